@@ -1,0 +1,137 @@
+"""Every error a user can meet, with its remedy and exit code.
+
+    LegatoError                      exit 1 unless a subclass says otherwise
+     ├── UsageError                  exit 2: a bad flag or argument
+     ├── ConfigError                 exit 2: a config or settings file is malformed or invalid
+     ├── ApiError                    exit 1: the model API failed (after retries)
+     │    ├── AuthenticationError    401/403: the key is missing or wrong
+     │    ├── ConnectionFailed       the API address could not be reached
+     │    ├── RateLimited            429 or 529 still after the retries
+     │    ├── ServerError            5xx still after the retries
+     │    ├── RequestRejected        another 4xx: the request itself is wrong
+     │    └── StreamFailed           an ``event: error`` after HTTP 200, or a stream cut short
+     ├── ToolFailure                 a tool call failed; becomes an ``is_error`` tool result
+     │    ├── PermissionDenied       the permission rules or the user said no
+     │    ├── CommandNotFound        a shell command is not on PATH
+     │    └── InvalidToolInput       the model's arguments do not fit the tool's fields
+     └── SessionError                the session cannot go on (max turns, a crashed actor)
+
+Remedies for permission, key, network and command-not-found come from the interface spec's
+error table (section 7).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+REMEDY_PERMISSION = (
+    "Check the permission settings in .legato/settings.json (allowedPaths, allowedCommands), "
+    "or answer 'always' to allow similar operations"
+)
+REMEDY_API_KEY = "Run 'echo $ASSISTANT_API_KEY' to check the key, then set it again"
+REMEDY_NETWORK = "Test the connection to the API address; behind a proxy, set HTTPS_PROXY"
+REMEDY_COMMAND = "Check that the executable is on your PATH; reinstall it if it is missing"
+
+
+class LegatoError(Exception):
+    """Root of every error Legato reports to a user."""
+
+    exit_code: ClassVar[int] = 1
+    default_remedy: ClassVar[str | None] = None
+
+    def __init__(self, message: str, *, remedy: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.remedy = remedy if remedy is not None else self.default_remedy
+
+    def describe(self) -> str:
+        """The message and, on its own line, what to do about it."""
+        if self.remedy:
+            return f"{self.message}\n  → {self.remedy}"
+        return self.message
+
+
+class UsageError(LegatoError):
+    exit_code = 2
+    default_remedy = "Run 'legato --help' for the flags and their values"
+
+
+class ConfigError(LegatoError):
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        line: int | None = None,
+        field: str | None = None,
+        remedy: str | None = None,
+    ) -> None:
+        where = path if line is None else f"{path}:{line}"
+        if field:
+            where = f"{where}: field '{field}'"
+        super().__init__(f"{where}: {message}", remedy=remedy)
+        self.path = path
+        self.line = line
+        self.field = field
+
+
+class ApiError(LegatoError):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        request_id: str | None = None,
+        remedy: str | None = None,
+    ) -> None:
+        if request_id:
+            message = f"{message} (request-id {request_id})"
+        super().__init__(message, remedy=remedy)
+        self.status = status
+        self.request_id = request_id
+
+
+class AuthenticationError(ApiError):
+    default_remedy = REMEDY_API_KEY
+
+
+class ConnectionFailed(ApiError):
+    default_remedy = REMEDY_NETWORK
+
+
+class RateLimited(ApiError):
+    default_remedy = "Wait a minute and try again, or use a smaller model with --model haiku"
+
+
+class ServerError(ApiError):
+    default_remedy = "The API is having trouble; try again shortly"
+
+
+class RequestRejected(ApiError):
+    pass
+
+
+class StreamFailed(ApiError):
+    default_remedy = "Try again; if it keeps happening, run with ASSISTANT_LOG=debug"
+
+
+class ToolFailure(LegatoError):
+    pass
+
+
+class PermissionDenied(ToolFailure):
+    default_remedy = REMEDY_PERMISSION
+
+
+class CommandNotFound(ToolFailure):
+    default_remedy = REMEDY_COMMAND
+
+
+class InvalidToolInput(ToolFailure):
+    pass
+
+
+class SessionError(LegatoError):
+    pass

@@ -1,0 +1,65 @@
+"""The model table: aliases, ids, context windows and list prices, kept in one place.
+
+Prices are USD per million tokens (the providers' list prices, see shared wire facts).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import msgspec
+
+from actors.errors import UsageError
+
+
+class Prices(msgspec.Struct, frozen=True):
+    input: float
+    output: float
+    cache_write_5m: float
+    cache_write_1h: float
+    cache_read: float
+
+
+class ModelInfo(msgspec.Struct, frozen=True):
+    alias: str | None
+    id: str
+    context_window: int
+    prices: Prices | None
+    fast_mode: bool = False
+
+
+MODELS: tuple[ModelInfo, ...] = (
+    ModelInfo("opus", "claude-opus-4-6", 1_000_000, Prices(5, 25, 6.25, 10, 0.50), fast_mode=True),
+    ModelInfo("sonnet", "claude-sonnet-4-6", 1_000_000, Prices(3, 15, 3.75, 6, 0.30)),
+    ModelInfo("haiku", "claude-haiku-4-5-20251001", 200_000, Prices(1, 5, 1.25, 2, 0.10)),
+)
+DEFAULT_ALIAS = "sonnet"
+FAST_ALIAS = "haiku"
+STRONG_ALIAS = "opus"
+# Fast mode is priced at six times the standard rates (wire facts).
+FAST_MODE_MULTIPLIER = 6.0
+
+
+def resolve_model(name: str) -> ModelInfo:
+    """An alias or a model id -> its table entry.
+
+    Ids outside the table that look like Claude model ids are accepted (a newer model than this
+    release knows), with no price: cost for them is reported as unknown rather than guessed.
+    """
+    wanted = name.strip()
+    for model in MODELS:
+        if wanted in (model.alias, model.id):
+            return model
+    if wanted.startswith("claude-") and len(wanted) > len("claude-"):
+        return ModelInfo(None, wanted, 200_000, None)
+    choices = [m.alias for m in MODELS if m.alias] + [m.id for m in MODELS]
+    close = difflib.get_close_matches(wanted, choices, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise UsageError(
+        f"unknown model '{name}'.{hint}",
+        remedy="Use an alias (opus, sonnet, haiku) or a full model id such as claude-sonnet-4-6",
+    )
+
+
+def default_model() -> ModelInfo:
+    return resolve_model(DEFAULT_ALIAS)

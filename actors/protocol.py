@@ -1,0 +1,322 @@
+"""Every message that crosses between Legato's actors, in one place, top to bottom.
+
+Each actor's inbox takes one tagged union (``ModelClientMsg``, ``ToolExecutorMsg``, ...). The
+replies are typed by the request: ``Ask[R]`` gets one ``R``, ``Streamed[R]`` a stream of ``R``.
+Conversation content stays in the Messages API's own JSON shape (``Block`` is a plain dict) so
+that blocks Legato does not know, such as server-tool results, MCP blocks and signed thinking,
+go back to the API exactly as they came.
+
+The actors, and who talks to whom:
+
+    frontend ──RunPrompt──▶ conductor ──StreamMessage──▶ model client ──HTTP/SSE──▶ API
+                               │  └──────RunTools──────▶ tool executor ──Check──▶ permission broker
+                               │                                                      │
+                               └──────── UiEvent ────▶ ui ◀───── AskUser ─────────────┘
+    every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from runtime import Ask, Streamed
+
+Block = dict[str, Any]
+"""One content block in the Messages API's JSON shape (``{"type": "text", "text": ...}``)."""
+
+
+class Message(msgspec.Struct, frozen=True):
+    role: Literal["user", "assistant"]
+    content: list[Block]
+
+
+class Usage(msgspec.Struct, frozen=True):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+# ── memory store ────────────────────────────────────────────────────────────────────────────
+
+PermissionMode = Literal["ask", "auto", "custom", "plan"]
+"""ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode."""
+
+
+class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """``.legato/settings.json`` (spec 2.4), validated."""
+
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+    allowed_paths: tuple[str, ...] = ()
+    blocked_paths: tuple[str, ...] = ()
+    allowed_commands: tuple[str, ...] = ()
+    blocked_commands: tuple[str, ...] = ()
+
+
+class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """``~/.config/legato/config.json`` (spec 2.3), validated. ``api_key`` is never printed."""
+
+    api_key: str | None = None
+    default_model: str | None = None
+    permission_mode: PermissionMode | None = None
+    theme: Literal["dark", "light"] = "dark"
+    auto_save: bool = True
+
+
+class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
+    """What the memory store knows at start: where we are and what the user configured."""
+
+    project_root: str  # real absolute path
+    config: GlobalConfig
+    settings: ProjectSettings
+    model: str  # the effective model id, after flags > env > settings > config > default
+    permission_mode: PermissionMode  # effective, same precedence
+    guide: str | None = None  # LEGATO.md, when present
+    memory: str | None = None  # first 200 lines of MEMORY.md, when present
+    memory_dir: str = ""
+
+
+class GetContext(Ask[ProjectContext], frozen=True, tag=True):
+    pass
+
+
+MemoryStoreMsg = GetContext
+
+
+# ── model client ────────────────────────────────────────────────────────────────────────────
+
+
+class ModelRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    model: str
+    max_tokens: int
+    messages: list[Message]
+    system: str | list[Block] | None = None
+    tools: list[Block] = msgspec.field(default_factory=list)
+    thinking: Block | None = None
+    speed: Literal["fast"] | None = None
+
+
+class MessageStarted(msgspec.Struct, frozen=True, tag=True):
+    id: str
+    model: str
+
+
+class TextDelta(msgspec.Struct, frozen=True, tag=True):
+    index: int
+    text: str
+
+
+class ThinkingDelta(msgspec.Struct, frozen=True, tag=True):
+    index: int
+    thinking: str
+
+
+class ToolUseStarted(msgspec.Struct, frozen=True, tag=True):
+    index: int
+    id: str
+    name: str
+
+
+class ToolInputDelta(msgspec.Struct, frozen=True, tag=True):
+    index: int
+    partial_json: str
+
+
+class BlockFinished(msgspec.Struct, frozen=True, tag=True):
+    """A content block is complete; ``block`` is exactly what goes back to the API."""
+
+    index: int
+    block: Block
+
+
+class Retrying(msgspec.Struct, frozen=True, tag=True):
+    """The request failed in a way worth retrying; the client waits ``delay`` seconds."""
+
+    attempt: int
+    delay: float
+    reason: str
+
+
+class MessageFinished(msgspec.Struct, frozen=True, tag=True):
+    message: Message  # role "assistant", every block in order, unknown ones included
+    stop_reason: str | None
+    usage: Usage
+
+
+ModelEvent = (
+    MessageStarted
+    | TextDelta
+    | ThinkingDelta
+    | ToolUseStarted
+    | ToolInputDelta
+    | BlockFinished
+    | Retrying
+    | MessageFinished
+)
+
+
+class StreamMessage(Streamed[ModelEvent], frozen=True, tag=True):
+    """Stream one assistant message. Ends after ``MessageFinished``; API failures raise ApiError."""
+
+    request: ModelRequest
+
+
+ModelClientMsg = StreamMessage
+
+
+# ── permission broker ───────────────────────────────────────────────────────────────────────
+
+OperationKind = Literal["read", "write", "create", "run"]
+"""The spec's action kinds (2.7): Read file, Write file, Create file, Run command."""
+
+
+class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
+    tool: str  # the tool's name, e.g. "Edit"
+    kind: OperationKind
+    paths: tuple[str, ...] = ()  # absolute, as the tool will touch them
+    command: str | None = None  # for kind "run"
+    preview: str | None = None  # a unified diff for writes, when known
+
+
+class Decision(msgspec.Struct, frozen=True):
+    allowed: bool
+    reason: str  # why, in words the model and the user can read
+
+
+class CheckPermission(Ask[Decision], frozen=True, tag=True):
+    request: PermissionRequest
+
+
+class SetMode(Ask[PermissionMode], frozen=True, tag=True):
+    """Switch the permission mode (Shift+Tab, /plan); replies with the new mode."""
+
+    mode: PermissionMode
+
+
+PermissionBrokerMsg = CheckPermission | SetMode
+
+
+# ── tool executor ───────────────────────────────────────────────────────────────────────────
+
+
+class ToolCall(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+    denied: bool = False  # refused by the permission broker (listed in headless results)
+
+    def block(self) -> Block:
+        out: Block = {"type": "tool_result", "tool_use_id": self.tool_use_id}
+        out["content"] = self.content
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+
+class ToolStarted(msgspec.Struct, frozen=True, tag=True):
+    id: str
+    name: str
+    summary: str  # what runs: the file or the command
+
+
+class ToolOutput(msgspec.Struct, frozen=True, tag=True):
+    """Live output of a running tool (a shell command's lines), for display only."""
+
+    id: str
+    text: str
+
+
+class ToolFinished(msgspec.Struct, frozen=True, tag=True):
+    result: ToolResult
+    elapsed: float
+    diff: str | None = None  # for edits and writes: a unified diff of what changed
+
+
+ToolEvent = ToolStarted | ToolOutput | ToolFinished
+
+
+class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
+    """Run one assistant turn's tool calls side by side; ends when all have finished.
+
+    Exactly one ``ToolFinished`` comes for every call, in completion order.
+    """
+
+    calls: tuple[ToolCall, ...]
+
+
+class ListTools(Ask[list[Block]], frozen=True, tag=True):
+    """The tool definitions to send to the model (``name``, ``description``, ``input_schema``)."""
+
+
+ToolExecutorMsg = RunTools | ListTools
+
+
+# ── ui ──────────────────────────────────────────────────────────────────────────────────────
+
+
+class Notice(msgspec.Struct, frozen=True, tag=True):
+    level: Literal["info", "warning", "error"]
+    text: str
+
+
+class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
+    """How a prompt ended: the result object of headless json output is made from this."""
+
+    result: str  # the final assistant text
+    is_error: bool
+    subtype: Literal["success", "error_max_turns", "error_during_execution", "interrupted"]
+    num_turns: int
+    duration_ms: int
+    duration_api_ms: int
+    usage: Usage
+    total_cost_usd: float | None
+    session_id: str
+    permission_denials: tuple[Block, ...] = ()  # {"tool_name", "tool_use_id", "tool_input"}
+    error: str | None = None
+
+
+UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome
+
+
+class Show(msgspec.Struct, frozen=True, tag=True):
+    event: UiEvent
+
+
+class AskUser(Ask[str], frozen=True, tag=True):
+    """Put a permission request to the person; replies with one of ``choices``."""
+
+    request: PermissionRequest
+    choices: tuple[str, ...]  # ("y", "n", "always", "never") or ("y", "n")
+
+
+UiMsg = Show | AskUser
+
+
+# ── conductor ───────────────────────────────────────────────────────────────────────────────
+
+
+class RunPrompt(Ask[TurnOutcome], frozen=True, tag=True):
+    """Run one user prompt until the model ends its turn (or ``max_turns`` is reached)."""
+
+    text: str
+    max_turns: int = 50
+
+
+ConductorMsg = RunPrompt

@@ -1,0 +1,24 @@
+"""The actor kernel: typed inboxes, request/reply and streamed replies, and a supervisor.
+
+It knows nothing about coding assistants; ``actors/`` builds Legato on top of it.
+"""
+
+from __future__ import annotations
+
+from runtime.actor import Actor
+from runtime.errors import ActorCrashed, ActorGone, KernelError
+from runtime.mailbox import Address, Reply
+from runtime.messages import Ask, Streamed
+from runtime.supervisor import supervise
+
+__all__ = [
+    "Actor",
+    "ActorCrashed",
+    "ActorGone",
+    "Address",
+    "Ask",
+    "KernelError",
+    "Reply",
+    "Streamed",
+    "supervise",
+]

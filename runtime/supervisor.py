@@ -1,0 +1,62 @@
+"""The supervisor: one task group for a session's actors.
+
+``supervise`` starts the actors in order (each one's ``on_start`` finishes before the next
+starts), runs the caller's block, and then shuts down in reverse order: inboxes close, actors
+finish what is queued, and whatever has not finished within ``grace`` seconds is cancelled.
+
+If any actor crashes, the task group cancels the block and every other actor, and ``supervise``
+raises that ``ActorCrashed`` itself rather than an exception group, so the caller sees one clear
+error and never a hang.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from runtime.errors import ActorCrashed
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    from runtime.actor import Actor
+
+
+@asynccontextmanager
+async def supervise(actors: Sequence[Actor[Any]], *, grace: float = 5.0) -> AsyncIterator[None]:
+    try:
+        async with anyio.create_task_group() as group:
+            for actor in actors:
+                await group.start(actor.run)
+            try:
+                yield
+            finally:
+                for actor in reversed(actors):
+                    actor.close_inbox()
+                # Queued work gets a bounded chance to finish; after that, cancellation.
+                group.cancel_scope.deadline = anyio.current_time() + grace
+    except BaseExceptionGroup as group_error:
+        raise _first_meaningful(group_error) from None
+
+
+def _first_meaningful(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error to show for a failed session: an actor crash first, else the only other error.
+
+    Cancellation is never dropped here: a group made only of cancellations is re-raised whole.
+    """
+    leaves = list(_leaves(group))
+    crashes = [leaf for leaf in leaves if isinstance(leaf, ActorCrashed)]
+    if crashes:
+        return crashes[0]
+    others = [leaf for leaf in leaves if not isinstance(leaf, anyio.get_cancelled_exc_class())]
+    if len(others) == 1:
+        return others[0]
+    return group
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for child in exc.exceptions for leaf in _leaves(child)]
+    return [exc]

@@ -1,0 +1,140 @@
+"""The actor kernel, on both backends: anyio's plugin runs every test on trio and asyncio."""
+
+from __future__ import annotations
+
+import anyio
+import msgspec
+import pytest
+
+from runtime import Actor, ActorCrashed, ActorGone, Ask, Reply, Streamed, supervise
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["trio", "asyncio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+class Add(Ask[int], frozen=True, tag=True):
+    a: int
+    b: int
+
+
+class Count(Streamed[int], frozen=True, tag=True):
+    upto: int
+
+
+class Record(msgspec.Struct, frozen=True, tag=True):
+    text: str
+
+
+class Boom(Ask[int], frozen=True, tag=True):
+    pass
+
+
+class Hang(Ask[int], frozen=True, tag=True):
+    pass
+
+
+CalcMsg = Add | Count | Record | Boom | Hang
+
+
+class Calculator(Actor[CalcMsg]):
+    name = "calculator"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[str] = []
+        self.hang_cancelled = anyio.Event()
+
+    async def handle(self, msg: CalcMsg, reply: Reply) -> None:
+        match msg:
+            case Add(a=a, b=b):
+                await reply.send(a + b)
+            case Count(upto=upto):
+                for i in range(upto):
+                    await reply.send(i)
+            case Record(text=text):
+                if text == "crash":
+                    raise ValueError("bad record")
+                self.records.append(text)
+            case Boom():
+                raise KeyError("boom")
+            case Hang():
+                try:
+                    await anyio.sleep_forever()
+                finally:
+                    self.hang_cancelled.set()
+
+
+async def test_ask_tell_and_stream_are_typed_and_answered() -> None:
+    calc = Calculator()
+    async with supervise([calc]):
+        assert await calc.address.ask(Add(a=2, b=3)) == 5
+        async with calc.address.stream(Count(upto=4)) as items:
+            assert [i async for i in items] == [0, 1, 2, 3]
+        await calc.address.tell(Record("hello"))
+    # Orderly shutdown drains the inbox: the tell was handled before the actor ended.
+    assert calc.records == ["hello"]
+
+
+async def test_a_failing_request_raises_in_the_caller_and_the_actor_lives_on() -> None:
+    calc = Calculator()
+    async with supervise([calc]):
+        with pytest.raises(KeyError, match="boom"):
+            await calc.address.ask(Boom())
+        assert await calc.address.ask(Add(a=1, b=1)) == 2
+
+
+async def test_a_crashing_actor_ends_the_session_with_one_clear_error() -> None:
+    calc = Calculator()
+    with pytest.raises(ActorCrashed, match="calculator") as info:
+        async with supervise([calc]):
+            await calc.address.tell(Record("crash"))
+            await anyio.sleep_forever()  # the crash must cancel this, never hang
+    assert isinstance(info.value.cause, ValueError)
+
+
+async def test_a_stopped_actor_is_gone() -> None:
+    calc = Calculator()
+    async with supervise([calc]):
+        pass
+    with pytest.raises(ActorGone):
+        await calc.address.ask(Add(a=1, b=2))
+
+
+async def test_cancelling_the_caller_cancels_the_handler() -> None:
+    calc = Calculator()
+    async with supervise([calc]):
+        with anyio.move_on_after(0.05):
+            await calc.address.ask(Hang())
+        with anyio.fail_after(1):
+            await calc.hang_cancelled.wait()
+        assert await calc.address.ask(Add(a=1, b=2)) == 3
+
+
+async def test_leaving_a_stream_early_cancels_the_handler() -> None:
+    calc = Calculator()
+    async with supervise([calc]):
+        async with calc.address.stream(Count(upto=10_000)) as items:
+            async for i in items:
+                if i == 3:
+                    break
+        # The actor is free again: the abandoned stream did not keep it busy.
+        with anyio.fail_after(1):
+            assert await calc.address.ask(Add(a=4, b=4)) == 8
+
+
+async def test_shutdown_cancels_what_does_not_finish_within_grace() -> None:
+    calc = Calculator()
+
+    async def hang() -> None:
+        with pytest.raises(ActorGone):
+            await calc.address.ask(Hang())
+
+    with anyio.fail_after(2):
+        async with anyio.create_task_group() as outer, supervise([calc], grace=0.05):
+            outer.start_soon(hang)
+            await anyio.sleep(0.01)
+    assert calc.hang_cancelled.is_set()
