@@ -53,7 +53,7 @@ PermissionMode = Literal["ask", "auto", "custom", "plan"]
 """ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode."""
 
 
-class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True):
+class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``.legato/settings.json`` (spec 2.4), validated."""
 
     model: str | None = None
@@ -64,7 +64,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True):
     blocked_commands: tuple[str, ...] = ()
 
 
-class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True):
+class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``~/.config/legato/config.json`` (spec 2.3), validated. ``api_key`` is never printed."""
 
     api_key: str | None = None
@@ -85,6 +85,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     guide: str | None = None  # LEGATO.md, when present
     memory: str | None = None  # first 200 lines of MEMORY.md, when present
     memory_dir: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
 
 
 class GetContext(Ask[ProjectContext], frozen=True, tag=True):
