@@ -6,10 +6,14 @@ Prices are USD per million tokens (the providers' list prices, see shared wire f
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from actors.errors import UsageError
+
+if TYPE_CHECKING:
+    from actors.protocol import Usage
 
 
 class Prices(msgspec.Struct, frozen=True):
@@ -63,3 +67,20 @@ def resolve_model(name: str) -> ModelInfo:
 
 def default_model() -> ModelInfo:
     return resolve_model(DEFAULT_ALIAS)
+
+
+def cost_usd(model: ModelInfo, usage: Usage, *, fast: bool = False) -> float | None:
+    """List-price cost of ``usage``; ``None`` for a model whose prices this release does not know.
+
+    Cache writes are priced at the 5-minute rate, the TTL Legato asks for.
+    """
+    if model.prices is None:
+        return None
+    p = model.prices
+    total = (
+        usage.input_tokens * p.input
+        + usage.output_tokens * p.output
+        + usage.cache_creation_input_tokens * p.cache_write_5m
+        + usage.cache_read_input_tokens * p.cache_read
+    ) / 1_000_000
+    return total * FAST_MODE_MULTIPLIER if fast else total

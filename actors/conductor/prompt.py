@@ -1,0 +1,36 @@
+"""The system prompt: short on purpose, since every byte of it is sent with every request."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from actors.protocol import ProjectContext
+
+_CORE = """\
+You are Legato, a coding assistant working in the user's project from their terminal.
+Use the tools to read, search, edit files and run commands; make the change the user asks for, \
+completely and correctly, then say briefly what you did.
+- Paths are absolute. Read a file before editing it. Prefer Edit for changes to existing files.
+- Independent tool calls go in one message: they run in parallel.
+- If a tool call is denied, do not retry it the same way; say what you would have done.
+- Be concise. No preamble."""
+
+
+def system_prompt(context: ProjectContext, *, headless: bool) -> str:
+    parts = [
+        _CORE,
+        f"Project root: {context.project_root}\n"
+        f"Platform: {platform.system()}; date: {datetime.date.today().isoformat()}",
+    ]
+    if headless:
+        parts.append(
+            "You run headless: nobody can answer questions. Finish the task without asking."
+        )
+    if context.guide:
+        parts.append(f"Project guide (LEGATO.md):\n{context.guide.strip()}")
+    if context.memory:
+        parts.append(f"Your memory for this project (MEMORY.md):\n{context.memory.strip()}")
+    return "\n\n".join(parts)

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from actors.protocol import AskUser, Show, UiMsg
+from runtime import Actor
+
+if TYPE_CHECKING:
+    from actors.protocol import PermissionRequest, UiEvent
+    from runtime import Reply
+
+
+class Renderer:
+    """How a frontend shows events and asks questions. The default shows nothing and says no."""
+
+    async def show(self, event: UiEvent) -> None:
+        return None
+
+    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+        return "n"
+
+    async def close(self) -> None:
+        """Flush whatever is buffered; called once when the session ends."""
+
+
+class UiActor(Actor[UiMsg]):
+    name = "ui"
+    # Deltas arrive in bursts of thousands per second; a roomy inbox lets the model stream on
+    # while the terminal catches up, and still pushes back if the renderer stalls for good.
+    inbox_size = 1024
+
+    def __init__(self, renderer: Renderer) -> None:
+        super().__init__()
+        self.renderer = renderer
+
+    async def handle(self, msg: UiMsg, reply: Reply) -> None:
+        match msg:
+            case Show(event=event):
+                await self.renderer.show(event)
+            case AskUser(request=request, choices=choices):
+                await reply.send(await self.renderer.ask(request, choices))
+
+    async def on_stop(self) -> None:
+        await self.renderer.close()

@@ -1,0 +1,253 @@
+"""Headless output: ``text``, ``json`` and ``stream-json`` (documented in docs/headless.md).
+
+text         the assistant's words stream to stdout as they arrive; tool activity, retries and
+             errors go to stderr, so ``legato --headless ... > answer.txt`` keeps only the answer.
+json         nothing until the end, then one result object shaped like Claude Code's.
+stream-json  one JSON object per line: ``system`` (init), ``stream_event`` (each delta, in the
+             Messages API's own event shape), ``assistant`` (each finished message), ``user``
+             (each tool result), ``system`` (retries, notices), then the ``result`` object.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import IO, TYPE_CHECKING, Any
+
+import msgspec
+
+from actors.protocol import (
+    BlockFinished,
+    MessageFinished,
+    MessageStarted,
+    Notice,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolInputDelta,
+    ToolStarted,
+    ToolUseStarted,
+    TurnOutcome,
+    Usage,
+)
+from actors.ui import Renderer
+
+if TYPE_CHECKING:
+    from actors.protocol import PermissionRequest, UiEvent
+
+_encoder = msgspec.json.Encoder()
+
+
+class HeadlessRenderer(Renderer):
+    """Keeps track of what is running, so an interruption can say what it stopped."""
+
+    def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
+        self.stdout = stdout
+        self.stderr = stderr
+        self.streaming = False
+        self.running: dict[str, tuple[str, str, float]] = {}  # id -> (tool, summary, started)
+        self.turns = 0
+        self.usage = Usage()
+
+    async def show(self, event: UiEvent) -> None:
+        match event:
+            case MessageStarted():
+                self.streaming = True
+            case MessageFinished(usage=usage):
+                self.streaming = False
+                self.turns += 1
+                self.usage = self.usage + usage
+            case ToolStarted(id=call_id, name=name, summary=summary):
+                self.running[call_id] = (name, summary, time.monotonic())
+            case ToolFinished(result=result):
+                self.running.pop(result.tool_use_id, None)
+            case _:
+                pass
+        self.render(event)
+
+    def render(self, event: UiEvent) -> None:
+        raise NotImplementedError
+
+    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+        return "n"  # headless: nobody to ask (the broker does not ask either)
+
+    def activity(self) -> str:
+        """What was going on, in a few words: 'running Bash(sleep 100) for 3.2 s'."""
+        now = time.monotonic()
+        parts = [
+            f"{name}({_short(summary)}) after {now - started:.1f} s"
+            for name, summary, started in self.running.values()
+        ]
+        if parts:
+            return "running " + ", ".join(parts)
+        if self.streaming:
+            return "while the model was answering"
+        return "between steps"
+
+    def write_line(self, stream: IO[str], obj: Any) -> None:
+        stream.write(_encoder.encode(obj).decode() + "\n")
+        stream.flush()
+
+
+class TextRenderer(HeadlessRenderer):
+    def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
+        super().__init__(stdout, stderr)
+        self._ends_with_newline = True
+
+    def render(self, event: UiEvent) -> None:
+        match event:
+            case TextDelta(text=text) if text:
+                self.stdout.write(text)
+                self.stdout.flush()
+                self._ends_with_newline = text.endswith("\n")
+            case MessageFinished():
+                self._end_line()
+            case ToolStarted(name=name, summary=summary):
+                self._note(f"⏺ {name}({_short(summary)})")
+            case ToolFinished(result=result, elapsed=elapsed):
+                first = result.content.strip().splitlines()[0] if result.content.strip() else ""
+                status = "✗" if result.is_error else "✓"
+                self._note(f"  ⎿ {status} {elapsed:.1f}s {_short(first, 100)}")
+            case Retrying(attempt=attempt, delay=delay, reason=reason):
+                self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
+            case Notice(level=level, text=text):
+                self._note(f"legato: {level}: {text}")
+            case _:
+                pass
+
+    def _end_line(self) -> None:
+        if not self._ends_with_newline:
+            self.stdout.write("\n")
+            self.stdout.flush()
+            self._ends_with_newline = True
+
+    def _note(self, line: str) -> None:
+        self._end_line()
+        self.stderr.write(line + "\n")
+        self.stderr.flush()
+
+    async def close(self) -> None:
+        self._end_line()
+
+
+class JsonRenderer(HeadlessRenderer):
+    def render(self, event: UiEvent) -> None:
+        match event:
+            case TurnOutcome():
+                self.write_line(self.stdout, result_object(event))
+            case Notice(level="warning" | "error", text=text):
+                self.stderr.write(f"legato: {text}\n")
+            case _:
+                pass
+
+
+class StreamJsonRenderer(HeadlessRenderer):
+    def __init__(self, stdout: IO[str], stderr: IO[str], session_id: str) -> None:
+        super().__init__(stdout, stderr)
+        self.session_id = session_id
+
+    def emit(self, obj: dict[str, Any]) -> None:
+        obj["session_id"] = self.session_id
+        self.write_line(self.stdout, obj)
+
+    def render(self, event: UiEvent) -> None:
+        api_event = _api_event(event)
+        if api_event is not None:
+            self.emit({"type": "stream_event", "event": api_event})
+            return
+        match event:
+            case MessageFinished(message=message, stop_reason=stop_reason, usage=usage):
+                self.emit(
+                    {
+                        "type": "assistant",
+                        "message": {
+                            "role": "assistant",
+                            "content": message.content,
+                            "stop_reason": stop_reason,
+                            "usage": msgspec.to_builtins(usage),
+                        },
+                    }
+                )
+            case ToolStarted(id=call_id, name=name, summary=summary):
+                self.emit(
+                    {"type": "system", "subtype": "tool_started", "tool_use_id": call_id,
+                     "tool_name": name, "summary": summary}
+                )  # fmt: skip
+            case ToolFinished(result=result, elapsed=elapsed):
+                self.emit(
+                    {
+                        "type": "user",
+                        "message": {"role": "user", "content": [result.block()]},
+                        "elapsed_ms": round(elapsed * 1000),
+                    }
+                )
+            case Retrying(attempt=attempt, delay=delay, reason=reason):
+                self.emit(
+                    {"type": "system", "subtype": "api_retry", "attempt": attempt,
+                     "retry_delay_ms": round(delay * 1000), "error": reason}
+                )  # fmt: skip
+            case Notice(level=level, text=text):
+                self.emit({"type": "system", "subtype": "notice", "level": level, "text": text})
+            case TurnOutcome():
+                self.write_line(self.stdout, result_object(event))
+            case _:
+                pass
+
+
+def _api_event(event: UiEvent) -> dict[str, Any] | None:
+    """Deltas in the Messages API's own stream shape, as Claude Code's stream_event carries."""
+    match event:
+        case MessageStarted(id=message_id, model=model):
+            return {"type": "message_start", "message": {"id": message_id, "model": model}}
+        case TextDelta(index=index, text=text):
+            delta: dict[str, Any] = {"type": "text_delta", "text": text}
+        case ThinkingDelta(index=index, thinking=thinking):
+            delta = {"type": "thinking_delta", "thinking": thinking}
+        case ToolInputDelta(index=index, partial_json=partial):
+            delta = {"type": "input_json_delta", "partial_json": partial}
+        case ToolUseStarted(index=index, id=call_id, name=name):
+            return {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+            }
+        case BlockFinished(index=index):
+            return {"type": "content_block_stop", "index": index}
+        case _:
+            return None
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def result_object(outcome: TurnOutcome) -> dict[str, Any]:
+    """The final result, field for field like Claude Code's ``--output-format json``."""
+    obj: dict[str, Any] = {
+        "type": "result",
+        "subtype": outcome.subtype,
+        "is_error": outcome.is_error,
+        "duration_ms": outcome.duration_ms,
+        "duration_api_ms": outcome.duration_api_ms,
+        "num_turns": outcome.num_turns,
+        "result": outcome.result,
+        "session_id": outcome.session_id,
+        "total_cost_usd": outcome.total_cost_usd,
+        "usage": msgspec.to_builtins(outcome.usage),
+        "permission_denials": list(outcome.permission_denials),
+    }
+    if outcome.error:
+        obj["error"] = outcome.error
+    return obj
+
+
+def _short(text: str, width: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def renderer_for(
+    output_format: str, stdout: IO[str], stderr: IO[str], session_id: str
+) -> HeadlessRenderer:
+    if output_format == "json":
+        return JsonRenderer(stdout, stderr)
+    if output_format == "stream-json":
+        return StreamJsonRenderer(stdout, stderr, session_id)
+    return TextRenderer(stdout, stderr)

@@ -1,0 +1,77 @@
+"""Assembling a session: the actors, wired to each other, in the order they must start.
+
+Shared by every frontend: headless now, the interactive terminal later. The memory store
+starts first (the others ask it for the configuration in their ``on_start``), the conductor
+last (it asks the tool executor for the tool definitions).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from actors.memory_store import MemoryStore, Overrides
+from actors.permission_broker import PermissionBroker
+from actors.tool_executor import ToolExecutor
+
+from actors.conductor import Conductor
+from actors.model_client import ModelClient
+from actors.ui import Renderer, UiActor
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from actors.protocol import PermissionMode
+    from runtime import Actor
+
+
+@dataclass(frozen=True)
+class Session:
+    id: str
+    memory: MemoryStore
+    ui: UiActor
+    permissions: PermissionBroker
+    model: ModelClient
+    tools: ToolExecutor
+    conductor: Conductor
+
+    @property
+    def actors(self) -> list[Actor[Any]]:
+        return [self.memory, self.ui, self.permissions, self.model, self.tools, self.conductor]
+
+
+def assemble(
+    project_root: str,
+    *,
+    renderer: Renderer,
+    headless: bool,
+    model: str | None = None,
+    permission_mode: PermissionMode | None = None,
+    env: Mapping[str, str] | None = None,
+    home: str | None = None,
+    max_concurrency: int = 10,
+    session_id: str | None = None,
+) -> Session:
+    session_id = session_id or str(uuid.uuid4())
+    memory = MemoryStore(
+        project_root,
+        home=home,
+        overrides=Overrides(model=model, permission_mode=permission_mode),
+        env=env,
+    )
+    ui = UiActor(renderer)
+    permissions = PermissionBroker(memory.address, ui=None if headless else ui.address)
+    client = ModelClient(memory.address, env=env)
+    tools = ToolExecutor(
+        permissions.address, project_root=project_root, max_concurrency=max_concurrency
+    )
+    conductor = Conductor(
+        memory=memory.address,
+        model=client.address,
+        tools=tools.address,
+        ui=ui.address,
+        session_id=session_id,
+        headless=headless,
+    )
+    return Session(session_id, memory, ui, permissions, client, tools, conductor)
