@@ -116,6 +116,15 @@ def run(argv: list[str]) -> int:
             'legato: --headless needs a prompt\n  → legato --headless "<prompt>"', file=sys.stderr
         )
         return EXIT_USAGE
+    if args.model is not None:
+        from actors.errors import UsageError
+        from actors.models import resolve_model
+
+        try:
+            resolve_model(args.model)
+        except UsageError as error:
+            print(f"legato: {error.describe()}", file=sys.stderr)
+            return error.exit_code
     from frontends.headless import run_headless
 
     return run_headless(

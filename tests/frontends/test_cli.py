@@ -1,0 +1,88 @@
+"""The command line itself: version, help, usage errors and their exit codes, start-up cost."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from frontends.version import __version__
+
+REPO = Path(__file__).resolve().parents[2]
+LEGATO = [sys.executable, "-m", "frontends.cli"]
+
+
+def legato(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or REPO,
+        timeout=30,
+    )
+
+
+def test_version_prints_the_version() -> None:
+    done = legato("--version")
+    assert done.returncode == 0
+    assert done.stdout == f"legato {__version__}\n"
+
+
+def test_version_imports_nothing_heavy() -> None:
+    probe = (
+        "import sys\n"
+        "from frontends.cli import run\n"
+        "run(['--version'])\n"
+        "heavy = {'httpx', 'anyio', 'trio', 'rich', 'prompt_toolkit', 'msgspec', 'tree_sitter',"
+        " 'actors', 'runtime'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_help_lists_the_flags_and_exit_codes() -> None:
+    done = legato("--help")
+    assert done.returncode == 0
+    for flag in ("--headless", "--model", "--permission-mode", "--output-format", "--demo"):
+        assert flag in done.stdout
+    assert "143 SIGTERM" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--permission-mode", "sometimes", "--headless", "x"], "invalid choice: 'sometimes'"),
+        (["--output-format", "xml", "--headless", "x"], "invalid choice: 'xml'"),
+        (["--max-turns", "0", "--headless", "x"], "'0' must be 1 or more"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["/no/such/folder", "--headless", "x"], "is not a directory"),
+        (["--headless", "  "], "--headless needs a prompt"),
+    ],
+)
+def test_bad_usage_exits_2_with_a_clear_message(args: list[str], needle: str) -> None:
+    done = legato(*args)
+    assert done.returncode == 2
+    assert needle in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "→" in done.stderr  # every usage error carries a remedy
+
+
+def test_unknown_model_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> None:
+    env = dict(os.environ, HOME=str(tmp_path))
+    done = subprocess.run(
+        [
+            sys.executable, "-c", "from frontends.cli import main; main()",
+            str(tmp_path), "--model", "sonet", "--headless", "hi",
+        ],
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=30,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "unknown model 'sonet'" in done.stderr
+    assert "Did you mean 'sonnet'?" in done.stderr
+    assert "Traceback" not in done.stderr
