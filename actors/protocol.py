@@ -73,6 +73,18 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     theme: Literal["dark", "light"] = "dark"
     auto_save: bool = True
 
+    # The key must not leak through a log line, a failed assertion or rich's pretty printer.
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in self.__rich_repr__())
+        return f"GlobalConfig({fields})"
+
+    def __rich_repr__(self) -> Iterator[tuple[str, object]]:
+        yield "api_key", None if self.api_key is None else "<hidden>"
+        yield "default_model", self.default_model
+        yield "permission_mode", self.permission_mode
+        yield "theme", self.theme
+        yield "auto_save", self.auto_save
+
 
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     """What the memory store knows at start: where we are and what the user configured."""
