@@ -15,12 +15,12 @@ from actors.conductor.prompt import system_prompt
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model
 from actors.protocol import (
-    BlockFinished,
     ConductorMsg,
     GetContext,
     ListTools,
     MessageFinished,
     ModelRequest,
+    Retrying,
     RunPrompt,
     RunTools,
     Show,
@@ -135,8 +135,8 @@ class Conductor(Actor[ConductorMsg]):
                     match event:
                         case TextDelta(text=text):
                             run.append_text(text)
-                        case BlockFinished():
-                            pass
+                        case Retrying():
+                            run.partial = []  # the client retries only before any content
                         case MessageFinished():
                             finished = event
         finally:

@@ -1,0 +1,122 @@
+"""The HTTP side of one request: the body and headers sent, and the error an answer maps to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from actors.errors import (
+    ApiError,
+    AuthenticationError,
+    ConnectionFailed,
+    RateLimited,
+    RequestRejected,
+    ServerError,
+)
+from actors.model_client import wire
+from actors.model_client.endpoint import CONFIG_FILE
+from actors.protocol import ModelRequest
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from actors.model_client.endpoint import Endpoint
+
+ANTHROPIC_VERSION = "2023-06-01"
+FAST_MODE_BETA = "fast-mode-2026-02-01"
+
+_DECODE_ERROR_BODY = msgspec.json.Decoder(wire.ErrorBody)
+
+# Remedies for the rejections a user can fix; the others are Legato's own mistakes.
+_REJECTION_REMEDIES = {
+    402: "Check the billing settings of the account the API key belongs to",
+    404: "Check the model name (--model, /model) and ASSISTANT_BASE_URL",
+    413: "The conversation is too large: start a fresh one with /clear",
+}
+
+
+class _StreamingRequest(ModelRequest, frozen=True, kw_only=True):
+    """The request as sent: ``ModelRequest``'s fields plus ``stream``, which has no default so
+    that ``omit_defaults`` cannot drop it."""
+
+    stream: bool
+
+
+def encode_body(request: ModelRequest) -> bytes:
+    fields = msgspec.structs.asdict(request)  # shallow: the messages are not copied
+    return msgspec.json.encode(_StreamingRequest(**fields, stream=True))
+
+
+def request_headers(endpoint: Endpoint, request: ModelRequest) -> dict[str, str]:
+    headers = {
+        "x-api-key": endpoint.api_key or "",
+        "anthropic-version": ANTHROPIC_VERSION,
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+    }
+    if request.speed == "fast":
+        headers["anthropic-beta"] = FAST_MODE_BETA
+    return headers
+
+
+def check_address(endpoint: Endpoint) -> None:
+    """A base URL that is not http(s) can never work: say so before trying it."""
+    if not endpoint.base_url.startswith(("http://", "https://")):
+        where = endpoint.base_url_source or "The API address"
+        raise ConnectionFailed(
+            f"{where} is {endpoint.base_url!r}, which is not an http:// or https:// address",
+            remedy="Set ASSISTANT_BASE_URL to an address such as https://api.anthropic.com, "
+            "or unset it to use that default",
+        )
+
+
+def no_key_error() -> AuthenticationError:
+    return AuthenticationError(
+        f"No API key is set: ASSISTANT_API_KEY, apiKey in {CONFIG_FILE} and ANTHROPIC_API_KEY "
+        "are all empty",
+        remedy="Set ASSISTANT_API_KEY to your API key: export ASSISTANT_API_KEY=<your key>",
+    )
+
+
+def status_error(
+    endpoint: Endpoint, status: int, headers: Mapping[str, str], body: bytes
+) -> ApiError:
+    """The error for an HTTP error response, once retrying is over (or not allowed)."""
+    request_id = headers.get("request-id")
+    kind, text = _error_body(status, body)
+    detail = endpoint.redact(f"HTTP {status} {kind}: {text}" if text else f"HTTP {status} {kind}")
+    if status in (401, 403):
+        source = endpoint.key_source or "the configuration"
+        what = "rejected" if status == 401 else "does not allow this request with"
+        return AuthenticationError(
+            f"The API at {endpoint.base_url} {what} the API key from {source} ({detail})",
+            status=status,
+            request_id=request_id,
+        )
+    if status in (429, 529):
+        return RateLimited(
+            f"The API is rate limiting or overloaded ({detail})",
+            status=status,
+            request_id=request_id,
+        )
+    if status >= 500:
+        return ServerError(
+            f"The API failed to answer ({detail})", status=status, request_id=request_id
+        )
+    return RequestRejected(
+        f"The API rejected the request ({detail})",
+        status=status,
+        request_id=request_id,
+        remedy=_REJECTION_REMEDIES.get(status),
+    )
+
+
+def _error_body(status: int, body: bytes) -> tuple[str, str]:
+    """The API's error type and message; a proxy's HTML page gives its first line instead."""
+    try:
+        error = _DECODE_ERROR_BODY.decode(body).error
+    except msgspec.DecodeError:
+        first_line = body.decode("utf-8", errors="replace").strip().split("\n", 1)[0]
+        return "error", first_line[:200]
+    return error.type, error.message

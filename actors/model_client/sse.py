@@ -1,0 +1,82 @@
+"""An incremental decoder for server-sent events: byte chunks in, ``(event, data)`` pairs out.
+
+It follows the WHATWG event-stream rules (lines end in CRLF, LF or a lone CR; ``:`` starts a
+comment; several ``data:`` lines join with newlines; a blank line dispatches) and keeps no
+assumption about where the network splits the bytes: a chunk may end inside a UTF-8 character,
+inside a field name, or between the CR and LF of one line ending.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+class ServerSentEvent(NamedTuple):
+    event: str  # "message" when the event named none (the standard's default type)
+    data: str
+
+
+class SSEDecoder:
+    __slots__ = ("_after_cr", "_data", "_event", "_partial", "_started")
+
+    def __init__(self) -> None:
+        self._partial = bytearray()  # the unfinished line, kept as bytes until its end arrives
+        self._after_cr = False  # the last chunk ended in CR: a leading LF now belongs to it
+        self._event = ""
+        self._data: list[str] = []
+        self._started = False  # a byte order mark is allowed only before the first line
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """Decode one chunk; returns the events it completed (often none, sometimes several)."""
+        out: list[ServerSentEvent] = []
+        start = 0
+        if self._after_cr and chunk:
+            self._after_cr = False
+            if chunk[0] == 0x0A:
+                start = 1
+        for end in _LINE_END.finditer(chunk, start):
+            self._partial += chunk[start : end.start()]
+            start = end.end()
+            self._line(bytes(self._partial), out)
+            self._partial.clear()
+        self._partial += chunk[start:]
+        if chunk.endswith(b"\r"):
+            self._after_cr = True
+        return out
+
+    def finish(self) -> list[ServerSentEvent]:
+        """The end of the stream: returns the last event if its lines were complete.
+
+        The standard drops an event that no blank line ended. Documented streams are often
+        copied without that final blank line, so complete ``data:`` lines still count; an
+        unfinished line is a stream cut mid-write and is dropped.
+        """
+        out: list[ServerSentEvent] = []
+        self._partial.clear()
+        self._line(b"", out)
+        return out
+
+    def _line(self, raw: bytes, out: list[ServerSentEvent]) -> None:
+        line = raw.decode("utf-8", errors="replace")
+        if not self._started:
+            self._started = True
+            line = line.removeprefix("\ufeff")
+        if not line:
+            if self._data:
+                out.append(ServerSentEvent(self._event or "message", "\n".join(self._data)))
+            self._event = ""
+            self._data = []
+            return
+        if line.startswith(":"):
+            return  # a comment, used as a keep-alive
+        field, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if field == "event":
+            self._event = value
+        elif field == "data":
+            self._data.append(value)
+        # "id" and "retry" serve reconnecting browsers; the Messages API never resumes a stream.
