@@ -1,0 +1,236 @@
+"""A real loopback HTTP/1.1 server speaking the Messages API, playing a script of Steps.
+
+It runs in a background thread (stdlib ``ThreadingHTTPServer``, one thread per connection) so
+sync code, trio tests and asyncio tests can all drive it. Requests are checked like the real API
+checks them; each valid ``POST /v1/messages`` plays the next step.
+
+Stopping is quick and leaves nothing behind: the accept loop waits on a self-pipe as well as the
+listening socket (so no polling interval to wait out), open keep-alive connections are shut down
+so their threads wake from ``recv``, delayed streams wait on an Event instead of sleeping, and
+every handler thread is joined.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import selectors
+import socket
+import sys
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from socketserver import TCPServer
+from typing import TYPE_CHECKING, Any
+
+from frontends.scripted_server.handler import Handler
+from frontends.scripted_server.steps import HttpError, Step, to_step, to_steps
+
+JOIN_TIMEOUT = 5.0  # seconds stop() waits for handler threads; only a hung script needs it
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from types import TracebackType
+
+    from frontends.scripted_server.steps import RecordedRequest, Script
+
+
+class ScriptedServer:
+    """Plays ``steps`` (or asks ``steps(request)``) for each ``POST /v1/messages``, in order.
+
+    Requests the real API would refuse (401, 400) are answered without using a step; a request
+    after the script ran out gets 500 ``api_error`` with ``x-should-retry: false``.
+    """
+
+    def __init__(
+        self,
+        steps: Script,
+        *,
+        api_key: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.api_key = api_key
+        self.host = host
+        self.port = port
+        self._script: Callable[[RecordedRequest], Step | Mapping[str, Any]] | None = None
+        self._steps: list[Step] = []
+        if callable(steps):
+            self._script = steps
+        else:
+            self._steps = to_steps(steps)
+        self._played = 0  # steps of ``_steps`` already used
+        self._step_requests = 0  # requests that asked for a step, to number them
+        self._responses = 0  # every answer, for request-id
+        self._requests: list[RecordedRequest] = []
+        # Reentrant: a script callable may read ``server.requests`` or ``server.remaining``.
+        self._lock = threading.RLock()
+        self._stopping = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._wake: tuple[socket.socket, socket.socket] | None = None
+
+    # ── lifecycle ────────────────────────────────────────────────────────────────────────
+
+    def start(self) -> None:
+        if self._httpd is not None:
+            raise RuntimeError("the scripted server is already running")
+        self._stopping.clear()
+        httpd = _HTTPServer(self.host, self.port, self)
+        self._httpd = httpd
+        self._wake = socket.socketpair()
+        self._thread = threading.Thread(
+            target=self._accept_loop,
+            args=(httpd, self._wake[0]),
+            name=f"scripted-server:{httpd.server_address[1]}",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop accepting, end open connections and streams, join every thread. Idempotent."""
+        httpd, thread, wake = self._httpd, self._thread, self._wake
+        if httpd is None or thread is None or wake is None:
+            return
+        self._stopping.set()
+        wake[1].send(b"x")
+        thread.join()
+        httpd.server_close()
+        for sock in wake:
+            sock.close()
+        self._httpd = self._thread = self._wake = None
+
+    def __enter__(self) -> ScriptedServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @staticmethod
+    def _accept_loop(httpd: _HTTPServer, wake: socket.socket) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(httpd, selectors.EVENT_READ)
+            selector.register(wake, selectors.EVENT_READ)
+            while True:
+                ready = selector.select()
+                if any(key.fileobj is wake for key, _ in ready):
+                    return
+                httpd.handle_request()
+
+    # ── what tests read ──────────────────────────────────────────────────────────────────
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the scripted server is not running: use 'with server:' first")
+        host, port = self._httpd.server_address[:2]
+        host = str(host)
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, in arrival order (a snapshot)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def remaining(self) -> list[Step]:
+        """Steps not yet played (always empty for a callable script)."""
+        with self._lock:
+            return self._steps[self._played :]
+
+    # ── used by the request handler ──────────────────────────────────────────────────────
+
+    def _record(self, request: RecordedRequest) -> str:
+        """Keep the request; return the request-id for its answer."""
+        with self._lock:
+            self._requests.append(request)
+            self._responses += 1
+            return f"req_scripted_{self._responses:06d}"
+
+    def _take(self, request: RecordedRequest) -> tuple[int, Step | HttpError]:
+        """The next step for a valid request, or the 500 that says why there is none."""
+        with self._lock:
+            self._step_requests += 1
+            number = self._step_requests
+            if self._script is not None:
+                # Called under the lock so a script sees requests one at a time, in order.
+                try:
+                    return number, to_step(self._script(request), f"step for request {number}")
+                except Exception as exc:  # a broken test script: answer loudly, keep serving
+                    message = f"scripted server: the script failed on request {number}: {exc!r}"
+                    return number, HttpError(status=500, message=message, should_retry=False)
+            if self._played >= len(self._steps):
+                message = f"scripted server: no step left for request {number}"
+                return number, HttpError(status=500, message=message, should_retry=False)
+            self._played += 1
+            return number, self._steps[self._played - 1]
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    # Handler threads are daemons so a stuck one never keeps the interpreter alive. The stdlib
+    # does not join daemon threads on close, so this class keeps and joins its own.
+    daemon_threads = True
+
+    def __init__(self, host: str, port: int, scripted: ScriptedServer) -> None:
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        self.scripted = scripted
+        self._connections: set[socket.socket] = set()
+        self._handlers: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        super().__init__((host, port), Handler)
+        # The accept loop only calls handle_request() once select() says a client is waiting;
+        # should that client vanish before accept(), a blocking accept would hang the loop.
+        self.socket.setblocking(False)
+        self.timeout = 0
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind resolves the host name (socket.getfqdn), which can stall on
+        # a machine without DNS; loopback needs no name.
+        TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = str(host), int(port)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Runs in the accept thread, so once stop() has joined that thread every connection
+        # and its handler thread are known here.
+        handler = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name=f"scripted-server-connection:{client_address[1]}",
+            daemon=True,
+        )
+        with self._lock:
+            self._connections.add(request)
+            self._handlers = [thread for thread in self._handlers if thread.is_alive()]
+            self._handlers.append(handler)
+        handler.start()
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        """Close the listening socket, wake every handler (idle keep-alive or mid-stream), and
+        join them all, within a bound in case a script callable hangs."""
+        super().server_close()
+        with self._lock:
+            connections, handlers = list(self._connections), list(self._handlers)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by its handler
+                connection.shutdown(socket.SHUT_RDWR)
+        deadline = time.monotonic() + JOIN_TIMEOUT
+        for handler in handlers:
+            handler.join(max(0.0, deadline - time.monotonic()))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client went away; that is its right
+        super().handle_error(request, client_address)
