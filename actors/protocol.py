@@ -78,12 +78,14 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         fields = ", ".join(f"{name}={value!r}" for name, value in self.__rich_repr__())
         return f"GlobalConfig({fields})"
 
-    def __rich_repr__(self) -> Iterator[tuple[str, object]]:
-        yield "api_key", None if self.api_key is None else "<hidden>"
-        yield "default_model", self.default_model
-        yield "permission_mode", self.permission_mode
-        yield "theme", self.theme
-        yield "auto_save", self.auto_save
+    def __rich_repr__(self) -> list[tuple[str, Any]]:
+        return [
+            ("api_key", None if self.api_key is None else "<hidden>"),
+            ("default_model", self.default_model),
+            ("permission_mode", self.permission_mode),
+            ("theme", self.theme),
+            ("auto_save", self.auto_save),
+        ]
 
 
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):

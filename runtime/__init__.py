@@ -9,7 +9,7 @@ from runtime.actor import Actor
 from runtime.errors import ActorCrashed, ActorGone, KernelError
 from runtime.mailbox import Address, Reply
 from runtime.messages import Ask, Streamed
-from runtime.supervisor import supervise
+from runtime.supervisor import first_error, supervise
 
 __all__ = [
     "Actor",
@@ -20,5 +20,6 @@ __all__ = [
     "KernelError",
     "Reply",
     "Streamed",
+    "first_error",
     "supervise",
 ]

@@ -80,6 +80,7 @@ class Actor(Generic[M]):
         finally:
             self._tasks = None
             self._inbox_send.close()
+            self._inbox.close()  # also when on_start failed before the inbox was opened
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await self.on_stop()
 

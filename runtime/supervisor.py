@@ -38,10 +38,10 @@ async def supervise(actors: Sequence[Actor[Any]], *, grace: float = 5.0) -> Asyn
                 # Queued work gets a bounded chance to finish; after that, cancellation.
                 group.cancel_scope.deadline = anyio.current_time() + grace
     except BaseExceptionGroup as group_error:
-        raise _first_meaningful(group_error) from None
+        raise first_error(group_error) from None
 
 
-def _first_meaningful(group: BaseExceptionGroup[BaseException]) -> BaseException:
+def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
     """The error to show for a failed session: an actor crash first, else the only other error.
 
     Cancellation is never dropped here: a group made only of cancellations is re-raised whole.

@@ -15,7 +15,7 @@ from actors.protocol import GetContext, Notice, RunPrompt, Show, TurnOutcome
 from frontends.cli import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
 from frontends.headless.render import HeadlessRenderer, TextRenderer, renderer_for
 from frontends.session import assemble
-from runtime import ActorCrashed, supervise
+from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -95,10 +95,13 @@ class _HeadlessJob:
                 group.start_soon(self._watch_signals, group.cancel_scope)
                 code = await self._session()
                 group.cancel_scope.cancel()
-        except ActorCrashed as crash:
-            return self._fail(crash.cause, crash)
-        except LegatoError as error:
-            return self._fail(error, error)
+        except BaseExceptionGroup as failure:
+            error = first_error(failure)
+            if isinstance(error, ActorCrashed):
+                return self._fail(error.cause, error)
+            if isinstance(error, LegatoError):
+                return self._fail(error, error)
+            raise
         if self.stopped_by is not None:
             return self._interrupted(self.stopped_by)
         return code

@@ -1,0 +1,27 @@
+"""The memory store: global config, project settings, LEGATO.md and MEMORY.md (spec 2.3-2.6).
+
+``MemoryStore`` is the actor; ``load_context`` is the same loading as a plain function, for
+callers (the CLI) that want to validate the files without starting a session.
+"""
+
+from __future__ import annotations
+
+from actors.memory_store.actor import MemoryStore
+from actors.memory_store.loader import (
+    Overrides,
+    config_path,
+    load_context,
+    memory_dir,
+    project_hash,
+    settings_path,
+)
+
+__all__ = [
+    "MemoryStore",
+    "Overrides",
+    "config_path",
+    "load_context",
+    "memory_dir",
+    "project_hash",
+    "settings_path",
+]

@@ -1,0 +1,60 @@
+"""The memory store: loads the session's configuration once and answers ``GetContext``.
+
+Everything is read and validated in ``on_start``, so a bad file stops the session before any
+request is made: the supervisor reports the crash, and the frontend shows the ConfigError.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+
+from actors.memory_store.loader import Overrides, load_context
+from actors.protocol import GetContext, MemoryStoreMsg, ProjectContext
+from runtime import Actor, KernelError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from runtime import Reply
+
+
+class MemoryStore(Actor[MemoryStoreMsg]):
+    name = "memory_store"
+
+    def __init__(
+        self,
+        project_root: str,
+        *,
+        home: str | None = None,
+        overrides: Overrides | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self._project_root = project_root
+        self._home = home if home is not None else os.path.expanduser("~")
+        self._overrides = overrides or Overrides()
+        self._env: Mapping[str, str] = env if env is not None else os.environ
+        self._context: ProjectContext | None = None
+
+    async def on_start(self) -> None:
+        # File reading blocks; a worker thread keeps the event loop free meanwhile.
+        self._context = await anyio.to_thread.run_sync(
+            functools.partial(
+                load_context,
+                self._project_root,
+                home=self._home,
+                overrides=self._overrides,
+                env=self._env,
+            )
+        )
+
+    async def handle(self, msg: MemoryStoreMsg, reply: Reply) -> None:
+        match msg:
+            case GetContext():
+                if self._context is None:
+                    raise KernelError(f"{self.name} has not loaded its context")
+                await reply.send(self._context)

@@ -1,0 +1,292 @@
+"""Reading what a session starts from: config, project settings, LEGATO.md and MEMORY.md.
+
+Plain synchronous functions, so that the CLI can validate the files without starting any
+actor; the memory store runs ``load_context`` in a worker thread.
+
+Precedence (spec 2.3 leaves it open; this is the usual one, nearest wins): command-line flags,
+then the project's settings, then the global config, then the built-in default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import shlex
+import stat
+from typing import TYPE_CHECKING, TypeVar
+
+import msgspec
+
+from actors.errors import ConfigError, UsageError
+from actors.memory_store.validate import FileSchema, Loaded, load_json
+from actors.models import DEFAULT_ALIAS, resolve_model
+from actors.protocol import GlobalConfig, PermissionMode, ProjectContext, ProjectSettings
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+CONFIG_FILE = os.path.join(".config", "legato", "config.json")  # under the home directory
+SETTINGS_FILE = os.path.join(".legato", "settings.json")  # under the project root
+GUIDE_FILE = "LEGATO.md"
+MEMORY_FILE = "MEMORY.md"
+MEMORY_LINES = 200  # spec 2.6 and 8: only the first 200 lines are loaded
+DEFAULT_MODE: PermissionMode = "ask"
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+_MODEL_WORDS = "a model alias (opus, sonnet, haiku) or a model id such as claude-sonnet-4-6"
+_MODE_WORDS = "one of ask, auto, custom, plan"
+
+
+class Overrides(msgspec.Struct, frozen=True, kw_only=True):
+    """Values given on the command line; they win over every file."""
+
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+
+
+def config_path(home: str) -> str:
+    return os.path.join(home, CONFIG_FILE)
+
+
+def settings_path(project_root: str) -> str:
+    return os.path.join(project_root, SETTINGS_FILE)
+
+
+def project_hash(project_root: str) -> str:
+    """The memory folder's name: the first 16 hex digits of sha256 of the real path."""
+    return hashlib.sha256(project_root.encode("utf-8")).hexdigest()[:16]
+
+
+def memory_dir(project_root: str, home: str) -> str:
+    """``~/.legato/projects/<hash>/memory`` (spec 2.6) for a project's real absolute path."""
+    return os.path.join(home, ".legato", "projects", project_hash(project_root), "memory")
+
+
+def load_context(
+    project_root: str,
+    *,
+    home: str | None = None,
+    overrides: Overrides | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ProjectContext:
+    """Read and validate everything a session starts from.
+
+    Raises ``ConfigError`` for a malformed or invalid file, ``UsageError`` for a bad override.
+    ``env`` is accepted for symmetry with the actor: no environment variable sets these values.
+    """
+    del env  # no environment variable takes part yet (the API key is the model client's)
+    root = os.path.realpath(project_root)
+    if not os.path.isdir(root):
+        raise UsageError(
+            f"project path '{project_root}' is not a directory",
+            remedy="Give the path of an existing project folder, or run legato inside it",
+        )
+    home = home if home is not None else os.path.expanduser("~")
+    overrides = overrides or Overrides()
+    warnings: list[str] = []
+
+    config_file = config_path(home)
+    settings_file = settings_path(root)
+    config = _load_file(config_file, _config_schema(settings_file), GlobalConfig(), warnings)
+    settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
+    _check_models(config, settings)
+    _check_entries(settings)
+    if config.value.api_key:
+        _warn_if_readable(config_file, warnings)
+
+    if overrides.model is not None:
+        model = resolve_model(overrides.model).id
+    else:
+        chosen = settings.value.model or config.value.default_model or DEFAULT_ALIAS
+        model = resolve_model(chosen).id
+    mode = (
+        overrides.permission_mode
+        or settings.value.permission_mode
+        or config.value.permission_mode
+        or DEFAULT_MODE
+    )
+    folder = memory_dir(root, home)
+    return ProjectContext(
+        project_root=root,
+        config=config.value,
+        settings=settings.value,
+        model=model,
+        permission_mode=mode,
+        guide=_read_optional(os.path.join(root, GUIDE_FILE), None, warnings),
+        memory=_read_optional(os.path.join(folder, MEMORY_FILE), MEMORY_LINES, warnings),
+        memory_dir=folder,
+        warnings=tuple(warnings),
+    )
+
+
+# ── the two JSON files ──────────────────────────────────────────────────────────────────────
+
+
+def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
+    return FileSchema(
+        GlobalConfig,
+        accepts={
+            "apiKey": "a string",
+            "defaultModel": _MODEL_WORDS,
+            "permissionMode": _MODE_WORDS,
+            "theme": "one of dark, light",
+            "autoSave": "true or false",
+        },
+        secret=frozenset({"apiKey"}),
+        elsewhere={
+            key: f"the project settings file ({settings_file})"
+            for key in ("allowedPaths", "blockedPaths", "allowedCommands", "blockedCommands")
+        },
+    )
+
+
+def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
+    globs = 'a list of glob strings such as ["src/**"]'
+    commands = 'a list of command strings such as ["git status"]'
+    return FileSchema(
+        ProjectSettings,
+        accepts={
+            "model": _MODEL_WORDS,
+            "permissionMode": _MODE_WORDS,
+            "allowedPaths": globs,
+            "blockedPaths": globs,
+            "allowedCommands": commands,
+            "blockedCommands": commands,
+        },
+        items={
+            "allowedPaths": "a glob string",
+            "blockedPaths": "a glob string",
+            "allowedCommands": "a command string",
+            "blockedCommands": "a command string",
+        },
+        elsewhere={
+            # A project folder is often committed: the key belongs in the private file.
+            "apiKey": f"the global config file ({config_file}), which is not committed",
+            "theme": f"the global config file ({config_file})",
+            "autoSave": f"the global config file ({config_file})",
+        },
+    )
+
+
+def _load_file(path: str, schema: FileSchema[S], default: S, warnings: list[str]) -> Loaded[S]:
+    text = _read_config_text(path)
+    if text is None:
+        return Loaded(path, default, {})
+    return load_json(path, text, schema, warnings)
+
+
+def _read_config_text(path: str) -> str | None:
+    """The file's text, or None when it does not exist; unreadable is an error, not absent."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ConfigError(
+            "is a directory, not a JSON file", path=path, remedy="Remove or rename it"
+        ) from None
+    except OSError as error:
+        raise ConfigError(
+            f"cannot be read: {error.strerror}",
+            path=path,
+            remedy=f"Check the file's permissions (ls -l {shlex.quote(path)})",
+        ) from None
+    try:
+        return data.decode("utf-8-sig")  # tolerate the BOM some editors write
+    except UnicodeDecodeError as error:
+        text = data[: error.start].decode("utf-8", errors="replace")
+        raise ConfigError(
+            f"is not UTF-8 text (byte {error.start})",
+            path=path,
+            line=text.count("\n") + 1,
+            remedy="Save the file as UTF-8",
+        ) from None
+
+
+def _check_models(config: Loaded[GlobalConfig], settings: Loaded[ProjectSettings]) -> None:
+    """An unknown model name in a file is that file's error, whichever value ends up used."""
+    for loaded, key, name in (
+        (settings, "model", settings.value.model),
+        (config, "defaultModel", config.value.default_model),
+    ):
+        if name is None:
+            continue
+        try:
+            resolve_model(name)
+        except UsageError as error:
+            raise ConfigError(
+                error.message,
+                path=loaded.path,
+                line=loaded.line_of(key),
+                field=key,
+                remedy=error.remedy,
+            ) from None
+
+
+def _check_entries(settings: Loaded[ProjectSettings]) -> None:
+    """An entry that can never match is a mistake; a command entry must split into words."""
+    for key, entries in (
+        ("allowedCommands", settings.value.allowed_commands),
+        ("blockedCommands", settings.value.blocked_commands),
+        ("allowedPaths", settings.value.allowed_paths),
+        ("blockedPaths", settings.value.blocked_paths),
+    ):
+        for index, entry in enumerate(entries):
+            problem = _entry_problem(entry, is_command=key.endswith("Commands"))
+            if problem:
+                raise ConfigError(
+                    problem,
+                    path=settings.path,
+                    line=settings.line_of(key, index) or settings.line_of(key),
+                    field=f"{key}[{index}]",
+                    remedy=f"Fix or remove that entry of '{key}'",
+                )
+
+
+def _entry_problem(entry: str, *, is_command: bool) -> str | None:
+    if not entry.strip():
+        return "an empty entry matches nothing"
+    if is_command:
+        try:
+            shlex.split(entry)
+        except ValueError as error:
+            return f"{entry!r} does not split into words: {error}"
+    return None
+
+
+def _warn_if_readable(path: str, warnings: list[str]) -> None:
+    """A key in a file others can read is a key others can use."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_IMODE(mode) & 0o077:
+        warnings.append(
+            f"{path} holds apiKey and other users can read it; run: chmod 600 {shlex.quote(path)}"
+        )
+
+
+# ── the markdown files ──────────────────────────────────────────────────────────────────────
+
+
+def _read_optional(path: str, max_lines: int | None, warnings: list[str]) -> str | None:
+    """A markdown file's text (its first ``max_lines`` lines), or None when absent.
+
+    An unreadable guide or memory file is worth a warning, not a stopped session.
+    """
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            lines: Sequence[str] = (
+                list(itertools.islice(file, max_lines))
+                if max_lines is not None
+                else file.readlines()
+            )
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        warnings.append(f"{path} was not loaded: {error.strerror}")
+        return None
+    return "".join(lines)

@@ -1,0 +1,163 @@
+"""One JSON settings file -> a validated struct, or a ConfigError a person can act on.
+
+msgspec does the converting; this module turns its verdicts into messages that name the file,
+the line, the field and what the field accepts. Unknown keys are warnings with a did-you-mean,
+not errors: a typo should not stop a session, but it should not pass silently either.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
+
+from actors.errors import ConfigError
+from actors.memory_store.jsonpos import (
+    format_path,
+    key_positions,
+    parse_error_path,
+    syntax_error,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from actors.memory_store.jsonpos import JsonPath, Position
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+REMEDY_SYNTAX = "Fix the JSON at that line, or move the file aside to use the defaults"
+
+
+@dataclass(frozen=True)
+class FileSchema(Generic[S]):
+    """What a file holds: its struct, and for each key the words for what it accepts."""
+
+    struct: type[S]
+    accepts: Mapping[str, str]  # camelCase key -> "one of ask, auto, custom, plan"
+    items: Mapping[str, str] = field(default_factory=dict)  # list key -> what one element takes
+    secret: frozenset[str] = frozenset()  # keys whose values are never shown
+    elsewhere: Mapping[str, str] = field(default_factory=dict)  # key -> the file it belongs in
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[S]):
+    """A validated file, with the positions of its keys for later messages."""
+
+    path: str
+    value: S
+    positions: Mapping[JsonPath, Position]
+
+    def line_of(self, *steps: str | int) -> int | None:
+        position = self.positions.get(steps)
+        return position.line if position else None
+
+
+def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) -> Loaded[S]:
+    """Decode and validate ``text`` (the contents of ``path``); append warnings for unknown keys."""
+    try:
+        raw = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        message, where = syntax_error(text)
+        raise ConfigError(
+            f"malformed JSON at column {where.column}: {message}",
+            path=path,
+            line=where.line,
+            remedy=REMEDY_SYNTAX,
+        ) from None
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"the file must hold one JSON object ({{...}}), not {_kind(raw)}",
+            path=path,
+            line=1,
+            remedy='Wrap the settings in braces, e.g. {"permissionMode": "ask"}',
+        )
+    positions = key_positions(text)
+    for key in raw:
+        if key not in schema.accepts:
+            warnings.append(_unknown_key(path, key, positions.get((key,)), schema))
+    try:
+        value = msgspec.convert(raw, schema.struct)
+    except msgspec.ValidationError as error:
+        raise _invalid(path, raw, positions, schema, str(error)) from None
+    return Loaded(path, value, positions)
+
+
+def _unknown_key(path: str, key: str, where: Position | None, schema: FileSchema[Any]) -> str:
+    at = f"{path}:{where.line}" if where else path
+    home = schema.elsewhere.get(key)
+    if home is not None:
+        return f"{at}: '{key}' is ignored here; it belongs in {home}"
+    # Compared case-blind, so that 'PermissionMode' and 'allowed_paths' find their key.
+    by_lower = {known.lower().replace("_", ""): known for known in schema.accepts}
+    close = difflib.get_close_matches(key.lower().replace("_", ""), list(by_lower), n=1)
+    if close:
+        hint = f"; did you mean '{by_lower[close[0]]}'?"
+    else:
+        hint = f"; the known keys are {', '.join(schema.accepts)}"
+    return f"{at}: unknown key '{key}' is ignored{hint}"
+
+
+def _invalid(
+    path: str,
+    raw: dict[str, Any],
+    positions: Mapping[JsonPath, Position],
+    schema: FileSchema[Any],
+    error: str,
+) -> ConfigError:
+    """A ConfigError for msgspec's ``Expected `str`, got `int` - at `$.model```."""
+    _, _, at = error.rpartition(" - at ")
+    steps = parse_error_path(at.strip("`"))
+    key = steps[0] if steps and isinstance(steps[0], str) else None
+    if key is None or key not in schema.accepts:
+        return ConfigError(error, path=path, remedy=REMEDY_SYNTAX)
+    # The nearest position we know: the element itself, else its key.
+    where = next(
+        (positions[steps[:n]] for n in range(len(steps), 0, -1) if steps[:n] in positions), None
+    )
+    accepts = schema.items.get(key, schema.accepts[key]) if len(steps) > 1 else schema.accepts[key]
+    got = _describe(_value_at(raw, steps), secret=key in schema.secret)
+    return ConfigError(
+        f"must be {accepts}, not {got}",
+        path=path,
+        line=where.line if where else None,
+        field=format_path(steps),
+        remedy=f"Set '{key}' to {schema.accepts[key]}, or remove it to use the default",
+    )
+
+
+def _value_at(raw: Any, steps: JsonPath) -> Any:
+    value = raw
+    for step in steps:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _describe(value: Any, *, secret: bool) -> str:
+    """How to name a wrong value in a message; a secret's value is never shown."""
+    if isinstance(value, str) and not secret:
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return repr(shown)
+    return _kind(value)
+
+
+def _kind(value: Any) -> str:
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "true" if value else "false"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a string"
+        case list():
+            return "a list"
+        case dict():
+            return "an object"
+    return type(value).__name__

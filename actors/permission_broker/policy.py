@@ -1,0 +1,203 @@
+"""Deciding one permission request: the rules, the mode and the session's answers.
+
+The order of the checks (spec 3.1 and 3.2):
+1. A blocked rule denies, in every mode.
+2. Plan mode is read-only: writes and commands are denied.
+3. A write under ``.legato/`` always asks: it changes the rules themselves.
+4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts.
+5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
+   inside it; ``ask`` and ``custom`` accept nothing more.
+6. Anything else is put to the person, or denied when there is no one to ask (headless).
+
+The policy is plain synchronous code; the actor only carries the questions to the UI.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from actors.permission_broker.rules import Rules
+from actors.permission_broker.shell import parse_command_line
+from actors.protocol import Decision
+
+if TYPE_CHECKING:
+    from actors.permission_broker.rules import Judgement
+    from actors.protocol import PermissionMode, PermissionRequest, ProjectContext
+
+SessionKey = tuple[str, str]  # ("read", "inside"), ("write", "outside"), ("run", "git")
+
+FULL_CHOICES = ("y", "n", "always", "never")
+ONCE_CHOICES = ("y", "n")
+
+_VERBS = {"read": "reading", "write": "writing", "create": "creating", "run": "running"}
+_MODE_NAMES = {
+    "ask": "ask mode",
+    "auto": "auto-accept mode",
+    "custom": "custom mode",
+    "plan": "plan mode",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A request the rules leave to a person."""
+
+    choices: tuple[str, ...]
+    keys: tuple[SessionKey, ...]  # what 'always' and 'never' remember
+    scope: str  # what those answers cover, in words: "running 'git'"
+    headless_reason: str  # the denial when there is no one to ask
+
+
+class Policy:
+    def __init__(self, context: ProjectContext) -> None:
+        self.rules = Rules(context.project_root, context.settings)
+        self.mode: PermissionMode = context.permission_mode
+        self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
+        self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
+
+    def assess(self, request: PermissionRequest) -> Decision | Question:
+        if request.kind == "run":
+            return self._assess_command(request)
+        return self._assess_paths(request)
+
+    def answer(self, question: Question, answer: str) -> Decision:
+        """Apply the person's reply to ``question``."""
+        match answer:
+            case "y":
+                return Decision(True, "the user allowed it")
+            case "n":
+                return Decision(False, "the user denied it")
+            case "always" | "never" if answer in question.choices:
+                allowed = answer == "always"
+                for key in question.keys:
+                    self._answers[key] = allowed
+                verb = "allowed" if allowed else "denied"
+                return Decision(allowed, f"the user {verb} {question.scope} for this session")
+        return Decision(False, f"the answer {answer!r} is not one of the choices; taken as no")
+
+    # ── files ───────────────────────────────────────────────────────────────────────────────
+
+    def _assess_paths(self, request: PermissionRequest) -> Decision | Question:
+        rules = self.rules
+        # A tool that names no path works in the project root (a search of the whole project).
+        paths = request.paths or (rules.root,)
+        verb = _VERBS[request.kind]
+        judgement = rules.judge_paths(paths)
+        if judgement.verdict == "blocked":
+            return Decision(False, judgement.reason)
+        resolved = [rules.paths.resolve(path) for path in paths]
+        inside = all(rules.paths.inside(path) for path in resolved)
+        shown = ", ".join(f"'{rules.show(path)}'" for path in paths)
+        writes = request.kind != "read"
+        if writes and self.mode == "plan":
+            return Decision(False, f"plan mode is read-only: {verb} {shown} is not allowed")
+        if writes and any(self._in_rules_folder(path) for path in resolved):
+            return Question(
+                ONCE_CHOICES,
+                (),
+                "",
+                f"{verb} {shown} changes Legato's own settings in .legato/, which always needs "
+                "a person's approval, and a headless run cannot ask",
+            )
+        group = "write" if writes else "read"
+        keys = tuple(
+            dict.fromkeys(
+                (group, "inside" if rules.paths.inside(p) else "outside") for p in resolved
+            )
+        )
+        remembered = self._remembered(keys)
+        if remembered is not None:
+            return remembered
+        if judgement.verdict == "allowed":
+            return Decision(True, judgement.reason)
+        if inside and (self.mode == "auto" or (self.mode == "plan" and not writes)):
+            return Decision(True, f"{verb} inside the project is accepted in {self._mode_name}")
+        return Question(
+            FULL_CHOICES,
+            keys,
+            ", ".join(_describe(key) for key in keys),  # writes and creates are one kind
+            self._headless_paths(verb, shown, judgement, inside=inside),
+        )
+
+    def _in_rules_folder(self, resolved: str) -> bool:
+        folder = os.path.join(self.rules.root, ".legato")
+        return resolved == folder or resolved.startswith(folder + os.sep)
+
+    def _headless_paths(self, verb: str, shown: str, judgement: Judgement, *, inside: bool) -> str:
+        if not inside:
+            return (
+                f"{judgement.reason}; {verb} outside the project always needs a person's "
+                "approval, and a headless run cannot ask. Run interactively to approve it"
+            )
+        return (
+            f"{judgement.reason}, so {self._mode_name} asks before {verb} {shown}, and a "
+            f"headless run cannot ask. To allow it, add a matching pattern to allowedPaths in "
+            f"{self.settings_file}, or run with --permission-mode auto"
+        )
+
+    # ── commands ────────────────────────────────────────────────────────────────────────────
+
+    def _assess_command(self, request: PermissionRequest) -> Decision | Question:
+        line = parse_command_line(request.command or "")
+        judgement = self.rules.judge_command(line)
+        if judgement.verdict != "blocked" and request.paths:
+            judgement = self.rules.blocked_path(request.paths) or judgement
+        if judgement.verdict == "blocked":
+            return Decision(False, judgement.reason)
+        shown = judgement.unlisted.text if judgement.unlisted else line.text
+        if self.mode == "plan":
+            return Decision(False, f"plan mode is read-only: running '{shown}' is not allowed")
+        if judgement.verdict == "unknowable":
+            return Question(
+                ONCE_CHOICES,
+                (),
+                "",
+                f"{judgement.reason}, so it needs a person's approval and a headless run cannot "
+                "ask. Write the command out literally, or run it interactively",
+            )
+        names = [command.name for command in line.commands if command.name is not None]
+        keys = tuple(dict.fromkeys(("run", name) for name in names))
+        remembered = self._remembered(keys)
+        if remembered is not None:
+            return remembered
+        if judgement.verdict == "allowed":
+            return Decision(True, judgement.reason)
+        first = judgement.unlisted.name if judgement.unlisted else None
+        suggestion = f"'{first}' (or the whole command)" if first else "an entry"
+        return Question(
+            FULL_CHOICES if keys else ONCE_CHOICES,
+            keys,
+            "running " + ", ".join(f"'{name}'" for name in dict.fromkeys(names)),
+            f"{judgement.reason}, so {self._mode_name} asks before running it, and a headless "
+            f"run cannot ask. To allow it, add {suggestion} to allowedCommands in "
+            f"{self.settings_file}",
+        )
+
+    # ── the session's answers ───────────────────────────────────────────────────────────────
+
+    def _remembered(self, keys: tuple[SessionKey, ...]) -> Decision | None:
+        """'never' for any part denies; 'always' for every part allows."""
+        if not keys:
+            return None
+        answers = [self._answers.get(key) for key in keys]
+        for key, answer in zip(keys, answers, strict=True):
+            if answer is False:
+                return Decision(False, f"the user denied {_describe(key)} for this session")
+        if all(answers):
+            scope = ", ".join(_describe(key) for key in keys)
+            return Decision(True, f"the user allowed {scope} for this session")
+        return None
+
+    @property
+    def _mode_name(self) -> str:
+        return _MODE_NAMES[self.mode]
+
+
+def _describe(key: SessionKey) -> str:
+    group, scope = key
+    if group == "run":
+        return f"running '{scope}'"
+    verb = "reading" if group == "read" else "writing"
+    return f"{verb} files {scope} the project"

@@ -1,0 +1,145 @@
+"""The broker as an actor: context from a real memory store, questions to a tiny fake UI."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from actors.memory_store import MemoryStore, Overrides
+from actors.permission_broker import PermissionBroker
+from actors.protocol import (
+    AskUser,
+    CheckPermission,
+    Decision,
+    PermissionMode,
+    PermissionRequest,
+    SetMode,
+    Show,
+    UiMsg,
+)
+from runtime import Actor, supervise
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from runtime import Reply
+
+
+class FakeUi(Actor[UiMsg]):
+    """Answers each AskUser with the next scripted answer, and records the questions."""
+
+    name = "ui"
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__()
+        self.answers = answers
+        self.asked: list[AskUser] = []
+
+    async def handle(self, msg: UiMsg, reply: Reply) -> None:
+        match msg:
+            case AskUser():
+                self.asked.append(msg)
+                await reply.send(self.answers.pop(0))
+            case Show():
+                pass
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".legato").mkdir(parents=True)
+    settings = {"allowedCommands": ["git status"], "blockedCommands": ["rm"]}
+    (root / ".legato" / "settings.json").write_text(json.dumps(settings))
+    return root
+
+
+@pytest.fixture
+def settings_file(project: Path) -> str:
+    return str(project.resolve() / ".legato" / "settings.json")
+
+
+def memory_for(project: Path, mode: PermissionMode | None = None) -> MemoryStore:
+    home = project.parent / "home"
+    return MemoryStore(str(project), home=str(home), overrides=Overrides(permission_mode=mode))
+
+
+def run(command: str) -> CheckPermission:
+    return CheckPermission(request=PermissionRequest(tool="Bash", kind="run", command=command))
+
+
+def write(project: Path, name: str) -> CheckPermission:
+    path = str(project / name)
+    return CheckPermission(request=PermissionRequest(tool="Write", kind="write", paths=(path,)))
+
+
+async def test_headless_denies_what_needs_a_prompt_and_says_how_to_allow_it(
+    project: Path, settings_file: str
+) -> None:
+    memory = memory_for(project)
+    broker = PermissionBroker(memory.address)
+    async with supervise([memory, broker]):
+        denied = await broker.address.ask(run("make test"))
+        allowed = await broker.address.ask(run("git status"))
+        blocked = await broker.address.ask(run("git status && rm -rf x"))
+    assert denied == Decision(
+        False,
+        "'make test' is not in allowedCommands, so ask mode asks before running it, and a "
+        "headless run cannot ask. To allow it, add 'make' (or the whole command) to "
+        f"allowedCommands in {settings_file}",
+    )
+    assert allowed == Decision(True, "allowed by allowedCommands entry 'git status'")
+    assert blocked == Decision(False, "blocked by blockedCommands entry 'rm' (command 'rm -rf x')")
+
+
+async def test_always_is_remembered_for_the_rest_of_the_session(project: Path) -> None:
+    memory = memory_for(project)
+    ui = FakeUi(["always"])
+    broker = PermissionBroker(memory.address, ui=ui.address)
+    async with supervise([memory, ui, broker]):
+        first = await broker.address.ask(run("make test"))
+        second = await broker.address.ask(run("make build"))
+    assert [a.request.command for a in ui.asked] == ["make test"]
+    assert ui.asked[0].choices == ("y", "n", "always", "never")
+    assert first == Decision(True, "the user allowed running 'make' for this session")
+    assert second == first
+
+
+async def test_never_is_remembered_and_y_is_not(project: Path) -> None:
+    memory = memory_for(project)
+    ui = FakeUi(["y", "never"])
+    broker = PermissionBroker(memory.address, ui=ui.address)
+    async with supervise([memory, ui, broker]):
+        once = await broker.address.ask(write(project, "a.txt"))
+        never = await broker.address.ask(write(project, "b.txt"))
+        again = await broker.address.ask(write(project, "c.txt"))
+    assert len(ui.asked) == 2
+    assert once == Decision(True, "the user allowed it")
+    assert never.allowed is False
+    assert again == Decision(
+        False, "the user denied writing files inside the project for this session"
+    )
+
+
+async def test_blocked_is_never_put_to_the_person(project: Path) -> None:
+    memory = memory_for(project)
+    ui = FakeUi([])
+    broker = PermissionBroker(memory.address, ui=ui.address)
+    async with supervise([memory, ui, broker]):
+        decision = await broker.address.ask(run("rm -rf build"))
+    assert decision.allowed is False
+    assert ui.asked == []
+
+
+async def test_the_start_mode_comes_from_the_context_and_set_mode_switches_it(
+    project: Path,
+) -> None:
+    memory = memory_for(project, "plan")
+    broker = PermissionBroker(memory.address)
+    async with supervise([memory, broker]):
+        in_plan = await broker.address.ask(write(project, "a.txt"))
+        assert await broker.address.ask(SetMode(mode="auto")) == "auto"
+        in_auto = await broker.address.ask(write(project, "a.txt"))
+    assert in_plan == Decision(False, "plan mode is read-only: writing 'a.txt' is not allowed")
+    assert in_auto == Decision(True, "writing inside the project is accepted in auto-accept mode")

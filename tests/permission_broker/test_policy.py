@@ -1,0 +1,280 @@
+"""The policy: modes, blocked-wins, the session's always/never, and headless reasons."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from actors.permission_broker.policy import FULL_CHOICES, ONCE_CHOICES, Policy, Question
+from actors.protocol import (
+    Decision,
+    GlobalConfig,
+    OperationKind,
+    PermissionMode,
+    PermissionRequest,
+    ProjectContext,
+    ProjectSettings,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MODES: tuple[PermissionMode, ...] = ("ask", "auto", "custom", "plan")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> str:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / ".legato").mkdir()
+    return os.path.realpath(project)
+
+
+def make_policy(
+    root: str,
+    mode: PermissionMode = "ask",
+    *,
+    allowed_paths: tuple[str, ...] = ("docs/**",),
+    blocked_paths: tuple[str, ...] = (".env",),
+    allowed_commands: tuple[str, ...] = ("git status", "ls"),
+    blocked_commands: tuple[str, ...] = ("rm",),
+) -> Policy:
+    settings = ProjectSettings(
+        allowed_paths=allowed_paths,
+        blocked_paths=blocked_paths,
+        allowed_commands=allowed_commands,
+        blocked_commands=blocked_commands,
+    )
+    context = ProjectContext(
+        project_root=root,
+        config=GlobalConfig(),
+        settings=settings,
+        model="claude-sonnet-4-6",
+        permission_mode=mode,
+    )
+    return Policy(context)
+
+
+def files(kind: OperationKind, *paths: str) -> PermissionRequest:
+    return PermissionRequest(tool="Test", kind=kind, paths=paths)
+
+
+def run(command: str) -> PermissionRequest:
+    return PermissionRequest(tool="Bash", kind="run", command=command)
+
+
+def decision(outcome: Decision | Question) -> Decision:
+    assert isinstance(outcome, Decision), outcome
+    return outcome
+
+
+def question(outcome: Decision | Question) -> Question:
+    assert isinstance(outcome, Question), outcome
+    return outcome
+
+
+# (mode, request, None = asks, else (allowed, reason))
+OUTSIDE = "/somewhere/else.txt"
+MODE_TABLE: list[tuple[PermissionMode, PermissionRequest, tuple[bool, str] | None]] = [
+    # ask: every operation asks, but allowed rules pre-approve
+    ("ask", files("read", "src/a.py"), None),
+    ("ask", files("write", "src/a.py"), None),
+    ("ask", run("make"), None),
+    ("ask", files("read", "docs/x.md"), (True, "allowed by allowedPaths entry 'docs/**'")),
+    ("ask", run("git status -s"), (True, "allowed by allowedCommands entry 'git status'")),
+    # auto: reading and editing inside the project is accepted; commands and outside ask
+    ("auto", files("read", "src/a.py"), (True, "reading inside the project is accepted in")),
+    ("auto", files("write", "src/a.py"), (True, "writing inside the project is accepted in")),
+    ("auto", files("create", "src/new.py"), (True, "creating inside the project is accepted")),
+    ("auto", files("read", OUTSIDE), None),
+    ("auto", files("write", "src/a.py", OUTSIDE), None),
+    ("auto", run("make"), None),
+    ("auto", run("ls -la"), (True, "allowed by allowedCommands entry 'ls'")),
+    # custom: the project's allowed rules accept, everything else asks
+    ("custom", files("read", "docs/x.md"), (True, "allowed by allowedPaths entry 'docs/**'")),
+    ("custom", files("read", "src/a.py"), None),
+    ("custom", run("ls"), (True, "allowed by allowedCommands entry 'ls'")),
+    ("custom", run("make"), None),
+    # plan: read-only
+    ("plan", files("read", "src/a.py"), (True, "reading inside the project is accepted in plan")),
+    ("plan", files("read", OUTSIDE), None),
+    ("plan", files("write", "src/a.py"), (False, "plan mode is read-only: writing 'src/a.py'")),
+    ("plan", files("create", "docs/n.md"), (False, "plan mode is read-only: creating")),
+    ("plan", run("ls"), (False, "plan mode is read-only: running 'ls' is not allowed")),
+]
+
+
+@pytest.mark.parametrize(("mode", "request_", "expected"), MODE_TABLE)
+def test_modes(
+    root: str,
+    mode: PermissionMode,
+    request_: PermissionRequest,
+    expected: tuple[bool, str] | None,
+) -> None:
+    outcome = make_policy(root, mode).assess(request_)
+    if expected is None:
+        assert isinstance(outcome, Question)
+    else:
+        allowed, reason = expected
+        assert decision(outcome).allowed is allowed
+        assert decision(outcome).reason.startswith(reason)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("request_", "reason"),
+    [
+        (files("read", ".env"), "blocked by blockedPaths entry '.env' (path '.env')"),
+        (run("ls && rm -rf x"), "blocked by blockedCommands entry 'rm' (command 'rm -rf x')"),
+        (run("ls > .env"), "blocked by blockedPaths entry '.env' (redirection '> .env')"),
+    ],
+)
+def test_blocked_rules_hold_in_every_mode(
+    root: str, mode: PermissionMode, request_: PermissionRequest, reason: str
+) -> None:
+    assert decision(make_policy(root, mode).assess(request_)) == Decision(False, reason)
+
+
+def test_blocked_wins_over_allowed(root: str) -> None:
+    policy = make_policy(root, allowed_commands=("rm",), allowed_paths=("**",))
+    assert not decision(policy.assess(run("rm x"))).allowed
+    assert not decision(policy.assess(files("read", ".env"))).allowed
+
+
+@pytest.mark.parametrize("mode", ["ask", "auto", "custom"])
+def test_writing_the_rules_themselves_always_asks_with_y_n_only(
+    root: str, mode: PermissionMode
+) -> None:
+    policy = make_policy(root, mode, allowed_paths=("**",))
+    asked = question(policy.assess(files("write", ".legato/settings.json")))
+    assert asked.choices == ONCE_CHOICES
+    assert asked.headless_reason.startswith(
+        "writing '.legato/settings.json' changes Legato's own settings in .legato/"
+    )
+    # Reading them is an ordinary read.
+    assert decision(policy.assess(files("read", ".legato/settings.json"))).allowed
+
+
+def test_always_remembers_the_kind_of_operation_for_the_session(root: str) -> None:
+    policy = make_policy(root)
+    asked = question(policy.assess(files("write", "src/a.py")))
+    assert asked.choices == FULL_CHOICES
+    assert asked.scope == "writing files inside the project"
+    assert policy.answer(asked, "always") == Decision(
+        True, "the user allowed writing files inside the project for this session"
+    )
+    # Writes and creates inside the project: accepted from now on.
+    for request in (files("write", "src/b.py"), files("create", "src/c.py")):
+        assert decision(policy.assess(request)) == Decision(
+            True, "the user allowed writing files inside the project for this session"
+        )
+    # A read, or a write outside the project, is another kind: still asks.
+    assert isinstance(policy.assess(files("read", "src/a.py")), Question)
+    assert isinstance(policy.assess(files("write", OUTSIDE)), Question)
+
+
+def test_never_remembers_and_wins_over_an_allowed_rule(root: str) -> None:
+    policy = make_policy(root)
+    asked = question(policy.assess(run("git log")))
+    assert asked.scope == "running 'git'"
+    assert policy.answer(asked, "never") == Decision(
+        False, "the user denied running 'git' for this session"
+    )
+    assert decision(policy.assess(run("git status"))) == Decision(
+        False, "the user denied running 'git' for this session"
+    )
+    assert decision(policy.assess(run("ls"))).allowed
+
+
+def test_always_for_a_command_remembers_its_first_word(root: str) -> None:
+    policy = make_policy(root)
+    policy.answer(question(policy.assess(run("npm test"))), "always")
+    assert decision(policy.assess(run("npm run build"))).allowed
+    assert isinstance(policy.assess(run("make")), Question)
+    # A compound line is accepted only when every command is.
+    assert isinstance(policy.assess(run("npm test && make")), Question)
+    asked = question(policy.assess(run("npm test && make")))
+    assert asked.scope == "running 'npm', 'make'"
+    policy.answer(asked, "always")
+    assert decision(policy.assess(run("make && npm test"))).allowed
+
+
+def test_never_for_one_command_denies_a_line_that_contains_it(root: str) -> None:
+    policy = make_policy(root)
+    policy.answer(question(policy.assess(run("curl x"))), "never")
+    assert decision(policy.assess(run("ls | curl -d @- x"))) == Decision(
+        False, "the user denied running 'curl' for this session"
+    )
+
+
+def test_y_and_n_are_for_this_operation_only(root: str) -> None:
+    policy = make_policy(root)
+    asked = question(policy.assess(run("make")))
+    assert policy.answer(asked, "y") == Decision(True, "the user allowed it")
+    assert policy.answer(asked, "n") == Decision(False, "the user denied it")
+    assert isinstance(policy.assess(run("make")), Question)
+
+
+def test_an_answer_outside_the_choices_is_no(root: str) -> None:
+    policy = make_policy(root)
+    asked = question(policy.assess(run("$CMD")))
+    assert asked.choices == ONCE_CHOICES
+    assert policy.answer(asked, "always") == Decision(
+        False, "the answer 'always' is not one of the choices; taken as no"
+    )
+    assert policy.answer(asked, "maybe").allowed is False
+
+
+def test_an_unknowable_line_asks_even_in_auto_mode(root: str) -> None:
+    asked = question(make_policy(root, "auto").assess(run("eval $X")))
+    assert asked.choices == ONCE_CHOICES
+    assert asked.headless_reason == (
+        "the script in 'eval $X' is only known when it runs, so it needs a person's approval "
+        "and a headless run cannot ask. Write the command out literally, or run it "
+        "interactively"
+    )
+
+
+def test_headless_reasons_say_why_and_how_to_allow(root: str) -> None:
+    policy = make_policy(root)
+    settings = os.path.join(root, ".legato", "settings.json")
+    assert question(policy.assess(run("curl example.com"))).headless_reason == (
+        "'curl example.com' is not in allowedCommands, so ask mode asks before running it, "
+        "and a headless run cannot ask. To allow it, add 'curl' (or the whole command) to "
+        f"allowedCommands in {settings}"
+    )
+    assert question(policy.assess(files("write", "src/a.py"))).headless_reason == (
+        "'src/a.py' is not in allowedPaths, so ask mode asks before writing 'src/a.py', and a "
+        "headless run cannot ask. To allow it, add a matching pattern to allowedPaths in "
+        f"{settings}, or run with --permission-mode auto"
+    )
+    assert question(policy.assess(files("read", "/etc/hostname"))).headless_reason == (
+        "'/etc/hostname' is outside the project root; reading outside the project always "
+        "needs a person's approval, and a headless run cannot ask. Run interactively to "
+        "approve it"
+    )
+
+
+def test_a_request_without_paths_is_about_the_project_root(root: str) -> None:
+    policy = make_policy(root, "auto")
+    assert decision(policy.assess(files("read"))).allowed
+    assert isinstance(make_policy(root).assess(files("read")), Question)
+
+
+def test_switching_the_mode_changes_the_answers(root: str) -> None:
+    policy = make_policy(root)
+    assert isinstance(policy.assess(files("write", "src/a.py")), Question)
+    policy.mode = "auto"
+    assert decision(policy.assess(files("write", "src/a.py"))).allowed
+    policy.mode = "plan"
+    assert not decision(policy.assess(files("write", "src/a.py"))).allowed
+
+
+def test_always_on_a_create_covers_writes_too(root: str) -> None:
+    policy = make_policy(root)
+    asked = question(policy.assess(files("create", "src/new.py")))
+    assert asked.scope == "writing files inside the project"
+    policy.answer(asked, "always")
+    assert decision(policy.assess(files("write", "src/old.py"))).allowed
