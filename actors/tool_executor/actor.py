@@ -1,0 +1,52 @@
+"""The tool executor actor: lists the tools and runs the model's calls to them."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from actors.protocol import ListTools, RunTools, ToolExecutorMsg
+from actors.tool_executor.files import ReadLedger
+from actors.tool_executor.scheduler import Scheduler
+from actors.tool_executor.tools import TOOLS
+from runtime import Actor
+
+if TYPE_CHECKING:
+    from actors.protocol import PermissionBrokerMsg
+    from runtime import Address, Reply
+
+
+class ToolExecutor(Actor[ToolExecutorMsg]):
+    """Runs tool calls for one session; it owns what the session has read (Edit's ledger)."""
+
+    name = "tool_executor"
+    concurrent = True  # a long Bash call must not hold up ListTools or the next batch
+
+    def __init__(
+        self,
+        permissions: Address[PermissionBrokerMsg],
+        *,
+        project_root: str,
+        max_concurrency: int = 10,
+        output_cap: int = 30_000,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        if output_cap < 100:
+            raise ValueError(f"output_cap must be at least 100 characters, got {output_cap}")
+        super().__init__()
+        self._scheduler = Scheduler(
+            TOOLS,
+            permissions=permissions,
+            project_root=os.path.abspath(project_root),
+            ledger=ReadLedger(),
+            max_concurrency=max_concurrency,
+            output_cap=output_cap,
+        )
+
+    async def handle(self, msg: ToolExecutorMsg, reply: Reply) -> None:
+        match msg:
+            case ListTools():
+                await reply.send([tool.definition() for tool in TOOLS.values()])
+            case RunTools(calls=calls):
+                await self._scheduler.run(calls, reply.send)

@@ -1,0 +1,99 @@
+"""What a tool is, what it gets to work with, and what it gives back.
+
+A tool is a ``Tool`` record: its name and description for the model, the Struct its input decodes
+into, the path it touches (so the scheduler can keep the model's order on one file) and the
+coroutine that runs it. Tools report failures the model should read by raising ``ToolFailure``;
+the scheduler turns every exception into an ``is_error`` result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
+
+from actors.errors import PermissionDenied
+from actors.protocol import CheckPermission, OperationKind, PermissionRequest
+from actors.tool_executor.files import resolve_path
+from actors.tool_executor.schemas import input_schema
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from actors.protocol import PermissionBrokerMsg
+    from actors.tool_executor.files import ReadLedger
+    from runtime import Address
+
+InputT = TypeVar("InputT", bound=msgspec.Struct)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    content: str
+    is_error: bool = False
+    denied: bool = False
+    diff: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """The one path a call works on; ``writes`` calls are ordered against every other call on it."""
+
+    path: str
+    writes: bool
+
+
+@dataclass(slots=True)
+class CallContext:
+    """One call's view of the executor: the project, the session's ledger, the broker, the UI."""
+
+    tool: str
+    project_root: str
+    ledger: ReadLedger
+    output_cap: int
+    permissions: Address[PermissionBrokerMsg]
+    emit: Callable[[str], Awaitable[None]]  # live output, for display only
+
+    def resolve(self, raw: str) -> str:
+        return resolve_path(raw, self.project_root)
+
+    @staticmethod
+    def paths(shown: str, real: str) -> tuple[str, ...]:
+        """The paths to show the broker: the one named, and where a symlink really leads."""
+        return (shown,) if shown == real else (shown, real)
+
+    async def check(
+        self,
+        kind: OperationKind,
+        paths: tuple[str, ...] = (),
+        *,
+        command: str | None = None,
+        preview: str | None = None,
+    ) -> None:
+        """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
+        request = PermissionRequest(
+            tool=self.tool, kind=kind, paths=paths, command=command, preview=preview
+        )
+        decision = await self.permissions.ask(CheckPermission(request=request))
+        if not decision.allowed:
+            raise PermissionDenied(decision.reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Tool(Generic[InputT]):
+    name: str
+    description: str
+    input_type: type[InputT]
+    run: Callable[[InputT, CallContext], Awaitable[Outcome]]
+    summary: Callable[
+        [InputT, str], str
+    ]  # given the project root: what runs, for ToolStarted: the file or the command
+    access: Callable[[InputT, str], Access | None]  # given the project root; None: no path to order
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": input_schema(self.input_type),
+        }

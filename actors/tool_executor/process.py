@@ -1,0 +1,244 @@
+"""A shell command as a process group: its output, kept small, and its end, made certain.
+
+The command runs in its own session, so it and everything it starts share one process group
+that Legato can signal as a whole, and the terminal's Ctrl+C never reaches it directly. The group
+ends with the call: SIGTERM, a short grace, then SIGKILL. Output keeps its head and its tail in
+fixed memory, however much a command prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from anyio.abc import ByteReceiveStream, Process
+
+# How long a group gets between SIGTERM and SIGKILL.
+GRACE = 0.5
+# How long to keep reading once the group is gone: a daemon that left the group may hold the pipe.
+DRAIN = 1.0
+# Live output goes to the UI at most this often, and at most this much of it at a time.
+LIVE_INTERVAL = 0.1
+LIVE_CAP = 4096
+_POLL = 0.02
+_READ = 65536
+
+
+class HeadTail:
+    """The first and last bytes of a stream, ``cap`` in all, and a count of what fell between."""
+
+    def __init__(self, cap: int) -> None:
+        self._head_cap = cap // 2
+        self._tail_cap = cap - self._head_cap
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.omitted = 0
+
+    def feed(self, data: bytes) -> None:
+        room = self._head_cap - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if not data:
+            return
+        self._tail += data
+        if len(self._tail) > 2 * self._tail_cap:  # trim in batches: amortised O(1) a byte
+            self._trim()
+
+    def _trim(self) -> None:
+        excess = len(self._tail) - self._tail_cap
+        if excess > 0:
+            del self._tail[:excess]
+            self.omitted += excess
+
+    def text(self) -> str:
+        self._trim()
+        if not self.omitted:
+            return bytes(self._head + self._tail).decode("utf-8", errors="replace")
+        tail = bytes(self._tail)
+        # The cut may fall inside a UTF-8 character: drop its orphaned continuation bytes.
+        skip = 0
+        while skip < min(3, len(tail)) and 0x80 <= tail[skip] < 0xC0:
+            skip += 1
+        head = bytes(self._head).decode("utf-8", errors="replace")
+        rest = tail[skip:].decode("utf-8", errors="replace")
+        return f"{head}\n... [{self.omitted + skip} bytes omitted] ...\n{rest}"
+
+
+class LiveLines:
+    """Whole lines for the UI, sent at most every LIVE_INTERVAL; only the newest are kept."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+        self._fresh = anyio.Event()
+        self._closed = anyio.Event()
+
+    def feed(self, data: bytes) -> None:
+        self._pending += data
+        if len(self._pending) > 2 * LIVE_CAP:
+            del self._pending[: len(self._pending) - LIVE_CAP]
+        self._fresh.set()
+
+    def close(self) -> None:
+        """No more output: ``pump`` sends what is left, partial line included, and returns."""
+        self._closed.set()
+        self._fresh.set()
+
+    def _take(self) -> str:
+        end = len(self._pending)
+        if not self._closed.is_set() and end < LIVE_CAP:
+            end = self._pending.rfind(b"\n") + 1  # hold a partial line back for its end
+        text = bytes(self._pending[:end]).decode("utf-8", errors="replace")
+        del self._pending[:end]
+        return text
+
+    async def pump(self, emit: Callable[[str], Awaitable[None]]) -> None:
+        # Ended by ``close``, never by cancellation, so no text is lost mid-send.
+        while not self._closed.is_set():
+            await self._fresh.wait()
+            self._fresh = anyio.Event()
+            if text := self._take():
+                await emit(text)
+            with anyio.move_on_after(LIVE_INTERVAL):
+                await self._closed.wait()
+        if text := self._take():
+            await emit(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    output: str
+    returncode: int | None  # None: it did not end by itself (timed out)
+    elapsed: float  # until it ended or ran out of time, not counting the cleanup
+
+
+async def run_group(
+    command: str,
+    *,
+    cwd: str,
+    # Not a cancel scope: running out of time ends the group and still reports its output.
+    timeout: float,  # noqa: ASYNC109
+    cap: int,
+    emit: Callable[[str], Awaitable[None]],
+) -> Ran:
+    """Run ``bash -c command`` in a new process group until it exits or ``timeout`` passes.
+
+    Either way, and on cancellation, the whole group is ended before this returns, so background
+    jobs (``sleep 100 &``) and children that ignore SIGTERM do not outlive the call.
+    """
+    capture, live = HeadTail(cap), LiveLines()
+    started = anyio.current_time()
+    process = await anyio.open_process(
+        ["bash", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    stdout = process.stdout
+    assert stdout is not None  # opened with stdout=PIPE
+    ended = False  # once the group is gone, its id may be reused: never signal it again
+    try:
+        returncode: int | None = None
+        async with anyio.create_task_group() as tasks:
+            drained = anyio.Event()
+            tasks.start_soon(_read, stdout, capture, live, drained)
+            tasks.start_soon(live.pump, emit)
+            with anyio.move_on_after(timeout):
+                returncode = await process.wait()
+            elapsed = anyio.current_time() - started
+            # The main process is done (or out of time): what it left behind goes with it, and
+            # only then does the pipe reach its end.
+            await stop_group(process)
+            ended = True
+            with anyio.move_on_after(DRAIN):
+                await drained.wait()
+            if not drained.is_set():  # a daemon that left the group still holds the pipe
+                await stdout.aclose()
+            live.close()
+        return Ran(capture.text(), returncode, elapsed)
+    finally:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+            if not ended:
+                await stop_group(process)
+            await process.aclose()
+
+
+async def _read(
+    stream: ByteReceiveStream, capture: HeadTail, live: LiveLines, drained: anyio.Event
+) -> None:
+    try:
+        while True:
+            data = await stream.receive(_READ)
+            capture.feed(data)
+            live.feed(data)
+    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+    finally:
+        drained.set()
+
+
+async def stop_group(process: Process) -> None:
+    """SIGTERM to the process group, GRACE seconds to go, then SIGKILL; the leader is reaped."""
+    group = process.pid  # the session leader's pid is the group's id
+    if process.returncode is not None and not await _group_alive(group):
+        return
+    _signal_group(group, signal.SIGTERM)
+    with anyio.move_on_after(GRACE):
+        await process.wait()
+        # Nothing signals the end of processes that are not our children: poll.
+        while await _group_alive(group):  # noqa: ASYNC110
+            await anyio.sleep(_POLL)
+        return
+    _signal_group(group, signal.SIGKILL)
+    await process.wait()
+    # SIGKILL is delivered, not yet acted on, when kill() returns: wait until it is (bounded, for
+    # a process stuck in the kernel), so that "stopped" is true when the result says so.
+    with anyio.move_on_after(GRACE):
+        while await _group_alive(group):  # noqa: ASYNC110
+            await anyio.sleep(_POLL)
+
+
+def _signal_group(group: int, signum: signal.Signals) -> None:
+    # Gone already, or (after the group emptied) the id now belongs to someone else's process.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signum)
+
+
+async def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # the id was reused by another user's process: ours are gone
+    # killpg also succeeds for zombies, and orphans stay zombies where pid 1 does not reap them
+    # (some containers): ask /proc whether a member still runs.
+    return await anyio.to_thread.run_sync(_has_running_member, group)
+
+
+def _has_running_member(group: int) -> bool:
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return True  # no /proc (macOS): trust killpg, and there pid 1 reaps orphans
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # it ended while we looked
+        # After the command's ")": state, ppid, pgrp.
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False

@@ -1,0 +1,209 @@
+"""The search behind Grep: blocking, run in a worker thread, stopping when asked to."""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from actors.errors import ToolFailure
+from actors.tool_executor.files import SNIFF_BYTES, is_binary
+from actors.tool_executor.walk import Found, glob_regex, named_dirs, walk_files
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterable
+
+    from actors.tool_executor.schemas import GrepMode
+
+# ripgrep's names for the common types, so that the model's habits carry over.
+TYPES: dict[str, tuple[str, ...]] = {
+    "c": (".c", ".h"),
+    "cpp": (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".h"),
+    "css": (".css", ".scss"),
+    "go": (".go",),
+    "html": (".html", ".htm"),
+    "java": (".java",),
+    "js": (".js", ".mjs", ".cjs", ".jsx"),
+    "json": (".json",),
+    "md": (".md", ".markdown"),
+    "py": (".py", ".pyi"),
+    "ruby": (".rb",),
+    "rust": (".rs",),
+    "sh": (".sh", ".bash", ".zsh"),
+    "sql": (".sql",),
+    "toml": (".toml",),
+    "ts": (".ts", ".tsx", ".mts", ".cts"),
+    "txt": (".txt",),
+    "yaml": (".yaml", ".yml"),
+}
+# Larger files are mostly logs and data; reading them whole would stall the search.
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_LINE_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    regex: re.Pattern[str]
+    mode: GrepMode
+    glob: str | None
+    type: str | None
+    multiline: bool
+    numbers: bool
+    before: int
+    after: int
+    head_limit: int | None
+
+
+class _Output:
+    """Result lines up to ``head_limit`` of them and ``cap`` characters in all."""
+
+    def __init__(self, limit: int | None, cap: int) -> None:
+        self.lines: list[str] = []
+        self.limit = limit
+        self.cap = cap
+        self.chars = 0
+        self.limited = False  # head_limit stopped it
+        self.capped = False  # the character cap stopped it
+
+    @property
+    def full(self) -> bool:
+        return self.limited or self.capped
+
+    def add(self, line: str) -> None:
+        if self.limit is not None and len(self.lines) >= self.limit:
+            self.limited = True
+        elif self.chars + len(line) > self.cap:
+            self.capped = True
+        else:
+            self.lines.append(line)
+            self.chars += len(line) + 1
+
+
+def search(shown: str, query: Query, top: str, cap: int, stop: threading.Event) -> str:
+    if not os.path.exists(shown):
+        raise ToolFailure(f"Path does not exist: {shown}.")
+    if os.path.isdir(shown):
+        files: Iterable[Found] = _candidates(shown, query, top, stop)
+    else:
+        st = os.stat(shown)
+        files = [Found(shown, os.path.basename(shown), st.st_mtime, st.st_size)]
+    out = _Output(query.head_limit, cap)
+    matched: list[Found] = []
+    too_big = 0
+    for found in files:
+        if stop.is_set() or out.full:
+            break
+        if found.size > MAX_FILE_BYTES:
+            too_big += 1
+            continue
+        text = _text(found.path)
+        if text is None:
+            continue
+        if query.mode == "files_with_matches":
+            if _any_match(query, text):
+                matched.append(found)
+            continue
+        lines = _split(text)
+        hits = _hits(query, text, lines)
+        if not hits:
+            continue
+        if query.mode == "count":
+            out.add(f"{found.path}:{len(hits)}")
+        else:
+            _render(found.path, lines, hits, query, out)
+    # Newest first, like Glob: the files being worked on come up before old ones.
+    for found in sorted(matched, key=lambda hit: hit.mtime, reverse=True):
+        out.add(found.path)
+    return _report(shown, query, out, too_big)
+
+
+def _candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterable[Found]:
+    wanted = glob_regex(query.glob) if query.glob else None
+    by_path = wanted is not None and "/" in (query.glob or "")
+    extensions = TYPES[query.type] if query.type else None
+    for found in walk_files(root, stop, top=top, enter=named_dirs(query.glob or "")):
+        if extensions is not None and not found.rel.endswith(extensions):
+            continue
+        name = found.rel if by_path else found.rel.rsplit("/", 1)[-1]
+        if wanted is not None and not wanted.match(name):
+            continue
+        yield found
+
+
+def _text(path: str) -> str | None:
+    """The file as text; ``None`` for binary or unreadable files, which a search passes over."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if is_binary(data[:SNIFF_BYTES]):
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _split(text: str) -> list[str]:
+    """Lines split on "\\n" only (as Read numbers them), without their line ends."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _any_match(query: Query, text: str) -> bool:
+    if query.multiline:
+        return query.regex.search(text) is not None
+    return any(query.regex.search(line) for line in _split(text))
+
+
+def _hits(query: Query, text: str, lines: list[str]) -> list[int]:
+    """The indexes of the lines a match touches."""
+    if not query.multiline:
+        return [index for index, line in enumerate(lines) if query.regex.search(line)]
+    starts = [0] + [newline.end() for newline in re.finditer("\n", text)]
+    hits: set[int] = set()
+    for match in query.regex.finditer(text):
+        first = bisect.bisect_right(starts, match.start()) - 1
+        last = bisect.bisect_right(starts, max(match.end() - 1, match.start())) - 1
+        hits.update(range(first, last + 1))
+    return sorted(hit for hit in hits if hit < len(lines))
+
+
+def _render(path: str, lines: list[str], hits: list[int], query: Query, out: _Output) -> None:
+    """ripgrep's layout: ``path:12:text`` for matches, ``path-11-text`` for context, ``--``
+    between runs of lines that are not adjacent."""
+    wanted = set(hits)
+    shown: list[int] = []
+    for hit in hits:
+        shown.extend(range(max(hit - query.before, 0), min(hit + query.after, len(lines) - 1) + 1))
+    previous: int | None = None
+    with_context = bool(query.before or query.after)
+    for index in sorted(set(shown)):
+        if with_context and out.lines and (previous is None or index > previous + 1):
+            out.add("--")
+        previous = index
+        mark = ":" if index in wanted else "-"
+        line = lines[index]
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + " [...]"
+        number = f"{index + 1}{mark}" if query.numbers else ""
+        out.add(f"{path}{mark}{number}{line}")
+
+
+def _report(shown: str, query: Query, out: _Output, too_big: int) -> str:
+    notes = []
+    if out.limited:
+        notes.append(f"(Showing the first {query.head_limit} results; there are more.)")
+    if out.capped:
+        notes.append(
+            f"(Output cut at {out.cap} characters; narrow the search with path, glob, type or "
+            "head_limit.)"
+        )
+    if too_big:
+        notes.append(f"(Skipped {too_big} files larger than {MAX_FILE_BYTES // 2**20} MB.)")
+    if not out.lines:
+        return "\n".join([f"No matches for {query.regex.pattern!r} in {shown}.", *notes])
+    return "\n".join([*out.lines, *notes])

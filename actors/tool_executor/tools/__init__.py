@@ -1,0 +1,14 @@
+"""The tools, one module each, by the names the model calls them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from actors.tool_executor.tools import bash, edit, glob, grep, read, write
+
+if TYPE_CHECKING:
+    from actors.tool_executor.context import Tool
+
+TOOLS: dict[str, Tool[Any]] = {
+    tool.name: tool for tool in (read.TOOL, write.TOOL, edit.TOOL, bash.TOOL, glob.TOOL, grep.TOOL)
+}

@@ -1,0 +1,68 @@
+"""Bash: run a shell command in the project root, in its own process group."""
+
+from __future__ import annotations
+
+import signal
+from typing import TYPE_CHECKING
+
+from actors.errors import CommandNotFound, ToolFailure
+from actors.tool_executor.context import Outcome, Tool
+from actors.tool_executor.process import run_group
+from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput
+
+if TYPE_CHECKING:
+    from actors.tool_executor.context import CallContext
+
+# bash's status for "command not found" (and for an executable it could not find to run).
+NOT_FOUND = 127
+
+
+async def run(args: BashInput, ctx: CallContext) -> Outcome:
+    if args.run_in_background:
+        raise ToolFailure(
+            "run_in_background is not supported yet. Run the command in the foreground "
+            f"(set timeout, up to {MAX_TIMEOUT_MS} ms, for a long one)."
+        )
+    await ctx.check("run", command=args.command)
+    timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
+    done = await run_group(
+        args.command,
+        cwd=ctx.project_root,
+        timeout=timeout_ms / 1000,
+        cap=ctx.output_cap,
+        emit=ctx.emit,
+    )
+    parts = [done.output.rstrip("\n")] if done.output.strip() else []
+    code = done.returncode
+    if code is None:
+        parts.append(
+            f"Command timed out after {done.elapsed:.1f}s (timeout {timeout_ms} ms); "
+            "it and every process it started were stopped."
+        )
+    elif code < 0:
+        parts.append(f"Killed by {_signal_name(-code)} after {done.elapsed:.1f}s")
+    elif code != 0:
+        parts.append(f"Exit code {code}")
+    if code == NOT_FOUND:
+        parts.append(CommandNotFound("A command was not found.").describe())
+    return Outcome("\n".join(parts) or "(no output)", is_error=code != 0)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # a real-time signal has no name
+        return f"signal {number}"
+
+
+TOOL = Tool(
+    name="Bash",
+    description=(
+        "Run a bash command in the project root; returns output and exit code. "
+        "timeout in ms (default 120000, max 600000)."
+    ),
+    input_type=BashInput,
+    run=run,
+    summary=lambda args, root: args.command,
+    access=lambda args, root: None,  # what a command touches is unknowable: it runs freely
+)

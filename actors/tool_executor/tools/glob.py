@@ -1,0 +1,87 @@
+"""Glob: files whose path matches a pattern, newest first."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.errors import ToolFailure
+from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.files import resolve_path
+from actors.tool_executor.schemas import GlobInput
+from actors.tool_executor.walk import glob_regex, named_dirs, walk_files
+
+if TYPE_CHECKING:
+    from actors.tool_executor.context import CallContext
+
+MAX_FILES = 1000
+_MAGIC = re.compile(r"[*?\[{]")
+
+
+async def run(args: GlobInput, ctx: CallContext) -> Outcome:
+    base = ctx.resolve(args.path or ".")
+    walk_base, pattern = split_pattern(base, args.pattern)
+    real = await anyio.to_thread.run_sync(os.path.realpath, walk_base)
+    await ctx.check("read", ctx.paths(walk_base, real))
+    stop = threading.Event()
+    try:
+        text = await anyio.to_thread.run_sync(
+            _glob, base, walk_base, pattern, ctx.project_root, stop, abandon_on_cancel=True
+        )
+    finally:
+        stop.set()  # an abandoned walk stops at its next folder
+    return Outcome(text)
+
+
+def split_pattern(base: str, pattern: str) -> tuple[str, str]:
+    """Move a pattern's leading literal folders into the base: ``src/**/*.py`` walks ``src`` only.
+
+    An absolute pattern (``/etc/*.conf``) brings its own base.
+    """
+    pattern = os.path.expanduser(pattern)
+    if os.path.isabs(pattern):
+        base, pattern = os.sep, os.path.normpath(pattern).lstrip(os.sep)
+    parts = pattern.removeprefix("./").split("/")
+    literal = 0
+    while literal < len(parts) - 1 and not _MAGIC.search(parts[literal]):
+        literal += 1
+    return os.path.normpath(os.path.join(base, *parts[:literal])), "/".join(parts[literal:])
+
+
+def _glob(base: str, walk_base: str, pattern: str, top: str, stop: threading.Event) -> str:
+    if not os.path.exists(base):
+        raise ToolFailure(f"Directory does not exist: {base}.")
+    if not os.path.isdir(base):
+        raise ToolFailure(f"{base} is not a directory; give a directory as path.")
+    regex = glob_regex(pattern)
+    found = [
+        hit
+        for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern))
+        if regex.match(hit.rel)
+    ]
+    if not found:
+        return f"No files match {pattern} in {walk_base}."
+    found.sort(key=lambda hit: hit.mtime, reverse=True)
+    lines = [hit.path for hit in found[:MAX_FILES]]
+    if len(found) > MAX_FILES:
+        lines.append(
+            f"(Showing the {MAX_FILES} newest of {len(found)} files. "
+            "Use a narrower pattern or path.)"
+        )
+    return "\n".join(lines)
+
+
+TOOL = Tool(
+    name="Glob",
+    description=(
+        "Find files by glob pattern (**/*.py), newest first. Skips .git, node_modules, .gitignored."
+    ),
+    input_type=GlobInput,
+    run=run,
+    summary=lambda args, root: args.pattern,
+    access=lambda args, root: Access(resolve_path(args.path or ".", root), writes=False),
+)

@@ -1,0 +1,74 @@
+"""Grep: search file contents with a Python regex, in a worker thread (no ripgrep needed)."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.errors import ToolFailure
+from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.files import resolve_path
+from actors.tool_executor.schemas import GrepInput
+from actors.tool_executor.search import TYPES, Query, search
+
+if TYPE_CHECKING:
+    from actors.tool_executor.context import CallContext
+
+
+async def run(args: GrepInput, ctx: CallContext) -> Outcome:
+    shown = ctx.resolve(args.path or ".")
+    query = _query(args)
+    real = await anyio.to_thread.run_sync(os.path.realpath, shown)
+    await ctx.check("read", ctx.paths(shown, real))
+    stop = threading.Event()
+    try:
+        text = await anyio.to_thread.run_sync(
+            search, shown, query, ctx.project_root, ctx.output_cap, stop, abandon_on_cancel=True
+        )
+    finally:
+        stop.set()  # an abandoned search stops at its next file
+    return Outcome(text)
+
+
+def _query(args: GrepInput) -> Query:
+    flags = re.IGNORECASE if args.ignore_case else 0
+    if args.multiline:
+        flags |= re.MULTILINE | re.DOTALL
+    try:
+        regex = re.compile(args.pattern, flags)
+    except re.error as exc:
+        raise ToolFailure(
+            f"Invalid regex {args.pattern!r}: {exc}. Grep takes a Python regex; "
+            r"escape literal ( [ { . * + ? with \."
+        ) from None
+    if args.type is not None and args.type not in TYPES:
+        raise ToolFailure(f"Unknown type {args.type!r}; known types: {', '.join(sorted(TYPES))}.")
+    context = args.context or 0
+    return Query(
+        regex=regex,
+        mode=args.output_mode,
+        glob=args.glob,
+        type=args.type,
+        multiline=args.multiline,
+        numbers=args.line_numbers,
+        before=args.before if args.before is not None else context,
+        after=args.after if args.after is not None else context,
+        head_limit=args.head_limit,
+    )
+
+
+TOOL = Tool(
+    name="Grep",
+    description=(
+        "Search file contents with a Python regex. output_mode: files_with_matches (default), "
+        "content (-A/-B/-C context, -n), count."
+    ),
+    input_type=GrepInput,
+    run=run,
+    summary=lambda args, root: args.pattern,
+    access=lambda args, root: Access(resolve_path(args.path or ".", root), writes=False),
+)

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Project:
+    """A project folder and an empty home, so no real user config leaks into a test."""
+
+    root: Path
+    home: Path
+
+    def write(self, relative: str, content: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        return path
+
+    def settings(self, **fields: object) -> None:
+        self.write(".legato/settings.json", json.dumps(fields))
+
+    def env(self, base_url: str, key: str = "test-key") -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+        env.pop("ANTHROPIC_API_KEY", None)
+        env.update(HOME=str(self.home), ASSISTANT_BASE_URL=base_url, ASSISTANT_API_KEY=key)
+        return env
+
+    def legato(
+        self, base_url: str, *args: str, key: str = "test-key", timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()", str(self.root), *args],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=self.env(base_url, key),
+            timeout=timeout,
+        )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    root = tmp_path / "project"
+    home = tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    return Project(Path(os.path.realpath(root)), home)

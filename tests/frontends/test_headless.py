@@ -1,0 +1,184 @@
+"""Headless sessions end to end: a real `legato` process, the real actors, the scripted server."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from frontends.scripted_server import ScriptedServer, call, error, text, tool_calls
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+
+def last_user_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    message = body["messages"][-1]
+    assert message["role"] == "user"
+    content = message["content"]
+    assert isinstance(content, list)
+    return content
+
+
+def test_a_multi_file_rename_runs_to_the_end(project: Project) -> None:
+    a = project.write("src/a.py", "def old_name():\n    return 1\n")
+    b = project.write("src/b.py", "from a import old_name\n\nprint(old_name())\n")
+    project.settings(permissionMode="custom", allowedPaths=["src/**"])
+    rename = {"old_string": "old_name", "new_string": "new_name"}
+    steps = [
+        tool_calls(
+            [call("Read", {"file_path": str(a)}), call("Read", {"file_path": str(b)})],
+            text="Reading both files.",
+        ),
+        tool_calls(
+            [
+                call("Edit", {"file_path": str(a), **rename}),
+                call("Edit", {"file_path": str(b), **rename, "replace_all": True}),
+            ]
+        ),
+        text("Renamed old_name to new_name in 2 files."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "--headless", "rename old_name", "--output-format", "json"
+        )
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert a.read_text() == "def new_name():\n    return 1\n"
+    assert b.read_text() == "from a import new_name\n\nprint(new_name())\n"
+    result = json.loads(done.stdout)
+    assert result["type"] == "result"
+    assert result["subtype"] == "success"
+    assert result["is_error"] is False
+    assert result["result"] == "Renamed old_name to new_name in 2 files."
+    assert result["num_turns"] == 3
+    assert result["permission_denials"] == []
+    assert result["usage"]["output_tokens"] > 0
+    assert result["total_cost_usd"] > 0
+    # Both results of a turn went back in one user message, in the calls' order.
+    second = last_user_blocks(requests[1].body)
+    assert [blk["type"] for blk in second] == ["tool_result", "tool_result"]
+    assert "old_name" in second[0]["content"]
+    third = last_user_blocks(requests[2].body)
+    assert all(not blk.get("is_error") for blk in third)
+
+
+def test_headless_denies_what_would_need_a_prompt_and_says_so(project: Project) -> None:
+    steps = [
+        tool_calls([call("Bash", {"command": "touch made-by-bash"}, id="toolu_1")]),
+        text("I could not run the command."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "touch a file", "--output-format", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert not (project.root / "made-by-bash").exists()
+    result = json.loads(done.stdout)
+    assert result["permission_denials"] == [
+        {
+            "tool_name": "Bash",
+            "tool_use_id": "toolu_1",
+            "tool_input": {"command": "touch made-by-bash"},
+        }
+    ]
+    told = last_user_blocks(requests[1].body)[0]
+    assert told["is_error"] is True
+    assert "Permission denied" in told["content"]
+
+
+def test_text_output_streams_the_answer_to_stdout_and_tools_to_stderr(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedCommands=["echo"])
+    steps = [
+        tool_calls([call("Bash", {"command": "echo hi"})], text="Let me check."),
+        text("All good: the command said hi."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "check")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Let me check.\nAll good: the command said hi.\n"
+    assert "Bash(echo hi)" in done.stderr
+
+
+def test_stream_json_is_ndjson_ending_with_the_result(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedCommands=["echo"])
+    steps = [
+        tool_calls([call("Bash", {"command": "echo hi"})]),
+        text("Done and dusted", chunk_words=1),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds[-1] == "result"
+    assert kinds.count("assistant") == 2
+    assert "user" in kinds
+    deltas = [
+        e["event"]["delta"]["text"]
+        for e in events
+        if e["type"] == "stream_event" and e["event"]["type"] == "content_block_delta"
+        and e["event"]["delta"]["type"] == "text_delta"
+    ]  # fmt: skip
+    assert len(deltas) >= 3  # streamed in pieces, not in one lump
+    assert "".join(deltas) == "Done and dusted"
+    assert all(e["session_id"] == events[-1]["session_id"] for e in events)
+
+
+def test_an_invalid_key_exits_1_with_the_remedy_and_never_prints_the_key(project: Project) -> None:
+    with ScriptedServer([text("never")], api_key="right-key") as server:
+        done = project.legato(server.url, "--headless", "hi", key="wrong-key-12345")
+    assert done.returncode == 1
+    assert "echo $ASSISTANT_API_KEY" in done.stderr
+    assert "wrong-key-12345" not in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_a_server_that_keeps_failing_is_reported_after_the_retries(project: Project) -> None:
+    busy = error(status=529, error_type="overloaded_error", message="Overloaded", retry_after=0.01)
+    with ScriptedServer([busy, busy, busy]) as server:
+        done = project.legato(server.url, "--headless", "hi", "--output-format", "json")
+        assert len(server.requests) == 3  # the first try and two retries
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["is_error"] is True
+    assert result["subtype"] == "error_during_execution"
+    assert "Overloaded" in result["error"]
+
+
+def test_a_malformed_settings_file_stops_the_run_with_file_and_line(project: Project) -> None:
+    project.write(
+        ".legato/settings.json", '{\n  "permissionMode": "custom",\n  "allowedPaths": [\n}\n'
+    )
+    with ScriptedServer([]) as server:
+        done = project.legato(server.url, "--headless", "hi")
+        assert server.requests == []  # nothing was sent
+    assert done.returncode == 2
+    assert "settings.json:4" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_max_turns_stops_a_model_that_never_ends(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedCommands=["true"])
+    steps = [tool_calls([call("Bash", {"command": "true"})]) for _ in range(3)]
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "--headless", "loop", "--max-turns", "2", "--output-format", "json"
+        )
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["subtype"] == "error_max_turns"
+    assert result["num_turns"] == 2
+
+
+def test_the_demo_runs_offline() -> None:
+    import subprocess
+    import sys
+
+    from tests.frontends.conftest import REPO
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", "--demo"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "demo" in done.stderr.lower()
+    assert done.stdout.strip()

@@ -1,0 +1,85 @@
+"""The tool list the model sees, and what happens to input that does not fit it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from actors.protocol import ListTools
+from tests.tool_executor.harness import call, session
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        tools = await s.executor.address.ask(ListTools())
+    assert [tool["name"] for tool in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep"]
+    fields = {tool["name"]: set(tool["input_schema"]["properties"]) for tool in tools}
+    assert fields["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}
+    assert fields["Bash"] == {"command", "timeout", "description", "run_in_background"}
+    assert fields["Grep"] == {
+        "pattern", "path", "glob", "type", "output_mode",
+        "-i", "-n", "-A", "-B", "-C", "head_limit", "multiline",
+    }  # fmt: skip
+    assert {tool["name"]: tool["input_schema"]["required"] for tool in tools} == {
+        "Read": ["file_path"],
+        "Write": ["file_path", "content"],
+        "Edit": ["file_path", "old_string", "new_string"],
+        "Bash": ["command"],
+        "Glob": ["pattern"],
+        "Grep": ["pattern"],
+    }
+    wire = json.dumps(tools, separators=(",", ":"))
+    # Sent with every request: no titles, no null options, and small.
+    assert '"title"' not in wire and '"null"' not in wire
+    assert len(wire) < 3500
+
+
+async def test_a_missing_field_is_named_with_its_type(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        done = await s.one("Edit", file_path=str(tmp_path / "a"), old_string="x")
+    assert done.result.is_error
+    assert (
+        "Invalid input for Edit: Object missing required field `new_string`" in done.result.content
+    )
+    assert "new_string (string, required)" in done.result.content
+    assert s.broker.requests == []  # nothing was asked, nothing was done
+
+
+async def test_a_mistyped_field_is_named_with_the_expected_type(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        done = await s.one("Read", file_path=42)
+        limit = await s.one("Read", file_path="x", limit="ten")
+        timeout = await s.one("Bash", command="true", timeout=700_000)
+    assert done.result.is_error
+    assert "Expected `str`, got `int` - at `$.file_path`" in done.result.content
+    assert "Expected `int`, got `str` - at `$.limit`" in limit.result.content
+    assert "Expected `int` <= 600000 - at `$.timeout`" in timeout.result.content
+
+
+async def test_null_means_not_given(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("one\n")
+    async with session(tmp_path) as s:
+        done = await s.one("Read", file_path=str(tmp_path / "f.txt"), offset=None, limit=None)
+    assert done.result.content == "     1\tone"
+
+
+async def test_an_unknown_tool_lists_the_available_ones(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        unknown = call("Delete", file_path="/")
+        finished = await s.finished(unknown)
+    result = finished[unknown.id].result
+    assert result.is_error
+    assert result.content == (
+        "Unknown tool 'Delete'. The available tools are: Read, Write, Edit, Bash, Glob, Grep."
+    )
+
+
+async def test_a_path_with_a_nul_byte_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        done = await s.one("Read", file_path="a\x00b")
+    assert done.result.is_error
+    assert done.result.content == "Invalid input for Read: embedded null byte"
+    assert s.broker.requests == []
