@@ -52,6 +52,23 @@ _USAGE_FIELDS = (
 class _OpenBlock:
     block: Block
     json: list[str] = field(default_factory=list)  # input_json_delta pieces, parsed at the stop
+    # Streamed text and thinking, kept as pieces and joined once at the stop: appending to one
+    # growing string would copy it again for every delta.
+    pieces: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, key: str, text: str) -> None:
+        pieces = self.pieces.get(key)
+        if pieces is None:
+            old = self.block.get(key)
+            pieces = self.pieces[key] = [old] if isinstance(old, str) else []
+        pieces.append(text)
+
+    def settle(self) -> Block:
+        """The block with every streamed piece joined in."""
+        for key, pieces in self.pieces.items():
+            self.block[key] = "".join(pieces)
+        self.pieces.clear()
+        return self.block
 
 
 class MessageAssembler:
@@ -139,12 +156,18 @@ class MessageAssembler:
         open_block = self._open(index)
         block = open_block.block
         kind = block.get("type")
+        if kind == "text" and delta.get("type") == "text_delta":
+            # The hot path, one per token: checked before the general match below.
+            text = delta.get("text")
+            if isinstance(text, str):
+                open_block.add("text", text)
+                return [TextDelta(index, text)]
         match delta:
             case {"type": "text_delta", "text": str(text)}:
-                _append(block, "text", text)
+                open_block.add("text", text)
                 return [TextDelta(index, text)] if kind == "text" else []
             case {"type": "thinking_delta", "thinking": str(thinking)}:
-                _append(block, "thinking", thinking)
+                open_block.add("thinking", thinking)
                 return [ThinkingDelta(index, thinking)] if kind == "thinking" else []
             case {"type": "signature_delta", "signature": str(signature)}:
                 block["signature"] = signature  # opaque: sent back byte for byte
@@ -162,12 +185,12 @@ class MessageAssembler:
                     block["citations"] = [citation]
                 return []
             case _:
-                _fold(block, delta)
+                _fold(open_block.settle(), delta)
                 return []
 
     def _block_stop(self, index: int) -> list[ModelEvent]:
         open_block = self._open(index)
-        block = open_block.block
+        block = open_block.settle()
         if open_block.json:
             block["input"] = self._parse_input(index, block, "".join(open_block.json))
         elif block.get("type") == "tool_use" and not isinstance(block.get("input"), dict):
@@ -241,11 +264,6 @@ _MESSAGE_EVENTS = frozenset(
         "message_stop",
     }
 )
-
-
-def _append(block: Block, key: str, text: str) -> None:
-    old = block.get(key)
-    block[key] = old + text if isinstance(old, str) else text
 
 
 def _fold(block: Block, delta: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ import httpx
 from actors.errors import ApiError, ConnectionFailed, StreamFailed
 from actors.model_client import http, retry
 from actors.model_client.assembler import MessageAssembler
+from actors.model_client.coalesce import coalesce
 from actors.model_client.sse import SSEDecoder
 from actors.protocol import MessageStarted, Retrying
 
@@ -171,11 +172,18 @@ class MessagesClient:
         decoder = SSEDecoder()
         assembler = MessageAssembler(request_id=attempt.request_id)
         try:
-            async for chunk in chunks:
-                if isinstance(chunk, Exception):
-                    raise chunk
-                for sse in decoder.feed(chunk):
-                    await attempt.emit_all(assembler.feed(sse))
+            async for first in chunks:
+                # Whatever else has already arrived is taken too, so that a burst becomes one
+                # batch of merged deltas (see coalesce.py) rather than one message per token.
+                for chunk in _with_queued(first, chunks):
+                    if isinstance(chunk, Exception):
+                        raise chunk
+                    events: list[ModelEvent] = []
+                    for sse in decoder.feed(chunk):
+                        events.extend(assembler.feed(sse))
+                        if assembler.finished is not None:
+                            break
+                    await attempt.emit_all(coalesce(events))
                     if assembler.finished is not None:
                         return assembler.finished
             for sse in decoder.finish():
@@ -191,6 +199,28 @@ class MessagesClient:
             return assembler.end()  # a StreamFailed if the answer was cut short
         except Exception as exc:
             return exc
+
+
+def _with_queued(
+    first: bytes | httpx.RequestError,
+    chunks: MemoryObjectReceiveStream[bytes | httpx.RequestError],
+    limit: int = 1 << 20,
+) -> list[bytes | httpx.RequestError]:
+    """``first`` and the chunks queued behind it, bytes joined up to ``limit``."""
+    if isinstance(first, Exception):
+        return [first]
+    joined = [first]
+    size = len(first)
+    while size < limit:
+        try:
+            chunk = chunks.receive_nowait()
+        except (anyio.WouldBlock, anyio.EndOfStream):
+            break
+        if isinstance(chunk, Exception):
+            return [b"".join(joined), chunk]
+        joined.append(chunk)
+        size += len(chunk)
+    return [b"".join(joined)]
 
 
 async def _read_body(

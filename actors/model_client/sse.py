@@ -37,6 +37,18 @@ class SSEDecoder:
             self._after_cr = False
             if chunk[0] == 0x0A:
                 start = 1
+        if b"\r" not in chunk:
+            # The common case, LF line ends only: split the complete lines in one go. An LF byte
+            # never occurs inside a UTF-8 sequence, so everything up to the last one decodes.
+            last = chunk.rfind(b"\n")
+            if last >= start:
+                head = bytes(self._partial) + chunk[start:last]
+                self._partial = bytearray(chunk[last + 1 :])
+                for line in head.decode("utf-8", errors="replace").split("\n"):
+                    self._text_line(line, out)
+            else:
+                self._partial += chunk[start:]
+            return out
         for end in _LINE_END.finditer(chunk, start):
             self._partial += chunk[start : end.start()]
             start = end.end()
@@ -60,7 +72,12 @@ class SSEDecoder:
         return out
 
     def _line(self, raw: bytes, out: list[ServerSentEvent]) -> None:
-        line = raw.decode("utf-8", errors="replace")
+        self._text_line(raw.decode("utf-8", errors="replace"), out)
+
+    def _text_line(self, line: str, out: list[ServerSentEvent]) -> None:
+        if line.startswith("data: ") and self._started:
+            self._data.append(line[6:])  # the hot path: one per event
+            return
         if not self._started:
             self._started = True
             line = line.removeprefix("\ufeff")

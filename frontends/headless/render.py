@@ -48,6 +48,7 @@ class HeadlessRenderer(Renderer):
         self.running: dict[str, tuple[str, str, float]] = {}  # id -> (tool, summary, started)
         self.turns = 0
         self.usage = Usage()
+        self.finished: tuple[str, str, float] | None = None  # the call a ToolFinished ends
 
     async def show(self, event: UiEvent) -> None:
         match event:
@@ -60,7 +61,7 @@ class HeadlessRenderer(Renderer):
             case ToolStarted(id=call_id, name=name, summary=summary):
                 self.running[call_id] = (name, summary, time.monotonic())
             case ToolFinished(result=result):
-                self.running.pop(result.tool_use_id, None)
+                self.finished = self.running.pop(result.tool_use_id, None)
             case _:
                 pass
         self.render(event)
@@ -105,9 +106,14 @@ class TextRenderer(HeadlessRenderer):
             case ToolStarted(name=name, summary=summary):
                 self._note(f"⏺ {name}({_short(summary)})")
             case ToolFinished(result=result, elapsed=elapsed):
-                first = result.content.strip().splitlines()[0] if result.content.strip() else ""
+                lines = result.content.strip().splitlines()
+                first = lines[0].strip() if lines else ""
+                more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
                 status = "✗" if result.is_error else "✓"
-                self._note(f"  ⎿ {status} {elapsed:.1f}s {_short(first, 100)}")
+                name = (
+                    f"{self.finished[0]}({_short(self.finished[1], 40)}) " if self.finished else ""
+                )
+                self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
             case Retrying(attempt=attempt, delay=delay, reason=reason):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):
@@ -241,6 +247,12 @@ def result_object(outcome: TurnOutcome) -> dict[str, Any]:
 def _short(text: str, width: int = 80) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _tail(text: str, width: int) -> str:
+    """The end of a long path or command, which is the part that tells calls apart."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else "…" + line[-(width - 1) :]
 
 
 def renderer_for(

@@ -76,7 +76,7 @@ def demo_steps(project_root: str, *, delay: float = 0.0) -> list[Step]:
         text(
             '[demo] Done: greet.py now greets with "Hello, world!", as test_greet.py expects. '
             "That was the offline demo; every reply was scripted. Set ASSISTANT_API_KEY and run "
-            "`legato` in your own project to work with a real model.",
+            '`legato --headless "<prompt>"` in your own project to work with a real model.',
             delay=delay,
         ),
     ]

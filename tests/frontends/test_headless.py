@@ -102,7 +102,7 @@ def test_stream_json_is_ndjson_ending_with_the_result(project: Project) -> None:
     project.settings(permissionMode="custom", allowedCommands=["echo"])
     steps = [
         tool_calls([call("Bash", {"command": "echo hi"})]),
-        text("Done and dusted", chunk_words=1),
+        text("Done and dusted", chunk_words=1, delay=0.02),
     ]
     with ScriptedServer(steps) as server:
         done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
