@@ -61,7 +61,12 @@ class ModelClient(Actor[ModelClientMsg]):
         http = self._given_http
         if http is None:
             # trust_env: HTTP_PROXY / HTTPS_PROXY / NO_PROXY apply (spec 5, "Proxy").
-            http = self._owned_http = httpx.AsyncClient(trust_env=True)
+            # A plain-http endpoint (a local model server) never does TLS, and redirects are
+            # not followed, so loading the certificate store (~30 ms) would be wasted start-up.
+            # (Not when a proxy is set: the hop to an https proxy must still be verified.)
+            proxied = any(k.lower().endswith("_proxy") and v for k, v in self._env.items())
+            plain = endpoint.base_url.startswith("http://") and not proxied
+            http = self._owned_http = httpx.AsyncClient(trust_env=True, verify=not plain)
         self._client = MessagesClient(
             http,
             endpoint,
