@@ -11,12 +11,11 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from actors.conductor import Conductor
 from actors.memory_store import MemoryStore, Overrides
+from actors.model_client import ModelClient
 from actors.permission_broker import PermissionBroker
 from actors.tool_executor import ToolExecutor
-
-from actors.conductor import Conductor
-from actors.model_client import ModelClient
 from actors.ui import Renderer, UiActor
 
 if TYPE_CHECKING:
