@@ -96,7 +96,26 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     os._exit(code)
 
 
+# Commands that are not a session: `legato <name> ...`, each in its own module, imported only
+# when called. Each entry is "module:function", the function taking the remaining arguments
+# and returning the exit code.
+SUBCOMMANDS: dict[str, str] = {}
+
+
+def _subcommand(argv: list[str]) -> int | None:
+    if not argv or argv[0] not in SUBCOMMANDS:
+        return None
+    import importlib
+
+    module, _, function = SUBCOMMANDS[argv[0]].partition(":")
+    entry = getattr(importlib.import_module(module), function)
+    return int(entry(argv[1:]))
+
+
 def run(argv: list[str]) -> int:
+    code = _subcommand(argv)
+    if code is not None:
+        return code
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"legato {__version__}")

@@ -111,7 +111,7 @@ class TextRenderer(HeadlessRenderer):
                 more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
                 status = "✗" if result.is_error else "✓"
                 name = (
-                    f"{self.finished[0]}({_short(self.finished[1], 40)}) " if self.finished else ""
+                    f"{self.finished[0]}({_tail(self.finished[1], 40)}) " if self.finished else ""
                 )
                 self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
             case Retrying(attempt=attempt, delay=delay, reason=reason):
