@@ -42,6 +42,8 @@ FAST_ALIAS = "haiku"
 STRONG_ALIAS = "opus"
 # Fast mode is priced at six times the standard rates (wire facts).
 FAST_MODE_MULTIPLIER = 6.0
+# `--model openai:<name>` selects an OpenAI-compatible server (actors/model_client/providers).
+OPENAI_PREFIX = "openai:"
 
 
 def resolve_model(name: str) -> ModelInfo:
@@ -56,12 +58,17 @@ def resolve_model(name: str) -> ModelInfo:
             return model
     if wanted.startswith("claude-") and len(wanted) > len("claude-"):
         return ModelInfo(None, wanted, 200_000, None)
+    # A model on an OpenAI-compatible server (a local model): its price and window are unknown;
+    # 128K is what current open models offer, and it only sizes context warnings.
+    if wanted.startswith(OPENAI_PREFIX) and len(wanted) > len(OPENAI_PREFIX):
+        return ModelInfo(None, wanted, 128_000, None)
     choices = [m.alias for m in MODELS if m.alias] + [m.id for m in MODELS]
     close = difflib.get_close_matches(wanted, choices, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     raise UsageError(
         f"unknown model '{name}'.{hint}",
-        remedy="Use an alias (opus, sonnet, haiku) or a full model id such as claude-sonnet-4-6",
+        remedy="Use an alias (opus, sonnet, haiku), a full model id such as claude-sonnet-4-6, "
+        "or openai:<name> for a model on an OpenAI-compatible server",
     )
 
 
@@ -72,10 +79,14 @@ def default_model() -> ModelInfo:
 def cost_usd(model: ModelInfo, usage: Usage, *, fast: bool = False) -> float | None:
     """List-price cost of ``usage``; ``None`` for a model whose prices this release does not know.
 
-    Cache writes are priced at the 5-minute rate, the TTL Legato asks for.
+    Cache writes are priced at the 5-minute rate, the TTL Legato asks for. Fast mode costs six
+    times as much: the answer's own ``usage.speed`` decides when it says which speed ran (fast
+    mode may silently fall back to standard); ``fast``, what was asked for, decides otherwise.
     """
     if model.prices is None:
         return None
+    if usage.speed is not None:
+        fast = usage.speed == "fast"
     p = model.prices
     total = (
         usage.input_tokens * p.input
@@ -84,3 +95,20 @@ def cost_usd(model: ModelInfo, usage: Usage, *, fast: bool = False) -> float | N
         + usage.cache_read_input_tokens * p.cache_read
     ) / 1_000_000
     return total * FAST_MODE_MULTIPLIER if fast else total
+
+
+def speed_notice(model: ModelInfo, *, asked_fast: bool, usage: Usage) -> str | None:
+    """What to tell the user when fast mode was asked for and did not happen, else None."""
+    if not asked_fast:
+        return None
+    if not model.fast_mode:
+        return (
+            f"fast mode is not available for {model.alias or model.id}; it runs at standard "
+            f"speed (fast mode is for {STRONG_ALIAS})"
+        )
+    if usage.speed == "standard":
+        return (
+            "fast mode was asked for, but the API ran this answer at standard speed "
+            "(priced at standard rates)"
+        )
+    return None

@@ -13,6 +13,7 @@ The actors, and who talks to whom:
                                │                                                      │
                                └──────── UiEvent ────▶ ui ◀───── AskUser ─────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
+    conductor ──SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/<id>.jsonl)
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class Usage(msgspec.Struct, frozen=True):
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    # "fast" or "standard": the speed the API actually ran (fast mode may silently fall back);
+    # None when the provider does not say. A sum keeps the latest answer's.
+    speed: str | None = None
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -44,6 +48,7 @@ class Usage(msgspec.Struct, frozen=True):
             self.output_tokens + other.output_tokens,
             self.cache_creation_input_tokens + other.cache_creation_input_tokens,
             self.cache_read_input_tokens + other.cache_read_input_tokens,
+            other.speed if other.speed is not None else self.speed,
         )
 
 
@@ -99,6 +104,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     guide: str | None = None  # LEGATO.md, when present
     memory: str | None = None  # first 200 lines of MEMORY.md, when present
     memory_dir: str = ""
+    memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand (spec 2.6)
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
 
 
@@ -280,7 +286,18 @@ class ListTools(Ask[list[Block]], frozen=True, tag=True):
     """The tool definitions to send to the model (``name``, ``description``, ``input_schema``)."""
 
 
-ToolExecutorMsg = RunTools | ListTools
+class InterruptTools(msgspec.Struct, frozen=True, tag=True):
+    """Stop these calls of a running ``RunTools`` now (the user interrupted the turn).
+
+    Each one still gets its ``ToolFinished`` on that stream: an ``is_error`` result saying it
+    was interrupted, after how long, with the output captured so far. Ids that are unknown or
+    already finished are ignored.
+    """
+
+    ids: tuple[str, ...]
+
+
+ToolExecutorMsg = RunTools | ListTools | InterruptTools
 
 
 # ── ui ──────────────────────────────────────────────────────────────────────────────────────
@@ -332,6 +349,145 @@ class RunPrompt(Ask[TurnOutcome], frozen=True, tag=True):
 
     text: str
     max_turns: int = 50
+    plan: bool = False  # Plan Mode: the model is told to investigate and present a plan only
 
 
-ConductorMsg = RunPrompt
+class SetModel(Ask[str], frozen=True, tag=True):
+    """Use another model from the next request on (``/model <alias>``); replies with its id."""
+
+    model: str
+
+
+class SetFast(Ask[bool], frozen=True, tag=True):
+    """Turn fast mode on or off (``/fast``); replies with whether it is on for the model."""
+
+    fast: bool
+
+
+class ClearConversation(Ask[None], frozen=True, tag=True):
+    """Forget the conversation so far (``/clear``); usage and cost stay counted."""
+
+
+class GetConversation(Ask[list[Message]], frozen=True, tag=True):
+    """The conversation so far. Answered only once any prompt before it is over, cleanup
+    included, so it also tells a frontend that an interrupted prompt has let go (issue 3)."""
+
+
+class Undo(Ask[str], frozen=True, tag=True):
+    """Put back the files the latest prompt changed (``/undo``); replies with what was done,
+    in words for the user (shell commands' changes are not covered, and it says so)."""
+
+
+class Compact(Ask[str], frozen=True, tag=True):
+    """Summarise the older turns now (``/compact``); replies with what was done, in words."""
+
+
+class ContextFill(msgspec.Struct, frozen=True):
+    """How full the model's context window is: ``tokens`` of ``window`` (status line, /cost)."""
+
+    tokens: int
+    window: int
+
+
+class GetContextFill(Ask[ContextFill], frozen=True, tag=True):
+    pass
+
+
+ConductorMsg = (
+    RunPrompt
+    | SetModel
+    | SetFast
+    | ClearConversation
+    | GetConversation
+    | Undo
+    | Compact
+    | GetContextFill
+)
+
+
+# ── session store ───────────────────────────────────────────────────────────────────────────
+# A session is saved as it goes, one event a line (issue 7); replaying the events gives back
+# the conversation, the task ledger and the checkpoints /undo restores.
+
+
+class TaskLedger(msgspec.Struct, frozen=True, kw_only=True):
+    """What the task is, kept beside the conversation so that compaction cannot lose it."""
+
+    goal: str = ""
+    decisions: tuple[str, ...] = ()
+    files_touched: tuple[str, ...] = ()
+    open_steps: tuple[str, ...] = ()
+
+
+class FileBefore(msgspec.Struct, frozen=True):
+    path: str  # absolute
+    content: bytes | None  # None: the file did not exist
+
+
+class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
+    """Files as they were before a prompt's tools changed them, and the commands it ran."""
+
+    prompt: int  # the prompt's number in the session; /undo restores one prompt at a time
+    files: tuple[FileBefore, ...] = ()
+    commands: tuple[str, ...] = ()  # shell commands: what they changed is not recorded
+
+
+class SessionStarted(msgspec.Struct, frozen=True, tag=True):
+    session_id: str
+    project_root: str
+    started: str  # ISO 8601, UTC
+
+
+class MessagesKept(msgspec.Struct, frozen=True, tag=True):
+    """The conversation was cut back to its first ``count`` messages (a merge, a compaction)."""
+
+    count: int
+
+
+class MessageAdded(msgspec.Struct, frozen=True, tag=True):
+    message: Message
+
+
+class LedgerChanged(msgspec.Struct, frozen=True, tag=True):
+    ledger: TaskLedger
+
+
+class CheckpointTaken(msgspec.Struct, frozen=True, tag=True):
+    checkpoint: Checkpoint
+
+
+class CheckpointRestored(msgspec.Struct, frozen=True, tag=True):
+    prompt: int
+
+
+SessionEvent = (
+    SessionStarted
+    | MessagesKept
+    | MessageAdded
+    | LedgerChanged
+    | CheckpointTaken
+    | CheckpointRestored
+)
+
+
+class SavedSession(msgspec.Struct, frozen=True, kw_only=True):
+    """A session as its events left it (an empty one when there was nothing to resume)."""
+
+    session_id: str
+    messages: list[Message] = msgspec.field(default_factory=list)
+    ledger: TaskLedger = TaskLedger()
+    checkpoints: tuple[Checkpoint, ...] = ()
+    prompts: int = 0  # the highest prompt number seen
+
+
+class SaveEvents(Ask[None], frozen=True, tag=True):
+    """Append these events to the session file; answered once they are written out."""
+
+    events: tuple[SessionEvent, ...]
+
+
+class LoadSession(Ask[SavedSession], frozen=True, tag=True):
+    """The session being resumed, replayed from its file."""
+
+
+SessionStoreMsg = SaveEvents | LoadSession

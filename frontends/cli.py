@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
@@ -66,11 +67,82 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns", type=_positive_int, default=50, help="stop after this many model turns"
     )
     parser.add_argument(
+        "--max-parallel",
+        type=_positive_int,
+        default=10,
+        metavar="N",
+        help="run at most N tool calls of one turn at a time (10)",
+    )
+    parser.add_argument(
+        "--stream-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="retry, then fail, when the model's answer stalls this long "
+        "(default: $ASSISTANT_STREAM_TIMEOUT, else 60)",
+    )
+    parser.add_argument(
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="go on with this project's latest saved session",
+    )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="go on with the saved session ID (without ID: pick one)",
+    )
+    parser.add_argument(
         "--demo",
         action="store_true",
         help="run an offline demo against Legato's scripted model server (no API key needed)",
     )
+    parser.add_argument(
+        "--pattern-stats",
+        action="store_true",
+        help="print how often each pattern ran in this project: one 'name count' line each",
+    )
+    parser.epilog = (parser.epilog or "") + (
+        " Skills and patterns: legato /<name> [args] runs one, legato /<name> --test checks it, "
+        "legato /help lists them (docs/skills-and-patterns.md)."
+    )
     return parser
+
+
+STREAM_TIMEOUT_ENV = "ASSISTANT_STREAM_TIMEOUT"
+DEFAULT_STREAM_TIMEOUT = 60.0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}' must be a number of seconds above 0")
+    return value
+
+
+def _stream_timeout(flag: float | None) -> float | None:
+    """The flag, else ``$ASSISTANT_STREAM_TIMEOUT``, else the default; ``None``: the variable is
+    set to something that is not a duration (the error is printed)."""
+    if flag is not None:
+        return flag
+    raw = os.environ.get(STREAM_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_STREAM_TIMEOUT
+    try:
+        return _seconds(raw)
+    except argparse.ArgumentTypeError as error:
+        print(
+            f"legato: {STREAM_TIMEOUT_ENV}: {error}\n"
+            f"  → Set it to a number of seconds (export {STREAM_TIMEOUT_ENV}=120) or unset it",
+            file=sys.stderr,
+        )
+        return None
 
 
 def _positive_int(text: str) -> int:
@@ -99,7 +171,10 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 # Commands that are not a session: `legato <name> ...`, each in its own module, imported only
 # when called. Each entry is "module:function", the function taking the remaining arguments
 # and returning the exit code.
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {
+    "config": "frontends.config_command:run_config",
+    "doctor": "frontends.doctor:run_doctor",
+}
 
 
 def _subcommand(argv: list[str]) -> int | None:
@@ -112,8 +187,84 @@ def _subcommand(argv: list[str]) -> int | None:
     return int(entry(argv[1:]))
 
 
+def _interactive(args: argparse.Namespace, project: str, resumed: str | None = None) -> int:
+    """``legato`` without --headless: the interactive terminal (frontends/interactive)."""
+    if args.model is not None:
+        from actors.errors import UsageError
+        from actors.models import resolve_model
+
+        try:
+            resolve_model(args.model)
+        except UsageError as error:
+            print(f"legato: {error.describe()}", file=sys.stderr)
+            return error.exit_code
+    from frontends.interactive import run_interactive
+
+    return run_interactive(
+        project_root=project,
+        model=args.model,
+        permission_mode=args.permission_mode,
+        session_id=resumed,
+        resume=resumed is not None,
+    )
+
+
+_COMMAND_NAME = re.compile(r"/[a-z0-9][a-z0-9_-]*")
+
+
+def _slash_command(argv: list[str]) -> int | None:
+    """``legato [project] /<skill-or-pattern> ...`` (spec 4.1), handled in frontends/commands.
+
+    A word is the command when it is ``/name`` and no such directory exists: ``legato /srv``
+    still opens the folder /srv. Only the first two positional words are looked at.
+    """
+    value_flags = {
+        option
+        for action in build_parser()._actions  # argparse has no public list of its options
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    positional = 0
+    skip = False
+    for word in argv:
+        if skip or word.startswith("-"):
+            skip = not skip and word in value_flags
+            continue
+        if _COMMAND_NAME.fullmatch(word) and not os.path.isdir(word):
+            from frontends.commands import run_slash
+
+            return run_slash(argv)
+        positional += 1
+        if positional == 2:
+            break
+    return None
+
+
+def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
+    """The saved session to go on with (--continue, --resume), None for a new one, or the
+    exit code when there is none to resume."""
+    if not args.continue_session and args.resume is None:
+        return None
+    from actors.errors import UsageError
+    from frontends.resume import chosen_session
+
+    try:
+        return chosen_session(
+            project_root=project,
+            continue_latest=args.continue_session,
+            resume=args.resume,
+            interactive=args.headless is None and sys.stdin.isatty(),
+        )
+    except UsageError as error:
+        print(f"legato: {error.describe()}", file=sys.stderr)
+        return error.exit_code
+
+
 def run(argv: list[str]) -> int:
     code = _subcommand(argv)
+    if code is not None:
+        return code
+    code = _slash_command(argv)
     if code is not None:
         return code
     args = build_parser().parse_args(argv)
@@ -132,13 +283,19 @@ def run(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if args.pattern_stats:
+        from frontends.commands import pattern_stats
+
+        return pattern_stats(project)
+    if os.environ.get("ASSISTANT_LOG"):
+        from frontends.debug import start_debug_log
+
+        start_debug_log(os.environ)
+    resumed = _resumed(args, project)
+    if isinstance(resumed, int):
+        return resumed
     if args.headless is None:
-        print(
-            "legato: the interactive terminal is not part of this release yet\n"
-            '  → Run one prompt with: legato --headless "<prompt>"  (or try: legato --demo)',
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        return _interactive(args, project, resumed)
     if not args.headless.strip():
         print(
             'legato: --headless needs a prompt\n  → legato --headless "<prompt>"', file=sys.stderr
@@ -153,13 +310,33 @@ def run(argv: list[str]) -> int:
         except UsageError as error:
             print(f"legato: {error.describe()}", file=sys.stderr)
             return error.exit_code
+    stream_timeout = _stream_timeout(args.stream_timeout)
+    if stream_timeout is None:
+        return EXIT_USAGE
+    prompt = args.headless
+    # /undo and /compact are the session's own commands (issue 7), run by frontends/headless.
+    session_command = prompt.strip() in ("/undo", "/compact")
+    if not session_command and (prompt.lstrip().startswith("/") or "@" in prompt):
+        # A skill or pattern (spec 4.2), or @path references to attach (frontends/commands).
+        from frontends.commands import headless_prompt
+
+        prepared = headless_prompt(
+            prompt, project, model=args.model, permission_mode=args.permission_mode
+        )
+        if isinstance(prepared, int):
+            return prepared
+        prompt = prepared
     from frontends.headless import run_headless
 
     return run_headless(
         project_root=project,
-        prompt=args.headless,
+        prompt=prompt,
         model=args.model,
         permission_mode=args.permission_mode,
         output_format=args.output_format,
         max_turns=args.max_turns,
+        max_parallel=args.max_parallel,
+        stream_timeout=stream_timeout,
+        session_id=resumed,
+        resume=resumed is not None,
     )

@@ -15,8 +15,9 @@ from actors.conductor import Conductor
 from actors.memory_store import MemoryStore, Overrides
 from actors.model_client import ModelClient
 from actors.permission_broker import PermissionBroker
+from actors.session_store import SessionStore
 from actors.tool_executor import ToolExecutor
-from actors.ui import Renderer, UiActor
+from actors.ui import QuestionsActor, Renderer, UiActor
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,10 +35,22 @@ class Session:
     model: ModelClient
     tools: ToolExecutor
     conductor: Conductor
+    sessions: SessionStore | None = None  # saves the session as it goes (issue 7)
+    questions: QuestionsActor | None = None  # the broker's questions, when there is a person
 
     @property
     def actors(self) -> list[Actor[Any]]:
-        return [self.memory, self.ui, self.permissions, self.model, self.tools, self.conductor]
+        saving: list[Actor[Any]] = [] if self.sessions is None else [self.sessions]
+        return [
+            self.memory,
+            *saving,
+            self.ui,
+            *([] if self.questions is None else [self.questions]),
+            self.permissions,
+            self.model,
+            self.tools,
+            self.conductor,
+        ]
 
 
 def assemble(
@@ -51,6 +64,8 @@ def assemble(
     home: str | None = None,
     max_concurrency: int = 10,
     session_id: str | None = None,
+    stream_timeout: float = 60.0,  # seconds without a byte before a stalled answer is retried
+    resume: bool = False,  # go on with the saved session ``session_id`` (--continue, --resume)
 ) -> Session:
     session_id = session_id or str(uuid.uuid4())
     memory = MemoryStore(
@@ -59,9 +74,15 @@ def assemble(
         overrides=Overrides(model=model, permission_mode=permission_mode),
         env=env,
     )
+    sessions = SessionStore(
+        memory.address, project_root=project_root, session_id=session_id, resume=resume, home=home
+    )
     ui = UiActor(renderer)
-    permissions = PermissionBroker(memory.address, ui=None if headless else ui.address)
-    client = ModelClient(memory.address, env=env)
+    questions = None if headless else QuestionsActor(renderer)
+    permissions = PermissionBroker(
+        memory.address, ui=None if questions is None else questions.address
+    )
+    client = ModelClient(memory.address, env=env, read_timeout=stream_timeout)
     tools = ToolExecutor(
         permissions.address, project_root=project_root, max_concurrency=max_concurrency
     )
@@ -72,5 +93,8 @@ def assemble(
         ui=ui.address,
         session_id=session_id,
         headless=headless,
+        sessions=sessions.address,
     )
-    return Session(session_id, memory, ui, permissions, client, tools, conductor)
+    return Session(
+        session_id, memory, ui, permissions, client, tools, conductor, sessions, questions
+    )

@@ -13,10 +13,12 @@ crashes the actor, and the supervisor ends the session with ``ActorCrashed``.
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 import anyio
 
+from runtime import debuglog
 from runtime.errors import ActorCrashed, KernelError
 from runtime.mailbox import Address, Envelope, Reply
 from runtime.messages import Ask
@@ -69,12 +71,14 @@ class Actor(Generic[M]):
                 self._tasks = tasks
                 await self.on_start()
                 task_status.started()
+                # Chosen once: with the debug log off, dispatch is exactly what it always was.
+                dispatch = self._dispatch if debuglog.active is None else self._dispatch_logged
                 async with self._inbox:
                     async for envelope in self._inbox:
                         if self.concurrent:
-                            tasks.start_soon(self._dispatch, envelope)
+                            tasks.start_soon(dispatch, envelope)
                         else:
-                            await self._dispatch(envelope)
+                            await dispatch(envelope)
         except Exception as exc:
             raise ActorCrashed(self.name, _single(exc)) from exc
         finally:
@@ -83,6 +87,17 @@ class Actor(Generic[M]):
             self._inbox.close()  # also when on_start failed before the inbox was opened
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await self.on_stop()
+
+    async def _dispatch_logged(self, envelope: Envelope[M]) -> None:
+        """``_dispatch``, with the message's type and handling time in the debug log."""
+        kind = type(envelope.msg).__name__
+        started = time.monotonic()
+        try:
+            await self._dispatch(envelope)
+        finally:
+            if debuglog.active is not None:
+                elapsed_ms = (time.monotonic() - started) * 1000
+                debuglog.active.write("handled", actor=self.name, msg=kind, ms=f"{elapsed_ms:.1f}")
 
     async def _dispatch(self, envelope: Envelope[M]) -> None:
         reply = envelope.reply

@@ -7,31 +7,49 @@ the conductor lets go of a cancelled prompt (see ``Conversation.close_interrupte
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING
 
+import anyio
+import msgspec
+
+from actors.conductor import compaction
+from actors.conductor.caching import with_breakpoints
 from actors.conductor.conversation import Conversation
+from actors.conductor.interrupt import INTERRUPT_WAIT, collect_interrupted
+from actors.conductor.keeper import SessionKeeper
+from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.prompt import system_prompt
 from actors.errors import LegatoError, SessionError
-from actors.models import cost_usd, resolve_model
+from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
+    ClearConversation,
+    Compact,
     ConductorMsg,
+    ContextFill,
     GetContext,
+    GetContextFill,
+    GetConversation,
     ListTools,
     MessageFinished,
     ModelRequest,
+    Notice,
     Retrying,
     RunPrompt,
     RunTools,
+    SetFast,
+    SetModel,
     Show,
     StreamMessage,
     TextDelta,
     ToolCall,
     ToolFinished,
     TurnOutcome,
+    Undo,
     Usage,
 )
-from runtime import Actor
+from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from actors.protocol import (
@@ -39,6 +57,8 @@ if TYPE_CHECKING:
         MemoryStoreMsg,
         ModelClientMsg,
         ProjectContext,
+        SessionStoreMsg,
+        ToolEvent,
         ToolExecutorMsg,
         ToolResult,
         UiMsg,
@@ -46,6 +66,13 @@ if TYPE_CHECKING:
     from runtime import Address, Reply
 
 DEFAULT_MAX_TOKENS = 16_384
+
+# Plan Mode (spec 3.1): the broker refuses writes and commands; this tells the model why, so it
+# investigates and proposes instead of trying tools that will be denied.
+PLAN_MODE_NOTE = """\
+Plan mode is on: you are planning, not changing anything. Only read and search; writing \
+files and running commands are refused. Investigate, then present a concise, numbered plan of \
+the changes you would make and stop. The user confirms the plan before anything is executed."""
 
 
 class Conductor(Actor[ConductorMsg]):
@@ -61,6 +88,8 @@ class Conductor(Actor[ConductorMsg]):
         session_id: str,
         headless: bool,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        sessions: Address[SessionStoreMsg] | None = None,
+        context_window: int | None = None,  # tests: a small window compacts sooner
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -75,21 +104,61 @@ class Conductor(Actor[ConductorMsg]):
         self._tool_specs: list[Block] = []
         self._system = ""
         self._model_id = ""
+        self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
+        self._planning = False
+        # Issue 7: the session file, the ledger and the checkpoints; the context's size.
+        self._keeper = SessionKeeper(sessions)
+        self.context_window = context_window  # None: the model's own (actors/models.py)
+        self._context_tokens = 0  # what the latest answer measured, or an estimate
+        self._compacted_at = -1  # the conversation's length after the latest compaction
+        self._project_root = ""
+        self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
         self._system = system_prompt(context, headless=self._headless)
         self._tool_specs = await self._tools.ask(ListTools())
+        self._project_root = context.project_root
+        await self._resume()
 
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
         match msg:
             case RunPrompt():
-                await reply.send(await self._run(msg))
+                try:
+                    outcome = await self._run(msg)
+                finally:
+                    await self._save_after_prompt()
+                await reply.send(outcome)
+            case SetModel(model=name):
+                self._model_id = resolve_model(name).id  # UsageError goes back to the caller
+                await reply.send(self._model_id)
+            case SetFast(fast=fast):
+                self._fast = fast
+                await reply.send(self._fast_now())
+            case ClearConversation():
+                self.conversation = Conversation()
+                self._context_tokens = 0
+                await self._keeper.clear()
+                await reply.send(None)
+            case Undo():
+                await reply.send(await self._undo())
+            case Compact():
+                await reply.send(await self._compact(None, forced=True))
+            case GetContextFill():
+                await reply.send(ContextFill(self._context_tokens, self._window()))
+            case GetConversation():
+                await reply.send(list(self.conversation.messages))
+
+    def _fast_now(self) -> bool:
+        return self._fast and resolve_model(self._model_id).fast_mode
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = _PromptRun(started=time.monotonic())
+        self._planning = prompt.plan
+        await self._keeper.start_prompt(prompt.text)
         self.conversation.add_user_text(prompt.text)
+        await self._keeper.save(self.conversation.messages)
         try:
             while True:
                 if run.turns >= prompt.max_turns:
@@ -118,13 +187,14 @@ class Conductor(Actor[ConductorMsg]):
                 self.conversation.close_interrupted(run.partial or [], run.results)
 
     async def _stream_turn(self, run: _PromptRun) -> MessageFinished:
-        request = ModelRequest(
-            model=self._model_id,
-            max_tokens=self._max_tokens,
-            messages=list(self.conversation.messages),
-            system=self._system,
-            tools=self._tool_specs,
-        )
+        if (
+            compaction.needs_compaction(self._context_tokens, self._window())
+            # Not again before the conversation has grown: a kept turn too large to fit
+            # would otherwise be summarised over and over.
+            and len(self.conversation.messages) != self._compacted_at
+        ):
+            await self._compact(run, forced=False)
+        request = self._request()
         run.partial = []
         api_started = time.monotonic()
         finished: MessageFinished | None = None
@@ -148,29 +218,125 @@ class Conductor(Actor[ConductorMsg]):
         self.usage = self.usage + finished.usage
         run.usage = run.usage + finished.usage
         run.last_text = _text_of(finished.message.content) or run.last_text
+        # Fast mode may silently run at standard speed: usage.speed says so (wire facts).
+        slow = speed_notice(
+            resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
+        )
+        if slow is not None:
+            await self._ui.tell(Show(Notice("warning", slow)))
+        self._context_tokens = compaction.context_tokens(finished.usage)
+        await self._keeper.save(self.conversation.messages)
         return finished
+
+    def _request(self) -> ModelRequest:
+        request = ModelRequest(
+            model=self._model_id,
+            max_tokens=self._max_tokens,
+            messages=list(self.conversation.messages),
+            system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
+            tools=self._tool_specs,
+            speed="fast" if self._fast_now() else None,
+        )
+        return with_breakpoints(request) if self.prompt_caching else request
 
     async def _run_tools(self, run: _PromptRun, calls: tuple[ToolCall, ...]) -> None:
         run.results = {}
+        # The checkpoint is on disk before any tool of the batch starts (issue 7).
+        await self._keeper.before_tools(calls, self._project_root)
         async with self._tools.stream(RunTools(calls=calls)) as events:
-            async for event in events:
-                await self._ui.tell(Show(event))
-                if isinstance(event, ToolFinished):
-                    run.results[event.result.tool_use_id] = event.result
-                    if event.result.denied:
-                        call = next(c for c in calls if c.id == event.result.tool_use_id)
-                        run.denials.append(
-                            {
-                                "tool_name": call.name,
-                                "tool_use_id": call.id,
-                                "tool_input": call.input,
-                            }
-                        )
+            try:
+                async for event in events:
+                    # Recorded first: telling the UI is where a cancellation may land.
+                    _record(run, calls, event)
+                    await self._ui.tell(Show(event))
+            except anyio.get_cancelled_exc_class():
+                pending = tuple(c.id for c in calls if c.id not in run.results)
+                await collect_interrupted(
+                    self._tools, self._ui, pending, events, lambda e: _record(run, calls, e)
+                )
+                raise
         missing = [c.id for c in calls if c.id not in run.results]
         if missing:
             raise SessionError(f"the tool executor gave no result for {', '.join(missing)}")
         self.conversation.add_tool_results([run.results[c.id] for c in calls])
         run.results = {}
+        await self._keeper.save(self.conversation.messages)
+
+    # ── issue 7: saving, resuming, undo, compaction ──────────────────────────────────────
+
+    async def _resume(self) -> None:
+        messages = await self._keeper.restore()
+        if not messages:
+            return
+        self.conversation.messages = messages
+        # Killed while tools ran: their calls get the interrupted notice, as after Ctrl-C.
+        if self.conversation.pending_tool_uses():
+            self.conversation.close_interrupted([], {})
+            await self._keeper.save(self.conversation.messages)
+        self._context_tokens = self._estimate_context()
+
+    async def _save_after_prompt(self) -> None:
+        # An interrupted prompt's conversation was just closed: save that too. Shielded and
+        # bounded like every cleanup; a session store already stopped has nothing to save to.
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(INTERRUPT_WAIT),
+            contextlib.suppress(KernelError),
+        ):
+            await self._keeper.save(self.conversation.messages)
+
+    def _estimate_context(self) -> int:
+        """Until an answer measures it: the conversation, the tools and the system prompt."""
+        fixed = len(msgspec.json.encode(self._tool_specs)) + len(self._system.encode())
+        return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
+
+    def _window(self) -> int:
+        if self.context_window is not None:
+            return self.context_window
+        return resolve_model(self._model_id).context_window
+
+    async def _undo(self) -> str:
+        text, undone = await self._keeper.undo()
+        if undone and self.conversation.messages:
+            # The conversation still says the files were changed: tell the model otherwise.
+            # A user message now goes out with the next prompt (the two are merged).
+            self.conversation.add_user_text(
+                f"(Note: the user ran /undo, which put back the files the previous prompt "
+                f"changed:\n{text})"
+            )
+            await self._keeper.save(self.conversation.messages)
+        return text
+
+    async def _compact(self, run: _PromptRun | None, *, forced: bool) -> str:
+        """Replace the older turns by a summary, the ledger beside it (``/compact`` or full)."""
+        messages = list(self.conversation.messages)
+        # On request, only the latest exchange stays as it is; when full, a little more.
+        cut = compaction.split_point(messages, keep=2 if forced else compaction.KEEP_MESSAGES)
+        if cut is None:
+            return "Nothing to compact yet: the conversation is too short."
+        before = self._context_tokens
+        reason = "on request" if forced else "the context window is nearly full"
+        await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
+        ledger = self._keeper.ledger
+        request = compaction.summary_request(self._request(), messages[:cut], ledger)
+        summary, usage = await compaction.summarise(self._model, request)
+        self.usage = self.usage + usage
+        if run is not None:
+            run.usage = run.usage + usage
+        await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
+        kept = messages[cut:]
+        self.conversation.messages = compaction.compacted(summary.text, self._keeper.ledger, kept)
+        await self._keeper.save(self.conversation.messages)
+        self._context_tokens = self._estimate_context()
+        self._compacted_at = len(self.conversation.messages)
+        text = (
+            f"Compacted {cut} earlier message{'s' if cut > 1 else ''} into a summary; the task "
+            "ledger is kept. "
+            f"Context: {compaction.fill_text(before, self._window())} before, about "
+            f"{compaction.fill_text(self._context_tokens, self._window())} now."
+        )
+        await self._ui.tell(Show(Notice("info", text)))
+        return text
 
     def _outcome(
         self, run: _PromptRun, subtype: str, error: Exception | None = None
@@ -184,7 +350,7 @@ class Conductor(Actor[ConductorMsg]):
             duration_ms=round((time.monotonic() - run.started) * 1000),
             duration_api_ms=round(run.api_seconds * 1000),
             usage=run.usage,
-            total_cost_usd=cost_usd(model, run.usage),
+            total_cost_usd=cost_usd(model, run.usage, fast=self._fast_now()),
             session_id=self.session_id,
             permission_denials=tuple(run.denials),
             error=_describe(error),
@@ -210,6 +376,17 @@ class _PromptRun:
             self.partial[-1]["text"] += text
         else:
             self.partial.append({"type": "text", "text": text})
+
+
+def _record(run: _PromptRun, calls: tuple[ToolCall, ...], event: ToolEvent) -> None:
+    if not isinstance(event, ToolFinished):
+        return
+    run.results[event.result.tool_use_id] = event.result
+    if event.result.denied:
+        call = next(c for c in calls if c.id == event.result.tool_use_id)
+        run.denials.append(
+            {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
+        )
 
 
 def _tool_calls(finished: MessageFinished) -> tuple[ToolCall, ...]:

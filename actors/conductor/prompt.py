@@ -31,6 +31,20 @@ def system_prompt(context: ProjectContext, *, headless: bool) -> str:
         )
     if context.guide:
         parts.append(f"Project guide (LEGATO.md):\n{context.guide.strip()}")
+    if context.memory_dir:
+        parts.append(_memory_note(context))
     if context.memory:
         parts.append(f"Your memory for this project (MEMORY.md):\n{context.memory.strip()}")
     return "\n\n".join(parts)
+
+
+def _memory_note(context: ProjectContext) -> str:
+    """Where memory lives and how to add to it (spec 2.6): "remember that ..." needs this."""
+    topics = ", ".join(context.memory_topics) or "none yet"
+    return (
+        f"Memory folder (kept across sessions): {context.memory_dir}\n"
+        f"Topic files there: {topics}; Read one when it is relevant.\n"
+        "When the user asks you to remember something, add it as a short bullet to MEMORY.md "
+        "there (or to a fitting topic file such as debugging.md or conventions.md) with Edit "
+        "or Write; only the first 200 lines of MEMORY.md are loaded, so keep it short."
+    )

@@ -8,18 +8,24 @@ from __future__ import annotations
 
 from actors.memory_store.actor import MemoryStore
 from actors.memory_store.loader import (
+    Explained,
     Overrides,
     config_path,
+    explain_context,
     load_context,
     memory_dir,
     project_hash,
     settings_path,
 )
+from actors.memory_store.precedence import Setting
 
 __all__ = [
+    "Explained",
     "MemoryStore",
     "Overrides",
+    "Setting",
     "config_path",
+    "explain_context",
     "load_context",
     "memory_dir",
     "project_hash",

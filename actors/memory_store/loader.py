@@ -4,7 +4,8 @@ Plain synchronous functions, so that the CLI can validate the files without star
 actor; the memory store runs ``load_context`` in a worker thread.
 
 Precedence (spec 2.3 leaves it open; this is the usual one, nearest wins): command-line flags,
-then the project's settings, then the global config, then the built-in default.
+then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the project's
+settings, then the global config, then the built-in default (see precedence.py).
 """
 
 from __future__ import annotations
@@ -14,11 +15,18 @@ import itertools
 import os
 import shlex
 import stat
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store.precedence import (
+    DEFAULT,
+    Setting,
+    env_model,
+    env_permission_mode,
+    first,
+)
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
 from actors.protocol import GlobalConfig, PermissionMode, ProjectContext, ProjectSettings
@@ -64,6 +72,13 @@ def memory_dir(project_root: str, home: str) -> str:
     return os.path.join(home, ".legato", "projects", project_hash(project_root), "memory")
 
 
+class Explained(msgspec.Struct, frozen=True):
+    """The context, and for each effective value the source that set it (``legato config``)."""
+
+    context: ProjectContext
+    settings: tuple[Setting[Any], ...]
+
+
 def load_context(
     project_root: str,
     *,
@@ -73,10 +88,21 @@ def load_context(
 ) -> ProjectContext:
     """Read and validate everything a session starts from.
 
-    Raises ``ConfigError`` for a malformed or invalid file, ``UsageError`` for a bad override.
-    ``env`` is accepted for symmetry with the actor: no environment variable sets these values.
+    Raises ``ConfigError`` for a malformed or invalid file, ``UsageError`` for a bad override
+    (a flag or an environment variable).
     """
-    del env  # no environment variable takes part yet (the API key is the model client's)
+    return explain_context(project_root, home=home, overrides=overrides, env=env).context
+
+
+def explain_context(
+    project_root: str,
+    *,
+    home: str | None = None,
+    overrides: Overrides | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Explained:
+    """``load_context``, keeping where each effective value came from."""
+    env = os.environ if env is None else env
     root = os.path.realpath(project_root)
     if not os.path.isdir(root):
         raise UsageError(
@@ -96,29 +122,59 @@ def load_context(
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
 
-    if overrides.model is not None:
-        model = resolve_model(overrides.model).id
-    else:
-        chosen = settings.value.model or config.value.default_model or DEFAULT_ALIAS
-        model = resolve_model(chosen).id
-    mode = (
-        overrides.permission_mode
-        or settings.value.permission_mode
-        or config.value.permission_mode
-        or DEFAULT_MODE
+    chosen_model = first(
+        "model",
+        DEFAULT_ALIAS,
+        (overrides.model, "--model"),
+        (env_model(env), "ASSISTANT_MODEL"),
+        (settings.value.model, settings_file),
+        (config.value.default_model, f"{config_file} (defaultModel)"),
+    )
+    model = resolve_model(chosen_model.value).id
+    mode = first(
+        "permissionMode",
+        DEFAULT_MODE,
+        (overrides.permission_mode, "--permission-mode"),
+        (env_permission_mode(env), "ASSISTANT_PERMISSION_MODE"),
+        (settings.value.permission_mode, settings_file),
+        (config.value.permission_mode, config_file),
     )
     folder = memory_dir(root, home)
-    return ProjectContext(
+    context = ProjectContext(
         project_root=root,
         config=config.value,
         settings=settings.value,
         model=model,
-        permission_mode=mode,
+        permission_mode=mode.value,
         guide=_read_optional(os.path.join(root, GUIDE_FILE), None, warnings),
         memory=_read_optional(os.path.join(folder, MEMORY_FILE), MEMORY_LINES, warnings),
         memory_dir=folder,
+        memory_topics=_memory_topics(folder),
         warnings=tuple(warnings),
     )
+    return Explained(
+        context, (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings))
+    )
+
+
+def _file_only(
+    config: Loaded[GlobalConfig], settings: Loaded[ProjectSettings]
+) -> list[Setting[Any]]:
+    """Values only the files set: the file's path when present in it, else the default."""
+    out: list[Setting[Any]] = []
+    for loaded, keys in (
+        (config, ("theme", "autoSave")),
+        (settings, ("allowedPaths", "blockedPaths", "allowedCommands", "blockedCommands")),
+    ):
+        for key in keys:
+            value = msgspec.structs.asdict(loaded.value)[_snake(key)]
+            source = loaded.path if loaded.line_of(key) is not None else DEFAULT
+            out.append(Setting(key, value, source))
+    return out
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
 
 
 # ── the two JSON files ──────────────────────────────────────────────────────────────────────
@@ -290,3 +346,13 @@ def _read_optional(path: str, max_lines: int | None, warnings: list[str]) -> str
         warnings.append(f"{path} was not loaded: {error.strerror}")
         return None
     return "".join(lines)
+
+
+def _memory_topics(folder: str) -> tuple[str, ...]:
+    """Topic files beside MEMORY.md (debugging.md, conventions.md...): named to the model,
+    which reads one when it is relevant, so they cost no context until then (spec 2.6)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return ()
+    return tuple(sorted(n for n in names if n.endswith(".md") and n != MEMORY_FILE))

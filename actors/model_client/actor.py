@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from actors.model_client.endpoint import resolve_endpoint
 from actors.protocol import GetContext, ModelClientMsg, StreamMessage
 from runtime import Actor, KernelError
 
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 
     import httpx
 
-    from actors.model_client.client import MessagesClient
+    from actors.model_client.providers.router import ProviderRouter
     from actors.protocol import MemoryStoreMsg
     from runtime import Address, Reply
 
@@ -49,15 +48,24 @@ class ModelClient(Actor[ModelClientMsg]):
         self._read_timeout = read_timeout
         self._jitter = jitter
         self._sleep = sleep
-        self._client: MessagesClient | None = None
+        self._client: ProviderRouter | None = None
 
     async def on_start(self) -> None:
         import httpx
 
-        from actors.model_client.client import MessagesClient
+        from actors.model_client.providers.router import ProviderRouter
 
         context = await self._memory.ask(GetContext())
-        endpoint = resolve_endpoint(self._env, context.config)
+        # Each request goes to its model's provider: Anthropic, Bedrock or an OpenAI-compatible
+        # server (providers/).
+        router = ProviderRouter(
+            self._env,
+            context.config,
+            max_retries=self._max_retries,
+            read_timeout=self._read_timeout,
+            jitter=self._jitter,
+            sleep=self._sleep,
+        )
         http = self._given_http
         if http is None:
             # trust_env: HTTP_PROXY / HTTPS_PROXY / NO_PROXY apply (spec 5, "Proxy").
@@ -65,16 +73,10 @@ class ModelClient(Actor[ModelClientMsg]):
             # not followed, so loading the certificate store (~30 ms) would be wasted start-up.
             # (Not when a proxy is set: the hop to an https proxy must still be verified.)
             proxied = any(k.lower().endswith("_proxy") and v for k, v in self._env.items())
-            plain = endpoint.base_url.startswith("http://") and not proxied
+            plain = router.plain_http() and not proxied
             http = self._owned_http = httpx.AsyncClient(trust_env=True, verify=not plain)
-        self._client = MessagesClient(
-            http,
-            endpoint,
-            max_retries=self._max_retries,
-            read_timeout=self._read_timeout,
-            jitter=self._jitter,
-            sleep=self._sleep,
-        )
+        router.connect(http)
+        self._client = router
 
     async def on_stop(self) -> None:
         # A client passed in belongs to the caller; only the one made here is closed here.

@@ -86,6 +86,7 @@ class MessageAssembler:
         self._done: dict[int, Block] = {}
         self._stop_reason: str | None = None
         self._usage = dict.fromkeys(_USAGE_FIELDS, 0)
+        self._speed: str | None = None
 
     def feed(self, sse: ServerSentEvent) -> list[ModelEvent]:
         if self.finished is not None:
@@ -207,7 +208,7 @@ class MessageAssembler:
         self.finished = MessageFinished(
             message=Message("assistant", content),
             stop_reason=self._stop_reason,
-            usage=Usage(**self._usage),
+            usage=Usage(**self._usage, speed=self._speed),
         )
         return [*events, self.finished]
 
@@ -240,6 +241,8 @@ class MessageAssembler:
         # count present in a later event replaces the earlier one, and an absent one keeps it.
         if usage is None:
             return
+        if usage.speed is not None:
+            self._speed = usage.speed
         for name in _USAGE_FIELDS:
             value = getattr(usage, name)
             if value is not None:

@@ -3,13 +3,18 @@
 Retrying is only safe while the caller has seen nothing of the answer: once a content event
 went out, a failure is a ``StreamFailed`` and the caller decides (``MessageStarted`` alone
 does not count; a ``Retrying`` event tells the caller to forget it).
+
+Other providers (``providers/``) subclass ``MessagesClient`` and override the four wire hooks
+(``prepare``, ``status_failure``, ``decoders`` and ``content_type``); retrying, timeouts and
+streaming stay here, shared.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import httpx
@@ -20,6 +25,7 @@ from actors.model_client.assembler import MessageAssembler
 from actors.model_client.coalesce import coalesce
 from actors.model_client.sse import SSEDecoder
 from actors.protocol import MessageStarted, Retrying
+from runtime import debuglog
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -30,6 +36,23 @@ if TYPE_CHECKING:
     from actors.protocol import MessageFinished, ModelEvent, ModelRequest
 
     Emit = Callable[[ModelEvent], Awaitable[None]]
+
+
+class Decoder(Protocol):
+    """Body bytes -> the provider's events (SSE events, event-stream frames)."""
+
+    def feed(self, chunk: bytes, /) -> list[Any]: ...
+    def finish(self) -> list[Any]: ...
+
+
+class Assembler(Protocol):
+    """The provider's events -> ``ModelEvent``s, ending in ``MessageFinished``."""
+
+    finished: MessageFinished | None
+
+    def feed(self, event: Any, /) -> list[ModelEvent]: ...
+    def end(self) -> MessageFinished: ...
+
 
 CONNECT_TIMEOUT = 10.0
 DRAIN_GRACE = 0.2  # seconds to wait for the body's end after message_stop
@@ -46,6 +69,8 @@ class _Retryable(Exception):
 
 
 class MessagesClient:
+    content_type = "text/event-stream"  # what a streaming answer's content type starts with
+
     def __init__(
         self,
         http_client: httpx.AsyncClient,
@@ -69,38 +94,78 @@ class MessagesClient:
 
     async def stream(self, request: ModelRequest, emit: Emit) -> MessageFinished:
         """Stream one message through ``emit``; returns (and emits last) ``MessageFinished``."""
-        if not self.endpoint.api_key:
-            raise http.no_key_error()
-        http.check_address(self.endpoint)
-        body = http.encode_body(request)
-        headers = http.request_headers(self.endpoint, request)
+        url, body, headers = self.prepare(request)
         retries = 0
         while True:
             try:
-                return await self._attempt(body, headers, _Attempt(emit))
+                return await self._attempt(url, body, headers, _Attempt(emit))
             except _Retryable as failure:
                 if retries >= self.max_retries:
                     raise failure.error from None
                 delay = failure.wait if failure.wait is not None else self._backoff(retries)
                 retries += 1
+                if debuglog.active is not None:
+                    debuglog.active.write(
+                        "retry", attempt=retries, delay=delay, reason=failure.reason
+                    )
                 await emit(Retrying(attempt=retries, delay=delay, reason=failure.reason))
                 await self._sleep(delay)
+
+    # -- the wire hooks, one provider each ------------------------------------------------------
+
+    def prepare(self, request: ModelRequest) -> tuple[str, bytes, dict[str, str]]:
+        """The URL, body and headers to POST; raises for a request that cannot be sent."""
+        if not self.endpoint.api_key:
+            raise http.no_key_error()
+        http.check_address(self.endpoint)
+        return (
+            self.endpoint.messages_url,
+            http.encode_body(request),
+            http.request_headers(self.endpoint, request),
+        )
+
+    def status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> ApiError:
+        return http.status_error(self.endpoint, status, headers, body)
+
+    def decoders(self, request_id: str | None) -> tuple[Decoder, Assembler]:
+        return SSEDecoder(), MessageAssembler(request_id=request_id)
+
+    # -- shared by every provider -------------------------------------------------------------
 
     def _backoff(self, retries_made: int) -> float:
         return retry.backoff(retries_made, self._jitter)
 
     async def _attempt(
-        self, body: bytes, headers: dict[str, str], attempt: _Attempt
+        self, url: str, body: bytes, headers: dict[str, str], attempt: _Attempt
     ) -> MessageFinished:
-        url = self.endpoint.messages_url
+        started = time.monotonic()
+        if debuglog.active is not None:
+            debuglog.active.write("request", url=url, headers=headers, bytes=len(body))
         try:
             async with self._http.stream(
                 "POST", url, content=body, headers=headers, timeout=self._timeout
             ) as response:
                 attempt.request_id = response.headers.get("request-id")
+                if debuglog.active is not None:
+                    debuglog.active.write(
+                        "response",
+                        url=url,
+                        status=response.status_code,
+                        request_id=attempt.request_id,
+                    )
                 if response.status_code >= 400:
                     raise self._status_failure(response, await response.aread())
-                return await self._read_stream(response, attempt)
+                finished = await self._read_stream(url, response, attempt)
+                if debuglog.active is not None:
+                    debuglog.active.write(
+                        "finished",
+                        stop_reason=finished.stop_reason,
+                        input_tokens=finished.usage.input_tokens,
+                        output_tokens=finished.usage.output_tokens,
+                        speed=finished.usage.speed,
+                        ms=f"{(time.monotonic() - started) * 1000:.0f}",
+                    )
+                return finished
         except httpx.TimeoutException as exc:
             if attempt.content:
                 raise StreamFailed(
@@ -109,9 +174,19 @@ class MessagesClient:
                     request_id=attempt.request_id,
                 ) from None
             problem = _timeout_problem(exc, self.read_timeout)
+            # Connected but silent is a stall, not an unreachable address: say which it was.
+            stalled = isinstance(exc, httpx.ReadTimeout)
+            what = "The API at {} went silent" if stalled else "Could not reach the API at {}"
             raise _Retryable(
                 ConnectionFailed(
-                    f"Could not reach the API at {url}: {problem}", request_id=attempt.request_id
+                    f"{what.format(url)}: {problem}",
+                    request_id=attempt.request_id,
+                    remedy=(
+                        "Try again; if answers often stall, raise --stream-timeout "
+                        "(or ASSISTANT_STREAM_TIMEOUT)"
+                    )
+                    if stalled
+                    else None,
                 ),
                 problem,
             ) from None
@@ -133,19 +208,21 @@ class MessagesClient:
 
     def _status_failure(self, response: httpx.Response, body: bytes) -> Exception:
         status, headers = response.status_code, response.headers
-        error = http.status_error(self.endpoint, status, headers, body)
+        error = self.status_failure(status, headers, body)
         if not retry.status_is_retryable(status, headers):
             return error
         return _Retryable(error, error.message, retry.retry_after(headers))
 
-    async def _read_stream(self, response: httpx.Response, attempt: _Attempt) -> MessageFinished:
+    async def _read_stream(
+        self, url: str, response: httpx.Response, attempt: _Attempt
+    ) -> MessageFinished:
         request_id = attempt.request_id
         content_type = response.headers.get("content-type", "")
-        if not content_type.startswith("text/event-stream"):
+        if not content_type.startswith(self.content_type):
             raise ConnectionFailed(
-                f"The server at {self.endpoint.messages_url} answered HTTP {response.status_code}"
+                f"The server at {url} answered HTTP {response.status_code}"
                 f" with {content_type or 'no'} content type instead of an event stream:"
-                " is it the Messages API?",
+                " is it the right API?",
                 status=response.status_code,
                 request_id=request_id,
             )
@@ -169,8 +246,7 @@ class MessagesClient:
     ) -> MessageFinished | Exception:
         """Decode and emit the body's events; a failure is returned, for the caller to raise
         once the reader task has ended (raised here, the task group would wrap it)."""
-        decoder = SSEDecoder()
-        assembler = MessageAssembler(request_id=attempt.request_id)
+        decoder, assembler = self.decoders(attempt.request_id)
         try:
             async for first in chunks:
                 # Whatever else has already arrived is taken too, so that a burst becomes one

@@ -19,6 +19,7 @@ class WireUsage(msgspec.Struct, frozen=True):
     output_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
+    speed: str | None = None  # "fast" or "standard", when fast mode was asked for
 
 
 class WireMessage(msgspec.Struct, frozen=True):

@@ -3,7 +3,9 @@
 The order of the checks (spec 3.1 and 3.2):
 1. A blocked rule denies, in every mode.
 2. Plan mode is read-only: writes and commands are denied.
-3. A write under ``.legato/`` always asks: it changes the rules themselves.
+3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
+   is accepted, so "remember that ..." works in every mode but plan. A write under
+   ``.legato/`` always asks: it changes the rules themselves.
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
    inside it; ``ask`` and ``custom`` accept nothing more.
@@ -56,6 +58,8 @@ class Policy:
         self.mode: PermissionMode = context.permission_mode
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
+        # The project's memory folder (spec 2.6) is Legato's own notebook, outside the project.
+        self.memory_dir = os.path.realpath(context.memory_dir) if context.memory_dir else ""
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         if request.kind == "run":
@@ -93,6 +97,8 @@ class Policy:
         writes = request.kind != "read"
         if writes and self.mode == "plan":
             return Decision(False, f"plan mode is read-only: {verb} {shown} is not allowed")
+        if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
+            return Decision(True, f"{verb} in the project's memory folder is accepted")
         if writes and any(self._in_rules_folder(path) for path in resolved):
             return Question(
                 ONCE_CHOICES,
@@ -120,6 +126,9 @@ class Policy:
             ", ".join(_describe(key) for key in keys),  # writes and creates are one kind
             self._headless_paths(verb, shown, judgement, inside=inside),
         )
+
+    def _in_memory_folder(self, resolved: str) -> bool:
+        return resolved == self.memory_dir or resolved.startswith(self.memory_dir + os.sep)
 
     def _in_rules_folder(self, resolved: str) -> bool:
         folder = os.path.join(self.rules.root, ".legato")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from actors.protocol import ListTools, RunTools, ToolExecutorMsg
+from actors.protocol import InterruptTools, ListTools, RunTools, ToolExecutorMsg
 from actors.tool_executor.files import ReadLedger
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
@@ -50,3 +50,5 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await reply.send([tool.definition() for tool in TOOLS.values()])
             case RunTools(calls=calls):
                 await self._scheduler.run(calls, reply.send)
+            case InterruptTools(ids=ids):
+                self._scheduler.interrupt(ids)

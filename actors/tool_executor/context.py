@@ -54,6 +54,10 @@ class CallContext:
     output_cap: int
     permissions: Address[PermissionBrokerMsg]
     emit: Callable[[str], Awaitable[None]]  # live output, for display only
+    # For an interrupted call's result (issue 3): what it had printed, and whether it was
+    # waiting for the person to allow it (then nothing was done yet).
+    output_so_far: Callable[[], str] = lambda: ""
+    asking: bool = False
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -75,7 +79,9 @@ class CallContext:
         request = PermissionRequest(
             tool=self.tool, kind=kind, paths=paths, command=command, preview=preview
         )
+        self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))
+        self.asking = False
         if not decision.allowed:
             raise PermissionDenied(decision.reason)
 

@@ -20,6 +20,8 @@ from actors.errors import ToolFailure
 SNIFF_BYTES = 8192
 # Diffing is quadratic at worst; past this many characters the preview is left out.
 DIFF_LIMIT = 1_000_000
+# What a temporary file's name ends with (for .gitignore: ``*.legato-tmp``).
+TEMP_SUFFIX = "legato-tmp"
 
 
 def resolve_path(raw: str, root: str) -> str:
@@ -107,10 +109,15 @@ def atomic_write(real: str, data: bytes, *, mode: int | None) -> FileStamp:
     The bytes go to a temporary file in the same directory (``os.replace`` is atomic only within
     one file system), are flushed to disk, and then renamed over the target. ``mode`` keeps an
     existing file's permissions; a new file gets 0o666 minus the umask, as ``open`` would give it.
+
+    Only SIGKILL (or a power cut) can leave the temporary file behind: it is named
+    ``.NAME.PID-RANDOM.legato-tmp`` after its writer, and the next write of ``NAME`` removes
+    those whose writer is gone (issue 3).
     """
     parent, name = os.path.split(real)
     os.makedirs(parent, exist_ok=True)
-    temp = os.path.join(parent, f".{name}.{secrets.token_hex(4)}.legato-tmp")
+    _remove_orphans(parent, name)
+    temp = os.path.join(parent, f".{name}.{os.getpid()}-{secrets.token_hex(4)}.{TEMP_SUFFIX}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     replaced = False
     try:
@@ -128,6 +135,29 @@ def atomic_write(real: str, data: bytes, *, mode: int | None) -> FileStamp:
                 os.unlink(temp)
     _sync_directory(parent)
     return FileStamp.of(os.stat(real), data)
+
+
+def _remove_orphans(parent: str, name: str) -> None:
+    """Remove temporary files for ``name`` left by a writer that was killed outright."""
+    prefix = f".{name}."
+    with contextlib.suppress(OSError), os.scandir(parent) as entries:
+        for entry in entries:
+            if not (entry.name.startswith(prefix) and entry.name.endswith(f".{TEMP_SUFFIX}")):
+                continue
+            writer = entry.name[len(prefix) :].split("-", 1)[0]
+            if writer.isdigit() and not _alive(int(writer)):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: maybe another user's Legato, leave its file be
+    return True
 
 
 def _sync_directory(path: str) -> None:

@@ -4,6 +4,11 @@ The command runs in its own session, so it and everything it starts share one pr
 that Legato can signal as a whole, and the terminal's Ctrl+C never reaches it directly. The group
 ends with the call: SIGTERM, a short grace, then SIGKILL. Output keeps its head and its tail in
 fixed memory, however much a command prints.
+
+The grace depends on why the group ends. A command that ran out of time gets GRACE to clean up;
+a command the user interrupted gets INTERRUPT_GRACE, because a person waiting on Ctrl-C (and
+headless's 100 ms exit target, issue 3) matters more than a tidy exit of a program that
+ignores SIGTERM. Well-behaved commands die at the SIGTERM either way, in a few milliseconds.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ if TYPE_CHECKING:
 
     from anyio.abc import ByteReceiveStream, Process
 
-# How long a group gets between SIGTERM and SIGKILL.
+# How long a group gets between SIGTERM and SIGKILL: after a timeout, and after an interrupt.
 GRACE = 0.5
+INTERRUPT_GRACE = 0.1
 # How long to keep reading once the group is gone: a daemon that left the group may hold the pipe.
 DRAIN = 1.0
 # Live output goes to the UI at most this often, and at most this much of it at a time.
@@ -129,13 +135,16 @@ async def run_group(
     timeout: float,  # noqa: ASYNC109
     cap: int,
     emit: Callable[[str], Awaitable[None]],
+    capture: HeadTail | None = None,
 ) -> Ran:
     """Run ``bash -c command`` in a new process group until it exits or ``timeout`` passes.
 
     Either way, and on cancellation, the whole group is ended before this returns, so background
-    jobs (``sleep 100 &``) and children that ignore SIGTERM do not outlive the call.
+    jobs (``sleep 100 &``) and children that ignore SIGTERM do not outlive the call. Output goes
+    to ``capture`` when given, so that a caller that cancels this still has what was printed.
     """
-    capture, live = HeadTail(cap), LiveLines()
+    capture = capture if capture is not None else HeadTail(cap)
+    live = LiveLines()
     started = anyio.current_time()
     process = await anyio.open_process(
         ["bash", "-c", command],
@@ -169,8 +178,8 @@ async def run_group(
         return Ran(capture.text(), returncode, elapsed)
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-            if not ended:
-                await stop_group(process)
+            if not ended:  # cancelled: the user (or the session's end) is waiting
+                await stop_group(process, grace=INTERRUPT_GRACE)
             await process.aclose()
 
 
@@ -188,13 +197,13 @@ async def _read(
         drained.set()
 
 
-async def stop_group(process: Process) -> None:
-    """SIGTERM to the process group, GRACE seconds to go, then SIGKILL; the leader is reaped."""
+async def stop_group(process: Process, *, grace: float = GRACE) -> None:
+    """SIGTERM to the process group, ``grace`` seconds to go, then SIGKILL; the leader is reaped."""
     group = process.pid  # the session leader's pid is the group's id
     if process.returncode is not None and not await _group_alive(group):
         return
     _signal_group(group, signal.SIGTERM)
-    with anyio.move_on_after(GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
         # Nothing signals the end of processes that are not our children: poll.
         while await _group_alive(group):  # noqa: ASYNC110

@@ -5,6 +5,12 @@ earlier calls of its batch that touch the same path (or a folder above or below 
 of them writes, so ``Edit A->B`` then ``Edit B->C`` on one file applies in order, while reads
 and shell commands (whose paths are unknowable) run freely. A call's failure is its own result:
 every exception becomes an ``is_error`` result and only cancellation reaches the siblings.
+
+Interrupting (``interrupt``, for the user's Ctrl-C) is not cancelling: each call runs in a cancel
+scope of its own, and when that scope is cancelled the call still ends with a ``ToolFinished``,
+saying it was interrupted, after how long, with the output captured so far, so the model is
+told exactly what happened. Cancelling the whole ``run`` (its caller went away) ends the calls
+with no result at all, since nobody is listening.
 """
 
 from __future__ import annotations
@@ -59,17 +65,42 @@ class Scheduler:
         self._ledger = ledger
         self._limiter = anyio.CapacityLimiter(max_concurrency)
         self._output_cap = output_cap
+        self._scopes: dict[str, anyio.CancelScope] = {}  # by call id, while a batch runs
+        self._interrupted: set[str] = set()  # ids interrupted before their batch began
 
     async def run(self, calls: Sequence[ToolCall], send: Send) -> None:
         """Run ``calls``; ``send`` gets ToolStarted, ToolOutput and one ToolFinished for each."""
-        plans = [await self._plan(call) for call in calls]
-        done = [anyio.Event() for _ in plans]
-        async with anyio.create_task_group() as tasks:
-            for index, plan in enumerate(plans):
-                after = [
-                    done[earlier] for earlier in range(index) if _ordered(plans[earlier], plan)
-                ]
-                tasks.start_soon(self._run_one, plan, after, done[index], send)
+        # Scopes exist before the first await, so an interrupt never falls between the cracks.
+        scopes = {call.id: self._scope_for(call.id) for call in calls}
+        try:
+            plans = [await self._plan(call) for call in calls]
+            done = [anyio.Event() for _ in plans]
+            async with anyio.create_task_group() as tasks:
+                for index, plan in enumerate(plans):
+                    after = [
+                        done[earlier] for earlier in range(index) if _ordered(plans[earlier], plan)
+                    ]
+                    scope = scopes[plan.call.id]
+                    tasks.start_soon(self._run_one, plan, scope, after, done[index], send)
+        finally:
+            for call in calls:
+                self._scopes.pop(call.id, None)
+
+    def interrupt(self, ids: Sequence[str]) -> None:
+        """Stop these calls; each still reports, as interrupted (see the module's docstring)."""
+        for call_id in ids:
+            scope = self._scopes.get(call_id)
+            if scope is not None:
+                scope.cancel()
+            else:  # its RunTools has not arrived yet (the two messages raced) or is over
+                self._interrupted.add(call_id)
+
+    def _scope_for(self, call_id: str) -> anyio.CancelScope:
+        scope = self._scopes[call_id] = anyio.CancelScope()
+        if call_id in self._interrupted:
+            self._interrupted.discard(call_id)
+            scope.cancel()
+        return scope
 
     async def _plan(self, call: ToolCall) -> _Plan:
         tool = self._tools.get(call.name)
@@ -91,45 +122,60 @@ class Scheduler:
             return _Plan(call, tool, None, f"Invalid input for {tool.name}: {exc}", None, tool.name)
 
     async def _run_one(
-        self, plan: _Plan, after: list[anyio.Event], done: anyio.Event, send: Send
+        self,
+        plan: _Plan,
+        scope: anyio.CancelScope,
+        after: list[anyio.Event],
+        done: anyio.Event,
+        send: Send,
     ) -> None:
-        try:
-            for earlier in after:
-                await earlier.wait()
-            # Started and Finished are sent holding the slot, so the stream shows the limit.
-            async with self._limiter:
-                await send(ToolStarted(id=plan.call.id, name=plan.call.name, summary=plan.summary))
-                started = anyio.current_time()
-                outcome = await self._execute(plan, send)
-                result = ToolResult(
-                    tool_use_id=plan.call.id,
-                    content=outcome.content,
-                    is_error=outcome.is_error,
-                    denied=outcome.denied,
-                )
-                elapsed = anyio.current_time() - started
-                await send(ToolFinished(result=result, elapsed=elapsed, diff=outcome.diff))
-        finally:
-            done.set()  # also on cancellation: nothing may wait on a call that will never end
-
-    async def _execute(self, plan: _Plan, send: Send) -> Outcome:
-        if plan.failure is not None or plan.tool is None:
-            return Outcome(plan.failure or "", is_error=True)
-        name = plan.tool.name
+        call = plan.call
 
         async def emit(text: str) -> None:
             # Live output is for display only: a caller that stopped listening loses nothing.
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await send(ToolOutput(id=plan.call.id, text=text))
+                await send(ToolOutput(id=call.id, text=text))
 
         ctx = CallContext(
-            tool=name,
+            tool=plan.tool.name if plan.tool else call.name,
             project_root=self._root,
             ledger=self._ledger,
             output_cap=self._output_cap,
             permissions=self._permissions,
             emit=emit,
         )
+        started: float | None = None
+        outcome: Outcome | None = None
+        holding = False
+        try:
+            with scope:
+                for earlier in after:
+                    await earlier.wait()
+                # Started and Finished are sent holding the slot, so the stream shows the limit.
+                await self._limiter.acquire()
+                holding = True
+                await send(ToolStarted(id=call.id, name=call.name, summary=plan.summary))
+                started = anyio.current_time()
+                outcome = await self._execute(plan, ctx)
+            elapsed = 0.0 if started is None else anyio.current_time() - started
+            if outcome is None:  # the scope was cancelled: interrupted
+                outcome = _interrupted(plan, ctx, started is not None, elapsed)
+            result = ToolResult(
+                tool_use_id=call.id,
+                content=outcome.content,
+                is_error=outcome.is_error,
+                denied=outcome.denied,
+            )
+            await send(ToolFinished(result=result, elapsed=elapsed, diff=outcome.diff))
+        finally:
+            if holding:
+                self._limiter.release()
+            done.set()  # also on cancellation: nothing may wait on a call that will never end
+
+    async def _execute(self, plan: _Plan, ctx: CallContext) -> Outcome:
+        if plan.failure is not None or plan.tool is None:
+            return Outcome(plan.failure or "", is_error=True)
+        name = plan.tool.name
         try:
             return await plan.tool.run(plan.args, ctx)
         except PermissionDenied as exc:
@@ -144,6 +190,28 @@ class Scheduler:
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
             return Outcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> Outcome:
+    """The result of a call stopped by an interrupt: how far it got, and what it printed."""
+    if not began:
+        return Outcome("Interrupted before it started; nothing was done.", is_error=True)
+    if ctx.asking:
+        return Outcome(
+            f"Interrupted after {elapsed:.1f} s while waiting for the user's permission; "
+            "nothing was done.",
+            is_error=True,
+        )
+    if plan.tool is not None and plan.tool.name == "Bash":
+        note = (
+            f"Interrupted after {elapsed:.1f} s, before it finished; the command and every "
+            "process it started were stopped."
+        )
+        output = ctx.output_so_far().rstrip("\n")
+        if output.strip():
+            return Outcome(f"{note} Output so far:\n{output}", is_error=True)
+        return Outcome(f"{note} It had printed nothing.", is_error=True)
+    return Outcome(f"Interrupted after {elapsed:.1f} s, before it finished.", is_error=True)
 
 
 def _ordered(earlier: _Plan, later: _Plan) -> bool:

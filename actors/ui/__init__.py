@@ -7,6 +7,6 @@ and stream-json now; the interactive terminal later).
 
 from __future__ import annotations
 
-from actors.ui.actor import Renderer, UiActor
+from actors.ui.actor import QuestionsActor, Renderer, UiActor
 
-__all__ = ["Renderer", "UiActor"]
+__all__ = ["QuestionsActor", "Renderer", "UiActor"]

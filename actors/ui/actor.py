@@ -42,3 +42,19 @@ class UiActor(Actor[UiMsg]):
 
     async def on_stop(self) -> None:
         await self.renderer.close()
+
+
+class QuestionsActor(UiActor):
+    """Puts the permission broker's questions to the person, beside the UI actor.
+
+    A question waits for a person for seconds; if the UI actor itself asked, the events queued
+    behind the question (the output of tools already approved and running) would wait too.
+    With questions here, events keep flowing while one is open (issue 4). It shares the
+    frontend's renderer, which the UI actor closes.
+    """
+
+    name = "ui_questions"
+    inbox_size = 64
+
+    async def on_stop(self) -> None:
+        return None

@@ -1,4 +1,10 @@
-"""Running one headless prompt: the session, the signals, the exit code."""
+"""Running one headless prompt: the session, the signals, the exit code.
+
+A first SIGINT or SIGTERM interrupts the prompt the way the terminal's Ctrl-C will: only the
+``RunPrompt`` request is cancelled, the conductor stops the running tools (their process groups
+ended) and puts the conversation in order, and the session then closes normally. A second
+signal while that happens cancels everything at once. Either way every process is reaped.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,16 @@ from typing import IO, TYPE_CHECKING
 import anyio
 
 from actors.errors import LegatoError
-from actors.protocol import GetContext, Notice, RunPrompt, Show, TurnOutcome
+from actors.protocol import (
+    Compact,
+    GetContext,
+    GetConversation,
+    Notice,
+    RunPrompt,
+    Show,
+    TurnOutcome,
+    Undo,
+)
 from frontends.cli import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
 from frontends.headless.render import HeadlessRenderer, TextRenderer, renderer_for
 from frontends.session import assemble
@@ -21,8 +36,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from actors.protocol import PermissionMode
+    from frontends.session import Session
 
+# Prompts that are commands to the session rather than to the model (issue 7).
+SESSION_COMMANDS: dict[str, Undo | Compact] = {"/undo": Undo(), "/compact": Compact()}
 _SIGNAL_EXIT = {signal.SIGINT: EXIT_SIGINT, signal.SIGTERM: EXIT_SIGTERM}
+# How long an interrupted prompt gets to stop its tools and close its turn (the conductor bounds
+# its own part to 2 s; this is the frontend's outer bound on the same wait).
+STOP_WAIT = 3.0
 
 
 def run_headless(
@@ -33,10 +54,14 @@ def run_headless(
     permission_mode: PermissionMode | None = None,
     output_format: str = "text",
     max_turns: int = 50,
+    max_parallel: int = 10,
+    stream_timeout: float = 60.0,
     env: Mapping[str, str] | None = None,
     home: str | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    session_id: str | None = None,
+    resume: bool = False,
 ) -> int:
     job = _HeadlessJob(
         project_root=project_root,
@@ -45,10 +70,14 @@ def run_headless(
         permission_mode=permission_mode,
         output_format=output_format,
         max_turns=max_turns,
+        max_parallel=max_parallel,
+        stream_timeout=stream_timeout,
         env=env,
         home=home,
         stdout=stdout or sys.stdout,
         stderr=stderr or sys.stderr,
+        session_id=session_id,
+        resume=resume,
     )
     try:
         return anyio.run(job.run, backend="trio")
@@ -67,10 +96,14 @@ class _HeadlessJob:
         permission_mode: PermissionMode | None,
         output_format: str,
         max_turns: int,
+        max_parallel: int,
+        stream_timeout: float,
         env: Mapping[str, str] | None,
         home: str | None,
         stdout: IO[str],
         stderr: IO[str],
+        session_id: str | None = None,
+        resume: bool = False,
     ) -> None:
         self.project_root = project_root
         self.prompt = prompt
@@ -78,22 +111,28 @@ class _HeadlessJob:
         self.permission_mode = permission_mode
         self.output_format = output_format
         self.max_turns = max_turns
+        self.max_parallel = max_parallel
+        self.stream_timeout = stream_timeout
         self.env = env
         self.home = home
         self.stdout = stdout
         self.stderr = stderr
-        self.session_id = str(uuid.uuid4())
+        self.session_id = session_id or str(uuid.uuid4())
+        self.resume = resume  # go on with the saved session (--continue, --resume)
         self.renderer: HeadlessRenderer = renderer_for(
             output_format, stdout, stderr, self.session_id
         )
         self.stopped_by: signal.Signals | None = None
+        self.stopped_what = ""  # what was running when the signal came, for the one-line note
+        self.prompt_scope: anyio.CancelScope | None = None  # made in ``run``: needs the loop
         self.started = time.monotonic()
 
     async def run(self) -> int:
+        self.prompt_scope = prompt_scope = anyio.CancelScope()
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._watch_signals, group.cancel_scope)
-                code = await self._session()
+                code = await self._session(prompt_scope)
                 group.cancel_scope.cancel()
         except BaseExceptionGroup as failure:
             error = first_error(failure)
@@ -109,11 +148,16 @@ class _HeadlessJob:
     async def _watch_signals(self, scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for received in signals:
+                if self.stopped_by is not None:
+                    scope.cancel()  # a second signal: stop waiting for a tidy end
+                    return
                 self.stopped_by = signal.Signals(received)
-                scope.cancel()
-                return
+                # Said now: once the tools report, the renderer no longer shows them running.
+                self.stopped_what = self.renderer.activity()
+                if self.prompt_scope is not None:
+                    self.prompt_scope.cancel()
 
-    async def _session(self) -> int:
+    async def _session(self, prompt_scope: anyio.CancelScope) -> int:
         session = assemble(
             self.project_root,
             renderer=self.renderer,
@@ -123,18 +167,51 @@ class _HeadlessJob:
             env=self.env,
             home=self.home,
             session_id=self.session_id,
+            max_concurrency=self.max_parallel,
+            stream_timeout=self.stream_timeout,
+            resume=self.resume,
         )
         async with supervise(session.actors):
             context = await session.memory.address.ask(GetContext())
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
-            outcome = await session.conductor.address.ask(
-                RunPrompt(text=self.prompt, max_turns=self.max_turns)
-            )
-            await session.ui.address.tell(Show(outcome))
+            with prompt_scope:
+                command = SESSION_COMMANDS.get(self.prompt.strip())
+                if command is not None:
+                    outcome = await self._session_command(session, command)
+                else:
+                    outcome = await session.conductor.address.ask(
+                        RunPrompt(text=self.prompt, max_turns=self.max_turns)
+                    )
+                await session.ui.address.tell(Show(outcome))
+            if prompt_scope.cancelled_caught:
+                # The conductor answers this only once the interrupted prompt has let go: its
+                # tools stopped and reported, the conversation closed. Then the session ends.
+                with anyio.move_on_after(STOP_WAIT):
+                    await session.conductor.address.ask(GetConversation())
+                return EXIT_FAILURE  # replaced by the signal's code in ``run``
         if outcome.is_error and isinstance(self.renderer, TextRenderer):
             self.stderr.write(f"legato: error: {outcome.error or outcome.subtype}\n")
         return EXIT_FAILURE if outcome.is_error else EXIT_OK
+
+    async def _session_command(self, session: Session, command: Undo | Compact) -> TurnOutcome:
+        """``/undo`` and ``/compact`` run by the session itself (with --continue, on the saved
+        one); what they did is the result."""
+        said = await session.conductor.address.ask(command)
+        if isinstance(self.renderer, TextRenderer):
+            # Text output shows what the model streams; here nothing streams, so say it.
+            self.stdout.write(f"{said}\n")
+        return TurnOutcome(
+            result=said,
+            is_error=False,
+            subtype="success",
+            num_turns=0,
+            duration_ms=round((time.monotonic() - self.started) * 1000),
+            duration_api_ms=0,
+            usage=session.conductor.usage,
+            total_cost_usd=None,
+            session_id=self.session_id,
+        )
 
     def _fail(self, error: BaseException, raised: BaseException) -> int:
         if isinstance(error, LegatoError):
@@ -148,7 +225,7 @@ class _HeadlessJob:
         return EXIT_FAILURE
 
     def _interrupted(self, received: signal.Signals) -> int:
-        what = self.renderer.activity()
+        what = self.stopped_what
         self.stderr.write(f"\nlegato: stopped by {received.name} {what}\n")
         self.stderr.flush()
         if self.output_format != "text":

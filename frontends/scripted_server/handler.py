@@ -114,7 +114,9 @@ class Handler(BaseHTTPRequestHandler):
             for index, tool_call in enumerate(step.tool_calls)
         ]
         message_id = f"msg_scripted_{number:03d}"
-        model, input_tokens = body["model"], count_input_tokens(body)
+        model = body["model"]
+        # The prompt cache splits the input when the request marks cache_control (cache.py).
+        input_tokens, created, read = self.server.scripted.cache.account(body)
         if body.get("stream"):
             events = stream_events(
                 step,
@@ -122,6 +124,7 @@ class Handler(BaseHTTPRequestHandler):
                 model=model,
                 input_tokens=input_tokens,
                 tool_ids=tool_ids,
+                cached=(created, read),
             )
             self._stream(step, events, request_id)
         elif step.cut_after is not None:
@@ -137,6 +140,7 @@ class Handler(BaseHTTPRequestHandler):
                 model=model,
                 input_tokens=input_tokens,
                 tool_ids=tool_ids,
+                cached=(created, read),
             )
             self._json(200, payload, request_id)
 

@@ -22,6 +22,7 @@ from http.server import ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import TYPE_CHECKING, Any
 
+from frontends.scripted_server.cache import PromptCache
 from frontends.scripted_server.handler import Handler
 from frontends.scripted_server.steps import HttpError, Step, to_step, to_steps
 
@@ -62,6 +63,7 @@ class ScriptedServer:
         self._step_requests = 0  # requests that asked for a step, to number them
         self._responses = 0  # every answer, for request-id
         self._requests: list[RecordedRequest] = []
+        self.cache = PromptCache()  # answers cache_control marks as the API does (cache.py)
         # Reentrant: a script callable may read ``server.requests`` or ``server.remaining``.
         self._lock = threading.RLock()
         self._stopping = threading.Event()

@@ -82,8 +82,10 @@ def content_blocks(step: Step, tool_ids: Sequence[str]) -> list[dict[str, Any]]:
     return blocks
 
 
-def usage_for(step: Step, input_tokens: int) -> dict[str, int]:
-    """The final usage of a step: computed from its content, then the step's overrides."""
+def usage_for(step: Step, input_tokens: int, cached: tuple[int, int] = (0, 0)) -> dict[str, int]:
+    """The final usage of a step: computed from its content, then the step's overrides.
+
+    ``cached`` is the prompt cache's (creation, read) tokens; ``input_tokens`` the rest."""
     output = 0
     if step.thinking is not None:
         output += estimate_tokens(step.thinking)
@@ -97,8 +99,8 @@ def usage_for(step: Step, input_tokens: int) -> dict[str, int]:
         )
     usage = {
         "input_tokens": input_tokens,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": cached[0],
+        "cache_read_input_tokens": cached[1],
         "output_tokens": max(1, output),
     }
     if step.usage:
@@ -150,10 +152,16 @@ def _block_events(step: Step, tool_ids: Sequence[str]) -> list[tuple[dict[str, A
 
 
 def stream_events(
-    step: Step, *, message_id: str, model: str, input_tokens: int, tool_ids: Sequence[str]
+    step: Step,
+    *,
+    message_id: str,
+    model: str,
+    input_tokens: int,
+    tool_ids: Sequence[str],
+    cached: tuple[int, int] = (0, 0),
 ) -> list[bytes]:
     """Every SSE event of a streamed step, ``event: error`` included where the step fails."""
-    usage = usage_for(step, input_tokens)
+    usage = usage_for(step, input_tokens, cached)
     start_usage = {**usage, "output_tokens": PLACEHOLDER_OUTPUT_TOKENS}
     message: dict[str, Any] = {
         "id": message_id,
@@ -189,7 +197,13 @@ def stream_events(
 
 
 def message_json(
-    step: Step, *, message_id: str, model: str, input_tokens: int, tool_ids: Sequence[str]
+    step: Step,
+    *,
+    message_id: str,
+    model: str,
+    input_tokens: int,
+    tool_ids: Sequence[str],
+    cached: tuple[int, int] = (0, 0),
 ) -> bytes:
     """The step as one non-streamed Message (``"stream": false``)."""
     return _encode(
@@ -201,6 +215,6 @@ def message_json(
             "content": content_blocks(step, tool_ids),
             "stop_reason": step.final_stop_reason,
             "stop_sequence": step.stop_sequence,
-            "usage": usage_for(step, input_tokens),
+            "usage": usage_for(step, input_tokens, cached),
         }
     )

@@ -11,6 +11,7 @@ import pytest
 from actors.protocol import RunTools, ToolFinished, ToolOutput
 from tests.tool_executor.harness import call, is_running, session
 from tests.tool_executor.test_bash import STUBBORN, pids
+from tests.tool_executor.test_interrupt import finished, interrupt_when
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -59,4 +60,19 @@ async def test_cancelling_the_caller_ends_the_whole_group(tmp_path: Path) -> Non
                             seen += event.text
                         if len(pids(seen)) == 2:
                             scope.cancel()
+    assert [is_running(pid) for pid in pids(seen)] == [False, False]
+
+
+async def test_an_interrupt_reports_each_call(tmp_path: Path) -> None:
+    stubborn = call("Bash", command=STUBBORN)
+    waiting = call("Bash", command=STUBBORN)
+    async with session(tmp_path, max_concurrency=1) as s:
+        with anyio.fail_after(10):
+            events = await interrupt_when(
+                s.executor.address, (stubborn, waiting), lambda seen: len(pids(seen)) == 2
+            )
+    done = sorted(f.result.content for f in finished(events).values())
+    assert done[0].startswith("Interrupted after")
+    assert done[1] == "Interrupted before it started; nothing was done."
+    seen = "".join(e.text for e in events if isinstance(e, ToolOutput))
     assert [is_running(pid) for pid in pids(seen)] == [False, False]

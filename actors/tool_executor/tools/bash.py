@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import CommandNotFound, ToolFailure
 from actors.tool_executor.context import Outcome, Tool
-from actors.tool_executor.process import run_group
+from actors.tool_executor.process import HeadTail, run_group
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
@@ -25,12 +25,15 @@ async def run(args: BashInput, ctx: CallContext) -> Outcome:
         )
     await ctx.check("run", command=args.command)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
+    capture = HeadTail(ctx.output_cap)
+    ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
     done = await run_group(
         args.command,
         cwd=ctx.project_root,
         timeout=timeout_ms / 1000,
         cap=ctx.output_cap,
         emit=ctx.emit,
+        capture=capture,
     )
     parts = [done.output.rstrip("\n")] if done.output.strip() else []
     code = done.returncode

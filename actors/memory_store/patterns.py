@@ -1,0 +1,344 @@
+"""Patterns (spec 2.2): parameterised generators in ``.legato/patterns/<file>.md``.
+
+Front matter: ``name``, ``description``, ``args`` (each ``name``, ``description``,
+``required``, ``choices``, ``default``). Legato adds two optional fields, both documented in
+docs/skills-and-patterns.md: ``args[].type`` (``string``, ``json`` or ``integer``; a ``json``
+argument that does not parse is reported where it breaks) and ``generator`` (``mock-data``:
+the output is fully determined by the arguments, so Legato renders it without a model).
+
+The body (generated-content list, steps, template) may use ``{{arg}}`` placeholders; ``{{Arg}}``
+gives the value in PascalCase and ``{{ARG}}`` in UPPER_SNAKE_CASE. The rendered body is the task
+handed to the model. The file name may differ from the pattern's name; a project pattern
+overrides the bundled one of the same name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from actors.errors import ConfigError, UsageError
+from actors.memory_store import frontmatter
+from actors.memory_store.skills import NAME, markdown_files, read_text, require_string
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+BUNDLED_PATTERNS = os.path.join(os.path.dirname(__file__), "bundled", "patterns")
+PROJECT_PATTERNS = os.path.join(".legato", "patterns")
+NOT_PATTERNS = frozenset({"readme.md", "changelog.md"})  # the library's own documents
+ARG_TYPES = ("string", "json", "integer")
+GENERATORS = ("mock-data",)
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}")
+_ARG_FIELDS = frozenset({"name", "description", "required", "choices", "default", "type"})
+
+
+@dataclass(frozen=True)
+class PatternArg:
+    name: str
+    description: str
+    required: bool = False
+    choices: tuple[str, ...] | None = None
+    default: str | None = None
+    type: str = "string"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    description: str
+    args: tuple[PatternArg, ...]
+    body: str
+    path: str
+    bundled: bool
+    generator: str | None = None
+    body_line: int = 1
+
+
+def project_patterns_dir(project_root: str) -> str:
+    return os.path.join(project_root, PROJECT_PATTERNS)
+
+
+def pattern_files(folder: str) -> list[str]:
+    return [p for p in markdown_files(folder) if os.path.basename(p).lower() not in NOT_PATTERNS]
+
+
+def load_pattern(path: str, *, bundled: bool = False) -> Pattern:
+    """Read and check one pattern file; ``ConfigError`` names the file, line and field."""
+    document = frontmatter.parse(read_text(path), path)
+    name = require_string(document, "name")
+    if not NAME.match(name):
+        raise _fault(
+            document, "name", f"{name!r} cannot be typed as /{name}", "Use lower-case-words"
+        )
+    description = require_string(document, "description")
+    generator = document.fields.get("generator")
+    if generator is not None and generator not in GENERATORS:
+        raise _fault(document, "generator", f"{generator!r} is not one of {', '.join(GENERATORS)}")
+    if not document.body.strip():
+        raise ConfigError(
+            "the body is empty",
+            path=path,
+            line=document.body_line,
+            field="body",
+            remedy="Write the generated-content list, the steps and the template",
+        )
+    args = _args(document)
+    if generator == "mock-data" and [arg.name for arg in args][:2] != ["schema", "count"]:
+        raise _fault(
+            document,
+            "generator",
+            "mock-data needs the arguments schema and count, in that order",
+            "Declare args 'schema' (type: json) and 'count' (type: integer), or drop 'generator'",
+        )
+    return Pattern(
+        name,
+        description,
+        args,
+        document.body,
+        path,
+        bundled,
+        generator if isinstance(generator, str) else None,
+        document.body_line,
+    )
+
+
+def _args(document: frontmatter.Document) -> tuple[PatternArg, ...]:
+    raw = document.fields.get("args", [])
+    if raw == "":
+        return ()
+    if not isinstance(raw, list):
+        raise _fault(document, "args", "must be a list of argument objects")
+    args: list[PatternArg] = []
+    for index, item in enumerate(raw):
+        where = f"args[{index}]"
+        if not isinstance(item, dict):
+            raise _fault(document, where, "must be an object with name and description")
+        args.append(_arg(document, where, item))
+    names = [arg.name for arg in args]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise _fault(document, f"args[{index}].name", f"repeats the argument '{name}'")
+    return tuple(args)
+
+
+def _arg(document: frontmatter.Document, where: str, item: dict[str, object]) -> PatternArg:
+    for key in item:
+        if key not in _ARG_FIELDS:
+            raise _fault(
+                document,
+                f"{where}.{key}",
+                "is not an argument field",
+                f"Use only {', '.join(sorted(_ARG_FIELDS))}",
+            )
+    for key in ("name", "description"):
+        value = item.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise _fault(document, f"{where}.{key}", "must be a non-empty string")
+    name, description = str(item["name"]), str(item["description"])
+    required = item.get("required", False)
+    if not isinstance(required, bool):
+        raise _fault(document, f"{where}.required", f"must be true or false, not {required!r}")
+    kind = item.get("type", "string")
+    if kind not in ARG_TYPES:
+        raise _fault(document, f"{where}.type", f"{kind!r} is not one of {', '.join(ARG_TYPES)}")
+    choices = item.get("choices")
+    if choices is not None and (
+        not isinstance(choices, list) or not choices or any(isinstance(c, dict) for c in choices)
+    ):
+        raise _fault(document, f"{where}.choices", "must be a non-empty list of values")
+    shown_choices = tuple(str(c) for c in choices) if isinstance(choices, list) else None
+    default = item.get("default")
+    if isinstance(default, list | dict):
+        raise _fault(document, f"{where}.default", "must be a single value")
+    text_default = None if default is None else _text(default)
+    if text_default is not None:
+        if required:
+            raise _fault(
+                document,
+                f"{where}.default",
+                "a required argument never uses its default",
+                "Drop the default, or make the argument optional",
+            )
+        if shown_choices is not None and text_default not in shown_choices:
+            raise _fault(
+                document,
+                f"{where}.default",
+                f"{text_default!r} is not one of the choices {', '.join(shown_choices)}",
+            )
+        problem = _type_problem(str(kind), text_default)
+        if problem:
+            raise _fault(document, f"{where}.default", problem)
+    return PatternArg(name, description, required, shown_choices, text_default, str(kind))
+
+
+def _text(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _type_problem(kind: str, value: str) -> str | None:
+    if kind == "integer" and not re.fullmatch(r"-?\d+", value.strip()):
+        return f"{value!r} is not a whole number"
+    if kind == "json":
+        try:
+            json.loads(value)
+        except json.JSONDecodeError as error:
+            return json_problem(value, error)
+    return None
+
+
+def json_problem(text: str, error: json.JSONDecodeError) -> str:
+    """Where a JSON text breaks: the message, the position and a caret under it."""
+    line = text.splitlines()[error.lineno - 1] if text.splitlines() else ""
+    return (
+        f"is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}\n"
+        f"    {line}\n    {' ' * (error.colno - 1)}^"
+    )
+
+
+def _fault(
+    document: frontmatter.Document, key: str, message: str, remedy: str | None = None
+) -> ConfigError:
+    line = document.line_of(key) or document.line_of(key.split(".")[0]) or 1
+    return ConfigError(
+        message,
+        path=document.path,
+        line=line,
+        field=key,
+        remedy=remedy or "Fix the front matter (see docs/skills-and-patterns.md for its format)",
+    )
+
+
+# ── finding ─────────────────────────────────────────────────────────────────────────────────
+
+
+def find_pattern(project_root: str, name: str) -> Pattern | None:
+    """The project's pattern called ``name`` if any, else the bundled one, else None.
+
+    A project file named ``<name>.md`` that does not load is an error, not a miss: the user
+    meant that file.
+    """
+    for folder, bundled in ((project_patterns_dir(project_root), False), (BUNDLED_PATTERNS, True)):
+        files = pattern_files(folder)
+        for path in files:
+            if os.path.basename(path) == f"{name}.md":
+                pattern = load_pattern(path, bundled=bundled)
+                if pattern.name == name:
+                    return pattern
+        for path in files:
+            try:
+                pattern = load_pattern(path, bundled=bundled)
+            except ConfigError:
+                continue  # someone else's broken file; /<its name> --test reports it
+            if pattern.name == name:
+                return pattern
+    return None
+
+
+def list_patterns(project_root: str) -> tuple[list[Pattern], list[ConfigError]]:
+    """Every pattern by name (project over bundled), and the faults of files that do not load."""
+    found: dict[str, Pattern] = {}
+    faults: list[ConfigError] = []
+    for folder, bundled in ((BUNDLED_PATTERNS, True), (project_patterns_dir(project_root), False)):
+        for path in pattern_files(folder):
+            try:
+                pattern = load_pattern(path, bundled=bundled)
+            except ConfigError as error:
+                faults.append(error)
+                continue
+            found[pattern.name] = pattern
+    return sorted(found.values(), key=lambda pattern: pattern.name), faults
+
+
+# ── arguments and rendering ─────────────────────────────────────────────────────────────────
+
+
+def bind(pattern: Pattern, positional: Sequence[str]) -> dict[str, str]:
+    """Match positional values to the pattern's arguments, check them, apply defaults."""
+    usage = usage_line(pattern)
+    if len(positional) > len(pattern.args):
+        extra = ", ".join(repr(value) for value in positional[len(pattern.args) :])
+        raise UsageError(
+            f"/{pattern.name} takes {len(pattern.args)} argument(s); {extra} is one too many",
+            remedy=f"Usage: {usage}. Quote a value that holds spaces (a JSON value as one "
+            "quoted string)",
+        )
+    values: dict[str, str] = {}
+    for index, arg in enumerate(pattern.args):
+        if index < len(positional):
+            values[arg.name] = _check_value(pattern, arg, positional[index], usage)
+        elif arg.required:
+            raise UsageError(
+                f"/{pattern.name} needs the argument '{arg.name}' ({arg.description})",
+                remedy=f"Usage: {usage}",
+            )
+        elif arg.default is not None:
+            values[arg.name] = arg.default
+        else:
+            values[arg.name] = ""
+    return values
+
+
+def _check_value(pattern: Pattern, arg: PatternArg, value: str, usage: str) -> str:
+    if arg.choices is not None:
+        matches = [choice for choice in arg.choices if choice.lower() == value.lower()]
+        if not matches:
+            raise UsageError(
+                f"/{pattern.name}: '{arg.name}' is {value!r}; allowed: {', '.join(arg.choices)}",
+                remedy=f"Usage: {usage}",
+            )
+        value = matches[0]  # the spelling the pattern uses: "get" -> "GET"
+    problem = _type_problem(arg.type, value)
+    if problem:
+        raise UsageError(f"/{pattern.name}: '{arg.name}' {problem}", remedy=f"Usage: {usage}")
+    return value
+
+
+def usage_line(pattern: Pattern) -> str:
+    parts = [f"/{pattern.name}"]
+    for arg in pattern.args:
+        shown = "|".join(arg.choices) if arg.choices else arg.name
+        parts.append(f"<{shown}>" if arg.required else f"[{shown}]")
+    return " ".join(parts)
+
+
+def render(pattern: Pattern, values: Mapping[str, str]) -> str:
+    """The body with every placeholder filled; unbound ones are left as written."""
+
+    def fill(match: re.Match[str]) -> str:
+        value = lookup(match.group(1), values)
+        return match.group(0) if value is None else value
+
+    return PLACEHOLDER.sub(fill, pattern.body)
+
+
+def lookup(placeholder: str, values: Mapping[str, str]) -> str | None:
+    """``{{name}}`` as given, ``{{Name}}`` in PascalCase, ``{{NAME}}`` in UPPER_SNAKE_CASE."""
+    if placeholder in values:
+        return values[placeholder]
+    lower = placeholder.lower()
+    if placeholder.isupper() and lower in values:
+        return "_".join(_words(values[lower])).upper()
+    first_lower = placeholder[:1].lower() + placeholder[1:]
+    if placeholder[:1].isupper() and first_lower in values:
+        return "".join(word[:1].upper() + word[1:] for word in _words(values[first_lower]))
+    return None
+
+
+def _words(value: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", value)
+    return [word for word in re.split(r"[^A-Za-z0-9]+", spaced) if word]
+
+
+def unbound(pattern: Pattern) -> list[tuple[str, int]]:
+    """Placeholders bound to no argument, with their line numbers in the file."""
+    sample = {arg.name: "x" for arg in pattern.args}
+    found: list[tuple[str, int]] = []
+    for offset, line in enumerate(pattern.body.splitlines()):
+        for match in PLACEHOLDER.finditer(line):
+            if lookup(match.group(1), sample) is None:
+                found.append((match.group(1), pattern.body_line + offset))
+    return found

@@ -1,0 +1,73 @@
+"""Which value wins, and where it came from: flags > environment > project > global > default.
+
+The spec leaves precedence open (2.3); this is the usual order, nearest to the person first: a
+flag is typed for this run, a variable set for this shell, the project file for this project, the
+global file for every project. ``legato config`` prints each winner with its source, so a value
+that surprises someone can be traced to the file or variable that set it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import msgspec
+
+from actors.errors import UsageError
+from actors.models import resolve_model
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from actors.protocol import PermissionMode
+
+T = TypeVar("T")
+
+ENV_MODEL = "ASSISTANT_MODEL"
+ENV_PERMISSION_MODE = "ASSISTANT_PERMISSION_MODE"
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "auto", "custom", "plan")
+
+DEFAULT = "built-in default"
+
+
+class Setting(msgspec.Struct, Generic[T], frozen=True):
+    """One effective value and its source: a flag, a variable, a file path, or the default."""
+
+    key: str  # the camelCase name used in the files, e.g. "permissionMode"
+    value: T
+    source: str
+
+
+def first(key: str, default: T, *candidates: tuple[T | None, str]) -> Setting[T]:
+    """The first candidate that is set, in precedence order, else the default."""
+    for value, source in candidates:
+        if value is not None:
+            return Setting(key, value, source)
+    return Setting(key, default, DEFAULT)
+
+
+def env_model(env: Mapping[str, str]) -> str | None:
+    """``ASSISTANT_MODEL``, checked now so that a typo names the variable it came from."""
+    value = (env.get(ENV_MODEL) or "").strip()
+    if not value:
+        return None
+    try:
+        resolve_model(value)
+    except UsageError as error:
+        raise UsageError(
+            f"{ENV_MODEL}={value!r}: {error.message}",
+            remedy=f"{error.remedy}; or unset {ENV_MODEL}",
+        ) from None
+    return value
+
+
+def env_permission_mode(env: Mapping[str, str]) -> PermissionMode | None:
+    value = (env.get(ENV_PERMISSION_MODE) or "").strip()
+    if not value:
+        return None
+    for mode in PERMISSION_MODES:
+        if value == mode:
+            return mode
+    raise UsageError(
+        f"{ENV_PERMISSION_MODE}={value!r} is not a permission mode",
+        remedy=f"Set {ENV_PERMISSION_MODE} to one of {', '.join(PERMISSION_MODES)}, or unset it",
+    )

@@ -1,0 +1,51 @@
+"""How often each pattern ran (``legato --pattern-stats``), kept per project in
+``~/.legato/projects/<hash>/pattern-stats.json`` next to the memory folder.
+
+Counting is a read-modify-write under an exclusive lock, so two runs at once both count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+
+from actors.memory_store.loader import memory_dir
+
+STATS_FILE = "pattern-stats.json"
+
+
+def stats_path(project_root: str, home: str) -> str:
+    folder = os.path.dirname(memory_dir(os.path.realpath(project_root), home))
+    return os.path.join(folder, STATS_FILE)
+
+
+def read_counts(project_root: str, home: str) -> dict[str, int]:
+    return _parse(stats_path(project_root, home))
+
+
+def record_run(project_root: str, home: str, name: str) -> int:
+    """Add one run of ``name``; return its new count."""
+    path = stats_path(project_root, home)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        counts = _parse(path)
+        counts[name] = counts.get(name, 0) + 1
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as file:
+            json.dump(counts, file, indent=2, sort_keys=True)
+        os.replace(temporary, path)  # atomic: a crash leaves the old counts, never half a file
+    return counts[name]
+
+
+def _parse(path: str) -> dict[str, int]:
+    with contextlib.suppress(FileNotFoundError), open(path, encoding="utf-8") as file:
+        try:
+            data = json.load(file)
+        except json.JSONDecodeError:
+            return {}  # a damaged counter file should not stop a pattern from running
+        if isinstance(data, dict):
+            return {str(k): v for k, v in data.items() if isinstance(v, int) and v >= 0}
+    return {}

@@ -1,0 +1,112 @@
+"""The session store: appends a session's events to its file and replays them on resume.
+
+Events come from the conductor, which waits for each write to be done (``SaveEvents`` is an
+Ask) before it goes on: a checkpoint is on disk before the tools it protects start changing
+files. ``autoSave: false`` in the global config turns writing off; resuming still reads.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import os
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+
+from actors.errors import UsageError
+from actors.protocol import (
+    GetContext,
+    LoadSession,
+    SavedSession,
+    SaveEvents,
+    SessionStarted,
+    SessionStoreMsg,
+)
+from actors.session_store.files import ENCODE_EVENT, read_events, session_path
+from actors.session_store.replay import replay
+from runtime import Actor
+
+if TYPE_CHECKING:
+    from actors.protocol import MemoryStoreMsg, SessionEvent
+    from runtime import Address, Reply
+
+
+class SessionStore(Actor[SessionStoreMsg]):
+    name = "session_store"
+
+    def __init__(
+        self,
+        memory: Address[MemoryStoreMsg],
+        *,
+        project_root: str,
+        session_id: str,
+        resume: bool = False,
+        home: str | None = None,
+    ) -> None:
+        super().__init__()
+        self._memory = memory
+        self._project_root = project_root
+        self.session_id = session_id
+        self._resume = resume
+        home = home if home is not None else os.path.expanduser("~")
+        self.path = session_path(project_root, home, session_id)  # UsageError for a bad id
+        self._saving = True
+        self._fd: int | None = None
+        self._saved = SavedSession(session_id=session_id)
+
+    async def on_start(self) -> None:
+        context = await self._memory.ask(GetContext())
+        self._saving = context.config.auto_save
+        if self._resume:
+            try:
+                events = await anyio.to_thread.run_sync(read_events, self.path)
+            except FileNotFoundError:
+                raise UsageError(
+                    f"there is no saved session '{self.session_id}' for {self._project_root}",
+                    remedy="Run 'legato --resume' without an id to pick one, or --continue "
+                    "for the latest",
+                ) from None
+            self._saved = replay(self.session_id, events)
+
+    async def on_stop(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    async def handle(self, msg: SessionStoreMsg, reply: Reply) -> None:
+        match msg:
+            case SaveEvents(events=events):
+                if self._saving and events:
+                    await self._append(events)
+                await reply.send(None)
+            case LoadSession():
+                await reply.send(self._saved)
+
+    async def _append(self, events: tuple[SessionEvent, ...]) -> None:
+        if self._fd is None:
+            self._fd = await anyio.to_thread.run_sync(self._open)
+            if not self._resume:
+                started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+                events = (SessionStarted(self.session_id, self._project_root, started), *events)
+        data = b"".join(ENCODE_EVENT.encode(event) + b"\n" for event in events)
+        await anyio.to_thread.run_sync(functools.partial(_write_all, self._fd, data))
+
+    def _open(self) -> int:
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        # O_APPEND: each write lands at the end, whole lines only (see files.py).
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        # A session killed mid-write left a torn last line: end it, so that the events
+        # appended now start on a line of their own instead of being lost with it.
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            _write_all(fd, b"\n")
+        return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    # No fsync: the events must outlive the process (a SIGKILL), which the kernel's page
+    # cache already ensures; surviving a power cut is not worth a disk flush per event.
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -1,0 +1,118 @@
+"""Where sessions live and how their files are read: ``~/.legato/projects/<hash>/sessions``.
+
+One file per session, ``<id>.jsonl``, one event a line. A line is written whole with one
+``write`` on a file opened for appending, so a process killed at any moment leaves every
+earlier line intact and at worst a last line cut short; reading skips a line that does not
+decode, which is how a session killed with SIGKILL resumes up to its last complete event.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import msgspec
+
+from actors.errors import UsageError
+from actors.memory_store import project_hash
+from actors.protocol import MessageAdded, SessionEvent, SessionStarted
+
+_DECODE_EVENT = msgspec.json.Decoder(SessionEvent)
+ENCODE_EVENT = msgspec.json.Encoder()
+# Session ids are uuid4 strings; anything else given to --resume is refused before it can
+# name a path outside the sessions folder.
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def sessions_dir(project_root: str, home: str) -> str:
+    return os.path.join(home, ".legato", "projects", project_hash(project_root), "sessions")
+
+
+def session_path(project_root: str, home: str, session_id: str) -> str:
+    if not _SESSION_ID.fullmatch(session_id):
+        raise UsageError(
+            f"'{session_id}' is not a session id",
+            remedy="Run 'legato --resume' without an id to pick a session, or --continue "
+            "for the latest",
+        )
+    return os.path.join(sessions_dir(project_root, home), f"{session_id}.jsonl")
+
+
+def read_events(path: str) -> list[SessionEvent]:
+    """The complete events of a session file; a torn or unreadable line is skipped."""
+    events: list[SessionEvent] = []
+    with open(path, "rb") as file:
+        for line in file:
+            if not line.endswith(b"\n"):
+                break  # the last write was cut short: everything before it stands
+            try:
+                events.append(_DECODE_EVENT.decode(line))
+            except msgspec.DecodeError:
+                continue  # damaged by hand or by a disk error: keep what can be read
+    return events
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One saved session, as a picker lists it."""
+
+    id: str
+    path: str
+    modified: float  # seconds since the epoch, the file's last write
+    started: str  # ISO 8601, UTC ("" when the file has no header)
+    first_prompt: str  # the first thing the user asked, on one line ("" if nothing yet)
+    messages: int  # messages added over the session's life
+
+
+def list_sessions(project_root: str, home: str | None = None) -> list[SessionInfo]:
+    """The project's saved sessions, the most recently used first. Blocking: call it from a
+    thread inside an event loop."""
+    home = home if home is not None else os.path.expanduser("~")
+    folder = sessions_dir(project_root, home)
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    found: list[SessionInfo] = []
+    for name in names:
+        if not name.endswith(".jsonl"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            modified = os.stat(path).st_mtime
+            events = read_events(path)
+        except OSError:
+            continue  # removed or unreadable meanwhile: not a session to offer
+        found.append(_info(name.removesuffix(".jsonl"), path, modified, events))
+    found.sort(key=lambda info: info.modified, reverse=True)
+    return found
+
+
+def latest_session(project_root: str, home: str | None = None) -> str:
+    """The id ``--continue`` resumes; a UsageError when the project has no saved session."""
+    sessions = list_sessions(project_root, home)
+    if not sessions:
+        raise UsageError(
+            f"there is no saved session for {project_root} to continue",
+            remedy="Start one with 'legato' or 'legato --headless \"<prompt>\"' (autoSave "
+            "in ~/.config/legato/config.json must not be false)",
+        )
+    return sessions[0].id
+
+
+def _info(session_id: str, path: str, modified: float, events: list[SessionEvent]) -> SessionInfo:
+    started = ""
+    first = ""
+    count = 0
+    for event in events:
+        match event:
+            case SessionStarted():
+                started = event.started
+            case MessageAdded(message=message):
+                count += 1
+                if not first and message.role == "user":
+                    first = " ".join(
+                        b.get("text", "") for b in message.content if b.get("type") == "text"
+                    ).split("\n", 1)[0][:120]
+    return SessionInfo(session_id, path, modified, started, first, count)

@@ -1,0 +1,240 @@
+"""``legato /<skill-or-pattern> ...``, ``--headless "/<name> args"``, ``@path`` references and
+``--pattern-stats`` (spec 4.1): the command-line glue around actors/memory_store.
+
+The forms:
+    legato [project] /<name> [args] [--test] [--seed N] [session flags]
+    legato [project] --headless "/<name> args" [session flags]
+    legato [project] --pattern-stats
+
+A skill or pattern that needs the model becomes an ordinary headless run of its prompt, through
+``frontends.cli.run``, so every session flag (``--model``, ``--permission-mode``,
+``--output-format``...) means the same as for any other prompt.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from actors.errors import LegatoError, UsageError
+from actors.memory_store.invoke import Output, prepare, split_command
+from frontends.cli import EXIT_OK, EXIT_USAGE, build_parser
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from actors.memory_store.references import Reference
+    from actors.protocol import PermissionMode
+
+
+def run_slash(argv: Sequence[str]) -> int:
+    """``legato [project] /<name> [args] [flags]``; the exit code."""
+    try:
+        project, name, words, forwarded = _split_argv(argv)
+        args, test, seed = split_flags(words)
+        if test:
+            return _test(project, name)
+        result = prepare(name, args, project, seed=seed)
+    except LegatoError as error:
+        return _fail(error)
+    if isinstance(result, Output):
+        print(result.text)
+        return EXIT_OK
+    from frontends.cli import run
+
+    # The rendered prompt runs like any headless prompt (its @path references included).
+    return run([project, *forwarded, "--headless", result.prompt])
+
+
+def headless_prompt(
+    text: str,
+    project: str,
+    *,
+    model: str | None = None,
+    permission_mode: PermissionMode | None = None,
+    home: str | None = None,
+) -> str | int:
+    """A ``--headless`` prompt made ready: ``/name args`` resolved, ``@path`` files attached.
+
+    Returns the prompt to send, or an exit code when nothing is left to send (``/help``,
+    mock data, an error; what there was to say is already printed).
+    """
+    prompt = text
+    try:
+        if text.lstrip().startswith("/"):
+            name, words = split_command(text)
+            args, test, seed = split_flags(words)
+            if test:
+                return _test(project, name)
+            result = prepare(name, args, project, home=home, seed=seed)
+            if isinstance(result, Output):
+                print(result.text)
+                return EXIT_OK
+            prompt = result.prompt
+        return attach_references(
+            prompt, project, model=model, permission_mode=permission_mode, home=home
+        )
+    except LegatoError as error:
+        return _fail(error)
+
+
+def attach_references(
+    prompt: str,
+    project: str,
+    *,
+    model: str | None = None,
+    permission_mode: PermissionMode | None = None,
+    home: str | None = None,
+) -> str:
+    """The prompt with the files its ``@path`` references name, under the permission rules."""
+    from actors.memory_store.references import expand_references, find_references
+
+    root = os.path.realpath(project)
+    if "@" not in prompt or not find_references(prompt, root):
+        return prompt
+    expansion = expand_references(
+        prompt, root, refusal=_headless_refusal(root, model, permission_mode, home)
+    )
+    for token, reason in expansion.refused:
+        print(f"legato: warning: @{token} was not attached: {reason}", file=sys.stderr)
+    return expansion.prompt
+
+
+def _headless_refusal(
+    root: str, model: str | None, mode: PermissionMode | None, home: str | None
+) -> Callable[[Reference], str | None]:
+    """Whether a referenced file may be read, by the same policy the broker uses.
+
+    Naming a file with ``@`` is the person's own request to read it: where the rules would ask
+    (a file inside the project, in ask mode), that counts as their yes. ``blockedPaths`` still
+    refuses, and a file outside the project still needs a rule that allows it.
+    """
+    from actors.memory_store import Overrides, load_context
+    from actors.permission_broker.policy import Policy
+    from actors.protocol import Decision, PermissionRequest
+
+    policy = Policy(
+        load_context(root, home=home, overrides=Overrides(model=model, permission_mode=mode))
+    )
+
+    def refusal(reference: Reference) -> str | None:
+        request = PermissionRequest(tool="Read", kind="read", paths=(reference.path,))
+        outcome = policy.assess(request)
+        if isinstance(outcome, Decision):
+            return None if outcome.allowed else outcome.reason
+        inside = policy.rules.paths.inside(os.path.realpath(reference.path))
+        return None if inside else outcome.headless_reason
+
+    return refusal
+
+
+def pattern_stats(project: str, *, home: str | None = None) -> int:
+    """``legato --pattern-stats``: ``name count`` for every pattern, then any retired ones."""
+    from actors.memory_store.patterns import list_patterns
+    from actors.memory_store.stats import read_counts
+
+    home = home if home is not None else os.path.expanduser("~")
+    counts = read_counts(project, home)
+    names = [pattern.name for pattern in list_patterns(project)[0]]
+    names += sorted(set(counts) - set(names))
+    for name in names:
+        print(f"{name} {counts.get(name, 0)}")
+    return EXIT_OK
+
+
+def split_flags(words: Sequence[str]) -> tuple[list[str], bool, int | None]:
+    """Take ``--test`` and ``--seed N`` out of a command's words."""
+    args: list[str] = []
+    test, seed = False, None
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--test":
+            test = True
+        elif word == "--seed" or word.startswith("--seed="):
+            value = word.partition("=")[2] if "=" in word else _next(words, index, "--seed")
+            index += 0 if "=" in word else 1
+            seed = _whole_number(value)
+        else:
+            args.append(word)
+        index += 1
+    return args, test, seed
+
+
+def _next(words: Sequence[str], index: int, flag: str) -> str:
+    if index + 1 >= len(words):
+        raise UsageError(f"{flag} needs a value", remedy=f"Write {flag} 42")
+    return words[index + 1]
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(
+            f"--seed: {text!r} is not a whole number", remedy="Write --seed 42"
+        ) from None
+
+
+def _split_argv(argv: Sequence[str]) -> tuple[str, str, list[str], list[str]]:
+    """-> (project, command name, the command's words, the session flags to pass on)."""
+    value_flags = {
+        option
+        for action in build_parser()._actions  # argparse has no public list of its options
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    project: str | None = None
+    name: str | None = None
+    words: list[str] = []
+    forwarded: list[str] = []
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word in ("--test", "--seed") or word.startswith("--seed="):
+            words.append(word)
+            if word == "--seed" and index + 1 < len(argv):
+                words.append(argv[index + 1])
+                index += 1
+        elif word.startswith("--"):
+            forwarded.append(word)
+            if word in value_flags and index + 1 < len(argv):
+                forwarded.append(argv[index + 1])
+                index += 1
+        elif name is None and word.startswith("/") and not os.path.isdir(word):
+            name = word[1:]
+        elif name is None and project is None:
+            project = word
+        else:
+            words.append(word)
+        index += 1
+    if name is None:
+        raise UsageError("no /command given", remedy="Run 'legato /help' to list them")
+    root = os.path.abspath(project or os.getcwd())
+    if not os.path.isdir(root):
+        raise UsageError(
+            f"project path '{project}' is not a directory",
+            remedy="Give the path of an existing project folder, or run legato inside it",
+        )
+    return root, name, words, forwarded
+
+
+def _test(project: str, name: str) -> int:
+    from actors.memory_store.checks import test_command
+
+    report = test_command(project, name)
+    print(f"ok: {report.kind} /{report.name} ({report.path})")
+    for note in report.notes:
+        print(f"  {note}")
+    for warning in report.warnings:
+        print(f"  warning: {warning}")
+    print(f"  rendered with sample arguments: {report.sample or '(none)'}")
+    print()
+    print(report.rendered)
+    return EXIT_OK
+
+
+def _fail(error: LegatoError) -> int:
+    print(f"legato: {error.describe()}", file=sys.stderr)
+    return error.exit_code or EXIT_USAGE

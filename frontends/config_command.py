@@ -1,0 +1,104 @@
+"""``legato config``: the effective settings, and where each value came from.
+
+    legato config [project_path] [--model M] [--permission-mode P] [--json]
+
+Flags given here take part as they would in a session, so ``legato config --model opus`` shows
+what ``legato --model opus`` would run with. The API key is never printed: only which variable
+or file it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from frontends.cli import EXIT_OK, EXIT_USAGE, PERMISSION_MODES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from actors.memory_store import Explained
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: {message}\n  → Run '{self.prog} --help' for the flags\n"
+        )
+
+
+def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog=prog, description=description)
+    parser.add_argument("project_path", nargs="?", default=None, help="project (default: here)")
+    parser.add_argument("--model", help="as the session flag: an alias or a model id")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="as the session flag")
+    return parser
+
+
+def explain(args: argparse.Namespace, env: Mapping[str, str], home: str | None = None) -> Explained:
+    """The effective configuration for ``args``; raises ConfigError or UsageError."""
+    from actors.memory_store import Overrides, explain_context
+
+    return explain_context(
+        os.path.abspath(args.project_path or os.getcwd()),
+        home=home if home is not None else env.get("HOME"),
+        overrides=Overrides(model=args.model, permission_mode=args.permission_mode),
+        env=env,
+    )
+
+
+def setting_lines(explained: Explained) -> list[str]:
+    rows = [(s.key, _show(s.value), s.source) for s in explained.settings]
+    width = max(len(key) for key, _, _ in rows)
+    value_width = min(max(len(value) for _, value, _ in rows), 40)
+    return [f"  {key:<{width}}  {value:<{value_width}}  {source}" for key, value, source in rows]
+
+
+def credential_lines(explained: Explained, env: Mapping[str, str]) -> list[str]:
+    from actors.model_client.providers import credentials
+
+    context = explained.context
+    return [f"  {line}" for line in credentials(context.model, env, context.config)]
+
+
+def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
+    parser = build_parser("legato config", "Print the effective settings and their sources.")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(list(argv))
+    env = os.environ if env is None else env
+    from actors.errors import LegatoError
+
+    try:
+        explained = explain(args, env)
+    except LegatoError as error:
+        print(f"legato: {error.describe()}", file=sys.stderr)
+        return error.exit_code
+    context = explained.context
+    if args.json:
+        out = {
+            "project": context.project_root,
+            "settings": {s.key: {"value": s.value, "source": s.source} for s in explained.settings},
+            "credentials": [line.strip() for line in credential_lines(explained, env)],
+            "warnings": list(context.warnings),
+        }
+        print(json.dumps(out, indent=2))
+        return EXIT_OK
+    print(f"Effective settings for {context.project_root}")
+    print("(precedence: flags > environment > project settings > global config > defaults)")
+    print(*setting_lines(explained), sep="\n")
+    print("Credentials")
+    print(*credential_lines(explained, env), sep="\n")
+    for warning in context.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return json.dumps(list(value))
+    return str(value)

@@ -1,0 +1,63 @@
+"""The interactive terminal session (issue 4): ``legato`` and ``legato <project_path>``.
+
+app.py              the session: actors, screen, the prompt loop, commands, Plan Mode
+screen.py           prompt_toolkit: input, keys, live part, status line, questions
+view.py             rich: what a turn looks like (markdown, tools, diffs, prompts)
+markdown_stream.py  cutting the streamed answer into finished blocks
+status.py           model, modes, tokens and cost
+commands.py         /help, /clear, /quit, /model, /fast, /cost
+completion.py       /command and fuzzy @path completion
+references.py       @path: the file's content into the prompt
+theme.py            dark and light colours
+terminal.py         the tty restored on the way out, whatever happens
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from actors.protocol import PermissionMode
+
+
+def run_interactive(
+    *,
+    project_root: str,
+    model: str | None = None,
+    permission_mode: PermissionMode | None = None,
+    env: Mapping[str, str] | None = None,
+    home: str | None = None,
+    session_id: str | None = None,
+    resume: bool = False,
+) -> int:
+    """Runs a session until /quit, Ctrl-D or a double Ctrl-C; returns the exit code."""
+    import sys
+
+    if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()):
+        print(
+            "legato: the interactive session needs a terminal (stdin and stdout are not one)\n"
+            '  → Run one prompt without a terminal with: legato --headless "<prompt>"',
+            file=sys.stderr,
+        )
+        return 2  # a usage error (frontends/cli.py EXIT_USAGE)
+    import anyio
+
+    from frontends.interactive.app import run_session
+    from frontends.interactive.terminal import restored_terminal
+
+    with restored_terminal():
+        # prompt_toolkit runs on asyncio; the actors do not mind which loop they are on.
+        return anyio.run(
+            lambda: run_session(
+                project_root,
+                model=model,
+                permission_mode=permission_mode,
+                env=env,
+                home=home,
+                session_id=session_id,
+                resume=resume,
+            ),
+            backend="asyncio",
+        )

@@ -1,0 +1,412 @@
+"""The interactive session: the actors, the screen, and the loop from prompt to answer.
+
+Runs on asyncio (prompt_toolkit's loop); the actors are backend-neutral. A turn runs inside a
+cancel scope that Esc and Ctrl-C cancel: the kernel carries that cancellation into the
+conductor, the model client and the tool executor (docs/architecture.md), and the conductor
+keeps the conversation valid with what was done so far.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+import anyio
+from rich.console import Console
+from rich.text import Text
+
+from actors.errors import LegatoError, UsageError
+from actors.memory_store.invoke import Output as SkillOutput
+from actors.memory_store.invoke import list_commands, prepare, split_command
+from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
+from actors.protocol import (
+    ClearConversation,
+    Compact,
+    GetContext,
+    GetContextFill,
+    RunPrompt,
+    SetFast,
+    SetMode,
+    SetModel,
+    Show,
+    TurnOutcome,
+    Undo,
+    Usage,
+)
+from frontends.interactive import commands
+from frontends.interactive.completion import LegatoCompleter, project_files
+from frontends.interactive.references import expand
+from frontends.interactive.renderer import TerminalRenderer
+from frontends.interactive.screen import EXIT, Screen
+from frontends.interactive.status import CYCLE, Status
+from frontends.interactive.theme import DARK, palette
+from frontends.interactive.view import TurnView
+from frontends.session import assemble
+from frontends.version import __version__
+from runtime import ActorCrashed, KernelError, first_error, supervise
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from actors.protocol import PermissionMode, ProjectContext
+    from frontends.session import Session
+
+PLAN_APPROVED = "The user approved the plan. Carry it out now, step by step."
+
+
+def history_file(home: str, project_root: str) -> str:
+    """Per-project input history, kept across sessions, outside the project itself."""
+    digest = hashlib.sha256(project_root.encode()).hexdigest()[:16]
+    name = os.path.basename(project_root.rstrip(os.sep)) or "root"
+    return os.path.join(home, ".local", "state", "legato", "history", f"{name}-{digest}")
+
+
+class InteractiveSession:
+    def __init__(
+        self,
+        project_root: str,
+        *,
+        model: str | None = None,
+        permission_mode: PermissionMode | None = None,
+        env: Mapping[str, str] | None = None,
+        home: str | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        session_id: str | None = None,  # a saved session to go on with (issue 7)
+        resume: bool = False,
+    ) -> None:
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        self.root = project_root
+        self.home = home or os.path.expanduser("~")
+        self.files: list[str] = []
+        self.skills: list[tuple[str, str]] = []
+        self.console = Console(
+            file=io.StringIO(), force_terminal=True, color_system="truecolor", width=80
+        )
+        self.printer = Console(
+            file=io.StringIO(), force_terminal=True, color_system="truecolor", width=80
+        )
+        for console in (self.console, self.printer):
+            console.push_theme(DARK.rich_theme())
+        self.view = TurnView(self.console, DARK, printer=self.printer)
+        self.status = Status(resolve_model(model or DEFAULT_ALIAS).id, permission_mode or "ask")
+        try:
+            path = history_file(self.home, project_root)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            history: FileHistory | InMemoryHistory = FileHistory(path)
+        except OSError:
+            history = InMemoryHistory()  # a read-only home: history for this session only
+        self._mode_changed = anyio.Event()
+        self.screen = Screen(
+            self.view,
+            self.status,
+            DARK,
+            history=history,
+            completer=LegatoCompleter(lambda: self.files, lambda: self.skills),
+            on_cycle_mode=self._cycle_mode,
+            input=input,
+            output=output,
+        )
+        self.renderer = TerminalRenderer(self.view, self.status, self.screen)
+        self.session: Session = assemble(
+            project_root,
+            renderer=self.renderer,
+            headless=False,
+            model=model,
+            permission_mode=permission_mode,
+            env=env,
+            home=home,
+            session_id=session_id,
+            resume=resume,
+        )
+
+    async def run(self) -> int:
+        async with supervise(self.session.actors):
+            self._apply(await self.session.memory.address.ask(GetContext()))
+            async with anyio.create_task_group() as tasks:
+                app_done = anyio.Event()
+                tasks.start_soon(self._run_app, app_done)
+                tasks.start_soon(self.screen.paint_forever)
+                tasks.start_soon(self._list_files)
+                tasks.start_soon(self._sync_mode)
+                tasks.start_soon(self._watch_signals)
+                try:
+                    await self._loop()
+                finally:
+                    if self.screen.app.is_running:
+                        self.screen.app.exit()
+                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                        await self.screen.paint()
+                        await app_done.wait()
+                    tasks.cancel_scope.cancel()
+                    self.screen.close()
+        return 0
+
+    def _apply(self, context: ProjectContext) -> None:
+        colours = palette(context.config.theme)
+        for console in (self.console, self.printer):
+            console.push_theme(colours.rich_theme())
+        self.view.palette = colours
+        self.screen.app.style = colours.prompt_style()
+        self.status.model = context.model
+        self.status.mode = context.permission_mode
+        self.view.say(
+            Text.assemble(
+                ("✻ Legato ", "legato.accent"),
+                (f"{__version__}  ", "legato.muted"),
+                (context.project_root, "bold"),
+            )
+        )
+        self.view.say(
+            Text(
+                "  /help for commands · Shift+Tab cycles modes · Esc stops an answer",
+                style="legato.muted",
+            )
+        )
+        for warning in context.warnings:
+            self.view.note("warning", warning)
+        self.screen.changed()
+
+    async def _run_app(self, done: anyio.Event) -> None:
+        try:
+            await self.screen.app.run_async(handle_sigint=False)
+        finally:
+            done.set()
+            self.screen.request_exit()  # the app ended (exit, or a crash in it): so does the loop
+
+    async def _list_files(self) -> None:
+        self.files = await anyio.to_thread.run_sync(project_files, self.root)
+        found = await anyio.to_thread.run_sync(list_commands, self.root)
+        self.skills = [(f"/{info.name}", info.description) for info in found]
+
+    async def _watch_signals(self) -> None:
+        # SIGTERM and SIGHUP end the session cleanly, so the terminal is restored. SIGINT (a
+        # `kill -INT`, since Ctrl-C arrives as a key in raw mode) acts like Ctrl-C.
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+            async for received in signals:
+                if received == signal.SIGINT and self.screen.busy is not None:
+                    self.screen.busy.cancel()
+                else:
+                    self.screen.request_exit()
+
+    # ── permission mode ─────────────────────────────────────────────────────────────────────
+
+    def _cycle_mode(self) -> None:
+        self.status.mode = CYCLE[self.status.mode]
+        self._mode_changed.set()
+
+    async def _sync_mode(self) -> None:
+        """Tells the broker each mode the user picks with Shift+Tab, in order."""
+        while True:
+            await self._mode_changed.wait()
+            self._mode_changed = anyio.Event()
+            await self.session.permissions.address.ask(SetMode(mode=self.status.mode))
+
+    # ── the loop ────────────────────────────────────────────────────────────────────────────
+
+    async def _loop(self) -> None:
+        async for item in self.screen.inputs:
+            if item is EXIT or self.screen.leaving:
+                return
+            text = str(item)
+            if text in self.screen.queued:
+                self.screen.queued.remove(text)
+            self.view.say(Text(f"› {text}", style="legato.accent"))
+            parsed = commands.parse(text)
+            if isinstance(parsed, commands.Unknown):
+                await self._skill(text, parsed)
+            elif isinstance(parsed, commands.Command):
+                if parsed.name == "/quit":
+                    return
+                await self._command(parsed)
+            else:
+                await self._prompt(text, plan=self.status.mode == "plan")
+            self.screen.changed()
+
+    async def _command(self, command: commands.Command) -> None:
+        conductor = self.session.conductor.address
+        match command.name:
+            case "/help":
+                self.view.say(Text(commands.help_text()))
+                found = await anyio.to_thread.run_sync(list_commands, self.root)
+                if found:
+                    width = max(len(info.name) for info in found) + 1
+                    rows = [f"  /{i.name:<{width}} {i.description}" for i in found]
+                    self.view.say(Text("\nSkills and patterns:\n" + "\n".join(rows)))
+            case "/clear":
+                await conductor.ask(ClearConversation())
+                self.status.context_tokens = 0
+                self.view.say(Text("Conversation cleared; the next prompt starts afresh."))
+            case "/cost":
+                fill = await conductor.ask(GetContextFill())
+                self.status.context_tokens = fill.tokens
+                report = f"{self.status.cost_report()}\n{self.status.usage_report()}"
+                self.view.say(Text(report))
+            case "/undo":
+                self.view.say(Text(await conductor.ask(Undo())))
+            case "/compact":
+                self.view.say(Text(await conductor.ask(Compact())))
+                self.status.context_tokens = (await conductor.ask(GetContextFill())).tokens
+            case "/fast":
+                self.status.fast = not self.status.fast
+                active = await conductor.ask(SetFast(fast=self.status.fast))
+                self.view.say(Text(self._fast_text(active)))
+            case "/model" if command.argument:
+                try:
+                    model = resolve_model(command.argument)
+                except UsageError as error:
+                    self.view.note("error", error.describe())
+                    return
+                self.status.model = await conductor.ask(SetModel(model=model.id))
+                self.view.say(Text(f"Model set to {self.status.alias} ({self.status.model})."))
+            case "/model":
+                aliases = ", ".join(m.alias for m in MODELS if m.alias)
+                self.view.say(
+                    Text(
+                        f"Current model: {self.status.alias} ({self.status.model})\n"
+                        f"  → /model <alias> switches ({aliases})"
+                    )
+                )
+
+    async def _skill(self, text: str, unknown: commands.Unknown) -> None:
+        """``/<skill-or-pattern> [args]`` (spec 4.2): its prompt runs like a typed one."""
+        try:
+            name, args = split_command(text)
+            prepared = functools.partial(prepare, name, args, self.root, home=self.home)
+            result = await anyio.to_thread.run_sync(prepared)
+        except UsageError as error:
+            # Neither a command nor a skill: a skill's did-you-mean first, else a command's.
+            skill_hint = (error.remedy or "").startswith("Did you mean")
+            shown = unknown.message() if unknown.suggestion and not skill_hint else error.describe()
+            self.view.note("error", shown)
+            return
+        except LegatoError as error:
+            self.view.note("error", error.describe())
+            return
+        if isinstance(result, SkillOutput):
+            self.view.say(Text(result.text))
+        else:
+            await self._prompt(result.prompt, plan=self.status.mode == "plan")
+
+    def _fast_text(self, active: bool) -> str:
+        if not self.status.fast:
+            return "Fast mode off."
+        if active:
+            return f"Fast mode on: faster output on {self.status.alias}, priced at 6x."
+        return (
+            f"Fast mode on, but {self.status.alias} has no fast mode: it runs at standard "
+            "speed.\n  → /model opus for faster output"
+        )
+
+    async def _prompt(self, text: str, *, plan: bool) -> None:
+        self.renderer.outcome_shown = anyio.Event()
+        with anyio.CancelScope() as scope:
+            self.screen.busy = scope
+            self.screen.changed()
+            try:
+                expanded, notes = await expand(text, self.root, self.session.permissions.address)
+                for note in notes:
+                    self.view.note("warning", note)
+                outcome = await self.session.conductor.address.ask(
+                    RunPrompt(text=expanded, plan=plan)
+                )
+            finally:
+                self.screen.busy = None
+        if scope.cancelled_caught:
+            outcome = _interrupted(self.session.id)
+        await self.session.ui.address.tell(Show(outcome))
+        await self.renderer.outcome_shown.wait()
+        if plan and outcome.subtype == "success" and self.status.mode == "plan":
+            await self._confirm_plan()
+
+    async def _confirm_plan(self) -> None:
+        """Spec 3.1: a plan is executed after the user confirms it; the mode returns to Normal."""
+        self.view.say(Text("Execute this plan? Plan mode ends and changes need your approval."))
+        self.screen.changed()
+        answer = "n"
+        with anyio.CancelScope() as scope:
+            self.screen.busy = scope
+            try:
+                answer = await self.screen.ask(("y", "n"))
+            finally:
+                self.screen.busy = None
+        if answer != "y":
+            self.view.say(Text("Plan kept; still in plan mode. Say what to change."))
+            return
+        self.status.mode = "ask"
+        await self.session.permissions.address.ask(SetMode(mode="ask"))
+        self.view.say(Text("Plan mode off; carrying out the plan.", style="legato.good"))
+        await self._prompt(PLAN_APPROVED, plan=False)
+
+
+def _interrupted(session_id: str) -> TurnOutcome:
+    return TurnOutcome(
+        result="",
+        is_error=True,
+        subtype="interrupted",
+        num_turns=0,
+        duration_ms=0,
+        duration_api_ms=0,
+        usage=Usage(),
+        total_cost_usd=None,
+        session_id=session_id,
+    )
+
+
+async def run_session(
+    project_root: str,
+    *,
+    model: str | None = None,
+    permission_mode: PermissionMode | None = None,
+    env: Mapping[str, str] | None = None,
+    home: str | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+    session_id: str | None = None,
+    resume: bool = False,
+) -> int:
+    """One interactive session, with failures turned into a message and an exit code."""
+    try:
+        session = InteractiveSession(
+            project_root,
+            model=model,
+            permission_mode=permission_mode,
+            env=env,
+            home=home,
+            input=input,
+            output=output,
+            session_id=session_id,
+            resume=resume,
+        )
+        return await session.run()
+    except BaseExceptionGroup as group:
+        error = first_error(group)
+        if isinstance(error, BaseExceptionGroup):
+            raise
+        return _fail(error)
+    except (LegatoError, KernelError) as error:
+        return _fail(error)
+
+
+def _fail(error: BaseException) -> int:
+    cause = error.cause if isinstance(error, ActorCrashed) else error
+    print(describe_failure(cause), file=sys.stderr)
+    return cause.exit_code if isinstance(cause, LegatoError) else 1
+
+
+def describe_failure(error: BaseException) -> str:
+    if isinstance(error, LegatoError):
+        return f"legato: error: {error.describe()}"
+    return (
+        f"legato: internal error: {error}\n"
+        "  → Please report it; run with ASSISTANT_LOG=debug for details"
+    )

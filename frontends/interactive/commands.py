@@ -1,0 +1,61 @@
+"""In-session commands (spec 4.2): parsing, help text and the did-you-mean for typos."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+COMMANDS: dict[str, str] = {
+    "/help": "Show help",
+    "/clear": "Clear conversation history",
+    "/quit": "Exit",
+    "/model": "Show current model; /model <alias> switches (opus, sonnet, haiku)",
+    "/fast": "Toggle fast mode (faster output on the strongest model, priced higher)",
+    "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
+    "/undo": "Put back the files the latest prompt changed (not what shell commands did)",
+    "/compact": "Summarise older turns now to free context (the task ledger is kept)",
+}
+ALIASES = {"/exit": "/quit"}
+
+KEYS_HELP = (
+    "Enter sends · Alt+Enter, Ctrl+J or a trailing \\ then Enter inserts a newline\n"
+    "Shift+Tab cycles Normal → Auto-Accept → Plan · @path adds a file to the prompt\n"
+    "Esc or Ctrl+C stops the current answer · Ctrl+C twice or Ctrl+D at an empty prompt exits"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str  # canonical, e.g. "/model"
+    argument: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    name: str
+    suggestion: str | None
+
+    def message(self) -> str:
+        hint = f" Did you mean {self.suggestion}?" if self.suggestion else ""
+        return f"Unknown command {self.name}.{hint} Type /help for the commands."
+
+
+def parse(text: str) -> Command | Unknown | None:
+    """``None`` when ``text`` is a prompt for the model, not a command."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    name, _, argument = stripped.partition(" ")
+    name = ALIASES.get(name.lower(), name.lower())
+    if name in COMMANDS:
+        return Command(name, argument.strip())
+    if "/" in name[1:]:
+        return None  # a path such as /etc/hosts typed as a prompt
+    close = difflib.get_close_matches(name, [*COMMANDS, *ALIASES], n=1, cutoff=0.6)
+    return Unknown(name, ALIASES.get(close[0], close[0]) if close else None)
+
+
+def help_text() -> str:
+    width = max(len(name) for name in COMMANDS)
+    rows = [f"  {name:<{width}}  {what}" for name, what in COMMANDS.items()]
+    return "Commands:\n" + "\n".join(rows) + "\n\nKeys:\n" + KEYS_HELP

@@ -1,0 +1,90 @@
+"""Tab completion: ``/commands`` at the start of the input, fuzzy ``@path`` anywhere."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import Completer, Completion
+
+from frontends.interactive.commands import COMMANDS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+MAX_FILES = 20_000
+MAX_SHOWN = 40
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
+     ".ruff_cache", ".pytest_cache", ".tox", "dist", "build", ".legato"}
+)  # fmt: skip
+
+
+def project_files(root: str, limit: int = MAX_FILES) -> list[str]:
+    """Project-relative paths of the project's files, for ``@path`` (run it in a thread)."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        relative = os.path.relpath(folder, root)
+        for name in sorted(files):
+            found.append(name if relative == "." else os.path.join(relative, name))
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def fuzzy_score(query: str, candidate: str) -> tuple[int, int, int] | None:
+    """Lower is better; ``None`` when ``query``'s letters are not all in ``candidate`` in order.
+
+    Ranks a contiguous match first, then a tight scattered one, then shorter paths.
+    """
+    q = query.lower()
+    c = candidate.lower()
+    if not q:
+        return (0, 0, len(c))
+    at = c.find(q)
+    if at >= 0:
+        # A match in the file name beats one in a folder name.
+        return (0, 0 if at >= c.rfind("/") else 1, len(c))
+    start = position = -1
+    for letter in q:
+        position = c.find(letter, position + 1)
+        if position < 0:
+            return None
+        if start < 0:
+            start = position
+    return (1, position - start, len(c))
+
+
+class LegatoCompleter(Completer):
+    def __init__(
+        self,
+        files: Callable[[], Sequence[str]],
+        skills: Callable[[], Sequence[tuple[str, str]]] = lambda: (),
+    ) -> None:
+        # Both read at completion time: the lists are filled in the background.
+        self._files = files
+        self._skills = skills  # ("/name", description) of the project's skills and patterns
+
+    def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
+        before = document.text_before_cursor
+        if before.startswith("/") and " " not in before:
+            for name, what in [*COMMANDS.items(), *self._skills()]:
+                if name.startswith(before.lower()):
+                    yield Completion(name, -len(before), display_meta=what)
+            return
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        if not word.startswith("@"):
+            return
+        query = word[1:]
+        scored = []
+        for path in self._files():
+            score = fuzzy_score(query, path)
+            if score is not None:
+                scored.append((score, path))
+        scored.sort()
+        for _, path in scored[:MAX_SHOWN]:
+            yield Completion("@" + path, -len(word), display=path)

@@ -1,0 +1,52 @@
+"""The UI actor's renderer for the terminal: events go to the view, questions to the screen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import anyio
+from rich.text import Text
+
+from actors.protocol import MessageFinished, TurnOutcome
+from actors.ui import Renderer
+
+if TYPE_CHECKING:
+    from actors.protocol import PermissionRequest, UiEvent
+    from frontends.interactive.screen import Screen
+    from frontends.interactive.status import Status
+    from frontends.interactive.view import TurnView
+
+
+class TerminalRenderer(Renderer):
+    def __init__(self, view: TurnView, status: Status, screen: Screen) -> None:
+        self.view = view
+        self.status = status
+        self.screen = screen
+        # Set when the UI actor has shown a TurnOutcome: everything the turn sent before it is
+        # on screen, so the session may print after it in the right order.
+        self.outcome_shown = anyio.Event()
+
+    async def show(self, event: UiEvent) -> None:
+        match event:
+            case MessageFinished(usage=usage):
+                self.status.count(usage)
+            case TurnOutcome(subtype="interrupted"):
+                self.view.interrupted()
+                self.outcome_shown.set()
+            case TurnOutcome(is_error=True, error=error, subtype=subtype):
+                self.view.note("error", f"Error: {error or subtype}")
+                self.outcome_shown.set()
+            case TurnOutcome():
+                self.outcome_shown.set()
+            case _:
+                self.view.apply(event)
+        self.screen.changed()
+
+    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+        self.view.question(request)
+        self.screen.changed()
+        answer = await self.screen.ask(choices, self.view.summary(request))
+        style = "legato.good" if answer in ("y", "always") else "legato.bad"
+        self.view.say(Text(f"  → {answer}", style=style))
+        self.screen.changed()
+        return answer

@@ -1,0 +1,336 @@
+"""The terminal: prompt_toolkit owns the bottom lines, everything finished goes above them.
+
+Layout, top to bottom, below the terminal's own scrollback:
+
+    live part      the markdown block in progress, running tools (TurnView.live)
+    input          "› " and what the user types, kept while an answer streams (type-ahead)
+    status line    model · mode · tokens · cost
+
+Finished output is written into the scrollback with ``run_in_terminal`` (prompt_toolkit erases
+its few lines, the text is written once, the lines are drawn again below it), batched to at
+most ``FRAME_RATE`` writes a second. The input stays live the whole session, so keystrokes
+echo at once while an answer streams and tools run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import anyio
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import ThreadedCompleter
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import ANSI, to_formatted_text
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from prompt_toolkit.completion import Completer
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.history import History
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.key_binding import KeyPressEvent
+    from prompt_toolkit.output import Output
+
+    from frontends.interactive.status import Status
+    from frontends.interactive.theme import Palette
+    from frontends.interactive.view import TurnView
+
+FRAME_RATE = 20  # scrollback writes per second at most; redraws in between are cheap
+EXIT_WINDOW = 2.0  # seconds in which a second Ctrl-C at an empty prompt exits (issue 4)
+ESCAPE_WAIT = 0.03  # how long a lone Esc waits to be sure it is not the start of Alt+key
+EXIT = object()  # sent on the inputs stream when the user wants to leave
+
+
+@dataclass
+class _Question:
+    choices: tuple[str, ...]
+    summary: str = ""  # kept in sight above the prompt while output scrolls on
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    answer: str = ""
+    error: str = ""
+
+
+class Screen:
+    def __init__(
+        self,
+        view: TurnView,
+        status: Status,
+        palette: Palette,
+        *,
+        history: History | None = None,
+        completer: Completer | None = None,
+        on_cycle_mode: Callable[[], None] = lambda: None,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        self.view = view
+        self.status = status
+        self._on_cycle_mode = on_cycle_mode
+        self.busy: anyio.CancelScope | None = None  # the running turn, cancelled by Esc
+        self.queued: list[str] = []  # prompts typed ahead while a turn runs
+        self.leaving = False
+        self._question: _Question | None = None
+        self._ctrl_c_at = -math.inf
+        self._dirty = anyio.Event()
+        self._live_source = ""
+        self._live_cache: list[tuple[str, str]] = []
+        self.inputs_send, self.inputs = anyio.create_memory_object_stream[object](math.inf)
+        self.buffer = Buffer(
+            multiline=True,
+            history=history,
+            completer=ThreadedCompleter(completer) if completer else None,
+            complete_while_typing=True,
+        )
+        self.app: Application[None] = Application(
+            layout=self._layout(),
+            key_bindings=self._bindings(),
+            style=palette.prompt_style(),
+            full_screen=False,
+            erase_when_done=True,
+            input=input,
+            output=output,
+        )
+        self.app.ttimeoutlen = ESCAPE_WAIT
+        self.app.timeoutlen = ESCAPE_WAIT
+
+    # ── for the session ─────────────────────────────────────────────────────────────────────
+
+    def changed(self) -> None:
+        """Something in the view changed: paint it at the next frame."""
+        self._dirty.set()
+
+    async def paint_forever(self) -> None:
+        """Writes finished output into the scrollback and redraws the live part, per frame."""
+        while True:
+            # Running tools show elapsed time: redraw ten times a second while any runs.
+            wait = 0.1 if self.view.running or self._ctrl_c_pending() else math.inf
+            with anyio.move_on_after(wait):
+                await self._dirty.wait()
+            self._dirty = anyio.Event()
+            await self.paint()
+            await anyio.sleep(1 / FRAME_RATE)
+
+    async def paint(self) -> None:
+        width = self.app.output.get_size().columns
+        self.view.console.width = self.view.printer.width = width
+        items = self.view.take_items()
+        # Rendering markdown and code is the heaviest work here: a worker thread does it, so
+        # keystrokes are handled meanwhile (the GIL is handed over every few milliseconds).
+        printed = await anyio.to_thread.run_sync(self.view.render_printed, items) if items else ""
+        if printed and self.app.is_running:
+            await run_in_terminal(lambda: self._write(printed), in_executor=False)
+        elif printed:
+            self._write(printed)
+        self.app.invalidate()
+
+    def _write(self, text: str) -> None:
+        self.app.output.write_raw(text)
+        self.app.output.flush()
+
+    async def ask(self, choices: tuple[str, ...], summary: str = "") -> str:
+        """Wait for the user to type one of ``choices`` and Enter; type-ahead is kept aside."""
+        question = _Question(choices, summary)
+        saved = self.buffer.document
+        self.buffer.reset()
+        self._question = question
+        self.changed()
+        try:
+            await question.answered.wait()
+        finally:
+            self._question = None
+            self.buffer.reset(document=saved)
+            self.changed()
+        return question.answer
+
+    def request_exit(self) -> None:
+        """Leave now: the running turn is stopped and prompts typed ahead are dropped."""
+        self.leaving = True
+        if self.busy is not None:
+            self.busy.cancel()
+        with contextlib.suppress(anyio.ClosedResourceError):
+            self.inputs_send.send_nowait(EXIT)
+
+    def close(self) -> None:
+        self.inputs_send.close()
+        self.inputs.close()
+
+    # ── layout ──────────────────────────────────────────────────────────────────────────────
+
+    def _layout(self) -> Layout:
+        live = Window(
+            FormattedTextControl(self._live_fragments),
+            dont_extend_height=True,
+            wrap_lines=False,
+        )
+        entry = Window(
+            BufferControl(self.buffer),
+            get_line_prefix=self._prefix,
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+        status = Window(FormattedTextControl(self._status_line), height=1)
+        body = HSplit(
+            [
+                ConditionalContainer(live, filter=Condition(lambda: bool(self._live_text()))),
+                entry,
+                status,
+            ]
+        )
+        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
+        return Layout(FloatContainer(body, floats=[menu]), focused_element=entry)
+
+    def _live_fragments(self) -> StyleAndTextTuples:
+        """The live part as prompt_toolkit fragments, converted once per change.
+
+        prompt_toolkit's ANSI parser gives one fragment per character, and a redraw walks the
+        fragments several times: merging runs of one style makes a redraw cost per style change
+        instead of per character (it kept key echo slow while an answer streamed).
+        """
+        text = self._live_text()
+        if text != self._live_source:
+            merged: list[tuple[str, str]] = []
+            for fragment in to_formatted_text(ANSI(text)):
+                style, chars = fragment[0], fragment[1]
+                if merged and merged[-1][0] == style:
+                    merged[-1] = (style, merged[-1][1] + chars)
+                else:
+                    merged.append((style, chars))
+            self._live_source = text
+            self._live_cache = merged
+        return list(self._live_cache)
+
+    def _live_text(self) -> str:
+        text = self.view.live()
+        if self._question is not None and self._question.summary:
+            note = f"\x1b[1;33m? {self._question.summary}\x1b[0m"
+            text = f"{text}\n{note}" if text else note
+        if self.queued:
+            count = len(self.queued)
+            note = f"\x1b[2m⏎ {count} prompt{'s' if count > 1 else ''} queued\x1b[0m"
+            return f"{text}\n{note}" if text else note
+        return text
+
+    def _prefix(self, line: int, wrap: int) -> StyleAndTextTuples:
+        if line or wrap:
+            return [("", "  ")]
+        question = self._question
+        if question is None:
+            return [("class:prompt", "› ")]
+        replies = "/".join(question.choices)
+        prefix: StyleAndTextTuples = [("class:question", f"Allow? [{replies}] ")]
+        if question.error:
+            prefix.append(("class:status.alert", f"{question.error} "))
+        return [*prefix, ("class:question", "› ")]
+
+    def _status_line(self) -> StyleAndTextTuples:
+        line: StyleAndTextTuples = list(self.status.line())
+        if self._ctrl_c_pending():
+            line.append(("class:status.alert", "  Press Ctrl-C again to exit"))
+        elif self.busy is not None:
+            line.append(("class:status.hint", "  esc to interrupt"))
+        return line
+
+    def _ctrl_c_pending(self) -> bool:
+        return time.monotonic() - self._ctrl_c_at < EXIT_WINDOW
+
+    # ── keys ────────────────────────────────────────────────────────────────────────────────
+
+    def _bindings(self) -> KeyBindings:
+        keys = KeyBindings()
+
+        @keys.add("enter")
+        def _(event: KeyPressEvent) -> None:
+            state = self.buffer.complete_state
+            if state is not None and state.current_completion is not None:
+                self.buffer.apply_completion(state.current_completion)
+                return
+            if self.buffer.document.text_before_cursor.endswith("\\"):
+                self.buffer.delete_before_cursor(1)  # a trailing backslash continues the line
+                self.buffer.insert_text("\n")
+                return
+            self._submit()
+
+        @keys.add("escape", "enter")
+        @keys.add("c-j")
+        def _(event: KeyPressEvent) -> None:
+            self.buffer.insert_text("\n")
+
+        @keys.add("s-tab")
+        def _(event: KeyPressEvent) -> None:
+            self._on_cycle_mode()
+            self.changed()
+
+        @keys.add("escape")
+        def _(event: KeyPressEvent) -> None:
+            if self.busy is not None:
+                self.busy.cancel()
+            elif self.buffer.complete_state is not None:
+                self.buffer.cancel_completion()
+
+        @keys.add("c-c")
+        @keys.add(Keys.SIGINT)
+        def _(event: KeyPressEvent) -> None:
+            self._ctrl_c()
+
+        @keys.add("c-d")
+        def _(event: KeyPressEvent) -> None:
+            if not self.buffer.text:
+                self.request_exit()
+            else:
+                self.buffer.delete()
+
+        return keys
+
+    def _submit(self) -> None:
+        text = self.buffer.text
+        question = self._question
+        if question is not None:
+            answer = {"yes": "y", "no": "n"}.get(text.strip().lower(), text.strip().lower())
+            if answer in question.choices:
+                question.answer = answer
+                question.answered.set()
+            else:
+                question.error = "type one of the replies and Enter"
+                self.buffer.reset()
+            return
+        if not text.strip():
+            self.buffer.reset()
+            return
+        self.buffer.append_to_history()
+        self.buffer.reset()
+        if self.busy is not None:
+            self.queued.append(text)
+            self.changed()
+        with contextlib.suppress(anyio.ClosedResourceError):
+            self.inputs_send.send_nowait(text)
+
+    def _ctrl_c(self) -> None:
+        if self.busy is not None:
+            self.busy.cancel()
+            return
+        if self.buffer.text:
+            self.buffer.reset()
+            return
+        if self._ctrl_c_pending():
+            self.request_exit()
+            return
+        self._ctrl_c_at = time.monotonic()
+        self.changed()

@@ -1,0 +1,106 @@
+"""The status line's facts: model, fast mode, permission mode, tokens and cost so far."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from actors.conductor.compaction import context_tokens, fill_text
+from actors.models import cost_usd, resolve_model
+from actors.protocol import Usage
+
+if TYPE_CHECKING:
+    from actors.protocol import PermissionMode
+
+# Spec 3.1: Shift+Tab cycles Normal -> Auto-Accept -> Plan -> Normal. "custom" (the project's
+# rules) is not on the cycle; Shift+Tab from it goes on as if from Normal.
+CYCLE: dict[PermissionMode, PermissionMode] = {
+    "ask": "auto",
+    "auto": "plan",
+    "plan": "ask",
+    "custom": "auto",
+}
+
+# Spec 3.1's status texts; Normal Mode shows none.
+MODE_TEXT: dict[str, str] = {
+    "ask": "",
+    "auto": "⏵⏵ accept edits on",
+    "plan": "⏸ plan mode on",
+    "custom": "custom rules",
+}
+
+
+@dataclass
+class Status:
+    model: str  # the model id
+    mode: PermissionMode
+    fast: bool = False
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+    cost_known: bool = True  # False once a model with unknown prices answered
+    context_tokens: int = 0  # how much of the window the latest answer used (issue 7)
+
+    @property
+    def alias(self) -> str:
+        info = resolve_model(self.model)
+        return info.alias or info.id
+
+    @property
+    def fast_active(self) -> bool:
+        return self.fast and resolve_model(self.model).fast_mode
+
+    def count(self, usage: Usage) -> None:
+        """One message's usage, priced with the model and speed it ran at."""
+        self.usage = self.usage + usage
+        self.context_tokens = context_tokens(usage)
+        cost = cost_usd(resolve_model(self.model), usage, fast=self.fast_active)
+        if cost is None:
+            self.cost_known = False
+        else:
+            self.cost += cost
+
+    @property
+    def input_tokens(self) -> int:
+        u = self.usage
+        return u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+
+    @property
+    def cost_text(self) -> str:
+        return f"${self.cost:.4f}" if self.cost_known else f"${self.cost:.4f} + unknown"
+
+    def cost_report(self) -> str:
+        """What /cost prints (spec 4.2: input tokens, output tokens, total cost in USD)."""
+        return (
+            f"Input tokens:  {self.input_tokens:,}\n"
+            f"Output tokens: {self.usage.output_tokens:,}\n"
+            f"Total cost:    {self.cost_text} USD"
+        )
+
+    def usage_report(self) -> str:
+        """/cost's lines on the prompt cache and the context window (issue 7)."""
+        u = self.usage
+        window = resolve_model(self.model).context_window
+        return (
+            f"Cache reads:   {u.cache_read_input_tokens:,} tokens (billed at 0.1x)\n"
+            f"Cache writes:  {u.cache_creation_input_tokens:,} tokens (billed at 1.25x)\n"
+            f"Context:       {fill_text(self.context_tokens, window)}"
+        )
+
+    def line(self) -> list[tuple[str, str]]:
+        """The status line as prompt_toolkit (style, text) fragments."""
+        parts: list[tuple[str, str]] = [("class:status", f" {self.alias}")]
+        if self.fast_active:
+            parts.append(("class:status.mode", " ⚡fast"))
+        mode = MODE_TEXT[self.mode]
+        if mode:
+            parts += [("class:status", " · "), ("class:status.mode", mode)]
+            parts.append(("class:status.hint", " (shift+tab to cycle)"))
+        tokens = self.input_tokens + self.usage.output_tokens
+        parts.append(("class:status", f" · {tokens:,} tokens · {self.cost_text}"))
+        if self.context_tokens:
+            window = resolve_model(self.model).context_window
+            share = self.context_tokens / window
+            # A 1M window is long under 1% full: show a decimal there so the number moves.
+            shown = f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
+            parts.append(("class:status", f" · context {shown}"))
+        return parts

@@ -1,0 +1,352 @@
+"""What a turn looks like: the finished part, printed once, and the live part, redrawn.
+
+``TurnView`` takes the session's events and keeps two things: ``take_printed()``, text that is
+finished and goes into the terminal's scrollback exactly once, and ``live()``, the small part
+still changing (the markdown block in progress, the running tools with their output tails and
+elapsed times). Both are rendered with rich to ANSI text; the screen decides when to show them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.text import Text
+
+from actors.protocol import (
+    BlockFinished,
+    MessageStarted,
+    Notice,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+)
+from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console, RenderableType
+
+    from actors.protocol import PermissionRequest, UiEvent
+    from frontends.interactive.theme import Palette
+
+TAIL_LINES = 4  # output lines shown under a running tool
+DIFF_LINES = 40  # diff lines shown for an edit before "… more"
+_PADDING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+_HEADERS = {
+    "read": "Read file",
+    "write": "Write file",
+    "create": "Create file",
+    "run": "Run command",
+}
+
+
+@dataclass
+class _Running:
+    name: str
+    summary: str
+    started: float
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    partial: str = ""
+
+    def add(self, text: str) -> None:
+        head, *rest = (self.partial + text).split("\n")
+        if rest:
+            self.tail.append(head)
+            self.tail.extend(rest[:-1])
+            self.partial = rest[-1]
+        else:
+            self.partial = head
+
+    def lines(self) -> list[str]:
+        lines = [*self.tail, self.partial] if self.partial else list(self.tail)
+        return lines[-TAIL_LINES:]
+
+
+class TurnView:
+    def __init__(
+        self,
+        console: Console,
+        palette: Palette,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        printer: Console | None = None,
+    ) -> None:
+        self.console = console  # renders the live part, on the event loop
+        # Renders finished text; the screen does that in a worker thread, hence its own console.
+        self.printer = printer or console
+        self.palette = palette
+        self.clock = clock
+        self.stream = MarkdownStream()
+        self.running: dict[str, _Running] = {}
+        self.thinking = False
+        self._printed: list[Piece | RenderableType] = []  # rendered in take_printed
+        self._live_cache: tuple[int, str] | None = None
+        self._after_other = False  # the last thing printed was not answer text
+        self.version = 0  # bumped on every change, so the screen knows when to redraw
+
+    # ── events ──────────────────────────────────────────────────────────────────────────────
+
+    def apply(self, event: UiEvent) -> None:
+        self.version += 1
+        match event:
+            case TextDelta(text=text):
+                self.thinking = False
+                self._print_pieces(self.stream.feed(text))
+            case ThinkingDelta():
+                self.thinking = True
+            case BlockFinished(block=block) if block.get("type") == "text":
+                self._print_pieces(self.stream.finish())
+            case MessageStarted():
+                self.thinking = False
+            case ToolStarted(id=call_id, name=name, summary=summary):
+                self.running[call_id] = _Running(name, summary, self.clock())
+            case ToolOutput(id=call_id, text=text):
+                if call_id in self.running:
+                    self.running[call_id].add(text)
+            case ToolFinished():
+                self._finished(event)
+            case Retrying(attempt=attempt, delay=delay, reason=reason):
+                self.note("warning", f"{reason}; retry {attempt} in {delay:.1f} s")
+            case Notice(level=level, text=text):
+                self.note(level, text)
+            case _:
+                pass
+
+    def note(self, level: str, text: str) -> None:
+        style = {"info": "legato.muted", "warning": "legato.warn"}.get(level, "legato.bad")
+        self.version += 1
+        self._print(Text(text, style=style))
+
+    def say(self, renderable: RenderableType) -> None:
+        """Print anything the session wants kept in the scrollback (command output, help)."""
+        self.version += 1
+        self._print(renderable)
+
+    def interrupted(self) -> None:
+        """The turn was stopped: keep what was shown, mark what was cut off."""
+        self.version += 1
+        self._print_pieces(self.stream.finish())
+        for run in self.running.values():
+            elapsed = self.clock() - run.started
+            self._print(self._tool_line("⏹", "legato.warn", run, f"stopped after {elapsed:.1f} s"))
+        self.running.clear()
+        self.thinking = False
+        self._print(Text("  ⎿ Interrupted. What should Legato do instead?", style="legato.warn"))
+
+    @staticmethod
+    def summary(request: PermissionRequest) -> str:
+        """One line: what the request wants ("Run command  npm test")."""
+        what = request.command if request.kind == "run" else ", ".join(request.paths)
+        return f"{_HEADERS[request.kind]}  {what or ''}"
+
+    def question(self, request: PermissionRequest) -> None:
+        """A permission request: a line saying what, the details, and for writes the diff."""
+        self.version += 1
+        what = request.command if request.kind == "run" else ", ".join(request.paths)
+        header = Text.assemble(
+            ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
+        )
+        lines: list[RenderableType] = [header, Text(f"    requested by {request.tool}", "dim")]
+        if request.preview:
+            lines.append(self._diff(request.preview))
+        for line in lines:
+            self._print(line)
+
+    # ── output ──────────────────────────────────────────────────────────────────────────────
+
+    def take_printed(self) -> str:
+        """Finished text, once: the caller writes it into the scrollback."""
+        return self.render_printed(self.take_items())
+
+    def take_items(self) -> list[Piece | RenderableType]:
+        """What finished since the last call, not yet rendered (``render_printed`` does that)."""
+        items, self._printed = self._printed, []
+        return items
+
+    def render_printed(self, items: list[Piece | RenderableType]) -> str:
+        """Rendering waits until here, once a frame: consecutive paragraphs become one markdown
+        document and consecutive code lines one highlighted block, so the cost is per frame,
+        not per token. Uses only ``printer``, so it may run in a worker thread.
+        """
+        out: list[str] = []
+        batch: list[RenderableType] = []
+        prose: list[str] = []
+        code: list[str] = []
+        language = ""
+        continued = False
+
+        def flush_code() -> None:
+            if code:
+                batch.append(self._code(tuple(code), language))
+                code.clear()
+
+        def flush_prose() -> None:
+            if prose:
+                if batch:
+                    out.append(self._render_with(self.printer, *batch))
+                    batch.clear()
+                if self._after_other:
+                    out.append("\n")  # a blank line between tool lines and the text after
+                self._after_other = False
+                out.append(
+                    self._render_with(self.printer, self._markdown("\n\n".join(prose))).lstrip("\n")
+                )
+                if not continued:
+                    out.append("\n")
+                prose.clear()
+
+        for item in items:
+            if isinstance(item, Prose):
+                flush_code()
+                if prose and continued:
+                    prose[-1] += " " + item.source  # the same paragraph, cut for being long
+                else:
+                    prose.append(item.source)
+                continued = item.continued
+                continue
+            flush_prose()
+            if isinstance(item, Code):
+                if item.first or item.language != language:
+                    flush_code()
+                if item.first and self._after_other:
+                    batch.append(Text(""))
+                self._after_other = False
+                language = item.language
+                code.extend(item.lines)
+                if item.last:
+                    flush_code()
+                    batch.append(Text(""))
+            else:
+                flush_code()
+                batch.append(item)
+                self._after_other = True
+        flush_code()
+        flush_prose()
+        if batch:
+            out.append(self._render_with(self.printer, *batch))
+        return "".join(out)
+
+    def live(self) -> str:
+        """The part still changing, as ANSI text (empty when nothing is in progress)."""
+        cached = self._live_cache
+        if cached is not None and cached[0] == self.version and not self.running:
+            return cached[1]
+        parts: list[RenderableType] = []
+        source = self.stream.live()
+        if source.strip():
+            if self.stream.in_code:
+                parts.append(self._code((source,), self.stream.language))
+            else:
+                parts.append(self._markdown(source))
+        elif self.thinking:
+            parts.append(Text("✻ thinking…", style="legato.muted"))
+        now = self.clock()
+        for run in self.running.values():
+            parts.append(self._tool_line("●", "legato.accent", run, f"{now - run.started:.1f} s"))
+            for line in run.lines():
+                parts.append(
+                    Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
+                )
+        text = self._render(*parts).strip("\n") if parts else ""
+        self._live_cache = (self.version, text)
+        return text
+
+    # ── rendering ───────────────────────────────────────────────────────────────────────────
+
+    def _print_pieces(self, pieces: list[Piece]) -> None:
+        self._printed.extend(pieces)
+
+    def _finished(self, event: ToolFinished) -> None:
+        result = event.result
+        run = self.running.pop(result.tool_use_id, None)
+        if run is None:
+            return  # a call already shown as stopped by an interruption, reporting late
+        if result.denied:
+            self._print(self._tool_line("✗", "legato.bad", run, "denied"))
+            self._print(Text(f"    {_first_line(result.content)}", style="legato.muted"))
+            return
+        if result.is_error:
+            self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
+            self._print(Text(f"    {_first_line(result.content)}", style="legato.bad"))
+            return
+        self._print(self._tool_line("✓", "legato.good", run, f"{event.elapsed:.1f} s"))
+        for line in run.lines():
+            self._print(
+                Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
+            )
+        if event.diff:
+            self._print(self._diff(event.diff))
+
+    def _tool_line(self, mark: str, style: str, run: _Running, note: str) -> Text:
+        return Text.assemble(
+            (f"{mark} ", style), (run.name, "bold"), f"({run.summary})  ", (note, "legato.muted")
+        )
+
+    def _diff(self, diff: str) -> Text:
+        lines = diff.rstrip("\n").split("\n")
+        text = Text()
+        for line in lines[:DIFF_LINES]:
+            if line.startswith(("+++", "---")):
+                style = "bold"
+            elif line.startswith("+"):
+                style = "legato.added"
+            elif line.startswith("-"):
+                style = "legato.removed"
+            elif line.startswith("@@"):
+                style = "legato.hunk"
+            else:
+                style = ""
+            text.append(f"    {line}\n", style=style)
+        if len(lines) > DIFF_LINES:
+            text.append(f"    … {len(lines) - DIFF_LINES} more lines\n", style="legato.muted")
+        text.rstrip()
+        return text
+
+    def _markdown(self, source: str) -> Markdown:
+        return Markdown(source, code_theme=self.palette.code_theme, hyperlinks=False)
+
+    def _code(self, lines: tuple[str, ...], language: str) -> Syntax:
+        return Syntax(
+            "\n".join(lines),
+            _lexer(language),
+            theme=self.palette.code_theme,
+            background_color="default",
+            word_wrap=True,
+            padding=(0, 2),
+        )
+
+    def _print(self, renderable: RenderableType) -> None:
+        self._printed.append(renderable)
+
+    def _render(self, *renderables: RenderableType) -> str:
+        return self._render_with(self.console, *renderables)
+
+    def _render_with(self, console: Console, *renderables: RenderableType) -> str:
+        with console.capture() as capture:
+            console.print(Group(*renderables))
+        # rich pads lines to the full width; in the scrollback that padding would wrap into
+        # blank lines once the terminal gets narrower, so it goes.
+        return _PADDING.sub(r"\1", capture.get())
+
+
+@functools.cache
+def _lexer(language: str) -> Any:
+    # Looking a lexer up by name costs more than highlighting a line: once per language.
+    return Syntax("", language or "text").lexer or "text"
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= 200 else line[:199] + "…"

@@ -1,0 +1,194 @@
+"""A whole session in this process against the scripted server, and the four invariants.
+
+The session is the real one (``frontends.session.assemble``): real loopback HTTP, real processes,
+real files in ``tmp_path``. Only the renderer is the test's: it counts what it is shown, can
+stall, and answers (or sits on) permission questions, which is where a test cancels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.protocol import (
+    GetConversation,
+    RunPrompt,
+    ToolInputDelta,
+    ToolOutput,
+    ToolStarted,
+    TurnOutcome,
+)
+from actors.ui import Renderer
+from frontends.session import assemble
+from runtime import supervise
+from tests.tool_executor.harness import is_running
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from pathlib import Path
+
+    from actors.protocol import Message, PermissionRequest, UiEvent
+    from frontends.session import Session
+
+
+class ControlledRenderer(Renderer):
+    """Counts events; sets ``reached`` at the ``cancel_at_event``-th event shown or the
+    ``cancel_at_ask``-th permission question (and then never answers that question).
+
+    Tool input deltas are not counted: a large Write streams thousands of them, which would
+    crowd every other kind of point out of a small range of ``n``.
+    """
+
+    def __init__(
+        self,
+        *,
+        cancel_at_event: int | None = None,
+        cancel_at_ask: int | None = None,
+        cancel_at_tool: int | None = None,
+    ):
+        self.cancel_at_event = cancel_at_event
+        self.cancel_at_ask = cancel_at_ask
+        self.cancel_at_tool = cancel_at_tool  # the n-th ToolStarted or ToolOutput: tools running
+        self.tool_events = 0
+        self.events: list[UiEvent] = []
+        self.asks = 0
+        self.counted = 0
+        self.point = "nowhere: the prompt ended first"  # where the cancel came, for statistics
+        self.reached = anyio.Event()
+        self.stalled: anyio.Event | None = None  # while set to an unset Event, show() waits
+
+    async def show(self, event: UiEvent) -> None:
+        if self.stalled is not None:
+            await self.stalled.wait()
+        self.events.append(event)
+        if not isinstance(event, ToolInputDelta):
+            self.counted += 1
+            if self.counted == self.cancel_at_event:
+                self.point = f"after {type(event).__name__}"
+                self.reached.set()
+        if isinstance(event, ToolStarted | ToolOutput):
+            self.tool_events += 1
+            if self.tool_events == self.cancel_at_tool:
+                self.point = f"while tools ran, after {type(event).__name__}"
+                self.reached.set()
+
+    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+        self.asks += 1
+        if self.asks == self.cancel_at_ask:
+            self.point = "at a permission question"
+            self.reached.set()
+            await anyio.sleep_forever()  # the person walked away; only an interrupt ends this
+        return "y"
+
+
+@dataclass
+class Live:
+    session: Session
+    renderer: ControlledRenderer
+    root: Path
+
+    async def prompt(self, text: str) -> TurnOutcome:
+        return await self.session.conductor.address.ask(RunPrompt(text=text))
+
+    async def interrupted_prompt(self, text: str) -> TurnOutcome | None:
+        """Run ``text`` until the renderer's point is reached, then cancel it as Ctrl-C does;
+        returns once the conductor has let go. ``None`` if it was cancelled."""
+        outcome: TurnOutcome | None = None
+        async with anyio.create_task_group() as tasks:
+            scope = anyio.CancelScope()
+
+            async def cancel_when_reached() -> None:
+                await self.renderer.reached.wait()
+                scope.cancel()
+
+            tasks.start_soon(cancel_when_reached)
+            with scope:
+                outcome = await self.prompt(text)
+            tasks.cancel_scope.cancel()
+        await self.conversation()  # answered only once the interrupted prompt has let go
+        return outcome
+
+    async def conversation(self) -> list[Message]:
+        return await self.session.conductor.address.ask(GetConversation())
+
+
+@asynccontextmanager
+async def live_session(
+    root: Path, home: Path, base_url: str, renderer: ControlledRenderer, **options: object
+) -> AsyncIterator[Live]:
+    env = {"ASSISTANT_BASE_URL": base_url, "ASSISTANT_API_KEY": "test-key", "HOME": str(home)}
+    session = assemble(
+        str(root),
+        renderer=renderer,
+        headless=False,
+        env=env,
+        home=str(home),
+        **options,  # type: ignore[arg-type]
+    )
+    async with supervise(session.actors):
+        yield Live(session, renderer, root)
+
+
+# ── the invariants ──────────────────────────────────────────────────────────────────────────
+
+
+def conversation_problems(messages: list[Message]) -> list[str]:
+    """What the API would refuse in ``messages`` (empty when it is valid)."""
+    problems = []
+    if not messages or messages[0].role != "user":
+        problems.append("the conversation does not start with a user message")
+    for before, after in itertools.pairwise(messages):
+        if before.role == after.role:
+            problems.append(f"two {before.role} messages in a row")
+    for index, message in enumerate(messages):
+        if not message.content:
+            problems.append(f"message {index} is empty")
+        if message.role != "assistant":
+            continue
+        calls = {b["id"] for b in message.content if b.get("type") == "tool_use"}
+        if not calls:
+            continue
+        following = messages[index + 1].content if index + 1 < len(messages) else []
+        answered = {b["tool_use_id"] for b in following if b.get("type") == "tool_result"}
+        if calls - answered:
+            problems.append(f"tool_use without a tool_result: {sorted(calls - answered)}")
+    return problems
+
+
+def live_children() -> list[int]:
+    """The shells this process started for Bash calls that still run (a zombie has ended).
+
+    Only ``bash`` (and ``sleep``, which a one-command shell becomes) children count, so that a
+    process some other test left behind in the same pytest run cannot make this one fail.
+    """
+    me = str(os.getpid())
+    found = []
+    for pid in (name for name in os.listdir("/proc") if name.isdigit()):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as file:
+                name, _, rest = file.read().partition(b" (")[2].rpartition(b") ")
+        except OSError:
+            continue
+        fields = rest.split()
+        if (
+            fields[1:2] == [me.encode()]
+            and name in (b"bash", b"sleep")
+            and fields[0] not in (b"Z", b"X")
+        ):
+            found.append(int(pid))
+    return found
+
+
+def recorded_pids(path: Path) -> list[int]:
+    if not path.exists():
+        return []
+    return [int(word) for word in path.read_text().split()]
+
+
+def surviving(pids: list[int]) -> list[int]:
+    return [pid for pid in pids if is_running(pid)]

@@ -1,0 +1,178 @@
+"""Cancel at any point (issue 3): a property over scripted multi-turn sessions.
+
+Hypothesis draws a session (turns of parallel tool batches: commands that start background
+jobs and children that ignore SIGTERM, and large writes over files the session has read) and a
+point to cancel at: the n-th event the UI is shown (so while streaming, while tools run, or
+between turns), the n-th tool event (a call started or printed), or the n-th permission
+question, left unanswered. After the cancel, every time:
+no process the session started survives, every file is wholly old or wholly new with no
+temporary file left, the conversation is one the API accepts, and the next prompt works (the
+scripted server answers 400 to a conversation with an unanswered ``tool_use``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import trio
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from frontends.scripted_server import ScriptedServer, Step, call, text, tool_calls
+from tests.cancellation.harness import (
+    ControlledRenderer,
+    conversation_problems,
+    live_children,
+    live_session,
+    recorded_pids,
+    surviving,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from actors.protocol import Message
+    from frontends.scripted_server import RecordedRequest
+
+FILES = 3
+SIZE = 32 * 1024  # the model streams it in 16-character pieces: larger only costs time
+NEXT_PROMPT = "and now something else"
+
+
+def old(index: int) -> str:
+    return f"old {index}\n" * (SIZE // 6)
+
+
+def new(index: int) -> str:
+    return f"new {index}!\n" * (SIZE // 7)
+
+
+Call = tuple[str, int]  # ("sleep" | "resist" | "quick" | "write", a number)
+
+calls_strategy = st.lists(
+    st.tuples(st.sampled_from(["sleep", "resist", "quick", "write"]), st.integers(0, FILES - 1)),
+    min_size=1,
+    max_size=4,
+)
+
+
+def tool_call(kind: str, number: int, root: Path) -> Any:
+    pids = root / "pids"
+    if kind == "write":
+        return call("Write", {"file_path": str(root / f"f{number}.txt"), "content": new(number)})
+    if kind == "quick":
+        return call("Bash", {"command": f"echo $$ >> {pids}; echo quick {number}"})
+    if kind == "resist":  # a child that ignores SIGTERM, and a background job
+        command = (
+            f"(trap '' TERM; exec sleep 30) & echo $! >> {pids}; "
+            f"sleep 30 & echo $! >> {pids}; echo resisting; sleep 0.3"
+        )
+        return call("Bash", {"command": command})
+    return call("Bash", {"command": f"echo $$ >> {pids}; echo sleeping; sleep 0.{number + 2}"})
+
+
+def script(root: Path, batches: list[list[Call]]) -> list[Step]:
+    reads = [call("Read", {"file_path": str(root / f"f{i}.txt"), "limit": 1}) for i in range(FILES)]
+    steps = [tool_calls(reads, text="Reading the files first.")]
+    for batch in batches:
+        calls = [tool_call(kind, number, root) for kind, number in batch]
+        steps.append(tool_calls(calls, text="Working on it now."))
+    steps.append(text("All done, every change is in place.", delay=0.01))
+    return steps
+
+
+# What an interrupted call's result may say: the executor's report (how long, what it printed,
+# or that it never started), or the conductor's notice for a call the batch never reached.
+INTERRUPTED = re.compile(
+    r"Interrupted (after \d+\.\d s(, before it finished| while waiting for the user's "
+    r"permission)|before it started|by the user before this call finished)"
+)
+
+
+def tool_results(messages: list[Message]) -> list[str]:
+    return [
+        str(block.get("content"))
+        for message in messages
+        for block in message.content
+        if block.get("type") == "tool_result"
+    ]
+
+
+def serve(steps: list[Step]) -> ScriptedServer:
+    played = iter(steps)
+
+    def answer(request: RecordedRequest) -> Step:
+        last = request.body["messages"][-1]["content"]
+        said = (
+            [b.get("text", "") for b in last if isinstance(b, dict)]
+            if isinstance(last, list)
+            else [last]
+        )
+        if any(NEXT_PROMPT in piece for piece in said):
+            return text("Fine, the session still works.")
+        return next(played, text("Nothing more to do."))
+
+    return ScriptedServer(answer)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,  # the same examples every run: a failure is reproducible
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    batches=st.lists(calls_strategy, min_size=1, max_size=2),
+    point=st.one_of(
+        st.tuples(st.just("event"), st.sampled_from(range(1, 46))),
+        st.tuples(st.just("ask"), st.sampled_from(range(1, 9))),
+        st.tuples(st.just("tool"), st.sampled_from(range(1, 9))),
+    ),
+)
+def test_cancelling_at_any_point_keeps_every_invariant(
+    tmp_path_factory: Any, batches: list[list[Call]], point: tuple[str, int]
+) -> None:
+    base: Path = tmp_path_factory.mktemp("session")
+    root, home = base / "project", base / "home"
+    root.mkdir()
+    home.mkdir()
+    for i in range(FILES):
+        (root / f"f{i}.txt").write_text(old(i))
+    kind, n = point
+    renderer = ControlledRenderer(
+        cancel_at_event=n if kind == "event" else None,
+        cancel_at_ask=n if kind == "ask" else None,
+        cancel_at_tool=n if kind == "tool" else None,
+    )
+    with serve(script(root, batches)) as server:
+        trio.run(_session, root, home, server.url, renderer)
+
+
+async def _session(root: Path, home: Path, url: str, renderer: ControlledRenderer) -> None:
+    with anyio.fail_after(30):
+        async with live_session(root, home, url, renderer, permission_mode="ask") as live:
+            await live.interrupted_prompt("make the changes")
+            event(f"cancelled {renderer.point}")
+            # 1. No process the session started survives.
+            assert live_children() == []
+            assert surviving(recorded_pids(root / "pids")) == []
+            # 2. Every file is wholly old or wholly new, and no temporary file is left.
+            for i in range(FILES):
+                content = await anyio.Path(root / f"f{i}.txt").read_text()
+                assert content in (old(i), new(i)), f"f{i}.txt is neither old nor new"
+            assert [n for n in os.listdir(root) if n.endswith(".legato-tmp")] == []
+            # 3. The conversation is one the API accepts; interrupted calls say so.
+            messages = await live.conversation()
+            assert conversation_problems(messages) == []
+            for result in tool_results(messages):
+                if result.startswith("Interrupted"):
+                    assert INTERRUPTED.match(result), result
+            # 4. The session is usable afterwards.
+            renderer.cancel_at_ask = renderer.cancel_at_event = renderer.cancel_at_tool = None
+            outcome = await live.prompt(NEXT_PROMPT)
+            assert outcome.subtype == "success", outcome.error
+            assert outcome.result == "Fine, the session still works."
+            assert conversation_problems(await live.conversation()) == []

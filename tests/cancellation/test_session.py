@@ -1,0 +1,91 @@
+"""What an interrupted prompt leaves in the conversation, seen through the whole session."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from actors.protocol import TextDelta, ToolOutput
+from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from tests.cancellation.harness import ControlledRenderer, conversation_problems, live_session
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from actors.protocol import UiEvent
+
+
+class CancelOn(ControlledRenderer):
+    """Sets ``reached`` on the first event ``when`` accepts."""
+
+    def __init__(self, when: Callable[[UiEvent], bool]) -> None:
+        super().__init__()
+        self.when = when
+
+    async def show(self, event: UiEvent) -> None:
+        await super().show(event)
+        if self.when(event):
+            self.reached.set()
+
+
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    root, home = tmp_path / "project", tmp_path / "home"
+    (root / ".legato").mkdir(parents=True)
+    home.mkdir()
+    settings = {"permissionMode": "custom", "allowedCommands": ["echo", "sleep"]}
+    (root / ".legato" / "settings.json").write_text(json.dumps(settings))
+    return root, home
+
+
+async def test_interrupted_calls_tell_the_model_how_long_they_ran_and_what_they_printed(
+    tmp_path: Path,
+) -> None:
+    root, home = project(tmp_path)
+    calls = [
+        call("Bash", {"command": "echo halfway there; sleep 30"}),
+        call("Bash", {"command": "echo quick"}),
+    ]
+    steps = [tool_calls(calls, text="Running both."), text("Understood, stopping.")]
+    renderer = CancelOn(lambda e: isinstance(e, ToolOutput) and "halfway" in e.text)
+    with ScriptedServer(steps) as server:
+        async with live_session(root, home, server.url, renderer) as live:
+            assert await live.interrupted_prompt("run them") is None
+            messages = await live.conversation()
+            after = await live.prompt("what happened?")
+        sent = server.requests[-1].body["messages"]
+    assert conversation_problems(messages) == []
+    assert [m.role for m in messages] == ["user", "assistant", "user"]
+    results = {block["tool_use_id"]: block for block in messages[-1].content}
+    slow, quick = (results[block["id"]] for block in messages[1].content[1:])
+    assert slow["is_error"] is True
+    assert re.fullmatch(
+        r"Interrupted after \d+\.\d s, before it finished; the command and every process it "
+        r"started were stopped\. Output so far:\nhalfway there",
+        slow["content"],
+    )
+    # The quick call may have finished before the interrupt (then its real result is kept).
+    assert quick["content"] in ("quick", "Interrupted before it started; nothing was done.") or (
+        quick["content"].startswith("Interrupted after")
+    )
+    # The next prompt carries the interrupted results and the new question, and is accepted.
+    assert after.subtype == "success", after.error
+    assert sent[2]["content"][-1]["text"] == "what happened?"
+
+
+async def test_an_answer_interrupted_while_streaming_keeps_its_text(tmp_path: Path) -> None:
+    root, home = project(tmp_path)
+    words = " ".join(f"word{i}" for i in range(200))
+    steps = [text(words, delay=0.01), text("Fine.")]
+    renderer = CancelOn(lambda e: isinstance(e, TextDelta))
+    with ScriptedServer(steps) as server:
+        async with live_session(root, home, server.url, renderer) as live:
+            assert await live.interrupted_prompt("talk") is None
+            messages = await live.conversation()
+            after = await live.prompt("go on")
+    assert conversation_problems(messages) == []
+    [kept] = messages[-1].content
+    assert messages[-1].role == "assistant"
+    assert words.startswith(kept["text"]) and kept["text"]
+    assert after.subtype == "success", after.error

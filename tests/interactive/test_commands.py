@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from actors.protocol import Usage
+from frontends.interactive.commands import Command, Unknown, help_text, parse
+from frontends.interactive.completion import LegatoCompleter, fuzzy_score, project_files
+from frontends.interactive.status import CYCLE, Status
+
+
+def test_commands_parse_and_typos_get_a_did_you_mean() -> None:
+    assert parse("/model opus") == Command("/model", "opus")
+    assert parse("  /COST ") == Command("/cost", "")
+    assert parse("/exit") == Command("/quit", "")
+    assert parse("/modle") == Unknown("/modle", "/model")
+    assert parse("/modle").message() == (  # type: ignore[union-attr]
+        "Unknown command /modle. Did you mean /model? Type /help for the commands."
+    )
+    assert parse("/zzzzzz") == Unknown("/zzzzzz", None)
+    assert parse("fix the bug") is None
+    assert parse("/etc/hosts looks odd") is None  # a path, not a command
+    for name in ("/help", "/clear", "/quit", "/model", "/fast", "/cost"):
+        assert name in help_text()
+
+
+def test_shift_tab_cycle_and_status_texts() -> None:
+    assert CYCLE["ask"] == "auto" and CYCLE["auto"] == "plan" and CYCLE["plan"] == "ask"
+    status = Status("claude-sonnet-4-6", "ask")
+
+    def line() -> str:
+        return "".join(text for _, text in status.line())
+
+    assert line() == " sonnet · 0 tokens · $0.0000"
+    status.mode = "auto"
+    assert "⏵⏵ accept edits on" in line()
+    status.mode = "plan"
+    assert "⏸ plan mode on" in line() and "accept edits" not in line()
+
+
+def test_cost_is_counted_per_message_with_the_model_it_ran_on() -> None:
+    status = Status("claude-sonnet-4-6", "ask")
+    status.count(Usage(input_tokens=1_000_000, output_tokens=0))  # $3 on sonnet
+    status.model = "claude-opus-4-6"
+    status.fast = True
+    status.count(Usage(input_tokens=0, output_tokens=100_000))  # $2.50 at opus, x6 fast
+    assert status.cost_report() == (
+        "Input tokens:  1,000,000\nOutput tokens: 100,000\nTotal cost:    $18.0000 USD"
+    )
+    assert " ⚡fast" in "".join(text for _, text in status.line())
+
+
+def test_fuzzy_path_scores_prefer_contiguous_and_file_name_matches() -> None:
+    assert fuzzy_score("xyz", "src/main.py") is None
+    paths = ["docs/main_notes.md", "src/main.py", "src/maintenance/x.py", "tests/test_main.py"]
+    ranked = sorted(paths, key=lambda p: fuzzy_score("main.py", p) or (9, 9, 9))
+    assert ranked[0] == "src/main.py"
+    assert fuzzy_score("smp", "src/main.py") is not None
+
+
+def test_completion_of_commands_and_at_paths(tmp_path: object) -> None:
+    completer = LegatoCompleter(
+        lambda: ["src/app.py", "src/util.py", "README.md"], lambda: [("/commit", "Commit")]
+    )
+
+    def complete(text: str) -> list[str]:
+        document = Document(text, len(text))
+        return [c.text for c in completer.get_completions(document, CompleteEvent())]
+
+    assert complete("/co") == ["/cost", "/compact", "/commit"]
+    assert complete("/m") == ["/model"]
+    assert complete("look at @sapp") == ["@src/app.py"]
+    assert complete("look at @") == ["@README.md", "@src/app.py", "@src/util.py"]
+    assert complete("no reference here") == []
+
+
+def test_project_files_skip_tool_folders(tmp_path: object) -> None:
+    from pathlib import Path
+
+    root = Path(str(tmp_path))
+    (root / "src").mkdir()
+    (root / "src" / "a.py").write_text("")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "x.js").write_text("")
+    assert project_files(str(root)) == ["src/a.py"]

@@ -1,0 +1,133 @@
+"""What a turn looks like, rendered by rich to a string and compared exactly."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from actors.protocol import (
+    BlockFinished,
+    Notice,
+    PermissionRequest,
+    TextDelta,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+)
+from frontends.interactive.theme import DARK
+from frontends.interactive.view import TurnView
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_view() -> tuple[TurnView, Clock]:
+    clock = Clock()
+    console = Console(file=io.StringIO(), width=80, theme=DARK.rich_theme())
+    return TurnView(console, DARK, clock=clock), clock
+
+
+def test_finished_blocks_are_printed_once_and_the_block_in_progress_is_live() -> None:
+    view, _ = make_view()
+    for delta in ["Some **bold** text\n", "\n```py", "thon\nx = 1\n```\n", "- a\n- b"]:
+        view.apply(TextDelta(0, delta))
+    assert view.take_printed() == "Some bold text\n\n  x = 1\n\n"
+    assert view.take_printed() == ""  # printed once, never again
+    assert view.live() == " • a\n • b"
+    view.apply(BlockFinished(0, {"type": "text", "text": "..."}))
+    assert view.take_printed() == " • a\n • b\n\n"
+    assert view.live() == ""
+
+
+def test_a_running_tool_shows_its_output_tail_and_elapsed_time() -> None:
+    view, clock = make_view()
+    view.apply(ToolStarted("t1", "Bash", "make test"))
+    clock.now += 2.5
+    view.apply(ToolOutput("t1", "one\ntwo\nthree\nfour\nfive\npart"))
+    assert view.live() == "● Bash(make test)  2.5 s\n    three\n    four\n    five\n    part"
+    clock.now += 1
+    assert view.live().startswith("● Bash(make test)  3.5 s")
+    view.apply(ToolStarted("t2", "Read", "a.py"))
+    assert view.live().endswith("● Read(a.py)  0.0 s")  # several tools at once
+    view.apply(ToolFinished(result=ToolResult(tool_use_id="t1", content="ok"), elapsed=3.5))
+    assert (
+        view.take_printed() == "✓ Bash(make test)  3.5 s\n    three\n    four\n    five\n    part\n"
+    )
+    assert view.live() == "● Read(a.py)  0.0 s"
+
+
+def test_an_edit_shows_its_diff_and_failures_show_why() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("e", "Edit", "a.py"))
+    diff = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-old\n+new\n"
+    view.apply(
+        ToolFinished(result=ToolResult(tool_use_id="e", content="ok"), elapsed=0.01, diff=diff)
+    )
+    view.apply(ToolStarted("d", "Bash", "rm -rf /"))
+    denied = ToolResult(tool_use_id="d", content="the user denied it", is_error=True, denied=True)
+    view.apply(ToolFinished(result=denied, elapsed=0.0))
+    assert view.take_printed() == (
+        "✓ Edit(a.py)  0.0 s\n"
+        "    --- a/a.py\n    +++ b/a.py\n    @@ -1 +1 @@\n    -old\n    +new\n"
+        "✗ Bash(rm -rf /)  denied\n"
+        "    the user denied it\n"
+    )
+
+
+def test_diff_lines_are_coloured() -> None:
+    console = Console(
+        file=io.StringIO(), width=80, theme=DARK.rich_theme(), force_terminal=True,
+        color_system="standard",
+    )  # fmt: skip
+    view = TurnView(console, DARK)
+    view.apply(ToolStarted("e", "Edit", "a.py"))
+    view.apply(
+        ToolFinished(result=ToolResult(tool_use_id="e", content="ok"), elapsed=0, diff="-a\n+b\n")
+    )
+    printed = view.take_printed()
+    assert "\x1b[31m    -a" in printed  # red
+    assert "\x1b[32m    +b" in printed  # green
+
+
+def test_a_permission_request_states_what_and_previews_the_write() -> None:
+    view, _ = make_view()
+    view.question(
+        PermissionRequest(tool="Write", kind="create", paths=("/p/new.txt",), preview="+hello\n")
+    )
+    assert view.take_printed() == "? Create file  /p/new.txt\n    requested by Write\n    +hello\n"
+    view.question(PermissionRequest(tool="Bash", kind="run", command="npm test"))
+    assert view.take_printed() == "? Run command  npm test\n    requested by Bash\n"
+
+
+def test_an_interruption_keeps_what_was_shown_and_marks_what_was_cut() -> None:
+    view, clock = make_view()
+    view.apply(TextDelta(0, "Half a sent"))
+    view.apply(ToolStarted("t", "Bash", "sleep 9"))
+    clock.now += 1.5
+    view.interrupted()
+    assert view.take_printed() == (
+        "Half a sent\n\n"
+        "⏹ Bash(sleep 9)  stopped after 1.5 s\n"
+        "  ⎿ Interrupted. What should Legato do instead?\n"
+    )
+    assert view.live() == ""
+    view.apply(Notice("warning", "careful"))
+    assert view.take_printed() == "careful\n"
+
+
+def test_text_after_tool_lines_is_set_apart_by_a_blank_line() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("t", "Read", "a.py"))
+    view.apply(ToolFinished(result=ToolResult(tool_use_id="t", content="ok"), elapsed=0.0))
+    assert view.take_printed() == "✓ Read(a.py)  0.0 s\n"
+    view.apply(TextDelta(0, "It is fine.\n\n"))
+    assert view.take_printed() == "\nIt is fine.\n\n"
+    view.apply(TextDelta(0, "More.\n\n"))
+    assert view.take_printed() == "More.\n\n"

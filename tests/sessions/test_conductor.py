@@ -1,0 +1,85 @@
+"""The conductor with its session store: checkpoints per prompt, /undo, /clear, resume."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.protocol import ClearConversation, GetConversation, RunPrompt, Undo
+from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.session import assemble
+from runtime import supervise
+from tests.compaction.test_long_session import Quiet
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from frontends.scripted_server import Step
+    from frontends.session import Session
+
+
+def open_session(root: Path, home: Path, url: str, resume: str | None = None) -> Session:
+    env = {"ASSISTANT_BASE_URL": url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
+    return assemble(
+        str(root), renderer=Quiet(), headless=True, env=env, home=str(home),
+        permission_mode="auto", session_id=resume, resume=resume is not None,
+    )  # fmt: skip
+
+
+async def test_undo_restores_every_file_of_the_latest_prompt_then_the_one_before(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    a, b = anyio.Path(root / "a.txt"), anyio.Path(root / "b.txt")
+    await a.write_text("a0\n")
+    edit = {"file_path": str(a), "old_string": "a", "new_string": "A"}
+    steps: list[Step] = [
+        # prompt 1: read a, edit a
+        tool_calls([call("Read", {"file_path": str(a)})]),
+        tool_calls([call("Edit", edit)]),
+        text("edited"),
+        # prompt 2: two batches, a edited again and b created
+        tool_calls([call("Edit", {**edit, "old_string": "A0", "new_string": "A1"})]),
+        tool_calls([call("Write", {"file_path": str(b), "content": "b\n"})]),
+        text("done"),
+    ]
+    with ScriptedServer(steps) as server:
+        session = open_session(root, home, server.url)
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="one"))
+            await conductor.ask(RunPrompt(text="two"))
+            assert (await a.read_text(), await b.read_text()) == ("A1\n", "b\n")
+            said = await conductor.ask(Undo())
+            assert said.splitlines() == [f"Restored {a}", f"Removed {b} (the prompt created it)"]
+            assert await a.read_text() == "A0\n" and not await b.exists()
+            said = await conductor.ask(Undo())
+            assert said == f"Restored {a}"
+            assert await a.read_text() == "a0\n"
+            assert (await conductor.ask(Undo())).startswith("Nothing to undo")
+            # The model hears of it with the next prompt.
+            messages = await conductor.ask(GetConversation())
+            assert "/undo" in messages[-1].content[-1]["text"]
+
+
+async def test_clear_starts_afresh_and_a_resume_sees_the_cleared_conversation(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    with ScriptedServer([text("one"), text("two")]) as server:
+        session = open_session(root, home, server.url)
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="forget me"))
+            await conductor.ask(ClearConversation())
+            await conductor.ask(RunPrompt(text="keep me"))
+            assert [m.role for m in await conductor.ask(GetConversation())] == ["user", "assistant"]
+        assert server.requests[1].body["messages"][0]["content"][0]["text"] == "keep me"
+    with ScriptedServer([]) as server:
+        resumed = open_session(root, home, server.url, resume=session.id)
+        async with supervise(resumed.actors):
+            messages = await resumed.conductor.address.ask(GetConversation())
+    assert [b["text"] for m in messages for b in m.content] == ["keep me", "two"]

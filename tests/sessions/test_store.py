@@ -1,0 +1,173 @@
+"""The session store writes one event a line and reads back what a crash left whole."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+import anyio
+import pytest
+
+from actors.errors import UsageError
+from actors.memory_store import MemoryStore
+from actors.protocol import (
+    Checkpoint,
+    CheckpointRestored,
+    CheckpointTaken,
+    FileBefore,
+    LedgerChanged,
+    LoadSession,
+    Message,
+    MessageAdded,
+    MessagesKept,
+    SaveEvents,
+    SessionStarted,
+    TaskLedger,
+)
+from actors.session_store import (
+    SessionStore,
+    latest_session,
+    list_sessions,
+    read_events,
+    replay,
+    session_path,
+)
+from runtime import ActorCrashed, supervise
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from actors.protocol import SessionEvent
+
+
+def user(text: str) -> Message:
+    return Message("user", [{"type": "text", "text": text}])
+
+
+def assistant(text: str) -> Message:
+    return Message("assistant", [{"type": "text", "text": text}])
+
+
+def stores(
+    root: Path, home: Path, session_id: str, *, resume: bool = False
+) -> tuple[MemoryStore, SessionStore]:
+    memory = MemoryStore(str(root), home=str(home), env={})
+    store = SessionStore(
+        memory.address, project_root=str(root), session_id=session_id, resume=resume, home=str(home)
+    )
+    return memory, store
+
+
+async def test_events_are_written_as_they_come_and_replayed_on_resume(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    memory, store = stores(root, home, "s1")
+    async with supervise([memory, store]):
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("hi")),)))
+        path = session_path(str(root), str(home), "s1")
+        # On disk already, before the session ends: a crash now loses nothing.
+        lines = (await anyio.Path(path).read_bytes()).splitlines()
+        assert [json.loads(line)["type"] for line in lines] == ["SessionStarted", "MessageAdded"]
+        ledger = TaskLedger(goal="fix it")
+        events = (MessageAdded(assistant("ok")), LedgerChanged(ledger), MessagesKept(1))
+        await store.address.ask(SaveEvents(events=events))
+    memory, store = stores(root, home, "s1", resume=True)
+    async with supervise([memory, store]):
+        saved = await store.address.ask(LoadSession())
+    assert saved.messages == [user("hi")]
+    assert saved.ledger == ledger
+    assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+def test_a_torn_last_line_is_skipped_and_earlier_events_stand(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    whole = json.dumps({"type": "MessageAdded", "message": {"role": "user", "content": []}})
+    path.write_text(whole + "\n" + whole[:20])
+    assert read_events(str(path)) == [MessageAdded(Message("user", []))]
+
+
+async def test_after_a_torn_line_a_resumed_session_starts_a_fresh_line(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    path = session_path(str(root), str(home), "torn")
+    os.makedirs(os.path.dirname(path))
+    whole = json.dumps({"type": "MessageAdded", "message": {"role": "user", "content": []}})
+    await anyio.Path(path).write_text(whole + "\n" + whole[:25])  # SIGKILL in the middle of a write
+    memory, store = stores(root, home, "torn", resume=True)
+    async with supervise([memory, store]):
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("again")),)))
+    assert replay("torn", read_events(path)).messages == [Message("user", []), user("again")]
+
+
+async def test_auto_save_off_writes_nothing(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    (home / ".config" / "legato").mkdir(parents=True)
+    (home / ".config" / "legato" / "config.json").write_text('{"autoSave": false}')
+    memory, store = stores(root, home, "quiet")
+    async with supervise([memory, store]):
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("hi")),)))
+    assert list_sessions(str(root), str(home)) == []
+
+
+async def test_resuming_an_unknown_session_names_it_and_the_remedy(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    memory, store = stores(root, home, "nope", resume=True)
+    with pytest.raises(ActorCrashed) as caught:
+        async with supervise([memory, store]):
+            pass
+    crash = caught.value
+    assert isinstance(crash.cause, UsageError)
+    assert "'nope'" in crash.cause.message and "--continue" in (crash.cause.remedy or "")
+
+
+def test_a_session_id_cannot_name_a_path_elsewhere(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="not a session id"):
+        session_path(str(tmp_path), str(tmp_path), "../../etc/passwd")
+
+
+def test_sessions_are_listed_latest_first_with_their_first_prompt(tmp_path: Path) -> None:
+    root = str(tmp_path / "p")
+    for number, (name, prompt) in enumerate([("old", "first task"), ("new", "second task")]):
+        path = session_path(root, str(tmp_path), name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        events = [
+            {"type": "SessionStarted", "session_id": name, "project_root": root, "started": "x"},
+            {
+                "type": "MessageAdded",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": f"{prompt}\nmore"}],
+                },
+            },
+        ]
+        with open(path, "w") as file:
+            file.write("".join(json.dumps(e) + "\n" for e in events))
+        os.utime(path, (1000 + number, 1000 + number))
+    listed = list_sessions(root, str(tmp_path))
+    assert [(s.id, s.first_prompt, s.messages) for s in listed] == [
+        ("new", "second task", 1),
+        ("old", "first task", 1),
+    ]
+    assert latest_session(root, str(tmp_path)) == "new"
+
+
+def test_continue_without_a_saved_session_says_how_to_start_one(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no saved session") as caught:
+        latest_session(str(tmp_path), str(tmp_path))
+    assert "autoSave" in (caught.value.remedy or "")
+
+
+def test_replay_drops_restored_checkpoints_and_counts_prompts() -> None:
+    before = FileBefore("/p/a.py", b"old")
+    events: list[SessionEvent] = [
+        SessionStarted("s", "/p", "t"),
+        CheckpointTaken(Checkpoint(prompt=1, files=(before,))),
+        CheckpointTaken(Checkpoint(prompt=2, commands=("make",))),
+        CheckpointRestored(1),
+    ]
+    saved = replay("s", events)
+    assert saved.checkpoints == (Checkpoint(prompt=2, commands=("make",)),)
+    assert saved.prompts == 2
