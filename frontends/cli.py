@@ -198,6 +198,9 @@ def _interactive(args: argparse.Namespace, project: str, resumed: str | None = N
         except UsageError as error:
             print(f"legato: {error.describe()}", file=sys.stderr)
             return error.exit_code
+    stream_timeout = _stream_timeout(args.stream_timeout)
+    if stream_timeout is None:
+        return EXIT_USAGE
     from frontends.interactive import run_interactive
 
     return run_interactive(
@@ -206,6 +209,8 @@ def _interactive(args: argparse.Namespace, project: str, resumed: str | None = N
         permission_mode=args.permission_mode,
         session_id=resumed,
         resume=resumed is not None,
+        max_parallel=args.max_parallel,
+        stream_timeout=stream_timeout,
     )
 
 

@@ -31,6 +31,8 @@ def run_interactive(
     home: str | None = None,
     session_id: str | None = None,
     resume: bool = False,
+    max_parallel: int = 10,
+    stream_timeout: float = 60.0,
 ) -> int:
     """Runs a session until /quit, Ctrl-D or a double Ctrl-C; returns the exit code."""
     import sys
@@ -58,6 +60,8 @@ def run_interactive(
                 home=home,
                 session_id=session_id,
                 resume=resume,
+                max_parallel=max_parallel,
+                stream_timeout=stream_timeout,
             ),
             backend="asyncio",
         )

@@ -82,6 +82,8 @@ class InteractiveSession:
         output: Output | None = None,
         session_id: str | None = None,  # a saved session to go on with (issue 7)
         resume: bool = False,
+        max_parallel: int = 10,
+        stream_timeout: float = 60.0,
     ) -> None:
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
@@ -127,6 +129,8 @@ class InteractiveSession:
             home=home,
             session_id=session_id,
             resume=resume,
+            max_concurrency=max_parallel,
+            stream_timeout=stream_timeout,
         )
 
     async def run(self) -> int:
@@ -373,6 +377,8 @@ async def run_session(
     output: Output | None = None,
     session_id: str | None = None,
     resume: bool = False,
+    max_parallel: int = 10,
+    stream_timeout: float = 60.0,
 ) -> int:
     """One interactive session, with failures turned into a message and an exit code."""
     try:
@@ -386,6 +392,8 @@ async def run_session(
             output=output,
             session_id=session_id,
             resume=resume,
+            max_parallel=max_parallel,
+            stream_timeout=stream_timeout,
         )
         return await session.run()
     except BaseExceptionGroup as group:
