@@ -187,8 +187,8 @@ def _subcommand(argv: list[str]) -> int | None:
     return int(entry(argv[1:]))
 
 
-def _interactive(args: argparse.Namespace, project: str, resumed: str | None = None) -> int:
-    """``legato`` without --headless: the interactive terminal (frontends/interactive)."""
+def _check_session_flags(args: argparse.Namespace) -> int | None:
+    """The flags a session needs that argparse cannot check: an exit code when one is wrong."""
     if args.model is not None:
         from actors.errors import UsageError
         from actors.models import resolve_model
@@ -198,9 +198,19 @@ def _interactive(args: argparse.Namespace, project: str, resumed: str | None = N
         except UsageError as error:
             print(f"legato: {error.describe()}", file=sys.stderr)
             return error.exit_code
-    stream_timeout = _stream_timeout(args.stream_timeout)
-    if stream_timeout is None:
+    timeout = _stream_timeout(args.stream_timeout)
+    if timeout is None:
         return EXIT_USAGE
+    args.stream_timeout = timeout  # from here on, the effective value
+    return None
+
+
+def _interactive(args: argparse.Namespace, project: str, resumed: str | None = None) -> int:
+    """``legato`` without --headless: the interactive terminal (frontends/interactive)."""
+    problem = _check_session_flags(args)
+    if problem is not None:
+        return problem
+    stream_timeout: float = args.stream_timeout
     from frontends.interactive import run_interactive
 
     return run_interactive(
@@ -306,18 +316,10 @@ def run(argv: list[str]) -> int:
             'legato: --headless needs a prompt\n  → legato --headless "<prompt>"', file=sys.stderr
         )
         return EXIT_USAGE
-    if args.model is not None:
-        from actors.errors import UsageError
-        from actors.models import resolve_model
-
-        try:
-            resolve_model(args.model)
-        except UsageError as error:
-            print(f"legato: {error.describe()}", file=sys.stderr)
-            return error.exit_code
-    stream_timeout = _stream_timeout(args.stream_timeout)
-    if stream_timeout is None:
-        return EXIT_USAGE
+    problem = _check_session_flags(args)
+    if problem is not None:
+        return problem
+    stream_timeout: float = args.stream_timeout
     prompt = args.headless
     # /undo and /compact are the session's own commands (issue 7), run by frontends/headless.
     session_command = prompt.strip() in ("/undo", "/compact")

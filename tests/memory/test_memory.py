@@ -14,7 +14,7 @@ from actors.permission_broker.policy import Policy
 from actors.protocol import Decision, PermissionRequest
 from frontends.commands import run_slash
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
-from tests.memory.conftest import first_prompt
+from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
     from pathlib import Path

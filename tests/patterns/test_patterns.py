@@ -21,7 +21,7 @@ from actors.memory_store.patterns import (
 )
 from frontends.commands import pattern_stats, run_slash
 from frontends.scripted_server import ScriptedServer, text
-from tests.patterns.conftest import first_prompt
+from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
