@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import socket
 import socketserver
-import threading
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from types import TracebackType
+from tests.providers.threaded import ThreadedServer
 
 HOP_BY_HOP = ("connection", "proxy-connection", "proxy-authorization", "keep-alive")
 
 
-class ForwardingProxy:
+class ForwardingProxy(ThreadedServer):
     def __init__(self) -> None:
         self.seen: list[str] = []  # "METHOD absolute-url" of each request forwarded
         outer = self
@@ -49,27 +46,6 @@ class ForwardingProxy:
                         self.wfile.write(data)
                         self.wfile.flush()
 
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> ForwardingProxy:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        super().__init__(server)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING
 
+from tests.providers.threaded import ThreadedServer
+
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import TracebackType
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Response:
     chunks: list[bytes] = field(default_factory=list)  # written and flushed one by one
 
 
-class Loopback:
+class Loopback(ThreadedServer):
     def __init__(self, answer: Callable[[Request], Response]) -> None:
         self.requests: list[Request] = []
         outer = self
@@ -57,27 +57,5 @@ class Loopback:
             def log_message(self, format: str, *args: object) -> None:
                 pass  # quiet tests
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        # A short poll interval: shutdown() waits for one, and the default is half a second.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> Loopback:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        super().__init__(server)
