@@ -5,6 +5,7 @@ Exit codes (documented in the README):
     1    the session failed at run time (API failure, a crashed actor, the model hit --max-turns)
     2    usage or configuration error (a bad flag, a malformed settings file)
     130  stopped by SIGINT (Ctrl-C)
+    141  headless: stdout's reader stopped reading (`| head`), as a shell reports SIGPIPE
     143  stopped by SIGTERM
 
 Only the standard library is imported here, so ``--version`` and ``--help`` stay fast; the
@@ -14,6 +15,7 @@ runtime, httpx and the actors are imported once a session is actually going to r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -160,12 +162,25 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     # By now the session is over: every actor stopped, every process reaped, every file
     # closed. Tearing down the interpreter's hundreds of modules would only add tens of
     # milliseconds to every exit (and to Ctrl-C), so flush what was printed and leave.
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        pass  # the reader went away, or the stream is already closed: nothing left to flush
+    # A reader that stopped reading must not keep Legato alive: after a session, flushing gets
+    # half a second in a thread of its own. (Quick commands print a few lines that a pipe always
+    # takes, and do not pay the ~5 ms of importing threading for it.)
+    if "threading" in sys.modules:
+        import threading
+
+        flusher = threading.Thread(target=_flush_standard_streams, daemon=True)
+        flusher.start()
+        flusher.join(0.5)
+    else:
+        _flush_standard_streams()
     os._exit(code)
+
+
+def _flush_standard_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        # The reader went away, or the stream is already closed: nothing to flush then.
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            stream.flush()
 
 
 # Commands that are not a session: `legato <name> ...`, each in its own module, imported only

@@ -9,7 +9,7 @@ from runtime.actor import Actor
 from runtime.errors import ActorCrashed, ActorGone, KernelError
 from runtime.mailbox import Address, Reply
 from runtime.messages import Ask, Streamed
-from runtime.supervisor import first_error, supervise
+from runtime.supervisor import Supervision, first_error, supervise
 
 __all__ = [
     "Actor",
@@ -20,6 +20,7 @@ __all__ = [
     "KernelError",
     "Reply",
     "Streamed",
+    "Supervision",
     "first_error",
     "supervise",
 ]

@@ -24,19 +24,29 @@ if TYPE_CHECKING:
     from runtime.actor import Actor
 
 
+class Supervision:
+    """The caller's hold on a running ``supervise`` block."""
+
+    def __init__(self, grace: float) -> None:
+        self.grace = grace  # may be shortened inside the block, e.g. once the user has said stop
+
+
 @asynccontextmanager
-async def supervise(actors: Sequence[Actor[Any]], *, grace: float = 5.0) -> AsyncIterator[None]:
+async def supervise(
+    actors: Sequence[Actor[Any]], *, grace: float = 5.0
+) -> AsyncIterator[Supervision]:
+    supervision = Supervision(grace)
     try:
         async with anyio.create_task_group() as group:
             for actor in actors:
                 await group.start(actor.run)
             try:
-                yield
+                yield supervision
             finally:
                 for actor in reversed(actors):
                     actor.close_inbox()
                 # Queued work gets a bounded chance to finish; after that, cancellation.
-                group.cancel_scope.deadline = anyio.current_time() + grace
+                group.cancel_scope.deadline = anyio.current_time() + supervision.grace
     except BaseExceptionGroup as group_error:
         raise first_error(group_error) from None
 

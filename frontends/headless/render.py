@@ -10,11 +10,14 @@ stream-json  one JSON object per line: ``system`` (init), ``stream_event`` (each
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import IO, TYPE_CHECKING, Any
 
+import anyio
 import msgspec
 
+from actors.errors import LegatoError
 from actors.protocol import (
     BlockFinished,
     MessageFinished,
@@ -37,13 +40,84 @@ if TYPE_CHECKING:
 
 _encoder = msgspec.json.Encoder()
 
+EXIT_OUTPUT_CLOSED = 141  # what a shell reports for a writer stopped by SIGPIPE (128 + 13)
+
+
+class OutputClosed(LegatoError):
+    """Whoever read stdout stopped reading (``legato ... | head``): the run stops, cleanly."""
+
+    exit_code = EXIT_OUTPUT_CLOSED
+
+
+class _Guarded:
+    """Output that never makes the session wait on its reader, and survives it leaving.
+
+    Writes are collected and leave in ``drain``, in a worker thread: a reader that is slow or
+    stalled (a pager nobody scrolls) holds up that thread, never the event loop, so tools,
+    streaming and Ctrl-C go on (``abandon_on_cancel``: a cancelled run does not wait for it).
+    Python ignores SIGPIPE, so a reader that went away shows as ``BrokenPipeError``: on stdout
+    that ends the run as SIGPIPE would (``OutputClosed``, once; later output is dropped); on
+    stderr, where only notes go, the notes are dropped.
+    """
+
+    def __init__(self, stream: IO[str], *, fatal: bool) -> None:
+        self._stream = stream
+        self._fatal = fatal
+        self._pending: list[str] = []
+        self._in_flight = False  # a worker thread is writing (perhaps blocked on a full pipe)
+        self.closed_by_reader = False
+
+    def write(self, text: str) -> None:
+        if not self.closed_by_reader:
+            self._pending.append(text)
+
+    def flush(self) -> None:
+        """Nothing to do here: output leaves in ``drain`` (or ``flush_now`` at the very end)."""
+
+    async def drain(self) -> None:
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._in_flight = True
+            try:
+                await anyio.to_thread.run_sync(self._write_out, text, abandon_on_cancel=True)
+            finally:
+                self._in_flight = False
+
+    def flush_now(self) -> None:
+        """Write what is pending from this thread; for the last words, once the session is over.
+
+        Skipped while an abandoned write is still blocked: the stream is not ours to use then.
+        """
+        if self._in_flight:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        with contextlib.suppress(OutputClosed):
+            self._write_out(text)
+
+    def _write_out(self, text: str) -> None:
+        if self.closed_by_reader or not text:
+            return
+        try:
+            self._stream.write(text)
+            self._stream.flush()
+        except (BrokenPipeError, ValueError):  # ValueError: the stream itself was closed
+            self.closed_by_reader = True
+            if self._fatal:
+                raise OutputClosed(
+                    "stdout was closed before the answer ended (its reader stopped reading); "
+                    "the run was stopped",
+                    remedy="Read the whole output, or use --output-format json and parse it",
+                ) from None
+
 
 class HeadlessRenderer(Renderer):
     """Keeps track of what is running, so an interruption can say what it stopped."""
 
     def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
-        self.stdout = stdout
-        self.stderr = stderr
+        self.stdout = _Guarded(stdout, fatal=True)
+        self.stderr = _Guarded(stderr, fatal=False)
         self.streaming = False
         self.running: dict[str, tuple[str, str, float]] = {}  # id -> (tool, summary, started)
         self.turns = 0
@@ -65,6 +139,8 @@ class HeadlessRenderer(Renderer):
             case _:
                 pass
         self.render(event)
+        await self.stdout.drain()
+        await self.stderr.drain()
 
     def render(self, event: UiEvent) -> None:
         raise NotImplementedError
@@ -85,7 +161,7 @@ class HeadlessRenderer(Renderer):
             return "while the model was answering"
         return "between steps"
 
-    def write_line(self, stream: IO[str], obj: Any) -> None:
+    def write_line(self, stream: _Guarded, obj: Any) -> None:
         stream.write(_encoder.encode(obj).decode() + "\n")
         stream.flush()
 
@@ -134,6 +210,8 @@ class TextRenderer(HeadlessRenderer):
 
     async def close(self) -> None:
         self._end_line()
+        with contextlib.suppress(OutputClosed):  # already reported by the write that found it
+            await self.stdout.drain()
 
 
 class JsonRenderer(HeadlessRenderer):

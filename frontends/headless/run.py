@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 # Prompts that are commands to the session rather than to the model (issue 7).
 SESSION_COMMANDS: dict[str, Undo | Compact] = {"/undo": Undo(), "/compact": Compact()}
+# Seconds queued work may take to finish after an interrupt (the session file's last lines).
+STOP_GRACE = 0.5
+
 _SIGNAL_EXIT = {signal.SIGINT: EXIT_SIGINT, signal.SIGTERM: EXIT_SIGTERM}
 # How long an interrupted prompt gets to stop its tools and close its turn (the conductor bounds
 # its own part to 2 s; this is the frontend's outer bound on the same wait).
@@ -115,19 +118,29 @@ class _HeadlessJob:
         self.stream_timeout = stream_timeout
         self.env = env
         self.home = home
-        self.stdout = stdout
-        self.stderr = stderr
         self.session_id = session_id or str(uuid.uuid4())
         self.resume = resume  # go on with the saved session (--continue, --resume)
         self.renderer: HeadlessRenderer = renderer_for(
             output_format, stdout, stderr, self.session_id
         )
+        # Everything goes through the renderer's guarded streams: a reader that stops reading
+        # (`| head`) ends the run cleanly instead of with a BrokenPipeError.
+        self.stdout = self.renderer.stdout
+        self.stderr = self.renderer.stderr
         self.stopped_by: signal.Signals | None = None
         self.stopped_what = ""  # what was running when the signal came, for the one-line note
         self.prompt_scope: anyio.CancelScope | None = None  # made in ``run``: needs the loop
         self.started = time.monotonic()
 
     async def run(self) -> int:
+        try:
+            return await self._run()
+        finally:
+            # The last words (an error, the interrupted result) were written after the session.
+            self.stdout.flush_now()
+            self.stderr.flush_now()
+
+    async def _run(self) -> int:
         self.prompt_scope = prompt_scope = anyio.CancelScope()
         try:
             async with anyio.create_task_group() as group:
@@ -171,7 +184,7 @@ class _HeadlessJob:
             stream_timeout=self.stream_timeout,
             resume=self.resume,
         )
-        async with supervise(session.actors):
+        async with supervise(session.actors) as supervision:
             context = await session.memory.address.ask(GetContext())
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
@@ -189,6 +202,9 @@ class _HeadlessJob:
                 # tools stopped and reported, the conversation closed. Then the session ends.
                 with anyio.move_on_after(STOP_WAIT):
                     await session.conductor.address.ask(GetConversation())
+                # The user said stop: what is still queued gets a moment, not the usual grace
+                # (the UI may be waiting on a reader that no longer reads).
+                supervision.grace = STOP_GRACE
                 return EXIT_FAILURE  # replaced by the signal's code in ``run``
         if outcome.is_error and isinstance(self.renderer, TextRenderer):
             self.stderr.write(f"legato: error: {outcome.error or outcome.subtype}\n")

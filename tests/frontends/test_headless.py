@@ -182,3 +182,64 @@ def test_the_demo_runs_offline() -> None:
     assert done.returncode == 0, done.stderr
     assert "demo" in done.stderr.lower()
     assert done.stdout.strip()
+
+
+def test_a_reader_that_stops_reading_ends_the_run_cleanly(project: Project) -> None:
+    import subprocess
+    import sys
+
+    from tests.frontends.conftest import REPO
+
+    answer = "\n".join(f"line {i}" for i in range(50_000))
+    with ScriptedServer([text(answer, delay=0.0)]) as server:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-c", "from frontends.cli import main; main()",
+                str(project.root), "--headless", "talk",
+            ],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=project.env(server.url),
+        )  # fmt: skip
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(7) == b"line 0\n"
+        process.stdout.close()  # `legato ... | head -1`
+        err = process.stderr.read().decode()
+        process.stderr.close()
+        process.wait(timeout=30)
+    assert process.returncode == 141  # as a shell reports a writer stopped by SIGPIPE
+    assert "stdout was closed" in err
+    assert "Traceback" not in err
+
+
+def test_a_reader_that_never_reads_does_not_stop_ctrl_c(project: Project) -> None:
+    """Output waits for its reader in a worker thread: the session itself never blocks on it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.frontends.conftest import REPO
+
+    answer = "\n".join(f"line {i}" for i in range(100_000))  # far more than a pipe holds
+    with ScriptedServer([text(answer, delay=0.0)]) as server:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-c", "from frontends.cli import main; main()",
+                str(project.root), "--headless", "talk",
+            ],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=project.env(server.url),
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)  # let the answer fill the pipe; nobody reads stdout
+        process.send_signal(signal.SIGINT)
+        assert process.stdout is not None and process.stderr is not None
+        try:
+            process.wait(timeout=5)  # still without reading stdout
+        finally:
+            process.kill()
+            err = process.stderr.read().decode()
+            process.stdout.close()
+            process.stderr.close()
+    assert process.returncode == 130
+    assert "stopped by SIGINT" in err
