@@ -9,11 +9,11 @@ anything, so they are listed instead, and ``/undo`` says that their changes stay
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
+from actors.atomic import write_atomically
 from actors.protocol import Checkpoint, FileBefore
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def _restore_all(files: tuple[FileBefore, ...]) -> list[str]:
                 continue
             if _content(before.path) == before.content:
                 continue  # unchanged (the tool was refused or failed): nothing to say
-            _write_atomically(before.path, before.content)
+            write_atomically(before.path, before.content)
             lines.append(f"Restored {before.path}")
         except OSError as error:
             lines.append(f"Could not restore {before.path}: {error.strerror or error}")
@@ -115,24 +115,6 @@ def _content(path: str) -> bytes | None:
             return file.read()
     except FileNotFoundError:
         return None
-
-
-def _write_atomically(path: str, content: bytes) -> None:
-    # A temporary file renamed over the target: an undo cut short leaves the file either as
-    # it was or as restored, never half written.
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else None
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".legato-undo-")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(content)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 def _short(command: str) -> str:

@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 
+from actors.atomic import write_atomically
 from actors.memory_store.loader import memory_dir
 
 STATS_FILE = "pattern-stats.json"
@@ -33,10 +34,8 @@ def record_run(project_root: str, home: str, name: str) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX)
         counts = _parse(path)
         counts[name] = counts.get(name, 0) + 1
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as file:
-            json.dump(counts, file, indent=2, sort_keys=True)
-        os.replace(temporary, path)  # atomic: a crash leaves the old counts, never half a file
+        # Atomic: a crash leaves the old counts, never half a file.
+        write_atomically(path, json.dumps(counts, indent=2, sort_keys=True).encode())
     return counts[name]
 
 

@@ -6,22 +6,19 @@ ledger itself is touched only from the event loop.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import hashlib
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 
+from actors.atomic import write_atomically
 from actors.errors import ToolFailure
 
 # Bytes sniffed for a NUL to call a file binary (git and ripgrep look at the start the same way).
 SNIFF_BYTES = 8192
 # Diffing is quadratic at worst; past this many characters the preview is left out.
 DIFF_LIMIT = 1_000_000
-# What a temporary file's name ends with (for .gitignore: ``*.legato-tmp``).
-TEMP_SUFFIX = "legato-tmp"
 
 
 def resolve_path(raw: str, root: str) -> str:
@@ -104,70 +101,9 @@ def write_if_unchanged(
 
 
 def atomic_write(real: str, data: bytes, *, mode: int | None) -> FileStamp:
-    """Replace ``real`` with ``data`` so that no reader ever sees a partial file.
-
-    The bytes go to a temporary file in the same directory (``os.replace`` is atomic only within
-    one file system), are flushed to disk, and then renamed over the target. ``mode`` keeps an
-    existing file's permissions; a new file gets 0o666 minus the umask, as ``open`` would give it.
-
-    Only SIGKILL (or a power cut) can leave the temporary file behind: it is named
-    ``.NAME.PID-RANDOM.legato-tmp`` after its writer, and the next write of ``NAME`` removes
-    those whose writer is gone (issue 3).
-    """
-    parent, name = os.path.split(real)
-    os.makedirs(parent, exist_ok=True)
-    _remove_orphans(parent, name)
-    temp = os.path.join(parent, f".{name}.{os.getpid()}-{secrets.token_hex(4)}.{TEMP_SUFFIX}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    replaced = False
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            if mode is not None:
-                os.fchmod(file.fileno(), mode)
-            os.fsync(file.fileno())
-        os.replace(temp, real)
-        replaced = True
-    finally:
-        if not replaced:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
-    _sync_directory(parent)
+    """Replace ``real`` with ``data`` atomically (``actors/atomic.py``); the new file's stamp."""
+    write_atomically(real, data, mode=mode)
     return FileStamp.of(os.stat(real), data)
-
-
-def _remove_orphans(parent: str, name: str) -> None:
-    """Remove temporary files for ``name`` left by a writer that was killed outright."""
-    prefix = f".{name}."
-    with contextlib.suppress(OSError), os.scandir(parent) as entries:
-        for entry in entries:
-            if not (entry.name.startswith(prefix) and entry.name.endswith(f".{TEMP_SUFFIX}")):
-                continue
-            writer = entry.name[len(prefix) :].split("-", 1)[0]
-            if writer.isdigit() and not _alive(int(writer)):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: maybe another user's Legato, leave its file be
-    return True
-
-
-def _sync_directory(path: str) -> None:
-    """Make the rename itself durable; best effort, as not every file system allows it."""
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def unified_diff(old: str | None, new: str, path: str) -> str | None:
