@@ -5,7 +5,7 @@ Exit codes (documented in the README):
     1    the session failed at run time (API failure, a crashed actor, the model hit --max-turns)
     2    usage or configuration error (a bad flag, a malformed settings file)
     130  stopped by SIGINT (Ctrl-C)
-    141  headless: stdout's reader stopped reading (`| head`), as a shell reports SIGPIPE
+    141  stdout's reader stopped reading (`| head`), as a shell reports SIGPIPE
     143  stopped by SIGTERM
 
 Only the standard library is imported here, so ``--version`` and ``--help`` stay fast; the
@@ -30,6 +30,7 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_SIGINT = 130
+EXIT_OUTPUT_CLOSED = 141  # stdout's reader stopped reading: what a shell reports for SIGPIPE
 EXIT_SIGTERM = 143
 
 PERMISSION_MODES = ("ask", "auto", "custom")
@@ -158,7 +159,12 @@ def _positive_int(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
-    code = run(sys.argv[1:] if argv is None else list(argv))
+    try:
+        code = run(sys.argv[1:] if argv is None else list(argv))
+    except BrokenPipeError:
+        # `legato config | head -3`: Python ignores SIGPIPE, so the reader leaving shows up
+        # here; end as a SIGPIPE'd command would, without a traceback.
+        code = EXIT_OUTPUT_CLOSED
     # By now the session is over: every actor stopped, every process reaped, every file
     # closed. Tearing down the interpreter's hundreds of modules would only add tens of
     # milliseconds to every exit (and to Ctrl-C), so flush what was printed and leave.

@@ -34,13 +34,12 @@ from actors.protocol import (
     Usage,
 )
 from actors.ui import Renderer
+from frontends.cli import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
     from actors.protocol import PermissionRequest, UiEvent
 
 _encoder = msgspec.json.Encoder()
-
-EXIT_OUTPUT_CLOSED = 141  # what a shell reports for a writer stopped by SIGPIPE (128 + 13)
 
 
 class OutputClosed(LegatoError):

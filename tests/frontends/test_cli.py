@@ -86,3 +86,19 @@ def test_unknown_model_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> Non
     assert "unknown model 'sonet'" in done.stderr
     assert "Did you mean 'sonnet'?" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_closed_stdout_ends_any_command_as_sigpipe_would(tmp_path: Path) -> None:
+    """`legato config | head -1`: the reader has gone before Legato writes; no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write to the pipe now fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()", "config"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+            env=dict(os.environ, HOME=str(tmp_path)), timeout=30,
+        )  # fmt: skip
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert "Traceback" not in done.stderr
