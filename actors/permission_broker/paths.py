@@ -1,68 +1,121 @@
-"""Path rules: ``allowedPaths`` / ``blockedPaths`` globs (spec 2.4) against real paths.
+"""Path rules: ``allowedPaths`` / ``blockedPaths`` entries, read as gitignore lines.
 
-A pattern is relative to the project root and anchored there (``*.md`` is a Markdown file in
-the root; ``**/*.md`` is one anywhere). ``*`` and ``?`` stay within one path segment, ``**``
-spans any number of segments, ``[abc]`` is a character class. A pattern that names a
-directory covers everything under it (``secrets/``, ``secrets`` and ``src/*`` all do).
-A pattern starting with ``/`` or ``~`` names an absolute place, for blocking things such as
-``~/.ssh`` outside the project.
+An entry means what it would mean in the project's ``.gitignore`` (``actors/path_patterns.py``
+has the whole language): ``*.pem`` and ``secrets/`` match at any depth, ``/build`` or
+``src/*.py`` are anchored at the project root (``./build`` too), and a matched folder covers
+everything under it. Two spellings reach outside the project: ``~/...`` is under the home
+folder and ``//...`` is an absolute path (``//etc/ssl``). ``!`` re-includes, in allowedPaths
+only.
 
-Paths are compared after ``os.path.realpath``: ``..`` and symlinks cannot lead out of the
-project or around a block. A path outside the project root never matches an allowed pattern.
+Paths are compared after ``os.path.realpath``, and blocked entries are checked against the path
+as written too: neither ``..`` nor a symlink leads around a block. A path outside the project
+is allowed only by a ``~/`` or ``//`` entry.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
+
+from actors.path_patterns import (
+    GitPattern,
+    PatternError,
+    PatternList,
+    check_rule,
+    literal_prefix,
+    normalise,
+    parse_rule,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
+Scope = Literal["project", "home", "system"]
+# A name no literal pattern names: an entry that matches it matches whatever a folder holds.
+_ANY_CHILD = "\x00any"
 
 
 @dataclass(frozen=True, slots=True)
-class PathPattern:
-    text: str  # as the user wrote it, for messages
-    regex: re.Pattern[str]
-    absolute: bool
+class PathRule:
+    """One entry: ``text`` as the user wrote it, the folder its pattern is relative to."""
 
-    @classmethod
-    def parse(cls, text: str) -> PathPattern:
-        pattern = text.strip()
-        absolute = pattern.startswith(("/", "~"))
-        if absolute:
-            pattern = _resolve_literal_prefix(os.path.expanduser(pattern))
-        if absolute and not pattern:
-            return cls(text, re.compile(".*"), absolute)  # "/": everywhere
-        return cls(text, re.compile(_translate(pattern)), absolute)
+    text: str
+    scope: Scope
+    base: str  # a real absolute folder
+    pattern: GitPattern
+    literal: str  # the real absolute folder its pattern names before any wildcard
 
-    def covers(self, path: str) -> bool:
-        """Whether this pattern names ``path`` or a directory above it.
+    @property
+    def negated(self) -> bool:
+        return self.pattern.negated
 
-        ``path`` is relative to the root (``src/a.py``, ``.`` for the root itself) for a
-        relative pattern, absolute for an absolute one.
-        """
-        return any(self.regex.fullmatch(prefix) for prefix in _prefixes(path))
+
+def parse_entry(text: str, root: str, *, negation: bool, home: str | None = None) -> PathRule:
+    """An entry of allowedPaths (``negation=True``) or blockedPaths; raises PatternError."""
+    check_rule(text, negation=negation)
+    body = text.strip()
+    bang = "!" if body.startswith("!") else ""
+    body = body[len(bang) :]
+    if body == "~" or body.startswith("~/"):
+        scope: Scope = "home"
+        base = os.path.realpath(home or os.path.expanduser("~"))
+        glob = "/" + body[2:] if body != "~" else "/**"
+    elif body.startswith("//"):
+        scope, base, glob = "system", "/", "/" + body.lstrip("/")
+        if glob == "/":
+            glob = "/**"
+    elif body.startswith("~"):
+        raise PatternError("'~user' folders are not supported; write '~/...' or '//home/user/...'")
+    else:
+        scope, base = "project", root
+        glob = "/" + body[2:] if body.startswith("./") else body
+        if glob in ("", "/", ".", "./"):
+            glob = "/**"  # the whole project
+    if scope != "project":
+        # Resolve the literal folders, so a rule for a symlinked folder (/tmp on macOS) still
+        # names the real paths it is compared with.
+        prefix = literal_prefix(glob)
+        if prefix:
+            base = os.path.realpath(os.path.join(base, prefix))
+            rest = glob.strip("/")[len(prefix) :].lstrip("/")
+            glob = "/" + rest + ("/" if glob.endswith("/") and rest else "")
+            if glob in ("/", "//"):
+                glob = "/**"
+    pattern = parse_rule(bang + glob, negation=negation)
+    anchored = "/" in glob.rstrip("/")
+    named = literal_prefix(glob) if anchored else ""
+    literal = os.path.join(base, named) if named else base
+    return PathRule(text, scope, base, pattern, literal)
 
 
 class PathRules:
-    """The project's path patterns, and the questions the broker asks of a path."""
+    """The project's path entries, and the questions the broker asks of a path."""
 
-    def __init__(self, root: str, allowed: Sequence[str], blocked: Sequence[str]) -> None:
+    def __init__(
+        self,
+        root: str,
+        allowed: Sequence[str],
+        blocked: Sequence[str],
+        *,
+        home: str | None = None,
+    ) -> None:
         self.root = root  # a real absolute path
-        self.allowed = tuple(PathPattern.parse(text) for text in allowed)
-        self.blocked = tuple(PathPattern.parse(text) for text in blocked)
+        self.allowed = tuple(parse_entry(t, root, negation=True, home=home) for t in allowed)
+        self.blocked = tuple(parse_entry(t, root, negation=False, home=home) for t in blocked)
+        self._allowed_groups = _groups(self.allowed)
+        self._blocked_groups = _groups(self.blocked)
 
     def resolve(self, path: str) -> str:
         """The real absolute path an operation touches; relative paths start at the root."""
         return os.path.realpath(os.path.join(self.root, os.path.expanduser(path)))
 
+    def written(self, path: str) -> str:
+        """The absolute path as written, ``..`` folded but symlinks not followed."""
+        return os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
+
     def inside(self, resolved: str) -> bool:
-        return resolved == self.root or resolved.startswith(self.root.rstrip(os.sep) + os.sep)
+        return within(resolved, self.root)
 
     def relative(self, resolved: str) -> str:
         """How to show a path: relative to the root when inside it, else absolute."""
@@ -70,96 +123,73 @@ class PathRules:
             return os.path.relpath(resolved, self.root).replace(os.sep, "/")
         return resolved
 
-    def blocked_by(self, path: str) -> PathPattern | None:
-        """The blocked pattern that covers ``path``, checked both as written and as resolved.
+    def blocked_by(self, path: str) -> PathRule | None:
+        """The blocked entry that matches ``path``, checked both as written and as resolved.
 
         As written too, so that a symlink placed inside a blocked folder is still blocked.
         """
-        written = os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
-        for candidate in dict.fromkeys((self.resolve(path), written)):
-            for pattern in self.blocked:
-                if self._matches(pattern, candidate):
-                    return pattern
+        for candidate in dict.fromkeys((self.resolve(path), self.written(path))):
+            found = _decide(self._blocked_groups, candidate)
+            if found is not None:
+                return found
         return None
 
-    def allowed_by(self, path: str) -> PathPattern | None:
+    def allowed_by(self, path: str) -> PathRule | None:
+        """The allowed entry that matches ``path`` as resolved (None, too, for a ``!`` entry).
+
+        A folder is also allowed when an entry allows whatever it holds (``src/**`` allows the
+        folder ``src``): asking to search it is asking to read what is in it.
+        """
         resolved = self.resolve(path)
-        if not self.inside(resolved):
+        if not self.inside(resolved) and not any(r.scope != "project" for r in self.allowed):
             return None
-        return next((p for p in self.allowed if self._matches(p, resolved)), None)
+        found = _decide(self._allowed_groups, resolved)
+        if found is None and os.path.isdir(resolved):
+            found = _decide(self._allowed_groups, os.path.join(resolved, _ANY_CHILD), False)
+        return found
 
-    def _matches(self, pattern: PathPattern, absolute: str) -> bool:
-        if pattern.absolute:
-            return pattern.covers(absolute.lstrip("/"))
-        if not self.inside(absolute):
-            return False
-        return pattern.covers(self.relative(absolute))
-
-
-def _prefixes(path: str) -> Iterator[str]:
-    """``a/b/c`` -> ``a``, ``a/b``, ``a/b/c``: the path and every directory above it."""
-    parts = path.split("/")
-    for end in range(1, len(parts) + 1):
-        yield "/".join(parts[:end])
+    def names_explicitly(self, resolved: str) -> PathRule | None:
+        """An allowed entry that names ``resolved`` by a literal folder at or above it, deeper
+        than the project root or home (``.legato/skills/**`` names ``.legato/skills/x.md``;
+        ``**`` and ``*.md`` do not)."""
+        found = self.allowed_by(resolved)
+        if found is None or found.literal in (found.base, self.root, "/"):
+            return None
+        return found if within(resolved, found.literal) else None
 
 
-def _resolve_literal_prefix(pattern: str) -> str:
-    """``/tmp/x/*.log`` -> ``private/tmp/x/*.log`` where /tmp is a symlink (macOS).
-
-    Only the part before the first wildcard can be resolved; the result has no leading slash,
-    to be matched against resolved paths stripped the same way.
-    """
-    parts = pattern.rstrip("/").split("/")
-    literal = 0
-    while literal < len(parts) and not _GLOB_CHARS.search(parts[literal]):
-        literal += 1
-    head = os.path.realpath("/".join(parts[:literal]) or "/")
-    return "/".join([head.rstrip("/"), *parts[literal:]]).lstrip("/")
+@dataclass(frozen=True, slots=True)
+class _Group:
+    base: str
+    rules: tuple[PathRule, ...]
+    patterns: PatternList
 
 
-def _translate(pattern: str) -> str:
-    """A glob -> a regex over ``/``-separated relative paths."""
-    parts = [part for part in pattern.strip("/").split("/") if part not in ("", ".")]
-    out = ""
-    for i, part in enumerate(parts):
-        first, last = i == 0, i == len(parts) - 1
-        if part == "**":
-            if last:
-                out += ".*" if first else "(?:/.*)?"
-            else:
-                out += "(?:.*/)?" if first else "/(?:.*/)?"
+def _groups(rules: Sequence[PathRule]) -> tuple[_Group, ...]:
+    """Entries grouped by the folder they are relative to, in the order written."""
+    by_base: dict[str, list[PathRule]] = {}
+    for rule in rules:
+        by_base.setdefault(rule.base, []).append(rule)
+    return tuple(
+        _Group(base, tuple(group), PatternList([rule.pattern for rule in group]))
+        for base, group in by_base.items()
+    )
+
+
+def _decide(
+    groups: Sequence[_Group], absolute: str, is_dir: bool | None = None
+) -> PathRule | None:
+    if is_dir is None:
+        is_dir = os.path.isdir(absolute)
+    for group in groups:
+        if not within(absolute, group.base):
             continue
-        if not first and parts[i - 1] != "**":
-            out += "/"
-        out += _translate_segment(part)
-    return out or r"\."  # an empty pattern ("", "/", ".") names the root itself
+        rel = normalise(os.path.relpath(absolute, group.base).replace(os.sep, "/"))
+        pattern = group.patterns.decide(rel if rel != "." else "", is_dir)
+        if pattern is not None and not pattern.negated:
+            return next(rule for rule in group.rules if rule.pattern is pattern)
+    return None
 
 
-def _translate_segment(segment: str) -> str:
-    out = ""
-    i = 0
-    while i < len(segment):
-        char = segment[i]
-        if char == "*":
-            out += "[^/]*"
-        elif char == "?":
-            out += "[^/]"
-        elif char == "[" and (end := segment.find("]", i + 2)) != -1:
-            body = segment[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            out += "[" + ("^" if negate else "") + _class_body(body) + "]"
-            i = end
-        else:
-            out += re.escape(char)
-        i += 1
-    return out
-
-
-def _class_body(body: str) -> str:
-    """A glob character class's inside, escaped for ``re`` except for ranges (``0-9``)."""
-    out = ""
-    for i, char in enumerate(body):
-        is_range = char == "-" and 0 < i < len(body) - 1 and "-" not in (body[i - 1], body[i + 1])
-        out += char if is_range else re.escape(char)
-    return out
+def within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

@@ -1,4 +1,5 @@
-"""Path rules against real files: globs, directories, and no escape through '..' or symlinks."""
+"""Path rules against real files: gitignore's meaning, folders, and no escape through '..' or
+symlinks."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.paths import PathPattern
+from actors.path_patterns import PatternError
+from actors.permission_broker.paths import PathRules, parse_entry
 from actors.permission_broker.rules import Rules
 from actors.protocol import ProjectSettings
 
@@ -35,8 +37,8 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def rules(project: Path) -> Rules:
     settings = ProjectSettings(
-        allowed_paths=("src/**", "*.md", "docs"),
-        blocked_paths=(".env", "secrets/", "**/*.pem"),
+        allowed_paths=("src/**", "/*.md", "docs"),
+        blocked_paths=(".env", "secrets/", "*.pem"),
     )
     return Rules(os.path.realpath(project), settings)
 
@@ -55,10 +57,11 @@ CASES: list[tuple[str, str, str]] = [
         "allowed",
         "allowed by allowedPaths entry 'src/**' (path 'src/new/file.py')",
     ),
-    ("README.md", "allowed", "allowed by allowedPaths entry '*.md' (path 'README.md')"),
+    ("README.md", "allowed", "allowed by allowedPaths entry '/*.md' (path 'README.md')"),
     ("docs/guide.md", "allowed", "allowed by allowedPaths entry 'docs' (path 'docs/guide.md')"),
-    ("./src/../README.md", "allowed", "allowed by allowedPaths entry '*.md' (path 'README.md')"),
+    ("./src/../README.md", "allowed", "allowed by allowedPaths entry '/*.md' (path 'README.md')"),
     ("notes.txt", "unlisted", "'notes.txt' is not in allowedPaths"),
+    # the folder whose contents an entry allows
     ("src", "allowed", "allowed by allowedPaths entry 'src/**' (path 'src')"),
     ("docs/../notes.txt", "unlisted", "'notes.txt' is not in allowedPaths"),
     # '..' cannot leave the project
@@ -68,6 +71,8 @@ CASES: list[tuple[str, str, str]] = [
     ("src/outdir/new.py", "unlisted", "'{tmp}/elsewhere/new.py' is outside the project root"),
     # blocked wins, and is checked on the resolved path
     (".env", "blocked", "blocked by blockedPaths entry '.env' (path '.env')"),
+    # a name without a slash matches at any depth, as in .gitignore
+    ("config/.env", "blocked", "blocked by blockedPaths entry '.env' (path 'config/.env')"),
     (
         "secrets/key.pem",
         "blocked",
@@ -80,10 +85,8 @@ CASES: list[tuple[str, str, str]] = [
         "blocked",
         "blocked by blockedPaths entry 'secrets/' (path 'secrets/key.pem')",
     ),
-    ("src/cert.pem", "blocked", "blocked by blockedPaths entry '**/*.pem' (path 'src/cert.pem')"),
+    ("src/cert.pem", "blocked", "blocked by blockedPaths entry '*.pem' (path 'src/cert.pem')"),
     ("src/../.env", "blocked", "blocked by blockedPaths entry '.env' (path '.env')"),
-    # '.env' is anchored at the root: config/.env is merely not allowed
-    ("config/.env", "unlisted", "'config/.env' is not in allowedPaths"),
 ]
 
 
@@ -109,7 +112,7 @@ def test_every_path_of_a_request_must_be_allowed(project: Path, rules: Rules) ->
     both = rules.judge_paths([str(project / "src/util.py"), str(project / "README.md")])
     assert both.reason == (
         "allowed by allowedPaths entry 'src/**' (path 'src/util.py'), "
-        "entry '*.md' (path 'README.md')"
+        "entry '/*.md' (path 'README.md')"
     )
 
 
@@ -118,10 +121,10 @@ def test_one_blocked_path_blocks_the_request(project: Path, rules: Rules) -> Non
     assert judgement.verdict == "blocked"
 
 
-def test_an_allowed_glob_never_reaches_outside_the_project(tmp_path: Path) -> None:
+def test_a_project_entry_never_reaches_outside_the_project(tmp_path: Path) -> None:
     root = tmp_path / "p"
     root.mkdir()
-    rules = Rules(str(root), ProjectSettings(allowed_paths=("**", "../*", "/**")))
+    rules = Rules(str(root), ProjectSettings(allowed_paths=("**", "/**", "*")))
     assert rules.judge_paths([str(tmp_path / "other.txt")]).verdict == "unlisted"
     assert rules.judge_paths([str(root / "deep/in/side.txt")]).verdict == "allowed"
 
@@ -132,44 +135,109 @@ def test_a_symlink_placed_in_a_blocked_folder_is_blocked_as_written(project: Pat
     assert rules.judge_paths([str(project / "secrets/readme-link")]).verdict == "blocked"
 
 
-def test_absolute_and_home_patterns_block_outside_the_project(tmp_path: Path) -> None:
+def test_home_and_absolute_entries_reach_outside_the_project(tmp_path: Path) -> None:
     root = tmp_path / "p"
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
     root.mkdir()
     (tmp_path / "private").mkdir()
-    settings = ProjectSettings(blocked_paths=(f"{tmp_path}/private", "~/.ssh"))
-    rules = Rules(str(root), settings)
-    assert rules.judge_paths([str(tmp_path / "private/x")]).verdict == "blocked"
-    ssh = os.path.expanduser("~/.ssh/id_ed25519")
-    assert rules.judge_paths([ssh]).reason.startswith("blocked by blockedPaths entry '~/.ssh'")
+    paths = PathRules(
+        str(root), ("//" + str(tmp_path / "shared").lstrip("/") + "/**",),
+        (f"/{tmp_path}/private", "~/.ssh"), home=str(home),
+    )  # fmt: skip
+    private = paths.blocked_by(str(tmp_path / "private/x"))
+    assert private is not None and private.text == f"/{tmp_path}/private"
+    ssh = paths.blocked_by(str(home / ".ssh/id_ed25519"))
+    assert ssh is not None and ssh.text == "~/.ssh"
+    assert paths.blocked_by(str(home / "ssh")) is None
+    assert paths.allowed_by(str(tmp_path / "shared/a/b.txt")) is not None
+    assert paths.allowed_by(str(tmp_path / "sharedx/b.txt")) is None
 
 
-# (pattern, path relative to the root, covered)
-GLOBS: list[tuple[str, str, bool]] = [
-    ("src/**", "src/a/b/c.py", True),
-    ("src/**", "src", True),
-    ("src/**", "srcx/a.py", False),
-    ("*.md", "README.md", True),
-    ("*.md", "docs/guide.md", False),
-    ("**/*.md", "docs/guide.md", True),
-    ("**/*.md", "README.md", True),
-    ("src/*.py", "src/a.py", True),
-    ("src/*.py", "src/sub/a.py", False),
-    ("src/*", "src/sub/a.py", True),  # src/sub is named, and covers what is under it
-    ("secrets/", "secrets/a/b", True),
-    ("secrets", "secrets/a/b", True),
-    ("secrets", "secretsx", False),
-    ("a/**/z.txt", "a/z.txt", True),
-    ("a/**/z.txt", "a/b/c/z.txt", True),
-    ("file?.txt", "file1.txt", True),
-    ("file?.txt", "file10.txt", False),
-    ("file[0-9].txt", "file7.txt", True),
-    ("file[!0-9].txt", "file7.txt", False),
-    ("[[]x].txt", "[x].txt", True),
-    ("a.b", "axb", False),  # '.' is literal
-    ("*", ".env", True),
+def test_a_leading_slash_anchors_at_the_project_root_not_the_file_system(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "sub").mkdir(parents=True)
+    (root / "a" / "sub").mkdir(parents=True)
+    paths = PathRules(str(root), (), ("/sub/",))
+    assert paths.blocked_by(str(root / "sub/id.key")) is not None
+    assert paths.blocked_by(str(root / "a/sub/id.key")) is None
+    assert paths.blocked_by("/sub/id.key") is None  # the file system's /sub is not named
+
+
+# The rule sets users write, each with files that must be blocked and files that must not.
+USER_RULES: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = [
+    (
+        ("*.pem", "*.key", "secrets/"),
+        ("certs/server.pem", "sub/id.key", "sub/secrets/a.txt", "deep/a/b/token.pem", "x.key"),
+        ("src/main.py", "certs/server.pem.txt", "secretsx/a.txt", "b.txt"),
+    ),
+    (
+        ("**/*.{pem,key}", "secrets"),
+        ("certs/server.pem", "sub/id.key", "sub/secrets/a.txt", "deep/a/b/token.pem"),
+        ("src/main.py", "keys/k.txt", "b.txt"),
+    ),
+    (
+        ("[!a]*.key", "*.pem", "secrets/"),
+        ("certs/server.pem", "sub/id.key", "sub/secrets/a.txt", "deep/a/b/token.pem"),
+        ("sub/a.key", "src/main.py"),
+    ),
+    (
+        ("./certs/server.pem", "/sub/", "**/b.txt", "deep/**/token.pem"),
+        ("certs/server.pem", "sub/id.key", "sub/secrets/a.txt", "deep/a/b/token.pem", "b.txt"),
+        ("x/certs/server.pem", "a/sub/x", "src/main.py"),
+    ),
+    (
+        ("secrets/**", "build/*.log", "?.tmp"),
+        ("secrets/a.txt", "secrets/d/e", "build/x.log", "a.tmp", "d/b.tmp"),
+        ("build/sub/x.log", "ab.tmp", "x/secrets/a.txt"),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("pattern", "path", "covered"), GLOBS)
-def test_glob_patterns(pattern: str, path: str, covered: bool) -> None:
-    assert PathPattern.parse(pattern).covers(path) is covered
+@pytest.mark.parametrize(("blocked", "hit", "miss"), USER_RULES, ids=lambda v: str(v)[:40])
+def test_the_rules_users_write_mean_what_they_mean_in_gitignore(
+    tmp_path: Path, blocked: tuple[str, ...], hit: tuple[str, ...], miss: tuple[str, ...]
+) -> None:
+    root = tmp_path / "p"
+    for name in (*hit, *miss):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    paths = PathRules(str(root), (), blocked)
+    assert [name for name in hit if paths.blocked_by(str(root / name)) is None] == []
+    assert [name for name in miss if paths.blocked_by(str(root / name)) is not None] == []
+
+
+def test_exceptions_in_allowed_paths_re_include_and_cannot_reopen_a_folder(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    entries = ("src/**", "!src/generated/", "!src/generated/**", "!*.lock", "docs/", "!docs/a")
+    paths = PathRules(str(root), entries, ())
+    assert paths.allowed_by(str(root / "src/a.py")) is not None
+    assert paths.allowed_by(str(root / "src/generated/a.py")) is None
+    assert paths.allowed_by(str(root / "src/poetry.lock")) is None
+    # As in git, nothing under a matched folder can be taken back out of it.
+    assert paths.allowed_by(str(root / "docs/a")) is not None
+
+
+BAD_ENTRIES: list[tuple[str, bool, str]] = [
+    ("", True, "empty"),
+    ("!secrets", False, "not accepted in blockedPaths"),
+    ("#notes", True, "comment"),
+    ("[abc", False, "no closing ']'"),
+    ("*.{pem,key", False, "braces do not pair up"),
+    ("a}b", False, "braces do not pair up"),
+    ("src/../x", True, "'..' inside a pattern"),
+    ("../x", False, "'..' inside a pattern"),
+    ("ends\\", False, "lone backslash"),
+    ("~bob/x", False, "'~user' folders"),
+    ("a\0b", False, "NUL"),
+    ("!", True, "needs a pattern"),
+]
+
+
+@pytest.mark.parametrize(("text", "negation", "why"), BAD_ENTRIES)
+def test_an_entry_that_cannot_mean_what_it_says_is_refused(
+    tmp_path: Path, text: str, negation: bool, why: str
+) -> None:
+    with pytest.raises(PatternError, match=why):
+        parse_entry(text, str(tmp_path), negation=negation)
