@@ -70,12 +70,8 @@ def parse_gitignore(lines: Iterable[str]) -> list[GitPattern]:
     patterns: list[GitPattern] = []
     for line in lines:
         line = line.rstrip("\r\n")
-        if (
-            not line.strip()
-            or line.startswith("#")
-            or line.endswith("\\")
-            and not line.endswith("\\\\")
-        ):
+        lone_backslash = line.endswith("\\") and not line.endswith("\\\\")
+        if not line.strip() or line.startswith("#") or lone_backslash:
             continue
         if _unclosed_class(line):
             continue  # git's wildmatch fails such a pattern on every path
