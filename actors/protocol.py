@@ -104,6 +104,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     guide: str | None = None  # LEGATO.md, when present
     memory: str | None = None  # first 200 lines of MEMORY.md, when present
     memory_dir: str = ""
+    home: str = ""  # the user's home folder as the session sees it ("" : the process's)
     memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand (spec 2.6)
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
 
@@ -225,7 +226,20 @@ class SetMode(Ask[PermissionMode], frozen=True, tag=True):
     mode: PermissionMode
 
 
-PermissionBrokerMsg = CheckPermission | SetMode
+class FilterReadable(Ask[tuple[bool, ...]], frozen=True, tag=True):
+    """Which of these files, met while walking ``folder``, a tool may read: one flag each.
+
+    ``folder`` is a folder the walk was already allowed to read (a ``CheckPermission`` for it
+    came first). Nobody is asked about single files: a file that is blocked, that leads out of
+    ``folder`` to somewhere the rules do not let the tool read, or that would need a person of
+    its own, is left out. Files are sent in batches, as the walk meets them.
+    """
+
+    folder: str  # absolute
+    paths: tuple[str, ...]  # absolute, as met on the walk (a symlink is not yet resolved)
+
+
+PermissionBrokerMsg = CheckPermission | SetMode | FilterReadable
 
 
 # ── tool executor ───────────────────────────────────────────────────────────────────────────

@@ -149,6 +149,7 @@ def explain_context(
         guide=_read_optional(os.path.join(root, GUIDE_FILE), None, warnings),
         memory=_read_optional(os.path.join(folder, MEMORY_FILE), MEMORY_LINES, warnings),
         memory_dir=folder,
+        home=home,
         memory_topics=_memory_topics(folder),
         warnings=tuple(warnings),
     )

@@ -1,14 +1,17 @@
 """The permission broker: answers ``CheckPermission`` with a ``Decision``, asking when needed.
 
-It owns the mode and the session's ``always``/``never`` answers. One message at a time (the
-default), on purpose: while one question is with the person, the next request waits, and so
-sees the answer if it was ``always`` or ``never``.
+It owns the mode and the session's ``always``/``never`` answers. Requests are judged side by
+side (a walk's ``FilterReadable`` never waits behind a question that is with the person), but
+questions go to the person one at a time, in the order they came: a request that needs one
+waits its turn and is judged again when it comes, so it sees an ``always`` or ``never`` given
+meanwhile.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import anyio
 import anyio.to_thread
 
 from actors.permission_broker.policy import Policy
@@ -16,6 +19,7 @@ from actors.protocol import (
     AskUser,
     CheckPermission,
     Decision,
+    FilterReadable,
     GetContext,
     PermissionBrokerMsg,
     PermissionRequest,
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
 
 class PermissionBroker(Actor[PermissionBrokerMsg]):
     name = "permission_broker"
+    concurrent = True
 
     def __init__(
         self, memory: Address[MemoryStoreMsg], *, ui: Address[UiMsg] | None = None
@@ -38,6 +43,7 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         self._memory = memory
         self._ui = ui  # None: headless, whatever needs a person is denied
         self._policy: Policy | None = None
+        self._questions = anyio.Lock()  # fair: questions reach the person in arrival order
 
     async def on_start(self) -> None:
         self._policy = Policy(await self._memory.ask(GetContext()))
@@ -52,17 +58,26 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         match msg:
             case CheckPermission(request=request):
                 await reply.send(await self._check(request))
+            case FilterReadable(folder=folder, paths=paths):
+                await reply.send(await anyio.to_thread.run_sync(self._filter, folder, paths))
             case SetMode(mode=mode):
                 self.policy.mode = mode
                 await reply.send(mode)
 
+    def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
+        return tuple(self.policy.readable_in_walk(folder, path) for path in paths)
+
     async def _check(self, request: PermissionRequest) -> Decision:
         # Resolving paths touches the file system: a worker thread keeps the event loop free.
-        # Nothing else uses the policy meanwhile, since the broker handles one message at a time.
         outcome = await anyio.to_thread.run_sync(self.policy.assess, request)
         if isinstance(outcome, Decision):
             return outcome
         if self._ui is None:
             return Decision(False, outcome.headless_reason)
-        answer = await self._ui.ask(AskUser(request=request, choices=outcome.choices))
-        return self.policy.answer(outcome, answer)
+        async with self._questions:
+            # Judged again: an answer given while this request waited may decide it.
+            outcome = await anyio.to_thread.run_sync(self.policy.assess, request)
+            if isinstance(outcome, Decision):
+                return outcome
+            answer = await self._ui.ask(AskUser(request=request, choices=outcome.choices))
+            return self.policy.answer(outcome, answer)

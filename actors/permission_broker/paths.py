@@ -148,14 +148,18 @@ class PathRules:
             found = _decide(self._allowed_groups, os.path.join(resolved, _ANY_CHILD), False)
         return found
 
-    def names_explicitly(self, resolved: str) -> PathRule | None:
-        """An allowed entry that names ``resolved`` by a literal folder at or above it, deeper
-        than the project root or home (``.legato/skills/**`` names ``.legato/skills/x.md``;
-        ``**`` and ``*.md`` do not)."""
-        found = self.allowed_by(resolved)
-        if found is None or found.literal in (found.base, self.root, "/"):
+    def names_explicitly(self, resolved: str, place: str) -> PathRule | None:
+        """An allowed entry that names ``place`` by its literal folders and matches
+        ``resolved``, which the entries allow as a whole (``.legato/skills/**`` names
+        ``.legato/skills/x.md``; ``**`` and ``*.md`` name no place)."""
+        if self.allowed_by(resolved) is None:
             return None
-        return found if within(resolved, found.literal) else None
+        for rule in self.allowed:
+            if rule.negated or not within(rule.literal, place) or rule.literal == rule.base:
+                continue
+            if _decide((_Group(rule.base, (rule,), PatternList([rule.pattern])),), resolved):
+                return rule
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,10 @@ The order of the checks (spec 3.1 and 3.2):
 1. A blocked rule denies, in every mode.
 2. Plan mode is read-only: writes and commands are denied.
 3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
-   is accepted, so "remember that ..." works in every mode but plan. A write under
-   ``.legato/`` always asks: it changes the rules themselves.
+   is accepted, so "remember that ..." works in every mode but plan. A write to Legato's own
+   files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``) or to ``.git/`` always asks,
+   whatever the mode, unless an allowedPaths entry names that place explicitly: those files
+   change the rules themselves, or run programs (git hooks, ``core.fsmonitor``).
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
    inside it; ``ask`` and ``custom`` accept nothing more.
@@ -20,13 +22,16 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from actors.permission_broker.paths import within
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
-from actors.protocol import Decision
+from actors.protocol import Decision, PermissionRequest
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from actors.permission_broker.rules import Judgement
-    from actors.protocol import PermissionMode, PermissionRequest, ProjectContext
+    from actors.protocol import PermissionMode, ProjectContext
 
 SessionKey = tuple[str, str]  # ("read", "inside"), ("write", "outside"), ("run", "git")
 
@@ -54,12 +59,22 @@ class Question:
 
 class Policy:
     def __init__(self, context: ProjectContext) -> None:
-        self.rules = Rules(context.project_root, context.settings)
+        self.rules = Rules(context.project_root, context.settings, home=context.home or None)
         self.mode: PermissionMode = context.permission_mode
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
         # The project's memory folder (spec 2.6) is Legato's own notebook, outside the project.
         self.memory_dir = os.path.realpath(context.memory_dir) if context.memory_dir else ""
+        home = os.path.realpath(context.home or os.path.expanduser("~"))
+        root = self.rules.root
+        # Places whose files change what Legato or git will do; writing there always asks.
+        self.own_places: tuple[tuple[str, str], ...] = (
+            (os.path.join(root, ".legato"), "Legato's own settings, skills and agents (.legato/)"),
+            (os.path.join(root, ".git"), "git's own files (.git/), where hooks and config run "
+             "programs"),
+            (os.path.join(home, ".config", "legato"), "Legato's global configuration"),
+            (os.path.join(home, ".legato"), "Legato's own data (~/.legato/)"),
+        )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         if request.kind == "run":
@@ -99,14 +114,17 @@ class Policy:
             return Decision(False, f"plan mode is read-only: {verb} {shown} is not allowed")
         if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
             return Decision(True, f"{verb} in the project's memory folder is accepted")
-        if writes and any(self._in_rules_folder(path) for path in resolved):
-            return Question(
-                ONCE_CHOICES,
-                (),
-                "",
-                f"{verb} {shown} changes Legato's own settings in .legato/, which always needs "
-                "a person's approval, and a headless run cannot ask",
-            )
+        if writes:
+            own = self._own_place(paths)
+            if own is not None:
+                return Question(
+                    ONCE_CHOICES,
+                    (),
+                    "",
+                    f"{verb} {shown} changes {own}, which always needs a person's approval "
+                    "whatever the mode, and a headless run cannot ask. To let the model change "
+                    f"it, name it in allowedPaths in {self.settings_file}",
+                )
         group = "write" if writes else "read"
         keys = tuple(
             dict.fromkeys(
@@ -130,9 +148,34 @@ class Policy:
     def _in_memory_folder(self, resolved: str) -> bool:
         return resolved == self.memory_dir or resolved.startswith(self.memory_dir + os.sep)
 
-    def _in_rules_folder(self, resolved: str) -> bool:
-        folder = os.path.join(self.rules.root, ".legato")
-        return resolved == folder or resolved.startswith(folder + os.sep)
+    def _own_place(self, paths: Sequence[str]) -> str | None:
+        """What a write to ``paths`` would change among Legato's and git's own files, unless an
+        allowedPaths entry names that place explicitly (``.legato/skills/**``)."""
+        rules = self.rules.paths
+        for path in paths:
+            for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
+                for place, description in self.own_places:
+                    if not within(candidate, place):
+                        continue
+                    if rules.names_explicitly(candidate, place) is None:
+                        return description
+        return None
+
+    # ── walks ───────────────────────────────────────────────────────────────────────────────
+
+    def readable_in_walk(self, folder: str, path: str) -> bool:
+        """Whether a walk of ``folder`` (already allowed) may read ``path``, asking nobody.
+
+        Blocked entries hold for every file; a file that leads out of the folder (a symlink)
+        is judged as a read of its own, and one that would need a person is left out.
+        """
+        rules = self.rules.paths
+        if rules.blocked_by(path) is not None:
+            return False
+        if within(rules.resolve(path), rules.resolve(folder)):
+            return True
+        outcome = self._assess_paths(PermissionRequest(tool="Walk", kind="read", paths=(path,)))
+        return isinstance(outcome, Decision) and outcome.allowed
 
     def _headless_paths(self, verb: str, shown: str, judgement: Judgement, *, inside: bool) -> str:
         if not inside:

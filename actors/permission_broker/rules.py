@@ -36,8 +36,8 @@ class Judgement:
 
 
 class Rules:
-    def __init__(self, root: str, settings: ProjectSettings) -> None:
-        self.paths = PathRules(root, settings.allowed_paths, settings.blocked_paths)
+    def __init__(self, root: str, settings: ProjectSettings, *, home: str | None = None) -> None:
+        self.paths = PathRules(root, settings.allowed_paths, settings.blocked_paths, home=home)
         self.allowed_commands = tuple(CommandEntry.parse(t) for t in settings.allowed_commands)
         self.blocked_commands = tuple(CommandEntry.parse(t) for t in settings.blocked_commands)
 

@@ -151,10 +151,90 @@ def test_writing_the_rules_themselves_always_asks_with_y_n_only(
     asked = question(policy.assess(files("write", ".legato/settings.json")))
     assert asked.choices == ONCE_CHOICES
     assert asked.headless_reason.startswith(
-        "writing '.legato/settings.json' changes Legato's own settings in .legato/"
+        "writing '.legato/settings.json' changes Legato's own settings, skills and agents "
+        "(.legato/), which always needs a person's approval whatever the mode"
     )
     # Reading them is an ordinary read.
     assert decision(policy.assess(files("read", ".legato/settings.json"))).allowed
+
+
+OWN_FILES = [
+    ".legato/settings.json",
+    ".legato/skills/x/SKILL.md",
+    ".legato/agents/a.md",
+    ".git/config",
+    ".git/hooks/pre-commit",
+    "src/../.git/info/../config",
+]
+
+
+@pytest.mark.parametrize("path", OWN_FILES)
+@pytest.mark.parametrize("kind", ["write", "create"])
+def test_legato_and_git_files_ask_before_any_write_even_in_auto_mode(
+    root: str, path: str, kind: OperationKind
+) -> None:
+    policy = make_policy(root, "auto", allowed_paths=("**", "*", ".*"))
+    assert question(policy.assess(files(kind, path))).choices == ONCE_CHOICES
+
+
+def test_a_symlink_to_an_own_file_is_an_own_file(root: str) -> None:
+    os.makedirs(os.path.join(root, ".git"))
+    os.symlink(os.path.join(root, ".git", "config"), os.path.join(root, "src", "notes.txt"))
+    os.symlink(os.path.join(root, ".legato"), os.path.join(root, "docs"))
+    policy = make_policy(root, "auto")
+    assert question(policy.assess(files("write", "src/notes.txt"))).choices == ONCE_CHOICES
+    assert question(policy.assess(files("create", "docs/x.md"))).choices == ONCE_CHOICES
+
+
+def test_the_global_config_and_legato_data_ask_before_any_write(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "legato").mkdir(parents=True)
+    project = tmp_path / "p"
+    project.mkdir()
+    context = ProjectContext(
+        project_root=str(project),
+        config=GlobalConfig(),
+        settings=ProjectSettings(allowed_paths=("//**",)),
+        model="claude-sonnet-4-6",
+        permission_mode="auto",
+        home=str(home),
+    )
+    policy = Policy(context)
+    for path in (home / ".config/legato/config.json", home / ".legato/projects/x/s.jsonl"):
+        assert question(policy.assess(files("write", str(path)))).choices == ONCE_CHOICES
+
+
+def test_an_entry_that_names_an_own_place_explicitly_allows_writing_there(root: str) -> None:
+    policy = make_policy(root, "custom", allowed_paths=(".legato/skills/**", "**"))
+    assert decision(policy.assess(files("create", ".legato/skills/x/SKILL.md"))).allowed
+    assert question(policy.assess(files("write", ".legato/settings.json")))
+    assert question(policy.assess(files("write", ".git/config")))
+
+
+def test_a_walk_reads_what_is_not_blocked_and_stays_in_its_folder(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    (tmp_path / "home" / ".ssh").mkdir(parents=True)
+    key = tmp_path / "home" / ".ssh" / "id_rsa"
+    key.write_text("k")
+    (project / ".env").write_text("s")
+    (project / "src" / "a.py").write_text("a")
+    (project / "src" / "e.txt").symlink_to(project / ".env")
+    (project / "src" / "k.txt").symlink_to(key)
+    (project / "src" / "readme.md").symlink_to(project / "README.md")
+    (project / "README.md").write_text("r")
+    root = os.path.realpath(project)
+    policy = make_policy(root, "custom", allowed_paths=("src/**",), blocked_paths=(".env",))
+    folder = os.path.join(root, "src")
+    readable = {
+        name: policy.readable_in_walk(folder, os.path.join(folder, name))
+        for name in ("a.py", "e.txt", "k.txt", "readme.md")
+    }
+    # e.txt leads to a blocked file, k.txt out of the project, readme.md out of the folder to
+    # a file no rule allows: only a.py may be read.
+    assert readable == {"a.py": True, "e.txt": False, "k.txt": False, "readme.md": False}
+    auto = make_policy(root, "auto", blocked_paths=(".env",))
+    assert auto.readable_in_walk(folder, os.path.join(folder, "readme.md"))
 
 
 def test_always_remembers_the_kind_of_operation_for_the_session(root: str) -> None:
