@@ -180,9 +180,7 @@ def _groups(rules: Sequence[PathRule]) -> tuple[_Group, ...]:
     )
 
 
-def _decide(
-    groups: Sequence[_Group], absolute: str, is_dir: bool | None = None
-) -> PathRule | None:
+def _decide(groups: Sequence[_Group], absolute: str, is_dir: bool | None = None) -> PathRule | None:
     if is_dir is None:
         is_dir = os.path.isdir(absolute)
     for group in groups:
