@@ -1,0 +1,121 @@
+"""The path rules against the reference: git's own reading of the same patterns on the same tree.
+
+Hypothesis makes trees and gitignore-style rule sets; ``git check-ignore`` says which files a
+``.gitignore`` holding those lines would ignore, and the broker must block (or allow) exactly
+those. Folders, depth, anchoring, ``**``, classes and negation all come up.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from actors.permission_broker.paths import PathRules
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+NAMES = ("a", "b", "ab", ".env", "x.pem", "k.key", "secrets", "é")
+SEGMENTS = (*NAMES, "*", "**", "?", "*.pem", "[ab]", "[!a]*", "a*", "*b", "[a-c]*", "?.key")
+
+names = st.sampled_from(NAMES)
+files = st.lists(st.lists(names, min_size=1, max_size=4).map("/".join), min_size=1, max_size=14)
+
+
+@st.composite
+def patterns(draw: st.DrawFn, *, negation: bool) -> str:
+    text = "/".join(draw(st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=3)))
+    if draw(st.booleans()):
+        text = "/" + text
+    if draw(st.integers(0, 3)) == 0:
+        text += "/"
+    if negation and draw(st.integers(0, 3)) == 0:
+        text = "!" + text
+    return text
+
+
+def make_tree(root: str, paths: list[str]) -> list[str]:
+    """Create the files (skipping any that clash with a folder); the ones made."""
+    made = []
+    for rel in paths:
+        full = os.path.join(root, rel)
+        try:
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            if not os.path.isdir(full):
+                with open(full, "w"):
+                    pass
+                made.append(rel)
+        except (FileExistsError, NotADirectoryError):
+            continue
+    return sorted(set(made))
+
+
+def git_ignored(root: str, lines: list[str], paths: list[str]) -> set[str]:
+    with open(os.path.join(root, ".gitignore"), "w") as file:
+        file.write("\n".join(lines) + "\n")
+    done = subprocess.run(
+        ["git", "-C", root, "check-ignore", "--no-index", "--stdin", "-z"],
+        input="\0".join(paths) + "\0",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return {path for path in done.stdout.split("\0") if path}
+
+
+def run_case(paths: list[str], lines: list[str], *, blocked: bool) -> None:
+    # One deliberate difference: '?' and '[...]' match one character, where git's matcher
+    # takes one byte (so in git '?' never matches 'é', two bytes in UTF-8).
+    assume(not (any(c in "".join(lines) for c in "?[") and not "".join(paths).isascii()))
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.realpath(tmp)
+        subprocess.run(["git", "init", "-q", root], check=True)
+        made = make_tree(root, paths)
+        expected = git_ignored(root, lines, made)
+        if blocked:
+            rules = PathRules(root, (), lines)
+            got = {rel for rel in made if rules.blocked_by(os.path.join(root, rel)) is not None}
+        else:
+            rules = PathRules(root, lines, ())
+            got = {rel for rel in made if rules.allowed_by(os.path.join(root, rel)) is not None}
+        assert got == expected, (lines, made)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paths=files, lines=st.lists(patterns(negation=False), min_size=1, max_size=5))
+def test_blocked_paths_block_what_git_would_ignore(paths: list[str], lines: list[str]) -> None:
+    run_case(paths, lines, blocked=True)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paths=files, lines=st.lists(patterns(negation=True), min_size=1, max_size=6))
+def test_allowed_paths_with_exceptions_allow_what_git_would_ignore(
+    paths: list[str], lines: list[str]
+) -> None:
+    run_case(paths, lines, blocked=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paths=files, first=patterns(negation=False), second=patterns(negation=False))
+def test_braces_mean_the_union_of_their_alternatives(
+    paths: list[str], first: str, second: str
+) -> None:
+    # Two names at any depth, braced as one: '{x,y}' blocks what 'x' and 'y' would.
+    lines = [first.strip("/"), second.strip("/")]
+    assume(not any("/" in line for line in lines))
+    assume(not (any(c in "".join(lines) for c in "?[") and not "".join(paths).isascii()))
+    braced = f"{{{lines[0]},{lines[1]}}}"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.realpath(tmp)
+        subprocess.run(["git", "init", "-q", root], check=True)
+        made = make_tree(root, paths)
+        expected = git_ignored(root, lines, made)
+        rules = PathRules(root, (), (braced,))
+        got = {rel for rel in made if rules.blocked_by(os.path.join(root, rel)) is not None}
+        assert got == expected, (braced, made)
