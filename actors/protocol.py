@@ -350,6 +350,9 @@ class AskUser(Ask[str], frozen=True, tag=True):
 
     request: PermissionRequest
     choices: tuple[str, ...]  # ("y", "n", "always", "never") or ("y", "n")
+    # Why this one needs extra care, shown with the question: it changes Legato's own
+    # settings, or names a file the rules block that the command's program could read.
+    warning: str | None = None
 
 
 UiMsg = Show | AskUser

@@ -26,7 +26,7 @@ from frontends.session import assemble
 from runtime import supervise
 
 if TYPE_CHECKING:
-    from actors.protocol import PermissionRequest, UiEvent
+    from actors.protocol import AskUser, UiEvent
     from frontends.scripted_server import RecordedRequest, Step
 
 PREFIX_LIMIT = 14_000  # bytes of tool definitions and system prompt (issue 7)
@@ -42,7 +42,7 @@ class _Silent(Renderer):
     async def show(self, event: UiEvent) -> None:
         pass
 
-    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+    async def ask(self, question: AskUser) -> str:
         return "y"
 
 

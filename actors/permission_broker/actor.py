@@ -79,5 +79,6 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             outcome = await anyio.to_thread.run_sync(self.policy.assess, request)
             if isinstance(outcome, Decision):
                 return outcome
-            answer = await self._ui.ask(AskUser(request=request, choices=outcome.choices))
+            question = AskUser(request=request, choices=outcome.choices, warning=outcome.warning)
+            answer = await self._ui.ask(question)
             return self.policy.answer(outcome, answer)

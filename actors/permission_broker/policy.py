@@ -55,6 +55,7 @@ class Question:
     keys: tuple[SessionKey, ...]  # what 'always' and 'never' remember
     scope: str  # what those answers cover, in words: "running 'git'"
     headless_reason: str  # the denial when there is no one to ask
+    warning: str | None = None  # shown with the question: why it needs particular care
 
 
 class Policy:
@@ -124,6 +125,7 @@ class Policy:
                     f"{verb} {shown} changes {own}, which always needs a person's approval "
                     "whatever the mode, and a headless run cannot ask. To let the model change "
                     f"it, name it in allowedPaths in {self.settings_file}",
+                    warning=f"This changes {own}.",
                 )
         group = "write" if writes else "read"
         keys = tuple(

@@ -6,7 +6,7 @@ from actors.protocol import AskUser, Show, UiMsg
 from runtime import Actor
 
 if TYPE_CHECKING:
-    from actors.protocol import PermissionRequest, UiEvent
+    from actors.protocol import UiEvent
     from runtime import Reply
 
 
@@ -16,7 +16,7 @@ class Renderer:
     async def show(self, event: UiEvent) -> None:
         return None
 
-    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+    async def ask(self, question: AskUser) -> str:
         return "n"
 
     async def close(self) -> None:
@@ -37,8 +37,8 @@ class UiActor(Actor[UiMsg]):
         match msg:
             case Show(event=event):
                 await self.renderer.show(event)
-            case AskUser(request=request, choices=choices):
-                await reply.send(await self.renderer.ask(request, choices))
+            case AskUser():
+                await reply.send(await self.renderer.ask(msg))
 
     async def on_stop(self) -> None:
         await self.renderer.close()

@@ -37,7 +37,7 @@ from actors.ui import Renderer
 from frontends.cli import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
-    from actors.protocol import PermissionRequest, UiEvent
+    from actors.protocol import AskUser, UiEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -144,7 +144,7 @@ class HeadlessRenderer(Renderer):
     def render(self, event: UiEvent) -> None:
         raise NotImplementedError
 
-    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+    async def ask(self, question: AskUser) -> str:
         return "n"  # headless: nobody to ask (the broker does not ask either)
 
     def activity(self) -> str:

@@ -11,7 +11,7 @@ from actors.protocol import MessageFinished, TurnOutcome
 from actors.ui import Renderer
 
 if TYPE_CHECKING:
-    from actors.protocol import PermissionRequest, UiEvent
+    from actors.protocol import AskUser, UiEvent
     from frontends.interactive.screen import Screen
     from frontends.interactive.status import Status
     from frontends.interactive.view import TurnView
@@ -42,10 +42,11 @@ class TerminalRenderer(Renderer):
                 self.view.apply(event)
         self.screen.changed()
 
-    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
-        self.view.question(request)
+    async def ask(self, question: AskUser) -> str:
+        request = question.request
+        self.view.question(request, question.warning)
         self.screen.changed()
-        answer = await self.screen.ask(choices, self.view.summary(request))
+        answer = await self.screen.ask(question.choices, self.view.summary(request))
         style = "legato.good" if answer in ("y", "always") else "legato.bad"
         self.view.say(Text(f"  → {answer}", style=style))
         self.screen.changed()

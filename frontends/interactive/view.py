@@ -151,14 +151,17 @@ class TurnView:
         what = request.command if request.kind == "run" else ", ".join(request.paths)
         return f"{_HEADERS[request.kind]}  {what or ''}"
 
-    def question(self, request: PermissionRequest) -> None:
-        """A permission request: a line saying what, the details, and for writes the diff."""
+    def question(self, request: PermissionRequest, warning: str | None = None) -> None:
+        """A permission request: a line saying what, the details, a warning when the rules
+        call for care, and for writes the diff."""
         self.version += 1
         what = request.command if request.kind == "run" else ", ".join(request.paths)
         header = Text.assemble(
             ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
         )
         lines: list[RenderableType] = [header, Text(f"    requested by {request.tool}", "dim")]
+        if warning:
+            lines.append(Text(f"    ⚠ {warning}", "legato.warn"))
         if request.preview:
             lines.append(self._diff(request.preview))
         for line in lines:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
 
-    from actors.protocol import Message, PermissionRequest, UiEvent
+    from actors.protocol import AskUser, Message, UiEvent
     from frontends.session import Session
 
 
@@ -77,7 +77,7 @@ class ControlledRenderer(Renderer):
                 self.point = f"while tools ran, after {type(event).__name__}"
                 self.reached.set()
 
-    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+    async def ask(self, question: AskUser) -> str:
         self.asks += 1
         if self.asks == self.cancel_at_ask:
             self.point = "at a permission question"

@@ -18,7 +18,7 @@ from tests.cancellation.harness import conversation_problems
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from actors.protocol import PermissionRequest, UiEvent
+    from actors.protocol import AskUser, UiEvent
     from frontends.scripted_server import RecordedRequest, Step
 
 GOAL = "Read every chunk file and write notes.md summarising them"
@@ -35,7 +35,7 @@ class Quiet(Renderer):
         if isinstance(event, Notice):
             self.notices.append(event.text)
 
-    async def ask(self, request: PermissionRequest, choices: tuple[str, ...]) -> str:
+    async def ask(self, question: AskUser) -> str:
         return "y"
 
 
