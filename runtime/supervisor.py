@@ -1,8 +1,14 @@
 """The supervisor: one task group for a session's actors.
 
 ``supervise`` starts the actors in order (each one's ``on_start`` finishes before the next
-starts), runs the caller's block, and then shuts down in reverse order: inboxes close, actors
-finish what is queued, and whatever has not finished within ``grace`` seconds is cancelled.
+starts), runs the caller's block, and then shuts down in reverse start order, one actor at a
+time: the last one started closes its inbox, finishes what is queued and stops, and only then
+does the one before it close. An actor can therefore still use every actor started before it
+while it drains (the conductor saving its last events). What has not finished when ``grace``
+seconds have passed is cancelled.
+
+When the block itself fails or is cancelled there is no one to wait for: every inbox closes at
+once and the task group's cancellation ends the actors.
 
 If any actor crashes, the task group cancels the block and every other actor, and ``supervise``
 raises that ``ActorCrashed`` itself rather than an exception group, so the caller sees one clear
@@ -21,6 +27,8 @@ from runtime.errors import ActorCrashed
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
+    from anyio.abc import TaskStatus
+
     from runtime.actor import Actor
 
 
@@ -36,19 +44,38 @@ async def supervise(
     actors: Sequence[Actor[Any]], *, grace: float = 5.0
 ) -> AsyncIterator[Supervision]:
     supervision = Supervision(grace)
+    stopped = [anyio.Event() for _ in actors]
     try:
         async with anyio.create_task_group() as group:
-            for actor in actors:
-                await group.start(actor.run)
+            for actor, done in zip(actors, stopped, strict=True):
+                await group.start(_run, actor, done)
             try:
                 yield supervision
-            finally:
+            except BaseException:
                 for actor in reversed(actors):
                     actor.close_inbox()
-                # Queued work gets a bounded chance to finish; after that, cancellation.
-                group.cancel_scope.deadline = anyio.current_time() + supervision.grace
+                raise
+            # Queued work gets a bounded chance to finish; after that, cancellation.
+            deadline = anyio.current_time() + supervision.grace
+            group.cancel_scope.deadline = deadline
+            for actor, done in zip(reversed(actors), reversed(stopped), strict=True):
+                actor.close_inbox()
+                with anyio.move_on_at(deadline):
+                    await done.wait()
     except BaseExceptionGroup as group_error:
         raise first_error(group_error) from None
+
+
+async def _run(
+    actor: Actor[Any],
+    done: anyio.Event,
+    *,
+    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    try:
+        await actor.run(task_status=task_status)
+    finally:
+        done.set()
 
 
 def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:

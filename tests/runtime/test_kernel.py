@@ -149,3 +149,48 @@ async def test_shutdown_cancels_what_does_not_finish_within_grace() -> None:
             outer.start_soon(hang)
             await anyio.sleep(0.01)
     assert calc.hang_cancelled.is_set()
+
+
+class Forwarder(Actor[Record]):
+    """Started after the calculator; each record it handles needs the calculator."""
+
+    name = "forwarder"
+
+    def __init__(self, calc: Calculator, delay: float) -> None:
+        super().__init__()
+        self.calc = calc
+        self.delay = delay
+        self.sums: list[int] = []
+
+    async def handle(self, msg: Record, reply: Reply) -> None:
+        await anyio.sleep(self.delay)  # still busy when the block ends
+        self.sums.append(await self.calc.address.ask(Add(a=len(msg.text), b=0)))
+
+
+async def test_shutdown_goes_in_reverse_start_order_so_late_actors_can_drain(
+    anyio_backend: object,
+) -> None:
+    calc = Calculator()
+    forwarder = Forwarder(calc, 1 if anyio_backend != "asyncio" else 0.01)
+    with anyio.fail_after(10):
+        async with supervise([calc, forwarder], grace=5):
+            for text in ("a", "bb", "ccc"):
+                await forwarder.address.tell(Record(text))
+    # The forwarder drained its inbox while the calculator, started before it, still ran.
+    assert forwarder.sums == [1, 2, 3]
+
+
+async def test_ordered_shutdown_still_ends_within_grace(anyio_backend: object) -> None:
+    calc = Calculator()
+    virtual = anyio_backend != "asyncio"
+    forwarder = Forwarder(calc, 1 if virtual else 0.01)
+    grace = 1.5 if virtual else 0.015
+    started = anyio.current_time()
+    with anyio.fail_after(10):
+        async with supervise([calc, forwarder], grace=grace):
+            for text in ("a", "bb", "ccc"):
+                await forwarder.address.tell(Record(text))
+    if virtual:
+        # One record a second: the first is done, the second is cut off at the grace's end.
+        assert anyio.current_time() - started == grace
+        assert forwarder.sums == [1]
