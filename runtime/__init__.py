@@ -10,6 +10,7 @@ from runtime.errors import ActorCrashed, ActorGone, KernelError
 from runtime.mailbox import Address, Reply
 from runtime.messages import Ask, Streamed
 from runtime.supervisor import Supervision, first_error, supervise
+from runtime.tracing import Tracer
 
 __all__ = [
     "Actor",
@@ -21,6 +22,7 @@ __all__ = [
     "Reply",
     "Streamed",
     "Supervision",
+    "Tracer",
     "first_error",
     "supervise",
 ]

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 import anyio
 
-from runtime import debuglog
 from runtime.errors import ActorCrashed, KernelError
 from runtime.mailbox import Address, Envelope, Reply
 from runtime.messages import Ask
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup, TaskStatus
+
+    from runtime.tracing import Tracer
 
 M = TypeVar("M")
 
@@ -40,6 +41,7 @@ class Actor(Generic[M]):
         )
         self.address: Address[M] = Address(self.name, self._inbox_send)
         self._tasks: TaskGroup | None = None
+        self.tracer: Tracer | None = None  # set by the supervisor before the actor starts
 
     # -- for subclasses ---------------------------------------------------------------------
 
@@ -51,6 +53,11 @@ class Actor(Generic[M]):
 
     async def handle(self, msg: M, reply: Reply) -> None:
         raise NotImplementedError
+
+    def trace(self, event: str, **fields: object) -> None:
+        """Report an event to the session's tracer, if it has one."""
+        if self.tracer is not None:
+            self.tracer(event, fields)
 
     @property
     def tasks(self) -> TaskGroup:
@@ -71,8 +78,8 @@ class Actor(Generic[M]):
                 self._tasks = tasks
                 await self.on_start()
                 task_status.started()
-                # Chosen once: with the debug log off, dispatch is exactly what it always was.
-                dispatch = self._dispatch if debuglog.active is None else self._dispatch_logged
+                # Chosen once: with no tracer, dispatch is exactly what it always was.
+                dispatch = self._dispatch if self.tracer is None else self._dispatch_traced
                 async with self._inbox:
                     async for envelope in self._inbox:
                         if self.concurrent:
@@ -88,16 +95,15 @@ class Actor(Generic[M]):
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await self.on_stop()
 
-    async def _dispatch_logged(self, envelope: Envelope[M]) -> None:
-        """``_dispatch``, with the message's type and handling time in the debug log."""
+    async def _dispatch_traced(self, envelope: Envelope[M]) -> None:
+        """``_dispatch``, reporting the message's type and handling time to the tracer."""
         kind = type(envelope.msg).__name__
         started = time.monotonic()
         try:
             await self._dispatch(envelope)
         finally:
-            if debuglog.active is not None:
-                elapsed_ms = (time.monotonic() - started) * 1000
-                debuglog.active.write("handled", actor=self.name, msg=kind, ms=f"{elapsed_ms:.1f}")
+            elapsed_ms = (time.monotonic() - started) * 1000
+            self.trace("handled", actor=self.name, msg=kind, ms=f"{elapsed_ms:.1f}")
 
     async def _dispatch(self, envelope: Envelope[M]) -> None:
         reply = envelope.reply

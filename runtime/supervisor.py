@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskStatus
 
     from runtime.actor import Actor
+    from runtime.tracing import Tracer
 
 
 class Supervision:
@@ -41,9 +42,11 @@ class Supervision:
 
 @asynccontextmanager
 async def supervise(
-    actors: Sequence[Actor[Any]], *, grace: float = 5.0
+    actors: Sequence[Actor[Any]], *, grace: float = 5.0, tracer: Tracer | None = None
 ) -> AsyncIterator[Supervision]:
     supervision = Supervision(grace)
+    for actor in actors:
+        actor.tracer = tracer
     stopped = [anyio.Event() for _ in actors]
     try:
         async with anyio.create_task_group() as group:

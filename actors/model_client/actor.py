@@ -65,6 +65,7 @@ class ModelClient(Actor[ModelClientMsg]):
             read_timeout=self._read_timeout,
             jitter=self._jitter,
             sleep=self._sleep,
+            tracer=self.tracer,
         )
         http = self._given_http
         if http is None:

@@ -25,7 +25,6 @@ from actors.model_client.assembler import MessageAssembler
 from actors.model_client.coalesce import coalesce
 from actors.model_client.sse import SSEDecoder
 from actors.protocol import MessageStarted, Retrying
-from runtime import debuglog
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
 
     from actors.model_client.endpoint import Endpoint
     from actors.protocol import MessageFinished, ModelEvent, ModelRequest
+    from runtime import Tracer
 
     Emit = Callable[[ModelEvent], Awaitable[None]]
 
@@ -80,8 +80,10 @@ class MessagesClient:
         read_timeout: float = 60.0,
         jitter: Callable[[], float] = random.random,
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+        tracer: Tracer | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self._tracer = tracer
         self.max_retries = max_retries
         self.read_timeout = read_timeout
         self._http = http_client
@@ -104,9 +106,9 @@ class MessagesClient:
                     raise failure.error from None
                 delay = failure.wait if failure.wait is not None else self._backoff(retries)
                 retries += 1
-                if debuglog.active is not None:
-                    debuglog.active.write(
-                        "retry", attempt=retries, delay=delay, reason=failure.reason
+                if self._tracer is not None:
+                    self._tracer(
+                        "retry", {"attempt": retries, "delay": delay, "reason": failure.reason}
                     )
                 await emit(Retrying(attempt=retries, delay=delay, reason=failure.reason))
                 await self._sleep(delay)
@@ -139,31 +141,35 @@ class MessagesClient:
         self, url: str, body: bytes, headers: dict[str, str], attempt: _Attempt
     ) -> MessageFinished:
         started = time.monotonic()
-        if debuglog.active is not None:
-            debuglog.active.write("request", url=url, headers=headers, bytes=len(body))
+        if self._tracer is not None:
+            self._tracer("request", {"url": url, "headers": headers, "bytes": len(body)})
         try:
             async with self._http.stream(
                 "POST", url, content=body, headers=headers, timeout=self._timeout
             ) as response:
                 attempt.request_id = response.headers.get("request-id")
-                if debuglog.active is not None:
-                    debuglog.active.write(
+                if self._tracer is not None:
+                    self._tracer(
                         "response",
-                        url=url,
-                        status=response.status_code,
-                        request_id=attempt.request_id,
+                        {
+                            "url": url,
+                            "status": response.status_code,
+                            "request_id": attempt.request_id,
+                        },
                     )
                 if response.status_code >= 400:
                     raise self._status_failure(response, await response.aread())
                 finished = await self._read_stream(url, response, attempt)
-                if debuglog.active is not None:
-                    debuglog.active.write(
+                if self._tracer is not None:
+                    self._tracer(
                         "finished",
-                        stop_reason=finished.stop_reason,
-                        input_tokens=finished.usage.input_tokens,
-                        output_tokens=finished.usage.output_tokens,
-                        speed=finished.usage.speed,
-                        ms=f"{(time.monotonic() - started) * 1000:.0f}",
+                        {
+                            "stop_reason": finished.stop_reason,
+                            "input_tokens": finished.usage.input_tokens,
+                            "output_tokens": finished.usage.output_tokens,
+                            "speed": finished.usage.speed,
+                            "ms": f"{(time.monotonic() - started) * 1000:.0f}",
+                        },
                     )
                 return finished
         except httpx.TimeoutException as exc:

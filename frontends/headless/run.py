@@ -27,6 +27,7 @@ from actors.protocol import (
     TurnOutcome,
     Undo,
 )
+from frontends import debug
 from frontends.cli import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
 from frontends.headless.render import HeadlessRenderer, TextRenderer, renderer_for
 from frontends.session import assemble
@@ -184,7 +185,7 @@ class _HeadlessJob:
             stream_timeout=self.stream_timeout,
             resume=self.resume,
         )
-        async with supervise(session.actors) as supervision:
+        async with supervise(session.actors, tracer=debug.tracer()) as supervision:
             context = await session.memory.address.ask(GetContext())
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))

@@ -38,6 +38,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
+from frontends import debug
 from frontends.interactive import commands
 from frontends.interactive.completion import LegatoCompleter, project_files
 from frontends.interactive.references import expand
@@ -134,7 +135,7 @@ class InteractiveSession:
         )
 
     async def run(self) -> int:
-        async with supervise(self.session.actors):
+        async with supervise(self.session.actors, tracer=debug.tracer()):
             self._apply(await self.session.memory.address.ask(GetContext()))
             async with anyio.create_task_group() as tasks:
                 app_done = anyio.Event()

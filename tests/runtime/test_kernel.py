@@ -194,3 +194,21 @@ async def test_ordered_shutdown_still_ends_within_grace(anyio_backend: object) -
         # One record a second: the first is done, the second is cut off at the grace's end.
         assert anyio.current_time() - started == grace
         assert forwarder.sums == [1]
+
+
+async def test_a_tracer_sees_each_handled_message_and_what_actors_report() -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+    calc = Calculator()
+    async with supervise([calc], tracer=lambda event, fields: seen.append((event, dict(fields)))):
+        assert await calc.address.ask(Add(a=1, b=2)) == 3
+        calc.trace("note", detail="by hand")
+    handled = [fields for event, fields in seen if event == "handled"]
+    assert [(f["actor"], f["msg"]) for f in handled] == [("calculator", "Add")]
+    assert ("note", {"detail": "by hand"}) in seen
+
+
+async def test_without_a_tracer_nothing_is_traced() -> None:
+    calc = Calculator()
+    async with supervise([calc]):
+        assert calc.tracer is None
+        calc.trace("note")  # a no-op, not an error

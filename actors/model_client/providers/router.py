@@ -8,7 +8,7 @@ from actors.model_client.client import MessagesClient
 from actors.model_client.providers import Provider, endpoint_for, provider_for
 from actors.model_client.providers.bedrock import BedrockClient
 from actors.model_client.providers.openai import OpenAIClient
-from runtime import KernelError, debuglog
+from runtime import KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -24,7 +24,7 @@ class ProviderRouter:
         self,
         env: Mapping[str, str],
         config: GlobalConfig,
-        **options: Any,  # MessagesClient's: max_retries, read_timeout, jitter, sleep
+        **options: Any,  # MessagesClient's: max_retries, read_timeout, jitter, sleep, tracer
     ) -> None:
         self._http: httpx.AsyncClient | None = None
         self._env = env
@@ -43,9 +43,11 @@ class ProviderRouter:
         client = self._clients.get(provider)
         if client is None:
             endpoint = endpoint_for(provider, self._env, self._config)
-            if debuglog.active is not None:
-                debuglog.active.add_secret(endpoint.api_key)
-                debuglog.active.write("provider", name=provider, url=endpoint.base_url)
+            tracer = self._options.get("tracer")
+            if tracer is not None:
+                # Named api_key, the value is a secret for the tracer to hide from here on.
+                fields = {"name": provider, "url": endpoint.base_url, "api_key": endpoint.api_key}
+                tracer("provider", fields)
             match provider:
                 case "openai":
                     client = OpenAIClient(self._http, endpoint, **self._options)
