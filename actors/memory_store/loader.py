@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store.path_rules import check_path_rules
 from actors.memory_store.precedence import (
     DEFAULT,
     Setting,
@@ -119,6 +120,7 @@ def explain_context(
     settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
     _check_models(config, settings)
     _check_entries(settings)
+    warnings += check_path_rules(settings, root, home)
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
 
