@@ -5,12 +5,14 @@ the old, root-anchored meaning."""
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING
 
 import pytest
 
 from actors.errors import ConfigError
-from actors.memory_store import load_context
+from actors.memory_store import load_context, memory_dir
+from actors.memory_store.migration import notice_path
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,8 +29,8 @@ def settings_text(**lists: list[str]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def warnings(dirs: Dirs) -> tuple[str, ...]:
-    return load_context(str(dirs.project), home=str(dirs.home)).warnings
+def warnings(dirs: Dirs, *, remember: bool = False) -> tuple[str, ...]:
+    return load_context(str(dirs.project), home=str(dirs.home), remember_notices=remember).warnings
 
 
 def mistakes(dirs: Dirs) -> list[str]:
@@ -163,3 +165,58 @@ def test_sound_files_get_no_warning(dirs: Dirs) -> None:
         )
     )
     assert warnings(dirs) == ()
+
+
+# ── the one-time note ───────────────────────────────────────────────────────────────────────
+
+
+def test_rules_written_for_the_old_meaning_are_noted_once_until_they_change(dirs: Dirs) -> None:
+    (dirs.project / "etc").mkdir()
+    (dirs.project / "etc" / "passwd").write_text("")  # in the project: no did-you-mean
+    lists = {
+        "allowedPaths": ["*.md", "src/**", "**", "~/notes/**"],
+        "blockedPaths": ["/etc/passwd", ".env", "secrets/", "//etc/ssl/"],
+    }
+    path = dirs.write_settings(settings_text(**lists))
+    notes = [
+        f"{path}:3: allowedPaths[0] '*.md' now matches at any depth; it used to match only at "
+        "the project root. Path rules now read like .gitignore: write '/*.md' to match at the "
+        "root only (this note is shown once)",
+        f"{path}:9: blockedPaths[0] '/etc/passwd' now means etc/passwd inside the project; it "
+        "used to mean /etc/passwd on this computer. Path rules now read like .gitignore: write "
+        "'//etc/passwd' for the absolute path (this note is shown once)",
+        f"{path}:10: blockedPaths[1] '.env' now matches at any depth; it used to match only at "
+        "the project root. Path rules now read like .gitignore: write '/.env' to match at the "
+        "root only (this note is shown once)",
+        f"{path}:11: blockedPaths[2] 'secrets/' now matches at any depth; it used to match only "
+        "at the project root. Path rules now read like .gitignore: write '/secrets/' to match "
+        "at the root only (this note is shown once)",
+    ]
+    assert warnings(dirs, remember=True) == tuple(notes)
+    recorded = notice_path(os.path.dirname(memory_dir(str(dirs.project.resolve()), str(dirs.home))))
+    assert os.path.isfile(recorded)
+    assert warnings(dirs, remember=True) == ()  # the second run is quiet
+    assert warnings(dirs) == ()
+
+    lists["blockedPaths"].append("build/**")  # the lists change: the note comes back
+    dirs.write_settings(settings_text(**lists))
+    assert warnings(dirs, remember=True) == tuple(notes)
+    assert warnings(dirs, remember=True) == ()
+
+
+def test_a_load_that_does_not_show_the_warnings_does_not_spend_the_note(dirs: Dirs) -> None:
+    dirs.write_settings(settings_text(blockedPaths=[".env"]))
+    assert len(warnings(dirs)) == 1
+    assert len(warnings(dirs)) == 1
+    assert len(warnings(dirs, remember=True)) == 1
+    assert warnings(dirs, remember=True) == ()
+
+
+def test_a_damaged_record_means_the_note_is_given_again(dirs: Dirs) -> None:
+    dirs.write_settings(settings_text(blockedPaths=[".env"]))
+    assert len(warnings(dirs, remember=True)) == 1
+    recorded = notice_path(os.path.dirname(memory_dir(str(dirs.project.resolve()), str(dirs.home))))
+    with open(recorded, "w") as file:
+        file.write("{not json")
+    assert len(warnings(dirs, remember=True)) == 1
+    assert warnings(dirs, remember=True) == ()
