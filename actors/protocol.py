@@ -239,7 +239,33 @@ class FilterReadable(Ask[tuple[bool, ...]], frozen=True, tag=True):
     paths: tuple[str, ...]  # absolute, as met on the walk (a symlink is not yet resolved)
 
 
-PermissionBrokerMsg = CheckPermission | SetMode | FilterReadable
+class Assessment(msgspec.Struct, frozen=True, kw_only=True):
+    """What the broker would decide for one request now, asking nobody."""
+
+    kind: OperationKind
+    target: str  # the path as shown (relative inside the project), or the command line
+    outcome: Literal["allowed", "denied", "asks"]  # "asks": a person decides; headless denies
+    reason: str  # the broker's own words
+    rules_file: str | None = None  # the settings file holding the entry that decided, if one did
+
+
+class PermissionsReport(msgspec.Struct, frozen=True, kw_only=True):
+    """The broker's mode and rules as it enforces them, and an assessment per request."""
+
+    mode: PermissionMode
+    rules_file: str  # where the rules below come from (the project's settings file)
+    rules: tuple[tuple[str, tuple[str, ...]], ...]  # ("allowedPaths", ("src/**", ...)), ...
+    assessments: tuple[Assessment, ...] = ()
+
+
+class ExplainPermissions(Ask[PermissionsReport], frozen=True, tag=True):
+    """``/permissions [explain ...]``: what the broker would decide for each request in the
+    session's current mode and with its answers so far, without asking anyone or doing it."""
+
+    requests: tuple[PermissionRequest, ...] = ()
+
+
+PermissionBrokerMsg = CheckPermission | SetMode | FilterReadable | ExplainPermissions
 
 
 # ── tool executor ───────────────────────────────────────────────────────────────────────────

@@ -195,6 +195,7 @@ def _flush_standard_streams() -> None:
 SUBCOMMANDS: dict[str, str] = {
     "config": "frontends.config_command:run_config",
     "doctor": "frontends.doctor:run_doctor",
+    "permissions": "frontends.permissions:run_permissions",
 }
 
 

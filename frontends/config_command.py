@@ -47,6 +47,7 @@ def explain(args: argparse.Namespace, env: Mapping[str, str], home: str | None =
         home=home if home is not None else env.get("HOME"),
         overrides=Overrides(model=args.model, permission_mode=args.permission_mode),
         env=env,
+        remember_notices=True,  # every command that loads this way prints the warnings
     )
 
 

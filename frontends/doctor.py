@@ -2,7 +2,8 @@
 
     legato doctor [project_path] [--model M] [--permission-mode P] [--no-probe]
 
-It prints the effective settings and their sources, which credentials are in use (by name, never
+It prints the effective settings and their sources, the allowedPaths and blockedPaths entries
+that match nothing (warnings: fix or remove them), which credentials are in use (by name, never
 their values), the proxy settings, a connectivity probe to ``{api_url}/v1/messages``, the tools
 found on PATH and the debug log's state. Each problem is printed with the spec's remedy (section
 7). Exit codes: 0 nothing wrong, 1 a problem was found, 2 a configuration file is invalid.
@@ -65,6 +66,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     out += setting_lines(explained)
     for warning in explained.context.warnings:
         out.append(f"  ! {warning}")
+    out += ["", "Path rules", *rule_lines(explained)]
     out += ["", "Credentials", *credential_lines(explained, env)]
     problems += _credential_problems(explained, env)
     out += ["", "Proxy", *_proxy_lines(env)]
@@ -86,6 +88,32 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
         out += problem.lines()
     print("\n".join(out))
     return EXIT_FAILURE if problems else EXIT_OK
+
+
+def rule_lines(explained: Explained) -> list[str]:
+    """allowedPaths and blockedPaths entries that match nothing: warnings, not problems, since
+    a rule for a file that does not exist yet (a future .env) can be deliberate."""
+    from actors.memory_store import settings_path
+    from frontends.rule_coverage import LIMIT, SKIPPED, coverage
+
+    context = explained.context
+    settings = context.settings
+    if not settings.allowed_paths and not settings.blocked_paths:
+        return ["  no allowedPaths or blockedPaths entries"]
+    found = coverage(context, limit=LIMIT)
+    file = settings_path(context.project_root)
+    lines = []
+    for item in found.unmatched:
+        lines.append(f"  ! {file}: {item.field} '{item.text}' {item.what}")
+        lines.append("    → Fix the entry, or remove it if it is no longer needed")
+    if found.capped:
+        lines.append(
+            f"  ! the walk stopped after {LIMIT:,} files and folders: an entry reported above may "
+            "match something further in"
+        )
+    if not found.unmatched:
+        lines.append(f"  every entry matches something ({SKIPPED}/ not searched)")
+    return lines
 
 
 def _credential_problems(explained: Explained, env: Mapping[str, str]) -> list[Problem]:

@@ -49,6 +49,8 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 home=self._home,
                 overrides=self._overrides,
                 env=self._env,
+                # A session shows the context's warnings (headless or interactive).
+                remember_notices=True,
             )
         )
 

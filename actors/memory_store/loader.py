@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store.migration import migration_warnings
+from actors.memory_store.path_rules import check_path_rules
 from actors.memory_store.precedence import (
     DEFAULT,
     Setting,
@@ -85,13 +87,17 @@ def load_context(
     home: str | None = None,
     overrides: Overrides | None = None,
     env: Mapping[str, str] | None = None,
+    remember_notices: bool = False,
 ) -> ProjectContext:
     """Read and validate everything a session starts from.
 
     Raises ``ConfigError`` for a malformed or invalid file, ``UsageError`` for a bad override
-    (a flag or an environment variable).
+    (a flag or an environment variable). ``remember_notices``: the caller shows the warnings,
+    so a note given only once (migration.py) counts as given.
     """
-    return explain_context(project_root, home=home, overrides=overrides, env=env).context
+    return explain_context(
+        project_root, home=home, overrides=overrides, env=env, remember_notices=remember_notices
+    ).context
 
 
 def explain_context(
@@ -100,6 +106,7 @@ def explain_context(
     home: str | None = None,
     overrides: Overrides | None = None,
     env: Mapping[str, str] | None = None,
+    remember_notices: bool = False,
 ) -> Explained:
     """``load_context``, keeping where each effective value came from."""
     env = os.environ if env is None else env
@@ -119,6 +126,9 @@ def explain_context(
     settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
     _check_models(config, settings)
     _check_entries(settings)
+    warnings += check_path_rules(settings, root, home)
+    project_dir = os.path.dirname(memory_dir(root, home))
+    warnings += migration_warnings(settings, project_dir, remember=remember_notices)
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
 

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
+from actors.permission_broker.explain import report
 from actors.permission_broker.policy import Policy
 from actors.protocol import (
     AskUser,
     CheckPermission,
     Decision,
+    ExplainPermissions,
     FilterReadable,
     GetContext,
     PermissionBrokerMsg,
@@ -63,6 +65,9 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             case SetMode(mode=mode):
                 self.policy.mode = mode
                 await reply.send(mode)
+            case ExplainPermissions(requests=requests):
+                # The policy's own verdicts, nobody asked: what /permissions explain shows.
+                await reply.send(await anyio.to_thread.run_sync(report, self.policy, requests))
 
     def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return tuple(self.policy.readable_in_walk(folder, path) for path in paths)

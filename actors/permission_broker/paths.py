@@ -60,7 +60,7 @@ def parse_entry(text: str, root: str, *, negation: bool, home: str | None = None
     if body == "~" or body.startswith("~/"):
         scope: Scope = "home"
         base = os.path.realpath(home or os.path.expanduser("~"))
-        glob = "/" + body[2:] if body != "~" else "/**"
+        glob = "/" + body[2:] if body not in ("~", "~/") else "/**"  # "~/": all of home
     elif body.startswith("//"):
         scope, base, glob = "system", "/", "/" + body.lstrip("/")
         if glob == "/":

@@ -5,7 +5,7 @@ screen.py           prompt_toolkit: input, keys, live part, status line, questio
 view.py             rich: what a turn looks like (markdown, tools, diffs, prompts)
 markdown_stream.py  cutting the streamed answer into finished blocks
 status.py           model, modes, tokens and cost
-commands.py         /help, /clear, /quit, /model, /fast, /cost
+commands.py         /help, /clear, /quit, /model, /fast, /cost, /permissions
 completion.py       /command and fuzzy @path completion
 references.py       @path: the file's content into the prompt
 theme.py            dark and light colours

@@ -47,6 +47,7 @@ from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
+from frontends.permissions import session_text
 from frontends.session import assemble
 from frontends.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, supervise
@@ -265,6 +266,15 @@ class InteractiveSession:
                 self.status.fast = not self.status.fast
                 active = await conductor.ask(SetFast(fast=self.status.fast))
                 self.view.say(Text(self._fast_text(active)))
+            case "/permissions":
+                try:
+                    shown = await session_text(
+                        command.argument, self.root, self.session.permissions.address
+                    )
+                except UsageError as error:
+                    self.view.note("error", error.describe())
+                    return
+                self.view.say(Text(shown))
             case "/model" if command.argument:
                 try:
                     model = resolve_model(command.argument)

@@ -14,6 +14,8 @@ COMMANDS: dict[str, str] = {
     "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
     "/undo": "Put back the files the latest prompt changed (not what shell commands did)",
     "/compact": "Summarise older turns now to free context (the task ledger is kept)",
+    "/permissions": "Show the mode and rules; /permissions explain <path or command> says "
+    "what they decide",
 }
 ALIASES = {"/exit": "/quit"}
 

@@ -154,6 +154,15 @@ def test_home_and_absolute_entries_reach_outside_the_project(tmp_path: Path) -> 
     assert paths.allowed_by(str(tmp_path / "sharedx/b.txt")) is None
 
 
+@pytest.mark.parametrize("entry", ["~", "~/", "//", "///"])
+def test_the_whole_home_or_file_system_is_blocked_as_spelt(tmp_path: Path, entry: str) -> None:
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    paths = PathRules(str(tmp_path), (), (entry,), home=str(home))
+    found = paths.blocked_by(str(home / "notes" / "a.txt"))
+    assert found is not None and found.text == entry
+
+
 def test_a_leading_slash_anchors_at_the_project_root_not_the_file_system(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / "sub").mkdir(parents=True)

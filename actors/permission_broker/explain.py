@@ -1,0 +1,60 @@
+"""What the policy would decide, asking nobody: ``legato permissions explain`` and the session's
+``/permissions``.
+
+The policy's own ``assess`` decides, so an explanation cannot disagree with what the broker
+does. A decision names the settings file when it is the rules' verdict word for word (a blocked
+or allowed entry); otherwise the mode, the session's answers or Legato's own places decided.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from actors.protocol import Assessment, Decision, PermissionsReport
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from actors.permission_broker.policy import Policy
+    from actors.protocol import PermissionRequest
+
+
+def report(policy: Policy, requests: Sequence[PermissionRequest] = ()) -> PermissionsReport:
+    rules = policy.rules
+    return PermissionsReport(
+        mode=policy.mode,
+        rules_file=policy.settings_file,
+        rules=(
+            ("allowedPaths", tuple(rule.text for rule in rules.paths.allowed)),
+            ("blockedPaths", tuple(rule.text for rule in rules.paths.blocked)),
+            ("allowedCommands", tuple(entry.text for entry in rules.allowed_commands)),
+            ("blockedCommands", tuple(entry.text for entry in rules.blocked_commands)),
+        ),
+        assessments=tuple(assess_quietly(policy, request) for request in requests),
+    )
+
+
+def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
+    """The policy's verdict on ``request``; a question becomes ``asks``, with its reason."""
+    rules = policy.rules
+    if request.kind == "run":
+        target = request.command or ""
+        judgement = rules.judge_command(target)
+    else:
+        paths = request.paths or (rules.root,)
+        target = ", ".join(rules.show(path) for path in paths)
+        judgement = rules.judge_paths(paths)
+    outcome = policy.assess(request)
+    if isinstance(outcome, Decision):
+        return Assessment(
+            kind=request.kind,
+            target=target,
+            outcome="allowed" if outcome.allowed else "denied",
+            reason=outcome.reason,
+            rules_file=policy.settings_file if outcome.reason == judgement.reason else None,
+        )
+    # A question's headless reason starts with the rules' verdict when that is why it asks
+    # ("'git push' is not in allowedCommands, so ..."); the verdict alone says it shortest.
+    headless = outcome.headless_reason
+    reason = judgement.reason if headless.startswith(judgement.reason) else headless
+    return Assessment(kind=request.kind, target=target, outcome="asks", reason=reason)

@@ -1,0 +1,212 @@
+"""``legato permissions``: the mode and the path and command rules, and what they decide.
+
+    legato permissions [--project DIR] [--permission-mode MODE]
+    legato permissions explain [--project DIR] [--permission-mode MODE] [--path | --command]
+                               <path or command...>
+
+For a path it prints the decision for reading it, editing it (writing it when it exists) and
+creating it; for a command line, the decision to run it. A relative path is relative to the
+project. The argument is a path when one exists there, else a command line (``--path`` and
+``--command`` say which); flags come first, as everything after the first word is the argument.
+
+Each decision is the permission broker's own (its ``Policy``, built from the context a session
+would load, in the mode a session would start in), naming the rule and the file that decided.
+The session's ``/permissions`` prints the same through the broker itself. Exit codes: 0, or 2
+for a bad flag or an invalid settings file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Literal, NoReturn
+
+from frontends.cli import EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from actors.protocol import PermissionBrokerMsg, PermissionRequest, PermissionsReport
+    from runtime import Address
+
+MODES = ("ask", "auto", "custom", "plan")
+_LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run"}
+Force = Literal["path", "command"] | None
+
+
+# ── what to ask, and how to show the answers (shared with the interactive session) ─────────
+
+
+def requests_for(target: str, root: str, force: Force = None) -> tuple[PermissionRequest, ...]:
+    """The requests that explain ``target``: a path's read, edit and create, or one run."""
+    from actors.protocol import PermissionRequest
+
+    path = os.path.join(root, os.path.expanduser(target))
+    if force == "command" or (force is None and not os.path.lexists(path)):
+        return (PermissionRequest(tool="Bash", kind="run", command=target),)
+    if os.path.isdir(path):
+        return (PermissionRequest(tool="Read", kind="read", paths=(path,)),)
+    return (
+        PermissionRequest(tool="Read", kind="read", paths=(path,)),
+        PermissionRequest(tool="Edit", kind="write", paths=(path,)),
+        PermissionRequest(tool="Write", kind="create", paths=(path,)),
+    )
+
+
+def split_target(argument: str) -> tuple[Force, str]:
+    """``--command git push`` -> ("command", "git push"); the session's ``/permissions explain``."""
+    word, _, rest = argument.strip().partition(" ")
+    if word in ("--path", "--command"):
+        return ("path" if word == "--path" else "command"), rest.strip()
+    return None, argument.strip()
+
+
+def decision_lines(report: PermissionsReport) -> list[str]:
+    """``read    src/a.py  allowed  by allowedPaths entry 'src/**' ... in <settings file>``."""
+    lines = []
+    for item in report.assessments:
+        reason = item.reason
+        if reason.startswith(item.outcome + " "):
+            reason = reason[len(item.outcome) + 1 :]  # "allowed  allowed by ..." says it twice
+        if item.rules_file is not None:
+            reason += f" in {item.rules_file}"
+        if item.outcome == "asks":
+            reason += " (headless: denied)"
+        label = _LABELS[item.kind]
+        lines.append(f"{label:<6}  {item.target}  {item.outcome:<7}  {reason}")
+    return lines
+
+
+def rule_lines(report: PermissionsReport) -> list[str]:
+    """The rules the broker enforces, by list, and the file they come from."""
+    if not any(entries for _, entries in report.rules):
+        return [f"Rules: none ({report.rules_file} sets no path or command rules)"]
+    width = max(len(key) for key, _ in report.rules)
+    lines = [f"Rules from {report.rules_file}:"]
+    for key, entries in report.rules:
+        shown = ", ".join(f"'{entry}'" for entry in entries) or "(none)"
+        lines.append(f"  {key:<{width}}  {shown}")
+    return lines
+
+
+async def session_text(argument: str, root: str, broker: Address[PermissionBrokerMsg]) -> str:
+    """``/permissions [explain <path or command>]`` in a session: the broker answers by message,
+    in the session's current mode and with the answers given so far; raises UsageError."""
+    import anyio.to_thread
+
+    from actors.errors import UsageError
+    from actors.protocol import ExplainPermissions
+
+    action, _, rest = argument.strip().partition(" ")
+    force, target = split_target(rest)
+    if action not in ("", "explain") or (action == "explain" and not target):
+        raise UsageError(
+            f"/permissions {argument.strip()}: not a form it takes",
+            remedy="Type /permissions, or /permissions explain <path or command>",
+        )
+    requests: tuple[PermissionRequest, ...] = ()
+    if action == "explain":
+        requests = await anyio.to_thread.run_sync(requests_for, target, root, force)
+    report = await broker.ask(ExplainPermissions(requests=requests))
+    lines = [f"Mode: {report.mode} (this session's)"]
+    lines += decision_lines(report) if action == "explain" else rule_lines(report)
+    return "\n".join(lines)
+
+
+# ── the command ─────────────────────────────────────────────────────────────────────────────
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: {message}\n  → Run '{self.prog} --help' for the flags\n"
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="legato permissions",
+        description="Print the permission mode and rules, or what they decide for a path or a "
+        "command (legato permissions explain).",
+    )
+    _common(parser)
+    commands = parser.add_subparsers(dest="action", metavar="explain")
+    explain = commands.add_parser(
+        "explain",
+        help="what the rules decide for a path (read, edit, create) or a command line (run)",
+        description="Print the decision for each operation on a path, or for running a command "
+        "line, with the rule and file that decided. Flags come before the argument.",
+    )
+    _common(explain)
+    which = explain.add_mutually_exclusive_group()
+    which.add_argument("--path", action="store_true", help="the argument is a path")
+    which.add_argument("--command", action="store_true", help="the argument is a command line")
+    explain.add_argument(
+        "target",
+        nargs=argparse.REMAINDER,
+        metavar="<path or command>",
+        help="a path (relative to the project) or a command line",
+    )
+    return parser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the project folder (default: the current one)",
+    )
+    parser.add_argument(
+        "--permission-mode",
+        choices=MODES,
+        default=argparse.SUPPRESS,
+        help="explain as in this mode (default: as a session would start)",
+    )
+
+
+def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    env = os.environ if env is None else env
+    words = list(getattr(args, "target", []))
+    if words[:1] == ["--"]:
+        words = words[1:]
+    target = " ".join(words).strip()
+    if args.action == "explain" and not target:
+        print(
+            "legato permissions explain: give a path or a command line\n"
+            "  → legato permissions explain src/app.py, or legato permissions explain git push",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from actors.errors import LegatoError
+    from actors.memory_store import Overrides, explain_context
+    from actors.permission_broker.explain import report
+    from actors.permission_broker.policy import Policy
+
+    try:
+        explained = explain_context(
+            os.path.abspath(getattr(args, "project", None) or os.getcwd()),
+            home=env.get("HOME"),
+            overrides=Overrides(permission_mode=getattr(args, "permission_mode", None)),
+            env=env,
+            remember_notices=True,  # printed below
+        )
+    except LegatoError as error:
+        print(f"legato permissions: {error.describe()}", file=sys.stderr)
+        return error.exit_code
+    context = explained.context
+    for warning in context.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    mode = next(s for s in explained.settings if s.key == "permissionMode")
+    policy = Policy(context)
+    print(f"Mode: {context.permission_mode} (from {mode.source})")
+    if args.action != "explain":
+        print("\n".join(rule_lines(report(policy))))
+        return EXIT_OK
+    force: Force = "path" if args.path else "command" if args.command else None
+    requests = requests_for(target, context.project_root, force)
+    print("\n".join(decision_lines(report(policy, requests))))
+    return EXIT_OK

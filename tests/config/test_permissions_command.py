@@ -1,0 +1,156 @@
+"""`legato permissions [explain]` through the real command: the broker's decisions for a path's
+read, edit and create or for a command line, in the mode a session would start in, each naming
+the rule and the file that decided; bad flags exit 2."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.config.conftest import Setup
+
+RULES: dict[str, object] = {
+    "allowedPaths": ["src/**", "docs/*.md"],
+    "blockedPaths": ["/.env", "secrets/"],
+    "allowedCommands": ["git status", "npm run *"],
+    "blockedCommands": ["rm", "git push"],
+}
+
+
+@pytest.fixture
+def project(setup: Setup) -> Setup:
+    for name in ("src/a.py", ".env", "README.md", "lib/secrets/key.txt"):
+        path = setup.project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    setup.settings(RULES)
+    return setup
+
+
+def explain(setup: Setup, *args: str) -> list[str]:
+    done = setup.legato("permissions", "--project", str(setup.project), *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_a_path_s_read_edit_and_create_in_ask_mode(project: Setup) -> None:
+    file = project.settings_file
+    assert explain(project, "explain", "src/a.py") == [
+        "Mode: ask (from built-in default)",
+        f"read    src/a.py  allowed  by allowedPaths entry 'src/**' (path 'src/a.py') in {file}",
+        f"edit    src/a.py  allowed  by allowedPaths entry 'src/**' (path 'src/a.py') in {file}",
+        f"create  src/a.py  allowed  by allowedPaths entry 'src/**' (path 'src/a.py') in {file}",
+    ]
+    assert explain(project, "explain", "lib/secrets/key.txt") == [
+        "Mode: ask (from built-in default)",
+        *(
+            f"{op:<6}  lib/secrets/key.txt  denied   blocked by blockedPaths entry 'secrets/' "
+            f"(path 'lib/secrets/key.txt') in {file}"
+            for op in ("read", "edit", "create")
+        ),
+    ]
+    assert explain(project, "explain", "README.md") == [
+        "Mode: ask (from built-in default)",
+        *(
+            f"{op:<6}  README.md  asks     'README.md' is not in allowedPaths (headless: denied)"
+            for op in ("read", "edit", "create")
+        ),
+    ]
+
+
+def test_a_path_in_auto_and_plan_mode(project: Setup) -> None:
+    file = project.settings_file
+    assert explain(project, "explain", "--permission-mode", "auto", "README.md") == [
+        "Mode: auto (from --permission-mode)",
+        "read    README.md  allowed  reading inside the project is accepted in auto-accept mode",
+        "edit    README.md  allowed  writing inside the project is accepted in auto-accept mode",
+        "create  README.md  allowed  creating inside the project is accepted in auto-accept mode",
+    ]
+    assert explain(project, "--permission-mode", "plan", "explain", "src/a.py") == [
+        "Mode: plan (from --permission-mode)",
+        f"read    src/a.py  allowed  by allowedPaths entry 'src/**' (path 'src/a.py') in {file}",
+        "edit    src/a.py  denied   plan mode is read-only: writing 'src/a.py' is not allowed",
+        "create  src/a.py  denied   plan mode is read-only: creating 'src/a.py' is not allowed",
+    ]
+    # The mode the settings file sets, and where it came from, as a session would start.
+    project.settings({**RULES, "permissionMode": "auto"})
+    assert explain(project, "explain", ".env") == [
+        f"Mode: auto (from {file})",
+        *(
+            f"{op:<6}  .env  denied   blocked by blockedPaths entry '/.env' (path '.env') in {file}"
+            for op in ("read", "edit", "create")
+        ),
+    ]
+
+
+def test_a_command_line_in_several_modes(project: Setup) -> None:
+    file = project.settings_file
+    assert explain(project, "explain", "git", "status", "-s") == [
+        "Mode: ask (from built-in default)",
+        f"run     git status -s  allowed  by allowedCommands entry 'git status' in {file}",
+    ]
+    assert explain(project, "explain", "git push origin main") == [
+        "Mode: ask (from built-in default)",
+        "run     git push origin main  denied   blocked by blockedCommands entry 'git push' "
+        f"(command 'git push origin main') in {file}",
+    ]
+    assert explain(project, "explain", "make test && npm run lint") == [
+        "Mode: ask (from built-in default)",
+        "run     make test && npm run lint  asks     'make test' is not in allowedCommands "
+        "(headless: denied)",
+    ]
+    assert explain(project, "--permission-mode", "auto", "explain", "make", "test") == [
+        "Mode: auto (from --permission-mode)",
+        "run     make test  asks     'make test' is not in allowedCommands (headless: denied)",
+    ]
+    assert explain(project, "--permission-mode", "plan", "explain", "git status") == [
+        "Mode: plan (from --permission-mode)",
+        "run     git status  denied   plan mode is read-only: running 'git status' is not allowed",
+    ]
+
+
+def test_an_existing_path_is_a_path_unless_command_is_given(project: Setup) -> None:
+    assert explain(project, "explain", "--command", "README.md") == [
+        "Mode: ask (from built-in default)",
+        "run     README.md  asks     'README.md' is not in allowedCommands (headless: denied)",
+    ]
+    assert explain(project, "explain", "--path", "src/new.py")[1].startswith(
+        "read    src/new.py  allowed  by allowedPaths entry 'src/**'"
+    )
+
+
+def test_without_explain_it_prints_the_mode_and_the_rules(project: Setup) -> None:
+    assert explain(project) == [
+        "Mode: ask (from built-in default)",
+        f"Rules from {project.settings_file}:",
+        "  allowedPaths     'src/**', 'docs/*.md'",
+        "  blockedPaths     '/.env', 'secrets/'",
+        "  allowedCommands  'git status', 'npm run *'",
+        "  blockedCommands  'rm', 'git push'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["explain"], "legato permissions explain: give a path or a command line"),
+        (["--permission-mode", "always"], "argument --permission-mode: invalid choice"),
+        (["explain", "--path", "--command", "x"], "not allowed with argument"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_flags_exit_2_with_a_message(project: Setup, args: list[str], message: str) -> None:
+    done = project.legato("permissions", "--project", str(project.project), *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "→" in done.stderr
+    assert done.stdout == ""
+
+
+def test_an_invalid_settings_file_exits_2(project: Setup) -> None:
+    project.settings({"blockedPaths": ["!src/keep.py"]})
+    done = project.legato("permissions", "--project", str(project.project), "explain", "src")
+    assert done.returncode == 2
+    assert "field 'blockedPaths[0]': '!src/keep.py' cannot be used" in done.stderr

@@ -1,0 +1,112 @@
+"""`legato doctor` names path entries that match nothing: in the project by a walk of it (.git
+not entered), outside it by whether the entry's folder exists; the walk's cap is said."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from actors.memory_store import explain_context, load_context
+from frontends import rule_coverage
+from frontends.doctor import rule_lines
+from frontends.rule_coverage import Unmatched, coverage
+from tests.frontends.conftest import REPO
+
+if TYPE_CHECKING:
+    import pytest
+
+    from tests.frontends.conftest import Project
+
+LEGATO = (sys.executable, "-c", "from frontends.cli import main; main()")
+FIX = "    → Fix the entry, or remove it if it is no longer needed"
+
+
+def setup(project: Project, allowed: list[str], blocked: list[str]) -> str:
+    for name in ("src/a.py", "lib/deep/secrets/k.pem", "docs/guide.md", ".git/hooks/pre-commit"):
+        project.write(name, "x\n")
+    (project.home / "notes").mkdir()
+    project.settings(allowedPaths=allowed, blockedPaths=blocked)
+    return str(project.root / ".legato" / "settings.json")
+
+
+def doctor(project: Project) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(project.home)}
+    return subprocess.run(
+        [*LEGATO, "doctor", str(project.root), "--no-probe"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=60,
+    )
+
+
+def section(out: str) -> list[str]:
+    lines = out.splitlines()
+    start = lines.index("Path rules") + 1
+    return lines[start : lines.index("", start)]
+
+
+def test_entries_that_match_nothing_are_named_with_the_remedy(project: Project) -> None:
+    file = setup(
+        project,
+        ["src/**", "docs/*.md", "doc/*.md", "~/notes/**", "~/todo/**", "!src/keep.py"],
+        ["secrets/", "*.pem", "/secrets/", ".git/", ".git/hooks/", ".git/info/", "//etc/"],
+    )
+    done = doctor(project)
+    assert done.returncode == 1, done.stdout  # no API key: that is the problem, not the rules
+    assert section(done.stdout) == [
+        f"  ! {file}: allowedPaths[2] 'doc/*.md' matches no file or folder in the project",
+        FIX,
+        f"  ! {file}: allowedPaths[4] '~/todo/**' names the folder {project.home}/todo, which "
+        "does not exist",
+        FIX,
+        f"  ! {file}: allowedPaths[5] '!src/keep.py' matches no file or folder in the project",
+        FIX,
+        f"  ! {file}: blockedPaths[2] '/secrets/' matches no file or folder in the project",
+        FIX,
+        f"  ! {file}: blockedPaths[5] '.git/info/' names the folder {project.root}/.git/info, "
+        "which does not exist",
+        FIX,
+    ]
+
+
+def test_all_matching_is_said_and_no_rules_too(project: Project) -> None:
+    setup(project, ["src/**"], ["*.pem", ".git/"])
+    every = "  every entry matches something (.git/ not searched)"
+    assert section(doctor(project).stdout) == [every]
+    project.write(".legato/settings.json", json.dumps({"allowedCommands": ["ls"]}))
+    assert section(doctor(project).stdout) == ["  no allowedPaths or blockedPaths entries"]
+
+
+def test_the_walk_stops_at_its_limit_and_says_so(project: Project) -> None:
+    setup(project, ["src/**"], ["zzz/"])
+    context = load_context(str(project.root), home=str(project.home))
+    full = coverage(context)
+    assert (full.unmatched, full.capped) == (
+        [Unmatched("blockedPaths[0]", "zzz/", "matches no file or folder in the project")],
+        False,
+    )
+    assert full.walked == 11  # .git met, not entered; .legato and its settings file counted
+    capped = coverage(context, limit=2)
+    assert (capped.walked, capped.capped) == (2, True)
+
+
+def test_doctor_says_when_the_walk_was_cut_short(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = setup(project, ["src/**"], ["zzz/"])
+    monkeypatch.setattr(rule_coverage, "LIMIT", 3)
+    explained = explain_context(str(project.root), home=str(project.home))
+    # Met by then: .git, .legato and docs; src/** would have matched further in.
+    assert rule_lines(explained) == [
+        f"  ! {file}: allowedPaths[0] 'src/**' matches no file or folder in the project",
+        FIX,
+        f"  ! {file}: blockedPaths[0] 'zzz/' matches no file or folder in the project",
+        FIX,
+        "  ! the walk stopped after 3 files and folders: an entry reported above may match "
+        "something further in",
+    ]
