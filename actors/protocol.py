@@ -208,6 +208,9 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     paths: tuple[str, ...] = ()  # absolute, as the tool will touch them
     command: str | None = None  # for kind "run"
     preview: str | None = None  # a unified diff for writes, when known
+    # Names the file has (st_nlink). Rules judge names, and another name of the same file may
+    # be a blocked one, so with blockedPaths a file of several names needs a person.
+    hard_links: int = 1
 
 
 class Decision(msgspec.Struct, frozen=True):

@@ -2,7 +2,8 @@
 
 The order of the checks (spec 3.1 and 3.2):
 1. A blocked rule denies, in every mode.
-2. Plan mode is read-only: writes and commands are denied.
+2. Plan mode is read-only: writes and commands are denied. A file with several names (hard
+   links) always asks when there are blockedPaths: the rules cannot see its other names.
 3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
    is accepted, so "remember that ..." works in every mode but plan. A write under
    ``.legato/`` always asks: it changes the rules themselves.
@@ -97,6 +98,8 @@ class Policy:
         writes = request.kind != "read"
         if writes and self.mode == "plan":
             return Decision(False, f"plan mode is read-only: {verb} {shown} is not allowed")
+        if request.hard_links > 1 and rules.paths.blocked:
+            return _hard_links_question(request, verb, shown)
         if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
             return Decision(True, f"{verb} in the project's memory folder is accepted")
         if writes and any(self._in_rules_folder(path) for path in resolved):
@@ -210,3 +213,16 @@ def _describe(key: SessionKey) -> str:
         return f"running '{scope}'"
     verb = "reading" if group == "read" else "writing"
     return f"{verb} files {scope} the project"
+
+
+def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Question:
+    # Rules see names, not files: another name of this file may be a blocked one, and no rule
+    # can tell. Only a person can, each time: "always" would cover other files too.
+    return Question(
+        ONCE_CHOICES,
+        (),
+        "",
+        f"{shown} is a file with {request.hard_links} names (hard links), and the path rules "
+        f"judge names: one of the others may be in blockedPaths. So {verb} it needs a person's "
+        "approval, and a headless run cannot ask",
+    )

@@ -74,10 +74,16 @@ class CallContext:
         *,
         command: str | None = None,
         preview: str | None = None,
+        hard_links: int = 1,
     ) -> None:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
-            tool=self.tool, kind=kind, paths=paths, command=command, preview=preview
+            tool=self.tool,
+            kind=kind,
+            paths=paths,
+            command=command,
+            preview=preview,
+            hard_links=hard_links,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))

@@ -159,6 +159,14 @@ class TurnView:
             ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
         )
         lines: list[RenderableType] = [header, Text(f"    requested by {request.tool}", "dim")]
+        if request.hard_links > 1:
+            lines.append(
+                Text(
+                    f"    this file has {request.hard_links} names (hard links); the path rules "
+                    "see only this one",
+                    "legato.warn",
+                )
+            )
         if request.preview:
             lines.append(self._diff(request.preview))
         for line in lines:
