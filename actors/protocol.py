@@ -9,8 +9,8 @@ go back to the API exactly as they came.
 The actors, and who talks to whom:
 
     frontend ──RunPrompt──▶ conductor ──StreamMessage──▶ model client ──HTTP/SSE──▶ API
-                               │  └──────RunTools──────▶ tool executor ──Check──▶ permission broker
-                               │                                                      │
+       │                       ├──────RunTools──────▶ tool executor ──Check──▶ permission broker
+       └──AttachReferences (@path) ─────────────────────────┘                         │
                                └──────── UiEvent ────▶ ui ◀───── AskUser ─────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
     conductor ──SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/<id>.jsonl)
@@ -211,6 +211,9 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # Names the file has (st_nlink). Rules judge names, and another name of the same file may
     # be a blocked one, so with blockedPaths a file of several names needs a person.
     hard_links: int = 1
+    # The person named the path themselves (``@path`` in a prompt): their yes for a read that
+    # the rules would put to them. Blocks and the other rules still apply.
+    named_by_user: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -300,7 +303,20 @@ class InterruptTools(msgspec.Struct, frozen=True, tag=True):
     ids: tuple[str, ...]
 
 
-ToolExecutorMsg = RunTools | ListTools | InterruptTools
+class Attachment(msgspec.Struct, frozen=True, kw_only=True):
+    prompt: str  # the text, the referenced files' contents after it
+    attached: tuple[str, ...] = ()  # the ``@`` tokens whose files came along
+    notes: tuple[str, ...] = ()  # for the person: what was not attached and why, near misses
+
+
+class AttachReferences(Ask[Attachment], frozen=True, tag=True):
+    """Attach the files and folders a prompt names with ``@path``, each read put to the broker
+    (naming a file is the person's own request to read it)."""
+
+    text: str
+
+
+ToolExecutorMsg = RunTools | ListTools | InterruptTools | AttachReferences
 
 
 # ── ui ──────────────────────────────────────────────────────────────────────────────────────

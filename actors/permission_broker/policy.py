@@ -9,7 +9,8 @@ The order of the checks (spec 3.1 and 3.2):
    ``.legato/`` always asks: it changes the rules themselves.
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
-   inside it; ``ask`` and ``custom`` accept nothing more.
+   inside it; ``ask`` and ``custom`` accept nothing more. Reading a file inside the project
+   that the person named with ``@path`` is accepted: naming it was their yes.
 6. Anything else is put to the person, or denied when there is no one to ask (headless).
 
 The policy is plain synchronous code; the actor only carries the questions to the UI.
@@ -123,6 +124,8 @@ class Policy:
             return Decision(True, judgement.reason)
         if inside and (self.mode == "auto" or (self.mode == "plan" and not writes)):
             return Decision(True, f"{verb} inside the project is accepted in {self._mode_name}")
+        if inside and not writes and request.named_by_user:
+            return Decision(True, f"the user named {shown} with @ in the prompt")
         return Question(
             FULL_CHOICES,
             keys,

@@ -1,11 +1,13 @@
-"""The tool executor actor: lists the tools and runs the model's calls to them."""
+"""The tool executor actor: lists the tools, runs the model's calls to them, and attaches the
+files a prompt names with ``@path``: it is the one door to project files for the model."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
 
-from actors.protocol import InterruptTools, ListTools, RunTools, ToolExecutorMsg
+from actors.protocol import AttachReferences, InterruptTools, ListTools, RunTools, ToolExecutorMsg
+from actors.tool_executor import references
 from actors.tool_executor.files import ReadLedger
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
@@ -35,10 +37,12 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         if output_cap < 100:
             raise ValueError(f"output_cap must be at least 100 characters, got {output_cap}")
         super().__init__()
+        self._permissions = permissions
+        self._root = os.path.abspath(project_root)
         self._scheduler = Scheduler(
             TOOLS,
             permissions=permissions,
-            project_root=os.path.abspath(project_root),
+            project_root=self._root,
             ledger=ReadLedger(),
             max_concurrency=max_concurrency,
             output_cap=output_cap,
@@ -52,3 +56,5 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await self._scheduler.run(calls, reply.send)
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
+            case AttachReferences(text=text):
+                await reply.send(await references.attach(text, self._root, self._permissions))
