@@ -1,13 +1,25 @@
-"""The tool executor actor: lists the tools, runs the model's calls to them, and attaches the
-files a prompt names with ``@path``: it is the one door to project files for the model."""
+"""The tool executor actor: lists the tools, runs the model's calls to them, and is the one
+door to project files for everything else that reads or writes them for the model: ``@path``
+attachments and ``/undo``'s checkpoints."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
 
-from actors.protocol import AttachReferences, InterruptTools, ListTools, RunTools, ToolExecutorMsg
-from actors.tool_executor import references
+import anyio
+
+from actors.protocol import (
+    AttachReferences,
+    CaptureCheckpoint,
+    InterruptTools,
+    ListChanges,
+    ListTools,
+    RestoreCheckpoint,
+    RunTools,
+    ToolExecutorMsg,
+)
+from actors.tool_executor import checkpoints, references
 from actors.tool_executor.files import ReadLedger
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
@@ -58,3 +70,11 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 self._scheduler.interrupt(ids)
             case AttachReferences(text=text):
                 await reply.send(await references.attach(text, self._root, self._permissions))
+            case ListChanges(calls=calls):
+                await reply.send(checkpoints.changes(TOOLS, calls, self._root))
+            case CaptureCheckpoint(paths=paths):
+                files = await anyio.to_thread.run_sync(checkpoints.capture, paths, self._root)
+                await reply.send(files)
+            case RestoreCheckpoint(files=files):
+                lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
+                await reply.send(tuple(lines))
