@@ -9,11 +9,15 @@ go back to the API exactly as they came.
 The actors, and who talks to whom:
 
     frontend ──RunPrompt──▶ conductor ──StreamMessage──▶ model client ──HTTP/SSE──▶ API
-                               │  └──────RunTools──────▶ tool executor ──Check──▶ permission broker
-                               │                                                      │
-                               └──────── UiEvent ────▶ ui ◀───── AskUser ─────────────┘
+       │                       ├─RunTools, ListChanges,──▶ tool executor ──Check──▶ broker
+       │                       │ Capture/RestoreCheckpoint       ▲                      │
+       └──AttachReferences (@path) ──────────────────────────────┘                      │
+                               └──────── UiEvent ────▶ ui ◀───── AskUser ───────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
     conductor ──SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/<id>.jsonl)
+
+Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
+``/undo``'s checkpoints all go through its one door (``actors/tool_executor/door.py``).
 """
 
 from __future__ import annotations
@@ -209,6 +213,12 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     paths: tuple[str, ...] = ()  # absolute, as the tool will touch them
     command: str | None = None  # for kind "run"
     preview: str | None = None  # a unified diff for writes, when known
+    # Names the file has (st_nlink). Rules judge names, and another name of the same file may
+    # be a blocked one, so with blockedPaths a file of several names needs a person.
+    hard_links: int = 1
+    # The person named the path themselves (``@path`` in a prompt): their yes for a read that
+    # the rules would put to them. Blocks and the other rules still apply.
+    named_by_user: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -337,7 +347,61 @@ class InterruptTools(msgspec.Struct, frozen=True, tag=True):
     ids: tuple[str, ...]
 
 
-ToolExecutorMsg = RunTools | ListTools | InterruptTools
+class Attachment(msgspec.Struct, frozen=True, kw_only=True):
+    prompt: str  # the text, the referenced files' contents after it
+    attached: tuple[str, ...] = ()  # the ``@`` tokens whose files came along
+    notes: tuple[str, ...] = ()  # for the person: what was not attached and why, near misses
+
+
+class AttachReferences(Ask[Attachment], frozen=True, tag=True):
+    """Attach the files and folders a prompt names with ``@path``, each read put to the broker
+    (naming a file is the person's own request to read it)."""
+
+    text: str
+
+
+class FileBefore(msgspec.Struct, frozen=True):
+    path: str  # absolute, as the tool call named it
+    content: bytes | None  # None: the file did not exist
+    # Where ``path`` led then (symlinks resolved): /undo writes back there only. None in
+    # sessions saved before it was recorded.
+    real: str | None = None
+
+
+class Changes(msgspec.Struct, frozen=True, kw_only=True):
+    """What a batch of calls may change, as each tool declares it."""
+
+    paths: tuple[str, ...] = ()  # the files the calls write, absolute, in call order
+    commands: tuple[str, ...] = ()  # the shell commands they run: those change anything
+
+
+class ListChanges(Ask[Changes], frozen=True, tag=True):
+    calls: tuple[ToolCall, ...]
+
+
+class CaptureCheckpoint(Ask[tuple[FileBefore, ...]], frozen=True, tag=True):
+    """The files as they are now (for ``/undo``); a path that is no file to restore, such as a
+    folder or a refused system path, is left out."""
+
+    paths: tuple[str, ...]
+
+
+class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """Put these files back as they were (removing those that did not exist); replies with a
+    line for each file it restored, removed or could not restore."""
+
+    files: tuple[FileBefore, ...]
+
+
+ToolExecutorMsg = (
+    RunTools
+    | ListTools
+    | InterruptTools
+    | AttachReferences
+    | ListChanges
+    | CaptureCheckpoint
+    | RestoreCheckpoint
+)
 
 
 # ── ui ──────────────────────────────────────────────────────────────────────────────────────
@@ -460,11 +524,6 @@ class TaskLedger(msgspec.Struct, frozen=True, kw_only=True):
     decisions: tuple[str, ...] = ()
     files_touched: tuple[str, ...] = ()
     open_steps: tuple[str, ...] = ()
-
-
-class FileBefore(msgspec.Struct, frozen=True):
-    path: str  # absolute
-    content: bytes | None  # None: the file did not exist
 
 
 class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):

@@ -345,13 +345,12 @@ def run(argv: list[str]) -> int:
     prompt = args.headless
     # /undo and /compact are the session's own commands (issue 7), run by frontends/headless.
     session_command = prompt.strip() in ("/undo", "/compact")
-    if not session_command and (prompt.lstrip().startswith("/") or "@" in prompt):
-        # A skill or pattern (spec 4.2), or @path references to attach (frontends/commands).
+    if not session_command and prompt.lstrip().startswith("/"):
+        # A skill or pattern (spec 4.2); its @path references, like any prompt's, are attached
+        # by the session's tool executor (frontends/headless).
         from frontends.commands import headless_prompt
 
-        prepared = headless_prompt(
-            prompt, project, model=args.model, permission_mode=args.permission_mode
-        )
+        prepared = headless_prompt(prompt, project)
         if isinstance(prepared, int):
             return prepared
         prompt = prepared

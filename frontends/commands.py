@@ -1,5 +1,5 @@
-"""``legato /<skill-or-pattern> ...``, ``--headless "/<name> args"``, ``@path`` references and
-``--pattern-stats`` (spec 4.1): the command-line glue around actors/memory_store.
+"""``legato /<skill-or-pattern> ...``, ``--headless "/<name> args"`` and ``--pattern-stats``
+(spec 4.1): the command-line glue around actors/memory_store.
 
 The forms:
     legato [project] /<name> [args] [--test] [--seed N] [session flags]
@@ -22,10 +22,7 @@ from actors.memory_store.invoke import Output, prepare, split_command
 from frontends.cli import EXIT_OK, EXIT_USAGE, build_parser
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
-    from actors.memory_store.references import Reference
-    from actors.protocol import PermissionMode
+    from collections.abc import Sequence
 
 
 def run_slash(argv: Sequence[str]) -> int:
@@ -47,86 +44,25 @@ def run_slash(argv: Sequence[str]) -> int:
     return run([project, *forwarded, "--headless", result.prompt])
 
 
-def headless_prompt(
-    text: str,
-    project: str,
-    *,
-    model: str | None = None,
-    permission_mode: PermissionMode | None = None,
-    home: str | None = None,
-) -> str | int:
-    """A ``--headless`` prompt made ready: ``/name args`` resolved, ``@path`` files attached.
+def headless_prompt(text: str, project: str, *, home: str | None = None) -> str | int:
+    """A ``--headless "/name args"`` prompt made ready: the skill or pattern's prompt.
 
     Returns the prompt to send, or an exit code when nothing is left to send (``/help``,
-    mock data, an error; what there was to say is already printed).
+    mock data, an error; what there was to say is already printed). Its ``@path`` references
+    are attached by the session's tool executor once it runs, like any prompt's.
     """
-    prompt = text
     try:
-        if text.lstrip().startswith("/"):
-            name, words = split_command(text)
-            args, test, seed = split_flags(words)
-            if test:
-                return _test(project, name)
-            result = prepare(name, args, project, home=home, seed=seed)
-            if isinstance(result, Output):
-                print(result.text)
-                return EXIT_OK
-            prompt = result.prompt
-        return attach_references(
-            prompt, project, model=model, permission_mode=permission_mode, home=home
-        )
+        name, words = split_command(text)
+        args, test, seed = split_flags(words)
+        if test:
+            return _test(project, name)
+        result = prepare(name, args, project, home=home, seed=seed)
     except LegatoError as error:
         return _fail(error)
-
-
-def attach_references(
-    prompt: str,
-    project: str,
-    *,
-    model: str | None = None,
-    permission_mode: PermissionMode | None = None,
-    home: str | None = None,
-) -> str:
-    """The prompt with the files its ``@path`` references name, under the permission rules."""
-    from actors.memory_store.references import expand_references, find_references
-
-    root = os.path.realpath(project)
-    if "@" not in prompt or not find_references(prompt, root):
-        return prompt
-    expansion = expand_references(
-        prompt, root, refusal=_headless_refusal(root, model, permission_mode, home)
-    )
-    for token, reason in expansion.refused:
-        print(f"legato: warning: @{token} was not attached: {reason}", file=sys.stderr)
-    return expansion.prompt
-
-
-def _headless_refusal(
-    root: str, model: str | None, mode: PermissionMode | None, home: str | None
-) -> Callable[[Reference], str | None]:
-    """Whether a referenced file may be read, by the same policy the broker uses.
-
-    Naming a file with ``@`` is the person's own request to read it: where the rules would ask
-    (a file inside the project, in ask mode), that counts as their yes. ``blockedPaths`` still
-    refuses, and a file outside the project still needs a rule that allows it.
-    """
-    from actors.memory_store import Overrides, load_context
-    from actors.permission_broker.policy import Policy
-    from actors.protocol import Decision, PermissionRequest
-
-    policy = Policy(
-        load_context(root, home=home, overrides=Overrides(model=model, permission_mode=mode))
-    )
-
-    def refusal(reference: Reference) -> str | None:
-        request = PermissionRequest(tool="Read", kind="read", paths=(reference.path,))
-        outcome = policy.assess(request)
-        if isinstance(outcome, Decision):
-            return None if outcome.allowed else outcome.reason
-        inside = policy.rules.paths.inside(os.path.realpath(reference.path))
-        return None if inside else outcome.headless_reason
-
-    return refusal
+    if isinstance(result, Output):
+        print(result.text)
+        return EXIT_OK
+    return result.prompt
 
 
 def pattern_stats(project: str, *, home: str | None = None) -> int:

@@ -107,11 +107,10 @@ class Conductor(Actor[ConductorMsg]):
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
         self._planning = False
         # Issue 7: the session file, the ledger and the checkpoints; the context's size.
-        self._keeper = SessionKeeper(sessions)
+        self._keeper = SessionKeeper(sessions, tools)
         self.context_window = context_window  # None: the model's own (actors/models.py)
         self._context_tokens = 0  # what the latest answer measured, or an estimate
         self._compacted_at = -1  # the conversation's length after the latest compaction
-        self._project_root = ""
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
 
     async def on_start(self) -> None:
@@ -119,7 +118,6 @@ class Conductor(Actor[ConductorMsg]):
         self._model_id = context.model
         self._system = system_prompt(context, headless=self._headless)
         self._tool_specs = await self._tools.ask(ListTools())
-        self._project_root = context.project_root
         await self._resume()
 
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
@@ -242,7 +240,7 @@ class Conductor(Actor[ConductorMsg]):
     async def _run_tools(self, run: _PromptRun, calls: tuple[ToolCall, ...]) -> None:
         run.results = {}
         # The checkpoint is on disk before any tool of the batch starts (issue 7).
-        await self._keeper.before_tools(calls, self._project_root)
+        await self._keeper.before_tools(calls)
         async with self._tools.stream(RunTools(calls=calls)) as events:
             try:
                 async for event in events:

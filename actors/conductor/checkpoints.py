@@ -1,53 +1,22 @@
 """Checkpoints: files as they were before a prompt's tools changed them, and ``/undo``.
 
-Before a tool batch runs, the conductor reads every file its Write and Edit calls will touch
-(the first time the prompt touches it) and saves that as a checkpoint; ``/undo`` writes those
-contents back, all at once, and removes files the prompt created. Shell commands can change
+Before a tool batch runs, the conductor asks the tool executor what the batch will change (each
+tool declares the file it writes, or the command it runs) and for the current contents of each
+file the prompt has not touched yet, and saves that as a checkpoint; ``/undo`` has the executor
+write those contents back, all at once, and remove files the prompt created. The executor does
+the reading and writing: it is the one door to project files. Shell commands can change
 anything, so they are listed instead, and ``/undo`` says that their changes stay.
 """
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
-import anyio.to_thread
-
-from actors.atomic import write_atomically
-from actors.protocol import Checkpoint, FileBefore
+from actors.protocol import Checkpoint, FileBefore, RestoreCheckpoint
 
 if TYPE_CHECKING:
-    from actors.protocol import ToolCall
-
-FILE_TOOLS = frozenset({"Write", "Edit"})  # tools whose input names the one file they change
-SHELL_TOOLS = frozenset({"Bash"})
-
-
-def touched_paths(calls: tuple[ToolCall, ...], project_root: str) -> list[str]:
-    """The absolute paths the batch's file tools will change, in call order."""
-    paths: list[str] = []
-    for call in calls:
-        path = call.input.get("file_path") if call.name in FILE_TOOLS else None
-        if isinstance(path, str) and path:
-            paths.append(os.path.normpath(os.path.join(project_root, path)))
-    return list(dict.fromkeys(paths))
-
-
-def shell_commands(calls: tuple[ToolCall, ...]) -> list[str]:
-    return [
-        str(call.input.get("command", ""))
-        for call in calls
-        if call.name in SHELL_TOOLS and call.input.get("command")
-    ]
-
-
-async def capture(prompt: int, paths: list[str], commands: list[str]) -> Checkpoint | None:
-    """What ``paths`` hold now (None for a file that does not exist), or None if nothing to
-    record."""
-    if not paths and not commands:
-        return None
-    files = await anyio.to_thread.run_sync(_read_all, paths)
-    return Checkpoint(prompt=prompt, files=tuple(files), commands=tuple(commands))
+    from actors.protocol import ToolExecutorMsg
+    from runtime import Address
 
 
 def merge(checkpoints: list[Checkpoint]) -> Checkpoint:
@@ -63,9 +32,10 @@ def merge(checkpoints: list[Checkpoint]) -> Checkpoint:
     )
 
 
-async def restore(checkpoint: Checkpoint) -> str:
+async def restore(tools: Address[ToolExecutorMsg], checkpoint: Checkpoint) -> str:
     """Put the files back; returns what was done, in words for the user."""
-    lines = await anyio.to_thread.run_sync(_restore_all, checkpoint.files)
+    done = await tools.ask(RestoreCheckpoint(files=checkpoint.files))
+    lines = list(done)
     if not lines and checkpoint.files:
         lines.append("The files that prompt's tools were to change are as they were before it.")
     if checkpoint.commands:
@@ -76,45 +46,6 @@ async def restore(checkpoint: Checkpoint) -> str:
             "cover what they changed."
         )
     return "\n".join(lines)
-
-
-def _read_all(paths: list[str]) -> list[FileBefore]:
-    found: list[FileBefore] = []
-    for path in paths:
-        try:
-            with open(path, "rb") as file:
-                found.append(FileBefore(path, file.read()))
-        except FileNotFoundError:
-            found.append(FileBefore(path, None))
-        except (IsADirectoryError, PermissionError):
-            continue  # the tool will fail on it too: nothing it can change to undo
-    return found
-
-
-def _restore_all(files: tuple[FileBefore, ...]) -> list[str]:
-    lines: list[str] = []
-    for before in files:
-        try:
-            if before.content is None:
-                if os.path.exists(before.path):
-                    os.remove(before.path)
-                    lines.append(f"Removed {before.path} (the prompt created it)")
-                continue
-            if _content(before.path) == before.content:
-                continue  # unchanged (the tool was refused or failed): nothing to say
-            write_atomically(before.path, before.content)
-            lines.append(f"Restored {before.path}")
-        except OSError as error:
-            lines.append(f"Could not restore {before.path}: {error.strerror or error}")
-    return lines
-
-
-def _content(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as file:
-            return file.read()
-    except FileNotFoundError:
-        return None
 
 
 def _short(command: str) -> str:

@@ -14,9 +14,12 @@ import msgspec
 
 from actors.conductor import checkpoints, ledger
 from actors.protocol import (
+    CaptureCheckpoint,
+    Checkpoint,
     CheckpointRestored,
     CheckpointTaken,
     LedgerChanged,
+    ListChanges,
     LoadSession,
     MessageAdded,
     MessagesKept,
@@ -26,11 +29,11 @@ from actors.protocol import (
 
 if TYPE_CHECKING:
     from actors.protocol import (
-        Checkpoint,
         Message,
         SessionEvent,
         SessionStoreMsg,
         ToolCall,
+        ToolExecutorMsg,
     )
     from runtime import Address
 
@@ -38,8 +41,11 @@ NOTHING_TO_UNDO = "Nothing to undo: no prompt in this session has changed files 
 
 
 class SessionKeeper:
-    def __init__(self, sessions: Address[SessionStoreMsg] | None) -> None:
+    def __init__(
+        self, sessions: Address[SessionStoreMsg] | None, tools: Address[ToolExecutorMsg]
+    ) -> None:
         self._sessions = sessions
+        self._tools = tools  # reads and restores the checkpoints' files
         self._saved: list[Message] = []  # the messages the session file holds, in order
         self.ledger = TaskLedger()
         self.checkpoints: list[Checkpoint] = []
@@ -82,19 +88,18 @@ class SessionKeeper:
             self.ledger = changed
             await self._send([LedgerChanged(changed)])
 
-    async def before_tools(self, calls: tuple[ToolCall, ...], project_root: str) -> None:
-        """Record what the batch's file tools are about to change, before they run."""
+    async def before_tools(self, calls: tuple[ToolCall, ...]) -> None:
+        """Record what the batch's tools are about to change, before they run."""
         taken = {f.path for c in self.checkpoints if c.prompt == self.prompt for f in c.files}
-        paths = checkpoints.touched_paths(calls, project_root)
-        fresh = [path for path in paths if path not in taken]
-        checkpoint = await checkpoints.capture(
-            self.prompt, fresh, checkpoints.shell_commands(calls)
-        )
+        changes = await self._tools.ask(ListChanges(calls=calls))
+        fresh = tuple(path for path in changes.paths if path not in taken)
+        files = await self._tools.ask(CaptureCheckpoint(paths=fresh)) if fresh else ()
         events: list[SessionEvent] = []
-        if checkpoint is not None:
+        if fresh or changes.commands:
+            checkpoint = Checkpoint(prompt=self.prompt, files=files, commands=changes.commands)
             self.checkpoints.append(checkpoint)
             events.append(CheckpointTaken(checkpoint))
-        touched = ledger.touch(self.ledger, paths)
+        touched = ledger.touch(self.ledger, list(changes.paths))
         if touched != self.ledger:
             self.ledger = touched
             events.append(LedgerChanged(touched))
@@ -114,7 +119,7 @@ class SessionKeeper:
             return NOTHING_TO_UNDO, False
         prompt = with_files[-1].prompt
         merged = checkpoints.merge([c for c in self.checkpoints if c.prompt == prompt])
-        text = await checkpoints.restore(merged)
+        text = await checkpoints.restore(self._tools, merged)
         self.checkpoints = [c for c in self.checkpoints if c.prompt != prompt]
         await self._send([CheckpointRestored(prompt)])
         return text, True

@@ -2,7 +2,8 @@
 
 The order of the checks (spec 3.1 and 3.2):
 1. A blocked rule denies, in every mode.
-2. Plan mode is read-only: writes and commands are denied.
+2. Plan mode is read-only: writes and commands are denied. A file with several names (hard
+   links) always asks when there are blockedPaths: the rules cannot see its other names.
 3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
    is accepted, so "remember that ..." works in every mode but plan. A write to Legato's own
    files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``) or to ``.git/`` always asks,
@@ -10,7 +11,8 @@ The order of the checks (spec 3.1 and 3.2):
    change the rules themselves, or run programs (git hooks, ``core.fsmonitor``).
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
-   inside it; ``ask`` and ``custom`` accept nothing more.
+   inside it; ``ask`` and ``custom`` accept nothing more. Reading a file inside the project
+   that the person named with ``@path`` is accepted: naming it was their yes.
 6. Anything else is put to the person, or denied when there is no one to ask (headless).
 
 The policy is plain synchronous code; the actor only carries the questions to the UI.
@@ -113,6 +115,8 @@ class Policy:
         writes = request.kind != "read"
         if writes and self.mode == "plan":
             return Decision(False, f"plan mode is read-only: {verb} {shown} is not allowed")
+        if request.hard_links > 1 and rules.paths.blocked:
+            return _hard_links_question(request, verb, shown)
         if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
             return Decision(True, f"{verb} in the project's memory folder is accepted")
         if writes:
@@ -140,6 +144,8 @@ class Policy:
             return Decision(True, judgement.reason)
         if inside and (self.mode == "auto" or (self.mode == "plan" and not writes)):
             return Decision(True, f"{verb} inside the project is accepted in {self._mode_name}")
+        if inside and not writes and request.named_by_user:
+            return Decision(True, f"the user named {shown} with @ in the prompt")
         return Question(
             FULL_CHOICES,
             keys,
@@ -255,3 +261,18 @@ def _describe(key: SessionKey) -> str:
         return f"running '{scope}'"
     verb = "reading" if group == "read" else "writing"
     return f"{verb} files {scope} the project"
+
+
+def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Question:
+    # Rules see names, not files: another name of this file may be a blocked one, and no rule
+    # can tell. Only a person can, each time: "always" would cover other files too.
+    return Question(
+        ONCE_CHOICES,
+        (),
+        "",
+        f"{shown} is a file with {request.hard_links} names (hard links), and the path rules "
+        f"judge names: one of the others may be in blockedPaths. So {verb} it needs a person's "
+        "approval, and a headless run cannot ask",
+        warning=f"This file has {request.hard_links} names (hard links); the path rules see "
+        "only this one.",
+    )

@@ -1,11 +1,25 @@
-"""The tool executor actor: lists the tools and runs the model's calls to them."""
+"""The tool executor actor: lists the tools, runs the model's calls to them, and is the one
+door to project files for everything else that reads or writes them for the model: ``@path``
+attachments and ``/undo``'s checkpoints."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
 
-from actors.protocol import InterruptTools, ListTools, RunTools, ToolExecutorMsg
+import anyio
+
+from actors.protocol import (
+    AttachReferences,
+    CaptureCheckpoint,
+    InterruptTools,
+    ListChanges,
+    ListTools,
+    RestoreCheckpoint,
+    RunTools,
+    ToolExecutorMsg,
+)
+from actors.tool_executor import checkpoints, references
 from actors.tool_executor.files import ReadLedger
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
@@ -35,10 +49,12 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         if output_cap < 100:
             raise ValueError(f"output_cap must be at least 100 characters, got {output_cap}")
         super().__init__()
+        self._permissions = permissions
+        self._root = os.path.abspath(project_root)
         self._scheduler = Scheduler(
             TOOLS,
             permissions=permissions,
-            project_root=os.path.abspath(project_root),
+            project_root=self._root,
             ledger=ReadLedger(),
             max_concurrency=max_concurrency,
             output_cap=output_cap,
@@ -52,3 +68,13 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await self._scheduler.run(calls, reply.send)
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
+            case AttachReferences(text=text):
+                await reply.send(await references.attach(text, self._root, self._permissions))
+            case ListChanges(calls=calls):
+                await reply.send(checkpoints.changes(TOOLS, calls, self._root))
+            case CaptureCheckpoint(paths=paths):
+                files = await anyio.to_thread.run_sync(checkpoints.capture, paths, self._root)
+                await reply.send(files)
+            case RestoreCheckpoint(files=files):
+                lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
+                await reply.send(tuple(lines))

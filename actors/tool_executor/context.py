@@ -1,7 +1,8 @@
 """What a tool is, what it gets to work with, and what it gives back.
 
 A tool is a ``Tool`` record: its name and description for the model, the Struct its input decodes
-into, the path it touches (so the scheduler can keep the model's order on one file) and the
+into, the path it touches (so the scheduler can keep the model's order on one file, and the
+conductor's checkpoints know what a write will change), the command it runs, if any, and the
 coroutine that runs it. Tools report failures the model should read by raising ``ToolFailure``;
 the scheduler turns every exception into an ``is_error`` result.
 """
@@ -74,10 +75,16 @@ class CallContext:
         *,
         command: str | None = None,
         preview: str | None = None,
+        hard_links: int = 1,
     ) -> None:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
-            tool=self.tool, kind=kind, paths=paths, command=command, preview=preview
+            tool=self.tool,
+            kind=kind,
+            paths=paths,
+            command=command,
+            preview=preview,
+            hard_links=hard_links,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))
@@ -96,6 +103,9 @@ class Tool(Generic[InputT]):
         [InputT, str], str
     ]  # given the project root: what runs, for ToolStarted: the file or the command
     access: Callable[[InputT, str], Access | None]  # given the project root; None: no path to order
+    # The shell command a call runs, for tools that run one: what it changes is unknowable, so
+    # /undo lists it instead of restoring it.
+    command: Callable[[InputT], str] | None = None
 
     def definition(self) -> dict[str, Any]:
         return {

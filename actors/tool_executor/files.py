@@ -1,7 +1,7 @@
-"""Files as the tools see them: resolved paths, what the session has read, atomic writes, diffs.
+"""Files as the tools see them: paths as named, what the session has read, diffs.
 
-Everything here is blocking and runs in a worker thread (``anyio.to_thread.run_sync``); the
-ledger itself is touched only from the event loop.
+Opening files is ``door.py``'s; changing one the session has read is ``edits.py``'s. The ledger
+is touched only from the event loop.
 """
 
 from __future__ import annotations
@@ -9,11 +9,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import stat
 from dataclasses import dataclass
-
-from actors.atomic import write_atomically
-from actors.errors import ToolFailure
 
 # Bytes sniffed for a NUL to call a file binary (git and ripgrep look at the start the same way).
 SNIFF_BYTES = 8192
@@ -57,53 +53,6 @@ class ReadLedger:
 
 def is_binary(head: bytes) -> bool:
     return b"\0" in head[:SNIFF_BYTES]
-
-
-def read_checked(real: str, shown: str, stamp: FileStamp | None, verb: str) -> tuple[bytes, int]:
-    """The current bytes and mode of a file the session may change, else a ToolFailure.
-
-    The content decides freshness: a file whose mtime moved but whose bytes are the same (a
-    ``touch``, a formatter that changed nothing) is still what the model saw.
-    """
-    if stamp is None:
-        raise ToolFailure(
-            f"{shown} has not been read in this session. Read it first, then {verb} it."
-        )
-    with open(real, "rb") as file:
-        st = os.fstat(file.fileno())
-        data = file.read()
-    if st.st_size != stamp.size or hashlib.sha256(data).digest() != stamp.digest:
-        raise ToolFailure(
-            f"{shown} has changed on disk since it was last read (by the user or another "
-            f"program). Read it again, then {verb} it."
-        )
-    return data, stat.S_IMODE(st.st_mode)
-
-
-def write_if_unchanged(
-    real: str, shown: str, expected: bytes | None, data: bytes, *, mode: int | None
-) -> FileStamp:
-    """``atomic_write``, if the file is still what the call planned on (``None``: absent).
-
-    Checked again just before writing, because the user may take a while to allow the change.
-    """
-    try:
-        with open(real, "rb") as file:
-            unchanged = file.read() == expected
-    except FileNotFoundError:
-        unchanged = expected is None
-    if not unchanged:
-        raise ToolFailure(
-            f"{shown} changed on disk while the change waited for permission. "
-            "Read it again, then retry."
-        )
-    return atomic_write(real, data, mode=mode)
-
-
-def atomic_write(real: str, data: bytes, *, mode: int | None) -> FileStamp:
-    """Replace ``real`` with ``data`` atomically (``actors/atomic.py``); the new file's stamp."""
-    write_atomically(real, data, mode=mode)
-    return FileStamp.of(os.stat(real), data)
 
 
 def unified_diff(old: str | None, new: str, path: str) -> str | None:

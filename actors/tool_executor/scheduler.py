@@ -16,7 +16,6 @@ with no result at all, since nobody is listening.
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ import anyio
 
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import ToolFinished, ToolOutput, ToolResult, ToolStarted
+from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, Outcome
 from actors.tool_executor.schemas import decode
 
@@ -113,12 +113,12 @@ class Scheduler:
             args = decode(tool.name, call.input, tool.input_type)
             access = tool.access(args, self._root)
             if access is not None:
-                real = await anyio.to_thread.run_sync(os.path.realpath, access.path)
+                real = await anyio.to_thread.run_sync(door.real_path, access.path)
                 access = Access(real, access.writes)
             return _Plan(call, tool, args, None, access, tool.summary(args, self._root))
-        except LegatoError as exc:
+        except LegatoError as exc:  # a NUL byte in a path, too: it is no name at all
             return _Plan(call, tool, None, exc.describe(), None, call.name)
-        except (ValueError, OSError) as exc:  # e.g. a NUL byte in a path
+        except (ValueError, OSError) as exc:
             return _Plan(call, tool, None, f"Invalid input for {tool.name}: {exc}", None, tool.name)
 
     async def _run_one(
@@ -219,8 +219,4 @@ def _ordered(earlier: _Plan, later: _Plan) -> bool:
     a, b = earlier.access, later.access
     if a is None or b is None or not (a.writes or b.writes):
         return False
-    return _within(a.path, b.path) or _within(b.path, a.path)
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+    return door.within(a.path, b.path) or door.within(b.path, a.path)

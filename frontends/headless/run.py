@@ -18,6 +18,7 @@ import anyio
 
 from actors.errors import LegatoError
 from actors.protocol import (
+    AttachReferences,
     Compact,
     GetContext,
     GetConversation,
@@ -194,8 +195,9 @@ class _HeadlessJob:
                 if command is not None:
                     outcome = await self._session_command(session, command)
                 else:
+                    prompt = await self._attach(session)
                     outcome = await session.conductor.address.ask(
-                        RunPrompt(text=self.prompt, max_turns=self.max_turns)
+                        RunPrompt(text=prompt, max_turns=self.max_turns)
                     )
                 await session.ui.address.tell(Show(outcome))
             if prompt_scope.cancelled_caught:
@@ -210,6 +212,16 @@ class _HeadlessJob:
         if outcome.is_error and isinstance(self.renderer, TextRenderer):
             self.stderr.write(f"legato: error: {outcome.error or outcome.subtype}\n")
         return EXIT_FAILURE if outcome.is_error else EXIT_OK
+
+    async def _attach(self, session: Session) -> str:
+        """The prompt with the files its ``@path`` references name, read by the session's tool
+        executor under the permission rules; what was left out is a warning."""
+        if "@" not in self.prompt:
+            return self.prompt
+        attachment = await session.tools.address.ask(AttachReferences(text=self.prompt))
+        for note in attachment.notes:
+            await session.ui.address.tell(Show(Notice("warning", note)))
+        return attachment.prompt
 
     async def _session_command(self, session: Session, command: Undo | Compact) -> TurnOutcome:
         """``/undo`` and ``/compact`` run by the session itself (with --continue, on the saved

@@ -7,7 +7,6 @@ markdown_stream.py  cutting the streamed answer into finished blocks
 status.py           model, modes, tokens and cost
 commands.py         /help, /clear, /quit, /model, /fast, /cost, /permissions
 completion.py       /command and fuzzy @path completion
-references.py       @path: the file's content into the prompt
 theme.py            dark and light colours
 terminal.py         the tty restored on the way out, whatever happens
 """

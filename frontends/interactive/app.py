@@ -25,6 +25,7 @@ from actors.memory_store.invoke import Output as SkillOutput
 from actors.memory_store.invoke import list_commands, prepare, split_command
 from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
 from actors.protocol import (
+    AttachReferences,
     ClearConversation,
     Compact,
     GetContext,
@@ -41,7 +42,6 @@ from actors.protocol import (
 from frontends import debug
 from frontends.interactive import commands
 from frontends.interactive.completion import LegatoCompleter, project_files
-from frontends.interactive.references import expand
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
@@ -328,12 +328,12 @@ class InteractiveSession:
             self.screen.busy = scope
             self.screen.changed()
             try:
-                expanded, notes = await expand(text, self.root, self.session.permissions.address)
-                for note in notes:
-                    self.view.note("warning", note)
-                outcome = await self.session.conductor.address.ask(
-                    RunPrompt(text=expanded, plan=plan)
-                )
+                if "@" in text:  # @path: the executor attaches what the prompt names
+                    attachment = await self.session.tools.address.ask(AttachReferences(text=text))
+                    for note in attachment.notes:
+                        self.view.note("warning", note)
+                    text = attachment.prompt
+                outcome = await self.session.conductor.address.ask(RunPrompt(text=text, plan=plan))
             finally:
                 self.screen.busy = None
         if scope.cancelled_caught:

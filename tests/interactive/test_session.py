@@ -95,24 +95,29 @@ async def run(
             await live.submit("/quit")
 
 
-async def test_at_path_attaches_the_file_after_permission(folders: tuple[Path, Path]) -> None:
+async def test_at_path_attaches_the_file_named_and_asks_only_outside_the_project(
+    folders: tuple[Path, Path],
+) -> None:
+    # Naming a file inside the project is the person's yes (no question); one outside it is
+    # put to them like any read. Asking first for the inside file was the old behaviour.
     (folders[0] / "notes.txt").write_text("the secret is 42\n")
+    outside = folders[1] / "diary.txt"
+    outside.write_text("dear diary\n")
     async for live, server in run(folders, [text("It says 42."), text("Not shown.")]):
         await live.submit("what does @notes.txt say?")
-        await live.shown("Read file")
-        await live.submit("y")
         await live.shown("It says 42.")
         prompt = bodies(server)[0]["messages"][0]["content"][0]["text"]
         assert prompt.startswith("what does @notes.txt say?")
         assert "the secret is 42" in prompt
         await live.idle()
-        await live.submit("and now @notes.txt?")
-        await live.shown_times("requested by Read", 2)
+        await live.submit(f"and now @{outside}?")
+        await live.shown("requested by Read")
         await live.submit("n")
-        await live.shown("@notes.txt not attached: the user denied it")
+        await live.shown("was not attached: the")  # the terminal wraps the long path's note
+        await live.shown("user denied it")
         await live.shown("Not shown.")
         prompt = bodies(server)[1]["messages"][-1]["content"][0]["text"]
-        assert prompt == "and now @notes.txt?"
+        assert prompt == f"and now @{outside}?"
 
 
 async def test_model_fast_clear_and_a_typo(folders: tuple[Path, Path]) -> None:

@@ -9,7 +9,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from actors.memory_store import load_context, memory_dir
-from actors.memory_store.references import Reference, expand_references, find_references
 from actors.permission_broker.policy import Policy
 from actors.protocol import Decision, PermissionRequest
 from frontends.commands import run_slash
@@ -17,8 +16,6 @@ from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import pytest
 
     from tests.frontends.conftest import Project
@@ -123,34 +120,7 @@ def test_memory_command_shows_where_memory_lives(
     assert "MEMORY.md: 2 lines" in capsys.readouterr().out
 
 
-# ── @path references ────────────────────────────────────────────────────────────────────────
-
-
-def test_references_are_existing_files_only(tmp_path: Path) -> None:
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "a.py").write_text("x = 1\n")
-    prompt = "explain @src/a.py. mail bob@example.com, see @missing.py and @pytest.fixture"
-    assert find_references(prompt, str(tmp_path)) == [
-        Reference("src/a.py", str(tmp_path / "src" / "a.py"))
-    ]
-
-
-def test_expansion_attaches_allowed_files_and_reports_the_rest(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("alpha\n")
-    (tmp_path / "b.bin").write_bytes(b"\0\1\2")
-    (tmp_path / "secret.txt").write_text("hidden\n")
-    (tmp_path / "dir").mkdir()
-    (tmp_path / "dir" / "x.md").write_text("")
-    expansion = expand_references(
-        "@a.txt @b.bin @secret.txt @dir",
-        str(tmp_path),
-        refusal=lambda ref: "blocked" if ref.token == "secret.txt" else None,
-    )
-    assert expansion.attached == ("a.txt", "dir")
-    assert expansion.refused == (("b.bin", "it is a binary file"), ("secret.txt", "blocked"))
-    assert '<file path="a.txt">\nalpha\n\n</file>' in expansion.prompt
-    assert '<file path="dir">\n(a folder; its entries)\nx.md\n</file>' in expansion.prompt
-    assert "hidden" not in expansion.prompt
+# ── @path references (the executor's part: tests/tool_executor/test_references.py) ──────────
 
 
 def test_a_headless_prompt_brings_referenced_files_in_under_the_rules(project: Project) -> None:

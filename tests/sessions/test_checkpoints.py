@@ -1,40 +1,58 @@
-"""Checkpoints record files before a batch changes them; restoring puts every one back."""
+"""Checkpoints record files before a batch changes them; restoring puts every one back.
+
+The tool executor does the reading and writing (the one door to project files): what a call
+will change comes from the tool's own declaration, not from the conductor's guess.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import anyio
-
 from actors.conductor import checkpoints
-from actors.protocol import ToolCall
+from actors.protocol import (
+    CaptureCheckpoint,
+    Changes,
+    Checkpoint,
+    FileBefore,
+    ListChanges,
+    RestoreCheckpoint,
+    ToolCall,
+)
+from tests.tool_executor.harness import session
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
 async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path: Path) -> None:
-    edited = anyio.Path(tmp_path / "a.py")
-    await edited.write_text("original\n")
-    await edited.chmod(0o755)
-    created = anyio.Path(tmp_path / "new" / "b.py")
+    edited = tmp_path / "a.py"
+    edited.write_text("original\n")
+    edited.chmod(0o755)
+    created = tmp_path / "new" / "b.py"
     batch = (
-        ToolCall("1", "Edit", {"file_path": str(edited)}),
-        ToolCall("2", "Write", {"file_path": "new/b.py"}),  # relative: under the project
+        ToolCall("1", "Edit", {"file_path": str(edited), "old_string": "o", "new_string": "O"}),
+        ToolCall("2", "Write", {"file_path": "new/b.py", "content": "new\n"}),  # relative
         ToolCall("3", "Bash", {"command": "make clean\nmake"}),
         ToolCall("4", "Read", {"file_path": str(tmp_path / "c.py")}),
     )
-    paths = checkpoints.touched_paths(batch, str(tmp_path))
-    assert paths == [str(edited), str(created)]
-    taken = await checkpoints.capture(3, paths, checkpoints.shell_commands(batch))
-    assert taken is not None
-    await edited.write_text("changed\n")
-    await created.parent.mkdir()
-    await created.write_text("new\n")
-    said = await checkpoints.restore(taken)
-    assert await edited.read_text() == "original\n"
-    assert (await edited.stat()).st_mode & 0o777 == 0o755
-    assert not await created.exists()
+    async with session(tmp_path) as s:
+        tools = s.executor.address
+        changes = await tools.ask(ListChanges(calls=batch))
+        assert changes == Changes(paths=(str(edited), str(created)), commands=("make clean\nmake",))
+        files = await tools.ask(CaptureCheckpoint(paths=changes.paths))
+        assert files == (
+            FileBefore(str(edited), b"original\n", str(edited)),
+            FileBefore(str(created), None, str(created)),
+        )
+        edited.write_text("changed\n")
+        created.parent.mkdir()
+        created.write_text("new\n")
+        taken = Checkpoint(prompt=3, files=files, commands=changes.commands)
+        said = await checkpoints.restore(tools, taken)
+        assert s.broker.requests == []  # /undo is the person's own command
+    assert edited.read_text() == "original\n"
+    assert edited.stat().st_mode & 0o777 == 0o755
+    assert not created.exists()
     assert said.splitlines() == [
         f"Restored {edited}",
         f"Removed {created} (the prompt created it)",
@@ -43,5 +61,44 @@ async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path:
     ]
 
 
-async def test_a_batch_that_changes_nothing_records_nothing() -> None:
-    assert await checkpoints.capture(1, [], []) is None
+async def test_a_batch_that_changes_nothing_lists_nothing(tmp_path: Path) -> None:
+    batch = (
+        ToolCall("1", "Read", {"file_path": "a.py"}),
+        ToolCall("2", "Glob", {"pattern": "*.py"}),
+        ToolCall("3", "Write", {"file_path": "b.py"}),  # no content: it will fail, unchanged
+        ToolCall("4", "Delete", {"file_path": "c.py"}),  # no such tool
+    )
+    async with session(tmp_path) as s:
+        assert await s.executor.address.ask(ListChanges(calls=batch)) == Changes()
+
+
+async def test_system_paths_and_folders_are_not_captured_nor_restored(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    async with session(tmp_path) as s:
+        tools = s.executor.address
+        paths = ("/proc/self/environ", str(tmp_path / "folder"))
+        assert await tools.ask(CaptureCheckpoint(paths=paths)) == ()
+        said = await tools.ask(RestoreCheckpoint(files=(FileBefore("/dev/null", b"x"),)))
+    assert said == (
+        "Could not restore /dev/null: Legato's file tools do not read or write /proc, /dev or "
+        "/sys (/dev/null). Use Bash to look at system files",
+    )
+
+
+async def test_restore_does_not_follow_a_folder_swapped_for_a_symlink(tmp_path: Path) -> None:
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("original\n")
+    outside.mkdir()
+    async with session(root) as s:
+        tools = s.executor.address
+        files = await tools.ask(CaptureCheckpoint(paths=(str(root / "src" / "a.py"),)))
+        # A command of the prompt replaces the folder with a symlink to somewhere else.
+        (root / "src").rename(root / "old-src")
+        (root / "src").symlink_to(outside)
+        said = await tools.ask(RestoreCheckpoint(files=files))
+    assert list(outside.iterdir()) == []
+    assert said == (
+        f"Could not restore {root / 'src' / 'a.py'}: it now leads to {outside / 'a.py'}, not "
+        f"to {root / 'src' / 'a.py'} as it did before that prompt; nothing was written",
+    )

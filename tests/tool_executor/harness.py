@@ -1,29 +1,38 @@
-"""A tool executor under test: real files, real processes, and a tiny permission broker."""
+"""A tool executor under test: real files, real processes, and a tiny permission broker (or
+the real one, with its real policy, a real memory store and a scripted person)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from actors.memory_store import MemoryStore, Overrides
+from actors.permission_broker import PermissionBroker
 from actors.protocol import (
+    AskUser,
     CheckPermission,
     Decision,
     PermissionBrokerMsg,
     PermissionRequest,
     RunTools,
     SetMode,
+    Show,
     ToolCall,
     ToolEvent,
     ToolFinished,
+    UiMsg,
 )
 from actors.tool_executor import ToolExecutor
 from runtime import Actor, Reply, supervise
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator, Callable, Sequence
     from pathlib import Path
+
+    from actors.protocol import PermissionMode
 
 _ids = itertools.count(1)
 
@@ -48,14 +57,34 @@ class Broker(Actor[PermissionBrokerMsg]):
                 await reply.send(mode)
 
 
+class Person(Actor[UiMsg]):
+    """Answers each permission question with the next scripted answer; records the questions."""
+
+    name = "ui"
+
+    def __init__(self, answers: Sequence[str]) -> None:
+        super().__init__()
+        self.answers = list(answers)
+        self.asked: list[AskUser] = []
+
+    async def handle(self, msg: UiMsg, reply: Reply) -> None:
+        match msg:
+            case AskUser():
+                self.asked.append(msg)
+                await reply.send(self.answers.pop(0))
+            case Show():
+                pass
+
+
 def call(name: str, **fields: Any) -> ToolCall:
     return ToolCall(id=f"toolu_{next(_ids)}", name=name, input=fields)
 
 
-class Session:
-    def __init__(self, executor: ToolExecutor, broker: Broker, root: Path) -> None:
+class Calls:
+    """Tool calls to an executor, and what they came back with."""
+
+    def __init__(self, executor: ToolExecutor, root: Path) -> None:
         self.executor = executor
-        self.broker = broker
         self.root = root
 
     async def events(self, *calls: ToolCall) -> list[ToolEvent]:
@@ -78,6 +107,18 @@ class Session:
         assert not done.result.is_error, done.result.content
 
 
+class Session(Calls):
+    def __init__(self, executor: ToolExecutor, broker: Broker, root: Path) -> None:
+        super().__init__(executor, root)
+        self.broker = broker
+
+
+class PolicySession(Calls):
+    def __init__(self, executor: ToolExecutor, root: Path, person: Person | None) -> None:
+        super().__init__(executor, root)
+        self.person = person  # None: headless
+
+
 @asynccontextmanager
 async def session(
     root: Path,
@@ -89,6 +130,29 @@ async def session(
     executor = ToolExecutor(broker.address, project_root=str(root), **options)
     async with supervise([broker, executor]):
         yield Session(executor, broker, root)
+
+
+@asynccontextmanager
+async def with_policy(
+    root: Path,
+    *,
+    mode: PermissionMode = "ask",
+    answers: Sequence[str] | None = None,
+    **settings: Any,
+) -> AsyncIterator[PolicySession]:
+    """The executor with the real broker and policy: ``settings`` go to .legato/settings.json;
+    without ``answers`` it is headless (what needs a person is denied)."""
+    (root / ".legato").mkdir(exist_ok=True)
+    (root / ".legato" / "settings.json").write_text(json.dumps(settings))
+    home = root.parent / f"{root.name}-home"
+    home.mkdir(exist_ok=True)
+    memory = MemoryStore(str(root), home=str(home), overrides=Overrides(permission_mode=mode))
+    person = None if answers is None else Person(answers)
+    broker = PermissionBroker(memory.address, ui=None if person is None else person.address)
+    executor = ToolExecutor(broker.address, project_root=str(root))
+    actors: list[Actor[Any]] = [memory, *([] if person is None else [person]), broker, executor]
+    async with supervise(actors):
+        yield PolicySession(executor, root, person)
 
 
 def is_running(pid: int) -> bool:

@@ -81,5 +81,8 @@ async def test_a_path_with_a_nul_byte_is_refused_before_anything_runs(tmp_path: 
     async with session(tmp_path) as s:
         done = await s.one("Read", file_path="a\x00b")
     assert done.result.is_error
-    assert done.result.content == "Invalid input for Read: embedded null byte"
+    named = str(tmp_path / "a\x00b")
+    assert done.result.content == (
+        f"Invalid path {named!r}: it contains a NUL byte, which no name can."
+    )
     assert s.broker.requests == []

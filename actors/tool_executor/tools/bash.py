@@ -68,4 +68,5 @@ TOOL = Tool(
     run=run,
     summary=lambda args, root: args.command,
     access=lambda args, root: None,  # what a command touches is unknowable: it runs freely
+    command=lambda args: args.command,
 )

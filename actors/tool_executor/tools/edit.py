@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.errors import ToolFailure
+from actors.tool_executor import door
 from actors.tool_executor.context import Access, Outcome, Tool
-from actors.tool_executor.files import read_checked, resolve_path, unified_diff, write_if_unchanged
+from actors.tool_executor.edits import fresh, write_if_unchanged
+from actors.tool_executor.files import resolve_path, unified_diff
 from actors.tool_executor.schemas import EditInput
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
-    from actors.tool_executor.files import FileStamp
 
 
 async def run(args: EditInput, ctx: CallContext) -> Outcome:
@@ -25,9 +24,12 @@ async def run(args: EditInput, ctx: CallContext) -> Outcome:
         raise ToolFailure(
             "old_string is empty; give the exact text to replace (use Write to create a file)."
         )
-    shown = ctx.resolve(args.file_path)
-    real = await anyio.to_thread.run_sync(os.path.realpath, shown)
-    old, mode = await anyio.to_thread.run_sync(_current, real, shown, ctx.ledger.get(real))
+    target = await anyio.to_thread.run_sync(door.locate, args.file_path, ctx.project_root)
+    shown = target.shown
+    now = await anyio.to_thread.run_sync(fresh, target, ctx.ledger.get(target.real), "edit")
+    if now is None:
+        raise ToolFailure(f"File does not exist: {shown}. Use Write to create a file.")
+    old, mode = now
     # surrogateescape: bytes that are not UTF-8 go back to disk exactly as they were.
     text = old.decode("utf-8", errors="surrogateescape")
     new_text, count = replace(text, args, shown)
@@ -38,13 +40,11 @@ async def run(args: EditInput, ctx: CallContext) -> Outcome:
         data.decode("utf-8", errors="replace"),
         shown,
     )
-    await ctx.check("write", ctx.paths(shown, real), preview=diff)
-    stamp = await anyio.to_thread.run_sync(
-        lambda: write_if_unchanged(real, shown, old, data, mode=mode)
-    )
-    ctx.ledger.record(real, stamp)
+    await ctx.check("write", ctx.paths(shown, target.real), preview=diff, hard_links=target.links)
+    stamp = await anyio.to_thread.run_sync(lambda: write_if_unchanged(target, old, data, mode=mode))
+    ctx.ledger.record(target.real, stamp)
     times = "1 occurrence" if count == 1 else f"{count} occurrences"
-    return Outcome(f"Edited {shown}: replaced {times} of old_string.", diff=diff)
+    return Outcome(f"Edited {target.where()}: replaced {times} of old_string.", diff=diff)
 
 
 def replace(text: str, args: EditInput, shown: str) -> tuple[str, int]:
@@ -72,16 +72,6 @@ def replace(text: str, args: EditInput, shown: str) -> tuple[str, int]:
 
 def _crlf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
-
-
-def _current(real: str, shown: str, stamp: FileStamp | None) -> tuple[bytes, int]:
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        raise ToolFailure(f"File does not exist: {shown}. Use Write to create a file.") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ToolFailure(f"{shown} is a directory; give the path of a file to edit.")
-    return read_checked(real, shown, stamp, "edit")
 
 
 TOOL = Tool(

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import ToolFailure
+from actors.tool_executor import door
 from actors.tool_executor.context import Access, Outcome, Tool
 from actors.tool_executor.files import SNIFF_BYTES, FileStamp, is_binary, resolve_path
 from actors.tool_executor.schemas import DEFAULT_READ_LIMIT, ReadInput
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
+    from actors.tool_executor.door import Target
 
 MAX_LINE_CHARS = 2000
 # A whole 2000-line window of long lines would flood the context; stop adding lines past this.
@@ -25,27 +27,29 @@ PIECE = 1 << 20
 
 
 async def run(args: ReadInput, ctx: CallContext) -> Outcome:
-    shown = ctx.resolve(args.file_path)
-    real = await anyio.to_thread.run_sync(os.path.realpath, shown)
-    await ctx.check("read", ctx.paths(shown, real))
+    target = await anyio.to_thread.run_sync(door.locate, args.file_path, ctx.project_root)
+    await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
     start = max(args.offset or 1, 1)
     limit = args.limit or DEFAULT_READ_LIMIT
-    text, stamp = await anyio.to_thread.run_sync(_read, real, shown, start, limit)
-    ctx.ledger.record(real, stamp)
+    text, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
+    ctx.ledger.record(target.real, stamp)
     return Outcome(text)
 
 
-def _read(real: str, shown: str, start: int, limit: int) -> tuple[str, FileStamp]:
+def _read(target: Target, start: int, limit: int) -> tuple[str, FileStamp]:
+    shown = target.shown
     try:
-        st = os.stat(real)
+        file = door.open_read(target)
     except FileNotFoundError:
         raise ToolFailure(f"File does not exist: {shown}. Use Glob to find it.") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ToolFailure(f"{shown} is a directory, not a file. Use Glob to list its files.")
-    if not stat.S_ISREG(st.st_mode):
-        raise ToolFailure(f"{shown} is not a regular file (a device, pipe or socket).")
-    with open(real, "rb") as file:
+    except IsADirectoryError:
+        raise ToolFailure(
+            f"{shown} is a directory, not a file. Use Glob to list its files."
+        ) from None
+    with file:
         st = os.fstat(file.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolFailure(f"{shown} is not a regular file (a device, pipe or socket).")
         if is_binary(file.read(SNIFF_BYTES)):
             raise ToolFailure(f"{shown} is a binary file; Read shows text files only.")
         file.seek(0)
