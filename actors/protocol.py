@@ -275,7 +275,17 @@ class ExplainPermissions(Ask[PermissionsReport], frozen=True, tag=True):
     requests: tuple[PermissionRequest, ...] = ()
 
 
-PermissionBrokerMsg = CheckPermission | SetMode | FilterReadable | ExplainPermissions
+class FindBlocked(Ask[tuple[bool, ...]], frozen=True, tag=True):
+    """Which of these paths a blocked entry covers, one flag each; nobody is asked.
+
+    A checkpoint leaves those files out: the call that would change one is refused anyway, and
+    a blocked file's contents must not be copied into the session file either.
+    """
+
+    paths: tuple[str, ...]  # absolute
+
+
+PermissionBrokerMsg = CheckPermission | SetMode | FilterReadable | FindBlocked | ExplainPermissions
 
 
 # ── tool executor ───────────────────────────────────────────────────────────────────────────

@@ -22,6 +22,7 @@ from actors.protocol import (
     Decision,
     ExplainPermissions,
     FilterReadable,
+    FindBlocked,
     GetContext,
     PermissionBrokerMsg,
     PermissionRequest,
@@ -60,6 +61,12 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         match msg:
             case CheckPermission(request=request):
                 await reply.send(await self._check(request))
+            case FindBlocked(paths=paths):
+                rules = self.policy.rules.paths
+                blocked = await anyio.to_thread.run_sync(
+                    lambda: tuple(rules.blocked_by(path) is not None for path in paths)
+                )
+                await reply.send(blocked)
             case FilterReadable(folder=folder, paths=paths):
                 await reply.send(await anyio.to_thread.run_sync(self._filter, folder, paths))
             case SetMode(mode=mode):

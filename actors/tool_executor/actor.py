@@ -12,6 +12,7 @@ import anyio
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
+    FindBlocked,
     InterruptTools,
     ListChanges,
     ListTools,
@@ -73,7 +74,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             case ListChanges(calls=calls):
                 await reply.send(checkpoints.changes(TOOLS, calls, self._root))
             case CaptureCheckpoint(paths=paths):
-                files = await anyio.to_thread.run_sync(checkpoints.capture, paths, self._root)
+                blocked = await self._permissions.ask(FindBlocked(paths=tuple(paths)))
+                kept = [path for path, no in zip(paths, blocked, strict=True) if not no]
+                files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
                 await reply.send(files)
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)

@@ -18,7 +18,7 @@ from actors.protocol import (
     RestoreCheckpoint,
     ToolCall,
 )
-from tests.tool_executor.harness import session
+from tests.tool_executor.harness import session, with_policy
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -102,3 +102,14 @@ async def test_restore_does_not_follow_a_folder_swapped_for_a_symlink(tmp_path: 
         f"Could not restore {root / 'src' / 'a.py'}: it now leads to {outside / 'a.py'}, not "
         f"to {root / 'src' / 'a.py'} as it did before that prompt; nothing was written",
     )
+
+
+async def test_a_blocked_file_is_never_copied_into_a_checkpoint(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / ".env").write_text("TOKEN=secret\n")
+    (root / "a.py").write_text("a\n")
+    async with with_policy(root, mode="auto", blockedPaths=[".env"]) as s:
+        paths = (str(root / ".env"), str(root / "a.py"))
+        files = await s.executor.address.ask(CaptureCheckpoint(paths=paths))
+    assert files == (FileBefore(str(root / "a.py"), b"a\n", str(root / "a.py")),)

@@ -15,6 +15,7 @@ from actors.protocol import (
     AskUser,
     CheckPermission,
     Decision,
+    FindBlocked,
     PermissionBrokerMsg,
     PermissionRequest,
     RunTools,
@@ -53,6 +54,8 @@ class Broker(Actor[PermissionBrokerMsg]):
                 self.requests.append(request)
                 reason = self.deny(request) if self.deny else None
                 await reply.send(Decision(reason is None, reason or "allowed by the test"))
+            case FindBlocked(paths=paths):
+                await reply.send(tuple(False for _ in paths))
             case SetMode(mode=mode):
                 await reply.send(mode)
 
