@@ -17,7 +17,7 @@ import anyio
 from runtime.errors import ActorGone
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
@@ -47,9 +47,12 @@ Outcome = Ok | Err
 class Reply:
     """Both ends' hold on one request.
 
-    The handler sends the answer (or, for a stream, each item). The caller abandons the request
-    when it stops waiting (it was cancelled, or left a stream early); abandoning cancels the
-    handler, so cancellation travels from caller to callee across actors.
+    The handler answers through it, typed by the request itself: ``answer(msg, value)`` takes
+    only the ``R`` of an ``Ask[R]``, and ``sender(msg)`` gives a ``Streamed[R]``'s handler a
+    function taking only ``R``s, so mypy checks a handler's replies against what the caller's
+    ``ask``/``stream`` promises. The caller abandons the request when it stops waiting (it was
+    cancelled, or left a stream early); abandoning cancels the handler, so cancellation travels
+    from caller to callee across actors.
     """
 
     __slots__ = ("_port", "_scope", "abandoned", "sent")
@@ -75,7 +78,15 @@ class Reply:
     def wanted(self) -> bool:
         return self._port is not None
 
-    async def send(self, value: Any) -> None:
+    async def answer(self, msg: Ask[R], value: R) -> None:
+        """The one answer to ``msg``."""
+        await self._send(value)
+
+    def sender(self, msg: Streamed[R]) -> Callable[[R], Awaitable[None]]:
+        """Where the handler of ``msg`` sends each item of its stream."""
+        return self._send
+
+    async def _send(self, value: object) -> None:
         if self._port is None:
             return
         self.sent += 1

@@ -127,26 +127,26 @@ class Conductor(Actor[ConductorMsg]):
                     outcome = await self._run(msg)
                 finally:
                     await self._save_after_prompt()
-                await reply.send(outcome)
+                await reply.answer(msg, outcome)
             case SetModel(model=name):
                 self._model_id = resolve_model(name).id  # UsageError goes back to the caller
-                await reply.send(self._model_id)
+                await reply.answer(msg, self._model_id)
             case SetFast(fast=fast):
                 self._fast = fast
-                await reply.send(self._fast_now())
+                await reply.answer(msg, self._fast_now())
             case ClearConversation():
                 self.conversation = Conversation()
                 self._context_tokens = 0
                 await self._keeper.clear()
-                await reply.send(None)
+                await reply.answer(msg, None)
             case Undo():
-                await reply.send(await self._undo())
+                await reply.answer(msg, await self._undo())
             case Compact():
-                await reply.send(await self._compact(None, forced=True))
+                await reply.answer(msg, await self._compact(None, forced=True))
             case GetContextFill():
-                await reply.send(ContextFill(self._context_tokens, self._window()))
+                await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
             case GetConversation():
-                await reply.send(list(self.conversation.messages))
+                await reply.answer(msg, list(self.conversation.messages))
 
     def _fast_now(self) -> bool:
         return self._fast and resolve_model(self._model_id).fast_mode

@@ -59,4 +59,4 @@ class MemoryStore(Actor[MemoryStoreMsg]):
             case GetContext():
                 if self._context is None:
                     raise KernelError(f"{self.name} has not loaded its context")
-                await reply.send(self._context)
+                await reply.answer(msg, self._context)

@@ -90,4 +90,4 @@ class ModelClient(Actor[ModelClientMsg]):
             case StreamMessage(request=request):
                 if self._client is None:
                     raise KernelError(f"{self.name} got {type(msg).__name__} before it started")
-                await self._client.stream(request, reply.send)
+                await self._client.stream(request, reply.sender(msg))

@@ -60,21 +60,23 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
     async def handle(self, msg: PermissionBrokerMsg, reply: Reply) -> None:
         match msg:
             case CheckPermission(request=request):
-                await reply.send(await self._check(request))
+                await reply.answer(msg, await self._check(request))
             case FindBlocked(paths=paths):
                 rules = self.policy.rules.paths
                 blocked = await anyio.to_thread.run_sync(
                     lambda: tuple(rules.blocked_by(path) is not None for path in paths)
                 )
-                await reply.send(blocked)
+                await reply.answer(msg, blocked)
             case FilterReadable(folder=folder, paths=paths):
-                await reply.send(await anyio.to_thread.run_sync(self._filter, folder, paths))
+                await reply.answer(msg, await anyio.to_thread.run_sync(self._filter, folder, paths))
             case SetMode(mode=mode):
                 self.policy.mode = mode
-                await reply.send(mode)
+                await reply.answer(msg, mode)
             case ExplainPermissions(requests=requests):
                 # The policy's own verdicts, nobody asked: what /permissions explain shows.
-                await reply.send(await anyio.to_thread.run_sync(report, self.policy, requests))
+                await reply.answer(
+                    msg, await anyio.to_thread.run_sync(report, self.policy, requests)
+                )
 
     def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return tuple(self.policy.readable_in_walk(folder, path) for path in paths)

@@ -79,9 +79,9 @@ class SessionStore(Actor[SessionStoreMsg]):
             case SaveEvents(events=events):
                 if self._saving and events:
                     await self._append(events)
-                await reply.send(None)
+                await reply.answer(msg, None)
             case LoadSession():
-                await reply.send(self._saved)
+                await reply.answer(msg, self._saved)
 
     async def _append(self, events: tuple[SessionEvent, ...]) -> None:
         if self._fd is None:

@@ -64,20 +64,22 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
     async def handle(self, msg: ToolExecutorMsg, reply: Reply) -> None:
         match msg:
             case ListTools():
-                await reply.send([tool.definition() for tool in TOOLS.values()])
+                await reply.answer(msg, [tool.definition() for tool in TOOLS.values()])
             case RunTools(calls=calls):
-                await self._scheduler.run(calls, reply.send)
+                await self._scheduler.run(calls, reply.sender(msg))
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
             case AttachReferences(text=text):
-                await reply.send(await references.attach(text, self._root, self._permissions))
+                await reply.answer(
+                    msg, await references.attach(text, self._root, self._permissions)
+                )
             case ListChanges(calls=calls):
-                await reply.send(checkpoints.changes(TOOLS, calls, self._root))
+                await reply.answer(msg, checkpoints.changes(TOOLS, calls, self._root))
             case CaptureCheckpoint(paths=paths):
                 blocked = await self._permissions.ask(FindBlocked(paths=tuple(paths)))
                 kept = [path for path, no in zip(paths, blocked, strict=True) if not no]
                 files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
-                await reply.send(files)
+                await reply.answer(msg, files)
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
-                await reply.send(tuple(lines))
+                await reply.answer(msg, tuple(lines))

@@ -38,7 +38,7 @@ class UiActor(Actor[UiMsg]):
             case Show(event=event):
                 await self.renderer.show(event)
             case AskUser():
-                await reply.send(await self.renderer.ask(msg))
+                await reply.answer(msg, await self.renderer.ask(msg))
 
     async def on_stop(self) -> None:
         await self.renderer.close()

@@ -48,14 +48,15 @@ class FakeMemory(Actor[MemoryStoreMsg]):
     async def handle(self, msg: MemoryStoreMsg, reply: Reply) -> None:
         match msg:
             case GetContext():
-                await reply.send(
+                await reply.answer(
+                    msg,
                     ProjectContext(
                         project_root="/project",
                         config=GlobalConfig(api_key=self.api_key),
                         settings=ProjectSettings(),
                         model="claude-sonnet-4-6",
                         permission_mode="ask",
-                    )
+                    ),
                 )
 
 

@@ -41,7 +41,7 @@ class FakeUi(Actor[UiMsg]):
         match msg:
             case AskUser():
                 self.asked.append(msg)
-                await reply.send(self.answers.pop(0))
+                await reply.answer(msg, self.answers.pop(0))
             case Show():
                 pass
 

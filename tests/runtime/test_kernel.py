@@ -57,10 +57,10 @@ class Calculator(Actor[CalcMsg]):
     async def handle(self, msg: CalcMsg, reply: Reply) -> None:
         match msg:
             case Add(a=a, b=b):
-                await reply.send(a + b)
+                await reply.answer(msg, a + b)
             case Count(upto=upto):
                 for i in range(upto):
-                    await reply.send(i)
+                    await reply.sender(msg)(i)
             case Record(text=text):
                 if text == "crash":
                     raise ValueError("bad record")

@@ -53,11 +53,11 @@ class Broker(Actor[PermissionBrokerMsg]):
             case CheckPermission(request=request):
                 self.requests.append(request)
                 reason = self.deny(request) if self.deny else None
-                await reply.send(Decision(reason is None, reason or "allowed by the test"))
+                await reply.answer(msg, Decision(reason is None, reason or "allowed by the test"))
             case FindBlocked(paths=paths):
-                await reply.send(tuple(False for _ in paths))
+                await reply.answer(msg, tuple(False for _ in paths))
             case SetMode(mode=mode):
-                await reply.send(mode)
+                await reply.answer(msg, mode)
 
 
 class Person(Actor[UiMsg]):
@@ -74,7 +74,7 @@ class Person(Actor[UiMsg]):
         match msg:
             case AskUser():
                 self.asked.append(msg)
-                await reply.send(self.answers.pop(0))
+                await reply.answer(msg, self.answers.pop(0))
             case Show():
                 pass
 
