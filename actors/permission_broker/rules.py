@@ -117,6 +117,8 @@ class Rules:
                         )
         # A redirection reads or writes a file: a blocked path stays untouched this way too.
         for redirect in parsed.redirects:
+            if redirect.target is None:
+                continue  # only known at run time
             pattern = self.paths.blocked_by(redirect.target)
             if pattern is not None:
                 return Judgement(
