@@ -201,15 +201,22 @@ class Policy:
         shown = judgement.unlisted.text if judgement.unlisted else line.text
         if self.mode == "plan":
             return Decision(False, f"plan mode is read-only: running '{shown}' is not allowed")
-        if judgement.verdict == "unknowable":
+        if judgement.verdict in ("unknowable", "risky"):
+            remedy = judgement.remedy or "Write the command out literally, or run it interactively"
             return Question(
                 ONCE_CHOICES,
                 (),
                 "",
                 f"{judgement.reason}, so it needs a person's approval and a headless run cannot "
-                "ask. Write the command out literally, or run it interactively",
+                f"ask. {remedy}",
             )
-        names = [command.name for command in line.commands if command.name is not None]
+        # What runs from other commands' words counts too: 'always' for 'find -exec rm' is
+        # remembered for both find and rm.
+        names = [
+            command.name
+            for command in line.every_command()
+            if command.name is not None and not command.launches
+        ]
         keys = tuple(dict.fromkeys(("run", name) for name in names))
         remembered = self._remembered(keys)
         if remembered is not None:
