@@ -322,6 +322,8 @@ _WRAPPERS: dict[str, Callable[[Words], list[Runs]]] = {
     "doas": _Simple(spec("-u -C", "-n -s -L"), no_command=frozenset({"-L", "-C"})),
     "env": _env,
     "command": _Simple(spec("", "-p -v -V"), no_command=frozenset({"-v", "-V"})),
+    # 'coproc NAME { ...; }' the grammar reads as words; the blocked net below looks through it.
+    "coproc": _Simple(spec()),
     "builtin": _Simple(spec()),
     "exec": _Simple(spec("-a", "-c -l")),
     "nohup": _Simple(spec()),
@@ -433,8 +435,8 @@ def _runner(words: Words) -> list[Runs] | None:
 # blocked entry is still checked against every tail of their words ('sudo -Z x rm' holds rm).
 WRAPPERS = frozenset(
     {
-        "builtin", "chroot", "command", "doas", "env", "exec", "flock", "ionice", "ltrace",
-        "nice", "nohup", "parallel", "runuser", "setsid", "stdbuf", "strace", "su", "sudo",
-        "time", "timeout", "unbuffer", "watch", "xargs",
+        "builtin", "chroot", "command", "coproc", "doas", "env", "exec", "flock", "ionice",
+        "ltrace", "nice", "nohup", "parallel", "runuser", "setsid", "stdbuf", "strace", "su",
+        "sudo", "time", "timeout", "unbuffer", "watch", "xargs",
     }
 )  # fmt: skip
