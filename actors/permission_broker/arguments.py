@@ -37,7 +37,7 @@ def named_paths(line: CommandLine, root: str) -> Iterator[tuple[SimpleCommand, s
     ``whole word`` is False for a value after '=' or a pattern's match.
     """
     folders = _folders(line, root)
-    for command in line.every_command():
+    for command, _ in line.every_command():
         if command.launches:
             continue  # its script is a word, not a path; the script's commands come in turn
         for word, whole in _words(command):

@@ -13,6 +13,12 @@ The order of the checks (spec 3.1 and 3.2):
    inside it; ``ask`` and ``custom`` accept nothing more.
 6. Anything else is put to the person, or denied when there is no one to ask (headless).
 
+A command line is judged by all its parts: its commands (``rules.py``), each redirection as a
+read or write of its target through the same checks as a tool's, and the paths its arguments
+name. What cannot be judged before it runs, or what the rules cannot vouch for whatever they
+say (a variable that changes what a program runs, an argument naming a blocked file), is put
+to a person each time, without 'always'.
+
 The policy is plain synchronous code; the actor only carries the questions to the UI.
 """
 
@@ -241,7 +247,7 @@ class Policy:
         # remembered for both find and rm.
         names = [
             command.name
-            for command in line.every_command()
+            for command, _ in line.every_command()
             if command.name is not None and not command.launches
         ]
         keys = tuple(dict.fromkeys(("run", name) for name in names))

@@ -31,7 +31,7 @@ from actors.permission_broker.paths import PathRules
 from actors.permission_broker.shell import parse_command_line
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
 
     from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import ProjectSettings
@@ -144,7 +144,7 @@ class Rules:
         return None
 
     def _blocked_command(self, parsed: CommandLine) -> Judgement | None:
-        for command, runner in _every_command(parsed):
+        for command, runner in parsed.every_command():
             for words in blockable_forms(command):
                 for entry in self.blocked_commands:
                     if entry.blocks(words):
@@ -168,7 +168,7 @@ class Rules:
 
     def _maybe_blocked(self, parsed: CommandLine) -> Judgement | None:
         """'git $SUB' might be the blocked 'git push': only a person can tell."""
-        for command, runner in _every_command(parsed):
+        for command, runner in parsed.every_command():
             for words in blockable_forms(command):
                 for entry in self.blocked_commands:
                     if entry.could_block(words):
@@ -180,29 +180,18 @@ class Rules:
         return None
 
 
-def _every_command(parsed: CommandLine) -> Iterator[tuple[SimpleCommand, SimpleCommand | None]]:
-    """Each command of the line with the one that runs it from its words (None at the top)."""
-    stack: list[tuple[SimpleCommand, SimpleCommand | None]] = [
-        (command, None) for command in reversed([*parsed.commands, *parsed.launchers])
-    ]
-    while stack:
-        command, runner = stack.pop()
-        yield command, runner
-        stack.extend((run.command, command) for run in reversed(command.runs))
-
-
 def _shown(command: SimpleCommand, runner: SimpleCommand | None) -> str:
     return f"'{command.text}'" + (f", run by '{runner.text}'" if runner else "")
 
 
 def _unknown_or_risky(parsed: CommandLine) -> Judgement | None:
     """A part that needs a person whatever the rules say."""
-    for command, runner in _every_command(parsed):
+    for command, runner in parsed.every_command():
         if command.name is None:
             return Judgement(
                 "unknowable", f"the command {_shown(command, runner)} is only known when it runs"
             )
-    for command, runner in _every_command(parsed):
+    for command, runner in parsed.every_command():
         for name in command.assignments:
             if not harmless(name):
                 return Judgement(

@@ -35,6 +35,8 @@ from actors.permission_broker.words import expands, node_text, word_pattern, wor
 from actors.permission_broker.wrappers import Inner, Script, Unclear, Writes, what_it_runs
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from tree_sitter import Node, Parser
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
@@ -107,15 +109,16 @@ class CommandLine:
     exports_all: bool = False  # 'set -a': every variable set after it is exported
     problems: list[str] = field(default_factory=list)  # why it cannot be judged statically
 
-    def every_command(self) -> list[SimpleCommand]:
-        """The commands, the launchers and, within them, what they run."""
-        found: list[SimpleCommand] = []
-        stack = [*reversed(self.commands), *reversed(self.launchers)]
+    def every_command(self) -> Iterator[tuple[SimpleCommand, SimpleCommand | None]]:
+        """Each command and launcher, and what they run from their words, in order; each with
+        the command that runs it that way (None for the line's own)."""
+        stack: list[tuple[SimpleCommand, SimpleCommand | None]] = [
+            (command, None) for command in reversed([*self.commands, *self.launchers])
+        ]
         while stack:
-            command = stack.pop()
-            found.append(command)
-            stack.extend(reversed([run.command for run in command.runs]))
-        return found
+            command, runner = stack.pop()
+            yield command, runner
+            stack.extend((run.command, command) for run in reversed(command.runs))
 
 
 # The broker parses in worker threads; a parser must not be used by two threads at once.
