@@ -15,6 +15,12 @@ The order of the checks (spec 3.1 and 3.2):
    that the person named with ``@path`` is accepted: naming it was their yes.
 6. Anything else is put to the person, or denied when there is no one to ask (headless).
 
+A command line is judged by all its parts: its commands (``rules.py``), each redirection as a
+read or write of its target through the same checks as a tool's, and the paths its arguments
+name. What cannot be judged before it runs, or what the rules cannot vouch for whatever they
+say (a variable that changes what a program runs, an argument naming a blocked file), is put
+to a person each time, without 'always'.
+
 The policy is plain synchronous code; the actor only carries the questions to the UI.
 """
 
@@ -24,6 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.paths import within
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
@@ -33,12 +40,21 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from actors.permission_broker.rules import Judgement
-    from actors.protocol import PermissionMode, ProjectContext
+    from actors.permission_broker.shell import CommandLine
+    from actors.protocol import OperationKind, PermissionMode, ProjectContext
 
 SessionKey = tuple[str, str]  # ("read", "inside"), ("write", "outside"), ("run", "git")
 
 FULL_CHOICES = ("y", "n", "always", "never")
 ONCE_CHOICES = ("y", "n")
+
+# Redirection targets that are no file of anyone's: 'make > /dev/null', 'cmd 2> /dev/stderr'.
+HARMLESS_TARGETS = frozenset(
+    {
+        "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero",
+        "/dev/random", "/dev/urandom", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2",
+    }
+)  # fmt: skip
 
 _VERBS = {"read": "reading", "write": "writing", "create": "creating", "run": "running"}
 _MODE_NAMES = {
@@ -162,7 +178,7 @@ class Policy:
         rules = self.rules.paths
         for path in paths:
             for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
-                for place, description in self.own_places:
+                for place, description in (*self.own_places, *_nested_git(candidate)):
                     if not within(candidate, place):
                         continue
                     if rules.names_explicitly(candidate, place) is None:
@@ -200,24 +216,48 @@ class Policy:
     # ── commands ────────────────────────────────────────────────────────────────────────────
 
     def _assess_command(self, request: PermissionRequest) -> Decision | Question:
+        """The line as a whole: its commands, its redirections and the paths it names.
+
+        Any blocked part denies; then plan mode denies; any part that needs a person makes the
+        whole line need one ('always' is offered only when every such part allows it); what
+        is left is the commands' verdict.
+        """
         line = parse_command_line(request.command or "")
         judgement = self.rules.judge_command(line)
         if judgement.verdict != "blocked" and request.paths:
             judgement = self.rules.blocked_path(request.paths) or judgement
         if judgement.verdict == "blocked":
             return Decision(False, judgement.reason)
-        shown = judgement.unlisted.text if judgement.unlisted else line.text
         if self.mode == "plan":
+            shown = judgement.unlisted.text if judgement.unlisted else line.text
             return Decision(False, f"plan mode is read-only: running '{shown}' is not allowed")
-        if judgement.verdict == "unknowable":
-            return Question(
-                ONCE_CHOICES,
-                (),
-                "",
+        parts = [
+            self._command_part(line, judgement),
+            *self._redirect_parts(request.tool, line),
+            *self._argument_parts(line),
+        ]
+        for part in parts:
+            if isinstance(part, Decision) and not part.allowed:
+                return part
+        questions = [part for part in parts if isinstance(part, Question)]
+        if questions:
+            return _together(questions)
+        return parts[0]
+
+    def _command_part(self, line: CommandLine, judgement: Judgement) -> Decision | Question:
+        if judgement.verdict in ("unknowable", "risky"):
+            remedy = judgement.remedy or "Write the command out literally, or run it interactively"
+            return _once(
                 f"{judgement.reason}, so it needs a person's approval and a headless run cannot "
-                "ask. Write the command out literally, or run it interactively",
+                f"ask. {remedy}"
             )
-        names = [command.name for command in line.commands if command.name is not None]
+        # What runs from other commands' words counts too: 'always' for 'find -exec rm' is
+        # remembered for both find and rm.
+        names = [
+            command.name
+            for command, _ in line.every_command()
+            if command.name is not None and not command.launches
+        ]
         keys = tuple(dict.fromkeys(("run", name) for name in names))
         remembered = self._remembered(keys)
         if remembered is not None:
@@ -234,6 +274,105 @@ class Policy:
             f"run cannot ask. To allow it, add {suggestion} to allowedCommands in "
             f"{self.settings_file}",
         )
+
+    def _redirect_parts(self, tool: str, line: CommandLine) -> list[Decision | Question]:
+        """Each redirection is a read or a write of its target, judged like a tool's."""
+        parts: list[Decision | Question] = []
+        for redirect in line.redirects:
+            target = redirect.target
+            if target in HARMLESS_TARGETS:
+                continue
+            if target is None:
+                parts.append(
+                    _once(
+                        f"the target of '{redirect.text}' is only known when it runs, so it "
+                        "needs a person's approval and a headless run cannot ask. Write the "
+                        "target out literally, or run it interactively"
+                    )
+                )
+                continue
+            if line.changes_directory and not target.startswith(("/", "~")):
+                parts.append(
+                    _once(
+                        f"the line changes folder with 'cd', so where '{redirect.text}' leads is "
+                        "only known when it runs; it needs a person's approval and a headless "
+                        "run cannot ask. Give the target as an absolute path, or run it "
+                        "interactively"
+                    )
+                )
+                continue
+            kinds: list[OperationKind] = []
+            if redirect.reads:
+                kinds.append("read")
+            if redirect.writes:
+                kinds.append("write")
+            for kind in kinds:
+                part = self._assess_paths(PermissionRequest(tool=tool, kind=kind, paths=(target,)))
+                if isinstance(part, Question):
+                    part = Question(
+                        part.choices,
+                        part.keys,
+                        part.scope,
+                        f"In '{redirect.text}': {part.headless_reason}",
+                        part.warning,
+                    )
+                parts.append(part)
+        return parts
+
+    def _argument_parts(self, line: CommandLine) -> list[Question]:
+        """A word that names a blocked path or Legato's own files needs a person.
+
+        Path rules cannot bind what an allowed program does with its arguments: 'cat .env'
+        reads the blocked file and 'tee .legato/settings.json' rewrites the rules.
+        """
+        rules = self.rules.paths
+        for command, path, whole in named_paths(line, rules.root):
+            shown = rules.relative(rules.written(path))
+            pattern = rules.blocked_by(path)
+            if pattern is not None:
+                return [
+                    _once(
+                        f"'{command.text}' names '{shown}', which blockedPaths entry "
+                        f"'{pattern.text}' covers; path rules cannot bind what an allowed program "
+                        "reads or writes, so a person must decide, and a headless run cannot "
+                        "ask. Run it interactively to approve it",
+                        warning=f"It names '{shown}', which blockedPaths entry '{pattern.text}' "
+                        "covers: the rules cannot stop an allowed program from reading it.",
+                    )
+                ]
+            own = self._own_file_named(path, whole=whole)
+            if own is not None:
+                return [
+                    _once(
+                        f"'{command.text}' names '{shown}', among {own}; a program can change "
+                        "it through its arguments, so a person must decide, and a headless run "
+                        "cannot ask. Run it interactively to approve it",
+                        warning=f"It names '{shown}', among {own}.",
+                    )
+                ]
+        return []
+
+    def _own_file_named(self, path: str, *, whole: bool) -> str | None:
+        """Which of Legato's or git's own files a command's word names, if any.
+
+        In .git/ only the files that run programs count (config, hooks) and the folder itself
+        named as a whole word ('cp x .git', 'mv repo .git'): 'ls .git/refs' changes nothing,
+        and '--exclude-dir=.git' is common.
+        """
+        rules = self.rules.paths
+        git = os.path.join(rules.root, ".git")
+        kept: list[str] = []
+        for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
+            if self.memory_dir and self._in_memory_folder(candidate):
+                continue
+            if within(candidate, git) and not (
+                (whole and candidate == git)
+                or within(candidate, os.path.join(git, "config"))
+                or within(candidate, os.path.join(git, "hooks"))
+            ):
+                continue
+            kept.append(candidate)
+        return self._own_place(kept) if kept else None
 
     # ── the session's answers ───────────────────────────────────────────────────────────────
 
@@ -253,6 +392,43 @@ class Policy:
     @property
     def _mode_name(self) -> str:
         return _MODE_NAMES[self.mode]
+
+
+def _nested_git(path: str) -> list[tuple[str, str]]:
+    """The ``.git`` folders of repositories nested anywhere on ``path`` (``sub/.git``): a
+    ``cd sub && git status`` runs their hooks and config just the same."""
+    parts = path.split(os.sep)
+    return [
+        (os.sep.join(parts[: index + 1]), "git's own files (.git/), where hooks and config run "
+         "programs")
+        for index, part in enumerate(parts)
+        if part == ".git"
+    ]  # fmt: skip
+
+
+def _once(headless_reason: str, warning: str | None = None) -> Question:
+    """A question that only a yes or a no can answer: nothing to remember for the session."""
+    return Question(ONCE_CHOICES, (), "", headless_reason, warning)
+
+
+def _together(questions: list[Question]) -> Question:
+    """One question for a line whose parts each need a person."""
+    if len(questions) == 1:
+        return questions[0]
+    once = any(question.choices == ONCE_CHOICES for question in questions)
+    keys = () if once else tuple(dict.fromkeys(k for q in questions for k in q.keys))
+    scope = ", ".join(dict.fromkeys(q.scope for q in questions if q.scope))
+    # Reasons that 'always' cannot answer come first: they are what the person must weigh.
+    ordered = sorted(questions, key=lambda q: q.choices != ONCE_CHOICES)
+    reasons = list(dict.fromkeys(question.headless_reason for question in ordered))
+    warnings = list(dict.fromkeys(q.warning for q in ordered if q.warning))
+    return Question(
+        FULL_CHOICES if keys else ONCE_CHOICES,
+        keys,
+        scope if keys else "",
+        " Also: ".join(reasons),
+        " ".join(warnings) or None,
+    )
 
 
 def _describe(key: SessionKey) -> str:

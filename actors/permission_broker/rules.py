@@ -5,6 +5,12 @@ The verdicts, and what the broker does with them in every mode:
 - ``allowed``: every path, or every simple command, is covered by an allowed rule.
 - ``unlisted``: at least one part is not covered; the mode decides (usually: ask).
 - ``unknowable``: the command line cannot be judged before it runs; a person must decide.
+- ``risky``: a part can run a program the rules cannot see, whatever they say (a variable such
+  as ``GIT_CONFIG_COUNT`` set for a command, ``git -c``); a person must decide, each time.
+
+A command line's verdict is the worst of its parts': blocked, then unknowable or risky, then
+unlisted. A command that runs another from its words (``sudo``, ``find -exec``, ``xargs``) is
+allowed only when what it runs is allowed too, or its entry names that as well.
 
 Each verdict carries its reason in plain words, naming the rule and the path or command.
 """
@@ -14,7 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from actors.permission_broker.commands import CommandEntry, blockable_forms
+from actors.permission_broker.commands import (
+    CommandEntry,
+    allowable_forms,
+    blockable_forms,
+    runs_chosen_program,
+)
+from actors.permission_broker.environment import harmless, matters_in_the_shell
 from actors.permission_broker.paths import PathRules
 from actors.permission_broker.shell import parse_command_line
 
@@ -24,7 +36,10 @@ if TYPE_CHECKING:
     from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import ProjectSettings
 
-Verdict = Literal["blocked", "allowed", "unlisted", "unknowable"]
+Verdict = Literal["blocked", "allowed", "unlisted", "unknowable", "risky"]
+
+# Builtins that only set variables: 'export X=1' alone changes no later command.
+_DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local", "unset"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +48,7 @@ class Judgement:
     reason: str
     # For "unlisted" commands: the first one not covered (a headless reason suggests an entry).
     unlisted: SimpleCommand | None = None
+    remedy: str = ""  # for "risky": what the person or the model can do instead
 
 
 class Rules:
@@ -87,36 +103,60 @@ class Rules:
             return blocked
         if parsed.problems:
             return Judgement("unknowable", parsed.problems[0])
-        maybe = self._maybe_blocked(parsed)
-        if maybe is not None:
-            return maybe
+        for judge in (self._maybe_blocked, _unknown_or_risky):
+            judgement = judge(parsed)
+            if judgement is not None:
+                return judgement
         if not parsed.commands:
             return Judgement("unlisted", "the line runs no command that the rules can name")
         used: list[str] = []
         for command in parsed.commands:
-            entry = next((e for e in self.allowed_commands if e.matches(command.words)), None)
-            if entry is None:
-                return Judgement(
-                    "unlisted", f"'{command.text}' is not in allowedCommands", unlisted=command
-                )
-            if entry.text not in used:
-                used.append(entry.text)
+            judgement = self._allowed(command, None, used)
+            if judgement is not None:
+                return judgement
         entries = ", ".join(f"'{text}'" for text in used)
         noun = "entry" if len(used) == 1 else "entries"
         return Judgement("allowed", f"allowed by allowedCommands {noun} {entries}")
 
+    def _allowed(
+        self, command: SimpleCommand, runner: SimpleCommand | None, used: list[str]
+    ) -> Judgement | None:
+        """None when an allowed entry covers the command and what it runs; else why not."""
+        matched = [
+            (entry, removed)
+            for entry in self.allowed_commands
+            for form, removed in allowable_forms(command.words)
+            if entry.matches(form)
+        ]
+        if not matched:
+            shown = f"'{command.text}'" + (f", run by '{runner.text}'," if runner else "")
+            return Judgement("unlisted", f"{shown} is not in allowedCommands", unlisted=command)
+        if matched[0][0].text not in used:
+            used.append(matched[0][0].text)
+        for run in command.runs:
+            if run.command.launches:
+                continue  # 'find -exec sh -c SCRIPT': the script's commands are judged in turn
+            if any(entry.reaches(run.offset - removed) for entry, removed in matched):
+                continue  # the entry names it too: 'xargs rm' allows 'xargs rm'
+            judgement = self._allowed(run.command, command, used)
+            if judgement is not None:
+                return judgement
+        return None
+
     def _blocked_command(self, parsed: CommandLine) -> Judgement | None:
-        for command in (*parsed.commands, *parsed.launchers):
+        for command, runner in parsed.every_command():
             for words in blockable_forms(command):
                 for entry in self.blocked_commands:
-                    if entry.matches(words):
+                    if entry.blocks(words):
                         return Judgement(
                             "blocked",
                             f"blocked by blockedCommands entry '{entry.text}' "
-                            f"(command '{command.text}')",
+                            f"(command {_shown(command, runner)})",
                         )
         # A redirection reads or writes a file: a blocked path stays untouched this way too.
         for redirect in parsed.redirects:
+            if redirect.target is None:
+                continue  # only known at run time: the policy asks a person
             pattern = self.paths.blocked_by(redirect.target)
             if pattern is not None:
                 return Judgement(
@@ -128,13 +168,56 @@ class Rules:
 
     def _maybe_blocked(self, parsed: CommandLine) -> Judgement | None:
         """'git $SUB' might be the blocked 'git push': only a person can tell."""
-        for command in (*parsed.commands, *parsed.launchers):
+        for command, runner in parsed.every_command():
             for words in blockable_forms(command):
                 for entry in self.blocked_commands:
-                    if entry.could_match(words):
+                    if entry.could_block(words):
                         return Judgement(
                             "unknowable",
-                            f"'{command.text}' might run '{entry.text}', which blockedCommands "
-                            "forbids; its words are only known when it runs",
+                            f"{_shown(command, runner)} might run '{entry.text}', which "
+                            "blockedCommands forbids; its words are only known when it runs",
                         )
         return None
+
+
+def _shown(command: SimpleCommand, runner: SimpleCommand | None) -> str:
+    return f"'{command.text}'" + (f", run by '{runner.text}'" if runner else "")
+
+
+def _unknown_or_risky(parsed: CommandLine) -> Judgement | None:
+    """A part that needs a person whatever the rules say."""
+    for command, runner in parsed.every_command():
+        if command.name is None:
+            return Judgement(
+                "unknowable", f"the command {_shown(command, runner)} is only known when it runs"
+            )
+    for command, runner in parsed.every_command():
+        for name in command.assignments:
+            if not harmless(name):
+                return Judgement(
+                    "risky",
+                    f"{_shown(command, runner)} sets the environment variable '{name}', which "
+                    "can make a program run other code than the command shows",
+                    remedy="Leave the variable out, or run it interactively to approve it",
+                )
+        how = runs_chosen_program(command.words)
+        if how is not None and not command.launches:
+            return Judgement(
+                "risky",
+                f"{_shown(command, runner)} can run a program that the line itself chooses, "
+                f"through {how}, so no allowedCommands entry covers it",
+                remedy="Run it interactively to approve it",
+            )
+    runs_more = any(
+        command.name not in _DECLARATIONS for command in (*parsed.commands, *parsed.launchers)
+    )
+    for assignment in parsed.assignments:
+        exported = assignment.exported or parsed.exports_all
+        if runs_more and matters_in_the_shell(assignment.name, exported=exported):
+            return Judgement(
+                "risky",
+                f"'{assignment.text}' sets the variable '{assignment.name}' for the commands "
+                "after it, which can make them run other code than they show",
+                remedy="Leave the variable out, or run it interactively to approve it",
+            )
+    return None

@@ -28,8 +28,11 @@ def test_sigterm_reports_each_interrupted_call_and_exits_at_once(project: Projec
         f"echo $$ >> {pids}; (trap '' TERM; exec sleep 300) & echo $! >> {pids}; "
         f"echo working; touch {ready}; wait"
     )
+    # '>> pids' writes a file of the project: in custom mode an allowedPaths entry covers it.
     project.settings(
-        permissionMode="custom", allowedCommands=["echo", "sleep", "trap", "exec", "touch", "wait"]
+        permissionMode="custom",
+        allowedCommands=["echo", "sleep", "trap", "exec", "touch", "wait"],
+        allowedPaths=["/pids"],
     )
     with ScriptedServer([tool_calls([call("Bash", {"command": command})])]) as server:
         process = subprocess.Popen(

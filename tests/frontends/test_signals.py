@@ -53,7 +53,12 @@ def test_a_signal_stops_the_run_and_kills_every_process(
         f"sleep 300 & echo $! >> {pids}; "
         f"(trap '' TERM; exec sleep 301) & echo $! >> {pids}; sleep 302"
     )
-    project.settings(permissionMode="custom", allowedCommands=["sleep", "echo", "exec", "trap"])
+    # '>> pids' writes a file of the project: in custom mode an allowedPaths entry covers it.
+    project.settings(
+        permissionMode="custom",
+        allowedCommands=["sleep", "echo", "exec", "trap"],
+        allowedPaths=["/pids"],
+    )
     with ScriptedServer([tool_calls([call("Bash", {"command": command})])]) as server:
         process = subprocess.Popen(
             [

@@ -165,6 +165,8 @@ OWN_FILES = [
     ".git/config",
     ".git/hooks/pre-commit",
     "src/../.git/info/../config",
+    "vendor/lib/.git/config",
+    "sub/.git/hooks/post-checkout",
 ]
 
 
@@ -358,3 +360,15 @@ def test_always_on_a_create_covers_writes_too(root: str) -> None:
     assert asked.scope == "writing files inside the project"
     policy.answer(asked, "always")
     assert decision(policy.assess(files("write", "src/old.py"))).allowed
+
+
+def test_a_command_naming_a_blocked_file_warns_in_its_question(root: str) -> None:
+    policy = make_policy(root, "auto", allowed_commands=("cat",), blocked_paths=(".env",))
+    asked = question(policy.assess(run("cat .env")))
+    assert asked.choices == ONCE_CHOICES
+    assert asked.warning == (
+        "It names '.env', which blockedPaths entry '.env' covers: the rules cannot stop an "
+        "allowed program from reading it."
+    )
+    own = question(policy.assess(run("cat x > .legato/settings.json")))
+    assert own.warning is not None and "Legato's own settings" in own.warning

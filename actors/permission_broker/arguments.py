@@ -1,0 +1,114 @@
+"""The paths a command line's arguments may name, for the blocked-path check on commands.
+
+An allowed program reads and writes whatever its arguments tell it to: ``cat .env`` reads a
+blocked file, and ``tee .legato/settings.json`` rewrites the rules, although neither shows a
+redirection. Which argument is a path only the program knows, so every literal word is taken
+as one: as written (``secrets/key``), the value after ``=`` (``dd of=FILE``,
+``--output=FILE``), and a pattern's matches in the project as it is now (``.en*``). Relative
+words are taken from the project root and from each folder that a ``cd`` in the line names.
+
+Words only known at run time (``$X``) are not followed: the rules cannot see what a program
+does with them, which is why the policy says that path rules cannot bind an allowed program.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from actors.permission_broker.shell import CommandLine, SimpleCommand
+
+# Enough to find a blocked file among a pattern's matches without walking a whole tree.
+MAX_MATCHES = 1000
+MAX_BRACES = 64
+_BRACES = re.compile(r"\{([^{}]*)\}")
+_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z])")
+
+
+def named_paths(line: CommandLine, root: str) -> Iterator[tuple[SimpleCommand, str, bool]]:
+    """(command, absolute path, whole word) for every path a command's words may name.
+
+    ``whole word`` is False for a value after '=' or a pattern's match.
+    """
+    folders = _folders(line, root)
+    for command, _ in line.every_command():
+        if command.launches:
+            continue  # its script is a word, not a path; the script's commands come in turn
+        for word, whole in _words(command):
+            for folder in folders if _relative(word) else [root]:
+                yield command, os.path.join(folder, os.path.expanduser(word)), whole
+        for pattern in command.patterns:
+            for folder in folders if _relative(pattern) else [root]:
+                for match in _matches(pattern, folder):
+                    yield command, match, False
+
+
+def _words(command: SimpleCommand) -> Iterator[tuple[str, bool]]:
+    first = command.name
+    if first is not None and "/" in first:
+        yield first, True  # ./secrets/run.sh
+    for word in command.words[1:]:
+        if not word:
+            continue
+        _, equals, value = word.partition("=")
+        if not word.startswith("-"):
+            yield word, True
+        if equals and value:
+            yield value, False
+
+
+def _relative(word: str) -> bool:
+    return not word.startswith(("/", "~"))
+
+
+def _folders(line: CommandLine, root: str) -> list[str]:
+    """The root, and each folder a literal 'cd' names, from the root and one after another."""
+    folders = [root]
+    current = root
+    for target in line.directories:
+        expanded = os.path.expanduser(target)
+        current = os.path.normpath(os.path.join(current, expanded))
+        folders += [current, os.path.normpath(os.path.join(root, expanded))]
+    return list(dict.fromkeys(folders))
+
+
+def _matches(pattern: str, folder: str) -> Iterator[str]:
+    """The files a pattern names in ``folder`` now, as the shell would expand it."""
+    expanded = os.path.expanduser(pattern) if pattern.startswith("~/") else pattern
+    for alternative in itertools.islice(_expand_braces(expanded), MAX_BRACES):
+        if not glob.has_magic(alternative):
+            yield os.path.join(folder, alternative)
+            continue
+        found = glob.iglob(alternative, root_dir=None if os.path.isabs(alternative) else folder)
+        for match in itertools.islice(found, MAX_MATCHES):
+            yield os.path.join(folder, match)
+
+
+def _expand_braces(word: str) -> Iterator[str]:
+    """``a{b,c}d`` -> ``abd``, ``acd``; ``x{1..3}`` -> ``x1``, ``x2``, ``x3`` (innermost first)."""
+    for match in _BRACES.finditer(word):
+        body = match[1]
+        sequence = _RANGE.fullmatch(body)
+        parts = _range(sequence) if sequence else body.split(",")
+        if len(parts) < 2:
+            continue  # '{}' and '{a}' stay as they are
+        for part in parts:
+            yield from _expand_braces(word[: match.start()] + part + word[match.end() :])
+        return
+    yield word
+
+
+def _range(match: re.Match[str]) -> list[str]:
+    if match[1] is not None:
+        start, end = int(match[1]), int(match[2])
+        step = 1 if end >= start else -1
+        return [str(n) for n in range(start, end + step, step)][:MAX_BRACES]
+    first, last = ord(match[3]), ord(match[4])
+    step = 1 if last >= first else -1
+    return [chr(c) for c in range(first, last + step, step)][:MAX_BRACES]
