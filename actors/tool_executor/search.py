@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import ToolFailure
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
-from actors.tool_executor.walk import Found, glob_regex, named_dirs, walk_files
+from actors.tool_executor.walk import Found, glob_matcher, named_dirs, walk_files
 
 if TYPE_CHECKING:
     import threading
@@ -121,14 +121,12 @@ def search(shown: str, query: Query, top: str, cap: int, stop: threading.Event) 
 
 
 def _candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterable[Found]:
-    wanted = glob_regex(query.glob) if query.glob else None
-    by_path = wanted is not None and "/" in (query.glob or "")
+    wanted = glob_matcher(query.glob, by_name=True) if query.glob else None
     extensions = TYPES[query.type] if query.type else None
     for found in walk_files(root, stop, top=top, enter=named_dirs(query.glob or "")):
         if extensions is not None and not found.rel.endswith(extensions):
             continue
-        name = found.rel if by_path else found.rel.rsplit("/", 1)[-1]
-        if wanted is not None and not wanted.match(name):
+        if wanted is not None and not wanted(found.rel):
             continue
         yield found
 

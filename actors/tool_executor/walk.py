@@ -1,4 +1,4 @@
-"""Walking a project tree for Glob and Grep.
+"""Walking a project tree for Glob, Grep and ``@path`` completion.
 
 A walk yields files in depth-first name order. It skips SKIP_DIRS and what git would ignore:
 each folder's ``.gitignore`` and the project's ``.git/info/exclude`` are read with the one path
@@ -19,11 +19,13 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from wcmatch import glob as wcglob
+
 from actors.path_patterns import PatternList, parse_gitignore
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 # Folders that are never the answer and can be huge. A pattern that names one still enters it.
 SKIP_DIRS = frozenset(
@@ -43,46 +45,18 @@ SKIP_DIRS = frozenset(
 )
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex for a glob over ``/``-separated relative paths.
+# Glob's pattern and Grep's ``glob`` filter: ``*`` and ``?`` stay within a name, ``**`` spans
+# folders, ``[...]`` classes and ``{a,b}`` alternatives, as in ripgrep's globs. Names starting
+# with a dot match like any other (ripgrep's --hidden): dotfiles are project files too.
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.FORCEUNIX
 
-    ``*`` and ``?`` stay within one path segment, ``**`` crosses any number of them (``a/**/b``
-    also matches ``a/b``), ``[...]`` is a class and ``{x,y}`` an alternative, as in ripgrep.
-    """
-    out: list[str] = []
-    i, n, depth = 0, len(pattern), 0
-    while i < n:
-        char = pattern[i]
-        if pattern.startswith("**", i):
-            i += 2
-            if pattern.startswith("/", i):
-                out.append("(?:.*/)?")
-                i += 1
-            else:
-                out.append(".*")
-            continue
-        i += 1
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and (end := pattern.find("]", i + 1)) != -1:
-            body = pattern[i:end]
-            negate = body.startswith(("!", "^"))
-            body = (body[1:] if negate else body).replace("\\", "\\\\")
-            out.append(f"[{'^' if negate else ''}{body}]")
-            i = end + 1
-        elif char == "{":
-            out.append("(?:")
-            depth += 1
-        elif char == "}" and depth:
-            out.append(")")
-            depth -= 1
-        elif char == "," and depth:
-            out.append("|")
-        else:
-            out.append(re.escape(char))
-    return re.compile("".join(out) + ")" * depth + r"\Z", re.DOTALL)
+
+def glob_matcher(pattern: str, *, by_name: bool = False) -> Callable[[str], bool]:
+    """A test of ``/``-separated relative paths against a glob. With ``by_name``, a pattern
+    without a slash is matched against the file's name alone (``*.py`` finds ``a/b.py``)."""
+    flags = _GLOB_FLAGS | (wcglob.MATCHBASE if by_name else 0)
+    compiled = wcglob.compile(pattern, flags=flags)
+    return lambda rel: bool(compiled.match(rel))
 
 
 def named_dirs(pattern: str) -> frozenset[str]:

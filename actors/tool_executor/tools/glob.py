@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.errors import ToolFailure
+from actors.path_patterns import literal_prefix
 from actors.tool_executor.context import Access, Outcome, Tool
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
-from actors.tool_executor.walk import glob_regex, named_dirs, walk_files
+from actors.tool_executor.walk import glob_matcher, named_dirs, walk_files
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
 
 MAX_FILES = 1000
-_MAGIC = re.compile(r"[*?\[{]")
 
 
 async def run(args: GlobInput, ctx: CallContext) -> Outcome:
@@ -45,11 +44,10 @@ def split_pattern(base: str, pattern: str) -> tuple[str, str]:
     pattern = os.path.expanduser(pattern)
     if os.path.isabs(pattern):
         base, pattern = os.sep, os.path.normpath(pattern).lstrip(os.sep)
-    parts = pattern.removeprefix("./").split("/")
-    literal = 0
-    while literal < len(parts) - 1 and not _MAGIC.search(parts[literal]):
-        literal += 1
-    return os.path.normpath(os.path.join(base, *parts[:literal])), "/".join(parts[literal:])
+    pattern = pattern.removeprefix("./")
+    prefix = literal_prefix(pattern)
+    rest = pattern[len(prefix) :].lstrip("/") if prefix else pattern
+    return os.path.normpath(os.path.join(base, prefix)), rest
 
 
 def _glob(base: str, walk_base: str, pattern: str, top: str, stop: threading.Event) -> str:
@@ -57,11 +55,11 @@ def _glob(base: str, walk_base: str, pattern: str, top: str, stop: threading.Eve
         raise ToolFailure(f"Directory does not exist: {base}.")
     if not os.path.isdir(base):
         raise ToolFailure(f"{base} is not a directory; give a directory as path.")
-    regex = glob_regex(pattern)
+    matches = glob_matcher(pattern)
     found = [
         hit
         for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern))
-        if regex.match(hit.rel)
+        if matches(hit.rel)
     ]
     if not found:
         return f"No files match {pattern} in {walk_base}."
@@ -78,7 +76,9 @@ def _glob(base: str, walk_base: str, pattern: str, top: str, stop: threading.Eve
 TOOL = Tool(
     name="Glob",
     description=(
-        "Find files by glob pattern (**/*.py), newest first. Skips .git, node_modules, .gitignored."
+        "Find files by glob pattern (**/*.py, src/*.{ts,tsx}), newest first. * and ? stay within "
+        "a name, ** spans folders; names starting with a dot match too. Skips .git, "
+        "node_modules and what .gitignore excludes."
     ),
     input_type=GlobInput,
     run=run,

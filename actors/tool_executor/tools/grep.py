@@ -65,7 +65,8 @@ TOOL = Tool(
     name="Grep",
     description=(
         "Search file contents with a Python regex. output_mode: files_with_matches (default), "
-        "content (-A/-B/-C context, -n), count."
+        "content (-A/-B/-C context, -n), count. Skips .git, node_modules and what .gitignore "
+        "excludes; glob filters file names (*.py) or paths (src/**/*.ts), dotfiles included."
     ),
     input_type=GrepInput,
     run=run,
