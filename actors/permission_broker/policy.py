@@ -21,6 +21,7 @@ The policy is plain synchronous code; the actor only carries the questions to th
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -171,16 +172,50 @@ class Policy:
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
 
-    def readable_in_walk(self, folder: str, path: str) -> bool:
-        """Whether a walk of ``folder`` (already allowed) may read ``path``, asking nobody.
+    def filter_readable(self, folder: str, paths: Sequence[str]) -> tuple[bool, ...]:
+        """Which of ``paths``, met on a walk of ``folder`` (already allowed), a tool may read,
+        asking nobody: one flag each.
 
         Blocked entries hold for every file; a file that leads out of the folder (a symlink)
         is judged as a read of its own, and one that would need a person is left out.
         """
+        real_folder = self.rules.paths.resolve(folder)
+        real_parents: dict[str, str] = {}  # the folders met, resolved once for all their files
+        blocked_folders: dict[str, bool] = {}
+        return tuple(
+            self._readable(path, real_folder, real_parents, blocked_folders) for path in paths
+        )
+
+    def readable_in_walk(self, folder: str, path: str) -> bool:
+        """``filter_readable`` for one path."""
+        return self.filter_readable(folder, (path,))[0]
+
+    def _readable(
+        self,
+        path: str,
+        real_folder: str,
+        real_parents: dict[str, str],
+        blocked_folders: dict[str, bool],
+    ) -> bool:
         rules = self.rules.paths
-        if rules.blocked_by(path) is not None:
+        written = rules.written(path)
+        try:
+            st = os.lstat(written)
+        except OSError:
+            return False  # gone already: nothing to read
+        if stat.S_ISLNK(st.st_mode):
+            resolved = rules.resolve(written)
+            is_dir = os.path.isdir(resolved)
+        else:
+            # Only the name's folder can hold a symlink: it is resolved once per folder.
+            parent, name = os.path.split(written)
+            if parent not in real_parents:
+                real_parents[parent] = os.path.realpath(parent)
+            resolved = os.path.join(real_parents[parent], name)
+            is_dir = stat.S_ISDIR(st.st_mode)
+        if rules.blocked_in_walk(resolved, written, is_dir, blocked_folders):
             return False
-        if within(rules.resolve(path), rules.resolve(folder)):
+        if within(resolved, real_folder):
             return True
         outcome = self._assess_paths(PermissionRequest(tool="Walk", kind="read", paths=(path,)))
         return isinstance(outcome, Decision) and outcome.allowed
