@@ -1,20 +1,19 @@
-"""The search behind Grep: blocking, run in a worker thread, stopping when asked to."""
+"""The search behind Grep: blocking, run in worker threads a batch of files at a time, stopping
+when asked to."""
 
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors.errors import ToolFailure
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
-from actors.tool_executor.walk import Found, glob_matcher, named_dirs, walk_files
+from actors.tool_executor.walk import Found, glob_matcher, left_out_note, named_dirs, walk_files
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from actors.tool_executor.schemas import GrepMode
 
@@ -82,45 +81,56 @@ class _Output:
             self.chars += len(line) + 1
 
 
-def search(shown: str, query: Query, top: str, cap: int, stop: threading.Event) -> str:
-    if not os.path.exists(shown):
-        raise ToolFailure(f"Path does not exist: {shown}.")
-    if os.path.isdir(shown):
-        files: Iterable[Found] = _candidates(shown, query, top, stop)
-    else:
-        st = os.stat(shown)
-        files = [Found(shown, os.path.basename(shown), st.st_mtime, st.st_size)]
-    out = _Output(query.head_limit, cap)
-    matched: list[Found] = []
-    too_big = 0
-    for found in files:
-        if stop.is_set() or out.full:
-            break
+class Searcher:
+    """One Grep's matching and output. ``feed`` is blocking (a worker thread's work) and may be
+    called again with more files until it says the output is full."""
+
+    def __init__(self, query: Query, cap: int, stop: threading.Event) -> None:
+        self.query = query
+        self.stop = stop
+        self.out = _Output(query.head_limit, cap)
+        self.matched: list[Found] = []  # files_with_matches, in the order met
+        self.too_big = 0
+
+    def feed(self, files: Iterable[Found]) -> bool:
+        """Search ``files``; True when the output is full and no more files are wanted."""
+        for found in files:
+            if self.stop.is_set() or self.out.full:
+                break
+            self.search(found, found.path)
+        return self.out.full
+
+    def search(self, found: Found, opened: str) -> None:
+        """Search the file ``opened``, shown in results as ``found.path``."""
+        query = self.query
         if found.size > MAX_FILE_BYTES:
-            too_big += 1
-            continue
-        text = _text(found.path)
+            self.too_big += 1
+            return
+        text = _text(opened)
         if text is None:
-            continue
+            return
         if query.mode == "files_with_matches":
             if _any_match(query, text):
-                matched.append(found)
-            continue
+                self.matched.append(found)
+            return
         lines = _split(text)
         hits = _hits(query, text, lines)
         if not hits:
-            continue
+            return
         if query.mode == "count":
-            out.add(f"{found.path}:{len(hits)}")
+            self.out.add(f"{found.path}:{len(hits)}")
         else:
-            _render(found.path, lines, hits, query, out)
-    # Newest first, like Glob: the files being worked on come up before old ones.
-    for found in sorted(matched, key=lambda hit: hit.mtime, reverse=True):
-        out.add(found.path)
-    return _report(shown, query, out, too_big)
+            _render(found.path, lines, hits, query, self.out)
+
+    def report(self, shown: str, left_out: int = 0) -> str:
+        # Newest first, like Glob: the files being worked on come up before old ones.
+        for found in sorted(self.matched, key=lambda hit: hit.mtime, reverse=True):
+            self.out.add(found.path)
+        return _report(shown, self.query, self.out, self.too_big, left_out)
 
 
-def _candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterable[Found]:
+def candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterator[Found]:
+    """The files under ``root`` that ``query``'s glob and type let through."""
     wanted = glob_matcher(query.glob, by_name=True) if query.glob else None
     extensions = TYPES[query.type] if query.type else None
     for found in walk_files(root, stop, top=top, enter=named_dirs(query.glob or "")):
@@ -191,7 +201,7 @@ def _render(path: str, lines: list[str], hits: list[int], query: Query, out: _Ou
         out.add(f"{path}{mark}{number}{line}")
 
 
-def _report(shown: str, query: Query, out: _Output, too_big: int) -> str:
+def _report(shown: str, query: Query, out: _Output, too_big: int, left_out: int) -> str:
     notes = []
     if out.limited:
         notes.append(f"(Showing the first {query.head_limit} results; there are more.)")
@@ -202,6 +212,8 @@ def _report(shown: str, query: Query, out: _Output, too_big: int) -> str:
         )
     if too_big:
         notes.append(f"(Skipped {too_big} files larger than {MAX_FILE_BYTES // 2**20} MB.)")
+    if left_out:
+        notes.append(left_out_note(left_out, "searched"))
     if not out.lines:
         return "\n".join([f"No matches for {query.regex.pattern!r} in {shown}.", *notes])
     return "\n".join([*out.lines, *notes])

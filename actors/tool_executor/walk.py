@@ -7,18 +7,23 @@ matching pattern decides, the last match within it winning, as in git. A matched
 entered. Symlinked folders are not followed; a symlinked file is yielded as met, and where it
 leads is for the permission broker to judge.
 
-Blocking; runs in a worker thread. ``stop`` is checked between folders so that an abandoned
-search ends soon instead of scanning on in the background.
+``walk_files`` is blocking and runs in a worker thread; ``stop`` is checked between folders so
+that an abandoned search ends soon instead of scanning on in the background. ``walk_readable``
+is the async half a tool uses: it sends what the walk meets to the permission broker in
+batches and hands on only the files a tool may read.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
+import anyio.to_thread
 from wcmatch import glob as wcglob
 
 from actors.path_patterns import PatternList, parse_gitignore
@@ -26,6 +31,8 @@ from actors.path_patterns import PatternList, parse_gitignore
 if TYPE_CHECKING:
     import threading
     from collections.abc import Callable, Iterator
+
+    from actors.tool_executor.context import CallContext
 
 # Folders that are never the answer and can be huge. A pattern that names one still enters it.
 SKIP_DIRS = frozenset(
@@ -43,6 +50,10 @@ SKIP_DIRS = frozenset(
         ".tox",
     }
 )
+
+# Files per FilterReadable message: large enough that the broker's round trip is noise, small
+# enough that a stopped search does not wait on a big batch.
+BATCH = 512
 
 
 # Glob's pattern and Grep's ``glob`` filter: ``*`` and ``?`` stay within a name, ``**`` spans
@@ -70,6 +81,9 @@ class Found:
     rel: str  # from the walk root, "/"-separated
     mtime: float
     size: int
+
+
+# ── the walk ────────────────────────────────────────────────────────────────────────────────
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,3 +217,46 @@ def _start(root: str, top: str | None) -> tuple[str, _Chain]:
         if _ignored(chain, child, True):
             return key, None
     return key, chain
+
+
+# ── the permission check ────────────────────────────────────────────────────────────────────
+
+
+async def walk_readable(
+    ctx: CallContext,
+    folder: str,
+    files: Iterator[Found],
+    take: Callable[[list[Found]], bool],
+    stop: threading.Event,
+) -> int:
+    """Give ``take`` the files of ``files`` (a walk of ``folder``, which the tool was allowed
+    to read) that the permission rules let it read, a batch at a time; ``take`` returns True
+    when it wants no more. Returns how many files the rules left out.
+
+    Walking and ``take`` run in worker threads; a cancelled call leaves them behind, and the
+    caller's ``stop`` ends them at their next file or folder.
+    """
+    left_out = 0
+    while not stop.is_set():
+        batch = await anyio.to_thread.run_sync(_next_batch, files, abandon_on_cancel=True)
+        if not batch:
+            break
+        allowed = await ctx.readable(folder, tuple(found.path for found in batch))
+        readable = [found for found, ok in zip(batch, allowed, strict=True) if ok]
+        left_out += len(batch) - len(readable)
+        if not readable:
+            continue
+        if await anyio.to_thread.run_sync(take, readable, abandon_on_cancel=True):
+            break
+    return left_out
+
+
+def _next_batch(files: Iterator[Found]) -> list[Found]:
+    return list(itertools.islice(files, BATCH))
+
+
+def left_out_note(count: int, verb: str) -> str:
+    """What the model is told of files the rules kept from it: how many, never which."""
+    if count == 1:
+        return f"(1 file was not {verb}: the permission rules do not let tools read it.)"
+    return f"({count} files were not {verb}: the permission rules do not let tools read them.)"

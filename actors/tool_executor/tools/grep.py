@@ -13,7 +13,8 @@ from actors.errors import ToolFailure
 from actors.tool_executor.context import Access, Outcome, Tool
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
-from actors.tool_executor.search import TYPES, Query, search
+from actors.tool_executor.search import TYPES, Query, Searcher, candidates
+from actors.tool_executor.walk import Found, walk_readable
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
@@ -25,13 +26,31 @@ async def run(args: GrepInput, ctx: CallContext) -> Outcome:
     real = await anyio.to_thread.run_sync(os.path.realpath, shown)
     await ctx.check("read", ctx.paths(shown, real))
     stop = threading.Event()
+    searcher = Searcher(query, ctx.output_cap, stop)
+    left_out = 0
     try:
-        text = await anyio.to_thread.run_sync(
-            search, shown, query, ctx.project_root, ctx.output_cap, stop, abandon_on_cancel=True
-        )
+        single = await anyio.to_thread.run_sync(_single_file, shown, real)
+        if single is None:
+            # Each file of the walk is checked like a Read of its own: the folder's permission
+            # says nothing of a blocked file in it, or of where a symlink in it leads.
+            files = candidates(shown, query, ctx.project_root, stop)
+            left_out = await walk_readable(ctx, shown, files, searcher.feed, stop)
+        else:
+            # The file checked, not whatever the name leads to by the time it is opened.
+            await anyio.to_thread.run_sync(searcher.search, single, real, abandon_on_cancel=True)
     finally:
         stop.set()  # an abandoned search stops at its next file
-    return Outcome(text)
+    return Outcome(searcher.report(shown, left_out))
+
+
+def _single_file(shown: str, real: str) -> Found | None:
+    """The file ``shown`` names, or None when it is a folder."""
+    if not os.path.exists(real):
+        raise ToolFailure(f"Path does not exist: {shown}.")
+    if os.path.isdir(real):
+        return None
+    st = os.stat(real)
+    return Found(shown, os.path.basename(shown), st.st_mtime, st.st_size)
 
 
 def _query(args: GrepInput) -> Query:
