@@ -177,7 +177,8 @@ class Policy:
         asking nobody: one flag each.
 
         Blocked entries hold for every file; a file that leads out of the folder (a symlink)
-        is judged as a read of its own, and one that would need a person is left out.
+        is judged as a read of its own, and one that would need a person is left out: so is a
+        file with several names (hard links) when there are blockedPaths.
         """
         real_folder = self.rules.paths.resolve(folder)
         real_parents: dict[str, str] = {}  # the folders met, resolved once for all their files
@@ -205,7 +206,11 @@ class Policy:
             return False  # gone already: nothing to read
         if stat.S_ISLNK(st.st_mode):
             resolved = rules.resolve(written)
-            is_dir = os.path.isdir(resolved)
+            try:
+                st = os.stat(resolved)
+            except OSError:
+                return False  # leads nowhere: nothing to read
+            is_dir = stat.S_ISDIR(st.st_mode)
         else:
             # Only the name's folder can hold a symlink: it is resolved once per folder.
             parent, name = os.path.split(written)
@@ -215,6 +220,8 @@ class Policy:
             is_dir = stat.S_ISDIR(st.st_mode)
         if rules.blocked_in_walk(resolved, written, is_dir, blocked_folders):
             return False
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and rules.blocked:
+            return False  # another of its names may be blocked: a person's question, see above
         if within(resolved, real_folder):
             return True
         outcome = self._assess_paths(PermissionRequest(tool="Walk", kind="read", paths=(path,)))

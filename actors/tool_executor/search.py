@@ -4,10 +4,13 @@ when asked to."""
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from actors.tool_executor import door
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
 from actors.tool_executor.walk import Found, glob_matcher, left_out_note, named_dirs, walk_files
 
@@ -97,16 +100,17 @@ class Searcher:
         for found in files:
             if self.stop.is_set() or self.out.full:
                 break
-            self.search(found, found.path)
+            self.search(found)
         return self.out.full
 
-    def search(self, found: Found, opened: str) -> None:
-        """Search the file ``opened``, shown in results as ``found.path``."""
+    def search(self, found: Found, *, named: bool = False) -> None:
+        """Search one file; ``named``: the one the call named, whose failure to open is the
+        call's."""
         query = self.query
         if found.size > MAX_FILE_BYTES:
             self.too_big += 1
             return
-        text = _text(opened)
+        text = _text(found, named=named)
         if text is None:
             return
         if query.mode == "files_with_matches":
@@ -141,13 +145,24 @@ def candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iter
         yield found
 
 
-def _text(path: str) -> str | None:
-    """The file as text; ``None`` for binary or unreadable files, which a search passes over."""
+def _text(found: Found, *, named: bool) -> str | None:
+    """The file as text; ``None`` for binary files, which a search passes over.
+
+    Opened through the door at the real path the broker judged: a file swapped for a symlink
+    meanwhile is not opened (``door.Changed``), nor is a pipe or device put in its place read.
+    A walk passes over such a file, and over one it cannot open; for a file ``named`` directly
+    the error is the result.
+    """
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-    except OSError:
+        file = door.open_read(door.Target(found.path, found.real, found.links))
+    except (OSError, door.Changed):
+        if named:
+            raise
         return None
+    with file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return None
+        data = file.read(MAX_FILE_BYTES + 1)
     if is_binary(data[:SNIFF_BYTES]):
         return None
     return data.decode("utf-8", errors="replace")

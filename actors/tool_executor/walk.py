@@ -81,6 +81,12 @@ class Found:
     rel: str  # from the walk root, "/"-separated
     mtime: float
     size: int
+    real: str  # where it is: the path of the walk root resolved, or a symlink's target
+    links: int  # names the file has (hard links)
+
+    def names(self) -> tuple[str, ...]:
+        """The paths to put to the broker: as met and, where it differs, where it is."""
+        return (self.path,) if self.path == self.real else (self.path, self.real)
 
 
 # ── the walk ────────────────────────────────────────────────────────────────────────────────
@@ -102,6 +108,7 @@ _Chain = tuple[_Ignore, ...] | None
 @dataclass(frozen=True, slots=True)
 class _Folder:
     path: str
+    real: str  # resolved: the walk never enters a symlinked folder, so only the root needs it
     rel: str  # from the walk root, for glob patterns
     key: str  # from the project root, for ignore patterns
     chain: _Chain
@@ -123,7 +130,7 @@ def walk_files(
     """
     key, chain = _start(root, top)
     # A stack of files to yield and folders to open, so the order is a depth-first name order.
-    pending: list[Found | _Folder] = [_Folder(root, "", key, chain)]
+    pending: list[Found | _Folder] = [_Folder(root, os.path.realpath(root), "", key, chain)]
     while pending and not stop.is_set():
         item = pending.pop()
         if isinstance(item, Found):
@@ -151,10 +158,15 @@ def _open(folder: _Folder, enter: frozenset[str]) -> Iterator[Found | _Folder]:
             if entry.is_dir(follow_symlinks=False):
                 skipped = entry.name in SKIP_DIRS and entry.name not in enter
                 if not skipped and not _ignored(chain, key, True):
-                    yield _Folder(entry.path, rel, key, chain)
+                    real = os.path.join(folder.real, entry.name)
+                    yield _Folder(entry.path, real, rel, key, chain)
             elif entry.is_file() and not _ignored(chain, key, False):
                 st = entry.stat()
-                yield Found(entry.path, rel, st.st_mtime, st.st_size)
+                if entry.is_symlink():
+                    real = os.path.realpath(entry.path)
+                else:
+                    real = os.path.join(folder.real, entry.name)
+                yield Found(entry.path, rel, st.st_mtime, st.st_size, real, st.st_nlink)
         except OSError:
             continue
 
@@ -241,8 +253,13 @@ async def walk_readable(
         batch = await anyio.to_thread.run_sync(_next_batch, files, abandon_on_cancel=True)
         if not batch:
             break
-        allowed = await ctx.readable(folder, tuple(found.path for found in batch))
-        readable = [found for found, ok in zip(batch, allowed, strict=True) if ok]
+        # A file's real path goes too: it is what will be opened, and the broker must have
+        # judged that very path, whatever a symlink leads to by the time it looks.
+        owners = [index for index, found in enumerate(batch) for _ in found.names()]
+        names = tuple(name for found in batch for name in found.names())
+        allowed = await ctx.readable(folder, names)
+        refused = {owner for owner, ok in zip(owners, allowed, strict=True) if not ok}
+        readable = [found for index, found in enumerate(batch) if index not in refused]
         left_out += len(batch) - len(readable)
         if not readable:
             continue

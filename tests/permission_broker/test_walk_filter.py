@@ -34,8 +34,12 @@ paths = st.lists(st.sampled_from(NAMES), min_size=1, max_size=3).map(tuple)
 
 def plain(policy: Policy, folder: str, path: str) -> bool:
     rules = policy.rules.paths
+    if not os.path.exists(path):
+        return False  # nothing to read
     if rules.blocked_by(path) is not None:
         return False
+    if rules.blocked and os.path.isfile(path) and os.stat(path).st_nlink > 1:
+        return False  # another name may be blocked: only a person could tell
     if within(rules.resolve(path), rules.resolve(folder)):
         return True
     outcome = policy.assess(PermissionRequest(tool="Walk", kind="read", paths=(path,)))
@@ -60,7 +64,10 @@ def build(
     for index, (source, target) in enumerate(links):
         link = os.path.join(os.path.dirname(made[source % len(made)]), f"link{index}")
         if not os.path.lexists(link):
-            os.symlink(targets[target % len(targets)], link)
+            if target % 5 == 0:
+                os.link(made[target % len(made)], link)  # another name for a file
+            else:
+                os.symlink(targets[target % len(targets)], link)
     return made
 
 

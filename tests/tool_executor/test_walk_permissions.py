@@ -7,6 +7,9 @@ and out of the project. Nothing blocked may reach the model, not even a name.
 
 from __future__ import annotations
 
+import os
+import re
+import threading
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +29,9 @@ from actors.protocol import (
     ToolResult,
     ToolStarted,
 )
-from actors.tool_executor import ToolExecutor
-from actors.tool_executor.walk import BATCH
+from actors.tool_executor import ToolExecutor, door
+from actors.tool_executor.search import Query, Searcher
+from actors.tool_executor.walk import BATCH, Found
 from runtime import Actor, supervise
 from tests.tool_executor.harness import call, with_policy
 
@@ -213,3 +217,37 @@ async def interrupted(
             elif isinstance(event, ToolFinished):
                 results.append(event.result)
     return results
+
+
+async def test_a_hard_link_to_a_blocked_file_is_left_out(project: Path) -> None:
+    os.link(project / ".env", project / "src" / "copy.txt")  # the same file, another name
+    async with tools(project, "auto", blockedPaths=[".env"]) as run:
+        found = await run("Grep", pattern="SECRET=env", path="src", output_mode="content")
+        named = await run("Grep", pattern="SECRET=env", path="src/copy.txt")
+    # The rules see names: with blockedPaths, a file with several names needs a person.
+    assert found.content.split("\n") == [
+        "No matches for 'SECRET=env' in " + str(project / "src") + ".",
+        f"(2 {NOT_SEARCHED}",  # copy.txt, and e.txt, which leads to .env
+    ]
+    assert named.is_error and leaked(named.content) == []
+
+
+async def test_grep_does_not_read_system_folders(project: Path) -> None:
+    async with tools(project, "auto") as run:
+        environ = await run("Grep", pattern=".", path="/proc/self/environ")
+    assert environ.is_error and "/proc" in environ.content
+
+
+def test_a_file_swapped_after_the_check_is_not_opened(project: Path) -> None:
+    # The broker judged src/app.py; by the time it is opened it is a symlink to .env.
+    app = project / "src" / "app.py"
+    st = app.stat()
+    found = Found(str(app), "app.py", st.st_mtime, st.st_size, str(app), st.st_nlink)
+    app.unlink()
+    app.symlink_to(project / ".env")
+    query = Query(re.compile("SECRET"), "content", None, None, False, True, 0, 0, None)
+    walked = Searcher(query, 10_000, threading.Event())
+    walked.feed([found])
+    assert walked.report(str(project)) == f"No matches for 'SECRET' in {project}."
+    with pytest.raises(door.Changed):
+        Searcher(query, 10_000, threading.Event()).search(found, named=True)
