@@ -201,23 +201,17 @@ class Policy:
         rules = self.rules.paths
         written = rules.written(path)
         try:
-            st = os.lstat(written)
-        except OSError:
-            return False  # gone already: nothing to read
-        if stat.S_ISLNK(st.st_mode):
-            resolved = rules.resolve(written)
-            try:
+            st = os.lstat(written) if written == path else None
+            if st is None or stat.S_ISLNK(st.st_mode):
+                # A symlink, or a path not as a walk gives it (relative, or with ..): in full.
+                resolved = rules.resolve(path)
                 st = os.stat(resolved)
-            except OSError:
-                return False  # leads nowhere: nothing to read
-            is_dir = stat.S_ISDIR(st.st_mode)
-        else:
-            # Only the name's folder can hold a symlink: it is resolved once per folder.
-            parent, name = os.path.split(written)
-            if parent not in real_parents:
-                real_parents[parent] = os.path.realpath(parent)
-            resolved = os.path.join(real_parents[parent], name)
-            is_dir = stat.S_ISDIR(st.st_mode)
+            else:
+                parent, name = os.path.split(written)
+                resolved = os.path.join(_real_folder(parent, real_parents), name)
+        except OSError:
+            return False  # gone, or a symlink that leads nowhere: nothing to read
+        is_dir = stat.S_ISDIR(st.st_mode)
         if rules.blocked_in_walk(resolved, written, is_dir, blocked_folders):
             return False
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and rules.blocked:
@@ -318,3 +312,18 @@ def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Q
         warning=f"This file has {request.hard_links} names (hard links); the path rules see "
         "only this one.",
     )
+
+
+def _real_folder(folder: str, known: dict[str, str]) -> str:
+    """``os.path.realpath(folder)`` for a normalised absolute path, built from the real path of
+    the folder above it when ``folder`` is not a symlink: a walk's files share their folders,
+    and each is looked at once (one lstat) instead of once per file and per level."""
+    real = known.get(folder)
+    if real is None:
+        above, name = os.path.split(folder)
+        if not name or os.path.islink(folder):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_folder(above, known), name)
+        known[folder] = real
+    return real

@@ -34,11 +34,12 @@ paths = st.lists(st.sampled_from(NAMES), min_size=1, max_size=3).map(tuple)
 
 def plain(policy: Policy, folder: str, path: str) -> bool:
     rules = policy.rules.paths
-    if not os.path.exists(path):
+    resolved = rules.resolve(path)
+    if not os.path.exists(resolved):
         return False  # nothing to read
     if rules.blocked_by(path) is not None:
         return False
-    if rules.blocked and os.path.isfile(path) and os.stat(path).st_nlink > 1:
+    if rules.blocked and os.path.isfile(resolved) and os.stat(resolved).st_nlink > 1:
         return False  # another name may be blocked: only a person could tell
     if within(rules.resolve(path), rules.resolve(folder)):
         return True
@@ -79,6 +80,7 @@ def build(
     allowed=st.lists(st.sampled_from(ALLOWED), max_size=2),
     mode=st.sampled_from(["ask", "auto", "plan", "custom"]),
     start=st.lists(st.sampled_from(NAMES), max_size=1).map(tuple),
+    alias=st.booleans(),
 )
 def test_the_batch_answer_is_the_plain_answer(
     files: list[tuple[str, ...]],
@@ -87,6 +89,7 @@ def test_the_batch_answer_is_the_plain_answer(
     allowed: list[str],
     mode: PermissionMode,
     start: tuple[str, ...],
+    alias: bool,
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = os.path.realpath(tmp)
@@ -98,11 +101,18 @@ def test_the_batch_answer_is_the_plain_answer(
         folder = os.path.join(root, *start)
         if not os.path.isdir(folder) or os.path.islink(folder):
             folder = root
+        if alias:  # the walk reaches the project through a symlinked folder
+            os.symlink(root, os.path.join(tmp, "alias"))
+            folder = os.path.normpath(os.path.join(tmp, "alias", os.path.relpath(folder, root)))
         met = sorted(
             os.path.join(here, name)
             for here, dirs, names in os.walk(folder)
             for name in [*names, *dirs]
         )
+        # Paths no walk gives, which must be judged the same all the same: relative ones, and
+        # ones through a folder and back (through a symlinked folder, .. goes elsewhere).
+        met += [os.path.relpath(path, root) for path in met[:2]]
+        met += [os.path.join(os.path.dirname(path), "..", "b") for path in met[:3]]
         settings_ = ProjectSettings(allowed_paths=tuple(allowed), blocked_paths=tuple(blocked))
         context = ProjectContext(
             project_root=root,
