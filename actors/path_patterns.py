@@ -45,11 +45,14 @@ class GitPattern:
     regexes: tuple[re.Pattern[str], ...]  # one per brace alternative, each matched whole
     negated: bool
     dir_only: bool
+    by_name: bool = False  # no slash: matched against the last name alone
 
     def matches_entry(self, rel: str, is_dir: bool) -> bool:
         """Whether this pattern names ``rel`` itself (a ``/``-separated path from the base)."""
         if self.dir_only and not is_dir:
             return False
+        if self.by_name:
+            rel = rel[rel.rfind("/") + 1 :]
         return any(regex.fullmatch(rel) for regex in self.regexes)
 
 
@@ -156,10 +159,14 @@ def _compile(line: str, *, braces: bool) -> GitPattern:
     line = line.lstrip("/")
     if not line:
         return GitPattern(text, (), negated, dir_only)
-    glob = line if anchored else "**/" + line
+    # Without a slash a pattern matches a name at any depth ("**/" + line). Nothing in such a
+    # line can match a "/", so matching the last name alone means the same, and a walk or the
+    # broker, which match every file met, pay for a short regex instead of one that scans the
+    # whole path.
     flags = _FLAGS | (wcglob.BRACE if braces else 0)
-    regexes, _ = wcglob.translate(glob, flags=flags)
-    return GitPattern(text, tuple(re.compile(r) for r in regexes), negated, dir_only)
+    regexes, _ = wcglob.translate(line, flags=flags)
+    compiled = tuple(re.compile(r) for r in regexes)
+    return GitPattern(text, compiled, negated, dir_only, by_name=not anchored)
 
 
 def check_rule(text: str, *, negation: bool) -> None:

@@ -246,7 +246,9 @@ class FilterReadable(Ask[tuple[bool, ...]], frozen=True, tag=True):
     """
 
     folder: str  # absolute
-    paths: tuple[str, ...]  # absolute, as met on the walk (a symlink is not yet resolved)
+    # Absolute, as met on the walk, and a file's real path too where it differs (a symlink):
+    # the path the tool will open.
+    paths: tuple[str, ...]
 
 
 class Assessment(msgspec.Struct, frozen=True, kw_only=True):

@@ -79,7 +79,7 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 )
 
     def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
-        return tuple(self.policy.readable_in_walk(folder, path) for path in paths)
+        return self.policy.filter_readable(folder, paths)
 
     async def _check(self, request: PermissionRequest) -> Decision:
         # Resolving paths touches the file system: a worker thread keeps the event loop free.

@@ -134,6 +134,24 @@ class PathRules:
                 return found
         return None
 
+    def blocked_in_walk(
+        self, resolved: str, written: str, is_dir: bool, folders: dict[str, bool]
+    ) -> bool:
+        """Whether a blocked entry matches a path met on a walk, given resolved and as written.
+
+        ``blocked_by``'s answer, found faster: a walk meets many files in one folder, and a path
+        is decided by the first folder on its way down that is matched, else by its own name
+        (``PatternList.decide``), so the verdict on its folder, kept in ``folders``, leaves
+        only its name to match.
+        """
+        for candidate in dict.fromkeys((resolved, written)):
+            parent = os.path.dirname(candidate)
+            if parent not in folders:
+                folders[parent] = _decide(self._blocked_groups, parent, True) is not None
+            if folders[parent] or _decide_name(self._blocked_groups, candidate, is_dir):
+                return True
+        return False
+
     def allowed_by(self, path: str) -> PathRule | None:
         """The allowed entry that matches ``path`` as resolved (None, too, for a ``!`` entry).
 
@@ -191,6 +209,20 @@ def _decide(groups: Sequence[_Group], absolute: str, is_dir: bool | None = None)
         if pattern is not None and not pattern.negated:
             return next(rule for rule in group.rules if rule.pattern is pattern)
     return None
+
+
+def _decide_name(groups: Sequence[_Group], absolute: str, is_dir: bool) -> bool:
+    """Whether a pattern matches ``absolute`` itself, whose folders no pattern matches."""
+    for group in groups:
+        if absolute == group.base or not within(absolute, group.base):
+            continue
+        # Both are absolute and normalised: the path from the base is a slice (relpath is
+        # slow, and this runs for every file of a walk).
+        rel = normalise(absolute[len(group.base) :].replace(os.sep, "/"))
+        found = group.patterns.last_match(rel, is_dir)
+        if found is not None and not found.negated:
+            return True
+    return False
 
 
 def within(path: str, folder: str) -> bool:

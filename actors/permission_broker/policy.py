@@ -27,6 +27,7 @@ The policy is plain synchronous code; the actor only carries the questions to th
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -187,16 +188,51 @@ class Policy:
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
 
-    def readable_in_walk(self, folder: str, path: str) -> bool:
-        """Whether a walk of ``folder`` (already allowed) may read ``path``, asking nobody.
+    def filter_readable(self, folder: str, paths: Sequence[str]) -> tuple[bool, ...]:
+        """Which of ``paths``, met on a walk of ``folder`` (already allowed), a tool may read,
+        asking nobody: one flag each.
 
         Blocked entries hold for every file; a file that leads out of the folder (a symlink)
-        is judged as a read of its own, and one that would need a person is left out.
+        is judged as a read of its own, and one that would need a person is left out: so is a
+        file with several names (hard links) when there are blockedPaths.
         """
+        real_folder = self.rules.paths.resolve(folder)
+        real_parents: dict[str, str] = {}  # the folders met, resolved once for all their files
+        blocked_folders: dict[str, bool] = {}
+        return tuple(
+            self._readable(path, real_folder, real_parents, blocked_folders) for path in paths
+        )
+
+    def readable_in_walk(self, folder: str, path: str) -> bool:
+        """``filter_readable`` for one path."""
+        return self.filter_readable(folder, (path,))[0]
+
+    def _readable(
+        self,
+        path: str,
+        real_folder: str,
+        real_parents: dict[str, str],
+        blocked_folders: dict[str, bool],
+    ) -> bool:
         rules = self.rules.paths
-        if rules.blocked_by(path) is not None:
+        written = rules.written(path)
+        try:
+            st = os.lstat(written) if written == path else None
+            if st is None or stat.S_ISLNK(st.st_mode):
+                # A symlink, or a path not as a walk gives it (relative, or with ..): in full.
+                resolved = rules.resolve(path)
+                st = os.stat(resolved)
+            else:
+                parent, name = os.path.split(written)
+                resolved = os.path.join(_real_folder(parent, real_parents), name)
+        except OSError:
+            return False  # gone, or a symlink that leads nowhere: nothing to read
+        is_dir = stat.S_ISDIR(st.st_mode)
+        if rules.blocked_in_walk(resolved, written, is_dir, blocked_folders):
             return False
-        if within(rules.resolve(path), rules.resolve(folder)):
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and rules.blocked:
+            return False  # another of its names may be blocked: a person's question, see above
+        if within(resolved, real_folder):
             return True
         outcome = self._assess_paths(PermissionRequest(tool="Walk", kind="read", paths=(path,)))
         return isinstance(outcome, Decision) and outcome.allowed
@@ -452,3 +488,18 @@ def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Q
         warning=f"This file has {request.hard_links} names (hard links); the path rules see "
         "only this one.",
     )
+
+
+def _real_folder(folder: str, known: dict[str, str]) -> str:
+    """``os.path.realpath(folder)`` for a normalised absolute path, built from the real path of
+    the folder above it when ``folder`` is not a symlink: a walk's files share their folders,
+    and each is looked at once (one lstat) instead of once per file and per level."""
+    real = known.get(folder)
+    if real is None:
+        above, name = os.path.split(folder)
+        if not name or os.path.islink(folder):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_folder(above, known), name)
+        known[folder] = real
+    return real

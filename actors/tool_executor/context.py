@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from actors.errors import PermissionDenied
-from actors.protocol import CheckPermission, OperationKind, PermissionRequest
+from actors.protocol import CheckPermission, FilterReadable, OperationKind, PermissionRequest
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import input_schema
 
@@ -91,6 +91,11 @@ class CallContext:
         self.asking = False
         if not decision.allowed:
             raise PermissionDenied(decision.reason)
+
+    async def readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
+        """Which of ``paths``, met while walking ``folder`` (already checked), the tool may
+        read: one flag each. Nobody is asked; what would need a person is left out."""
+        return await self.permissions.ask(FilterReadable(folder=folder, paths=paths))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,20 +1,22 @@
-"""The search behind Grep: blocking, run in a worker thread, stopping when asked to."""
+"""The search behind Grep: blocking, run in worker threads a batch of files at a time, stopping
+when asked to."""
 
 from __future__ import annotations
 
 import bisect
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors.errors import ToolFailure
+from actors.tool_executor import door
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
-from actors.tool_executor.walk import Found, glob_regex, named_dirs, walk_files
+from actors.tool_executor.walk import Found, glob_matcher, left_out_note, named_dirs, walk_files
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from actors.tool_executor.schemas import GrepMode
 
@@ -82,64 +84,85 @@ class _Output:
             self.chars += len(line) + 1
 
 
-def search(shown: str, query: Query, top: str, cap: int, stop: threading.Event) -> str:
-    if not os.path.exists(shown):
-        raise ToolFailure(f"Path does not exist: {shown}.")
-    if os.path.isdir(shown):
-        files: Iterable[Found] = _candidates(shown, query, top, stop)
-    else:
-        st = os.stat(shown)
-        files = [Found(shown, os.path.basename(shown), st.st_mtime, st.st_size)]
-    out = _Output(query.head_limit, cap)
-    matched: list[Found] = []
-    too_big = 0
-    for found in files:
-        if stop.is_set() or out.full:
-            break
+class Searcher:
+    """One Grep's matching and output. ``feed`` is blocking (a worker thread's work) and may be
+    called again with more files until it says the output is full."""
+
+    def __init__(self, query: Query, cap: int, stop: threading.Event) -> None:
+        self.query = query
+        self.stop = stop
+        self.out = _Output(query.head_limit, cap)
+        self.matched: list[Found] = []  # files_with_matches, in the order met
+        self.too_big = 0
+
+    def feed(self, files: Iterable[Found]) -> bool:
+        """Search ``files``; True when the output is full and no more files are wanted."""
+        for found in files:
+            if self.stop.is_set() or self.out.full:
+                break
+            self.search(found)
+        return self.out.full
+
+    def search(self, found: Found, *, named: bool = False) -> None:
+        """Search one file; ``named``: the one the call named, whose failure to open is the
+        call's."""
+        query = self.query
         if found.size > MAX_FILE_BYTES:
-            too_big += 1
-            continue
-        text = _text(found.path)
+            self.too_big += 1
+            return
+        text = _text(found, named=named)
         if text is None:
-            continue
+            return
         if query.mode == "files_with_matches":
             if _any_match(query, text):
-                matched.append(found)
-            continue
+                self.matched.append(found)
+            return
         lines = _split(text)
         hits = _hits(query, text, lines)
         if not hits:
-            continue
+            return
         if query.mode == "count":
-            out.add(f"{found.path}:{len(hits)}")
+            self.out.add(f"{found.path}:{len(hits)}")
         else:
-            _render(found.path, lines, hits, query, out)
-    # Newest first, like Glob: the files being worked on come up before old ones.
-    for found in sorted(matched, key=lambda hit: hit.mtime, reverse=True):
-        out.add(found.path)
-    return _report(shown, query, out, too_big)
+            _render(found.path, lines, hits, query, self.out)
+
+    def report(self, shown: str, left_out: int = 0) -> str:
+        # Newest first, like Glob: the files being worked on come up before old ones.
+        for found in sorted(self.matched, key=lambda hit: hit.mtime, reverse=True):
+            self.out.add(found.path)
+        return _report(shown, self.query, self.out, self.too_big, left_out)
 
 
-def _candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterable[Found]:
-    wanted = glob_regex(query.glob) if query.glob else None
-    by_path = wanted is not None and "/" in (query.glob or "")
+def candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterator[Found]:
+    """The files under ``root`` that ``query``'s glob and type let through."""
+    wanted = glob_matcher(query.glob, by_name=True) if query.glob else None
     extensions = TYPES[query.type] if query.type else None
     for found in walk_files(root, stop, top=top, enter=named_dirs(query.glob or "")):
         if extensions is not None and not found.rel.endswith(extensions):
             continue
-        name = found.rel if by_path else found.rel.rsplit("/", 1)[-1]
-        if wanted is not None and not wanted.match(name):
+        if wanted is not None and not wanted(found.rel):
             continue
         yield found
 
 
-def _text(path: str) -> str | None:
-    """The file as text; ``None`` for binary or unreadable files, which a search passes over."""
+def _text(found: Found, *, named: bool) -> str | None:
+    """The file as text; ``None`` for binary files, which a search passes over.
+
+    Opened through the door at the real path the broker judged: a file swapped for a symlink
+    meanwhile is not opened (``door.Changed``), nor is a pipe or device put in its place read.
+    A walk passes over such a file, and over one it cannot open; for a file ``named`` directly
+    the error is the result.
+    """
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-    except OSError:
+        file = door.open_read(door.Target(found.path, found.real, found.links))
+    except (OSError, door.Changed):
+        if named:
+            raise
         return None
+    with file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return None
+        data = file.read(MAX_FILE_BYTES + 1)
     if is_binary(data[:SNIFF_BYTES]):
         return None
     return data.decode("utf-8", errors="replace")
@@ -193,7 +216,7 @@ def _render(path: str, lines: list[str], hits: list[int], query: Query, out: _Ou
         out.add(f"{path}{mark}{number}{line}")
 
 
-def _report(shown: str, query: Query, out: _Output, too_big: int) -> str:
+def _report(shown: str, query: Query, out: _Output, too_big: int, left_out: int) -> str:
     notes = []
     if out.limited:
         notes.append(f"(Showing the first {query.head_limit} results; there are more.)")
@@ -204,6 +227,8 @@ def _report(shown: str, query: Query, out: _Output, too_big: int) -> str:
         )
     if too_big:
         notes.append(f"(Skipped {too_big} files larger than {MAX_FILE_BYTES // 2**20} MB.)")
+    if left_out:
+        notes.append(left_out_note(left_out, "searched"))
     if not out.lines:
         return "\n".join([f"No matches for {query.regex.pattern!r} in {shown}.", *notes])
     return "\n".join([*out.lines, *notes])

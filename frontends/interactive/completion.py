@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import os
+import itertools
+import threading
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completer, Completion
 
+from actors.tool_executor.walk import walk_files
 from frontends.interactive.commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -17,23 +19,13 @@ if TYPE_CHECKING:
 
 MAX_FILES = 20_000
 MAX_SHOWN = 40
-SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
-     ".ruff_cache", ".pytest_cache", ".tox", "dist", "build", ".legato"}
-)  # fmt: skip
 
 
 def project_files(root: str, limit: int = MAX_FILES) -> list[str]:
-    """Project-relative paths of the project's files, for ``@path`` (run it in a thread)."""
-    found: list[str] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
-        relative = os.path.relpath(folder, root)
-        for name in sorted(files):
-            found.append(name if relative == "." else os.path.join(relative, name))
-            if len(found) >= limit:
-                return found
-    return found
+    """Project-relative paths of the project's files, for ``@path`` (run it in a thread): the
+    files Glob and Grep walk, so tool folders and what .gitignore excludes are left out."""
+    walk = walk_files(root, threading.Event(), top=root)
+    return [found.rel for found in itertools.islice(walk, limit)]
 
 
 def fuzzy_score(query: str, candidate: str) -> tuple[int, int, int] | None:

@@ -15,6 +15,7 @@ from actors.protocol import (
     AskUser,
     CheckPermission,
     Decision,
+    FilterReadable,
     FindBlocked,
     PermissionBrokerMsg,
     PermissionRequest,
@@ -39,7 +40,8 @@ _ids = itertools.count(1)
 
 
 class Broker(Actor[PermissionBrokerMsg]):
-    """Allows everything, except what ``deny`` gives a reason to refuse; records every request."""
+    """Allows everything, except what ``deny`` gives a reason to refuse; records every request.
+    Every file a walk meets may be read (the real rules are tested with the real broker)."""
 
     name = "permission_broker"
 
@@ -56,6 +58,8 @@ class Broker(Actor[PermissionBrokerMsg]):
                 await reply.answer(msg, Decision(reason is None, reason or "allowed by the test"))
             case FindBlocked(paths=paths):
                 await reply.answer(msg, tuple(False for _ in paths))
+            case FilterReadable(paths=paths):
+                await reply.answer(msg, tuple(True for _ in paths))
             case SetMode(mode=mode):
                 await reply.answer(msg, mode)
 

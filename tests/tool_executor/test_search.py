@@ -174,3 +174,25 @@ async def test_a_search_asked_into_an_ignored_folder_looks_there(tree: Path) -> 
     assert in_env.result.content == str(tree / "env/site.py")
     assert in_build.result.content == str(tree / "build/out.py")
     assert globbed.result.content == str(tree / "build/out.py")
+
+
+async def test_glob_syntax_is_wcmatch_with_dotfiles_braces_classes_and_escapes(
+    tmp_path: Path,
+) -> None:
+    for name in (".github/workflows/ci.yml", "a*b.txt", "axb.txt", "src/a.py", "src/b/c.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("hit\n")
+    async with session(tmp_path) as s:
+        dotted = await s.one("Glob", pattern="**/*.yml")
+        escaped = await s.one("Glob", pattern="a\\*b.txt")
+        classes = await s.one("Glob", pattern="src/[!a]/*.py")
+        by_name = await s.one("Grep", pattern="hit", glob="*.py")
+        by_path = await s.one("Grep", pattern="hit", glob="src/*.py")
+    assert dotted.result.content == str(tmp_path / ".github/workflows/ci.yml")
+    assert escaped.result.content == str(tmp_path / "a*b.txt")  # not axb.txt
+    assert classes.result.content == str(tmp_path / "src/b/c.py")
+    assert set(by_name.result.content.split("\n")) == {
+        str(tmp_path / "src/a.py"),
+        str(tmp_path / "src/b/c.py"),
+    }
+    assert by_path.result.content == str(tmp_path / "src/a.py")

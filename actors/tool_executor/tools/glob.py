@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.errors import ToolFailure
+from actors.path_patterns import literal_prefix
 from actors.tool_executor.context import Access, Outcome, Tool
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
-from actors.tool_executor.walk import glob_regex, named_dirs, walk_files
+from actors.tool_executor.walk import (
+    glob_matcher,
+    left_out_note,
+    named_dirs,
+    walk_files,
+    walk_readable,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from actors.tool_executor.context import CallContext
+    from actors.tool_executor.walk import Found
 
 MAX_FILES = 1000
-_MAGIC = re.compile(r"[*?\[{]")
 
 
 async def run(args: GlobInput, ctx: CallContext) -> Outcome:
@@ -27,14 +35,21 @@ async def run(args: GlobInput, ctx: CallContext) -> Outcome:
     walk_base, pattern = split_pattern(base, args.pattern)
     real = await anyio.to_thread.run_sync(os.path.realpath, walk_base)
     await ctx.check("read", ctx.paths(walk_base, real))
+    await anyio.to_thread.run_sync(_check_base, base)
+    found: list[Found] = []
+
+    def take(readable: list[Found]) -> bool:
+        found.extend(readable)
+        return False
+
     stop = threading.Event()
     try:
-        text = await anyio.to_thread.run_sync(
-            _glob, base, walk_base, pattern, ctx.project_root, stop, abandon_on_cancel=True
-        )
+        files = _matching(walk_base, pattern, ctx.project_root, stop)
+        # A blocked file is not even named: each one is checked like a Read of its own.
+        left_out = await walk_readable(ctx, walk_base, files, take, stop)
     finally:
         stop.set()  # an abandoned walk stops at its next folder
-    return Outcome(text)
+    return Outcome(_listing(found, pattern, walk_base, left_out))
 
 
 def split_pattern(base: str, pattern: str) -> tuple[str, str]:
@@ -45,26 +60,30 @@ def split_pattern(base: str, pattern: str) -> tuple[str, str]:
     pattern = os.path.expanduser(pattern)
     if os.path.isabs(pattern):
         base, pattern = os.sep, os.path.normpath(pattern).lstrip(os.sep)
-    parts = pattern.removeprefix("./").split("/")
-    literal = 0
-    while literal < len(parts) - 1 and not _MAGIC.search(parts[literal]):
-        literal += 1
-    return os.path.normpath(os.path.join(base, *parts[:literal])), "/".join(parts[literal:])
+    pattern = pattern.removeprefix("./")
+    prefix = literal_prefix(pattern)
+    rest = pattern[len(prefix) :].lstrip("/") if prefix else pattern
+    return os.path.normpath(os.path.join(base, prefix)), rest
 
 
-def _glob(base: str, walk_base: str, pattern: str, top: str, stop: threading.Event) -> str:
+def _check_base(base: str) -> None:
     if not os.path.exists(base):
         raise ToolFailure(f"Directory does not exist: {base}.")
     if not os.path.isdir(base):
         raise ToolFailure(f"{base} is not a directory; give a directory as path.")
-    regex = glob_regex(pattern)
-    found = [
-        hit
-        for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern))
-        if regex.match(hit.rel)
-    ]
+
+
+def _matching(walk_base: str, pattern: str, top: str, stop: threading.Event) -> Iterator[Found]:
+    matches = glob_matcher(pattern)
+    for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern)):
+        if matches(hit.rel):
+            yield hit
+
+
+def _listing(found: list[Found], pattern: str, walk_base: str, left_out: int) -> str:
+    notes = [left_out_note(left_out, "listed")] if left_out else []
     if not found:
-        return f"No files match {pattern} in {walk_base}."
+        return "\n".join([f"No files match {pattern} in {walk_base}.", *notes])
     found.sort(key=lambda hit: hit.mtime, reverse=True)
     lines = [hit.path for hit in found[:MAX_FILES]]
     if len(found) > MAX_FILES:
@@ -72,13 +91,15 @@ def _glob(base: str, walk_base: str, pattern: str, top: str, stop: threading.Eve
             f"(Showing the {MAX_FILES} newest of {len(found)} files. "
             "Use a narrower pattern or path.)"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, *notes])
 
 
 TOOL = Tool(
     name="Glob",
     description=(
-        "Find files by glob pattern (**/*.py), newest first. Skips .git, node_modules, .gitignored."
+        "Find files by glob pattern (**/*.py, src/*.{ts,tsx}), newest first. * and ? stay within "
+        "a name, ** spans folders; names starting with a dot match too. Skips .git, "
+        "node_modules and what .gitignore excludes."
     ),
     input_type=GlobInput,
     run=run,

@@ -2,36 +2,60 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import stat
 import threading
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.errors import ToolFailure
+from actors.tool_executor import door
 from actors.tool_executor.context import Access, Outcome, Tool
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
-from actors.tool_executor.search import TYPES, Query, search
+from actors.tool_executor.search import TYPES, Query, Searcher, candidates
+from actors.tool_executor.walk import Found, walk_readable
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
 
 
 async def run(args: GrepInput, ctx: CallContext) -> Outcome:
-    shown = ctx.resolve(args.path or ".")
     query = _query(args)
-    real = await anyio.to_thread.run_sync(os.path.realpath, shown)
-    await ctx.check("read", ctx.paths(shown, real))
+    target = await anyio.to_thread.run_sync(door.locate, args.path or ".", ctx.project_root)
+    await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
     stop = threading.Event()
+    searcher = Searcher(query, ctx.output_cap, stop)
+    left_out = 0
     try:
-        text = await anyio.to_thread.run_sync(
-            search, shown, query, ctx.project_root, ctx.output_cap, stop, abandon_on_cancel=True
-        )
+        single = await anyio.to_thread.run_sync(_single_file, target)
+        if single is None:
+            # Each file of the walk is checked like a Read of its own: the folder's permission
+            # says nothing of a blocked file in it, or of where a symlink in it leads.
+            files = candidates(target.shown, query, ctx.project_root, stop)
+            left_out = await walk_readable(ctx, target.shown, files, searcher.feed, stop)
+        else:
+            # Opened as checked: the real path, not whatever the name leads to by then.
+            search = functools.partial(searcher.search, single, named=True)
+            await anyio.to_thread.run_sync(search, abandon_on_cancel=True)
     finally:
         stop.set()  # an abandoned search stops at its next file
-    return Outcome(text)
+    return Outcome(searcher.report(target.shown, left_out))
+
+
+def _single_file(target: door.Target) -> Found | None:
+    """The file the call names, or None when it is a folder."""
+    try:
+        st = os.stat(target.real)
+    except FileNotFoundError:
+        raise ToolFailure(f"Path does not exist: {target.shown}.") from None
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    shown = target.shown
+    return Found(shown, os.path.basename(shown), st.st_mtime, st.st_size, target.real, target.links)
 
 
 def _query(args: GrepInput) -> Query:
@@ -65,7 +89,8 @@ TOOL = Tool(
     name="Grep",
     description=(
         "Search file contents with a Python regex. output_mode: files_with_matches (default), "
-        "content (-A/-B/-C context, -n), count."
+        "content (-A/-B/-C context, -n), count. Skips .git, node_modules and what .gitignore "
+        "excludes; glob filters file names (*.py) or paths (src/**/*.ts), dotfiles included."
     ),
     input_type=GrepInput,
     run=run,

@@ -1,0 +1,253 @@
+"""Glob and Grep as an attacker would use them: every file a walk meets is checked like a Read.
+
+The real memory store and permission broker, headless (nothing can be asked), over a project
+with blocked files, a blocked folder deep in the tree and symlinks that lead to a blocked file
+and out of the project. Nothing blocked may reach the model, not even a name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import pytest
+import trio.testing
+
+from actors.protocol import (
+    CheckPermission,
+    Decision,
+    FilterReadable,
+    InterruptTools,
+    PermissionBrokerMsg,
+    RunTools,
+    SetMode,
+    ToolFinished,
+    ToolResult,
+    ToolStarted,
+)
+from actors.tool_executor import ToolExecutor, door
+from actors.tool_executor.search import Query, Searcher
+from actors.tool_executor.walk import BATCH, Found
+from runtime import Actor, supervise
+from tests.tool_executor.harness import call, with_policy
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Awaitable, Callable
+    from pathlib import Path
+
+    from actors.protocol import PermissionMode, ToolExecutorMsg
+    from runtime import Address, Reply
+
+SECRETS = ("SECRET=env", "SECRET=folder", "SECRET=deep", "SECRET=key")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    outside = tmp_path / "home" / ".ssh"
+    outside.mkdir(parents=True)
+    (outside / "id_rsa").write_text("SECRET=key\n")
+    files = {
+        ".env": "SECRET=env\n",
+        "secrets/token.txt": "SECRET=folder\n",
+        "a/b/secrets/x": "SECRET=deep\n",
+        "src/app.py": "SECRET_NAME = 'not a secret'\n",
+        "README.md": "Where is the SECRET kept?\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "src" / "e.txt").symlink_to("../.env")  # committed, relative
+    (root / "notes.md").symlink_to(outside / "id_rsa")
+    return root
+
+
+@asynccontextmanager
+async def tools(
+    root: Path, mode: PermissionMode, **settings: Any
+) -> AsyncIterator[Callable[..., Awaitable[ToolResult]]]:
+    """One tool call at a time through the real broker, headless, in ``mode``."""
+    async with with_policy(root, mode=mode, **settings) as calls:
+
+        async def run(name: str, **fields: Any) -> ToolResult:
+            return (await calls.one(name, **fields)).result
+
+        yield run
+
+
+def leaked(content: str) -> list[str]:
+    return [secret for secret in SECRETS if secret in content]
+
+
+NOT_SEARCHED = "files were not searched: the permission rules do not let tools read them.)"
+NOT_LISTED = "files were not listed: the permission rules do not let tools read them.)"
+
+
+async def test_grep_over_the_root_reads_no_blocked_file_and_no_symlink_out(project: Path) -> None:
+    async with tools(project, "auto", blockedPaths=[".env", "secrets/"]) as run:
+        content = await run("Grep", pattern="SECRET", output_mode="content")
+        names = await run("Grep", pattern="SECRET")
+        counted = await run("Grep", pattern="SECRET", output_mode="count")
+    assert not content.is_error
+    assert leaked(content.content) == []
+    # .env, secrets/token.txt, a/b/secrets/x (the unanchored rule), src/e.txt (leads to .env)
+    # and notes.md (leads out of the project, which a headless run cannot ask about).
+    assert content.content.split("\n") == [
+        f"{project / 'README.md'}:1:Where is the SECRET kept?",
+        f"{project / 'src/app.py'}:1:SECRET_NAME = 'not a secret'",
+        f"(5 {NOT_SEARCHED}",
+    ]
+    assert names.content.split("\n")[-1] == f"(5 {NOT_SEARCHED}"
+    for result in (names, counted):
+        listed = result.content.split("\n")[:-1]
+        assert sorted(line.split(":")[0] for line in listed) == [
+            str(project / "README.md"),
+            str(project / "src/app.py"),
+        ]
+
+
+async def test_glob_does_not_even_name_a_blocked_file(project: Path) -> None:
+    async with tools(project, "auto", blockedPaths=[".env", "secrets/"]) as run:
+        everything = await run("Glob", pattern="**/*")
+        envs = await run("Glob", pattern="**/.env")
+    listed = everything.content.split("\n")
+    assert listed[-1] == f"(5 {NOT_LISTED}"
+    assert sorted(listed[:-1]) == [
+        str(project / ".legato/settings.json"),
+        str(project / "README.md"),
+        str(project / "src/app.py"),
+    ]
+    assert envs.content == (
+        f"No files match **/.env in {project}.\n"
+        "(1 file was not listed: the permission rules do not let tools read it.)"
+    )
+
+
+async def test_symlinks_lead_nowhere_the_rules_do_not_allow(project: Path) -> None:
+    (project / "src" / "k.txt").symlink_to(project / "notes.md")  # a chain, out in the end
+    async with tools(project, "custom", allowedPaths=["src/**"]) as run:
+        src = await run("Grep", pattern="SECRET", path="src", output_mode="content")
+        root = await run("Grep", pattern="SECRET", output_mode="content")
+    # e.txt leads to .env, which no entry allows; k.txt leads through notes.md out of the
+    # project: neither is read, though both sit in the allowed folder.
+    assert src.content.split("\n") == [
+        f"{project / 'src/app.py'}:1:SECRET_NAME = 'not a secret'",
+        f"(2 {NOT_SEARCHED}",
+    ]
+    # The root itself is not allowed: the whole call is refused, as a Read of it would be.
+    assert root.is_error and leaked(root.content) == []
+    assert root.content.startswith("Permission denied")
+
+
+@pytest.mark.parametrize("mode", ["auto", "plan", "custom", "ask"])
+async def test_a_symlinked_file_named_directly_is_judged_where_it_leads(
+    project: Path, mode: PermissionMode
+) -> None:
+    async with tools(project, mode, allowedPaths=["src/**", "*.md"], blockedPaths=[".env"]) as run:
+        to_env = await run("Grep", pattern="SECRET", path="src/e.txt", output_mode="content")
+        to_key = await run("Grep", pattern="SECRET", path="notes.md", output_mode="content")
+    for result in (to_env, to_key):
+        assert result.is_error and result.content.startswith("Permission denied")
+        assert leaked(result.content) == []
+
+
+async def test_gitignore_files_decide_as_in_git(project: Path) -> None:
+    (project / ".gitignore").write_text("*.log\nbuild/\n")
+    (project / "src" / ".gitignore").write_text("!keep.log\n")
+    for name in ("src/keep.log", "src/drop.log", "build/out.py", "a/b/build/x.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("found\n")
+    async with tools(project, "auto") as run:
+        found = await run("Grep", pattern="found")
+    assert found.content.split("\n") == [
+        str(project / "src/keep.log"),
+        "(1 file was not searched: the permission rules do not let tools read it.)",  # notes.md
+    ]
+
+
+class HeldBroker(Actor[PermissionBrokerMsg]):
+    """Allows the folder, then holds every FilterReadable until the test ends."""
+
+    name = "permission_broker"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filters = 0
+        self.holding = anyio.Event()
+
+    async def handle(self, msg: PermissionBrokerMsg, reply: Reply) -> None:
+        match msg:
+            case CheckPermission():
+                await reply.answer(msg, Decision(True, "allowed by the test"))
+            case FilterReadable():
+                self.filters += 1
+                self.holding.set()
+                await anyio.sleep_forever()
+            case SetMode(mode=mode):
+                await reply.answer(msg, mode)
+
+
+@pytest.mark.parametrize("tool", ["Grep", "Glob"])
+async def test_an_interrupt_stops_a_walk_waiting_on_the_broker(tmp_path: Path, tool: str) -> None:
+    for index in range(BATCH * 3):
+        (tmp_path / f"f{index}.txt").write_text("x\n")
+    broker = HeldBroker()
+    executor = ToolExecutor(broker.address, project_root=str(tmp_path))
+    the_call = call(tool, pattern="x" if tool == "Grep" else "*.txt")
+    async with supervise([broker, executor]):
+        results = await interrupted(executor.address, the_call.id, broker, RunTools((the_call,)))
+    assert results[0].content.startswith("Interrupted after")
+    await trio.testing.wait_all_tasks_blocked()
+    assert broker.filters == 1  # no batch after the interrupt
+
+
+async def interrupted(
+    executor: Address[ToolExecutorMsg], call_id: str, broker: HeldBroker, run: RunTools
+) -> list[ToolResult]:
+    results = []
+    async with executor.stream(run) as stream:
+        async for event in stream:
+            if isinstance(event, ToolStarted):
+                await broker.holding.wait()
+                await executor.tell(InterruptTools(ids=(call_id,)))
+            elif isinstance(event, ToolFinished):
+                results.append(event.result)
+    return results
+
+
+async def test_a_hard_link_to_a_blocked_file_is_left_out(project: Path) -> None:
+    os.link(project / ".env", project / "src" / "copy.txt")  # the same file, another name
+    async with tools(project, "auto", blockedPaths=[".env"]) as run:
+        found = await run("Grep", pattern="SECRET=env", path="src", output_mode="content")
+        named = await run("Grep", pattern="SECRET=env", path="src/copy.txt")
+    # The rules see names: with blockedPaths, a file with several names needs a person.
+    assert found.content.split("\n") == [
+        "No matches for 'SECRET=env' in " + str(project / "src") + ".",
+        f"(2 {NOT_SEARCHED}",  # copy.txt, and e.txt, which leads to .env
+    ]
+    assert named.is_error and leaked(named.content) == []
+
+
+async def test_grep_does_not_read_system_folders(project: Path) -> None:
+    async with tools(project, "auto") as run:
+        environ = await run("Grep", pattern=".", path="/proc/self/environ")
+    assert environ.is_error and "/proc" in environ.content
+
+
+def test_a_file_swapped_after_the_check_is_not_opened(project: Path) -> None:
+    # The broker judged src/app.py; by the time it is opened it is a symlink to .env.
+    app = project / "src" / "app.py"
+    st = app.stat()
+    found = Found(str(app), "app.py", st.st_mtime, st.st_size, str(app), st.st_nlink)
+    app.unlink()
+    app.symlink_to(project / ".env")
+    query = Query(re.compile("SECRET"), "content", None, None, False, True, 0, 0, None)
+    walked = Searcher(query, 10_000, threading.Event())
+    walked.feed([found])
+    assert walked.report(str(project)) == f"No matches for 'SECRET' in {project}."
+    with pytest.raises(door.Changed):
+        Searcher(query, 10_000, threading.Event()).search(found, named=True)
