@@ -1,10 +1,10 @@
 """The permission broker: answers ``CheckPermission`` with a ``Decision``, asking when needed.
 
-It owns the mode and the session's ``always``/``never`` answers. Requests are judged side by
-side (a walk's ``FilterReadable`` never waits behind a question that is with the person), but
-questions go to the person one at a time, in the order they came: a request that needs one
-waits its turn and is judged again when it comes, so it sees an ``always`` or ``never`` given
-meanwhile.
+It owns the mode and the session's ``always``/``never`` answers. Permission checks are judged
+one at a time, in the order they came, so questions reach the person in that order and each
+check sees the answers given before it. The rest (a walk's ``FilterReadable``, ``FindBlocked``,
+explanations) is answered side by side and never waits behind a question that is with the
+person.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         self._memory = memory
         self._ui = ui  # None: headless, whatever needs a person is denied
         self._policy: Policy | None = None
-        self._questions = anyio.Lock()  # fair: questions reach the person in arrival order
+        self._checks = anyio.Lock()  # fair: permission checks are judged in arrival order
 
     async def on_start(self) -> None:
         self._policy = Policy(await self._memory.ask(GetContext()))
@@ -82,17 +82,16 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         return self.policy.filter_readable(folder, paths)
 
     async def _check(self, request: PermissionRequest) -> Decision:
-        # Resolving paths touches the file system: a worker thread keeps the event loop free.
-        outcome = await anyio.to_thread.run_sync(self.policy.assess, request)
-        if isinstance(outcome, Decision):
-            return outcome
-        if self._ui is None:
-            return Decision(False, outcome.headless_reason)
-        async with self._questions:
-            # Judged again: an answer given while this request waited may decide it.
+        # One permission check at a time, in the order they arrived: the person sees questions
+        # in the model's order, and a check waiting here sees an 'always' or 'never' given to
+        # the one before it. Walk filters and explanations do not queue here.
+        async with self._checks:
+            # Resolving paths touches the file system: a worker thread keeps the loop free.
             outcome = await anyio.to_thread.run_sync(self.policy.assess, request)
             if isinstance(outcome, Decision):
                 return outcome
+            if self._ui is None:
+                return Decision(False, outcome.headless_reason)
             question = AskUser(request=request, choices=outcome.choices, warning=outcome.warning)
             answer = await self._ui.ask(question)
             return self.policy.answer(outcome, answer)
