@@ -19,6 +19,7 @@ from actors.protocol import (
     RestoreCheckpoint,
     RunTools,
     ToolExecutorMsg,
+    WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
 from actors.tool_executor.files import ReadLedger
@@ -61,6 +62,11 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             output_cap=output_cap,
         )
 
+    def arrived(self, msg: ToolExecutorMsg) -> None:
+        # Calls on one path run in the order they came in; the handlers below start in any order.
+        if isinstance(msg, RunTools):
+            self._scheduler.register(msg.calls)
+
     async def handle(self, msg: ToolExecutorMsg, reply: Reply) -> None:
         match msg:
             case ListTools():
@@ -69,6 +75,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await self._scheduler.run(calls, reply.sender(msg))
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
+            case WithdrawTools(ids=ids):
+                self._scheduler.withdraw(ids)
             case AttachReferences(text=text):
                 await reply.answer(
                     msg, await references.attach(text, self._root, self._permissions)
