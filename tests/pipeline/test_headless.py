@@ -1,0 +1,59 @@
+"""Headless output while calls run beside the streaming answer: a real `legato` process."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+
+def overlapped(project: Project) -> list[Any]:
+    flag = project.root / "started"
+    return [
+        tool_calls(
+            [
+                call("Bash", {"command": f"touch {flag}"}, id="toolu_bash"),
+                call("Write", {"file_path": str(project.root / "out.txt"), "content": "x\n"}),
+            ],
+            text="Both at once, and more words after them.",
+            gate=Gate(path=str(flag), before_block=2),
+        ),
+        text("All done now."),
+    ]
+
+
+def test_stream_json_shows_each_result_after_the_message_that_asked(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedPaths=["**"], allowedCommands=["touch"])
+    with ScriptedServer(overlapped(project)) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]  # every line is JSON
+    first_answer = next(n for n, e in enumerate(lines) if e["type"] == "assistant")
+    started = next(n for n, e in enumerate(lines) if e.get("subtype") == "tool_started")
+    assert started < first_answer  # the command ran while the answer streamed
+    asked_at: dict[str, int] = {}
+    results = 0
+    for number, event in enumerate(lines):
+        if event["type"] == "assistant":
+            for block in event["message"]["content"]:
+                if block["type"] == "tool_use":
+                    asked_at[block["id"]] = number
+        if event["type"] == "user":
+            results += 1
+            (block,) = event["message"]["content"]
+            assert block["tool_use_id"] in asked_at, f"result before its call: {event}"
+    assert results == 2
+    assert lines[-1]["type"] == "result" and lines[-1]["subtype"] == "success"
+
+
+def test_text_output_keeps_the_answer_whole_while_calls_start(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedPaths=["**"], allowedCommands=["touch"])
+    with ScriptedServer(overlapped(project)) as server:
+        done = project.legato(server.url, "--headless", "go")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Both at once, and more words after them.\nAll done now.\n"
+    assert "⏺ Bash(touch" in done.stderr
