@@ -69,13 +69,13 @@ def _call_id(event: UiEvent) -> str | None:
 
 @asynccontextmanager
 async def pipeline_session(
-    root: Path, home: Path, url: str, renderer: Recorder
+    root: Path, home: Path, url: str, renderer: Recorder, *, stream_timeout: float = 60.0
 ) -> AsyncIterator[Session]:
     """A session with a person (permission questions go to ``renderer``), in "ask" mode."""
     env = {"ASSISTANT_BASE_URL": url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
     session = assemble(
         str(root), renderer=renderer, headless=False, env=env, home=str(home),
-        permission_mode="ask",
+        permission_mode="ask", stream_timeout=stream_timeout,
     )  # fmt: skip
     async with supervise(session.actors):
         yield session
