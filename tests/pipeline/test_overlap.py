@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from actors.protocol import MessageFinished, ToolFinished, ToolStarted
+from actors.protocol import MessageFinished, ToolFinished, ToolStarted, Undo
 from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import conversation_problems
 from tests.pipeline.harness import Recorder, conversation, pipeline_session, prompt
@@ -129,3 +129,30 @@ async def test_a_later_call_on_the_same_file_waits_for_an_earlier_one_still_runn
     finished = [e for e in renderer.events if isinstance(e, ToolFinished)]
     assert [f.result.is_error for f in finished] == [False, False], finished
     assert await anyio.Path(path).read_text() == "final\n"
+
+
+async def test_undo_puts_back_what_calls_that_started_mid_answer_changed(tmp_path: Path) -> None:
+    root, home = folders(tmp_path)
+    path = root / "a.txt"
+    path.write_text("original\n")
+    flag = root / "first-done"
+    steps = [
+        tool_calls([call("Read", {"file_path": str(path)})]),
+        tool_calls(
+            [
+                call("Write", {"file_path": str(path), "content": "one\n"}),
+                call("Bash", {"command": f"touch {flag}"}),
+                call("Edit", {"file_path": str(path), "old_string": "one", "new_string": "two"}),
+            ],
+            gate=Gate(path=str(flag), before_block=2),  # the Edit comes once the rest ran
+        ),
+        text("Done."),
+    ]
+    with ScriptedServer(steps) as server:
+        async with pipeline_session(root, home, server.url, Recorder()) as session:
+            outcome = await prompt(session, "go")
+            assert outcome.subtype == "success", outcome.error
+            assert await anyio.Path(path).read_text() == "two\n"
+            said = await session.conductor.address.ask(Undo())
+    assert said.splitlines()[0] == f"Restored {path}"
+    assert path.read_text() == "original\n"
