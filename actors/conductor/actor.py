@@ -47,6 +47,7 @@ from actors.protocol import (
     StreamMessage,
     TextDelta,
     ToolCall,
+    ToolResult,
     TurnOutcome,
     Undo,
     Usage,
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
         ProjectContext,
         SessionStoreMsg,
         ToolExecutorMsg,
-        ToolResult,
         UiMsg,
     )
     from runtime import Address, Reply
@@ -228,6 +228,12 @@ class Conductor(Actor[ConductorMsg]):
                         await display.show(cut)
                     await display.release()
         finally:
+            if run.partial is not None:
+                # A complete call the cut came too soon to send: it never started.
+                sent = {c.id for c in calls.started}
+                for call in run.partial.calls():
+                    if call.id not in sent:
+                        run.results.setdefault(call.id, _never_started(call))
             if not display.released:  # cancelled: what is held, as far as it fits
                 cut = _cut_short(run, calls) if finished is None else None
                 if cut is not None:
@@ -420,6 +426,14 @@ def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:
         run.denials.append(
             {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
         )
+
+
+def _never_started(call: ToolCall) -> ToolResult:
+    return ToolResult(
+        tool_use_id=call.id,
+        content="Interrupted before it started; nothing was done.",
+        is_error=True,
+    )
 
 
 def _cut_short(run: _PromptRun, calls: TurnCalls) -> MessageFinished | None:

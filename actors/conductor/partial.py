@@ -32,14 +32,13 @@ class PartialMessage:
         """A block is complete; returns the tool call it is, if it is one."""
         self._open_text.pop(index, None)
         self._done[index] = block
-        if block.get("type") != "tool_use":
-            return None
-        call_input = block.get("input")
-        return ToolCall(
-            str(block.get("id", "")),
-            str(block.get("name", "")),
-            dict(call_input) if isinstance(call_input, dict) else {},
-        )
+        return _call_of(block)
+
+    def calls(self) -> list[ToolCall]:
+        """The complete tool calls, in the answer's order."""
+        return [
+            call for _, block in sorted(self._done.items()) if (call := _call_of(block)) is not None
+        ]
 
     def content(self) -> list[Block]:
         """What the conversation keeps of the answer, in the answer's order."""
@@ -58,3 +57,14 @@ class PartialMessage:
         if all(b.get("type") in ("thinking", "redacted_thinking") for b in kept):
             return []
         return kept
+
+
+def _call_of(block: Block) -> ToolCall | None:
+    if block.get("type") != "tool_use":
+        return None
+    call_input = block.get("input")
+    return ToolCall(
+        str(block.get("id", "")),
+        str(block.get("name", "")),
+        dict(call_input) if isinstance(call_input, dict) else {},
+    )

@@ -154,6 +154,8 @@ class HeadlessRenderer(Renderer):
             f"{name}({_short(summary)}) after {now - started:.1f} s"
             for name, summary, started in self.running.values()
         ]
+        if parts and self.streaming:  # calls start while the answer is still streaming
+            return "running " + ", ".join(parts) + " while the model was answering"
         if parts:
             return "running " + ", ".join(parts)
         if self.streaming:
