@@ -209,6 +209,7 @@ class Conductor(Actor[ConductorMsg]):
         )
         try:
             async with anyio.create_task_group() as calls.tasks:
+                calls.tasks.start_soon(calls.send)
                 api_started = time.monotonic()
                 try:
                     async with self._model.stream(StreamMessage(request=request)) as events:
@@ -221,6 +222,7 @@ class Conductor(Actor[ConductorMsg]):
                     failure = exc
                 finally:
                     run.api_seconds += time.monotonic() - api_started
+                await calls.all_sent()
                 if finished is None:
                     await calls.withdraw_waiting()
                     cut = _cut_short(run, calls)
@@ -266,19 +268,19 @@ class Conductor(Actor[ConductorMsg]):
             case BlockFinished(index=index, block=block):
                 call = run.partial.finish(index, block)
                 if call is not None:
-                    await calls.start(call)
+                    calls.start(call)
             case Retrying():
-                if calls.started:
+                if calls.queued:
                     # The client retries only before any content; a retry now would run the
                     # calls again. Never silently: the prompt ends here.
                     raise SessionError("the model client retried an answer whose calls had run")
                 run.partial = PartialMessage()
             case MessageFinished(message=message):
                 # A call the provider did not finish block by block starts now, in order.
-                begun = {c.id for c in calls.started}
+                begun = {c.id for c in calls.queued}
                 for call in _tool_calls(event):
                     if call.id not in begun:
-                        await calls.start(call)
+                        calls.start(call)
                 run.partial = None
                 self.conversation.add_assistant(message)
                 await self._finished(run, request, event)

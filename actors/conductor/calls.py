@@ -1,11 +1,11 @@
 """The tool calls of one answer, each sent to the executor the moment its block is complete.
 
 A turn is a pipeline: while the model goes on streaming text and further calls, a call whose
-``tool_use`` block is complete already runs. ``TurnCalls.start`` takes the call's checkpoint for
-``/undo`` (on disk before the call can change a file), sends it to the executor as a ``RunTools``
-of its own and returns once that is sent, so calls reach the executor in the model's order (the
-executor keeps that order for calls on the same path). Each call's events are read by a task of
-its own in the turn's task group, which the conductor leaves only when every call has reported.
+``tool_use`` block is complete already runs. ``TurnCalls`` takes each call's checkpoint for
+``/undo`` (on disk before the call can change a file) and sends it to the executor as a
+``RunTools`` of its own, in the model's order (the executor keeps that order for calls on the
+same path). Each call's events are read by a task of its own in the turn's task group, which
+the conductor leaves only when every call has reported.
 
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
@@ -16,12 +16,13 @@ result after the call it answers, and a result is never drawn in the middle of s
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.conductor.interrupt import collect_interrupted
-from actors.protocol import RunTools, Show, ToolFinished, WithdrawTools
+from actors.protocol import RunTools, Show, ToolCall, ToolFinished, WithdrawTools
 from runtime import KernelError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup, TaskStatus
 
     from actors.conductor.keeper import SessionKeeper
-    from actors.protocol import ToolCall, ToolEvent, ToolExecutorMsg, ToolResult, UiEvent, UiMsg
+    from actors.protocol import ToolEvent, ToolExecutorMsg, ToolResult, UiEvent, UiMsg
     from runtime import Address
 
 
@@ -73,7 +74,12 @@ class Display:
 
 
 class TurnCalls:
-    """One answer's tool calls, from their blocks' end to their results."""
+    """One answer's tool calls, from their blocks' end to their results.
+
+    ``start`` only queues a call, so the answer's stream is read on without waiting; one task,
+    ``send``, takes the queue in order: the checkpoint for every call waiting (one for a group
+    that came together, as blocks often do), then each call sent as its own ``RunTools``.
+    """
 
     def __init__(
         self,
@@ -88,14 +94,44 @@ class TurnCalls:
         self._display = display
         self._record = record
         self.tasks: TaskGroup | None = None  # the turn's: every call's task ends in it
+        self._to_send, self._queue = anyio.create_memory_object_stream[ToolCall](math.inf)
+        self._all_sent = anyio.Event()
+        self.queued: list[ToolCall] = []  # in the answer's order
         self.started: list[ToolCall] = []  # sent to the executor, in the answer's order
         self.results: dict[str, ToolResult] = {}
         self.failures: list[Exception] = []
 
-    async def start(self, call: ToolCall) -> None:
-        """Checkpoint and send ``call``; returns once it is on its way to the executor."""
-        assert self.tasks is not None, "calls start inside the turn's task group"
-        await self.tasks.start(self._run, call)
+    def start(self, call: ToolCall) -> None:
+        """Have ``call`` checkpointed and sent as soon as the calls before it are."""
+        self.queued.append(call)
+        # Once sending has stopped (it failed), a call stays unsent: it never started.
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._to_send.send_nowait(call)
+
+    async def send(self) -> None:
+        """The task that sends the queued calls, in order, until ``all_sent``."""
+        assert self.tasks is not None, "calls are sent from the turn's task group"
+        try:
+            async with self._queue:
+                async for first in self._queue:
+                    group = [first]
+                    with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
+                        while True:
+                            group.append(self._queue.receive_nowait())
+                    # The checkpoint is on disk before any call of the group can change a file.
+                    await self._keeper.before_tools(tuple(group))
+                    for call in group:
+                        await self.tasks.start(self._run, call)
+        except Exception as exc:  # the calls not sent are answered as never started
+            self.failures.append(exc)
+        finally:
+            self._to_send.close()
+            self._all_sent.set()
+
+    async def all_sent(self) -> None:
+        """The answer is over: no call comes after those queued; returns once they are sent."""
+        self._to_send.close()
+        await self._all_sent.wait()
 
     async def withdraw_waiting(self) -> None:
         """The answer broke off: calls that have not started are not to start (see
@@ -106,8 +142,6 @@ class TurnCalls:
                 await self._tools.tell(WithdrawTools(ids=waiting))
 
     async def _run(self, call: ToolCall, *, task_status: TaskStatus[None]) -> None:
-        # The checkpoint is on disk before the call can change a file.
-        await self._keeper.before_tools((call,))
         async with self._tools.stream(RunTools(calls=(call,))) as events:
             self.started.append(call)
             task_status.started()

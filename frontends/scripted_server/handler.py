@@ -168,6 +168,7 @@ class Handler(BaseHTTPRequestHandler):
                     return
             else:
                 self.wfile.write(_chunk(b"".join(events)))
+                self._sent(*events)
             if cut:
                 self.close_connection = True
             else:
@@ -189,7 +190,14 @@ class Handler(BaseHTTPRequestHandler):
             if index and step.delay > 0 and stopping.wait(step.delay):
                 return False
             self.wfile.write(_chunk(data))
+            self._sent(data)
         return True
+
+    def _sent(self, *events: bytes) -> None:
+        on_sent = self.server.scripted.on_sent
+        if on_sent is not None:
+            for data in events:
+                on_sent(data)
 
     def _wait_for(self, path: str, timeout: float) -> bool:
         """Whether ``path`` came to exist within ``timeout`` (False also when stopping)."""
