@@ -32,6 +32,15 @@ if TYPE_CHECKING:
     from runtime import Address, Reply
 
 
+# How many calls run at once when the user has not said (--max-parallel N sets both to N).
+# A model asks for a dozen or so calls in one answer at most: 16 commands run together, so a
+# turn of 16 one-second commands takes one second, not two. File tools are cheap (a read or a
+# write in a worker thread) and must not wait behind long commands, so they have room beyond
+# the commands' share; the session's limit still bounds the whole.
+DEFAULT_MAX_PARALLEL = 32
+DEFAULT_MAX_COMMANDS = 16
+
+
 class ToolExecutor(Actor[ToolExecutorMsg]):
     """Runs tool calls for one session; it owns what the session has read (Edit's ledger)."""
 
@@ -43,10 +52,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         permissions: Address[PermissionBrokerMsg],
         *,
         project_root: str,
-        max_concurrency: int = 10,
+        max_concurrency: int | None = None,  # None: the defaults below, by kind of call
         output_cap: int = 30_000,
     ) -> None:
-        if max_concurrency < 1:
+        if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if output_cap < 100:
             raise ValueError(f"output_cap must be at least 100 characters, got {output_cap}")
@@ -58,7 +67,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             permissions=permissions,
             project_root=self._root,
             ledger=ReadLedger(),
-            max_concurrency=max_concurrency,
+            max_concurrency=max_concurrency or DEFAULT_MAX_PARALLEL,
+            max_commands=max_concurrency or DEFAULT_MAX_COMMANDS,
             output_cap=output_cap,
         )
 

@@ -2,7 +2,8 @@
 
 Calls arrive one ``RunTools`` at a time, each as soon as the model has finished writing it, so
 the calls of one answer arrive spread out while the answer still streams. Every call starts at
-once, limited by one CapacityLimiter for the session. A call first waits for the calls that
+once, limited by one CapacityLimiter for the session (and commands by one more, so that file
+tools never wait behind a crowd of long commands). A call first waits for the calls that
 arrived before it and are still in flight when they touch the same path (or a folder above or
 below it) and either of them writes, so ``Edit A->B`` then ``Edit B->C`` on one file applies in
 order, while reads and shell commands (whose paths are unknowable) run freely. The order is the
@@ -80,13 +81,17 @@ class Scheduler:
         project_root: str,
         ledger: ReadLedger,
         max_concurrency: int,
+        max_commands: int,
         output_cap: int,
     ) -> None:
         self._tools = tools
         self._permissions = permissions
         self._root = project_root
         self._ledger = ledger
-        self._limiter = anyio.CapacityLimiter(max_concurrency)
+        self._limiter = anyio.CapacityLimiter(max_concurrency)  # every call, the session's
+        # Calls that run a process (a shell command) also take one of these, first: a command
+        # waiting for one holds no place that a file tool could use.
+        self._commands = anyio.CapacityLimiter(min(max_commands, max_concurrency))
         self._output_cap = output_cap
         self._slots: dict[str, _Slot] = {}  # by call id, from arrival to end, in arrival order
         self._interrupted: set[str] = set()  # ids interrupted before they arrived
@@ -175,7 +180,8 @@ class Scheduler:
         )
         started: float | None = None
         outcome: Outcome | None = None
-        holding = False
+        holding = commanding = False
+        command = plan.tool is not None and plan.tool.command is not None
         try:
             with slot.scope:
                 for earlier in slot.earlier:
@@ -183,6 +189,9 @@ class Scheduler:
                     if earlier.plan is not None and _ordered(earlier.plan, plan):
                         await earlier.done.wait()
                 # Started and Finished are sent holding the slot, so the stream shows the limit.
+                if command:
+                    await self._commands.acquire()
+                    commanding = True
                 await self._limiter.acquire()
                 holding = True
                 slot.ctx = ctx
@@ -204,6 +213,8 @@ class Scheduler:
         finally:
             if holding:
                 self._limiter.release()
+            if commanding:
+                self._commands.release()
             slot.done.set()  # also on cancellation: nothing may wait on a call that will never end
 
     async def _execute(self, plan: _Plan, ctx: CallContext) -> Outcome:

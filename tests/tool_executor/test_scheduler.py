@@ -122,7 +122,7 @@ async def test_the_order_is_the_order_of_arrival_not_of_handler_start(tmp_path: 
     async with supervise([broker]):
         scheduler = Scheduler(
             TOOLS, permissions=broker.address, project_root=str(tmp_path), ledger=ReadLedger(),
-            max_concurrency=4, output_cap=1000,
+            max_concurrency=4, max_commands=4, output_cap=1000,
         )  # fmt: skip
         scheduler.register([write])
         scheduler.register([edit])
@@ -141,3 +141,30 @@ async def test_the_order_is_the_order_of_arrival_not_of_handler_start(tmp_path: 
     results = {e.result.tool_use_id: e.result for e in events if isinstance(e, ToolFinished)}
     assert not results[edit.id].is_error, results[edit.id].content
     assert path.read_text() == "two\n"
+
+
+async def test_by_default_16_commands_run_at_once_and_file_tools_never_wait_behind_them(
+    tmp_path: Path,
+) -> None:
+    go = tmp_path / "go"
+    (tmp_path / "a.txt").write_text("a\n")
+    waits = [call("Bash", command=f"while [ ! -e {go} ]; do sleep 0.01; done") for _ in range(17)]
+    running = most = 0
+    read_result: ToolFinished | None = None
+    with anyio.fail_after(30):  # only a broken limit would get here: the commands wait on go
+        async with (
+            session(tmp_path) as s,
+            s.executor.address.stream(RunTools(calls=tuple(waits))) as events,
+        ):
+            async for event in events:
+                if isinstance(event, ToolStarted):
+                    running += 1
+                    most = max(most, running)
+                elif isinstance(event, ToolFinished):
+                    running -= 1
+                if running == 16 and read_result is None:
+                    # Every command place is taken, by calls that will not end on their own.
+                    read_result = await s.one("Read", file_path=str(tmp_path / "a.txt"))
+                    go.touch()
+    assert most == 16
+    assert read_result is not None and not read_result.result.is_error
