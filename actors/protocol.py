@@ -341,9 +341,9 @@ class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     """Run these tool calls side by side; ends when all have finished.
 
     Exactly one ``ToolFinished`` comes for every call, in completion order. The conductor sends
-    each call on its own as soon as the model has finished writing it, while the answer goes on
-    streaming; calls on the same path (or a folder above or below it) run in the order their
-    ``RunTools`` arrived when either writes, whichever request they came in.
+    each call as soon as the model has finished writing it (with the calls that came in the same
+    burst), while the answer goes on streaming; calls on the same path (or a folder above or
+    below it) run in the order they arrived when either writes, whichever request they came in.
     """
 
     calls: tuple[ToolCall, ...]

@@ -3,9 +3,10 @@
 A turn is a pipeline: while the model goes on streaming text and further calls, a call whose
 ``tool_use`` block is complete already runs. ``TurnCalls`` takes each call's checkpoint for
 ``/undo`` (on disk before the call can change a file) and sends it to the executor as a
-``RunTools`` of its own, in the model's order (the executor keeps that order for calls on the
-same path). Each call's events are read by a task of its own in the turn's task group, which
-the conductor leaves only when every call has reported.
+``RunTools`` of its own (or with the calls that came together), in the model's order (the
+executor keeps that order for calls on the same path). Each request's events are read by a
+task of its own in the turn's task group, which the conductor leaves only when every call has
+reported.
 
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
@@ -77,8 +78,8 @@ class TurnCalls:
     """One answer's tool calls, from their blocks' end to their results.
 
     ``start`` only queues a call, so the answer's stream is read on without waiting; one task,
-    ``send``, takes the queue in order: the checkpoint for every call waiting (one for a group
-    that came together, as blocks often do), then each call sent as its own ``RunTools``.
+    ``send``, takes the queue in order: the calls waiting (one, or a group that came together,
+    as blocks often do) are checkpointed, then sent as one ``RunTools``.
     """
 
     def __init__(
@@ -120,8 +121,7 @@ class TurnCalls:
                             group.append(self._queue.receive_nowait())
                     # The checkpoint is on disk before any call of the group can change a file.
                     await self._keeper.before_tools(tuple(group))
-                    for call in group:
-                        await self.tasks.start(self._run, call)
+                    await self.tasks.start(self._run, tuple(group))
         except Exception as exc:  # the calls not sent are answered as never started
             self.failures.append(exc)
         finally:
@@ -141,20 +141,23 @@ class TurnCalls:
             with contextlib.suppress(KernelError):
                 await self._tools.tell(WithdrawTools(ids=waiting))
 
-    async def _run(self, call: ToolCall, *, task_status: TaskStatus[None]) -> None:
-        async with self._tools.stream(RunTools(calls=(call,))) as events:
-            self.started.append(call)
+    async def _run(self, group: tuple[ToolCall, ...], *, task_status: TaskStatus[None]) -> None:
+        """Send calls that came together as one request and read their events until all
+        have reported (each still runs on its own in the executor)."""
+        by_id = {call.id: call for call in group}
+        async with self._tools.stream(RunTools(calls=group)) as events:
+            self.started.extend(group)
             task_status.started()
             try:
                 async for event in events:
                     # Recorded first: showing it is where a cancellation may land.
-                    self._note(call, event)
+                    self._note(by_id, event)
                     await self._display.show(event)
             except anyio.get_cancelled_exc_class():
-                pending = () if call.id in self.results else (call.id,)
+                pending = tuple(call.id for call in group if call.id not in self.results)
 
                 def note_now(event: ToolEvent) -> None:
-                    self._note(call, event)
+                    self._note(by_id, event)
                     self._display.show_nowait(event)
 
                 await collect_interrupted(self._tools, pending, events, note_now)
@@ -162,7 +165,7 @@ class TurnCalls:
             except Exception as exc:  # the executor failed: the turn says so once all are done
                 self.failures.append(exc)
 
-    def _note(self, call: ToolCall, event: ToolEvent) -> None:
-        if isinstance(event, ToolFinished) and event.result.tool_use_id == call.id:
-            self.results[call.id] = event.result
-            self._record(call, event.result)
+    def _note(self, by_id: dict[str, ToolCall], event: ToolEvent) -> None:
+        if isinstance(event, ToolFinished) and event.result.tool_use_id in by_id:
+            self.results[event.result.tool_use_id] = event.result
+            self._record(by_id[event.result.tool_use_id], event.result)
