@@ -365,3 +365,12 @@ def test_a_gate_that_never_opens_ends_the_stream_with_an_error(http: httpx.Clien
     name, data = parse_sse(response.content)[-1]
     assert name == "error"
     assert "/nonexistent/never did not appear" in data["error"]["message"]
+
+
+def test_on_sent_sees_each_event_as_it_leaves(http: httpx.Client) -> None:
+    seen: list[bytes] = []
+    for step in (text("a b c"), text("a b c", delay=0.001)):
+        seen.clear()
+        with ScriptedServer([step], on_sent=seen.append) as server:
+            response = post(http, server, body())
+        assert b"".join(seen) == response.content
