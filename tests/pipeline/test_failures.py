@@ -114,7 +114,9 @@ async def test_a_stalled_answer_after_a_call_started_is_reported_not_retried(
             call("Bash", {"command": "echo never"}, id="toolu_2"),
         ],
         text="Two things.",
-        # The second call's block never comes: the API has gone silent after the first.
+        # The second call's block never comes: the API has gone silent after the first. The
+        # first call is asked about, allowed and started within milliseconds of its block; the
+        # silence has to last half a second before it counts as a stall.
         gate=Gate(path=str(root / "never"), before_block=2, timeout=30),
     )
     renderer = Recorder()
