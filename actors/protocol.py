@@ -175,6 +175,10 @@ class Retrying(msgspec.Struct, frozen=True, tag=True):
 
 
 class MessageFinished(msgspec.Struct, frozen=True, tag=True):
+    """The whole answer. Also shown to the UI by the conductor, with ``stop_reason`` None and no
+    usage, for an answer cut short after some of its tool calls started: what the conversation
+    keeps of it, so that every frontend can show a call's result after the message that asked."""
+
     message: Message  # role "assistant", every block in order, unknown ones included
     stop_reason: str | None
     usage: Usage
@@ -336,9 +340,12 @@ ToolEvent = ToolStarted | ToolOutput | ToolFinished
 
 
 class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
-    """Run one assistant turn's tool calls side by side; ends when all have finished.
+    """Run these tool calls side by side; ends when all have finished.
 
-    Exactly one ``ToolFinished`` comes for every call, in completion order.
+    Exactly one ``ToolFinished`` comes for every call, in completion order. The conductor sends
+    each call as soon as the model has finished writing it (with the calls that came in the same
+    burst), while the answer goes on streaming; calls on the same path (or a folder above or
+    below it) run in the order they arrived when either writes, whichever request they came in.
     """
 
     calls: tuple[ToolCall, ...]
@@ -354,6 +361,18 @@ class InterruptTools(msgspec.Struct, frozen=True, tag=True):
     Each one still gets its ``ToolFinished`` on that stream: an ``is_error`` result saying it
     was interrupted, after how long, with the output captured so far. Ids that are unknown or
     already finished are ignored.
+    """
+
+    ids: tuple[str, ...]
+
+
+class WithdrawTools(msgspec.Struct, frozen=True, tag=True):
+    """The answer these calls came in broke off: stop those that have not started yet (waiting
+    for a free slot, for an earlier call on their path, or for the user's permission); those
+    already running go on to their end.
+
+    Each withdrawn call still gets its ``ToolFinished``: an ``is_error`` result saying it was not
+    run and nothing was done. Ids that are unknown, running or finished are ignored.
     """
 
     ids: tuple[str, ...]
@@ -409,6 +428,7 @@ ToolExecutorMsg = (
     RunTools
     | ListTools
     | InterruptTools
+    | WithdrawTools
     | AttachReferences
     | ListChanges
     | CaptureCheckpoint

@@ -72,9 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-parallel",
         type=_positive_int,
-        default=10,
+        default=None,
         metavar="N",
-        help="run at most N tool calls of one turn at a time (10)",
+        help="run at most N tool calls at a time (default: 16 commands, 32 calls in all)",
     )
     parser.add_argument(
         "--stream-timeout",

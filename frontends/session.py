@@ -62,7 +62,7 @@ def assemble(
     permission_mode: PermissionMode | None = None,
     env: Mapping[str, str] | None = None,
     home: str | None = None,
-    max_concurrency: int = 10,
+    max_concurrency: int | None = None,  # None: the executor's defaults
     session_id: str | None = None,
     stream_timeout: float = 60.0,  # seconds without a byte before a stalled answer is retried
     resume: bool = False,  # go on with the saved session ``session_id`` (--continue, --resume)

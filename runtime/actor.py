@@ -3,7 +3,9 @@
 Subclasses implement ``handle``. By default an actor handles one message at a time, so its
 state needs no locks. An actor that does slow work for many callers at once (the tool executor)
 sets ``concurrent = True``: each message is then handled in its own task inside the actor's task
-group, and the actor still ends only when every handler has finished.
+group, and the actor still ends only when every handler has finished. Those tasks start in no
+particular order, so such an actor notes the order its messages came in with ``arrived``, which
+the actor's own task calls for each message, in inbox order, before the message's handler starts.
 
 A failure inside a request's handler is the caller's problem: it is sent back and raised in the
 caller's task. A failure anywhere else (a ``tell`` handler, ``on_start``) is the actor's: it
@@ -54,6 +56,10 @@ class Actor(Generic[M]):
     async def handle(self, msg: M, reply: Reply) -> None:
         raise NotImplementedError
 
+    def arrived(self, msg: M) -> None:
+        """Called synchronously for each message, in the order messages came in, before its
+        handler starts: where a concurrent actor records what must follow arrival order."""
+
     def trace(self, event: str, **fields: object) -> None:
         """Report an event to the session's tracer, if it has one."""
         if self.tracer is not None:
@@ -82,6 +88,7 @@ class Actor(Generic[M]):
                 dispatch = self._dispatch if self.tracer is None else self._dispatch_traced
                 async with self._inbox:
                     async for envelope in self._inbox:
+                        self.arrived(envelope.msg)
                         if self.concurrent:
                             tasks.start_soon(dispatch, envelope)
                         else:

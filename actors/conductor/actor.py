@@ -16,14 +16,17 @@ import msgspec
 
 from actors.conductor import compaction
 from actors.conductor.caching import with_breakpoints
+from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.interrupt import INTERRUPT_WAIT, collect_interrupted
+from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
+from actors.conductor.partial import PartialMessage
 from actors.conductor.prompt import system_prompt
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
+    BlockFinished,
     ClearConversation,
     Compact,
     ConductorMsg,
@@ -32,19 +35,19 @@ from actors.protocol import (
     GetContextFill,
     GetConversation,
     ListTools,
+    Message,
     MessageFinished,
     ModelRequest,
     Notice,
     Retrying,
     RunPrompt,
-    RunTools,
     SetFast,
     SetModel,
     Show,
     StreamMessage,
     TextDelta,
     ToolCall,
-    ToolFinished,
+    ToolResult,
     TurnOutcome,
     Undo,
     Usage,
@@ -56,11 +59,10 @@ if TYPE_CHECKING:
         Block,
         MemoryStoreMsg,
         ModelClientMsg,
+        ModelEvent,
         ProjectContext,
         SessionStoreMsg,
-        ToolEvent,
         ToolExecutorMsg,
-        ToolResult,
         UiMsg,
     )
     from runtime import Address, Reply
@@ -168,13 +170,11 @@ class Conductor(Actor[ConductorMsg]):
                         ),
                     )
                 run.turns += 1
-                finished = await self._stream_turn(run)
-                calls = _tool_calls(finished)
+                finished, ran = await self._turn(run)
                 if finished.stop_reason == "pause_turn":
                     continue  # a server tool is mid-loop: resending lets it go on
-                if finished.stop_reason != "tool_use" or not calls:
+                if finished.stop_reason != "tool_use" or not ran:
                     return self._outcome(run, "success")
-                await self._run_tools(run, calls)
         except LegatoError as error:
             # An API failure ends the prompt but not the session: the caller gets an outcome
             # it can report (and, interactively, the next prompt works).
@@ -182,9 +182,12 @@ class Conductor(Actor[ConductorMsg]):
         finally:
             # Runs on cancellation too, synchronously, so it cannot itself be cancelled.
             if run.partial is not None or self.conversation.pending_tool_uses():
-                self.conversation.close_interrupted(run.partial or [], run.results)
+                kept = run.partial.content() if run.partial is not None else []
+                self.conversation.close_interrupted(kept, run.results)
 
-    async def _stream_turn(self, run: _PromptRun) -> MessageFinished:
+    async def _turn(self, run: _PromptRun) -> tuple[MessageFinished, bool]:
+        """Stream one answer and run its tool calls, each from the moment its block is complete
+        (``calls.py``); returns the answer, and whether it had calls, once all have reported."""
         if (
             compaction.needs_compaction(self._context_tokens, self._window())
             # Not again before the conversation has grown: a kept turn too large to fit
@@ -193,26 +196,100 @@ class Conductor(Actor[ConductorMsg]):
         ):
             await self._compact(run, forced=False)
         request = self._request()
-        run.partial = []
-        api_started = time.monotonic()
+        run.partial = PartialMessage()
+        run.results = {}
+        display = Display(self._ui)
         finished: MessageFinished | None = None
+        failure: Exception | None = None
+        calls = TurnCalls(
+            tools=self._tools,
+            keeper=self._keeper,
+            display=display,
+            record=lambda call, result: _record(run, call, result),
+        )
         try:
-            async with self._model.stream(StreamMessage(request=request)) as events:
-                async for event in events:
-                    await self._ui.tell(Show(event))
-                    match event:
-                        case TextDelta(text=text):
-                            run.append_text(text)
-                        case Retrying():
-                            run.partial = []  # the client retries only before any content
-                        case MessageFinished():
-                            finished = event
+            async with anyio.create_task_group() as calls.tasks:
+                calls.tasks.start_soon(calls.send)
+                api_started = time.monotonic()
+                try:
+                    async with self._model.stream(StreamMessage(request=request)) as events:
+                        async for event in events:
+                            await display.show(event)
+                            finished = await self._on_event(run, request, calls, event) or finished
+                            if finished is not None and event is finished:
+                                await display.release()
+                except Exception as exc:  # raised below, once the calls that started are done
+                    failure = exc
+                finally:
+                    run.api_seconds += time.monotonic() - api_started
+                await calls.all_sent()
+                if finished is None:
+                    await calls.withdraw_waiting()
+                    cut = _cut_short(run, calls)
+                    if cut is not None:
+                        await display.show(cut)
+                    await display.release()
         finally:
-            run.api_seconds += time.monotonic() - api_started
+            if run.partial is not None:
+                # A complete call the cut came too soon to send: it never started.
+                sent = {c.id for c in calls.started}
+                for call in run.partial.calls():
+                    if call.id not in sent:
+                        run.results.setdefault(call.id, _never_started(call))
+            if not display.released:  # cancelled: what is held, as far as it fits
+                cut = _cut_short(run, calls) if finished is None else None
+                if cut is not None:
+                    display.show_nowait(cut)
+                display.release_nowait()
+        if failure is not None:
+            raise failure
         if finished is None:
             raise SessionError("the model's answer ended without its final event")
-        run.partial = None
-        self.conversation.add_assistant(finished.message)
+        if calls.failures or len(run.results) < len(calls.started):
+            missing = [c.id for c in calls.started if c.id not in run.results]
+            raise SessionError(
+                f"the tool executor gave no result for {', '.join(missing)}"
+            ) from next(iter(calls.failures), None)
+        if calls.started:
+            # In the calls' order, whatever order they finished in.
+            self.conversation.add_tool_results([run.results[c.id] for c in calls.started])
+            run.results = {}
+            await self._keeper.save(self.conversation.messages)
+        return finished, bool(calls.started)
+
+    async def _on_event(
+        self, run: _PromptRun, request: ModelRequest, calls: TurnCalls, event: ModelEvent
+    ) -> MessageFinished | None:
+        """Keep track of one event of the answer; returns the answer once it is whole."""
+        assert run.partial is not None
+        match event:
+            case TextDelta(index=index, text=text):
+                run.partial.add_text(index, text)
+            case BlockFinished(index=index, block=block):
+                call = run.partial.finish(index, block)
+                if call is not None:
+                    calls.start(call)
+            case Retrying():
+                if calls.queued:
+                    # The client retries only before any content; a retry now would run the
+                    # calls again. Never silently: the prompt ends here.
+                    raise SessionError("the model client retried an answer whose calls had run")
+                run.partial = PartialMessage()
+            case MessageFinished(message=message):
+                # A call the provider did not finish block by block starts now, in order.
+                begun = {c.id for c in calls.queued}
+                for call in _tool_calls(event):
+                    if call.id not in begun:
+                        calls.start(call)
+                run.partial = None
+                self.conversation.add_assistant(message)
+                await self._finished(run, request, event)
+                return event
+        return None
+
+    async def _finished(
+        self, run: _PromptRun, request: ModelRequest, finished: MessageFinished
+    ) -> None:
         self.usage = self.usage + finished.usage
         run.usage = run.usage + finished.usage
         run.last_text = _text_of(finished.message.content) or run.last_text
@@ -224,7 +301,6 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = compaction.context_tokens(finished.usage)
         await self._keeper.save(self.conversation.messages)
-        return finished
 
     def _request(self) -> ModelRequest:
         request = ModelRequest(
@@ -236,29 +312,6 @@ class Conductor(Actor[ConductorMsg]):
             speed="fast" if self._fast_now() else None,
         )
         return with_breakpoints(request) if self.prompt_caching else request
-
-    async def _run_tools(self, run: _PromptRun, calls: tuple[ToolCall, ...]) -> None:
-        run.results = {}
-        # The checkpoint is on disk before any tool of the batch starts (issue 7).
-        await self._keeper.before_tools(calls)
-        async with self._tools.stream(RunTools(calls=calls)) as events:
-            try:
-                async for event in events:
-                    # Recorded first: telling the UI is where a cancellation may land.
-                    _record(run, calls, event)
-                    await self._ui.tell(Show(event))
-            except anyio.get_cancelled_exc_class():
-                pending = tuple(c.id for c in calls if c.id not in run.results)
-                await collect_interrupted(
-                    self._tools, self._ui, pending, events, lambda e: _record(run, calls, e)
-                )
-                raise
-        missing = [c.id for c in calls if c.id not in run.results]
-        if missing:
-            raise SessionError(f"the tool executor gave no result for {', '.join(missing)}")
-        self.conversation.add_tool_results([run.results[c.id] for c in calls])
-        run.results = {}
-        await self._keeper.save(self.conversation.messages)
 
     # ── issue 7: saving, resuming, undo, compaction ──────────────────────────────────────
 
@@ -364,27 +417,34 @@ class _PromptRun:
         self.api_seconds = 0.0
         self.usage = Usage()
         self.last_text = ""
-        self.partial: list[Block] | None = None  # text of a message still streaming
-        self.results: dict[str, ToolResult] = {}  # finished calls of a batch still running
+        self.partial: PartialMessage | None = None  # a message still streaming
+        self.results: dict[str, ToolResult] = {}  # finished calls of the turn still running
         self.denials: list[Block] = []
 
-    def append_text(self, text: str) -> None:
-        assert self.partial is not None
-        if self.partial and self.partial[-1].get("type") == "text":
-            self.partial[-1]["text"] += text
-        else:
-            self.partial.append({"type": "text", "text": text})
 
-
-def _record(run: _PromptRun, calls: tuple[ToolCall, ...], event: ToolEvent) -> None:
-    if not isinstance(event, ToolFinished):
-        return
-    run.results[event.result.tool_use_id] = event.result
-    if event.result.denied:
-        call = next(c for c in calls if c.id == event.result.tool_use_id)
+def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:
+    run.results[result.tool_use_id] = result
+    if result.denied:
         run.denials.append(
             {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
         )
+
+
+def _never_started(call: ToolCall) -> ToolResult:
+    return ToolResult(
+        tool_use_id=call.id,
+        content="Interrupted before it started; nothing was done.",
+        is_error=True,
+    )
+
+
+def _cut_short(run: _PromptRun, calls: TurnCalls) -> MessageFinished | None:
+    """An answer cut short after some of its calls started, as the conversation keeps it:
+    shown like a finished answer, so that each call's result is shown after its call."""
+    kept = run.partial.content() if run.partial is not None else []
+    if not calls.started or not kept:
+        return None
+    return MessageFinished(Message("assistant", kept), None, Usage())
 
 
 def _tool_calls(finished: MessageFinished) -> tuple[ToolCall, ...]:

@@ -1,11 +1,12 @@
 """Checkpoints: files as they were before a prompt's tools changed them, and ``/undo``.
 
-Before a tool batch runs, the conductor asks the tool executor what the batch will change (each
-tool declares the file it writes, or the command it runs) and for the current contents of each
-file the prompt has not touched yet, and saves that as a checkpoint; ``/undo`` has the executor
-write those contents back, all at once, and remove files the prompt created. The executor does
-the reading and writing: it is the one door to project files. Shell commands can change
-anything, so they are listed instead, and ``/undo`` says that their changes stay.
+Before tool calls run (one, or a group that came together), the conductor asks the tool
+executor what they will change (each tool declares the file it writes, or the command it runs)
+and for the current contents of each file the prompt has not touched yet, and saves that as a
+checkpoint; ``/undo`` has the executor write those contents back, all at once, and remove files
+the prompt created. The executor does the reading and writing: it is the one door to project
+files. Shell commands can change anything, so they are listed instead, and ``/undo`` says that
+their changes stay.
 """
 
 from __future__ import annotations

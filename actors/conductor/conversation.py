@@ -40,13 +40,14 @@ class Conversation:
         return [b for b in self.messages[-1].content if b.get("type") == "tool_use"]
 
     def close_interrupted(self, partial: list[Block], results: dict[str, ToolResult]) -> None:
-        """Make the conversation valid again after a cancelled turn.
+        """Make the conversation valid again after a turn cut short.
 
-        ``partial`` is what the model had streamed of an unfinished message (text only: a
-        half-received tool call cannot be answered, so it is dropped); ``results`` holds the
-        tool calls that did finish. Calls that did not get an interruption notice.
+        ``partial`` is what the conversation keeps of an unfinished message (``PartialMessage``:
+        its text and its complete tool calls; a half-received call never ran and is left out);
+        ``results`` holds the tool calls that did finish. Calls that did not get an
+        interruption notice.
         """
-        kept = [b for b in partial if b.get("type") == "text" and b.get("text")]
+        kept = [b for b in partial if not _is_empty_text(b)]
         if kept:
             self.add_assistant(Message("assistant", kept))
         pending = self.pending_tool_uses()

@@ -1,6 +1,6 @@
 """Stopping a prompt's running tools so that each still reports how far it got (issue 3).
 
-When the prompt is cancelled while its tools run, the conductor does not simply abandon the
+When the prompt is cancelled while its tools run, the conductor does not simply abandon a call's
 ``RunTools`` stream: it tells the executor ``InterruptTools`` and keeps reading that stream,
 where every call's ``ToolFinished`` arrives, saying it was interrupted, after how long, with the
 output captured so far. Collected before the prompt's ``finally`` closes the conversation,
@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from actors.protocol import InterruptTools, Show
-from runtime import KernelError
+from actors.protocol import InterruptTools
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
-    from actors.protocol import ToolEvent, ToolExecutorMsg, UiMsg
+    from actors.protocol import ToolEvent, ToolExecutorMsg
     from runtime import Address
 
 # How long an interrupted prompt waits for its tools to report. Commands stop within the
@@ -30,16 +29,16 @@ INTERRUPT_WAIT = 2.0
 
 async def collect_interrupted(
     tools: Address[ToolExecutorMsg],
-    ui: Address[UiMsg],
     pending: tuple[str, ...],
     events: AsyncIterator[ToolEvent],
     record: Callable[[ToolEvent], None],
 ) -> None:
-    """Interrupt the ``pending`` calls and ``record`` every event until the batch's stream ends.
+    """Interrupt the ``pending`` calls and ``record`` every event until their stream ends.
 
     Shielded, as the cancellation is already here, and bounded, so that a wedged executor
     cannot hold up the user's Ctrl-C (a call still running when time is up gets the
-    conversation's generic notice, and ends as the stream is abandoned).
+    conversation's generic notice, and ends as the stream is abandoned). ``record`` must not
+    wait: it shows what it can without blocking (a stalled renderer must not hold this up).
     """
     # Whatever the executor says now, the cancellation in flight is what the caller must see:
     # a failure here only ends the wait for results.
@@ -48,9 +47,7 @@ async def collect_interrupted(
         anyio.move_on_after(INTERRUPT_WAIT),
         contextlib.suppress(Exception),
     ):
-        await tools.tell(InterruptTools(ids=pending))
+        if pending:
+            await tools.tell(InterruptTools(ids=pending))
         async for event in events:
             record(event)
-            # A stalled renderer must not hold up the interrupt: the UI gets what fits.
-            with contextlib.suppress(anyio.WouldBlock, KernelError):
-                ui.tell_nowait(Show(event))

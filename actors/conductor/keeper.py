@@ -89,7 +89,7 @@ class SessionKeeper:
             await self._send([LedgerChanged(changed)])
 
     async def before_tools(self, calls: tuple[ToolCall, ...]) -> None:
-        """Record what the batch's tools are about to change, before they run."""
+        """Record what these calls are about to change, before any of them runs."""
         taken = {f.path for c in self.checkpoints if c.prompt == self.prompt for f in c.files}
         changes = await self._tools.ask(ListChanges(calls=calls))
         fresh = tuple(path for path in changes.paths if path not in taken)

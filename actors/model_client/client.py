@@ -261,10 +261,17 @@ class MessagesClient:
                     if isinstance(chunk, Exception):
                         raise chunk
                     events: list[ModelEvent] = []
-                    for sse in decoder.feed(chunk):
-                        events.extend(assembler.feed(sse))
-                        if assembler.finished is not None:
-                            break
+                    try:
+                        for sse in decoder.feed(chunk):
+                            events.extend(assembler.feed(sse))
+                            if assembler.finished is not None:
+                                break
+                    except Exception:
+                        # What came before the failure in the same read is part of the answer
+                        # (shown, kept, and a tool call that was complete may have started),
+                        # however the network happened to cut the bytes.
+                        await attempt.emit_all(coalesce(events))
+                        raise
                     await attempt.emit_all(coalesce(events))
                     if assembler.finished is not None:
                         return assembler.finished

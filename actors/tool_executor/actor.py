@@ -19,6 +19,7 @@ from actors.protocol import (
     RestoreCheckpoint,
     RunTools,
     ToolExecutorMsg,
+    WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
 from actors.tool_executor.files import ReadLedger
@@ -29,6 +30,15 @@ from runtime import Actor
 if TYPE_CHECKING:
     from actors.protocol import PermissionBrokerMsg
     from runtime import Address, Reply
+
+
+# How many calls run at once when the user has not said (--max-parallel N sets both to N).
+# A model asks for a dozen or so calls in one answer at most: 16 commands run together, so a
+# turn of 16 one-second commands takes one second, not two. File tools are cheap (a read or a
+# write in a worker thread) and must not wait behind long commands, so they have room beyond
+# the commands' share; the session's limit still bounds the whole.
+DEFAULT_MAX_PARALLEL = 32
+DEFAULT_MAX_COMMANDS = 16
 
 
 class ToolExecutor(Actor[ToolExecutorMsg]):
@@ -42,10 +52,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         permissions: Address[PermissionBrokerMsg],
         *,
         project_root: str,
-        max_concurrency: int = 10,
+        max_concurrency: int | None = None,  # None: the defaults below, by kind of call
         output_cap: int = 30_000,
     ) -> None:
-        if max_concurrency < 1:
+        if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if output_cap < 100:
             raise ValueError(f"output_cap must be at least 100 characters, got {output_cap}")
@@ -57,9 +67,15 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             permissions=permissions,
             project_root=self._root,
             ledger=ReadLedger(),
-            max_concurrency=max_concurrency,
+            max_concurrency=max_concurrency or DEFAULT_MAX_PARALLEL,
+            max_commands=max_concurrency or DEFAULT_MAX_COMMANDS,
             output_cap=output_cap,
         )
+
+    def arrived(self, msg: ToolExecutorMsg) -> None:
+        # Calls on one path run in the order they came in; the handlers below start in any order.
+        if isinstance(msg, RunTools):
+            self._scheduler.register(msg.calls)
 
     async def handle(self, msg: ToolExecutorMsg, reply: Reply) -> None:
         match msg:
@@ -69,6 +85,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await self._scheduler.run(calls, reply.sender(msg))
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
+            case WithdrawTools(ids=ids):
+                self._scheduler.withdraw(ids)
             case AttachReferences(text=text):
                 await reply.answer(
                     msg, await references.attach(text, self._root, self._permissions)

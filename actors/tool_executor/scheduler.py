@@ -1,22 +1,28 @@
-"""Running one turn's tool calls: side by side, in the model's order where it matters.
+"""Running the model's tool calls: side by side, in the model's order where it matters.
 
-Every call starts at once, limited by a shared CapacityLimiter. A call waits first for the
-earlier calls of its batch that touch the same path (or a folder above or below it) when either
-of them writes, so ``Edit A->B`` then ``Edit B->C`` on one file applies in order, while reads
-and shell commands (whose paths are unknowable) run freely. A call's failure is its own result:
-every exception becomes an ``is_error`` result and only cancellation reaches the siblings.
+Calls arrive one ``RunTools`` at a time, each as soon as the model has finished writing it, so
+the calls of one answer arrive spread out while the answer still streams. Every call starts at
+once, limited by one CapacityLimiter for the session (and commands by one more, so that file
+tools never wait behind a crowd of long commands). A call first waits for the calls that
+arrived before it and are still in flight when they touch the same path (or a folder above or
+below it) and either of them writes, so ``Edit A->B`` then ``Edit B->C`` on one file applies in
+order, while reads and shell commands (whose paths are unknowable) run freely. The order is the
+order of arrival: ``register`` gives each call its place synchronously, as its message comes in
+(the actor's ``arrived``), because the handlers of concurrent messages start in no particular
+order. A call's failure is its own result: every exception becomes an ``is_error`` result and
+only cancellation reaches the siblings.
 
 Interrupting (``interrupt``, for the user's Ctrl-C) is not cancelling: each call runs in a cancel
 scope of its own, and when that scope is cancelled the call still ends with a ``ToolFinished``,
 saying it was interrupted, after how long, with the output captured so far, so the model is
-told exactly what happened. Cancelling the whole ``run`` (its caller went away) ends the calls
+told exactly what happened. Cancelling a whole ``run`` (its caller went away) ends its calls
 with no result at all, since nobody is listening.
 """
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -48,6 +54,24 @@ class _Plan:
     summary: str
 
 
+@dataclass(eq=False, slots=True)
+class _Slot:
+    """A call from its arrival to its end: what later calls on the same path wait for."""
+
+    call: ToolCall
+    scope: anyio.CancelScope  # cancelled by ``interrupt``
+    earlier: tuple[_Slot, ...]  # the calls in flight when it arrived, in arrival order
+    planned: anyio.Event = field(default_factory=anyio.Event)  # ``plan`` is known
+    done: anyio.Event = field(default_factory=anyio.Event)
+    plan: _Plan | None = None
+    ctx: CallContext | None = None  # once it holds a slot: whether it waits for permission
+    withdrawn: bool = False  # stopped by ``withdraw``: it was not run
+
+    def waiting(self) -> bool:
+        """Nothing done yet: no slot, or waiting for the user's permission."""
+        return self.ctx is None or self.ctx.asking
+
+
 class Scheduler:
     def __init__(
         self,
@@ -57,50 +81,65 @@ class Scheduler:
         project_root: str,
         ledger: ReadLedger,
         max_concurrency: int,
+        max_commands: int,
         output_cap: int,
     ) -> None:
         self._tools = tools
         self._permissions = permissions
         self._root = project_root
         self._ledger = ledger
-        self._limiter = anyio.CapacityLimiter(max_concurrency)
+        self._limiter = anyio.CapacityLimiter(max_concurrency)  # every call, the session's
+        # Calls that run a process (a shell command) also take one of these, first: a command
+        # waiting for one holds no place that a file tool could use.
+        self._commands = anyio.CapacityLimiter(min(max_commands, max_concurrency))
         self._output_cap = output_cap
-        self._scopes: dict[str, anyio.CancelScope] = {}  # by call id, while a batch runs
-        self._interrupted: set[str] = set()  # ids interrupted before their batch began
+        self._slots: dict[str, _Slot] = {}  # by call id, from arrival to end, in arrival order
+        self._interrupted: set[str] = set()  # ids interrupted before they arrived
+
+    def register(self, calls: Sequence[ToolCall]) -> None:
+        """Give each call its place in the session's order; synchronous, so that nothing can
+        come between two arrivals. Calls already registered keep theirs."""
+        for call in calls:
+            if call.id in self._slots:
+                continue
+            scope = anyio.CancelScope()
+            if call.id in self._interrupted:
+                self._interrupted.discard(call.id)
+                scope.cancel()
+            self._slots[call.id] = _Slot(call, scope, tuple(self._slots.values()))
 
     async def run(self, calls: Sequence[ToolCall], send: Send) -> None:
         """Run ``calls``; ``send`` gets ToolStarted, ToolOutput and one ToolFinished for each."""
-        # Scopes exist before the first await, so an interrupt never falls between the cracks.
-        scopes = {call.id: self._scope_for(call.id) for call in calls}
+        self.register(calls)  # for callers that did not come through the actor's inbox
+        slots = [self._slots[call.id] for call in calls]
         try:
-            plans = [await self._plan(call) for call in calls]
-            done = [anyio.Event() for _ in plans]
             async with anyio.create_task_group() as tasks:
-                for index, plan in enumerate(plans):
-                    after = [
-                        done[earlier] for earlier in range(index) if _ordered(plans[earlier], plan)
-                    ]
-                    scope = scopes[plan.call.id]
-                    tasks.start_soon(self._run_one, plan, scope, after, done[index], send)
+                for slot in slots:
+                    tasks.start_soon(self._run_one, slot, send)
         finally:
-            for call in calls:
-                self._scopes.pop(call.id, None)
+            for slot in slots:
+                # Also when cancelled: nothing may wait on a call that will never end.
+                slot.planned.set()
+                slot.done.set()
+                if self._slots.get(slot.call.id) is slot:
+                    del self._slots[slot.call.id]
+
+    def withdraw(self, ids: Sequence[str]) -> None:
+        """Stop those of these calls that are still waiting; each reports it was not run."""
+        for call_id in ids:
+            slot = self._slots.get(call_id)
+            if slot is not None and slot.waiting() and not slot.done.is_set():
+                slot.withdrawn = True
+                slot.scope.cancel()
 
     def interrupt(self, ids: Sequence[str]) -> None:
         """Stop these calls; each still reports, as interrupted (see the module's docstring)."""
         for call_id in ids:
-            scope = self._scopes.get(call_id)
-            if scope is not None:
-                scope.cancel()
+            slot = self._slots.get(call_id)
+            if slot is not None:
+                slot.scope.cancel()
             else:  # its RunTools has not arrived yet (the two messages raced) or is over
                 self._interrupted.add(call_id)
-
-    def _scope_for(self, call_id: str) -> anyio.CancelScope:
-        scope = self._scopes[call_id] = anyio.CancelScope()
-        if call_id in self._interrupted:
-            self._interrupted.discard(call_id)
-            scope.cancel()
-        return scope
 
     async def _plan(self, call: ToolCall) -> _Plan:
         tool = self._tools.get(call.name)
@@ -121,15 +160,10 @@ class Scheduler:
         except (ValueError, OSError) as exc:
             return _Plan(call, tool, None, f"Invalid input for {tool.name}: {exc}", None, tool.name)
 
-    async def _run_one(
-        self,
-        plan: _Plan,
-        scope: anyio.CancelScope,
-        after: list[anyio.Event],
-        done: anyio.Event,
-        send: Send,
-    ) -> None:
-        call = plan.call
+    async def _run_one(self, slot: _Slot, send: Send) -> None:
+        call = slot.call
+        plan = slot.plan = await self._plan(call)
+        slot.planned.set()
 
         async def emit(text: str) -> None:
             # Live output is for display only: a caller that stopped listening loses nothing.
@@ -146,19 +180,28 @@ class Scheduler:
         )
         started: float | None = None
         outcome: Outcome | None = None
-        holding = False
+        holding = commanding = False
+        command = plan.tool is not None and plan.tool.command is not None
         try:
-            with scope:
-                for earlier in after:
-                    await earlier.wait()
+            with slot.scope:
+                for earlier in slot.earlier:
+                    await earlier.planned.wait()
+                    if earlier.plan is not None and _ordered(earlier.plan, plan):
+                        await earlier.done.wait()
                 # Started and Finished are sent holding the slot, so the stream shows the limit.
+                if command:
+                    await self._commands.acquire()
+                    commanding = True
                 await self._limiter.acquire()
                 holding = True
+                slot.ctx = ctx
                 await send(ToolStarted(id=call.id, name=call.name, summary=plan.summary))
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx)
             elapsed = 0.0 if started is None else anyio.current_time() - started
-            if outcome is None:  # the scope was cancelled: interrupted
+            if outcome is None and slot.withdrawn and (started is None or ctx.asking):
+                outcome = _withdrawn(ctx)
+            elif outcome is None:  # interrupted (or withdrawn just as its permission came)
                 outcome = _interrupted(plan, ctx, started is not None, elapsed)
             result = ToolResult(
                 tool_use_id=call.id,
@@ -170,7 +213,9 @@ class Scheduler:
         finally:
             if holding:
                 self._limiter.release()
-            done.set()  # also on cancellation: nothing may wait on a call that will never end
+            if commanding:
+                self._commands.release()
+            slot.done.set()  # also on cancellation: nothing may wait on a call that will never end
 
     async def _execute(self, plan: _Plan, ctx: CallContext) -> Outcome:
         if plan.failure is not None or plan.tool is None:
@@ -190,6 +235,15 @@ class Scheduler:
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
             return Outcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _withdrawn(ctx: CallContext) -> Outcome:
+    """The result of a call whose answer broke off before it started."""
+    when = "while it waited for the user's permission" if ctx.asking else "before it started"
+    return Outcome(
+        f"Not run: the answer that asked for this call broke off {when}; nothing was done.",
+        is_error=True,
+    )
 
 
 def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> Outcome:

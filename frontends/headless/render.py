@@ -154,6 +154,8 @@ class HeadlessRenderer(Renderer):
             f"{name}({_short(summary)}) after {now - started:.1f} s"
             for name, summary, started in self.running.values()
         ]
+        if parts and self.streaming:  # calls start while the answer is still streaming
+            return "running " + ", ".join(parts) + " while the model was answering"
         if parts:
             return "running " + ", ".join(parts)
         if self.streaming:
@@ -169,6 +171,10 @@ class TextRenderer(HeadlessRenderer):
     def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
         super().__init__(stdout, stderr)
         self._ends_with_newline = True
+        # Notes that came while a text block streamed (a call starts as soon as its block is
+        # complete, and the text goes on): a note ends stdout's line, which would put a line
+        # break in the middle of the answer, so they wait for the block's end.
+        self._held: list[str] | None = None
 
     def render(self, event: UiEvent) -> None:
         match event:
@@ -176,7 +182,12 @@ class TextRenderer(HeadlessRenderer):
                 self.stdout.write(text)
                 self.stdout.flush()
                 self._ends_with_newline = text.endswith("\n")
+                if self._held is None:
+                    self._held = []
+            case BlockFinished(block=block) if block.get("type") == "text":
+                self._release()
             case MessageFinished():
+                self._release()
                 self._end_line()
             case ToolStarted(name=name, summary=summary):
                 self._note(f"⏺ {name}({_short(summary)})")
@@ -203,11 +214,20 @@ class TextRenderer(HeadlessRenderer):
             self._ends_with_newline = True
 
     def _note(self, line: str) -> None:
+        if self._held is not None:
+            self._held.append(line)
+            return
         self._end_line()
         self.stderr.write(line + "\n")
         self.stderr.flush()
 
+    def _release(self) -> None:
+        held, self._held = self._held or [], None
+        for line in held:
+            self._note(line)
+
     async def close(self) -> None:
+        self._release()
         self._end_line()
         with contextlib.suppress(OutputClosed):  # already reported by the write that found it
             await self.stdout.drain()

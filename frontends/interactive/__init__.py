@@ -30,7 +30,7 @@ def run_interactive(
     home: str | None = None,
     session_id: str | None = None,
     resume: bool = False,
-    max_parallel: int = 10,
+    max_parallel: int | None = None,
     stream_timeout: float = 60.0,
 ) -> int:
     """Runs a session until /quit, Ctrl-D or a double Ctrl-C; returns the exit code."""

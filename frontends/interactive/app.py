@@ -84,7 +84,7 @@ class InteractiveSession:
         output: Output | None = None,
         session_id: str | None = None,  # a saved session to go on with (issue 7)
         resume: bool = False,
-        max_parallel: int = 10,
+        max_parallel: int | None = None,
         stream_timeout: float = 60.0,
     ) -> None:
         from prompt_toolkit.history import FileHistory, InMemoryHistory
@@ -388,7 +388,7 @@ async def run_session(
     output: Output | None = None,
     session_id: str | None = None,
     resume: bool = False,
-    max_parallel: int = 10,
+    max_parallel: int | None = None,
     stream_timeout: float = 60.0,
 ) -> int:
     """One interactive session, with failures turned into a message and an exit code."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from frontends.scripted_server.server import ScriptedServer
 from frontends.scripted_server.steps import (
+    Gate,
     HttpError,
     RecordedRequest,
     Script,
@@ -25,6 +26,7 @@ from frontends.scripted_server.steps import (
 )
 
 __all__ = [
+    "Gate",
     "HttpError",
     "RecordedRequest",
     "Script",

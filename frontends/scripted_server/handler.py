@@ -6,19 +6,24 @@ then the body (400). Only a request that passes them all uses a step.
 A streamed step is sent with chunked transfer encoding, as the API does. That is also what makes
 ``cut_after`` detectable: the connection closes before the terminating zero-length chunk, so a
 client sees an incomplete body rather than a short but complete one. Without ``delay`` the whole
-stream goes out in one write; with it, one event per write with a pause between.
+stream goes out in one write; with it, one event per write with a pause between. A ``gate``
+holds the stream before a block until a file exists (the order proofs of the pipeline tests).
 """
 
 from __future__ import annotations
 
+import os
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from frontends.scripted_server.sse import (
+    block_start_position,
     count_input_tokens,
     error_body,
+    event,
     message_json,
     stream_events,
 )
@@ -27,11 +32,12 @@ from frontends.scripted_server.validate import Invalid, check_body
 
 if TYPE_CHECKING:
     from frontends.scripted_server.server import _HTTPServer
-    from frontends.scripted_server.steps import Step
+    from frontends.scripted_server.steps import Gate, Step
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 END_OF_BODY = b"0\r\n\r\n"
+GATE_POLL = 0.002  # seconds between looks for a gate's file
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -153,22 +159,53 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("cache-control", "no-cache")
         self.send_header("request-id", request_id)
         self.send_header("transfer-encoding", "chunked")
+        held = None if step.gate is None else block_start_position(events, step.gate.before_block)
         try:
             self.end_headers()
-            if step.delay > 0:
-                for index, data in enumerate(events):
-                    if index and self.server.scripted._stopping.wait(step.delay):
-                        self.close_connection = True  # the server is stopping mid-stream
-                        return
-                    self.wfile.write(_chunk(data))
+            if step.delay > 0 or held is not None:
+                if not self._paced(events, step, held, request_id):
+                    self.close_connection = True  # the server is stopping mid-stream
+                    return
             else:
                 self.wfile.write(_chunk(b"".join(events)))
+                self._sent(*events)
             if cut:
                 self.close_connection = True
             else:
                 self.wfile.write(END_OF_BODY)
         except OSError:
             self.close_connection = True  # the client hung up mid-stream; nothing to tell it
+
+    def _paced(self, events: list[bytes], step: Step, held: int | None, request_id: str) -> bool:
+        """One event per write, ``delay`` apart, the gate's block held; False if stopping."""
+        stopping = self.server.scripted._stopping
+        for index, data in enumerate(events):
+            gate = step.gate if index == held else None
+            if gate is not None and not self._wait_for(gate.path, gate.timeout):
+                if stopping.is_set():
+                    return False
+                # Like a stream_error: the error event, then the body ends as it should.
+                self.wfile.write(_chunk(_gate_failure(gate, request_id)))
+                return True
+            if index and step.delay > 0 and stopping.wait(step.delay):
+                return False
+            self.wfile.write(_chunk(data))
+            self._sent(data)
+        return True
+
+    def _sent(self, *events: bytes) -> None:
+        on_sent = self.server.scripted.on_sent
+        if on_sent is not None:
+            for data in events:
+                on_sent(data)
+
+    def _wait_for(self, path: str, timeout: float) -> bool:
+        """Whether ``path`` came to exist within ``timeout`` (False also when stopping)."""
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(path):
+            if time.monotonic() > deadline or self.server.scripted._stopping.wait(GATE_POLL):
+                return False
+        return True
 
     def _error(self, error: HttpError, request_id: str) -> None:
         extra = {}
@@ -225,6 +262,11 @@ def _auth_failure(headers: dict[str, str], api_key: str) -> str | None:
     if api_key in sent or f"Bearer {api_key}" in sent:
         return None
     return "invalid x-api-key"
+
+
+def _gate_failure(gate: Gate, request_id: str) -> bytes:
+    why = f"scripted server: {gate.path} did not appear within {gate.timeout:g} s (the gate)"
+    return event(error_body("api_error", why, request_id))
 
 
 def _chunk(data: bytes) -> bytes:

@@ -49,8 +49,12 @@ class ScriptedServer:
         api_key: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        on_sent: Callable[[bytes], None] | None = None,
     ) -> None:
         self.api_key = api_key
+        # Called with each SSE event of a streamed answer once it is written to the socket
+        # (from the connection's thread): benchmarks time what the client does after it.
+        self.on_sent = on_sent
         self.host = host
         self.port = port
         self._script: Callable[[RecordedRequest], Step | Mapping[str, Any]] | None = None

@@ -218,3 +218,9 @@ def message_json(
             "usage": usage_for(step, input_tokens, cached),
         }
     )
+
+
+def block_start_position(events: Sequence[bytes], index: int) -> int | None:
+    """Where block ``index``'s content_block_start is in ``events`` (None: it is not there)."""
+    head = b'event: content_block_start\ndata: {"type":"content_block_start","index":%d,' % index
+    return next((n for n, data in enumerate(events) if data.startswith(head)), None)

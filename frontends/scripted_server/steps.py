@@ -97,6 +97,26 @@ class HttpError(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         )
 
 
+class Gate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Hold the stream before block ``before_block`` starts until the file ``path`` exists.
+
+    For tests that prove an order: a tool call's command creates the file, and the rest of the
+    answer is sent only once it has, so the answer cannot finish before the call ran. Should the
+    file not appear within ``timeout`` seconds (a safety net, not a measurement), the stream
+    ends with an ``api_error`` saying so.
+    """
+
+    path: str
+    before_block: int
+    timeout: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.before_block < 1:
+            raise ValueError(f"a gate holds a block after the first, got {self.before_block}")
+        if self.timeout <= 0:
+            raise ValueError(f"a gate's timeout must be positive, got {self.timeout}")
+
+
 class Step(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One scripted answer. Blocks stream in the order thinking, text, ``blocks``, tool calls."""
 
@@ -114,15 +134,21 @@ class Step(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     stream_error: tuple[str, str] | None = None  # (error type, message) as ``event: error``
     error_after: int | None = None  # events before the error; None: after the last block
     error: HttpError | None = None  # answer with this HTTP error instead of a stream
+    gate: Gate | None = None  # hold the stream until a file exists (see Gate)
 
     def __post_init__(self) -> None:
         has_content = (
             self.text is not None or self.thinking is not None or self.blocks or self.tool_calls
         )
         if self.error is not None and (
-            has_content or self.cut_after is not None or self.stream_error is not None
+            has_content
+            or self.cut_after is not None
+            or self.stream_error is not None
+            or self.gate is not None
         ):
-            raise ValueError("an error step cannot also have content, cut_after or stream_error")
+            raise ValueError(
+                "an error step cannot also have content, cut_after, stream_error or a gate"
+            )
         if self.signature is not None and self.thinking is None:
             raise ValueError("signature needs thinking")
         if self.chunk_words < 1:
@@ -224,9 +250,11 @@ def tool_calls(
     cut_after: int | None = None,
     stream_error: tuple[str, str] | None = None,
     error_after: int | None = None,
+    gate: Gate | None = None,
 ) -> Step:
     """An optional text block, then one tool_use block per call; stop_reason "tool_use"."""
     return _build(
+        gate=gate,
         text=text,
         tool_calls=tuple(calls),
         thinking=thinking,

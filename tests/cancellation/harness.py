@@ -17,6 +17,8 @@ import anyio
 
 from actors.protocol import (
     GetConversation,
+    MessageFinished,
+    MessageStarted,
     RunPrompt,
     ToolInputDelta,
     ToolOutput,
@@ -60,6 +62,7 @@ class ControlledRenderer(Renderer):
         self.counted = 0
         self.point = "nowhere: the prompt ended first"  # where the cancel came, for statistics
         self.reached = anyio.Event()
+        self.shown_before_cancel: list[UiEvent] | None = None
         self.stalled: anyio.Event | None = None  # while set to an unset Event, show() waits
 
     async def show(self, event: UiEvent) -> None:
@@ -70,18 +73,32 @@ class ControlledRenderer(Renderer):
             self.counted += 1
             if self.counted == self.cancel_at_event:
                 self.point = f"after {type(event).__name__}"
-                self.reached.set()
+                self._reach()
         if isinstance(event, ToolStarted | ToolOutput):
             self.tool_events += 1
             if self.tool_events == self.cancel_at_tool:
                 self.point = f"while tools ran, after {type(event).__name__}"
-                self.reached.set()
+                self._reach()
+
+    def _reach(self) -> None:
+        self.shown_before_cancel = list(self.events)
+        self.reached.set()
+
+    def mid_answer_with_calls_running(self) -> bool:
+        """Whether the cancel came while an answer streamed and some of its calls had started."""
+        shown = self.shown_before_cancel or []
+        starts = [n for n, e in enumerate(shown) if isinstance(e, MessageStarted)]
+        if not starts:
+            return False
+        answer = shown[starts[-1] :]
+        finished = any(isinstance(e, MessageFinished) for e in answer)
+        return not finished and any(isinstance(e, ToolStarted) for e in answer)
 
     async def ask(self, question: AskUser) -> str:
         self.asks += 1
         if self.asks == self.cancel_at_ask:
             self.point = "at a permission question"
-            self.reached.set()
+            self._reach()
             await anyio.sleep_forever()  # the person walked away; only an interrupt ends this
         return "y"
 

@@ -1,7 +1,9 @@
 """Cancel at any point (issue 3): a property over scripted multi-turn sessions.
 
 Hypothesis draws a session (turns of parallel tool batches: commands that start background
-jobs and children that ignore SIGTERM, and large writes over files the session has read) and a
+jobs and children that ignore SIGTERM, and large writes over files the session has read; in
+an overlapped turn the answer is held after its first command until that command has
+started, so the rest of the answer, large writes included, streams while it runs) and a
 point to cancel at: the n-th event the UI is shown (so while streaming, while tools run, or
 between turns), the n-th tool event (a call started or printed), or the n-th permission
 question, left unanswered. After the cancel, every time:
@@ -21,7 +23,8 @@ import trio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from frontends.scripted_server import ScriptedServer, Step, call, text, tool_calls
+from actors.protocol import ToolStarted
+from frontends.scripted_server import Gate, ScriptedServer, Step, call, text, tool_calls
 from tests.cancellation.harness import (
     ControlledRenderer,
     conversation_problems,
@@ -59,27 +62,48 @@ calls_strategy = st.lists(
 )
 
 
-def tool_call(kind: str, number: int, root: Path) -> Any:
+def tool_call(kind: str, number: int, root: Path, marker: Path | None = None) -> Any:
     pids = root / "pids"
     if kind == "write":
         return call("Write", {"file_path": str(root / f"f{number}.txt"), "content": new(number)})
+    started = "" if marker is None else f"touch {marker}; "  # opens the answer's gate
     if kind == "quick":
-        return call("Bash", {"command": f"echo $$ >> {pids}; echo quick {number}"})
+        return call("Bash", {"command": f"{started}echo $$ >> {pids}; echo quick {number}"})
     if kind == "resist":  # a child that ignores SIGTERM, and a background job
         command = (
-            f"(trap '' TERM; exec sleep 30) & echo $! >> {pids}; "
+            f"{started}(trap '' TERM; exec sleep 30) & echo $! >> {pids}; "
             f"sleep 30 & echo $! >> {pids}; echo resisting; sleep 0.3"
         )
         return call("Bash", {"command": command})
-    return call("Bash", {"command": f"echo $$ >> {pids}; echo sleeping; sleep 0.{number + 2}"})
+    return call(
+        "Bash",
+        {"command": f"{started}echo $$ >> {pids}; echo sleeping; sleep 0.{number + 2}"},
+    )
 
 
-def script(root: Path, batches: list[list[Call]]) -> list[Step]:
+def batch_step(root: Path, turn: int, batch: list[Call], overlapped: bool) -> Step:
+    """One answer's calls after a text block. Overlapped: the block after the first command is
+    held until that command has started, so the rest streams while it runs."""
+    first = next((n for n, (kind, _) in enumerate(batch) if kind != "write"), None)
+    if not overlapped or first is None or first == len(batch) - 1:
+        calls = [tool_call(kind, number, root) for kind, number in batch]
+        return tool_calls(calls, text="Working on it now.")
+    marker = root / f"started-{turn}"
+    calls = [
+        tool_call(kind, number, root, marker if n == first else None)
+        for n, (kind, number) in enumerate(batch)
+    ]
+    # Block 0 is the text: call n is block n + 1. A gate left closed by a cancel that came
+    # first is let go when the server stops.
+    gate = Gate(path=str(marker), before_block=first + 2, timeout=60)
+    return tool_calls(calls, text="Working on it now, in parallel.", gate=gate)
+
+
+def script(root: Path, batches: list[tuple[list[Call], bool]]) -> list[Step]:
     reads = [call("Read", {"file_path": str(root / f"f{i}.txt"), "limit": 1}) for i in range(FILES)]
     steps = [tool_calls(reads, text="Reading the files first.")]
-    for batch in batches:
-        calls = [tool_call(kind, number, root) for kind, number in batch]
-        steps.append(tool_calls(calls, text="Working on it now."))
+    for turn, (batch, overlapped) in enumerate(batches):
+        steps.append(batch_step(root, turn, batch, overlapped))
     steps.append(text("All done, every change is in place.", delay=0.01))
     return steps
 
@@ -125,7 +149,7 @@ def serve(steps: list[Step]) -> ScriptedServer:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    batches=st.lists(calls_strategy, min_size=1, max_size=2),
+    batches=st.lists(st.tuples(calls_strategy, st.booleans()), min_size=1, max_size=2),
     point=st.one_of(
         st.tuples(st.just("event"), st.sampled_from(range(1, 46))),
         st.tuples(st.just("ask"), st.sampled_from(range(1, 9))),
@@ -133,7 +157,7 @@ def serve(steps: list[Step]) -> ScriptedServer:
     ),
 )
 def test_cancelling_at_any_point_keeps_every_invariant(
-    tmp_path_factory: Any, batches: list[list[Call]], point: tuple[str, int]
+    tmp_path_factory: Any, batches: list[tuple[list[Call], bool]], point: tuple[str, int]
 ) -> None:
     base: Path = tmp_path_factory.mktemp("session")
     root, home = base / "project", base / "home"
@@ -156,6 +180,8 @@ async def _session(root: Path, home: Path, url: str, renderer: ControlledRendere
         async with live_session(root, home, url, renderer, permission_mode="ask") as live:
             await live.interrupted_prompt("make the changes")
             event(f"cancelled {renderer.point}")
+            if renderer.mid_answer_with_calls_running():
+                event("cancelled mid-answer, with some of its calls started")
             # 1. No process the session started survives.
             assert live_children() == []
             assert surviving(recorded_pids(root / "pids")) == []
@@ -170,6 +196,16 @@ async def _session(root: Path, home: Path, url: str, renderer: ControlledRendere
             for result in tool_results(messages):
                 if result.startswith("Interrupted"):
                     assert INTERRUPTED.match(result), result
+            # Every call that started is in the conversation with its result: nothing that
+            # ran, or began to, goes unrecorded (a call of a cut answer included).
+            answered = {
+                block["tool_use_id"]
+                for message in messages
+                for block in message.content
+                if block.get("type") == "tool_result"
+            }
+            started = {e.id for e in renderer.events if isinstance(e, ToolStarted)}
+            assert started <= answered, started - answered
             # 4. The session is usable afterwards.
             renderer.cancel_at_ask = renderer.cancel_at_event = renderer.cancel_at_tool = None
             outcome = await live.prompt(NEXT_PROMPT)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from actors.conductor.conversation import Conversation
-from actors.protocol import Message, ToolResult
+from actors.conductor.partial import PartialMessage
+from actors.protocol import Message, ToolCall, ToolResult
 
 
 def tool_use(call_id: str) -> dict[str, object]:
@@ -43,11 +44,47 @@ def test_an_interrupted_batch_answers_every_call_and_keeps_finished_results() ->
 def test_an_interrupted_stream_keeps_its_text_and_drops_half_a_tool_call() -> None:
     conversation = Conversation()
     conversation.add_user_text("explain")
-    partial = [{"type": "text", "text": "The answer is"}, {"type": "tool_use", "id": "x"}]
-    conversation.close_interrupted(partial, {})
+    partial = PartialMessage()
+    partial.add_text(0, "The answer")
+    partial.add_text(0, " is")
+    # Block 1, a tool call, started but its input never completed: it is not kept.
+    conversation.close_interrupted(partial.content(), {})
     assert conversation.messages[-1] == Message(
         "assistant", [{"type": "text", "text": "The answer is"}]
     )
+
+
+def test_a_stream_cut_after_calls_started_keeps_them_with_their_results() -> None:
+    conversation = Conversation()
+    conversation.add_user_text("go")
+    partial = PartialMessage()
+    partial.add_text(0, "Running both.")
+    partial.finish(0, {"type": "text", "text": "Running both."})
+    assert partial.finish(1, tool_use("a")) == ToolCall("a", "Bash", {"command": "ls"})
+    partial.finish(2, tool_use("b"))
+    partial.add_text(3, "And then")
+    done = {
+        "a": ToolResult(tool_use_id="a", content="ran"),
+        "b": ToolResult(tool_use_id="b", content="Not run: ...", is_error=True),
+    }
+    conversation.close_interrupted(partial.content(), done)
+    assert conversation.messages[1] == Message(
+        "assistant",
+        [
+            {"type": "text", "text": "Running both."},
+            tool_use("a"),
+            tool_use("b"),
+            {"type": "text", "text": "And then"},
+        ],
+    )
+    assert conversation.messages[2].content == [done["a"].block(), done["b"].block()]
+
+
+def test_thinking_alone_is_not_kept_of_a_cut_answer() -> None:
+    partial = PartialMessage()
+    partial.finish(0, {"type": "thinking", "thinking": "hmm", "signature": "sig"})
+    partial.add_text(1, "")
+    assert partial.content() == []
 
 
 def test_an_empty_assistant_message_is_never_sent() -> None:

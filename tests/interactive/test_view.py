@@ -131,3 +131,18 @@ def test_text_after_tool_lines_is_set_apart_by_a_blank_line() -> None:
     assert view.take_printed() == "\nIt is fine.\n\n"
     view.apply(TextDelta(0, "More.\n\n"))
     assert view.take_printed() == "More.\n\n"
+
+
+def test_a_call_starting_mid_text_is_drawn_below_the_text_in_progress() -> None:
+    """Calls start while the answer streams: the running call sits under the paragraph being
+    written, and the paragraph goes on (its result comes after the message, see calls.py)."""
+    view, clock = make_view()
+    view.apply(TextDelta(0, "First paragraph.\n\nSecond is "))
+    view.apply(ToolStarted("t1", "Bash", "make test"))
+    clock.now += 1
+    view.apply(TextDelta(0, "still going"))
+    assert view.take_printed() == "First paragraph.\n\n"
+    assert view.live() == "Second is still going\n● Bash(make test)  1.0 s"
+    view.apply(BlockFinished(0, {"type": "text", "text": "..."}))
+    assert view.take_printed() == "Second is still going\n\n"
+    assert view.live() == "● Bash(make test)  1.0 s"

@@ -255,6 +255,8 @@ async def test_an_error_event_after_200_is_a_stream_failure(http: httpx.AsyncCli
             await client_for(http, server.url, recorder).stream(REQUEST, recorder.emit)
         assert len(server.requests) == 1
     assert info.value.request_id
+    # The words before the error came in the same read; they reached the caller all the same.
+    assert "".join(d.text for d in recorder.of(TextDelta)) == "one"
 
 
 async def test_a_stream_cut_after_content_fails_and_is_not_retried(

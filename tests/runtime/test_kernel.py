@@ -212,3 +212,41 @@ async def test_without_a_tracer_nothing_is_traced() -> None:
     async with supervise([calc]):
         assert calc.tracer is None
         calc.trace("note")  # a no-op, not an error
+
+
+class Ticket(msgspec.Struct, frozen=True, tag=True):
+    number: int
+
+
+class Counter(Actor[Ticket]):
+    """A concurrent actor that notes arrival order, and checks each handler came after it."""
+
+    name = "counter"
+    concurrent = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrivals: list[int] = []
+        self.handled_before_arrival: list[int] = []
+        self.handled = 0
+        self.all_handled = anyio.Event()
+
+    def arrived(self, msg: Ticket) -> None:
+        self.arrivals.append(msg.number)
+
+    async def handle(self, msg: Ticket, reply: Reply) -> None:
+        if msg.number not in self.arrivals:
+            self.handled_before_arrival.append(msg.number)
+        self.handled += 1
+        if self.handled == 50:
+            self.all_handled.set()
+
+
+async def test_a_concurrent_actor_sees_arrivals_in_inbox_order(anyio_backend: object) -> None:
+    counter = Counter()
+    async with supervise([counter]):
+        for number in range(50):
+            await counter.address.tell(Ticket(number))
+        await counter.all_handled.wait()
+    assert counter.arrivals == list(range(50))
+    assert counter.handled_before_arrival == []

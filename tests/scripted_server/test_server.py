@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from frontends.scripted_server import (
+    Gate,
     RecordedRequest,
     ScriptedServer,
     ScriptError,
@@ -330,3 +331,46 @@ async def test_trio_client() -> None:
         msgspec.json.decode(response.content.split(b"data: ")[1].split(b"\n")[0])["type"]
         == "message_start"
     )
+
+
+def test_a_gate_holds_its_block_until_the_file_exists(http: httpx.Client, tmp_path: Path) -> None:
+    flag = tmp_path / "ran"
+    step = tool_calls(
+        [call("Bash", {"command": "touch ran"}), call("Read", {"file_path": "/x"})],
+        gate=Gate(path=str(flag), before_block=1),
+    )
+    with (
+        ScriptedServer([step]) as server,
+        http.stream("POST", f"{server.url}/v1/messages", json=body(), headers=HEADERS) as response,
+    ):
+        received = b""
+        chunks = response.iter_bytes()
+        while b"content_block_stop" not in received:
+            received += next(chunks)
+        assert b'"index":1' not in received  # held at the gate
+        flag.touch()
+        received += b"".join(chunks)
+    names = [name for name, _ in parse_sse(received)]
+    assert names.count("content_block_start") == 2
+    assert names[-1] == "message_stop"
+
+
+def test_a_gate_that_never_opens_ends_the_stream_with_an_error(http: httpx.Client) -> None:
+    step = tool_calls(
+        [call("Bash", {"command": "true"}), call("Bash", {"command": "true"})],
+        gate=Gate(path="/nonexistent/never", before_block=1, timeout=0.01),
+    )
+    with ScriptedServer([step]) as server:
+        response = post(http, server, body())
+    name, data = parse_sse(response.content)[-1]
+    assert name == "error"
+    assert "/nonexistent/never did not appear" in data["error"]["message"]
+
+
+def test_on_sent_sees_each_event_as_it_leaves(http: httpx.Client) -> None:
+    seen: list[bytes] = []
+    for step in (text("a b c"), text("a b c", delay=0.001)):
+        seen.clear()
+        with ScriptedServer([step], on_sent=seen.append) as server:
+            response = post(http, server, body())
+        assert b"".join(seen) == response.content

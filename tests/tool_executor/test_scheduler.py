@@ -5,12 +5,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import anyio
+from trio.testing import wait_all_tasks_blocked
 
-from actors.protocol import ToolFinished, ToolStarted
-from tests.tool_executor.harness import call, session
+from actors.protocol import RunTools, ToolFinished, ToolStarted
+from actors.tool_executor.files import ReadLedger
+from actors.tool_executor.scheduler import Scheduler
+from actors.tool_executor.tools import TOOLS
+from runtime import supervise
+from tests.tool_executor.harness import Broker, call, session
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from anyio.abc import TaskStatus
+
+    from actors.protocol import ToolCall, ToolEvent
 
 
 async def test_four_sleeps_take_one_second_not_four(tmp_path: Path) -> None:
@@ -75,3 +84,87 @@ async def test_a_write_then_a_read_of_the_same_file_keep_their_order(tmp_path: P
     assert finished[read.id].result.content == "     1\t- ship it"
     # Grep searches the folder holding the file, so it too waits for the write.
     assert finished[grep.id].result.content == str(path)
+
+
+async def test_calls_sent_one_by_one_keep_their_order_on_a_path(tmp_path: Path) -> None:
+    """Each call in its own RunTools, sent while the earlier ones still run, as the conductor
+    sends them while the answer streams: the handlers start in any order, the edits do not."""
+    path = tmp_path / "count.txt"
+    steps = 20
+    calls = [call("Write", file_path=str(path), content="0\n")] + [
+        call("Edit", file_path=str(path), old_string=f"{n}\n", new_string=f"{n + 1}\n")
+        for n in range(steps)
+    ]
+    finished: dict[str, ToolFinished] = {}
+    async with session(tmp_path) as s:
+
+        async def one(tool_call: ToolCall, *, task_status: TaskStatus[None]) -> None:
+            async with s.executor.address.stream(RunTools(calls=(tool_call,))) as events:
+                task_status.started()  # sent: the next call is sent after this one
+                async for event in events:
+                    if isinstance(event, ToolFinished):
+                        finished[event.result.tool_use_id] = event
+
+        async with anyio.create_task_group() as tasks:
+            for tool_call in calls:
+                await tasks.start(one, tool_call)
+    assert [finished[c.id].result.is_error for c in calls] == [False] * len(calls)
+    assert path.read_text() == f"{steps}\n"
+
+
+async def test_the_order_is_the_order_of_arrival_not_of_handler_start(tmp_path: Path) -> None:
+    """The executor registers each RunTools as it arrives; should the later one's handler run
+    first (concurrent handlers start in any order), it still waits for the earlier call."""
+    path = tmp_path / "a.txt"
+    write = call("Write", file_path=str(path), content="one\n")
+    edit = call("Edit", file_path=str(path), old_string="one", new_string="two")
+    broker = Broker()
+    async with supervise([broker]):
+        scheduler = Scheduler(
+            TOOLS, permissions=broker.address, project_root=str(tmp_path), ledger=ReadLedger(),
+            max_concurrency=4, max_commands=4, output_cap=1000,
+        )  # fmt: skip
+        scheduler.register([write])
+        scheduler.register([edit])
+        events: list[ToolEvent] = []
+
+        async def run(tool_call: ToolCall) -> None:
+            async def send(event: ToolEvent) -> None:
+                events.append(event)
+
+            await scheduler.run([tool_call], send)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(run, edit)
+            await wait_all_tasks_blocked()
+            tasks.start_soon(run, write)
+    results = {e.result.tool_use_id: e.result for e in events if isinstance(e, ToolFinished)}
+    assert not results[edit.id].is_error, results[edit.id].content
+    assert path.read_text() == "two\n"
+
+
+async def test_by_default_16_commands_run_at_once_and_file_tools_never_wait_behind_them(
+    tmp_path: Path,
+) -> None:
+    go = tmp_path / "go"
+    (tmp_path / "a.txt").write_text("a\n")
+    waits = [call("Bash", command=f"while [ ! -e {go} ]; do sleep 0.01; done") for _ in range(17)]
+    running = most = 0
+    read_result: ToolFinished | None = None
+    with anyio.fail_after(30):  # only a broken limit would get here: the commands wait on go
+        async with (
+            session(tmp_path) as s,
+            s.executor.address.stream(RunTools(calls=tuple(waits))) as events,
+        ):
+            async for event in events:
+                if isinstance(event, ToolStarted):
+                    running += 1
+                    most = max(most, running)
+                elif isinstance(event, ToolFinished):
+                    running -= 1
+                if running == 16 and read_result is None:
+                    # Every command place is taken, by calls that will not end on their own.
+                    read_result = await s.one("Read", file_path=str(tmp_path / "a.txt"))
+                    go.touch()
+    assert most == 16
+    assert read_result is not None and not read_result.result.is_error

@@ -1,0 +1,171 @@
+"""The tool calls of one answer, each sent to the executor the moment its block is complete.
+
+A turn is a pipeline: while the model goes on streaming text and further calls, a call whose
+``tool_use`` block is complete already runs. ``TurnCalls`` takes each call's checkpoint for
+``/undo`` (on disk before the call can change a file) and sends it to the executor as a
+``RunTools`` of its own (or with the calls that came together), in the model's order (the
+executor keeps that order for calls on the same path). Each request's events are read by a
+task of its own in the turn's task group, which the conductor leaves only when every call has
+reported.
+
+``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
+message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
+result after the call it answers, and a result is never drawn in the middle of streaming text.
+``ToolStarted`` and ``ToolOutput`` go at once: the calls do run beside the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.conductor.interrupt import collect_interrupted
+from actors.protocol import RunTools, Show, ToolCall, ToolFinished, WithdrawTools
+from runtime import KernelError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from anyio.abc import TaskGroup, TaskStatus
+
+    from actors.conductor.keeper import SessionKeeper
+    from actors.protocol import ToolEvent, ToolExecutorMsg, ToolResult, UiEvent, UiMsg
+    from runtime import Address
+
+
+class Display:
+    """Events on their way to the UI, tool results held until their message is shown."""
+
+    def __init__(self, ui: Address[UiMsg]) -> None:
+        self._ui = ui
+        self._held: list[UiEvent] | None = []  # None once released
+
+    @property
+    def released(self) -> bool:
+        return self._held is None
+
+    async def show(self, event: UiEvent) -> None:
+        if self._held is not None and isinstance(event, ToolFinished):
+            self._held.append(event)
+        else:
+            await self._ui.tell(Show(event))
+
+    def show_nowait(self, event: UiEvent) -> None:
+        """For an interrupt: a stalled renderer must not hold it up, so the UI gets what fits
+        (what does not is dropped from the display, never from the conversation)."""
+        if self._held is not None and isinstance(event, ToolFinished):
+            self._held.append(event)
+            return
+        with contextlib.suppress(anyio.WouldBlock, KernelError):
+            self._ui.tell_nowait(Show(event))
+
+    async def release(self) -> None:
+        """The message is shown: the results held so far go now, and later ones at once."""
+        held, self._held = self._held or [], None
+        for event in held:
+            await self._ui.tell(Show(event))
+
+    def release_nowait(self) -> None:
+        held, self._held = self._held or [], None
+        for event in held:
+            self.show_nowait(event)
+
+
+class TurnCalls:
+    """One answer's tool calls, from their blocks' end to their results.
+
+    ``start`` only queues a call, so the answer's stream is read on without waiting; one task,
+    ``send``, takes the queue in order: the calls waiting (one, or a group that came together,
+    as blocks often do) are checkpointed, then sent as one ``RunTools``.
+    """
+
+    def __init__(
+        self,
+        *,
+        tools: Address[ToolExecutorMsg],
+        keeper: SessionKeeper,
+        display: Display,
+        record: Callable[[ToolCall, ToolResult], None],
+    ) -> None:
+        self._tools = tools
+        self._keeper = keeper
+        self._display = display
+        self._record = record
+        self.tasks: TaskGroup | None = None  # the turn's: every call's task ends in it
+        self._to_send, self._queue = anyio.create_memory_object_stream[ToolCall](math.inf)
+        self._all_sent = anyio.Event()
+        self.queued: list[ToolCall] = []  # in the answer's order
+        self.started: list[ToolCall] = []  # sent to the executor, in the answer's order
+        self.results: dict[str, ToolResult] = {}
+        self.failures: list[Exception] = []
+
+    def start(self, call: ToolCall) -> None:
+        """Have ``call`` checkpointed and sent as soon as the calls before it are."""
+        self.queued.append(call)
+        # Once sending has stopped (it failed), a call stays unsent: it never started.
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._to_send.send_nowait(call)
+
+    async def send(self) -> None:
+        """The task that sends the queued calls, in order, until ``all_sent``."""
+        assert self.tasks is not None, "calls are sent from the turn's task group"
+        try:
+            async with self._queue:
+                async for first in self._queue:
+                    group = [first]
+                    with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
+                        while True:
+                            group.append(self._queue.receive_nowait())
+                    # The checkpoint is on disk before any call of the group can change a file.
+                    await self._keeper.before_tools(tuple(group))
+                    await self.tasks.start(self._run, tuple(group))
+        except Exception as exc:  # the calls not sent are answered as never started
+            self.failures.append(exc)
+        finally:
+            self._to_send.close()
+            self._all_sent.set()
+
+    async def all_sent(self) -> None:
+        """The answer is over: no call comes after those queued; returns once they are sent."""
+        self._to_send.close()
+        await self._all_sent.wait()
+
+    async def withdraw_waiting(self) -> None:
+        """The answer broke off: calls that have not started are not to start (see
+        ``WithdrawTools``); those running finish."""
+        waiting = tuple(c.id for c in self.started if c.id not in self.results)
+        if waiting:
+            with contextlib.suppress(KernelError):
+                await self._tools.tell(WithdrawTools(ids=waiting))
+
+    async def _run(self, group: tuple[ToolCall, ...], *, task_status: TaskStatus[None]) -> None:
+        """Send calls that came together as one request and read their events until all
+        have reported (each still runs on its own in the executor)."""
+        by_id = {call.id: call for call in group}
+        async with self._tools.stream(RunTools(calls=group)) as events:
+            self.started.extend(group)
+            task_status.started()
+            try:
+                async for event in events:
+                    # Recorded first: showing it is where a cancellation may land.
+                    self._note(by_id, event)
+                    await self._display.show(event)
+            except anyio.get_cancelled_exc_class():
+                pending = tuple(call.id for call in group if call.id not in self.results)
+
+                def note_now(event: ToolEvent) -> None:
+                    self._note(by_id, event)
+                    self._display.show_nowait(event)
+
+                await collect_interrupted(self._tools, pending, events, note_now)
+                raise
+            except Exception as exc:  # the executor failed: the turn says so once all are done
+                self.failures.append(exc)
+
+    def _note(self, by_id: dict[str, ToolCall], event: ToolEvent) -> None:
+        if isinstance(event, ToolFinished) and event.result.tool_use_id in by_id:
+            self.results[event.result.tool_use_id] = event.result
+            self._record(by_id[event.result.tool_use_id], event.result)
