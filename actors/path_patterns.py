@@ -24,12 +24,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from wcmatch import glob as wcglob
-
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.NOUNIQUE | wcglob.FORCEUNIX
 _TRAILING_SPACES = re.compile(r"(?<!\\)( +)$")
 
 
@@ -163,7 +160,12 @@ def _compile(line: str, *, braces: bool) -> GitPattern:
     # line can match a "/", so matching the last name alone means the same, and a walk or the
     # broker, which match every file met, pay for a short regex instead of one that scans the
     # whole path.
-    flags = _FLAGS | (wcglob.BRACE if braces else 0)
+    # Imported here: wcmatch costs every start ~17 ms, and a session compiles its first
+    # pattern only when a tool or a walk needs the rules.
+    from wcmatch import glob as wcglob
+
+    flags = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.NOUNIQUE | wcglob.FORCEUNIX
+    flags |= wcglob.BRACE if braces else 0
     regexes, _ = wcglob.translate(line, flags=flags)
     compiled = tuple(re.compile(r) for r in regexes)
     return GitPattern(text, compiled, negated, dir_only, by_name=not anchored)

@@ -31,7 +31,7 @@ from actors.protocol import (
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
-    from actors.protocol import MemoryStoreMsg, UiMsg
+    from actors.protocol import MemoryStoreMsg, ProjectContext, UiMsg
     from runtime import Address, Reply
 
 
@@ -45,16 +45,20 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         super().__init__()
         self._memory = memory
         self._ui = ui  # None: headless, whatever needs a person is denied
+        self._context: ProjectContext | None = None
         self._policy: Policy | None = None
         self._checks = anyio.Lock()  # fair: permission checks are judged in arrival order
 
     async def on_start(self) -> None:
-        self._policy = Policy(await self._memory.ask(GetContext()))
+        self._context = await self._memory.ask(GetContext())
 
     @property
     def policy(self) -> Policy:
+        # Built on first use: compiling the rules is not on the way to the first request.
         if self._policy is None:
-            raise KernelError(f"{self.name} has not started")
+            if self._context is None:
+                raise KernelError(f"{self.name} has not started")
+            self._policy = Policy(self._context)
         return self._policy
 
     async def handle(self, msg: PermissionBrokerMsg, reply: Reply) -> None:

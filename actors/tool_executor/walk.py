@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
-from wcmatch import glob as wcglob
 
 from actors.path_patterns import PatternList, parse_gitignore
 
@@ -59,13 +58,15 @@ BATCH = 512
 # Glob's pattern and Grep's ``glob`` filter: ``*`` and ``?`` stay within a name, ``**`` spans
 # folders, ``[...]`` classes and ``{a,b}`` alternatives, as in ripgrep's globs. Names starting
 # with a dot match like any other (ripgrep's --hidden): dotfiles are project files too.
-_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.FORCEUNIX
 
 
 def glob_matcher(pattern: str, *, by_name: bool = False) -> Callable[[str], bool]:
     """A test of ``/``-separated relative paths against a glob. With ``by_name``, a pattern
     without a slash is matched against the file's name alone (``*.py`` finds ``a/b.py``)."""
-    flags = _GLOB_FLAGS | (wcglob.MATCHBASE if by_name else 0)
+    from wcmatch import glob as wcglob  # here, not at import: see actors/path_patterns.py
+
+    flags = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.FORCEUNIX
+    flags |= wcglob.MATCHBASE if by_name else 0
     # One regex for all brace alternatives, each anchored at both ends by wcmatch: matching it
     # directly skips WcRegexp's per-call work, which a walk pays on every file.
     included, _ = wcglob.translate(pattern, flags=flags)
