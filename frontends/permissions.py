@@ -166,14 +166,31 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# This command's own flags: after the path or command they would be read as part of it.
+_OWN_FLAGS = frozenset({"--project", "--permission-mode", "--path", "--command"})
+
+
 def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
     env = os.environ if env is None else env
     words = list(getattr(args, "target", []))
-    if words[:1] == ["--"]:
+    literal = words[:1] == ["--"]  # '--': everything after is the command, as written
+    if literal:
         words = words[1:]
     target = " ".join(words).strip()
+    misplaced = [] if literal else [w for w in words if w.split("=")[0] in _OWN_FLAGS]
+    if args.action == "explain" and misplaced:
+        # Everything after the first word is the command being explained, flags included:
+        # 'explain .env --project p' would explain the command '.env --project p'.
+        print(
+            f"legato permissions explain: {misplaced[0]} comes after the path or command, "
+            "where it is read as part of it\n"
+            f"  → Put it first (legato permissions explain {misplaced[0]} ... <path or command>), "
+            "or write -- before a command that has it",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.action == "explain" and not target:
         print(
             "legato permissions explain: give a path or a command line\n"

@@ -154,3 +154,13 @@ def test_an_invalid_settings_file_exits_2(project: Setup) -> None:
     done = project.legato("permissions", "--project", str(project.project), "explain", "src")
     assert done.returncode == 2
     assert "field 'blockedPaths[0]': '!src/keep.py' cannot be used" in done.stderr
+
+
+def test_a_flag_after_the_path_is_refused_with_where_it_goes(project: Setup) -> None:
+    done = project.legato("permissions", "explain", ".env", "--project", str(project.project))
+    assert done.returncode == 2
+    assert "--project comes after the path or command" in done.stderr
+    assert done.stdout == ""
+    # After '--' the words are a command as written, flags and all.
+    lines = explain(project, "explain", "--", "mytool", "--path", "x")
+    assert lines[1].startswith("run     mytool --path x")
