@@ -9,6 +9,8 @@ words are taken from the project root and from each folder that a ``cd`` in the 
 
 Words only known at run time (``$X``) are not followed: the rules cannot see what a program
 does with them, which is why the policy says that path rules cannot bind an allowed program.
+Two variables are known before the line runs, though: ``$HOME`` and ``$PWD`` (the project
+root, where commands start), so ``cat $PWD/.env`` names ``.env`` like ``cat .env`` does.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
 MAX_MATCHES = 1000
 MAX_BRACES = 64
 _BRACES = re.compile(r"\{([^{}]*)\}")
+# $PWD/x, ${HOME}/x, "$PWD/x": a known variable at the start of a path, up to the word's end.
+_KNOWN_VARIABLE = re.compile(r"\$(?:\{(PWD|HOME)\}|(PWD|HOME)\b)(/[^\s'\"`;|&<>()$]*)?")
 _RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z])")
 
 
@@ -37,7 +41,13 @@ def named_paths(line: CommandLine, root: str) -> Iterator[tuple[SimpleCommand, s
     ``whole word`` is False for a value after '=' or a pattern's match.
     """
     folders = _folders(line, root)
-    for command, _ in line.every_command():
+    commands = [command for command, _ in line.every_command()]
+    if commands:
+        # The whole line's text, since a command's own text is shortened for messages.
+        for known in _KNOWN_VARIABLE.finditer(line.text):
+            base = root if (known[1] or known[2]) == "PWD" else os.path.expanduser("~")
+            yield commands[0], os.path.normpath(base + (known[3] or "")), True
+    for command in commands:
         if command.launches:
             continue  # its script is a word, not a path; the script's commands come in turn
         for word, whole in _words(command):

@@ -172,6 +172,8 @@ ATTACKS: list[Attack] = [
     Attack("cat .en*", "once", "once", "names '.env'"),
     Attack("cat {.env,x}", "once", "once", "names '.env'"),
     Attack("cat $(echo .env)", "once", "once", "names '.env'"),
+    Attack("cat $PWD/.env", "once", "once", "names '.env'"),
+    Attack('cat "${PWD}/secrets/k"', "once", "once", "blockedPaths entry 'secrets/'"),
     Attack("cd secrets && cat key", "once", "once", "blockedPaths entry 'secrets/'"),
     Attack("grep -r TOKEN --include=.env .", "once", "once", "names '.env'"),
     Attack("cat > out.txt .env", "once", "once", "'cat > out.txt .env' names '.env'"),
