@@ -9,12 +9,13 @@ go back to the API exactly as they came.
 The actors, and who talks to whom:
 
     frontend ──RunPrompt──▶ conductor ──StreamMessage──▶ model client ──HTTP/SSE──▶ API
-       │                       ├─RunTools, ListChanges,──▶ tool executor ──Check──▶ broker
-       │                       │ Capture/RestoreCheckpoint       ▲                      │
-       └──AttachReferences (@path) ──────────────────────────────┘                      │
-                               └──────── UiEvent ────▶ ui ◀───── AskUser ───────────────┘
+       │                       ├─RunTools, Capture/──────▶ tool executor ──Check──▶ broker
+       │                       │ RestoreCheckpoint               ▲   │                  │
+       └──AttachReferences (@path) ──────────────────────────────┘   │ ToolStarted,     │
+                               └── UiEvent ──▶ ui ◀──────────────────┘ ToolOutput       │
+                                               ▲ (questions) ◀───── AskUser ────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
-    conductor ──SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/<id>.jsonl)
+    conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
 Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
 ``/undo``'s checkpoints all go through its one door (``actors/tool_executor/door.py``).
@@ -342,7 +343,10 @@ ToolEvent = ToolStarted | ToolOutput | ToolFinished
 class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     """Run these tool calls side by side; ends when all have finished.
 
-    Exactly one ``ToolFinished`` comes for every call, in completion order. The conductor sends
+    Exactly one ``ToolFinished`` comes for every call, in completion order. A call's
+    ``ToolStarted`` and ``ToolOutput`` are for display only: an executor given the UI's address
+    tells the UI itself, one hop instead of two; without one they come on this stream too.
+    The conductor sends
     each call as soon as the model has finished writing it (with the calls that came in the same
     burst), while the answer goes on streaming; calls on the same path (or a folder above or
     below it) run in the order they arrived when either writes, whichever request they came in.
@@ -351,8 +355,14 @@ class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     calls: tuple[ToolCall, ...]
 
 
-class ListTools(Ask[list[Block]], frozen=True, tag=True):
-    """The tool definitions to send to the model (``name``, ``description``, ``input_schema``)."""
+class ToolSet(msgspec.Struct, frozen=True, kw_only=True):
+    definitions: list[Block]  # what the model is sent: ``name``, ``description``, ``input_schema``
+    # Tools that change nothing (Read, Glob, Grep): their calls need no checkpoint.
+    read_only: frozenset[str] = frozenset()
+
+
+class ListTools(Ask[ToolSet], frozen=True, tag=True):
+    """The session's tools: their definitions for the model, and which of them only read."""
 
 
 class InterruptTools(msgspec.Struct, frozen=True, tag=True):
@@ -400,21 +410,21 @@ class FileBefore(msgspec.Struct, frozen=True):
 
 
 class Changes(msgspec.Struct, frozen=True, kw_only=True):
-    """What a batch of calls may change, as each tool declares it."""
+    """What a batch of calls may change, as each tool declares it, and the files as they were."""
 
     paths: tuple[str, ...] = ()  # the files the calls write, absolute, in call order
     commands: tuple[str, ...] = ()  # the shell commands they run: those change anything
+    # Each of ``paths`` not already taken, as it is now (for ``/undo``): a path that is no file
+    # to restore, such as a folder or a refused system path, is left out.
+    files: tuple[FileBefore, ...] = ()
 
 
-class ListChanges(Ask[Changes], frozen=True, tag=True):
+class CaptureCheckpoint(Ask[Changes], frozen=True, tag=True):
+    """What these calls will change, with the files they write as they are now (one request
+    before the calls run: for calls that only read, the answer is empty)."""
+
     calls: tuple[ToolCall, ...]
-
-
-class CaptureCheckpoint(Ask[tuple[FileBefore, ...]], frozen=True, tag=True):
-    """The files as they are now (for ``/undo``); a path that is no file to restore, such as a
-    folder or a refused system path, is left out."""
-
-    paths: tuple[str, ...]
+    taken: tuple[str, ...] = ()  # paths the prompt's checkpoints already hold: not read again
 
 
 class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
@@ -430,7 +440,6 @@ ToolExecutorMsg = (
     | InterruptTools
     | WithdrawTools
     | AttachReferences
-    | ListChanges
     | CaptureCheckpoint
     | RestoreCheckpoint
 )
@@ -615,7 +624,16 @@ class SavedSession(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SaveEvents(Ask[None], frozen=True, tag=True):
-    """Append these events to the session file; answered once they are written out."""
+    """Append these events to the session file; answered once they are written out. For a
+    checkpoint, which must be on disk before the calls it protects change a file."""
+
+    events: tuple[SessionEvent, ...]
+
+
+class AppendEvents(msgspec.Struct, frozen=True, tag=True):
+    """Append these events to the session file; nobody waits. They are written in the order
+    they came, before anything sent after them (a ``SaveEvents`` answered means every event
+    before it is written too)."""
 
     events: tuple[SessionEvent, ...]
 
@@ -624,4 +642,4 @@ class LoadSession(Ask[SavedSession], frozen=True, tag=True):
     """The session being resumed, replayed from its file."""
 
 
-SessionStoreMsg = SaveEvents | LoadSession
+SessionStoreMsg = AppendEvents | SaveEvents | LoadSession

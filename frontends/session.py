@@ -41,10 +41,11 @@ class Session:
     @property
     def actors(self) -> list[Actor[Any]]:
         saving: list[Actor[Any]] = [] if self.sessions is None else [self.sessions]
+        # The UI before the session store: the store can still warn while it drains.
         return [
             self.memory,
-            *saving,
             self.ui,
+            *saving,
             *([] if self.questions is None else [self.questions]),
             self.permissions,
             self.model,
@@ -74,17 +75,25 @@ def assemble(
         overrides=Overrides(model=model, permission_mode=permission_mode),
         env=env,
     )
-    sessions = SessionStore(
-        memory.address, project_root=project_root, session_id=session_id, resume=resume, home=home
-    )
     ui = UiActor(renderer)
+    sessions = SessionStore(
+        memory.address,
+        project_root=project_root,
+        session_id=session_id,
+        resume=resume,
+        home=home,
+        ui=ui.address,
+    )
     questions = None if headless else QuestionsActor(renderer)
     permissions = PermissionBroker(
         memory.address, ui=None if questions is None else questions.address
     )
     client = ModelClient(memory.address, env=env, read_timeout=stream_timeout)
     tools = ToolExecutor(
-        permissions.address, project_root=project_root, max_concurrency=max_concurrency
+        permissions.address,
+        project_root=project_root,
+        max_concurrency=max_concurrency,
+        ui=ui.address,  # the calls' progress goes straight to the UI
     )
     conductor = Conductor(
         memory=memory.address,

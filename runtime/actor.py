@@ -103,14 +103,21 @@ class Actor(Generic[M]):
                 await self.on_stop()
 
     async def _dispatch_traced(self, envelope: Envelope[M]) -> None:
-        """``_dispatch``, reporting the message's type and handling time to the tracer."""
+        """``_dispatch``, reporting the message's type, handling time and replies to the tracer."""
         kind = type(envelope.msg).__name__
         started = time.monotonic()
         try:
             await self._dispatch(envelope)
         finally:
             elapsed_ms = (time.monotonic() - started) * 1000
-            self.trace("handled", actor=self.name, msg=kind, ms=f"{elapsed_ms:.1f}")
+            # replies: how many answers went back (a stream's items), the rest of its traffic.
+            self.trace(
+                "handled",
+                actor=self.name,
+                msg=kind,
+                ms=f"{elapsed_ms:.1f}",
+                replies=envelope.reply.sent,
+            )
 
     async def _dispatch(self, envelope: Envelope[M]) -> None:
         reply = envelope.reply

@@ -119,7 +119,9 @@ class Conductor(Actor[ConductorMsg]):
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
         self._system = system_prompt(context, headless=self._headless)
-        self._tool_specs = await self._tools.ask(ListTools())
+        tools = await self._tools.ask(ListTools())
+        self._tool_specs = tools.definitions
+        self._keeper.read_only = tools.read_only
         await self._resume()
 
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
@@ -156,7 +158,7 @@ class Conductor(Actor[ConductorMsg]):
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = _PromptRun(started=time.monotonic())
         self._planning = prompt.plan
-        await self._keeper.start_prompt(prompt.text)
+        self._keeper.start_prompt(prompt.text)
         self.conversation.add_user_text(prompt.text)
         await self._keeper.save(self.conversation.messages)
         try:

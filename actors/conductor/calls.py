@@ -11,7 +11,9 @@ reported.
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
 result after the call it answers, and a result is never drawn in the middle of streaming text.
-``ToolStarted`` and ``ToolOutput`` go at once: the calls do run beside the text.
+A call's ``ToolStarted`` and ``ToolOutput`` go to the UI at once: the session's executor tells
+the UI itself (one hop, not two), and one without the UI's address sends them here, to be
+passed on as they come.
 """
 
 from __future__ import annotations

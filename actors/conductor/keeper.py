@@ -1,9 +1,12 @@
-"""What the conductor keeps beyond the conversation (issue 7): the session file, the task
-ledger and the checkpoints ``/undo`` restores.
+"""What the conductor keeps beyond the conversation: the session file, the task ledger and the
+checkpoints ``/undo`` restores.
 
 The conductor calls ``save`` after each change to the conversation; the keeper works out what
 changed since the last save (messages added, or the list cut back by a merge or a compaction)
-and sends just that to the session store, so the file grows by one line per event.
+and sends just that to the session store, so the file grows by one line per event. The
+conductor does not wait for those writes (``AppendEvents``): the store writes them in the order
+they came. It waits for one thing only: a checkpoint of files, which must be on disk before
+the calls it protects can change them (``SaveEvents``, answered once written).
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ import msgspec
 
 from actors.conductor import checkpoints, ledger
 from actors.protocol import (
+    AppendEvents,
     CaptureCheckpoint,
     Checkpoint,
     CheckpointRestored,
     CheckpointTaken,
     LedgerChanged,
-    ListChanges,
     LoadSession,
     MessageAdded,
     MessagesKept,
@@ -50,6 +53,8 @@ class SessionKeeper:
         self.ledger = TaskLedger()
         self.checkpoints: list[Checkpoint] = []
         self.prompt = 0  # the number of the prompt running or last run
+        self._staged: list[SessionEvent] = []  # go out with the next events sent
+        self.read_only: frozenset[str] = frozenset()  # tools whose calls need no checkpoint
 
     async def restore(self) -> list[Message]:
         """The resumed session's conversation (empty for a new session)."""
@@ -62,12 +67,13 @@ class SessionKeeper:
         self.prompt = saved.prompts
         return list(saved.messages)
 
-    async def start_prompt(self, text: str) -> None:
+    def start_prompt(self, text: str) -> None:
         """A prompt begins: number it; the first prompt of a conversation is its goal."""
         self.prompt += 1
         if not self.ledger.goal:
-            goal = ledger.start(text).goal
-            await self.save_ledger(msgspec.structs.replace(self.ledger, goal=goal))
+            # Sent with the prompt's first message, which the conductor saves next.
+            self.ledger = msgspec.structs.replace(self.ledger, goal=ledger.start(text).goal)
+            self._staged.append(LedgerChanged(self.ledger))
 
     async def save(self, messages: list[Message]) -> None:
         """Record how ``messages`` differs from what was saved last."""
@@ -89,21 +95,27 @@ class SessionKeeper:
             await self._send([LedgerChanged(changed)])
 
     async def before_tools(self, calls: tuple[ToolCall, ...]) -> None:
-        """Record what these calls are about to change, before any of them runs."""
-        taken = {f.path for c in self.checkpoints if c.prompt == self.prompt for f in c.files}
-        changes = await self._tools.ask(ListChanges(calls=calls))
-        fresh = tuple(path for path in changes.paths if path not in taken)
-        files = await self._tools.ask(CaptureCheckpoint(paths=fresh)) if fresh else ()
+        """Record what these calls are about to change, before any of them runs: on disk
+        first when they write files (one request to the executor; none for calls that only
+        read)."""
+        if all(call.name in self.read_only for call in calls):
+            return
+        taken = tuple(f.path for c in self.checkpoints if c.prompt == self.prompt for f in c.files)
+        changes = await self._tools.ask(CaptureCheckpoint(calls=calls, taken=taken))
         events: list[SessionEvent] = []
-        if fresh or changes.commands:
-            checkpoint = Checkpoint(prompt=self.prompt, files=files, commands=changes.commands)
+        if changes.files or changes.commands:
+            checkpoint = Checkpoint(
+                prompt=self.prompt, files=changes.files, commands=changes.commands
+            )
             self.checkpoints.append(checkpoint)
             events.append(CheckpointTaken(checkpoint))
         touched = ledger.touch(self.ledger, list(changes.paths))
         if touched != self.ledger:
             self.ledger = touched
             events.append(LedgerChanged(touched))
-        await self._send(events)
+        # A shell command's checkpoint only lists it (what it changes is not recorded), so
+        # nothing waits for it; files to restore must be written before the calls run.
+        await self._send(events, durable=bool(changes.files))
 
     async def undo(self) -> tuple[str, bool]:
         """Restore the latest prompt that changed files; (what was done, whether it did)."""
@@ -129,6 +141,13 @@ class SessionKeeper:
         await self.save([])
         await self.save_ledger(TaskLedger())
 
-    async def _send(self, events: list[SessionEvent]) -> None:
-        if self._sessions is not None and events:
+    async def _send(self, events: list[SessionEvent], *, durable: bool = False) -> None:
+        """Have ``events`` appended; ``durable``: return once they are written."""
+        if self._staged:
+            events, self._staged = [*self._staged, *events], []
+        if self._sessions is None or not events:
+            return
+        if durable:
             await self._sessions.ask(SaveEvents(events=tuple(events)))
+        else:
+            await self._sessions.tell(AppendEvents(events=tuple(events)))

@@ -1,12 +1,18 @@
 """The session store: appends a session's events to its file and replays them on resume.
 
-Events come from the conductor, which waits for each write to be done (``SaveEvents`` is an
-Ask) before it goes on: a checkpoint is on disk before the tools it protects start changing
-files. ``autoSave: false`` in the global config turns writing off; resuming still reads.
+Events come from the conductor, which does not wait for them (``AppendEvents``), except for a
+checkpoint of files, which must be on disk before the tools it protects start changing them
+(``SaveEvents``, answered once written). Either way they are written in the order they came.
+``autoSave: false`` in the global config turns writing off; resuming still reads.
+
+A file that cannot be written (a full disk, a folder that is not one) does not end the
+session: the store says once, through the UI, which file and why, and stops saving; the
+session goes on, and only resuming it later is lost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import os
@@ -16,19 +22,22 @@ import anyio.to_thread
 
 from actors.errors import UsageError
 from actors.protocol import (
+    AppendEvents,
     GetContext,
     LoadSession,
+    Notice,
     SavedSession,
     SaveEvents,
     SessionStarted,
     SessionStoreMsg,
+    Show,
 )
 from actors.session_store.files import ENCODE_EVENT, read_events, session_path
 from actors.session_store.replay import replay
-from runtime import Actor
+from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
-    from actors.protocol import MemoryStoreMsg, SessionEvent
+    from actors.protocol import MemoryStoreMsg, SessionEvent, UiMsg
     from runtime import Address, Reply
 
 
@@ -43,9 +52,11 @@ class SessionStore(Actor[SessionStoreMsg]):
         session_id: str,
         resume: bool = False,
         home: str | None = None,
+        ui: Address[UiMsg] | None = None,  # told once if the file cannot be written
     ) -> None:
         super().__init__()
         self._memory = memory
+        self._ui = ui
         self._project_root = project_root
         self.session_id = session_id
         self._resume = resume
@@ -76,12 +87,37 @@ class SessionStore(Actor[SessionStoreMsg]):
 
     async def handle(self, msg: SessionStoreMsg, reply: Reply) -> None:
         match msg:
+            case AppendEvents(events=events):
+                await self._save(events)
             case SaveEvents(events=events):
-                if self._saving and events:
-                    await self._append(events)
+                await self._save(events)
                 await reply.answer(msg, None)
             case LoadSession():
                 await reply.answer(msg, self._saved)
+
+    async def _save(self, events: tuple[SessionEvent, ...]) -> None:
+        if not self._saving or not events:
+            return
+        try:
+            await self._append(events)
+        except OSError as error:
+            self._saving = False
+            await self._warn(error)
+
+    async def _warn(self, error: OSError) -> None:
+        if isinstance(error, (FileExistsError, NotADirectoryError)):
+            reason = "a file stands where a folder on its path should be"
+        else:
+            reason = error.strerror or str(error)
+        text = (
+            f"Could not save this session to {self.path}: {reason}. The session goes on, but "
+            "from here it is not saved, so it cannot be resumed later. Make sure "
+            f"{os.path.dirname(self.path)} is a folder you can write to, with free space (or "
+            'set "autoSave": false in ~/.config/legato/config.json to stop saving sessions).'
+        )
+        if self._ui is not None:
+            with contextlib.suppress(KernelError):  # a UI already gone has nobody to tell
+                await self._ui.tell(Show(Notice("warning", text)))
 
     async def _append(self, events: tuple[SessionEvent, ...]) -> None:
         if self._fd is None:

@@ -8,17 +8,18 @@ import os
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
     FindBlocked,
     InterruptTools,
-    ListChanges,
     ListTools,
     RestoreCheckpoint,
     RunTools,
     ToolExecutorMsg,
+    ToolSet,
     WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
@@ -28,7 +29,7 @@ from actors.tool_executor.tools import TOOLS
 from runtime import Actor
 
 if TYPE_CHECKING:
-    from actors.protocol import PermissionBrokerMsg
+    from actors.protocol import Changes, PermissionBrokerMsg, ToolCall, UiMsg
     from runtime import Address, Reply
 
 
@@ -54,6 +55,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         project_root: str,
         max_concurrency: int | None = None,  # None: the defaults below, by kind of call
         output_cap: int = 30_000,
+        ui: Address[UiMsg] | None = None,  # where calls' progress goes; None: on the stream
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -70,6 +72,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             max_concurrency=max_concurrency or DEFAULT_MAX_PARALLEL,
             max_commands=max_concurrency or DEFAULT_MAX_COMMANDS,
             output_cap=output_cap,
+            ui=ui,
         )
 
     def arrived(self, msg: ToolExecutorMsg) -> None:
@@ -80,7 +83,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
     async def handle(self, msg: ToolExecutorMsg, reply: Reply) -> None:
         match msg:
             case ListTools():
-                await reply.answer(msg, [tool.definition() for tool in TOOLS.values()])
+                definitions = [tool.definition() for tool in TOOLS.values()]
+                read_only = frozenset(tool.name for tool in TOOLS.values() if tool.read_only)
+                await reply.answer(msg, ToolSet(definitions=definitions, read_only=read_only))
             case RunTools(calls=calls):
                 await self._scheduler.run(calls, reply.sender(msg))
             case InterruptTools(ids=ids):
@@ -91,13 +96,18 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await reply.answer(
                     msg, await references.attach(text, self._root, self._permissions)
                 )
-            case ListChanges(calls=calls):
-                await reply.answer(msg, checkpoints.changes(TOOLS, calls, self._root))
-            case CaptureCheckpoint(paths=paths):
-                blocked = await self._permissions.ask(FindBlocked(paths=tuple(paths)))
-                kept = [path for path, no in zip(paths, blocked, strict=True) if not no]
-                files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
-                await reply.answer(msg, files)
+            case CaptureCheckpoint(calls=calls, taken=taken):
+                await reply.answer(msg, await self._capture(calls, taken))
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
+
+    async def _capture(self, calls: tuple[ToolCall, ...], taken: tuple[str, ...]) -> Changes:
+        changes = checkpoints.changes(TOOLS, calls, self._root)
+        fresh = tuple(path for path in changes.paths if path not in taken)
+        if not fresh:
+            return changes  # calls that only read, or files already kept: nothing to capture
+        blocked = await self._permissions.ask(FindBlocked(paths=fresh))
+        kept = [path for path, no in zip(fresh, blocked, strict=True) if not no]
+        files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
+        return msgspec.structs.replace(changes, files=files)

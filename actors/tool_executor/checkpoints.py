@@ -31,7 +31,7 @@ def changes(tools: Mapping[str, Tool[Any]], calls: Iterable[ToolCall], root: str
     commands: list[str] = []
     for call in calls:
         tool = tools.get(call.name)
-        if tool is None:
+        if tool is None or tool.read_only:
             continue
         try:
             args = decode(tool.name, call.input, tool.input_type)

@@ -111,6 +111,7 @@ class Tool(Generic[InputT]):
     # The shell command a call runs, for tools that run one: what it changes is unknowable, so
     # /undo lists it instead of restoring it.
     command: Callable[[InputT], str] | None = None
+    read_only: bool = False  # changes nothing, whatever its input: no checkpoint before it
 
     def definition(self) -> dict[str, Any]:
         return {

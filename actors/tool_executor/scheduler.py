@@ -28,15 +28,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from actors.errors import LegatoError, PermissionDenied
-from actors.protocol import ToolFinished, ToolOutput, ToolResult, ToolStarted
+from actors.protocol import Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, Outcome
 from actors.tool_executor.schemas import decode
+from runtime import KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
-    from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent
+    from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
     from actors.tool_executor.context import Tool
     from actors.tool_executor.files import ReadLedger
     from runtime import Address
@@ -83,8 +84,10 @@ class Scheduler:
         max_concurrency: int,
         max_commands: int,
         output_cap: int,
+        ui: Address[UiMsg] | None = None,
     ) -> None:
         self._tools = tools
+        self._ui = ui  # progress goes straight there; None: on each run's stream
         self._permissions = permissions
         self._root = project_root
         self._ledger = ledger
@@ -166,9 +169,7 @@ class Scheduler:
         slot.planned.set()
 
         async def emit(text: str) -> None:
-            # Live output is for display only: a caller that stopped listening loses nothing.
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await send(ToolOutput(id=call.id, text=text))
+            await self._progress(ToolOutput(id=call.id, text=text), send)
 
         ctx = CallContext(
             tool=plan.tool.name if plan.tool else call.name,
@@ -195,7 +196,9 @@ class Scheduler:
                 await self._limiter.acquire()
                 holding = True
                 slot.ctx = ctx
-                await send(ToolStarted(id=call.id, name=call.name, summary=plan.summary))
+                await self._progress(
+                    ToolStarted(id=call.id, name=call.name, summary=plan.summary), send
+                )
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx)
             elapsed = 0.0 if started is None else anyio.current_time() - started
@@ -216,6 +219,17 @@ class Scheduler:
             if commanding:
                 self._commands.release()
             slot.done.set()  # also on cancellation: nothing may wait on a call that will never end
+
+    async def _progress(self, event: ToolStarted | ToolOutput, send: Send) -> None:
+        """A call's progress, for display only: straight to the UI when the executor knows it
+        (the conductor has nothing to do with it), else on the stream. A display that is gone,
+        or a caller that stopped listening, loses nothing."""
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            if self._ui is None:
+                await send(event)
+                return
+            with contextlib.suppress(KernelError):
+                await self._ui.tell(Show(event))
 
     async def _execute(self, plan: _Plan, ctx: CallContext) -> Outcome:
         if plan.failure is not None or plan.tool is None:

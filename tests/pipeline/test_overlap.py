@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from actors.protocol import MessageFinished, ToolFinished, ToolStarted, Undo
+from actors.protocol import (
+    BlockFinished,
+    MessageFinished,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+    Undo,
+)
 from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import conversation_problems
 from tests.pipeline.harness import Recorder, conversation, pipeline_session, prompt
@@ -156,3 +163,32 @@ async def test_undo_puts_back_what_calls_that_started_mid_answer_changed(tmp_pat
             said = await session.conductor.address.ask(Undo())
     assert said.splitlines()[0] == f"Restored {path}"
     assert path.read_text() == "original\n"
+
+
+async def test_a_commands_progress_goes_straight_to_the_screen_yet_in_its_place(
+    tmp_path: Path,
+) -> None:
+    # ToolStarted and ToolOutput reach the UI from the executor, the result through the
+    # conductor: on screen it is still block, start, every line of output, result.
+    root, home = folders(tmp_path)
+    command = "for i in $(seq 1 300); do echo line$i; done"
+    steps = [
+        tool_calls([call("Bash", {"command": command}, id="toolu_lines")], text="Counting."),
+        text("Done."),
+    ]
+    renderer = Recorder()
+    with ScriptedServer(steps) as server:
+        async with pipeline_session(root, home, server.url, renderer) as session:
+            outcome = await prompt(session, "go")
+    assert outcome.subtype == "success", outcome.error
+    events = renderer.events
+    block = next(
+        n for n, e in enumerate(events)
+        if isinstance(e, BlockFinished) and e.block.get("id") == "toolu_lines"
+    )  # fmt: skip
+    output = [n for n, e in enumerate(events) if isinstance(e, ToolOutput)]
+    started = renderer.position(ToolStarted, "toolu_lines")
+    finished = renderer.position(ToolFinished, "toolu_lines")
+    assert block < started < min(output) <= max(output) < finished
+    lines = "".join(e.text for e in events if isinstance(e, ToolOutput)).split()
+    assert lines == [f"line{i}" for i in range(1, 301)]

@@ -201,9 +201,15 @@ async def test_a_tracer_sees_each_handled_message_and_what_actors_report() -> No
     calc = Calculator()
     async with supervise([calc], tracer=lambda event, fields: seen.append((event, dict(fields)))):
         assert await calc.address.ask(Add(a=1, b=2)) == 3
+        async with calc.address.stream(Count(upto=4)) as items:
+            assert [item async for item in items] == [0, 1, 2, 3]
         calc.trace("note", detail="by hand")
     handled = [fields for event, fields in seen if event == "handled"]
-    assert [(f["actor"], f["msg"]) for f in handled] == [("calculator", "Add")]
+    # Each message once, with the replies it sent back: the whole of its traffic.
+    assert [(f["actor"], f["msg"], f["replies"]) for f in handled] == [
+        ("calculator", "Add", 1),
+        ("calculator", "Count", 4),
+    ]
     assert ("note", {"detail": "by hand"}) in seen
 
 

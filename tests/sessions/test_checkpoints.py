@@ -14,7 +14,6 @@ from actors.protocol import (
     Changes,
     Checkpoint,
     FileBefore,
-    ListChanges,
     RestoreCheckpoint,
     ToolCall,
 )
@@ -22,6 +21,13 @@ from tests.tool_executor.harness import session, with_policy
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+
+def writes(*paths: str) -> tuple[ToolCall, ...]:
+    return tuple(
+        ToolCall(f"w{n}", "Write", {"file_path": path, "content": "new\n"})
+        for n, path in enumerate(paths)
+    )
 
 
 async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path: Path) -> None:
@@ -37,17 +43,18 @@ async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path:
     )
     async with session(tmp_path) as s:
         tools = s.executor.address
-        changes = await tools.ask(ListChanges(calls=batch))
-        assert changes == Changes(paths=(str(edited), str(created)), commands=("make clean\nmake",))
-        files = await tools.ask(CaptureCheckpoint(paths=changes.paths))
-        assert files == (
+        changes = await tools.ask(CaptureCheckpoint(calls=batch))
+        files = (
             FileBefore(str(edited), b"original\n", str(edited)),
             FileBefore(str(created), None, str(created)),
+        )
+        assert changes == Changes(
+            paths=(str(edited), str(created)), commands=("make clean\nmake",), files=files
         )
         edited.write_text("changed\n")
         created.parent.mkdir()
         created.write_text("new\n")
-        taken = Checkpoint(prompt=3, files=files, commands=changes.commands)
+        taken = Checkpoint(prompt=3, files=changes.files, commands=changes.commands)
         said = await checkpoints.restore(tools, taken)
         assert s.broker.requests == []  # /undo is the person's own command
     assert edited.read_text() == "original\n"
@@ -69,15 +76,26 @@ async def test_a_batch_that_changes_nothing_lists_nothing(tmp_path: Path) -> Non
         ToolCall("4", "Delete", {"file_path": "c.py"}),  # no such tool
     )
     async with session(tmp_path) as s:
-        assert await s.executor.address.ask(ListChanges(calls=batch)) == Changes()
+        assert await s.executor.address.ask(CaptureCheckpoint(calls=batch)) == Changes()
+        assert s.broker.requests == []
+
+
+async def test_files_the_prompt_already_holds_are_not_read_again(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("a\n")
+    (tmp_path / "b.py").write_text("b\n")
+    a, b = str(tmp_path / "a.py"), str(tmp_path / "b.py")
+    async with session(tmp_path) as s:
+        changes = await s.executor.address.ask(CaptureCheckpoint(calls=writes(a, b), taken=(a,)))
+    # Both are changed (the ledger hears of both); only the one not kept yet is read.
+    assert changes == Changes(paths=(a, b), files=(FileBefore(b, b"b\n", b),))
 
 
 async def test_system_paths_and_folders_are_not_captured_nor_restored(tmp_path: Path) -> None:
     (tmp_path / "folder").mkdir()
     async with session(tmp_path) as s:
         tools = s.executor.address
-        paths = ("/proc/self/environ", str(tmp_path / "folder"))
-        assert await tools.ask(CaptureCheckpoint(paths=paths)) == ()
+        calls = writes("/proc/self/environ", str(tmp_path / "folder"))
+        assert (await tools.ask(CaptureCheckpoint(calls=calls))).files == ()
         said = await tools.ask(RestoreCheckpoint(files=(FileBefore("/dev/null", b"x"),)))
     assert said == (
         "Could not restore /dev/null: Legato's file tools do not read or write /proc, /dev or "
@@ -92,7 +110,8 @@ async def test_restore_does_not_follow_a_folder_swapped_for_a_symlink(tmp_path: 
     outside.mkdir()
     async with session(root) as s:
         tools = s.executor.address
-        files = await tools.ask(CaptureCheckpoint(paths=(str(root / "src" / "a.py"),)))
+        calls = writes(str(root / "src" / "a.py"))
+        files = (await tools.ask(CaptureCheckpoint(calls=calls))).files
         # A command of the prompt replaces the folder with a symlink to somewhere else.
         (root / "src").rename(root / "old-src")
         (root / "src").symlink_to(outside)
@@ -110,6 +129,6 @@ async def test_a_blocked_file_is_never_copied_into_a_checkpoint(tmp_path: Path) 
     (root / ".env").write_text("TOKEN=secret\n")
     (root / "a.py").write_text("a\n")
     async with with_policy(root, mode="auto", blockedPaths=[".env"]) as s:
-        paths = (str(root / ".env"), str(root / "a.py"))
-        files = await s.executor.address.ask(CaptureCheckpoint(paths=paths))
+        calls = writes(str(root / ".env"), str(root / "a.py"))
+        files = (await s.executor.address.ask(CaptureCheckpoint(calls=calls))).files
     assert files == (FileBefore(str(root / "a.py"), b"a\n", str(root / "a.py")),)

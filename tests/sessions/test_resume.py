@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from actors.session_store import sessions_dir
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 
@@ -103,3 +104,27 @@ def test_resume_by_id_and_a_bare_resume_headless_lists_the_sessions(project: Pro
         body = server.requests[0].body
     assert resumed.returncode == 0, resumed.stderr
     assert texts(body) == ["remember 42", "first answer", "what?"]
+
+
+def test_a_sessions_folder_that_is_a_file_is_a_warning_and_the_prompt_still_runs(
+    project: Project,
+) -> None:
+    folder = sessions_dir(str(project.root), str(project.home))
+    os.makedirs(os.path.dirname(folder))
+    with open(folder, "w"):  # a file where the sessions folder goes
+        pass
+    target = project.root / "out.txt"
+    steps = [
+        tool_calls([call("Write", {"file_path": str(target), "content": "x\n"})]),
+        text("written"),
+    ]
+    project.settings(permissionMode="auto")
+    with ScriptedServer(steps) as server:
+        result = project.legato(server.url, "--headless", "write it")
+    assert result.returncode == 0, result.stderr
+    assert target.read_text() == "x\n"
+    assert "Traceback" not in result.stderr
+    # Said once, naming the file and what to do.
+    assert result.stderr.count("Could not save this session to") == 1
+    assert f"Make sure {folder} is a folder you can write to" in result.stderr
+    assert "written" in result.stdout

@@ -12,6 +12,7 @@ import pytest
 from actors.errors import UsageError
 from actors.memory_store import MemoryStore
 from actors.protocol import (
+    AppendEvents,
     Checkpoint,
     CheckpointRestored,
     CheckpointTaken,
@@ -21,6 +22,7 @@ from actors.protocol import (
     Message,
     MessageAdded,
     MessagesKept,
+    Notice,
     SaveEvents,
     SessionStarted,
     TaskLedger,
@@ -33,12 +35,13 @@ from actors.session_store import (
     replay,
     session_path,
 )
+from actors.ui import Renderer, UiActor
 from runtime import ActorCrashed, supervise
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from actors.protocol import SessionEvent
+    from actors.protocol import SessionEvent, UiEvent
 
 
 def user(text: str) -> Message:
@@ -171,3 +174,50 @@ def test_replay_drops_restored_checkpoints_and_counts_prompts() -> None:
     saved = replay("s", events)
     assert saved.checkpoints == (Checkpoint(prompt=2, commands=("make",)),)
     assert saved.prompts == 2
+
+
+class Shown(Renderer):
+    def __init__(self) -> None:
+        self.events: list[UiEvent] = []
+
+    async def show(self, event: UiEvent) -> None:
+        self.events.append(event)
+
+
+async def test_events_nobody_waits_for_are_written_in_the_order_they_came(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    memory, store = stores(root, home, "s2")
+    path = session_path(str(root), str(home), "s2")
+    async with supervise([memory, store]):
+        for n in range(100):
+            await store.address.tell(AppendEvents(events=(MessageAdded(user(f"m{n}")),)))
+        # Answered only once written, and so is everything sent before it.
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("last")),)))
+        saved = replay("s2", read_events(path)).messages
+    assert saved == [*(user(f"m{n}") for n in range(100)), user("last")]
+
+
+async def test_a_session_file_that_cannot_be_written_is_said_once_and_the_session_goes_on(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    path = session_path(str(root), str(home), "s3")
+    os.makedirs(os.path.dirname(os.path.dirname(path)))
+    await anyio.Path(os.path.dirname(path)).write_text("")  # a file where the folder goes
+    memory = MemoryStore(str(root), home=str(home), env={})
+    shown = Shown()
+    ui = UiActor(shown)
+    store = SessionStore(
+        memory.address, project_root=str(root), session_id="s3", home=str(home), ui=ui.address
+    )
+    async with supervise([memory, ui, store]):
+        await store.address.tell(AppendEvents(events=(MessageAdded(user("hi")),)))
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("again")),)))
+        await store.address.tell(AppendEvents(events=(MessageAdded(user("more")),)))
+    (warning,) = shown.events
+    assert isinstance(warning, Notice) and warning.level == "warning"
+    assert warning.text.startswith(f"Could not save this session to {path}: ")
+    assert f"Make sure {os.path.dirname(path)} is a folder you can write to" in warning.text
+    assert '"autoSave": false' in warning.text

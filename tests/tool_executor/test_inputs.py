@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> None:
     async with session(tmp_path) as s:
-        tools = await s.executor.address.ask(ListTools())
+        listed = await s.executor.address.ask(ListTools())
+    tools = listed.definitions
+    assert listed.read_only == {"Read", "Glob", "Grep"}
     assert [tool["name"] for tool in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep"]
     fields = {tool["name"]: set(tool["input_schema"]["properties"]) for tool in tools}
     assert fields["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}

@@ -105,4 +105,5 @@ TOOL = Tool(
     run=run,
     summary=lambda args, root: args.pattern,
     access=lambda args, root: Access(resolve_path(args.path or ".", root), writes=False),
+    read_only=True,
 )

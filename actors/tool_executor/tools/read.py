@@ -132,4 +132,5 @@ TOOL = Tool(
     run=run,
     summary=lambda args, root: resolve_path(args.file_path, root),
     access=_access,
+    read_only=True,
 )

@@ -1,0 +1,140 @@
+"""What the conductor waits for while a turn runs: the checkpoint before a file changes, and
+nothing else of the session file.
+
+The session store here is a stand-in that holds its writes until the test lets them go (the
+real store's writing is tested in ``test_store.py``); everything else is the real session,
+against the scripted server over loopback, running real tools.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from actors.conductor import Conductor
+from actors.memory_store import MemoryStore, Overrides
+from actors.model_client import ModelClient
+from actors.permission_broker import PermissionBroker
+from actors.protocol import (
+    AppendEvents,
+    CheckpointTaken,
+    LoadSession,
+    RunPrompt,
+    SavedSession,
+    SaveEvents,
+    SessionStoreMsg,
+)
+from actors.tool_executor import ToolExecutor
+from actors.ui import UiActor
+from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from runtime import Actor, supervise
+from tests.compaction.test_long_session import Quiet
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from actors.protocol import SessionEvent, TurnOutcome
+    from frontends.scripted_server import Step
+    from runtime import Reply
+
+
+class HeldStore(Actor[SessionStoreMsg]):
+    """Takes events as the real store does, writing those it holds only once ``open`` is set:
+    the events nobody waits for, or those somebody does."""
+
+    name = "session_store"
+
+    def __init__(self, *, hold: type[AppendEvents | SaveEvents]) -> None:
+        super().__init__()
+        self.hold = hold
+        self.open = anyio.Event()
+        self.asked = anyio.Event()  # a SaveEvents came: somebody waits for it
+        self.written: list[SessionEvent] = []
+        self.waited_for: list[SessionEvent] = []
+
+    async def handle(self, msg: SessionStoreMsg, reply: Reply) -> None:
+        if isinstance(msg, SaveEvents):
+            self.asked.set()
+        if isinstance(msg, self.hold):
+            await self.open.wait()
+        match msg:
+            case AppendEvents(events=events):
+                self.written.extend(events)
+            case SaveEvents(events=events):
+                self.written.extend(events)
+                self.waited_for.extend(events)
+                await reply.answer(msg, None)
+            case LoadSession():
+                await reply.answer(msg, SavedSession(session_id="held"))
+
+
+async def run_prompt(root: Path, home: Path, steps: list[Step], store: HeldStore) -> TurnOutcome:
+    """One prompt of a session whose conductor saves to ``store``; fails after 30 s if it
+    never ends (a conductor waiting on a write that is never let go)."""
+    with ScriptedServer(steps) as server:
+        env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
+        memory = MemoryStore(
+            str(root), home=str(home), overrides=Overrides(permission_mode="auto"), env=env
+        )
+        ui = UiActor(Quiet())
+        permissions = PermissionBroker(memory.address)
+        model = ModelClient(memory.address, env=env)
+        tools = ToolExecutor(permissions.address, project_root=str(root), ui=ui.address)
+        conductor = Conductor(
+            memory=memory.address, model=model.address, tools=tools.address, ui=ui.address,
+            session_id="held", headless=True, sessions=store.address,
+        )  # fmt: skip
+        actors: list[Actor[Any]] = [memory, ui, store, permissions, model, tools, conductor]
+        async with supervise(actors):
+            with anyio.fail_after(30):
+                outcome = await conductor.address.ask(RunPrompt(text="go"))
+            store.open.set()  # the rest is written as the session ends
+        return outcome
+
+
+async def test_a_turn_that_changes_no_file_never_waits_for_the_session_file(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    root.mkdir()
+    (root / "notes.txt").write_text("one\n")
+    calls = [call("Read", {"file_path": str(root / "notes.txt")}), call("Bash", {"command": "ls"})]
+    steps = [tool_calls(calls, "Looking."), text("Done.")]
+    store = HeldStore(hold=AppendEvents)
+    # Nothing is written until the prompt is over, and the prompt ends all the same.
+    outcome = await run_prompt(root, home, steps, store)
+    assert outcome.subtype == "success" and outcome.num_turns == 2
+    assert store.waited_for == []
+    # Written afterwards, all of it: the goal and the prompt first, then the answer, the
+    # command's note (the two race), the results and the last answer.
+    kinds = [type(event).__name__ for event in store.written]
+    assert kinds[:2] == ["LedgerChanged", "MessageAdded"]
+    assert sorted(kinds[2:]) == ["CheckpointTaken", *["MessageAdded"] * 3]
+
+
+async def test_a_file_is_written_only_once_its_checkpoint_is_on_disk(tmp_path: Path) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    root.mkdir()
+    target = root / "a.txt"  # new: the checkpoint says to remove it on /undo
+    steps = [
+        tool_calls([call("Write", {"file_path": str(target), "content": "after\n"})]),
+        text("Written."),
+    ]
+    store = HeldStore(hold=SaveEvents)
+    async with anyio.create_task_group() as tasks:
+        outcome: list[TurnOutcome] = []
+
+        async def prompt() -> None:
+            outcome.append(await run_prompt(root, home, steps, store))
+
+        tasks.start_soon(prompt)
+        with anyio.fail_after(30):
+            await store.asked.wait()
+        # The conductor is waiting for the checkpoint to be written: the Write has not run.
+        assert not target.exists()
+        store.open.set()
+    assert target.read_text() == "after\n"
+    assert outcome[0].subtype == "success"
+    (checkpoint,) = [e for e in store.waited_for if isinstance(e, CheckpointTaken)]
+    assert [(f.path, f.content) for f in checkpoint.checkpoint.files] == [(str(target), None)]
