@@ -159,6 +159,12 @@ def _positive_int(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
+    from frontends.installation import shadowed
+
+    problem = shadowed()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        os._exit(EXIT_USAGE)
     try:
         code = run(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:
