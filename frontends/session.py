@@ -1,6 +1,6 @@
 """Assembling a session: the actors, wired to each other, in the order they must start.
 
-Shared by every frontend: headless now, the interactive terminal later. The memory store
+Shared by both frontends, headless and the interactive terminal. The memory store
 starts first (the others ask it for the configuration in their ``on_start``), the conductor
 last (it asks the tool executor for the tool definitions).
 """
