@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Literal
 
 from actors.errors import UsageError
 from actors.memory_store import mockdata
-from actors.memory_store.loader import MEMORY_FILE, memory_dir
 from actors.memory_store.patterns import (
     Pattern,
     bind,
@@ -28,6 +27,7 @@ from actors.memory_store.patterns import (
 )
 from actors.memory_store.skills import Skill, find_skill, list_skills, render_skill
 from actors.memory_store.stats import record_run
+from actors.places import MEMORY_FILE, memory_dir
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,14 +12,11 @@ import json
 import os
 
 from actors.atomic import write_atomically
-from actors.memory_store.loader import memory_dir
-
-STATS_FILE = "pattern-stats.json"
+from actors.places import pattern_stats_path
 
 
 def stats_path(project_root: str, home: str) -> str:
-    folder = os.path.dirname(memory_dir(os.path.realpath(project_root), home))
-    return os.path.join(folder, STATS_FILE)
+    return pattern_stats_path(os.path.realpath(project_root), home)
 
 
 def read_counts(project_root: str, home: str) -> dict[str, int]:

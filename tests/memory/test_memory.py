@@ -8,8 +8,9 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
-from actors.memory_store import load_context, memory_dir
+from actors.memory_store import load_context
 from actors.permission_broker.policy import Policy
+from actors.places import memory_dir
 from actors.protocol import Decision, PermissionRequest
 from frontends.commands import run_slash
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
