@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError
-from actors.memory_store import frontmatter
+from actors.skills import frontmatter
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
-from actors.memory_store import frontmatter
-from actors.memory_store.skills import NAME, markdown_files, read_text, require_string
+from actors.skills import frontmatter
+from actors.skills.skills import NAME, markdown_files, read_text, require_string
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
