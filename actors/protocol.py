@@ -15,6 +15,7 @@ The actors, and who talks to whom:
                                └── UiEvent ──▶ ui ◀──────────────────┘ ToolOutput       │
                                                ▲ (questions) ◀───── AskUser ────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
+    frontend ──ListCommands, PrepareCommand──▶ skill library (skills and patterns)
     conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
 Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
@@ -119,6 +120,86 @@ class GetContext(Ask[ProjectContext], frozen=True, tag=True):
 
 
 MemoryStoreMsg = GetContext
+
+
+# ── skill library ───────────────────────────────────────────────────────────────────────────
+# Skills (``.legato/skills/<name>.md``) and patterns (``.legato/patterns/<file>.md``), the
+# project's over the bundled ones, run as ``/<name> [args]`` (docs/skills-and-patterns.md).
+
+CommandKind = Literal["skill", "pattern"]
+
+
+class CommandInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """One skill or pattern ``/name`` runs here, for ``/help`` and completion."""
+
+    name: str
+    description: str
+    kind: CommandKind
+    path: str  # the file it is read from
+    bundled: bool  # shipped with Legato rather than the project's own
+    usage: str  # ``/name <required> [optional]``
+
+
+class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
+    """A skill's steps or a rendered pattern: the prompt to run like a typed one."""
+
+    prompt: str
+    kind: CommandKind
+    name: str
+    path: str
+
+
+class SkillOutput(msgspec.Struct, frozen=True, tag=True):
+    """Text Legato produced itself, without the model: ``/help``, ``/memory``, mock data."""
+
+    text: str
+
+
+class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
+    """A skill or pattern file that passed ``legato /<name> --test``, rendered with samples."""
+
+    kind: CommandKind
+    name: str
+    path: str
+    sample: str  # the sample arguments, as typed
+    rendered: str
+    warnings: tuple[str, ...] = ()  # worth fixing, but not wrong
+    notes: tuple[str, ...] = ()  # what else was checked, or how the arguments are used
+
+
+class PatternRuns(msgspec.Struct, frozen=True):
+    name: str
+    runs: int
+
+
+class ListCommands(Ask[tuple[CommandInfo, ...]], frozen=True, tag=True):
+    """Every skill and pattern the project can run, by name; files that do not load are left
+    out (``/help`` names them)."""
+
+
+class PrepareCommand(Ask[SkillPrompt | SkillOutput], frozen=True, tag=True):
+    """What ``/name args`` runs. A bad call raises ``UsageError`` (an unknown name with a
+    did-you-mean), a file that does not load ``ConfigError`` naming its file, line and field.
+    A pattern's run is counted for ``--pattern-stats``."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    seed: int | None = None  # mock data: the same seed gives the same records
+
+
+class CheckCommand(Ask[CheckReport], frozen=True, tag=True):
+    """``legato /<name> --test``: check the file ``/name`` runs (the project's when there is
+    one) and render it with sample arguments. A fault raises ``ConfigError`` naming the file,
+    the line and the field. Not counted as a run."""
+
+    name: str
+
+
+class GetPatternStats(Ask[tuple[PatternRuns, ...]], frozen=True, tag=True):
+    """How often each pattern ran in this project: every pattern, then retired ones that ran."""
+
+
+SkillLibraryMsg = ListCommands | PrepareCommand | CheckCommand | GetPatternStats
 
 
 # ── model client ────────────────────────────────────────────────────────────────────────────

@@ -256,7 +256,7 @@ _COMMAND_NAME = re.compile(r"/[a-z0-9][a-z0-9_-]*")
 
 
 def _slash_command(argv: list[str]) -> int | None:
-    """``legato [project] /<skill-or-pattern> ...`` (spec 4.1), handled in frontends/commands.
+    """``legato [project] /<skill-or-pattern> ...`` (spec 4.1), handled in frontends/skill_commands.
 
     A word is the command when it is ``/name`` and no such directory exists: ``legato /srv``
     still opens the folder /srv. Only the first two positional words are looked at.
@@ -274,7 +274,7 @@ def _slash_command(argv: list[str]) -> int | None:
             skip = not skip and word in value_flags
             continue
         if _COMMAND_NAME.fullmatch(word) and not os.path.isdir(word):
-            from frontends.commands import run_slash
+            from frontends.skill_commands import run_slash
 
             return run_slash(argv)
         positional += 1
@@ -327,7 +327,7 @@ def run(argv: list[str]) -> int:
         )
         return EXIT_USAGE
     if args.pattern_stats:
-        from frontends.commands import pattern_stats
+        from frontends.skill_commands import pattern_stats
 
         return pattern_stats(project)
     if os.environ.get("ASSISTANT_LOG"):
@@ -354,7 +354,7 @@ def run(argv: list[str]) -> int:
     if not session_command and prompt.lstrip().startswith("/"):
         # A skill or pattern (spec 4.2); its @path references, like any prompt's, are attached
         # by the session's tool executor (frontends/headless).
-        from frontends.commands import headless_prompt
+        from frontends.skill_commands import headless_prompt
 
         prepared = headless_prompt(prompt, project)
         if isinstance(prepared, int):

@@ -19,6 +19,8 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING
 
+from actors.places import logs_dir
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from datetime import datetime
@@ -105,7 +107,7 @@ def log_path(home: str, now: datetime | None = None) -> str:
     from datetime import UTC, datetime
 
     day = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
-    return os.path.join(home, ".legato", "logs", f"legato-{day}.log")
+    return os.path.join(logs_dir(home), f"legato-{day}.log")
 
 
 def open_log(path: str, secrets: Iterable[str] = ()) -> DebugLog:

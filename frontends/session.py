@@ -2,7 +2,8 @@
 
 Shared by both frontends, headless and the interactive terminal. The memory store
 starts first (the others ask it for the configuration in their ``on_start``), the conductor
-last (it asks the tool executor for the tool definitions).
+last (it asks the tool executor for the tool definitions). The skill library needs nobody and
+reads nothing until a frontend asks it what ``/<name>`` runs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from actors.memory_store import MemoryStore, Overrides
 from actors.model_client import ModelClient
 from actors.permission_broker import PermissionBroker
 from actors.session_store import SessionStore
+from actors.skills import SkillLibrary
 from actors.tool_executor import ToolExecutor
 from actors.ui import QuestionsActor, Renderer, UiActor
 
@@ -35,6 +37,7 @@ class Session:
     model: ModelClient
     tools: ToolExecutor
     conductor: Conductor
+    skills: SkillLibrary  # what /<name> runs; it reads nothing until asked
     sessions: SessionStore | None = None  # saves the session as it goes (issue 7)
     questions: QuestionsActor | None = None  # the broker's questions, when there is a person
 
@@ -44,6 +47,7 @@ class Session:
         # The UI before the session store: the store can still warn while it drains.
         return [
             self.memory,
+            self.skills,
             self.ui,
             *saving,
             *([] if self.questions is None else [self.questions]),
@@ -104,6 +108,7 @@ def assemble(
         headless=headless,
         sessions=sessions.address,
     )
+    skills = SkillLibrary(project_root, home=home)
     return Session(
-        session_id, memory, ui, permissions, client, tools, conductor, sessions, questions
+        session_id, memory, ui, permissions, client, tools, conductor, skills, sessions, questions
     )

@@ -13,8 +13,6 @@ from actors.memory_store.loader import (
     config_path,
     explain_context,
     load_context,
-    memory_dir,
-    project_hash,
     settings_path,
 )
 from actors.memory_store.precedence import Setting
@@ -27,7 +25,5 @@ __all__ = [
     "config_path",
     "explain_context",
     "load_context",
-    "memory_dir",
-    "project_hash",
     "settings_path",
 ]

@@ -10,7 +10,6 @@ settings, then the global config, then the built-in default (see precedence.py).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import shlex
@@ -31,6 +30,7 @@ from actors.memory_store.precedence import (
 )
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
+from actors.places import MEMORY_FILE, memory_dir, path_rules_note_path
 from actors.protocol import GlobalConfig, PermissionMode, ProjectContext, ProjectSettings
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 CONFIG_FILE = os.path.join(".config", "legato", "config.json")  # under the home directory
 SETTINGS_FILE = os.path.join(".legato", "settings.json")  # under the project root
 GUIDE_FILE = "LEGATO.md"
-MEMORY_FILE = "MEMORY.md"
 MEMORY_LINES = 200  # spec 2.6 and 8: only the first 200 lines are loaded
 DEFAULT_MODE: PermissionMode = "ask"
 
@@ -62,16 +61,6 @@ def config_path(home: str) -> str:
 
 def settings_path(project_root: str) -> str:
     return os.path.join(project_root, SETTINGS_FILE)
-
-
-def project_hash(project_root: str) -> str:
-    """The memory folder's name: the first 16 hex digits of sha256 of the real path."""
-    return hashlib.sha256(project_root.encode("utf-8")).hexdigest()[:16]
-
-
-def memory_dir(project_root: str, home: str) -> str:
-    """``~/.legato/projects/<hash>/memory`` (spec 2.6) for a project's real absolute path."""
-    return os.path.join(home, ".legato", "projects", project_hash(project_root), "memory")
 
 
 class Explained(msgspec.Struct, frozen=True):
@@ -127,8 +116,8 @@ def explain_context(
     _check_models(config, settings)
     _check_entries(settings)
     warnings += check_path_rules(settings, root, home)
-    project_dir = os.path.dirname(memory_dir(root, home))
-    warnings += migration_warnings(settings, project_dir, remember=remember_notices)
+    note = path_rules_note_path(root, home)
+    warnings += migration_warnings(settings, note, remember=remember_notices)
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
 

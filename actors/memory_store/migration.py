@@ -9,8 +9,8 @@ on this computer. Two kinds of entry changed meaning:
   at the project root (``//etc/passwd`` keeps the old meaning).
 
 The note is given once per version of the rule lists: a digest of the lists already noted is
-kept in ``~/.legato/projects/<hash>/``, beside the memory folder, and the note comes back only
-when the lists change.
+kept beside the project's memory folder (``places.path_rules_note_path``), and the note comes
+back only when the lists change.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from typing import TYPE_CHECKING
 
 from actors.atomic import write_atomically
@@ -30,16 +29,9 @@ if TYPE_CHECKING:
     from actors.memory_store.validate import Loaded
     from actors.protocol import ProjectSettings
 
-NOTICE_FILE = "path-rules-noted.json"
-
-
-def notice_path(project_dir: str) -> str:
-    """Where the digest lives, in the project's folder under ``~/.legato/projects/``."""
-    return os.path.join(project_dir, NOTICE_FILE)
-
 
 def migration_warnings(
-    settings: Loaded[ProjectSettings], project_dir: str, *, remember: bool
+    settings: Loaded[ProjectSettings], note_path: str, *, remember: bool
 ) -> list[str]:
     """The note for each entry whose meaning changed, unless these lists were noted already.
 
@@ -51,14 +43,13 @@ def migration_warnings(
     ]
     if not notes:
         return []
-    path = notice_path(project_dir)
     digest = _digest(settings.value)
-    if _noted(path) == digest:
+    if _noted(note_path) == digest:
         return []
     if remember:
         # A home that cannot be written to only means the note is given again next time.
         with contextlib.suppress(OSError):
-            write_atomically(path, json.dumps({"noted": digest}).encode())
+            write_atomically(note_path, json.dumps({"noted": digest}).encode())
     return notes
 
 

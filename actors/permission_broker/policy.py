@@ -35,6 +35,7 @@ from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.paths import within
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
+from actors.places import legato_dir
 from actors.protocol import Decision, PermissionRequest
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class Policy:
             (os.path.join(root, ".git"), "git's own files (.git/), where hooks and config run "
              "programs"),
             (os.path.join(home, ".config", "legato"), "Legato's global configuration"),
-            (os.path.join(home, ".legato"), "Legato's own data (~/.legato/)"),
+            (legato_dir(home), "Legato's own data (~/.legato/)"),
         )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:

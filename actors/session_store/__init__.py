@@ -13,7 +13,6 @@ from actors.session_store.files import (
     list_sessions,
     read_events,
     session_path,
-    sessions_dir,
 )
 from actors.session_store.replay import replay
 
@@ -25,5 +24,4 @@ __all__ = [
     "read_events",
     "replay",
     "session_path",
-    "sessions_dir",
 ]

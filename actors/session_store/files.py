@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import msgspec
 
 from actors.errors import UsageError
-from actors.memory_store import project_hash
+from actors.places import sessions_dir
 from actors.protocol import MessageAdded, SessionEvent, SessionStarted
 
 _DECODE_EVENT = msgspec.json.Decoder(SessionEvent)
@@ -23,10 +23,6 @@ ENCODE_EVENT = msgspec.json.Encoder()
 # Session ids are uuid4 strings; anything else given to --resume is refused before it can
 # name a path outside the sessions folder.
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-
-
-def sessions_dir(project_root: str, home: str) -> str:
-    return os.path.join(home, ".legato", "projects", project_hash(project_root), "sessions")
 
 
 def session_path(project_root: str, home: str, session_id: str) -> str:

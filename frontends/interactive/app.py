@@ -8,7 +8,6 @@ keeps the conversation valid with what was done so far.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import os
@@ -21,8 +20,6 @@ from rich.console import Console
 from rich.text import Text
 
 from actors.errors import LegatoError, UsageError
-from actors.memory_store.invoke import Output as SkillOutput
-from actors.memory_store.invoke import list_commands, prepare, split_command
 from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
 from actors.protocol import (
     AttachReferences,
@@ -30,11 +27,14 @@ from actors.protocol import (
     Compact,
     GetContext,
     GetContextFill,
+    ListCommands,
+    PrepareCommand,
     RunPrompt,
     SetFast,
     SetMode,
     SetModel,
     Show,
+    SkillOutput,
     TurnOutcome,
     Undo,
     Usage,
@@ -49,6 +49,7 @@ from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.permissions import session_text
 from frontends.session import assemble
+from frontends.skill_commands import split_command
 from frontends.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, supervise
 
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from actors.protocol import PermissionMode, ProjectContext
+    from actors.protocol import CommandInfo, PermissionMode, ProjectContext
     from frontends.session import Session
 
 PLAN_APPROVED = "The user approved the plan. Carry it out now, step by step."
@@ -191,7 +192,7 @@ class InteractiveSession:
 
     async def _list_files(self) -> None:
         self.files = await anyio.to_thread.run_sync(project_files, self.root)
-        found = await anyio.to_thread.run_sync(list_commands, self.root)
+        found = await self._commands()
         self.skills = [(f"/{info.name}", info.description) for info in found]
 
     async def _watch_signals(self) -> None:
@@ -243,7 +244,7 @@ class InteractiveSession:
         match command.name:
             case "/help":
                 self.view.say(Text(commands.help_text()))
-                found = await anyio.to_thread.run_sync(list_commands, self.root)
+                found = await self._commands()
                 if found:
                     width = max(len(info.name) for info in found) + 1
                     rows = [f"  /{i.name:<{width}} {i.description}" for i in found]
@@ -296,8 +297,8 @@ class InteractiveSession:
         """``/<skill-or-pattern> [args]`` (spec 4.2): its prompt runs like a typed one."""
         try:
             name, args = split_command(text)
-            prepared = functools.partial(prepare, name, args, self.root, home=self.home)
-            result = await anyio.to_thread.run_sync(prepared)
+            prepare = PrepareCommand(name=name, args=tuple(args))
+            result = await self.session.skills.address.ask(prepare)
         except UsageError as error:
             # Neither a command nor a skill: a skill's did-you-mean first, else a command's.
             skill_hint = (error.remedy or "").startswith("Did you mean")
@@ -311,6 +312,9 @@ class InteractiveSession:
             self.view.say(Text(result.text))
         else:
             await self._prompt(result.prompt, plan=self.status.mode == "plan")
+
+    async def _commands(self) -> tuple[CommandInfo, ...]:
+        return await self.session.skills.address.ask(ListCommands())
 
     def _fast_text(self, active: bool) -> str:
         if not self.status.fast:

@@ -37,7 +37,7 @@ def test_version_imports_nothing_heavy() -> None:
         "from frontends.cli import run\n"
         "run(['--version'])\n"
         "heavy = {'httpx', 'anyio', 'trio', 'rich', 'prompt_toolkit', 'msgspec', 'tree_sitter',"
-        " 'actors', 'runtime'}\n"
+        " 'yaml', 'actors', 'runtime'}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     done = subprocess.run(

@@ -8,11 +8,12 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
-from actors.memory_store import load_context, memory_dir
+from actors.memory_store import load_context
 from actors.permission_broker.policy import Policy
+from actors.places import memory_dir
 from actors.protocol import Decision, PermissionRequest
-from frontends.commands import run_slash
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.skill_commands import run_slash
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
@@ -160,7 +161,8 @@ def test_skill_arguments_can_reference_files(project: Project) -> None:
 def test_version_does_not_load_skills_or_patterns() -> None:
     probe = (
         "import sys\nfrom frontends.cli import run\nrun(['--version'])\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('frontends.commands', 'actors'))))"
+        "loaded = ('frontends.skill_commands', 'actors', 'yaml')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(loaded)))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True

@@ -11,8 +11,9 @@ import pytest
 import rich.pretty
 
 from actors.errors import ConfigError, UsageError
-from actors.memory_store import Overrides, load_context, memory_dir, project_hash
+from actors.memory_store import Overrides, load_context
 from actors.memory_store.jsonpos import Position, key_positions
+from actors.places import memory_dir, project_hash
 
 if TYPE_CHECKING:
     from actors.protocol import PermissionMode

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.errors import ConfigError
-from actors.memory_store import load_context, memory_dir
-from actors.memory_store.migration import notice_path
+from actors.memory_store import load_context
+from actors.places import path_rules_note_path
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -193,7 +193,7 @@ def test_rules_written_for_the_old_meaning_are_noted_once_until_they_change(dirs
         "at the root only (this note is shown once)",
     ]
     assert warnings(dirs, remember=True) == tuple(notes)
-    recorded = notice_path(os.path.dirname(memory_dir(str(dirs.project.resolve()), str(dirs.home))))
+    recorded = path_rules_note_path(str(dirs.project.resolve()), str(dirs.home))
     assert os.path.isfile(recorded)
     assert warnings(dirs, remember=True) == ()  # the second run is quiet
     assert warnings(dirs) == ()
@@ -215,7 +215,7 @@ def test_a_load_that_does_not_show_the_warnings_does_not_spend_the_note(dirs: Di
 def test_a_damaged_record_means_the_note_is_given_again(dirs: Dirs) -> None:
     dirs.write_settings(settings_text(blockedPaths=[".env"]))
     assert len(warnings(dirs, remember=True)) == 1
-    recorded = notice_path(os.path.dirname(memory_dir(str(dirs.project.resolve()), str(dirs.home))))
+    recorded = path_rules_note_path(str(dirs.project.resolve()), str(dirs.home))
     with open(recorded, "w") as file:
         file.write("{not json")
     assert len(warnings(dirs, remember=True)) == 1

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.errors import UsageError
-from actors.memory_store.invoke import Task, prepare
-from actors.memory_store.patterns import (
+from actors.protocol import SkillPrompt
+from actors.skills.invoke import prepare
+from actors.skills.patterns import (
     BUNDLED_PATTERNS,
     bind,
     find_pattern,
@@ -19,8 +20,8 @@ from actors.memory_store.patterns import (
     pattern_files,
     render,
 )
-from frontends.commands import pattern_stats, run_slash
 from frontends.scripted_server import ScriptedServer, text
+from frontends.skill_commands import pattern_stats, run_slash
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
@@ -374,7 +375,7 @@ def test_pattern_stats_count_runs_but_not_tests(
 ) -> None:
     root, home = str(service.root), str(service.home)
     for _ in range(2):
-        assert isinstance(prepare("service-class", ["a"], root, home=home), Task)
+        assert isinstance(prepare("service-class", ["a"], root, home=home), SkillPrompt)
     prepare("mock-data", ['{"a": "uuid"}'], root, home=home)
     assert run_slash([root, "/service-class", "--test"]) == 0
     capsys.readouterr()

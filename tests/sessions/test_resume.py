@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from actors.session_store import sessions_dir
+from actors.places import sessions_dir
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.errors import ConfigError
-from actors.memory_store.frontmatter import parse
-from actors.memory_store.invoke import Task, list_commands, prepare
-from actors.memory_store.skills import BUNDLED_SKILLS, Skill, find_skill, load_skill, render_skill
-from frontends.commands import run_slash
+from actors.protocol import SkillPrompt
+from actors.skills.frontmatter import parse
+from actors.skills.invoke import list_commands, prepare
+from actors.skills.skills import BUNDLED_SKILLS, Skill, find_skill, load_skill, render_skill
 from frontends.scripted_server import ScriptedServer, text
+from frontends.skill_commands import run_slash
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def test_a_body_without_placeholders_gets_the_arguments_appended() -> None:
 def test_quoted_arguments_stay_one_argument(project: Project) -> None:
     project.write(".legato/skills/echo.md", "---\nname: echo\ndescription: d\n---\n1. [$1] [$2]\n")
     task = prepare("echo", ["two words", "x"], str(project.root), home=str(project.home))
-    assert isinstance(task, Task)
+    assert isinstance(task, SkillPrompt)
     assert "1. [two words] [x]" in task.prompt
 
 

@@ -1,12 +1,14 @@
 """``legato /<skill-or-pattern> ...``, ``--headless "/<name> args"`` and ``--pattern-stats``
-(spec 4.1): the command-line glue around actors/memory_store.
+(spec 4.1): the command-line glue around the skill library (actors/skills).
 
 The forms:
     legato [project] /<name> [args] [--test] [--seed N] [session flags]
     legato [project] --headless "/<name> args" [session flags]
     legato [project] --pattern-stats
 
-A skill or pattern that needs the model becomes an ordinary headless run of its prompt, through
+Each starts the skill library on its own (``runtime.supervise``) and asks it one question: no
+configuration is read and no model is reached for ``--test``, ``/help`` or mock data. A skill or
+pattern that needs the model becomes an ordinary headless run of its prompt, through
 ``frontends.cli.run``, so every session flag (``--model``, ``--permission-mode``,
 ``--output-format``...) means the same as for any other prompt.
 """
@@ -14,15 +16,24 @@ A skill or pattern that needs the model becomes an ordinary headless run of its 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
+
+import anyio
 
 from actors.errors import LegatoError, UsageError
-from actors.memory_store.invoke import Output, prepare, split_command
+from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
+from actors.skills import SkillLibrary
 from frontends.cli import EXIT_OK, EXIT_USAGE, build_parser
+from runtime import supervise
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from runtime import Ask
+
+R = TypeVar("R")
 
 
 def run_slash(argv: Sequence[str]) -> int:
@@ -32,10 +43,10 @@ def run_slash(argv: Sequence[str]) -> int:
         args, test, seed = split_flags(words)
         if test:
             return _test(project, name)
-        result = prepare(name, args, project, seed=seed)
+        result = ask_library(project, PrepareCommand(name=name, args=tuple(args), seed=seed))
     except LegatoError as error:
         return _fail(error)
-    if isinstance(result, Output):
+    if isinstance(result, SkillOutput):
         print(result.text)
         return EXIT_OK
     from frontends.cli import run
@@ -55,28 +66,50 @@ def headless_prompt(text: str, project: str, *, home: str | None = None) -> str 
         name, words = split_command(text)
         args, test, seed = split_flags(words)
         if test:
-            return _test(project, name)
-        result = prepare(name, args, project, home=home, seed=seed)
+            return _test(project, name, home=home)
+        message = PrepareCommand(name=name, args=tuple(args), seed=seed)
+        result = ask_library(project, message, home=home)
     except LegatoError as error:
         return _fail(error)
-    if isinstance(result, Output):
+    if isinstance(result, SkillOutput):
         print(result.text)
         return EXIT_OK
     return result.prompt
 
 
+def ask_library(project: str, message: Ask[R], *, home: str | None = None) -> R:
+    """Start the skill library alone, ask it ``message``, stop it; its answer or its error."""
+
+    async def ask() -> R:
+        library = SkillLibrary(project, home=home)
+        async with supervise([library]):
+            return await library.address.ask(message)
+
+    return anyio.run(ask, backend="trio")
+
+
 def pattern_stats(project: str, *, home: str | None = None) -> int:
     """``legato --pattern-stats``: ``name count`` for every pattern, then any retired ones."""
-    from actors.memory_store.patterns import list_patterns
-    from actors.memory_store.stats import read_counts
-
-    home = home if home is not None else os.path.expanduser("~")
-    counts = read_counts(project, home)
-    names = [pattern.name for pattern in list_patterns(project)[0]]
-    names += sorted(set(counts) - set(names))
-    for name in names:
-        print(f"{name} {counts.get(name, 0)}")
+    for runs in ask_library(project, GetPatternStats(), home=home):
+        print(f"{runs.name} {runs.runs}")
     return EXIT_OK
+
+
+def split_command(line: str) -> tuple[str, list[str]]:
+    """``/name a "b c"`` -> ("name", ["a", "b c"]); quoting is shell-like."""
+    text = line.strip()
+    if not text.startswith("/"):
+        raise UsageError(f"{text!r} is not a /command", remedy="Start it with '/', as in /commit")
+    try:
+        words = shlex.split(text[1:])
+    except ValueError as error:
+        raise UsageError(
+            f"cannot split the arguments of {text!r}: {error}",
+            remedy="Close the quote; give a JSON value as one single-quoted string",
+        ) from None
+    if not words:
+        raise UsageError("'/' names no command", remedy="Run /help to list them")
+    return words[0], words[1:]
 
 
 def split_flags(words: Sequence[str]) -> tuple[list[str], bool, int | None]:
@@ -156,10 +189,8 @@ def _split_argv(argv: Sequence[str]) -> tuple[str, str, list[str], list[str]]:
     return root, name, words, forwarded
 
 
-def _test(project: str, name: str) -> int:
-    from actors.memory_store.checks import test_command
-
-    report = test_command(project, name)
+def _test(project: str, name: str, *, home: str | None = None) -> int:
+    report = ask_library(project, CheckCommand(name=name), home=home)
     print(f"ok: {report.kind} /{report.name} ({report.path})")
     for note in report.notes:
         print(f"  {note}")

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from actors.errors import ConfigError, UsageError
-from actors.memory_store import mockdata
-from actors.memory_store.changelog import CHANGELOG_FILE, check_changelog
-from actors.memory_store.invoke import find_command
-from actors.memory_store.patterns import (
+from actors.protocol import CheckReport
+from actors.skills import mockdata
+from actors.skills.changelog import CHANGELOG_FILE, check_changelog
+from actors.skills.invoke import find_command
+from actors.skills.patterns import (
     Pattern,
     bind,
     list_patterns,
@@ -22,8 +22,8 @@ from actors.memory_store.patterns import (
     render,
     unbound,
 )
-from actors.memory_store.skills import PLACEHOLDER as SKILL_PLACEHOLDER
-from actors.memory_store.skills import Skill, load_skill, project_skills_dir, read_text, substitute
+from actors.skills.skills import PLACEHOLDER as SKILL_PLACEHOLDER
+from actors.skills.skills import Skill, load_skill, project_skills_dir, read_text, substitute
 
 SAMPLE_ARGS = tuple(f"sample-{n}" for n in range(1, 10))
 SAMPLE_SCHEMA = '{"id": "uuid", "name": "string", "email": "email"}'
@@ -36,18 +36,7 @@ _SECTIONS = (
 )
 
 
-@dataclass
-class Report:
-    kind: str
-    name: str
-    path: str
-    sample: str  # the sample arguments, as typed
-    rendered: str
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def test_command(project_root: str, name: str) -> Report:
+def check_command(project_root: str, name: str) -> CheckReport:
     """Check ``/name``: the project's file when there is one, else the bundled one."""
     skill_file = os.path.join(project_skills_dir(project_root), f"{name}.md")
     if os.path.isfile(skill_file):
@@ -63,22 +52,31 @@ def test_command(project_root: str, name: str) -> Report:
     return check_pattern(project_root, found)
 
 
-def check_skill(skill: Skill) -> Report:
+def check_skill(skill: Skill) -> CheckReport:
     rendered, used = substitute(skill.body, SAMPLE_ARGS)
-    report = Report("skill", skill.name, skill.path, " ".join(SAMPLE_ARGS), rendered)
+    warnings: list[str] = []
+    notes: list[str] = []
     if not used:
-        report.rendered = f"{rendered}\n\nARGUMENTS: {' '.join(SAMPLE_ARGS)}"
-        report.notes.append("no placeholder: arguments are appended as 'ARGUMENTS: ...'")
+        rendered = f"{rendered}\n\nARGUMENTS: {' '.join(SAMPLE_ARGS)}"
+        notes.append("no placeholder: arguments are appended as 'ARGUMENTS: ...'")
     if SKILL_PLACEHOLDER.search(rendered):
         raise ConfigError("a placeholder was left unrendered", path=skill.path, field="body")
     if not _NUMBERED_STEP.search(skill.body):
-        report.warnings.append("the body has no numbered steps (1. ..., 2. ...)")
+        warnings.append("the body has no numbered steps (1. ..., 2. ...)")
     for match in _STRAY_DOLLAR.finditer(skill.body):
-        report.warnings.append(f"{match.group(0)} is not a placeholder; use $ARGUMENTS or $1..$9")
-    return report
+        warnings.append(f"{match.group(0)} is not a placeholder; use $ARGUMENTS or $1..$9")
+    return CheckReport(
+        kind="skill",
+        name=skill.name,
+        path=skill.path,
+        sample=" ".join(SAMPLE_ARGS),
+        rendered=rendered,
+        warnings=tuple(warnings),
+        notes=tuple(notes),
+    )
 
 
-def check_pattern(project_root: str, pattern: Pattern) -> Report:
+def check_pattern(project_root: str, pattern: Pattern) -> CheckReport:
     for placeholder, line in unbound(pattern):
         names = ", ".join(arg.name for arg in pattern.args) or "none"
         raise ConfigError(
@@ -96,11 +94,12 @@ def check_pattern(project_root: str, pattern: Pattern) -> Report:
         rendered = mockdata.generate(values["schema"], 2, seed=0)
     else:
         rendered = render(pattern, values)
-    report = Report("pattern", pattern.name, pattern.path, shown, rendered)
+    warnings: list[str] = []
+    notes: list[str] = []
     lowered = pattern.body.lower()
     for word, what in _SECTIONS:
         if not re.search(rf"^#+ .*{word}", lowered, re.MULTILINE):
-            report.warnings.append(f"the body has no heading for {what}")
+            warnings.append(f"the body has no heading for {what}")
     # The library's changelog next to the pattern, and the project's own, whichever exist.
     folders = dict.fromkeys((os.path.dirname(pattern.path), project_patterns_dir(project_root)))
     for folder in folders:
@@ -108,8 +107,16 @@ def check_pattern(project_root: str, pattern: Pattern) -> Report:
         if os.path.isfile(changelog):
             known = {p.name for p in list_patterns(project_root)[0]}
             versions = check_changelog(changelog, read_text(changelog), known)
-            report.notes.append(f"{changelog}: {versions} version(s), format ok")
-    return report
+            notes.append(f"{changelog}: {versions} version(s), format ok")
+    return CheckReport(
+        kind="pattern",
+        name=pattern.name,
+        path=pattern.path,
+        sample=shown,
+        rendered=rendered,
+        warnings=tuple(warnings),
+        notes=tuple(notes),
+    )
 
 
 def _sample(name: str, kind: str, choices: tuple[str, ...] | None, default: str | None) -> str:

@@ -1,24 +1,23 @@
-"""``/<name> [args]``: from a command line to what runs, for every frontend.
+"""``/<name> [args]``: from a command's name and arguments to what runs, for every frontend.
 
 ``prepare`` turns ``/commit``, ``/crud-gen product '{"name": "string"}'`` or ``/help`` into
-either a ``Task`` (a prompt for the model: a skill's steps or a rendered pattern) or an
-``Output`` (text Legato produces itself: the help listing, the memory location, mock data).
-The headless frontend and the interactive terminal both call it, so a skill behaves the same
-in both. Lookup order: the project's skill, the project's pattern, then the bundled ones.
+either a ``SkillPrompt`` (a prompt for the model: a skill's steps or a rendered pattern) or a
+``SkillOutput`` (text Legato produces itself: the help listing, the memory location, mock
+data). The skill library answers ``PrepareCommand`` with it, so a skill behaves the same in
+every frontend. Lookup order: the project's skill, the project's pattern, then the bundled ones.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import shlex
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
-from actors.memory_store import mockdata
-from actors.memory_store.loader import MEMORY_FILE, memory_dir
-from actors.memory_store.patterns import (
+from actors.places import MEMORY_FILE, memory_dir
+from actors.protocol import CommandInfo, SkillOutput, SkillPrompt
+from actors.skills import mockdata
+from actors.skills.patterns import (
     Pattern,
     bind,
     find_pattern,
@@ -26,8 +25,8 @@ from actors.memory_store.patterns import (
     render,
     usage_line,
 )
-from actors.memory_store.skills import Skill, find_skill, list_skills, render_skill
-from actors.memory_store.stats import record_run
+from actors.skills.skills import Skill, find_skill, list_skills, render_skill
+from actors.skills.stats import record_run
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,50 +35,6 @@ BUILTINS = {
     "help": "list the skills and patterns with their descriptions",
     "memory": "show where this project's memory lives and what it holds",
 }
-
-
-@dataclass(frozen=True)
-class Task:
-    """A prompt for the model."""
-
-    prompt: str
-    kind: Literal["skill", "pattern"]
-    name: str
-    path: str
-
-
-@dataclass(frozen=True)
-class Output:
-    """Text Legato produced without the model."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class CommandInfo:
-    name: str
-    description: str
-    kind: Literal["skill", "pattern"]
-    path: str
-    bundled: bool
-    usage: str
-
-
-def split_command(line: str) -> tuple[str, list[str]]:
-    """``/name a "b c"`` -> ("name", ["a", "b c"]); quoting is shell-like."""
-    text = line.strip()
-    if not text.startswith("/"):
-        raise UsageError(f"{text!r} is not a /command", remedy="Start it with '/', as in /commit")
-    try:
-        words = shlex.split(text[1:])
-    except ValueError as error:
-        raise UsageError(
-            f"cannot split the arguments of {text!r}: {error}",
-            remedy="Close the quote; give a JSON value as one single-quoted string",
-        ) from None
-    if not words:
-        raise UsageError("'/' names no command", remedy="Run /help to list them")
-    return words[0], words[1:]
 
 
 def find_command(project_root: str, name: str) -> Skill | Pattern | None:
@@ -98,17 +53,16 @@ def prepare(
     *,
     home: str | None = None,
     seed: int | None = None,
-    count: bool = True,
-) -> Task | Output:
+) -> SkillPrompt | SkillOutput:
     """What ``/name args`` runs: ``UsageError`` for a bad call, ``ConfigError`` for a bad file.
 
-    A pattern run is counted for ``--pattern-stats`` unless ``count`` is False.
+    A pattern run is counted for ``--pattern-stats``.
     """
     home = home if home is not None else os.path.expanduser("~")
     if name == "help":
-        return Output(help_text(project_root, home))
+        return SkillOutput(help_text(project_root, home))
     if name == "memory":
-        return Output(memory_text(project_root, home))
+        return SkillOutput(memory_text(project_root, home))
     found = find_command(project_root, name)
     if found is None:
         raise UsageError(
@@ -119,12 +73,12 @@ def prepare(
             f"Run the skill /{found.name}: {found.description}\n"
             f"Follow these steps in order.\n\n{render_skill(found, args)}"
         )
-        return Task(prompt, "skill", found.name, found.path)
+        return SkillPrompt(prompt=prompt, kind="skill", name=found.name, path=found.path)
     pattern: Pattern = found
     values = bind(pattern, args)
-    result: Task | Output
+    result: SkillPrompt | SkillOutput
     if pattern.generator == "mock-data":
-        result = Output(mockdata.generate(values["schema"], int(values["count"]), seed=seed))
+        result = SkillOutput(mockdata.generate(values["schema"], int(values["count"]), seed=seed))
     else:
         shown = ", ".join(f"{key}={value}" for key, value in values.items() if value) or "none"
         prompt = (
@@ -133,25 +87,38 @@ def prepare(
             "Produce everything the pattern lists, following its steps, with its template "
             f"filled in for these arguments.\n\n{render(pattern, values)}"
         )
-        result = Task(prompt, "pattern", pattern.name, pattern.path)
-    if count:
-        record_run(project_root, home, pattern.name)
+        result = SkillPrompt(prompt=prompt, kind="pattern", name=pattern.name, path=pattern.path)
+    record_run(project_root, home, pattern.name)
     return result
 
 
-def list_commands(project_root: str) -> list[CommandInfo]:
+def list_commands(project_root: str) -> tuple[CommandInfo, ...]:
     """Every skill and pattern ``/name`` can run here, for /help and completion."""
     skills, _ = list_skills(project_root)
     patterns, _ = list_patterns(project_root)
     infos = [
-        CommandInfo(s.name, s.description, "skill", s.path, s.bundled, f"/{s.name} [args]")
+        CommandInfo(
+            name=s.name,
+            description=s.description,
+            kind="skill",
+            path=s.path,
+            bundled=s.bundled,
+            usage=f"/{s.name} [args]",
+        )
         for s in skills
     ]
     infos += [
-        CommandInfo(p.name, p.description, "pattern", p.path, p.bundled, usage_line(p))
+        CommandInfo(
+            name=p.name,
+            description=p.description,
+            kind="pattern",
+            path=p.path,
+            bundled=p.bundled,
+            usage=usage_line(p),
+        )
         for p in patterns
     ]
-    return infos
+    return tuple(infos)
 
 
 def help_text(project_root: str, home: str) -> str:

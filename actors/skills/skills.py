@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError
-from actors.memory_store import frontmatter
+from actors.skills import frontmatter
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,7 +48,7 @@ def load_skill(path: str, *, bundled: bool = False, expected: str | None = None)
     """Read and check one skill file; ``ConfigError`` names the file, line and field."""
     document = frontmatter.parse(read_text(path), path)
     name = require_string(document, "name")
-    description = require_string(document, "description")
+    description = one_line(require_string(document, "description"))
     if expected is not None and name != expected:
         raise ConfigError(
             f"is '{name}', but the skill is invoked as /{expected}",
@@ -70,8 +70,7 @@ def load_skill(path: str, *, bundled: bool = False, expected: str | None = None)
 
 def require_string(document: frontmatter.Document, key: str) -> str:
     """A required, non-empty string field of the front matter."""
-    value = document.fields.get(key)
-    if value is None:
+    if key not in document.fields:
         raise ConfigError(
             "is missing",
             path=document.path,
@@ -79,8 +78,9 @@ def require_string(document: frontmatter.Document, key: str) -> str:
             field=key,
             remedy=f"Add '{key}: ...' to the front matter",
         )
+    value = document.fields[key]
     if not isinstance(value, str) or not value.strip():
-        shown = "empty" if value in ("", []) else f"{type(value).__name__} {value!r}"
+        shown = "empty" if value in ("", [], {}, None) else f"{type(value).__name__} {value!r}"
         raise ConfigError(
             f"must be a non-empty string, not {shown}",
             path=document.path,
@@ -89,6 +89,12 @@ def require_string(document: frontmatter.Document, key: str) -> str:
             remedy=f'Write it as {key}: "some text"',
         )
     return value.strip()
+
+
+def one_line(text: str) -> str:
+    """A description written as a YAML block (``description: |``), on one line: it is shown
+    in listings and opens the prompt."""
+    return " ".join(text.split())
 
 
 def find_skill(project_root: str, name: str) -> Skill | None:

@@ -15,7 +15,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
-from actors.memory_store.patterns import json_problem
+from actors.skills.patterns import json_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable

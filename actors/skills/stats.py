@@ -1,5 +1,5 @@
 """How often each pattern ran (``legato --pattern-stats``), kept per project in
-``~/.legato/projects/<hash>/pattern-stats.json`` next to the memory folder.
+``~/.legato/projects/<hash>/pattern-stats.json`` next to the memory folder (actors/places.py).
 
 Counting is a read-modify-write under an exclusive lock, so two runs at once both count.
 """
@@ -12,18 +12,25 @@ import json
 import os
 
 from actors.atomic import write_atomically
-from actors.memory_store.loader import memory_dir
-
-STATS_FILE = "pattern-stats.json"
+from actors.places import pattern_stats_path
+from actors.protocol import PatternRuns
+from actors.skills.patterns import list_patterns
 
 
 def stats_path(project_root: str, home: str) -> str:
-    folder = os.path.dirname(memory_dir(os.path.realpath(project_root), home))
-    return os.path.join(folder, STATS_FILE)
+    return pattern_stats_path(os.path.realpath(project_root), home)
 
 
 def read_counts(project_root: str, home: str) -> dict[str, int]:
     return _parse(stats_path(project_root, home))
+
+
+def pattern_runs(project_root: str, home: str) -> tuple[PatternRuns, ...]:
+    """Every pattern with its count (0 if it never ran), then retired patterns that ran."""
+    counts = read_counts(project_root, home)
+    names = [pattern.name for pattern in list_patterns(project_root)[0]]
+    names += sorted(set(counts) - set(names))
+    return tuple(PatternRuns(name, counts.get(name, 0)) for name in names)
 
 
 def record_run(project_root: str, home: str, name: str) -> int:

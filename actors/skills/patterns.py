@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
-from actors.memory_store import frontmatter
-from actors.memory_store.skills import NAME, markdown_files, read_text, require_string
+from actors.skills import frontmatter
+from actors.skills.skills import NAME, markdown_files, one_line, read_text, require_string
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -74,7 +74,7 @@ def load_pattern(path: str, *, bundled: bool = False) -> Pattern:
         raise _fault(
             document, "name", f"{name!r} cannot be typed as /{name}", "Use lower-case-words"
         )
-    description = require_string(document, "description")
+    description = one_line(require_string(document, "description"))
     generator = document.fields.get("generator")
     if generator is not None and generator not in GENERATORS:
         raise _fault(document, "generator", f"{generator!r} is not one of {', '.join(GENERATORS)}")
@@ -107,8 +107,8 @@ def load_pattern(path: str, *, bundled: bool = False) -> Pattern:
 
 
 def _args(document: frontmatter.Document) -> tuple[PatternArg, ...]:
-    raw = document.fields.get("args", [])
-    if raw == "":
+    raw = document.fields.get("args")
+    if raw is None or raw == "":
         return ()
     if not isinstance(raw, list):
         raise _fault(document, "args", "must be a list of argument objects")

@@ -1,0 +1,62 @@
+"""Where Legato keeps its own data, outside any project: one definition for every actor.
+
+    ~/.legato/
+     ├── projects/<hash>/          one folder per project (hash: see ``project_hash``)
+     │    ├── memory/              MEMORY.md and topic files (the memory store loads them)
+     │    ├── sessions/<id>.jsonl  saved sessions (the session store)
+     │    ├── pattern-stats.json   how often each pattern ran (the skill library)
+     │    └── path-rules-noted.json  which path rules were already explained (the memory store)
+     └── logs/legato-<day>.log     the debug log (frontends/debug.py)
+
+Plain functions of the project's real absolute path and the home folder, so that two actors
+that name the same place name it the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+MEMORY_FILE = "MEMORY.md"
+PATTERN_STATS_FILE = "pattern-stats.json"
+PATH_RULES_NOTE_FILE = "path-rules-noted.json"
+
+
+def legato_dir(home: str) -> str:
+    """``~/.legato``: everything Legato keeps of its own."""
+    return os.path.join(home, ".legato")
+
+
+def project_hash(project_root: str) -> str:
+    """A project folder's name: the first 16 hex digits of sha256 of its real path."""
+    return hashlib.sha256(project_root.encode("utf-8")).hexdigest()[:16]
+
+
+def project_dir(project_root: str, home: str) -> str:
+    """``~/.legato/projects/<hash>`` for a project's real absolute path."""
+    return os.path.join(legato_dir(home), "projects", project_hash(project_root))
+
+
+def memory_dir(project_root: str, home: str) -> str:
+    """``~/.legato/projects/<hash>/memory`` (spec 2.6)."""
+    return os.path.join(project_dir(project_root, home), "memory")
+
+
+def sessions_dir(project_root: str, home: str) -> str:
+    """``~/.legato/projects/<hash>/sessions``: one ``<id>.jsonl`` per session."""
+    return os.path.join(project_dir(project_root, home), "sessions")
+
+
+def pattern_stats_path(project_root: str, home: str) -> str:
+    """``~/.legato/projects/<hash>/pattern-stats.json`` (``legato --pattern-stats``)."""
+    return os.path.join(project_dir(project_root, home), PATTERN_STATS_FILE)
+
+
+def path_rules_note_path(project_root: str, home: str) -> str:
+    """Where the digest of the path rules already explained once is kept."""
+    return os.path.join(project_dir(project_root, home), PATH_RULES_NOTE_FILE)
+
+
+def logs_dir(home: str) -> str:
+    """``~/.legato/logs``: the debug log, one file a day."""
+    return os.path.join(legato_dir(home), "logs")

@@ -1,0 +1,75 @@
+"""The front matter of skill and pattern files: YAML between two ``---`` lines, then the body.
+
+    ---
+    name: crud-gen                      # a comment
+    description: |                      # a block: the lines below, newlines kept
+      Generate CRUD code: routes,
+      a model and its tests.
+    tags: [api, web]
+    args:
+      - name: entity
+        required: true
+        choices: [a, b]
+    ---
+    The body...
+
+Plain YAML, as Claude Code reads it, parsed by PyYAML's safe loader (``safe_yaml.py``: what it
+refuses and why). Every fault names the file, the line and, where it can, the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from actors.errors import ConfigError
+
+_FENCE = "---"
+
+
+@dataclass
+class Document:
+    path: str
+    fields: dict[str, object]
+    lines: dict[str, int]  # "args[0].name" -> line number, for messages
+    body: str
+    body_line: int  # the body's first line number
+
+    def line_of(self, key: str) -> int | None:
+        return self.lines.get(key)
+
+
+def parse(text: str, path: str) -> Document:
+    """Split ``text`` into front matter and body; raise ``ConfigError`` naming the line."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != _FENCE:
+        raise ConfigError(
+            "has no front matter",
+            path=path,
+            line=1,
+            remedy="Start the file with a '---' line, the fields (name: ..., description: ...) "
+            "and another '---' line",
+        )
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == _FENCE)
+    except StopIteration:
+        raise ConfigError(
+            "the front matter is not closed",
+            path=path,
+            line=1,
+            remedy="End the front matter with a line holding only '---'",
+        ) from None
+    # Imported here: PyYAML costs a session's start time, and most sessions run no skill.
+    from actors.skills.safe_yaml import REMEDY, load_fields
+
+    value, places = load_fields("\n".join(lines[1:end]), path, first_line=2)
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        found = f"{value!r}" if isinstance(value, str) else f"a {type(value).__name__}"
+        raise ConfigError(
+            f"expected 'field: value' lines, found {found}", path=path, line=2, remedy=REMEDY
+        )
+    rest = lines[end + 1 :]
+    skip = next((i for i, line in enumerate(rest) if line.strip()), len(rest))
+    body = "\n".join(rest[skip:]).rstrip()
+    return Document(path, value, places, body, end + 2 + skip)
