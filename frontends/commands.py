@@ -7,7 +7,7 @@ The forms:
     legato [project] --pattern-stats
 
 A skill or pattern that needs the model becomes an ordinary headless run of its prompt, through
-``frontends.cli.run``, so every session flag (``--model``, ``--permission-mode``,
+``frontends.launch.run_session``, so every session flag (``--model``, ``--permission-mode``,
 ``--output-format``...) means the same as for any other prompt.
 """
 
@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from actors.errors import LegatoError, UsageError
 from actors.memory_store.invoke import Output, prepare, split_command
-from frontends.cli import EXIT_OK, EXIT_USAGE, build_parser
+from frontends.exit_codes import EXIT_OK, EXIT_USAGE
+from frontends.flags import build_parser
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,7 +39,7 @@ def run_slash(argv: Sequence[str]) -> int:
     if isinstance(result, Output):
         print(result.text)
         return EXIT_OK
-    from frontends.cli import run
+    from frontends.launch import run_session as run
 
     # The rendered prompt runs like any headless prompt (its @path references included).
     return run([project, *forwarded, "--headless", result.prompt])
