@@ -57,6 +57,17 @@ class Usage(msgspec.Struct, frozen=True):
             other.speed if other.speed is not None else self.speed,
         )
 
+    @property
+    def context_tokens(self) -> int:
+        """How much of the context window the answer used: everything it read, and what it
+        wrote (the usage of one answer; a sum of several means nothing here)."""
+        return (
+            self.input_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+            + self.output_tokens
+        )
+
 
 # ── memory store ────────────────────────────────────────────────────────────────────────────
 
@@ -515,9 +526,22 @@ class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
     files: tuple[FileBefore, ...]
 
 
+class ListFiles(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """The project's files a person may be offered (``@path`` completion): paths relative to
+    the project root, in the order a walk meets them, at most ``limit``.
+
+    The files Glob would walk (tool folders and what .gitignore excludes are left out), less
+    those the permission rules keep from tools: a blocked file is never offered. The names go
+    to the person, not the model, so nobody is asked.
+    """
+
+    limit: int
+
+
 ToolExecutorMsg = (
     RunTools
     | ListTools
+    | ListFiles
     | InterruptTools
     | WithdrawTools
     | AttachReferences
@@ -617,9 +641,24 @@ class ContextFill(msgspec.Struct, frozen=True):
     tokens: int
     window: int
 
+    @property
+    def percent(self) -> str:
+        """``6.2%``; under 10% with a decimal, so that the number moves in a 1M window."""
+        share = self.tokens / self.window
+        return f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
+
+    def describe(self) -> str:
+        """``12,345 of 200,000 tokens (6.2% full)``: for /cost and the compaction notices."""
+        return f"{self.tokens:,} of {self.window:,} tokens ({self.percent} full)"
+
 
 class GetContextFill(Ask[ContextFill], frozen=True, tag=True):
     pass
+
+
+class GetUsage(Ask[Usage], frozen=True, tag=True):
+    """The tokens of every request this session has made so far (the prompts', and those of
+    ``/compact``'s summaries)."""
 
 
 ConductorMsg = (
@@ -631,6 +670,7 @@ ConductorMsg = (
     | Undo
     | Compact
     | GetContextFill
+    | GetUsage
 )
 
 
@@ -723,4 +763,23 @@ class LoadSession(Ask[SavedSession], frozen=True, tag=True):
     """The session being resumed, replayed from its file."""
 
 
-SessionStoreMsg = AppendEvents | SaveEvents | LoadSession
+class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One saved session, as the ``--resume`` picker lists it."""
+
+    id: str
+    path: str
+    modified: float  # seconds since the epoch, the file's last write
+    started: str  # ISO 8601, UTC ("" when the file has no header)
+    first_prompt: str  # the first thing the user asked, on one line ("" if nothing yet)
+    messages: int  # messages added over the session's life
+
+
+class ListSessions(Ask[tuple[SessionSummary, ...]], frozen=True, tag=True):
+    """The project's saved sessions, the most recently used first, at most ``limit``:
+    ``--continue`` takes the first, ``--resume`` lists them to pick from. A project with none
+    is answered with a UsageError saying how to start one: there is nothing to go on with."""
+
+    limit: int
+
+
+SessionStoreMsg = AppendEvents | SaveEvents | LoadSession | ListSessions

@@ -19,7 +19,7 @@ import anyio
 import msgspec
 
 from actors.models import cost_usd, resolve_model
-from actors.protocol import RunPrompt, Usage
+from actors.protocol import GetUsage, RunPrompt, Usage
 from actors.ui import Renderer
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
@@ -115,7 +115,7 @@ async def _session(
                     )
                     if outcome.is_error:
                         raise RuntimeError(f"the benchmark session failed: {outcome.error}")
-            usage = session.conductor.usage
+                usage = await session.conductor.address.ask(GetUsage())
     return SessionTokens(len(seen), usage), seen
 
 

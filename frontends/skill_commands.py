@@ -9,14 +9,13 @@ The forms:
 Each starts the skill library on its own (``runtime.supervise``) and asks it one question: no
 configuration is read and no model is reached for ``--test``, ``/help`` or mock data. A skill or
 pattern that needs the model becomes an ordinary headless run of its prompt, through
-``frontends.cli.run``, so every session flag (``--model``, ``--permission-mode``,
+``frontends.launch.run_session``, so every session flag (``--model``, ``--permission-mode``,
 ``--output-format``...) means the same as for any other prompt.
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from typing import TYPE_CHECKING, TypeVar
 
@@ -25,7 +24,9 @@ import anyio
 from actors.errors import LegatoError, UsageError
 from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
 from actors.skills import SkillLibrary
-from frontends.cli import EXIT_OK, EXIT_USAGE, build_parser
+from frontends.exit_codes import EXIT_OK, EXIT_USAGE
+from frontends.flags import build_parser
+from frontends.slash_line import split_command
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def run_slash(argv: Sequence[str]) -> int:
     if isinstance(result, SkillOutput):
         print(result.text)
         return EXIT_OK
-    from frontends.cli import run
+    from frontends.launch import run_session as run
 
     # The rendered prompt runs like any headless prompt (its @path references included).
     return run([project, *forwarded, "--headless", result.prompt])
@@ -93,23 +94,6 @@ def pattern_stats(project: str, *, home: str | None = None) -> int:
     for runs in ask_library(project, GetPatternStats(), home=home):
         print(f"{runs.name} {runs.runs}")
     return EXIT_OK
-
-
-def split_command(line: str) -> tuple[str, list[str]]:
-    """``/name a "b c"`` -> ("name", ["a", "b c"]); quoting is shell-like."""
-    text = line.strip()
-    if not text.startswith("/"):
-        raise UsageError(f"{text!r} is not a /command", remedy="Start it with '/', as in /commit")
-    try:
-        words = shlex.split(text[1:])
-    except ValueError as error:
-        raise UsageError(
-            f"cannot split the arguments of {text!r}: {error}",
-            remedy="Close the quote; give a JSON value as one single-quoted string",
-        ) from None
-    if not words:
-        raise UsageError("'/' names no command", remedy="Run /help to list them")
-    return words[0], words[1:]
 
 
 def split_flags(words: Sequence[str]) -> tuple[list[str], bool, int | None]:

@@ -41,7 +41,8 @@ class Err:
     error: Exception
 
 
-Outcome = Ok | Err
+# What travels back on a request's private channel: a value, or the handler's exception.
+ReplyOutcome = Ok | Err
 
 
 class Reply:
@@ -57,7 +58,7 @@ class Reply:
 
     __slots__ = ("_port", "_scope", "abandoned", "sent")
 
-    def __init__(self, port: MemoryObjectSendStream[Outcome] | None) -> None:
+    def __init__(self, port: MemoryObjectSendStream[ReplyOutcome] | None) -> None:
         self._port = port
         self._scope: anyio.CancelScope | None = None
         self.abandoned = False
@@ -139,7 +140,7 @@ class Address(Generic[M]):
 
     async def ask(self, msg: Ask[R]) -> R:
         """Send a request and wait for its one reply; a handler's exception is raised here."""
-        send, receive = anyio.create_memory_object_stream[Outcome](1)
+        send, receive = anyio.create_memory_object_stream[ReplyOutcome](1)
         reply = Reply(send)
         async with receive:
             await self._post(msg, reply)
@@ -156,7 +157,7 @@ class Address(Generic[M]):
     @asynccontextmanager
     async def stream(self, msg: Streamed[R]) -> AsyncIterator[AsyncIterator[R]]:
         """Send a request and iterate its replies; leaving the block early cancels the handler."""
-        send, receive = anyio.create_memory_object_stream[Outcome](STREAM_BUFFER)
+        send, receive = anyio.create_memory_object_stream[ReplyOutcome](STREAM_BUFFER)
         reply = Reply(send)
         async with receive:
             await self._post(msg, reply)
@@ -175,7 +176,7 @@ class _Replies(Generic[R]):
 
     __slots__ = ("_receive",)
 
-    def __init__(self, receive: MemoryObjectReceiveStream[Outcome]) -> None:
+    def __init__(self, receive: MemoryObjectReceiveStream[ReplyOutcome]) -> None:
         self._receive = receive
 
     def __aiter__(self) -> _Replies[R]:

@@ -34,6 +34,7 @@ from actors.protocol import (
     GetContext,
     GetContextFill,
     GetConversation,
+    GetUsage,
     ListTools,
     Message,
     MessageFinished,
@@ -102,7 +103,7 @@ class Conductor(Actor[ConductorMsg]):
         self._headless = headless
         self._max_tokens = max_tokens
         self.conversation = Conversation()
-        self.usage = Usage()
+        self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
         self._tool_specs: list[Block] = []
         self._system = ""
         self._model_id = ""
@@ -149,6 +150,8 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, await self._compact(None, forced=True))
             case GetContextFill():
                 await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
+            case GetUsage():
+                await reply.answer(msg, self._usage)
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
 
@@ -292,7 +295,7 @@ class Conductor(Actor[ConductorMsg]):
     async def _finished(
         self, run: _PromptRun, request: ModelRequest, finished: MessageFinished
     ) -> None:
-        self.usage = self.usage + finished.usage
+        self._usage = self._usage + finished.usage
         run.usage = run.usage + finished.usage
         run.last_text = _text_of(finished.message.content) or run.last_text
         # Fast mode may silently run at standard speed: usage.speed says so (wire facts).
@@ -301,7 +304,7 @@ class Conductor(Actor[ConductorMsg]):
         )
         if slow is not None:
             await self._ui.tell(Show(Notice("warning", slow)))
-        self._context_tokens = compaction.context_tokens(finished.usage)
+        self._context_tokens = finished.usage.context_tokens
         await self._keeper.save(self.conversation.messages)
 
     def _request(self) -> ModelRequest:
@@ -373,7 +376,7 @@ class Conductor(Actor[ConductorMsg]):
         ledger = self._keeper.ledger
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
         summary, usage = await compaction.summarise(self._model, request)
-        self.usage = self.usage + usage
+        self._usage = self._usage + usage
         if run is not None:
             run.usage = run.usage + usage
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
@@ -385,8 +388,8 @@ class Conductor(Actor[ConductorMsg]):
         text = (
             f"Compacted {cut} earlier message{'s' if cut > 1 else ''} into a summary; the task "
             "ledger is kept. "
-            f"Context: {compaction.fill_text(before, self._window())} before, about "
-            f"{compaction.fill_text(self._context_tokens, self._window())} now."
+            f"Context: {ContextFill(before, self._window()).describe()} before, about "
+            f"{ContextFill(self._context_tokens, self._window()).describe()} now."
         )
         await self._ui.tell(Show(Notice("info", text)))
         return text

@@ -107,24 +107,6 @@ def compacted(summary: str, ledger: TaskLedger, kept: list[Message]) -> list[Mes
     return [Message("user", head), *kept]
 
 
-def context_tokens(usage: Usage) -> int:
-    """How much of the window an answer used: everything it read, and what it wrote."""
-    return (
-        usage.input_tokens
-        + usage.cache_creation_input_tokens
-        + usage.cache_read_input_tokens
-        + usage.output_tokens
-    )
-
-
-def fill_text(tokens: int, window: int) -> str:
-    """``12,345 of 200,000 tokens (6.2% full)``: for /cost and the compaction notices."""
-    share = tokens / window
-    # A 1M window stays under 1% for long: a decimal there, so that the number moves.
-    percent = f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
-    return f"{tokens:,} of {window:,} tokens ({percent} full)"
-
-
 def estimate_tokens(messages: list[Message]) -> int:
     """A rough count for a conversation no answer has measured yet: about 4 bytes a token."""
     return len(msgspec.json.encode(messages)) // 4

@@ -32,8 +32,12 @@ class MemoryStore(Actor[MemoryStoreMsg]):
         home: str | None = None,
         overrides: Overrides | None = None,
         env: Mapping[str, str] | None = None,
+        # Whoever asks shows the context's warnings, so a note given only once counts as given
+        # (migration.py). A session's store does; one started only to list sessions does not.
+        remember_notices: bool = True,
     ) -> None:
         super().__init__()
+        self._remember_notices = remember_notices
         self._project_root = project_root
         self._home = home if home is not None else os.path.expanduser("~")
         self._overrides = overrides or Overrides()
@@ -49,8 +53,7 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 home=self._home,
                 overrides=self._overrides,
                 env=self._env,
-                # A session shows the context's warnings (headless or interactive).
-                remember_notices=True,
+                remember_notices=self._remember_notices,
             )
         )
 

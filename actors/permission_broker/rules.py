@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from actors.permission_broker.commands import (
+from actors.permission_broker.command_rules import (
     CommandEntry,
     allowable_forms,
     blockable_forms,

@@ -3,7 +3,8 @@
 Events come from the conductor, which does not wait for them (``AppendEvents``), except for a
 checkpoint of files, which must be on disk before the tools it protects start changing them
 (``SaveEvents``, answered once written). Either way they are written in the order they came.
-``autoSave: false`` in the global config turns writing off; resuming still reads.
+``autoSave: false`` in the global config turns writing off; resuming still reads. It also lists
+the project's saved sessions (``ListSessions``) for ``--continue`` and the ``--resume`` picker.
 
 A file that cannot be written (a full disk, a folder that is not one) does not end the
 session: the store says once, through the UI, which file and why, and stops saving; the
@@ -24,6 +25,7 @@ from actors.errors import UsageError
 from actors.protocol import (
     AppendEvents,
     GetContext,
+    ListSessions,
     LoadSession,
     Notice,
     SavedSession,
@@ -32,12 +34,12 @@ from actors.protocol import (
     SessionStoreMsg,
     Show,
 )
-from actors.session_store.files import ENCODE_EVENT, read_events, session_path
+from actors.session_store.files import ENCODE_EVENT, list_sessions, read_events, session_path
 from actors.session_store.replay import replay
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
-    from actors.protocol import MemoryStoreMsg, SessionEvent, UiMsg
+    from actors.protocol import MemoryStoreMsg, SessionEvent, SessionSummary, UiMsg
     from runtime import Address, Reply
 
 
@@ -60,8 +62,8 @@ class SessionStore(Actor[SessionStoreMsg]):
         self._project_root = project_root
         self.session_id = session_id
         self._resume = resume
-        home = home if home is not None else os.path.expanduser("~")
-        self.path = session_path(project_root, home, session_id)  # UsageError for a bad id
+        self._home = home if home is not None else os.path.expanduser("~")
+        self.path = session_path(project_root, self._home, session_id)  # UsageError for a bad id
         self._saving = True
         self._fd: int | None = None
         self._saved = SavedSession(session_id=session_id)
@@ -94,6 +96,18 @@ class SessionStore(Actor[SessionStoreMsg]):
                 await reply.answer(msg, None)
             case LoadSession():
                 await reply.answer(msg, self._saved)
+            case ListSessions(limit=limit):
+                await reply.answer(msg, await self._list(limit))
+
+    async def _list(self, limit: int) -> tuple[SessionSummary, ...]:
+        found = await anyio.to_thread.run_sync(list_sessions, self._project_root, self._home)
+        if not found:
+            raise UsageError(
+                f"there is no saved session for {self._project_root} to continue",
+                remedy="Start one with 'legato' or 'legato --headless \"<prompt>\"' (autoSave "
+                "in ~/.config/legato/config.json must not be false)",
+            )
+        return tuple(found[:limit])
 
     async def _save(self, events: tuple[SessionEvent, ...]) -> None:
         if not self._saving or not events:

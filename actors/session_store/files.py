@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 import msgspec
 
 from actors.errors import UsageError
 from actors.places import sessions_dir
-from actors.protocol import MessageAdded, SessionEvent, SessionStarted
+from actors.protocol import MessageAdded, SessionEvent, SessionStarted, SessionSummary
 
 _DECODE_EVENT = msgspec.json.Decoder(SessionEvent)
 ENCODE_EVENT = msgspec.json.Encoder()
@@ -49,28 +48,15 @@ def read_events(path: str) -> list[SessionEvent]:
     return events
 
 
-@dataclass(frozen=True)
-class SessionInfo:
-    """One saved session, as a picker lists it."""
-
-    id: str
-    path: str
-    modified: float  # seconds since the epoch, the file's last write
-    started: str  # ISO 8601, UTC ("" when the file has no header)
-    first_prompt: str  # the first thing the user asked, on one line ("" if nothing yet)
-    messages: int  # messages added over the session's life
-
-
-def list_sessions(project_root: str, home: str | None = None) -> list[SessionInfo]:
-    """The project's saved sessions, the most recently used first. Blocking: call it from a
-    thread inside an event loop."""
-    home = home if home is not None else os.path.expanduser("~")
+def list_sessions(project_root: str, home: str) -> list[SessionSummary]:
+    """The project's saved sessions, the most recently used first. Blocking: the store calls
+    it from a worker thread."""
     folder = sessions_dir(project_root, home)
     try:
         names = os.listdir(folder)
     except FileNotFoundError:
         return []
-    found: list[SessionInfo] = []
+    found: list[SessionSummary] = []
     for name in names:
         if not name.endswith(".jsonl"):
             continue
@@ -80,24 +66,14 @@ def list_sessions(project_root: str, home: str | None = None) -> list[SessionInf
             events = read_events(path)
         except OSError:
             continue  # removed or unreadable meanwhile: not a session to offer
-        found.append(_info(name.removesuffix(".jsonl"), path, modified, events))
+        found.append(_summary(name.removesuffix(".jsonl"), path, modified, events))
     found.sort(key=lambda info: info.modified, reverse=True)
     return found
 
 
-def latest_session(project_root: str, home: str | None = None) -> str:
-    """The id ``--continue`` resumes; a UsageError when the project has no saved session."""
-    sessions = list_sessions(project_root, home)
-    if not sessions:
-        raise UsageError(
-            f"there is no saved session for {project_root} to continue",
-            remedy="Start one with 'legato' or 'legato --headless \"<prompt>\"' (autoSave "
-            "in ~/.config/legato/config.json must not be false)",
-        )
-    return sessions[0].id
-
-
-def _info(session_id: str, path: str, modified: float, events: list[SessionEvent]) -> SessionInfo:
+def _summary(
+    session_id: str, path: str, modified: float, events: list[SessionEvent]
+) -> SessionSummary:
     started = ""
     first = ""
     count = 0
@@ -111,4 +87,11 @@ def _info(session_id: str, path: str, modified: float, events: list[SessionEvent
                     first = " ".join(
                         b.get("text", "") for b in message.content if b.get("type") == "text"
                     ).split("\n", 1)[0][:120]
-    return SessionInfo(session_id, path, modified, started, first, count)
+    return SessionSummary(
+        id=session_id,
+        path=path,
+        modified=modified,
+        started=started,
+        first_prompt=first,
+        messages=count,
+    )

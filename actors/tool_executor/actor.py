@@ -1,6 +1,6 @@
 """The tool executor actor: lists the tools, runs the model's calls to them, and is the one
-door to project files for everything else that reads or writes them for the model: ``@path``
-attachments and ``/undo``'s checkpoints."""
+door to project files for everything else that reads or writes them: ``@path`` attachments,
+``/undo``'s checkpoints, and the files ``@path`` completion offers."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import msgspec
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
+    FilterReadable,
     FindBlocked,
     InterruptTools,
+    ListFiles,
     ListTools,
     RestoreCheckpoint,
     RunTools,
@@ -23,9 +25,10 @@ from actors.protocol import (
     WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
-from actors.tool_executor.files import ReadLedger
+from actors.tool_executor.files import FilesRead
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
+from actors.tool_executor.walk import readable_files
 from runtime import Actor
 
 if TYPE_CHECKING:
@@ -43,7 +46,8 @@ DEFAULT_MAX_COMMANDS = 16
 
 
 class ToolExecutor(Actor[ToolExecutorMsg]):
-    """Runs tool calls for one session; it owns what the session has read (Edit's ledger)."""
+    """Runs tool calls for one session; it owns what the session has read (for Edit's and
+    Write's staleness check)."""
 
     name = "tool_executor"
     concurrent = True  # a long Bash call must not hold up ListTools or the next batch
@@ -68,7 +72,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             TOOLS,
             permissions=permissions,
             project_root=self._root,
-            ledger=ReadLedger(),
+            files_read=FilesRead(),
             max_concurrency=max_concurrency or DEFAULT_MAX_PARALLEL,
             max_commands=max_concurrency or DEFAULT_MAX_COMMANDS,
             output_cap=output_cap,
@@ -96,11 +100,16 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await reply.answer(
                     msg, await references.attach(text, self._root, self._permissions)
                 )
+            case ListFiles(limit=limit):
+                await reply.answer(msg, await readable_files(self._root, self._readable, limit))
             case CaptureCheckpoint(calls=calls, taken=taken):
                 await reply.answer(msg, await self._capture(calls, taken))
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
+
+    async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
+        return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))
 
     async def _capture(self, calls: tuple[ToolCall, ...], taken: tuple[str, ...]) -> Changes:
         changes = checkpoints.changes(TOOLS, calls, self._root)

@@ -23,14 +23,16 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from actors.protocol import PermissionBrokerMsg
-    from actors.tool_executor.files import ReadLedger
+    from actors.tool_executor.files import FilesRead
     from runtime import Address
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class ToolOutcome:
+    """What a call gives back: the result for the model, and how the call ended."""
+
     content: str
     is_error: bool = False
     denied: bool = False
@@ -47,11 +49,12 @@ class Access:
 
 @dataclass(slots=True)
 class CallContext:
-    """One call's view of the executor: the project, the session's ledger, the broker, the UI."""
+    """One call's view of the executor: the project, what the session has read, the broker,
+    the UI."""
 
     tool: str
     project_root: str
-    ledger: ReadLedger
+    files_read: FilesRead
     output_cap: int
     permissions: Address[PermissionBrokerMsg]
     emit: Callable[[str], Awaitable[None]]  # live output, for display only
@@ -103,7 +106,7 @@ class Tool(Generic[InputT]):
     name: str
     description: str
     input_type: type[InputT]
-    run: Callable[[InputT, CallContext], Awaitable[Outcome]]
+    run: Callable[[InputT, CallContext], Awaitable[ToolOutcome]]
     summary: Callable[
         [InputT, str], str
     ]  # given the project root: what runs, for ToolStarted: the file or the command

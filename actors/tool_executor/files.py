@@ -1,7 +1,7 @@
 """Files as the tools see them: paths as named, what the session has read, diffs.
 
-Opening files is ``door.py``'s; changing one the session has read is ``edits.py``'s. The ledger
-is touched only from the event loop.
+Opening files is ``door.py``'s; changing one the session has read is ``edits.py``'s. What the
+session has read (``FilesRead``) is touched only from the event loop.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class FileStamp:
         return cls(st.st_mtime_ns, st.st_size, hashlib.sha256(data).digest())
 
 
-class ReadLedger:
+class FilesRead:
     """The files this session has read or written, by real path, for the staleness check.
 
     Claude Code's rule: a file is changed only after the model has seen its current content.

@@ -30,7 +30,7 @@ import anyio
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
 from actors.tool_executor import door
-from actors.tool_executor.context import Access, CallContext, Outcome
+from actors.tool_executor.context import Access, CallContext, ToolOutcome
 from actors.tool_executor.schemas import decode
 from runtime import KernelError
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
     from actors.tool_executor.context import Tool
-    from actors.tool_executor.files import ReadLedger
+    from actors.tool_executor.files import FilesRead
     from runtime import Address
 
     Send = Callable[[ToolEvent], Awaitable[None]]
@@ -80,7 +80,7 @@ class Scheduler:
         *,
         permissions: Address[PermissionBrokerMsg],
         project_root: str,
-        ledger: ReadLedger,
+        files_read: FilesRead,
         max_concurrency: int,
         max_commands: int,
         output_cap: int,
@@ -90,7 +90,7 @@ class Scheduler:
         self._ui = ui  # progress goes straight there; None: on each run's stream
         self._permissions = permissions
         self._root = project_root
-        self._ledger = ledger
+        self._files_read = files_read
         self._limiter = anyio.CapacityLimiter(max_concurrency)  # every call, the session's
         # Calls that run a process (a shell command) also take one of these, first: a command
         # waiting for one holds no place that a file tool could use.
@@ -174,13 +174,13 @@ class Scheduler:
         ctx = CallContext(
             tool=plan.tool.name if plan.tool else call.name,
             project_root=self._root,
-            ledger=self._ledger,
+            files_read=self._files_read,
             output_cap=self._output_cap,
             permissions=self._permissions,
             emit=emit,
         )
         started: float | None = None
-        outcome: Outcome | None = None
+        outcome: ToolOutcome | None = None
         holding = commanding = False
         command = plan.tool is not None and plan.tool.command is not None
         try:
@@ -231,41 +231,41 @@ class Scheduler:
             with contextlib.suppress(KernelError):
                 await self._ui.tell(Show(event))
 
-    async def _execute(self, plan: _Plan, ctx: CallContext) -> Outcome:
+    async def _execute(self, plan: _Plan, ctx: CallContext) -> ToolOutcome:
         if plan.failure is not None or plan.tool is None:
-            return Outcome(plan.failure or "", is_error=True)
+            return ToolOutcome(plan.failure or "", is_error=True)
         name = plan.tool.name
         try:
             return await plan.tool.run(plan.args, ctx)
         except PermissionDenied as exc:
             content = f"Permission denied: {exc.message.rstrip('.')}. {exc.remedy}"
-            return Outcome(content, is_error=True, denied=True)
+            return ToolOutcome(content, is_error=True, denied=True)
         except LegatoError as exc:
-            return Outcome(exc.describe(), is_error=True)
+            return ToolOutcome(exc.describe(), is_error=True)
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""
-            return Outcome(f"{name} failed: {exc.strerror or exc}{where}", is_error=True)
+            return ToolOutcome(f"{name} failed: {exc.strerror or exc}{where}", is_error=True)
         except (
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
-            return Outcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+            return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
 
-def _withdrawn(ctx: CallContext) -> Outcome:
+def _withdrawn(ctx: CallContext) -> ToolOutcome:
     """The result of a call whose answer broke off before it started."""
     when = "while it waited for the user's permission" if ctx.asking else "before it started"
-    return Outcome(
+    return ToolOutcome(
         f"Not run: the answer that asked for this call broke off {when}; nothing was done.",
         is_error=True,
     )
 
 
-def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> Outcome:
+def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> ToolOutcome:
     """The result of a call stopped by an interrupt: how far it got, and what it printed."""
     if not began:
-        return Outcome("Interrupted before it started; nothing was done.", is_error=True)
+        return ToolOutcome("Interrupted before it started; nothing was done.", is_error=True)
     if ctx.asking:
-        return Outcome(
+        return ToolOutcome(
             f"Interrupted after {elapsed:.1f} s while waiting for the user's permission; "
             "nothing was done.",
             is_error=True,
@@ -277,9 +277,9 @@ def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> 
         )
         output = ctx.output_so_far().rstrip("\n")
         if output.strip():
-            return Outcome(f"{note} Output so far:\n{output}", is_error=True)
-        return Outcome(f"{note} It had printed nothing.", is_error=True)
-    return Outcome(f"Interrupted after {elapsed:.1f} s, before it finished.", is_error=True)
+            return ToolOutcome(f"{note} Output so far:\n{output}", is_error=True)
+        return ToolOutcome(f"{note} It had printed nothing.", is_error=True)
+    return ToolOutcome(f"Interrupted after {elapsed:.1f} s, before it finished.", is_error=True)
 
 
 def _ordered(earlier: _Plan, later: _Plan) -> bool:

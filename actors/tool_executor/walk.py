@@ -10,7 +10,8 @@ leads is for the permission broker to judge.
 ``walk_files`` is blocking and runs in a worker thread; ``stop`` is checked between folders so
 that an abandoned search ends soon instead of scanning on in the background. ``walk_readable``
 is the async half a tool uses: it sends what the walk meets to the permission broker in
-batches and hands on only the files a tool may read.
+batches and hands on only the files a tool may read. ``readable_files`` is the same walk of the
+whole project for ``@path`` completion (``ListFiles``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,10 +30,11 @@ import anyio.to_thread
 from actors.path_patterns import PatternList, parse_gitignore
 
 if TYPE_CHECKING:
-    import threading
-    from collections.abc import Callable, Iterator
+    from collections.abc import Awaitable, Callable, Iterator
 
-    from actors.tool_executor.context import CallContext
+    # Which of these paths, met on a walk of the folder, may be read: one flag each (the
+    # broker's ``FilterReadable``).
+    Readable = Callable[[str, tuple[str, ...]], Awaitable[tuple[bool, ...]]]
 
 # Folders that are never the answer and can be huge. A pattern that names one still enters it.
 SKIP_DIRS = frozenset(
@@ -242,15 +245,16 @@ def _start(root: str, top: str | None) -> tuple[str, _Chain]:
 
 
 async def walk_readable(
-    ctx: CallContext,
+    readable: Readable,
     folder: str,
     files: Iterator[Found],
     take: Callable[[list[Found]], bool],
     stop: threading.Event,
 ) -> int:
     """Give ``take`` the files of ``files`` (a walk of ``folder``, which the tool was allowed
-    to read) that the permission rules let it read, a batch at a time; ``take`` returns True
-    when it wants no more. Returns how many files the rules left out.
+    to read) that the permission rules let it read (``readable`` asks the broker), a batch at
+    a time; ``take`` returns True when it wants no more. Returns how many files the rules left
+    out.
 
     Walking and ``take`` run in worker threads; a cancelled call leaves them behind, and the
     caller's ``stop`` ends them at their next file or folder.
@@ -264,19 +268,36 @@ async def walk_readable(
         # judged that very path, whatever a symlink leads to by the time it looks.
         owners = [index for index, found in enumerate(batch) for _ in found.names()]
         names = tuple(name for found in batch for name in found.names())
-        allowed = await ctx.readable(folder, names)
+        allowed = await readable(folder, names)
         refused = {owner for owner, ok in zip(owners, allowed, strict=True) if not ok}
-        readable = [found for index, found in enumerate(batch) if index not in refused]
-        left_out += len(batch) - len(readable)
-        if not readable:
+        kept = [found for index, found in enumerate(batch) if index not in refused]
+        left_out += len(batch) - len(kept)
+        if not kept:
             continue
-        if await anyio.to_thread.run_sync(take, readable, abandon_on_cancel=True):
+        if await anyio.to_thread.run_sync(take, kept, abandon_on_cancel=True):
             break
     return left_out
 
 
 def _next_batch(files: Iterator[Found]) -> list[Found]:
     return list(itertools.islice(files, BATCH))
+
+
+async def readable_files(root: str, readable: Readable, limit: int) -> tuple[str, ...]:
+    """The project's files, relative to ``root``, that the permission rules let tools read,
+    in walk order, at most ``limit``: what ``@path`` completion offers."""
+    found: list[str] = []
+
+    def take(batch: list[Found]) -> bool:
+        found.extend(hit.rel for hit in batch)
+        return len(found) >= limit
+
+    stop = threading.Event()
+    try:
+        await walk_readable(readable, root, walk_files(root, stop, top=root), take, stop)
+    finally:
+        stop.set()  # an abandoned listing stops at its next folder
+    return tuple(found[:limit])
 
 
 def left_out_note(count: int, verb: str) -> str:

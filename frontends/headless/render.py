@@ -34,7 +34,7 @@ from actors.protocol import (
     Usage,
 )
 from actors.ui import Renderer
-from frontends.cli import EXIT_OUTPUT_CLOSED
+from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
     from actors.protocol import AskUser, UiEvent

@@ -22,6 +22,7 @@ from actors.protocol import (
     Compact,
     GetContext,
     GetConversation,
+    GetUsage,
     Notice,
     RunPrompt,
     Show,
@@ -29,7 +30,7 @@ from actors.protocol import (
     Undo,
 )
 from frontends import debug
-from frontends.cli import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
+from frontends.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
 from frontends.headless.render import HeadlessRenderer, TextRenderer, renderer_for
 from frontends.session import assemble
 from runtime import ActorCrashed, first_error, supervise
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from actors.protocol import PermissionMode
     from frontends.session import Session
 
-# Prompts that are commands to the session rather than to the model (issue 7).
+# Prompts that are commands to the session rather than to the model.
 SESSION_COMMANDS: dict[str, Undo | Compact] = {"/undo": Undo(), "/compact": Compact()}
 # Seconds queued work may take to finish after an interrupt (the session file's last lines).
 STOP_GRACE = 0.5
@@ -68,7 +69,8 @@ def run_headless(
     session_id: str | None = None,
     resume: bool = False,
 ) -> int:
-    job = _HeadlessJob(
+    """Runs one prompt in a session of its own, on trio; the exit code."""
+    run = _HeadlessRun(
         project_root=project_root,
         prompt=prompt,
         model=model,
@@ -85,13 +87,16 @@ def run_headless(
         resume=resume,
     )
     try:
-        return anyio.run(job.run, backend="trio")
+        return anyio.run(run.exit_code, backend="trio")
     except KeyboardInterrupt:
         # Ctrl-C before the signal handler was installed (during start-up).
         return EXIT_SIGINT
 
 
-class _HeadlessJob:
+class _HeadlessRun:
+    """One headless prompt: its session, the signals that stop it, what it says and its exit
+    code."""
+
     def __init__(
         self,
         *,
@@ -131,34 +136,32 @@ class _HeadlessJob:
         self.stderr = self.renderer.stderr
         self.stopped_by: signal.Signals | None = None
         self.stopped_what = ""  # what was running when the signal came, for the one-line note
-        self.prompt_scope: anyio.CancelScope | None = None  # made in ``run``: needs the loop
+        self.prompt_scope: anyio.CancelScope | None = None  # made in ``exit_code``: needs the loop
         self.started = time.monotonic()
 
-    async def run(self) -> int:
-        try:
-            return await self._run()
-        finally:
-            # The last words (an error, the interrupted result) were written after the session.
-            self.stdout.flush_now()
-            self.stderr.flush_now()
-
-    async def _run(self) -> int:
+    async def exit_code(self) -> int:
+        """Runs the session with the signals watched; a failure or a signal is said on stderr
+        (and, in json formats, as the result) and turned into its exit code."""
         self.prompt_scope = prompt_scope = anyio.CancelScope()
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._watch_signals, group.cancel_scope)
-                code = await self._session(prompt_scope)
+                code = await self._run_session(prompt_scope)
                 group.cancel_scope.cancel()
+            if self.stopped_by is not None:
+                return self._report_interruption(self.stopped_by)
+            return code
         except BaseExceptionGroup as failure:
             error = first_error(failure)
             if isinstance(error, ActorCrashed):
-                return self._fail(error.cause, error)
+                return self._report_failure(error.cause, error)
             if isinstance(error, LegatoError):
-                return self._fail(error, error)
+                return self._report_failure(error, error)
             raise
-        if self.stopped_by is not None:
-            return self._interrupted(self.stopped_by)
-        return code
+        finally:
+            # The last words (an error, the interrupted result) were written after the session.
+            self.stdout.flush_now()
+            self.stderr.flush_now()
 
     async def _watch_signals(self, scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -172,7 +175,9 @@ class _HeadlessJob:
                 if self.prompt_scope is not None:
                     self.prompt_scope.cancel()
 
-    async def _session(self, prompt_scope: anyio.CancelScope) -> int:
+    async def _run_session(self, prompt_scope: anyio.CancelScope) -> int:
+        """Starts the session, runs the prompt in ``prompt_scope`` (which a signal cancels),
+        shows how it ended and stops the session; the exit code."""
         session = assemble(
             self.project_root,
             renderer=self.renderer,
@@ -191,14 +196,7 @@ class _HeadlessJob:
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
             with prompt_scope:
-                command = SESSION_COMMANDS.get(self.prompt.strip())
-                if command is not None:
-                    outcome = await self._session_command(session, command)
-                else:
-                    prompt = await self._attach(session)
-                    outcome = await session.conductor.address.ask(
-                        RunPrompt(text=prompt, max_turns=self.max_turns)
-                    )
+                outcome = await self._answer(session)
                 await session.ui.address.tell(Show(outcome))
             if prompt_scope.cancelled_caught:
                 # The conductor answers this only once the interrupted prompt has let go: its
@@ -208,12 +206,20 @@ class _HeadlessJob:
                 # The user said stop: what is still queued gets a moment, not the usual grace
                 # (the UI may be waiting on a reader that no longer reads).
                 supervision.grace = STOP_GRACE
-                return EXIT_FAILURE  # replaced by the signal's code in ``run``
+                return EXIT_FAILURE  # replaced by the signal's code in ``exit_code``
         if outcome.is_error and isinstance(self.renderer, TextRenderer):
             self.stderr.write(f"legato: error: {outcome.error or outcome.subtype}\n")
         return EXIT_FAILURE if outcome.is_error else EXIT_OK
 
-    async def _attach(self, session: Session) -> str:
+    async def _answer(self, session: Session) -> TurnOutcome:
+        """The prompt run by the conductor, or the session command it names."""
+        command = SESSION_COMMANDS.get(self.prompt.strip())
+        if command is not None:
+            return await self._run_session_command(session, command)
+        prompt = await self._attach_references(session)
+        return await session.conductor.address.ask(RunPrompt(text=prompt, max_turns=self.max_turns))
+
+    async def _attach_references(self, session: Session) -> str:
         """The prompt with the files its ``@path`` references name, read by the session's tool
         executor under the permission rules; what was left out is a warning."""
         if "@" not in self.prompt:
@@ -223,10 +229,11 @@ class _HeadlessJob:
             await session.ui.address.tell(Show(Notice("warning", note)))
         return attachment.prompt
 
-    async def _session_command(self, session: Session, command: Undo | Compact) -> TurnOutcome:
+    async def _run_session_command(self, session: Session, command: Undo | Compact) -> TurnOutcome:
         """``/undo`` and ``/compact`` run by the session itself (with --continue, on the saved
         one); what they did is the result."""
-        said = await session.conductor.address.ask(command)
+        conductor = session.conductor.address
+        said = await conductor.ask(command)
         if isinstance(self.renderer, TextRenderer):
             # Text output shows what the model streams; here nothing streams, so say it.
             self.stdout.write(f"{said}\n")
@@ -237,12 +244,12 @@ class _HeadlessJob:
             num_turns=0,
             duration_ms=round((time.monotonic() - self.started) * 1000),
             duration_api_ms=0,
-            usage=session.conductor.usage,
+            usage=await conductor.ask(GetUsage()),  # a compaction's summary costs tokens
             total_cost_usd=None,
             session_id=self.session_id,
         )
 
-    def _fail(self, error: BaseException, raised: BaseException) -> int:
+    def _report_failure(self, error: BaseException, raised: BaseException) -> int:
         if isinstance(error, LegatoError):
             self.stderr.write(f"legato: error: {error.describe()}\n")
             return error.exit_code
@@ -253,7 +260,7 @@ class _HeadlessJob:
         )
         return EXIT_FAILURE
 
-    def _interrupted(self, received: signal.Signals) -> int:
+    def _report_interruption(self, received: signal.Signals) -> int:
         what = self.stopped_what
         self.stderr.write(f"\nlegato: stopped by {received.name} {what}\n")
         self.stderr.flush()

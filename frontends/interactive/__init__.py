@@ -4,8 +4,9 @@ app.py              the session: actors, screen, the prompt loop, commands, Plan
 screen.py           prompt_toolkit: input, keys, live part, status line, questions
 view.py             rich: what a turn looks like (markdown, tools, diffs, prompts)
 markdown_stream.py  cutting the streamed answer into finished blocks
+renderer.py         the UI actor's renderer: events to the view, questions to the screen
 status.py           model, modes, tokens and cost
-commands.py         /help, /clear, /quit, /model, /fast, /cost, /permissions
+slash_commands.py   /help, /clear, /quit, /model, /fast, /cost, /undo, /compact, /permissions
 completion.py       /command and fuzzy @path completion
 theme.py            dark and light colours
 terminal.py         the tty restored on the way out, whatever happens
@@ -36,13 +37,15 @@ def run_interactive(
     """Runs a session until /quit, Ctrl-D or a double Ctrl-C; returns the exit code."""
     import sys
 
+    from frontends.exit_codes import EXIT_USAGE
+
     if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()):
         print(
             "legato: the interactive session needs a terminal (stdin and stdout are not one)\n"
             '  → Run one prompt without a terminal with: legato --headless "<prompt>"',
             file=sys.stderr,
         )
-        return 2  # a usage error (frontends/cli.py EXIT_USAGE)
+        return EXIT_USAGE
     import anyio
 
     from frontends.interactive.app import run_session

@@ -28,6 +28,7 @@ from actors.protocol import (
     GetContext,
     GetContextFill,
     ListCommands,
+    ListFiles,
     PrepareCommand,
     RunPrompt,
     SetFast,
@@ -40,8 +41,8 @@ from actors.protocol import (
     Usage,
 )
 from frontends import debug
-from frontends.interactive import commands
-from frontends.interactive.completion import LegatoCompleter, project_files
+from frontends.interactive import slash_commands
+from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
@@ -49,7 +50,7 @@ from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.permissions import session_text
 from frontends.session import assemble
-from frontends.skill_commands import split_command
+from frontends.slash_line import split_command
 from frontends.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, supervise
 
@@ -92,7 +93,7 @@ class InteractiveSession:
 
         self.root = project_root
         self.home = home or os.path.expanduser("~")
-        self.files: list[str] = []
+        self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
         self.console = Console(
             file=io.StringIO(), force_terminal=True, color_system="truecolor", width=80
@@ -191,7 +192,7 @@ class InteractiveSession:
             self.screen.request_exit()  # the app ended (exit, or a crash in it): so does the loop
 
     async def _list_files(self) -> None:
-        self.files = await anyio.to_thread.run_sync(project_files, self.root)
+        self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
         found = await self._commands()
         self.skills = [(f"/{info.name}", info.description) for info in found]
 
@@ -228,10 +229,10 @@ class InteractiveSession:
             if text in self.screen.queued:
                 self.screen.queued.remove(text)
             self.view.say(Text(f"› {text}", style="legato.accent"))
-            parsed = commands.parse(text)
-            if isinstance(parsed, commands.Unknown):
+            parsed = slash_commands.parse(text)
+            if isinstance(parsed, slash_commands.Unknown):
                 await self._skill(text, parsed)
-            elif isinstance(parsed, commands.Command):
+            elif isinstance(parsed, slash_commands.Command):
                 if parsed.name == "/quit":
                     return
                 await self._command(parsed)
@@ -239,11 +240,11 @@ class InteractiveSession:
                 await self._prompt(text, plan=self.status.mode == "plan")
             self.screen.changed()
 
-    async def _command(self, command: commands.Command) -> None:
+    async def _command(self, command: slash_commands.Command) -> None:
         conductor = self.session.conductor.address
         match command.name:
             case "/help":
-                self.view.say(Text(commands.help_text()))
+                self.view.say(Text(slash_commands.help_text()))
                 found = await self._commands()
                 if found:
                     width = max(len(info.name) for info in found) + 1
@@ -293,7 +294,7 @@ class InteractiveSession:
                     )
                 )
 
-    async def _skill(self, text: str, unknown: commands.Unknown) -> None:
+    async def _skill(self, text: str, unknown: slash_commands.Unknown) -> None:
         """``/<skill-or-pattern> [args]`` (spec 4.2): its prompt runs like a typed one."""
         try:
             name, args = split_command(text)

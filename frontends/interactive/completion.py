@@ -1,15 +1,16 @@
-"""Tab completion: ``/commands`` at the start of the input, fuzzy ``@path`` anywhere."""
+"""Tab completion: ``/commands`` at the start of the input, fuzzy ``@path`` anywhere.
+
+The paths are the tool executor's to list (``ListFiles``), under the permission rules: the
+session fills the list in the background and the completer reads it as it is.
+"""
 
 from __future__ import annotations
 
-import itertools
-import threading
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completer, Completion
 
-from actors.tool_executor.walk import walk_files
-from frontends.interactive.commands import COMMANDS
+from frontends.interactive.slash_commands import COMMANDS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -17,15 +18,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-MAX_FILES = 20_000
+MAX_FILES = 20_000  # paths asked of the tool executor for @path completion
 MAX_SHOWN = 40
-
-
-def project_files(root: str, limit: int = MAX_FILES) -> list[str]:
-    """Project-relative paths of the project's files, for ``@path`` (run it in a thread): the
-    files Glob and Grep walk, so tool folders and what .gitignore excludes are left out."""
-    walk = walk_files(root, threading.Event(), top=root)
-    return [found.rel for found in itertools.islice(walk, limit)]
 
 
 def fuzzy_score(query: str, candidate: str) -> tuple[int, int, int] | None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from actors.conductor.compaction import context_tokens, fill_text
 from actors.models import cost_usd, resolve_model
-from actors.protocol import Usage
+from actors.protocol import ContextFill, Usage
 
 if TYPE_CHECKING:
     from actors.protocol import PermissionMode
@@ -52,7 +51,7 @@ class Status:
     def count(self, usage: Usage) -> None:
         """One message's usage, priced with the model and speed it ran at."""
         self.usage = self.usage + usage
-        self.context_tokens = context_tokens(usage)
+        self.context_tokens = usage.context_tokens
         cost = cost_usd(resolve_model(self.model), usage, fast=self.fast_active)
         if cost is None:
             self.cost_known = False
@@ -79,12 +78,16 @@ class Status:
     def usage_report(self) -> str:
         """/cost's lines on the prompt cache and the context window (issue 7)."""
         u = self.usage
-        window = resolve_model(self.model).context_window
         return (
             f"Cache reads:   {u.cache_read_input_tokens:,} tokens (billed at 0.1x)\n"
             f"Cache writes:  {u.cache_creation_input_tokens:,} tokens (billed at 1.25x)\n"
-            f"Context:       {fill_text(self.context_tokens, window)}"
+            f"Context:       {self.context.describe()}"
         )
+
+    @property
+    def context(self) -> ContextFill:
+        """How full the window of the model in use is, as the latest answer measured it."""
+        return ContextFill(self.context_tokens, resolve_model(self.model).context_window)
 
     def line(self) -> list[tuple[str, str]]:
         """The status line as prompt_toolkit (style, text) fragments."""
@@ -98,9 +101,5 @@ class Status:
         tokens = self.input_tokens + self.usage.output_tokens
         parts.append(("class:status", f" · {tokens:,} tokens · {self.cost_text}"))
         if self.context_tokens:
-            window = resolve_model(self.model).context_window
-            share = self.context_tokens / window
-            # A 1M window is long under 1% full: show a decimal there so the number moves.
-            shown = f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
-            parts.append(("class:status", f" · context {shown}"))
+            parts.append(("class:status", f" · context {self.context.percent}"))
         return parts

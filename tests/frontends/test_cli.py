@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from frontends.exit_codes import MEANINGS
 from frontends.version import __version__
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,7 +52,18 @@ def test_help_lists_the_flags_and_exit_codes() -> None:
     assert done.returncode == 0
     for flag in ("--headless", "--model", "--permission-mode", "--output-format", "--demo"):
         assert flag in done.stdout
-    assert "143 SIGTERM" in done.stdout
+    said = " ".join(done.stdout.split())  # argparse wraps the epilog
+    assert (
+        "Exit codes: 0 ok, 1 run-time failure, 2 usage or configuration error, 130 SIGINT, "
+        "141 stdout's reader stopped reading, 143 SIGTERM." in said
+    )
+
+
+def test_the_readme_lists_every_exit_code_and_no_other() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Exit codes", 1)[1].split("\n## ", 1)[0]
+    listed = {int(row.split("|")[1]) for row in table.splitlines() if row[:3].strip("| ").isdigit()}
+    assert listed == set(MEANINGS)
 
 
 @pytest.mark.parametrize(

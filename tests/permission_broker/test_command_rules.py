@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.commands import CommandEntry
+from actors.permission_broker.command_rules import CommandEntry
 from actors.permission_broker.rules import Rules
 from actors.protocol import ProjectSettings
 

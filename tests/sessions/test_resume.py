@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import signal
 import subprocess
@@ -11,6 +13,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from actors.places import sessions_dir
+from frontends.resume import chosen_session
 from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 
@@ -92,8 +95,6 @@ def test_continue_without_a_saved_session_is_a_usage_error(project: Project) -> 
 def test_resume_by_id_and_a_bare_resume_headless_lists_the_sessions(project: Project) -> None:
     with ScriptedServer([text("first answer")]) as server:
         first = project.legato(server.url, "--headless", "remember 42", "--output-format", "json")
-    import json
-
     session_id = json.loads(first.stdout)["session_id"]
     with ScriptedServer([]) as server:
         bare = project.legato(server.url, "--resume", "--headless", "hi")
@@ -128,3 +129,58 @@ def test_a_sessions_folder_that_is_a_file_is_a_warning_and_the_prompt_still_runs
     assert result.stderr.count("Could not save this session to") == 1
     assert f"Make sure {folder} is a folder you can write to" in result.stderr
     assert "written" in result.stdout
+
+
+def test_the_picker_leaves_a_once_only_note_for_the_session_to_show(project: Project) -> None:
+    with ScriptedServer([text("first answer")]) as server:
+        first = project.legato(server.url, "--headless", "hi")
+    assert first.returncode == 0, first.stderr
+    # An entry whose meaning changed: its note is given once, by whoever shows it.
+    project.settings(blockedPaths=[".env"])
+    note = "'.env' now matches at any depth"
+    with ScriptedServer([text("second answer")]) as server:
+        resumed = project.legato(server.url, "--continue", "--headless", "again")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stderr.count(note) == 1  # listing the sessions did not spend it
+    with ScriptedServer([text("third answer")]) as server:
+        again = project.legato(server.url, "--continue", "--headless", "and again")
+    assert note not in again.stderr
+
+
+def test_continue_with_a_broken_settings_file_says_so_as_a_session_would(
+    project: Project,
+) -> None:
+    with ScriptedServer([text("first answer")]) as server:
+        project.legato(server.url, "--headless", "hi")
+    project.write(".legato/settings.json", "{not json")
+    with ScriptedServer([]) as server:
+        resumed = project.legato(server.url, "--continue", "--headless", "again")
+        assert server.requests == []
+    assert resumed.returncode == 2
+    assert resumed.stderr.startswith("legato: error: ") and "settings.json" in resumed.stderr
+    assert "Traceback" not in resumed.stderr
+
+
+def test_the_picker_lists_the_sessions_and_takes_the_one_picked(project: Project) -> None:
+    ids = []
+    for prompt in ("older task", "newer task"):
+        with ScriptedServer([text("done")]) as server:
+            done = project.legato(server.url, "--headless", prompt, "--output-format", "json")
+        ids.append(json.loads(done.stdout)["session_id"])
+    shown = io.StringIO()
+    answers = iter(["7", "2"])
+    chosen = chosen_session(
+        project_root=str(project.root),
+        continue_latest=False,
+        resume="",
+        interactive=True,
+        home=str(project.home),
+        ask=lambda _: next(answers),
+        out=shown,
+    )
+    assert chosen == ids[0]
+    lines = shown.getvalue().splitlines()
+    assert lines[0] == "Saved sessions, latest first:"
+    assert ids[1] in lines[1] and "newer task" in lines[1]
+    assert ids[0] in lines[2] and "older task" in lines[2]
+    assert lines[3] == "'7' is not one of the numbers 1-2 or a listed id"

@@ -18,6 +18,7 @@ from actors.protocol import (
     CheckpointTaken,
     FileBefore,
     LedgerChanged,
+    ListSessions,
     LoadSession,
     Message,
     MessageAdded,
@@ -27,14 +28,8 @@ from actors.protocol import (
     SessionStarted,
     TaskLedger,
 )
-from actors.session_store import (
-    SessionStore,
-    latest_session,
-    list_sessions,
-    read_events,
-    replay,
-    session_path,
-)
+from actors.session_store import SessionStore, read_events, replay, session_path
+from actors.session_store.files import list_sessions
 from actors.ui import Renderer, UiActor
 from runtime import ActorCrashed, supervise
 
@@ -131,36 +126,51 @@ def test_a_session_id_cannot_name_a_path_elsewhere(tmp_path: Path) -> None:
         session_path(str(tmp_path), str(tmp_path), "../../etc/passwd")
 
 
-def test_sessions_are_listed_latest_first_with_their_first_prompt(tmp_path: Path) -> None:
-    root = str(tmp_path / "p")
-    for number, (name, prompt) in enumerate([("old", "first task"), ("new", "second task")]):
-        path = session_path(root, str(tmp_path), name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        events = [
-            {"type": "SessionStarted", "session_id": name, "project_root": root, "started": "x"},
-            {
-                "type": "MessageAdded",
-                "message": {
-                    "role": "user",
-                    "content": [{"type": "text", "text": f"{prompt}\nmore"}],
-                },
-            },
-        ]
-        with open(path, "w") as file:
-            file.write("".join(json.dumps(e) + "\n" for e in events))
-        os.utime(path, (1000 + number, 1000 + number))
-    listed = list_sessions(root, str(tmp_path))
+def write_session(root: Path, home: Path, name: str, prompt: str, mtime: int) -> None:
+    path = session_path(str(root), str(home), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    events = [
+        {"type": "SessionStarted", "session_id": name, "project_root": str(root), "started": "x"},
+        {
+            "type": "MessageAdded",
+            "message": {"role": "user", "content": [{"type": "text", "text": f"{prompt}\nmore"}]},
+        },
+    ]
+    with open(path, "w") as file:
+        file.write("".join(json.dumps(e) + "\n" for e in events))
+    os.utime(path, (mtime, mtime))
+
+
+async def test_the_store_lists_sessions_latest_first_with_their_first_prompt(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    write_session(root, home, "old", "first task", 1000)
+    write_session(root, home, "new", "second task", 1001)
+    memory, store = stores(root, home, "lister")
+    async with supervise([memory, store]):
+        listed = await store.address.ask(ListSessions(limit=10))
+        latest = await store.address.ask(ListSessions(limit=1))
     assert [(s.id, s.first_prompt, s.messages) for s in listed] == [
         ("new", "second task", 1),
         ("old", "first task", 1),
     ]
-    assert latest_session(root, str(tmp_path)) == "new"
+    assert [s.id for s in latest] == ["new"]
+    # Asked only to list, the store wrote nothing of its own.
+    assert not await anyio.Path(session_path(str(root), str(home), "lister")).exists()
 
 
-def test_continue_without_a_saved_session_says_how_to_start_one(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="no saved session") as caught:
-        latest_session(str(tmp_path), str(tmp_path))
-    assert "autoSave" in (caught.value.remedy or "")
+async def test_listing_no_sessions_says_how_to_start_one(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    memory, store = stores(root, home, "lister")
+    async with supervise([memory, store]):
+        with pytest.raises(UsageError, match="no saved session") as caught:
+            await store.address.ask(ListSessions(limit=1))
+        assert "autoSave" in (caught.value.remedy or "")
+        # The store lives on: the error was the answer, not a crash.
+        assert (await store.address.ask(LoadSession())).messages == []
 
 
 def test_replay_drops_restored_checkpoints_and_counts_prompts() -> None:

@@ -8,7 +8,7 @@ import anyio
 from trio.testing import wait_all_tasks_blocked
 
 from actors.protocol import RunTools, ToolFinished, ToolStarted
-from actors.tool_executor.files import ReadLedger
+from actors.tool_executor.files import FilesRead
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
 from runtime import supervise
@@ -121,7 +121,7 @@ async def test_the_order_is_the_order_of_arrival_not_of_handler_start(tmp_path: 
     broker = Broker()
     async with supervise([broker]):
         scheduler = Scheduler(
-            TOOLS, permissions=broker.address, project_root=str(tmp_path), ledger=ReadLedger(),
+            TOOLS, permissions=broker.address, project_root=str(tmp_path), files_read=FilesRead(),
             max_concurrency=4, max_commands=4, output_cap=1000,
         )  # fmt: skip
         scheduler.register([write])

@@ -6,7 +6,7 @@ import signal
 from typing import TYPE_CHECKING
 
 from actors.errors import CommandNotFound, ToolFailure
-from actors.tool_executor.context import Outcome, Tool
+from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.process import HeadTail, run_group
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 NOT_FOUND = 127
 
 
-async def run(args: BashInput, ctx: CallContext) -> Outcome:
+async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     if args.run_in_background:
         raise ToolFailure(
             "run_in_background is not supported yet. Run the command in the foreground "
@@ -48,7 +48,7 @@ async def run(args: BashInput, ctx: CallContext) -> Outcome:
         parts.append(f"Exit code {code}")
     if code == NOT_FOUND:
         parts.append(CommandNotFound("A command was not found.").describe())
-    return Outcome("\n".join(parts) or "(no output)", is_error=code != 0)
+    return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0)
 
 
 def _signal_name(number: int) -> str:

@@ -8,7 +8,7 @@ import anyio
 
 from actors.errors import ToolFailure
 from actors.tool_executor import door
-from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.edits import fresh, write_if_unchanged
 from actors.tool_executor.files import resolve_path, unified_diff
 from actors.tool_executor.schemas import EditInput
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
 
 
-async def run(args: EditInput, ctx: CallContext) -> Outcome:
+async def run(args: EditInput, ctx: CallContext) -> ToolOutcome:
     if args.old_string == args.new_string:
         raise ToolFailure("old_string and new_string are the same; there is nothing to change.")
     if not args.old_string:
@@ -26,7 +26,7 @@ async def run(args: EditInput, ctx: CallContext) -> Outcome:
         )
     target = await anyio.to_thread.run_sync(door.locate, args.file_path, ctx.project_root)
     shown = target.shown
-    now = await anyio.to_thread.run_sync(fresh, target, ctx.ledger.get(target.real), "edit")
+    now = await anyio.to_thread.run_sync(fresh, target, ctx.files_read.get(target.real), "edit")
     if now is None:
         raise ToolFailure(f"File does not exist: {shown}. Use Write to create a file.")
     old, mode = now
@@ -42,9 +42,9 @@ async def run(args: EditInput, ctx: CallContext) -> Outcome:
     )
     await ctx.check("write", ctx.paths(shown, target.real), preview=diff, hard_links=target.links)
     stamp = await anyio.to_thread.run_sync(lambda: write_if_unchanged(target, old, data, mode=mode))
-    ctx.ledger.record(target.real, stamp)
+    ctx.files_read.record(target.real, stamp)
     times = "1 occurrence" if count == 1 else f"{count} occurrences"
-    return Outcome(f"Edited {target.where()}: replaced {times} of old_string.", diff=diff)
+    return ToolOutcome(f"Edited {target.where()}: replaced {times} of old_string.", diff=diff)
 
 
 def replace(text: str, args: EditInput, shown: str) -> tuple[str, int]:

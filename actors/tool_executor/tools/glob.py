@@ -10,7 +10,7 @@ import anyio
 
 from actors.errors import ToolFailure
 from actors.path_patterns import literal_prefix
-from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
 from actors.tool_executor.walk import (
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 MAX_FILES = 1000
 
 
-async def run(args: GlobInput, ctx: CallContext) -> Outcome:
+async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     base = ctx.resolve(args.path or ".")
     walk_base, pattern = split_pattern(base, args.pattern)
     real = await anyio.to_thread.run_sync(os.path.realpath, walk_base)
@@ -46,10 +46,10 @@ async def run(args: GlobInput, ctx: CallContext) -> Outcome:
     try:
         files = _matching(walk_base, pattern, ctx.project_root, stop)
         # A blocked file is not even named: each one is checked like a Read of its own.
-        left_out = await walk_readable(ctx, walk_base, files, take, stop)
+        left_out = await walk_readable(ctx.readable, walk_base, files, take, stop)
     finally:
         stop.set()  # an abandoned walk stops at its next folder
-    return Outcome(_listing(found, pattern, walk_base, left_out))
+    return ToolOutcome(_listing(found, pattern, walk_base, left_out))
 
 
 def split_pattern(base: str, pattern: str) -> tuple[str, str]:

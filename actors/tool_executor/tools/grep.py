@@ -13,7 +13,7 @@ import anyio
 
 from actors.errors import ToolFailure
 from actors.tool_executor import door
-from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
 from actors.tool_executor.search import TYPES, Query, Searcher, candidates
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
 
 
-async def run(args: GrepInput, ctx: CallContext) -> Outcome:
+async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
     query = _query(args)
     target = await anyio.to_thread.run_sync(door.locate, args.path or ".", ctx.project_root)
     await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
@@ -36,14 +36,14 @@ async def run(args: GrepInput, ctx: CallContext) -> Outcome:
             # Each file of the walk is checked like a Read of its own: the folder's permission
             # says nothing of a blocked file in it, or of where a symlink in it leads.
             files = candidates(target.shown, query, ctx.project_root, stop)
-            left_out = await walk_readable(ctx, target.shown, files, searcher.feed, stop)
+            left_out = await walk_readable(ctx.readable, target.shown, files, searcher.feed, stop)
         else:
             # Opened as checked: the real path, not whatever the name leads to by then.
             search = functools.partial(searcher.search, single, named=True)
             await anyio.to_thread.run_sync(search, abandon_on_cancel=True)
     finally:
         stop.set()  # an abandoned search stops at its next file
-    return Outcome(searcher.report(target.shown, left_out))
+    return ToolOutcome(searcher.report(target.shown, left_out))
 
 
 def _single_file(target: door.Target) -> Found | None:

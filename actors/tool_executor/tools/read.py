@@ -11,7 +11,7 @@ import anyio
 
 from actors.errors import ToolFailure
 from actors.tool_executor import door
-from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import SNIFF_BYTES, FileStamp, is_binary, resolve_path
 from actors.tool_executor.schemas import DEFAULT_READ_LIMIT, ReadInput
 
@@ -26,14 +26,14 @@ MAX_CHARS = 100_000
 PIECE = 1 << 20
 
 
-async def run(args: ReadInput, ctx: CallContext) -> Outcome:
+async def run(args: ReadInput, ctx: CallContext) -> ToolOutcome:
     target = await anyio.to_thread.run_sync(door.locate, args.file_path, ctx.project_root)
     await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
     start = max(args.offset or 1, 1)
     limit = args.limit or DEFAULT_READ_LIMIT
     text, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
-    ctx.ledger.record(target.real, stamp)
-    return Outcome(text)
+    ctx.files_read.record(target.real, stamp)
+    return ToolOutcome(text)
 
 
 def _read(target: Target, start: int, limit: int) -> tuple[str, FileStamp]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.tool_executor import door
-from actors.tool_executor.context import Access, Outcome, Tool
+from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.edits import fresh, write_if_unchanged
 from actors.tool_executor.files import count_lines, resolve_path, unified_diff
 from actors.tool_executor.schemas import WriteInput
@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
 
 
-async def run(args: WriteInput, ctx: CallContext) -> Outcome:
+async def run(args: WriteInput, ctx: CallContext) -> ToolOutcome:
     target = await anyio.to_thread.run_sync(door.locate, args.file_path, ctx.project_root)
-    now = await anyio.to_thread.run_sync(fresh, target, ctx.ledger.get(target.real), "write")
+    now = await anyio.to_thread.run_sync(fresh, target, ctx.files_read.get(target.real), "write")
     old, mode = (None, None) if now is None else now
     old_text = None if old is None else old.decode("utf-8", errors="replace")
     diff = await anyio.to_thread.run_sync(unified_diff, old_text, args.content, target.shown)
@@ -30,9 +30,9 @@ async def run(args: WriteInput, ctx: CallContext) -> Outcome:
     )
     data = args.content.encode("utf-8", errors="surrogateescape")
     stamp = await anyio.to_thread.run_sync(lambda: write_if_unchanged(target, old, data, mode=mode))
-    ctx.ledger.record(target.real, stamp)
+    ctx.files_read.record(target.real, stamp)
     verb = "Created" if old is None else "Wrote"
-    return Outcome(f"{verb} {target.where()} ({count_lines(args.content)} lines).", diff=diff)
+    return ToolOutcome(f"{verb} {target.where()} ({count_lines(args.content)} lines).", diff=diff)
 
 
 TOOL = Tool(

@@ -4,8 +4,8 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from actors.protocol import Usage
-from frontends.interactive.commands import Command, Unknown, help_text, parse
-from frontends.interactive.completion import LegatoCompleter, fuzzy_score, project_files
+from frontends.interactive.completion import LegatoCompleter, fuzzy_score
+from frontends.interactive.slash_commands import Command, Unknown, help_text, parse
 from frontends.interactive.status import CYCLE, Status
 
 
@@ -50,6 +50,17 @@ def test_cost_is_counted_per_message_with_the_model_it_ran_on() -> None:
     assert " ⚡fast" in "".join(text for _, text in status.line())
 
 
+def test_the_context_share_has_a_decimal_under_ten_percent() -> None:
+    status = Status("claude-haiku-4-5-20251001", "ask")  # a 200,000-token window
+    status.count(Usage(input_tokens=900, cache_read_input_tokens=9_000, output_tokens=100))
+    assert status.line()[-1] == ("class:status", " · context 5.0%")
+    assert status.usage_report().splitlines()[-1] == (
+        "Context:       10,000 of 200,000 tokens (5.0% full)"
+    )
+    status.count(Usage(input_tokens=24_000, output_tokens=1_000))
+    assert status.line()[-1] == ("class:status", " · context 12%")
+
+
 def test_fuzzy_path_scores_prefer_contiguous_and_file_name_matches() -> None:
     assert fuzzy_score("xyz", "src/main.py") is None
     paths = ["docs/main_notes.md", "src/main.py", "src/maintenance/x.py", "tests/test_main.py"]
@@ -72,16 +83,3 @@ def test_completion_of_commands_and_at_paths(tmp_path: object) -> None:
     assert complete("look at @sapp") == ["@src/app.py"]
     assert complete("look at @") == ["@README.md", "@src/app.py", "@src/util.py"]
     assert complete("no reference here") == []
-
-
-def test_project_files_skip_tool_folders(tmp_path: object) -> None:
-    from pathlib import Path
-
-    root = Path(str(tmp_path))
-    (root / "src").mkdir()
-    (root / "src" / "a.py").write_text("")
-    (root / ".git").mkdir()
-    (root / ".git" / "HEAD").write_text("")
-    (root / "node_modules").mkdir()
-    (root / "node_modules" / "x.js").write_text("")
-    assert project_files(str(root)) == ["src/a.py"]

@@ -1,0 +1,146 @@
+"""The flags of ``legato``: the parser and the checks of the values argparse cannot make.
+
+Only the standard library is imported here, so ``--version`` and ``--help`` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import NoReturn
+
+from frontends import exit_codes
+
+PERMISSION_MODES = ("ask", "auto", "custom")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+STREAM_TIMEOUT_ENV = "ASSISTANT_STREAM_TIMEOUT"
+DEFAULT_STREAM_TIMEOUT = 60.0
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            exit_codes.EXIT_USAGE, f"legato: {message}\n  → Run 'legato --help' for the flags\n"
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="legato",
+        description="Legato: a fast terminal coding assistant that asks before it touches files.",
+        epilog=(
+            "permission modes: ask = Normal (every operation asks; headless denies), "
+            "auto = Auto-Accept (file reads and edits inside the project are accepted), "
+            "custom = the rules in .legato/settings.json decide. "
+            f"{exit_codes.summary()} "
+            "Skills and patterns: legato /<name> [args] runs one, legato /<name> --test checks it, "
+            "legato /help lists them (docs/skills-and-patterns.md)."
+        ),
+    )
+    parser.add_argument(
+        "project_path", nargs="?", default=None, help="project directory (default: current)"
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--headless", metavar="PROMPT", help="run one prompt without interaction")
+    parser.add_argument("--model", help="model alias (opus, sonnet, haiku) or full model id")
+    parser.add_argument(
+        "--permission-mode", choices=PERMISSION_MODES, help="start-up permission mode (ask)"
+    )
+    parser.add_argument(
+        "--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output (text)"
+    )
+    parser.add_argument(
+        "--max-turns", type=_positive_int, default=50, help="stop after this many model turns"
+    )
+    parser.add_argument(
+        "--max-parallel",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="run at most N tool calls at a time (default: 16 commands, 32 calls in all)",
+    )
+    parser.add_argument(
+        "--stream-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="retry, then fail, when the model's answer stalls this long "
+        "(default: $ASSISTANT_STREAM_TIMEOUT, else 60)",
+    )
+    parser.add_argument(
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="go on with this project's latest saved session",
+    )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="go on with the saved session ID (without ID: pick one)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="run an offline demo against Legato's scripted model server (no API key needed)",
+    )
+    parser.add_argument(
+        "--pattern-stats",
+        action="store_true",
+        help="print how often each pattern ran in this project: one 'name count' line each",
+    )
+    return parser
+
+
+def value_flags() -> set[str]:
+    """The options that take a value (``--model``, ``--headless``...): the word after one is
+    its value, never the project path or a ``/command``."""
+    return {
+        option
+        for action in build_parser()._actions  # argparse has no public list of its options
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+
+
+def stream_timeout(flag: float | None) -> float | None:
+    """The flag, else ``$ASSISTANT_STREAM_TIMEOUT``, else the default; ``None``: the variable is
+    set to something that is not a duration (the error is printed)."""
+    if flag is not None:
+        return flag
+    raw = os.environ.get(STREAM_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_STREAM_TIMEOUT
+    try:
+        return _seconds(raw)
+    except argparse.ArgumentTypeError as error:
+        print(
+            f"legato: {STREAM_TIMEOUT_ENV}: {error}\n"
+            f"  → Set it to a number of seconds (export {STREAM_TIMEOUT_ENV}=120) or unset it",
+            file=sys.stderr,
+        )
+        return None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}' must be a number of seconds above 0")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be 1 or more")
+    return value

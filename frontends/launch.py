@@ -1,0 +1,162 @@
+"""Starting a session from the command line's flags: the saved session to go on with, the debug
+log, then the interactive terminal or one headless prompt.
+
+``legato`` (frontends/cli.py) comes here once it knows the command line is a session; so do
+the skills and patterns that become a headless prompt (frontends/skill_commands.py), through
+``run_session``. Neither imports the other, and nothing here imports either of them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from frontends.exit_codes import EXIT_USAGE
+from frontends.flags import build_parser, stream_timeout
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    # Makes a prompt ready before it runs (a skill or pattern's), given the prompt and the
+    # project: the text to send, or the exit code when nothing is left to send.
+    PreparePrompt = Callable[[str, str], str | int]
+
+# The prompts the headless session runs as its own commands, not as a prompt for the model
+# (frontends/headless/run.py sends each as the conductor's message of that name).
+SESSION_COMMANDS = ("/undo", "/compact")
+
+
+def run_session(argv: list[str]) -> int:
+    """A session's command line (``[project] [flags] --headless <prompt>``), parsed and run;
+    a headless prompt goes as it is, nothing made of it (a skill's prompt is ready already)."""
+    args = build_parser().parse_args(argv)
+    project = project_root(args)
+    if isinstance(project, int):
+        return project
+    return start(args, project)
+
+
+def project_root(args: argparse.Namespace) -> str | int:
+    """The project folder, absolute; the exit code when it is not a folder (said on stderr)."""
+    project = os.path.abspath(args.project_path or os.getcwd())
+    if not os.path.isdir(project):
+        print(
+            f"legato: project path '{args.project_path}' is not a directory\n"
+            "  → Give the path of an existing project folder, or run legato inside it",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    return project
+
+
+def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | None = None) -> int:
+    """Runs the session the flags describe; the exit code. ``prepare`` makes a headless prompt
+    that starts with ``/`` ready (a skill or pattern)."""
+    if os.environ.get("ASSISTANT_LOG"):
+        from frontends.debug import start_debug_log
+
+        start_debug_log(os.environ)
+    resumed = _resumed(args, project)
+    if isinstance(resumed, int):
+        return resumed
+    if args.headless is None:
+        return _interactive(args, project, resumed)
+    if not args.headless.strip():
+        print(
+            'legato: --headless needs a prompt\n  → legato --headless "<prompt>"', file=sys.stderr
+        )
+        return EXIT_USAGE
+    problem = _check_session_flags(args)
+    if problem is not None:
+        return problem
+    timeout: float = args.stream_timeout
+    prompt: str = args.headless
+    # /undo and /compact are the session's own commands, run by frontends/headless.
+    session_command = prompt.strip() in SESSION_COMMANDS
+    if prepare is not None and not session_command and prompt.lstrip().startswith("/"):
+        # A skill or pattern; its @path references, like any prompt's, are attached by the
+        # session's tool executor (frontends/headless).
+        prepared = prepare(prompt, project)
+        if isinstance(prepared, int):
+            return prepared
+        prompt = prepared
+    from frontends.headless import run_headless
+
+    return run_headless(
+        project_root=project,
+        prompt=prompt,
+        model=args.model,
+        permission_mode=args.permission_mode,
+        output_format=args.output_format,
+        max_turns=args.max_turns,
+        max_parallel=args.max_parallel,
+        stream_timeout=timeout,
+        session_id=resumed,
+        resume=resumed is not None,
+    )
+
+
+def _check_session_flags(args: argparse.Namespace) -> int | None:
+    """The flags a session needs that argparse cannot check: an exit code when one is wrong."""
+    if args.model is not None:
+        from actors.errors import UsageError
+        from actors.models import resolve_model
+
+        try:
+            resolve_model(args.model)
+        except UsageError as error:
+            print(f"legato: {error.describe()}", file=sys.stderr)
+            return error.exit_code
+    timeout = stream_timeout(args.stream_timeout)
+    if timeout is None:
+        return EXIT_USAGE
+    args.stream_timeout = timeout  # from here on, the effective value
+    return None
+
+
+def _interactive(args: argparse.Namespace, project: str, resumed: str | None) -> int:
+    """``legato`` without --headless: the interactive terminal (frontends/interactive)."""
+    problem = _check_session_flags(args)
+    if problem is not None:
+        return problem
+    timeout: float = args.stream_timeout
+    from frontends.interactive import run_interactive
+
+    return run_interactive(
+        project_root=project,
+        model=args.model,
+        permission_mode=args.permission_mode,
+        session_id=resumed,
+        resume=resumed is not None,
+        max_parallel=args.max_parallel,
+        stream_timeout=timeout,
+    )
+
+
+def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
+    """The saved session to go on with (--continue, --resume), None for a new one, or the
+    exit code when there is none to resume."""
+    if not args.continue_session and args.resume is None:
+        return None
+    from actors.errors import LegatoError, UsageError
+    from frontends.resume import chosen_session
+
+    try:
+        return chosen_session(
+            project_root=project,
+            continue_latest=args.continue_session,
+            resume=args.resume,
+            interactive=args.headless is None and sys.stdin.isatty(),
+            # The loop the session then runs on (frontends/interactive runs prompt_toolkit's).
+            backend="trio" if args.headless is not None else "asyncio",
+        )
+    except UsageError as error:
+        print(f"legato: {error.describe()}", file=sys.stderr)
+        return error.exit_code
+    except LegatoError as error:
+        # The configuration the sessions are listed with would not load: said as the session
+        # itself would have said it.
+        print(f"legato: error: {error.describe()}", file=sys.stderr)
+        return error.exit_code
