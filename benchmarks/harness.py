@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
 
 REPO = Path(__file__).resolve().parent.parent
 LEGATO = str(REPO / ".venv" / "bin" / "legato")
@@ -146,7 +146,7 @@ def headless_runs(
     extra: Sequence[str] = (),
 ) -> list[Run]:
     """Run `legato --headless` ``runs`` times, each against a fresh server playing the steps."""
-    from frontends.scripted_server import ScriptedServer
+    from frontends.demo.scripted_api import ScriptedServer
 
     results = []
     for _ in range(runs):

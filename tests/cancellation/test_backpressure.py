@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.protocol import TextDelta, ToolFinished
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import (
     ControlledRenderer,
     conversation_problems,

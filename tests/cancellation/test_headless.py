@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import surviving
 from tests.frontends.conftest import REPO
 

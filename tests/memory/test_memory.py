@@ -12,7 +12,7 @@ from actors.memory_store import load_context, memory_dir
 from actors.permission_broker.policy import Policy
 from actors.protocol import Decision, PermissionRequest
 from frontends.commands import run_slash
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from actors.memory_store.patterns import (
     render,
 )
 from frontends.commands import pattern_stats, run_slash
-from frontends.scripted_server import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, text
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from actors.session_store import sessions_dir
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
-    from frontends.scripted_server import RecordedRequest, Step
+    from frontends.demo.scripted_api import RecordedRequest, Step
     from tests.frontends.conftest import Project
 
 

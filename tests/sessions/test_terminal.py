@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.interactive.conftest import folders, session_env, terminal
 from tests.interactive.terminal import Terminal, needs_tmux
 

@@ -13,7 +13,7 @@ from actors.memory_store.frontmatter import parse
 from actors.memory_store.invoke import Task, list_commands, prepare
 from actors.memory_store.skills import BUNDLED_SKILLS, Skill, find_skill, load_skill, render_skill
 from frontends.commands import run_slash
-from frontends.scripted_server import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, text
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:

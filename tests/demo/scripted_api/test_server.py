@@ -12,7 +12,7 @@ import httpx
 import msgspec
 import pytest
 
-from frontends.scripted_server import (
+from frontends.demo.scripted_api import (
     Gate,
     RecordedRequest,
     ScriptedServer,
@@ -23,8 +23,8 @@ from frontends.scripted_server import (
     text,
     tool_calls,
 )
-from frontends.scripted_server.sse import count_input_tokens
-from tests.scripted_server.helpers import HEADERS, body, parse_sse, streamed_text
+from frontends.demo.scripted_api.sse import count_input_tokens
+from tests.demo.scripted_api.helpers import HEADERS, body, parse_sse, streamed_text
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -1,4 +1,4 @@
-"""The offline demo behind ``legato --demo``: a scripted conversation on a throwaway project.
+"""The conversation ``legato --demo`` plays: a scripted session on a throwaway project.
 
 No model and no network: the scripted server plays three answers that fix a typo the way a real
 session would. It reads two files and lists the project in one parallel tool turn, edits one
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from frontends.scripted_server.steps import Step, call, text, tool_calls
+from frontends.demo.scripted_api.steps import Step, call, text, tool_calls
 
 DEMO_PROMPT = "Fix the typo in greet.py."
 """What the demo types as the user's prompt; the script answers it."""

@@ -10,9 +10,9 @@ from typing import Any
 import anthropic
 import pytest
 
-from frontends.scripted_server import ScriptedServer, Step, call, error, text, tool_calls
-from frontends.scripted_server.sse import count_input_tokens
-from tests.scripted_server.helpers import MODEL
+from frontends.demo.scripted_api import ScriptedServer, Step, call, error, text, tool_calls
+from frontends.demo.scripted_api.sse import count_input_tokens
+from tests.demo.scripted_api.helpers import MODEL
 
 KEY = "sk-scripted-test"
 HI: list[anthropic.types.MessageParam] = [{"role": "user", "content": "hi"}]
