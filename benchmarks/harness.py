@@ -95,10 +95,6 @@ def run_process(argv: Sequence[str], *, env: dict[str, str], cwd: str | None = N
     return Run(elapsed, peak_kb / 1024, process.returncode, stdout)
 
 
-def median_of(runs: int, measure: Callable[[], float]) -> float:
-    return statistics.median(measure() for _ in range(runs))
-
-
 class Project:
     """A throwaway project and home folder, with settings that allow what a benchmark does."""
 

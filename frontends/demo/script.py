@@ -47,12 +47,8 @@ def demo_files() -> dict[str, str]:
     return {"greet.py": GREET_PY, "README.md": README_MD, "test_greet.py": TEST_GREET_PY}
 
 
-def demo_steps(project_root: str, *, delay: float = 0.0) -> list[Step]:
-    """The scripted answers, with absolute paths under ``project_root``.
-
-    ``delay`` (seconds between streamed events) lets a live demo look like a model typing;
-    tests keep the default of no delay.
-    """
+def demo_steps(project_root: str) -> list[Step]:
+    """The scripted answers, with absolute paths under ``project_root``."""
     greet_py = os.path.join(project_root, "greet.py")
     readme = os.path.join(project_root, "README.md")
     return [
@@ -66,17 +62,14 @@ def demo_steps(project_root: str, *, delay: float = 0.0) -> list[Step]:
                 "[demo] This is Legato's offline demo: these replies are scripted, no model is "
                 "involved. Let me look at the project first."
             ),
-            delay=delay,
         ),
         tool_calls(
             [call("Edit", {"file_path": greet_py, "old_string": TYPO, "new_string": FIXED})],
             text='greet.py says "Helo" where test_greet.py expects "Hello". Fixing the typo.',
-            delay=delay,
         ),
         text(
             '[demo] Done: greet.py now greets with "Hello, world!", as test_greet.py expects. '
             "That was the offline demo; every reply was scripted. Set ASSISTANT_API_KEY and run "
             '`legato --headless "<prompt>"` in your own project to work with a real model.',
-            delay=delay,
         ),
     ]
