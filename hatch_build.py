@@ -13,10 +13,11 @@ import compileall
 import os
 from typing import Any
 
+from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
-class CompileSources(BuildHookInterface):  # type: ignore[type-arg]
+class CompileSources(BuildHookInterface[BuilderConfig]):
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if version != "editable":
             return  # a wheel's installer compiles what it installs
