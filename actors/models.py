@@ -20,7 +20,6 @@ class Prices(msgspec.Struct, frozen=True):
     input: float
     output: float
     cache_write_5m: float
-    cache_write_1h: float
     cache_read: float
 
 
@@ -33,12 +32,11 @@ class ModelInfo(msgspec.Struct, frozen=True):
 
 
 MODELS: tuple[ModelInfo, ...] = (
-    ModelInfo("opus", "claude-opus-4-6", 1_000_000, Prices(5, 25, 6.25, 10, 0.50), fast_mode=True),
-    ModelInfo("sonnet", "claude-sonnet-4-6", 1_000_000, Prices(3, 15, 3.75, 6, 0.30)),
-    ModelInfo("haiku", "claude-haiku-4-5-20251001", 200_000, Prices(1, 5, 1.25, 2, 0.10)),
+    ModelInfo("opus", "claude-opus-4-6", 1_000_000, Prices(5, 25, 6.25, 0.50), fast_mode=True),
+    ModelInfo("sonnet", "claude-sonnet-4-6", 1_000_000, Prices(3, 15, 3.75, 0.30)),
+    ModelInfo("haiku", "claude-haiku-4-5-20251001", 200_000, Prices(1, 5, 1.25, 0.10)),
 )
 DEFAULT_ALIAS = "sonnet"
-FAST_ALIAS = "haiku"
 STRONG_ALIAS = "opus"
 # Fast mode is priced at six times the standard rates (wire facts).
 FAST_MODE_MULTIPLIER = 6.0

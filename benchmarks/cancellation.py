@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 
 from benchmarks.harness import LEGATO, Project, run_process
 from benchmarks.run import precompile
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
-    from frontends.scripted_server import RecordedRequest, Step
+    from frontends.demo.scripted_api import RecordedRequest, Step
 
 GB = 1_000_000_000
 

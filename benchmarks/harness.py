@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
 
 REPO = Path(__file__).resolve().parent.parent
 LEGATO = str(REPO / ".venv" / "bin" / "legato")
@@ -95,10 +95,6 @@ def run_process(argv: Sequence[str], *, env: dict[str, str], cwd: str | None = N
     return Run(elapsed, peak_kb / 1024, process.returncode, stdout)
 
 
-def median_of(runs: int, measure: Callable[[], float]) -> float:
-    return statistics.median(measure() for _ in range(runs))
-
-
 class Project:
     """A throwaway project and home folder, with settings that allow what a benchmark does."""
 
@@ -146,7 +142,7 @@ def headless_runs(
     extra: Sequence[str] = (),
 ) -> list[Run]:
     """Run `legato --headless` ``runs`` times, each against a fresh server playing the steps."""
-    from frontends.scripted_server import ScriptedServer
+    from frontends.demo.scripted_api import ScriptedServer
 
     results = []
     for _ in range(runs):

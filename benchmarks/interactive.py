@@ -28,10 +28,10 @@ from pathlib import Path
 from rich.console import Console
 
 from actors.protocol import BlockFinished, TextDelta
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.screen import FRAME_RATE
 from frontends.interactive.theme import DARK
 from frontends.interactive.view import TurnView
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 
 REPO = Path(__file__).resolve().parent.parent
 FRAME_TOKENS = 5_000 // FRAME_RATE  # tokens between two frames at 5,000 tokens/s

@@ -31,12 +31,12 @@ import msgspec
 
 from benchmarks.harness import LEGATO, Project, run_process
 from benchmarks.run import precompile
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from frontends.scripted_server import RecordedRequest, Step
+    from frontends.demo.scripted_api import RecordedRequest, Step
 
 PACE = 0.005  # seconds between SSE events of a streamed input
 PIECE = 16  # characters per input_json_delta (the scripted server's)

@@ -22,7 +22,7 @@ from benchmarks.harness import (
     print_results,
     run_process,
 )
-from frontends.scripted_server import ScriptedServer, Step, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, Step, call, text, tool_calls
 
 FILES = 20
 WORDS = 20_000

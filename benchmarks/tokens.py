@@ -5,7 +5,7 @@ tokens billed with prompt caching against without.
 
 Both run the real session in this process (``frontends.session.assemble``) against the
 scripted server, which counts about four bytes a token and plays the API's prompt cache
-(frontends/scripted_server/cache.py): what is measured is what Legato actually sends.
+(frontends/demo/scripted_api/cache.py): what is measured is what Legato actually sends.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ import msgspec
 from actors.models import cost_usd, resolve_model
 from actors.protocol import GetUsage, RunPrompt, Usage
 from actors.ui import Renderer
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
 from runtime import supervise
 
 if TYPE_CHECKING:
     from actors.protocol import AskUser, UiEvent
-    from frontends.scripted_server import RecordedRequest, Step
+    from frontends.demo.scripted_api import RecordedRequest, Step
 
 PREFIX_LIMIT = 14_000  # bytes of tool definitions and system prompt (issue 7)
 MODEL = "sonnet"

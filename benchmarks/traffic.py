@@ -21,7 +21,7 @@ import re
 import sys
 
 from benchmarks.harness import LEGATO, Project, run_process
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 HANDLED = re.compile(r" handled actor=(\S+) msg=(\S+) ms=\S+ replies=(\d+)")
 # The messages a session exchanges once, to start and stop, whatever its prompts.

@@ -48,8 +48,6 @@ CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 MAX_NESTING = 4  # bash -c "bash -c '...'": deeper than this is treated as unknowable
 _SHOWN_CHARS = 80
 
-_REDIRECT_OPERATORS = frozenset({"<", ">", ">>", "&>", "&>>", "<&", ">&", ">|", "<&-", ">&-"})
-
 
 @dataclass(frozen=True, slots=True)
 class SimpleCommand:

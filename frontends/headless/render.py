@@ -37,7 +37,7 @@ from actors.ui import Renderer
 from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
-    from actors.protocol import AskUser, UiEvent
+    from actors.protocol import UiEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -143,9 +143,6 @@ class HeadlessRenderer(Renderer):
 
     def render(self, event: UiEvent) -> None:
         raise NotImplementedError
-
-    async def ask(self, question: AskUser) -> str:
-        return "n"  # headless: nobody to ask (the broker does not ask either)
 
     def activity(self) -> str:
         """What was going on, in a few words: 'running Bash(sleep 100) for 3.2 s'."""

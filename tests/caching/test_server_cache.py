@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from frontends.scripted_server.cache import PromptCache
-from frontends.scripted_server.sse import count_input_tokens
+from frontends.demo.scripted_api.cache import PromptCache
+from frontends.demo.scripted_api.sse import count_input_tokens
 
 MARK = {"type": "ephemeral"}
 SYSTEM = [{"type": "text", "text": "You are a careful assistant. " * 200, "cache_control": MARK}]

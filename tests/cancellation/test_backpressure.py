@@ -1,4 +1,4 @@
-"""A renderer that stalls slows the session down but never deadlocks it (issue 3).
+"""A renderer that stalls slows the session down but never deadlocks it.
 
 Between the actors every channel is bounded (the UI's inbox, each streamed reply), so a stalled
 renderer pushes back on the conductor, and through it on the model stream; tools keep running
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.protocol import TextDelta, ToolFinished
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import (
     ControlledRenderer,
     conversation_problems,
@@ -96,10 +96,9 @@ async def test_an_interrupt_gets_through_a_stalled_renderer(tmp_path: Path) -> N
                         tasks.start_soon(live.prompt, "run it")
                         await appears(started)
                         scope.cancel()
-                interrupted_at = anyio.current_time()
+                # The interrupt did not wait on the renderer: the conversation holds the
+                # interrupted result while the renderer, stalled until below, has shown nothing.
                 messages = await live.conversation()
-                # The interrupt did not wait on the renderer (which has not shown one event).
-                assert anyio.current_time() - interrupted_at < 3
                 assert renderer.events == []
                 assert surviving(recorded_pids(pids)) == []
                 assert conversation_problems(messages) == []

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from actors.protocol import ToolStarted
-from frontends.scripted_server import Gate, ScriptedServer, Step, call, text, tool_calls
+from frontends.demo.scripted_api import Gate, ScriptedServer, Step, call, text, tool_calls
 from tests.cancellation.harness import (
     ControlledRenderer,
     conversation_problems,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from actors.protocol import Message
-    from frontends.scripted_server import RecordedRequest
+    from frontends.demo.scripted_api import RecordedRequest
 
 FILES = 3
 SIZE = 32 * 1024  # the model streams it in 16-character pieces: larger only costs time

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from actors.protocol import TextDelta, ToolOutput
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import ControlledRenderer, conversation_problems, live_session
 
 if TYPE_CHECKING:

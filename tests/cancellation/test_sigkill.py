@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import surviving
 from tests.frontends.conftest import REPO
 from tests.tool_executor.harness import session

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from frontends.scripted_server import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, text
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import anyio
 from actors.conductor.compaction import SUMMARY_INSTRUCTION
 from actors.protocol import Compact, GetContextFill, GetConversation, Notice, RunPrompt
 from actors.ui import Renderer
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
 from runtime import supervise
 from tests.cancellation.harness import conversation_problems
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from actors.protocol import AskUser, UiEvent
-    from frontends.scripted_server import RecordedRequest, Step
+    from frontends.demo.scripted_api import RecordedRequest, Step
 
 GOAL = "Read every chunk file and write notes.md summarising them"
 WINDOW = 20_000  # tokens; the scripted server counts about four bytes a token

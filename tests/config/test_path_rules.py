@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from frontends.scripted_server import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, text
 
 if TYPE_CHECKING:
     from tests.config.conftest import Setup

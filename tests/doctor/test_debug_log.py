@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from frontends.debug import REDACTED, DebugLog, secrets_in
-from frontends.scripted_server import ScriptedServer, error, text
+from frontends.demo.scripted_api import ScriptedServer, error, text
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:

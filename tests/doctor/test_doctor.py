@@ -9,8 +9,8 @@ import socket
 from typing import TYPE_CHECKING
 
 from actors.errors import REMEDY_API_KEY, REMEDY_COMMAND, REMEDY_NETWORK
+from frontends.demo.scripted_api import ScriptedServer
 from frontends.doctor import run_doctor
-from frontends.scripted_server import ScriptedServer
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -26,7 +26,7 @@ from actors.errors import (
     StreamFailed,
     UsageError,
 )
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
     from tests.doctor.conftest import Project

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from frontends.scripted_server import ScriptedServer, call, error, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
@@ -212,12 +212,29 @@ def test_a_reader_that_stops_reading_ends_the_run_cleanly(project: Project) -> N
 
 def test_a_reader_that_never_reads_does_not_stop_ctrl_c(project: Project) -> None:
     """Output waits for its reader in a worker thread: the session itself never blocks on it."""
+    import os
     import signal
     import subprocess
     import sys
     import time
 
     from tests.frontends.conftest import REPO
+
+    def writing_to_a_full_pipe(pid: int) -> bool:
+        """Whether a thread of ``pid`` waits in the kernel's pipe write (``anon_pipe_write``
+        or ``pipe_write``, by kernel version): the pipe is full and nobody reads it."""
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except FileNotFoundError:
+            return False  # gone: the caller's check of the process says how
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/wchan") as wchan:
+                    if wchan.read().endswith("pipe_write"):
+                        return True
+            except FileNotFoundError:
+                continue  # a thread that just ended
+        return False
 
     answer = "\n".join(f"line {i}" for i in range(100_000))  # far more than a pipe holds
     with ScriptedServer([text(answer, delay=0.0)]) as server:
@@ -228,12 +245,14 @@ def test_a_reader_that_never_reads_does_not_stop_ctrl_c(project: Project) -> Non
             ],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=project.env(server.url),
         )  # fmt: skip
-        deadline = time.monotonic() + 20
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.5)  # let the answer fill the pipe; nobody reads stdout
-        process.send_signal(signal.SIGINT)
         assert process.stdout is not None and process.stderr is not None
+        # Nobody reads stdout: Ctrl-C comes once the answer has filled the pipe and a write
+        # waits for a reader. (There is no event for that to wait on: polled.)
+        deadline = time.monotonic() + 20
+        while not writing_to_a_full_pipe(process.pid):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
         try:
             process.wait(timeout=5)  # still without reading stdout
         finally:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from frontends.scripted_server import ScriptedServer, call, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, tool_calls
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.interactive.terminal import TMUX, Terminal
+from tests.interactive.terminal import Terminal
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -19,9 +19,10 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    if TMUX is None:
-        pytest.skip("tmux is not installed")
+def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
+    # The marker is what skips a test where tmux is missing (tests/conftest.py).
+    if request.node.get_closest_marker("tmux") is None:
+        pytest.fail("a test that drives tmux is marked with pytest.mark.tmux")
     term = Terminal()
     try:
         yield term

@@ -17,8 +17,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from actors.conductor.actor import PLAN_MODE_NOTE
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Sequence
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from prompt_toolkit.input import PipeInput
 
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
 
 pytestmark = pytest.mark.anyio
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[>=]")

@@ -11,16 +11,18 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+import pytest
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.interactive.conftest import session_env
-from tests.interactive.terminal import REPO, needs_tmux, processes_with
+from tests.interactive.terminal import REPO, processes_with
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.interactive.terminal import Terminal
 
-pytestmark = [needs_tmux]
+pytestmark = pytest.mark.tmux
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:

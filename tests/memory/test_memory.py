@@ -12,7 +12,7 @@ from actors.memory_store import load_context
 from actors.permission_broker.policy import Policy
 from actors.places import memory_dir
 from actors.protocol import Decision, PermissionRequest
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.skill_commands import run_slash
 from tests.home_project import first_prompt
 

@@ -25,7 +25,7 @@ from actors.protocol import (
     StreamMessage,
     TextDelta,
 )
-from frontends.scripted_server import ScriptedServer, error, text
+from frontends.demo.scripted_api import ScriptedServer, error, text
 from runtime import Actor, Reply, supervise
 
 KEY = "sk-ant-test-actor-SECRET"

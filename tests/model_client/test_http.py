@@ -32,7 +32,7 @@ from actors.protocol import (
     ToolInputDelta,
     ToolUseStarted,
 )
-from frontends.scripted_server import ScriptedServer, call, error, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

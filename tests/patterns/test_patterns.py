@@ -20,7 +20,7 @@ from actors.skills.patterns import (
     pattern_files,
     render,
 )
-from frontends.scripted_server import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.skill_commands import pattern_stats, run_slash
 from tests.home_project import first_prompt
 

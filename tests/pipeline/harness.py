@@ -11,7 +11,7 @@ import anyio
 
 from actors.protocol import GetConversation, RunPrompt, ToolFinished, ToolStarted
 from actors.ui import Renderer
-from frontends.scripted_server.sse import block_start_position, stream_events
+from frontends.demo.scripted_api.sse import block_start_position, stream_events
 from frontends.session import assemble
 from runtime import supervise
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from actors.protocol import AskUser, Message, TurnOutcome, UiEvent
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
     from frontends.session import Session
 
 

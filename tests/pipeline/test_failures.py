@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from actors.protocol import MessageFinished, ToolFinished, ToolStarted
-from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import Gate, ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import conversation_problems
 from tests.pipeline.harness import (
     Recorder,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from actors.protocol import AskUser, Message
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
 
 
 def folders(tmp_path: Path) -> tuple[Path, Path]:

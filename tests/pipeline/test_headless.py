@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import Gate, ScriptedServer, call, text, tool_calls
 from tests.pipeline.harness import events_before_block
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from actors.protocol import (
     ToolStarted,
     Undo,
 )
-from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import Gate, ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import conversation_problems
 from tests.pipeline.harness import Recorder, conversation, pipeline_session, prompt
 

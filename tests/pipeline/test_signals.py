@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from frontends.scripted_server import Gate, ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import Gate, ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 from tests.frontends.test_signals import alive, wait_for
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from frontends.scripted_server import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, text
 from tests.providers.forwarding_proxy import ForwardingProxy
 
 REPO = Path(__file__).resolve().parents[2]

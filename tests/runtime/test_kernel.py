@@ -52,6 +52,7 @@ class Calculator(Actor[CalcMsg]):
     def __init__(self) -> None:
         super().__init__()
         self.records: list[str] = []
+        self.hanging = anyio.Event()
         self.hang_cancelled = anyio.Event()
 
     async def handle(self, msg: CalcMsg, reply: Reply) -> None:
@@ -68,6 +69,7 @@ class Calculator(Actor[CalcMsg]):
             case Boom():
                 raise KeyError("boom")
             case Hang():
+                self.hanging.set()
                 try:
                     await anyio.sleep_forever()
                 finally:
@@ -147,7 +149,7 @@ async def test_shutdown_cancels_what_does_not_finish_within_grace() -> None:
     with anyio.fail_after(2):
         async with anyio.create_task_group() as outer, supervise([calc], grace=0.05):
             outer.start_soon(hang)
-            await anyio.sleep(0.01)
+            await calc.hanging.wait()  # the handler runs when the block ends
     assert calc.hang_cancelled.is_set()
 
 

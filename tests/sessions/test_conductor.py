@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.protocol import ClearConversation, GetConversation, RunPrompt, Undo
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
 from runtime import supervise
 from tests.compaction.test_long_session import Quiet
@@ -15,7 +15,7 @@ from tests.compaction.test_long_session import Quiet
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
     from frontends.session import Session
 
 

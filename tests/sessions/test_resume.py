@@ -13,12 +13,12 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from actors.places import sessions_dir
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.resume import chosen_session
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
-    from frontends.scripted_server import RecordedRequest, Step
+    from frontends.demo.scripted_api import RecordedRequest, Step
     from tests.frontends.conftest import Project
 
 

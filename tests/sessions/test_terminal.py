@@ -1,18 +1,20 @@
 """Sessions in a real terminal (tmux): --continue, the --resume picker, /undo, /compact and
-the context fill in /cost (issue 7)."""
+the context fill in /cost."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+import pytest
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.interactive.conftest import folders, session_env, terminal
-from tests.interactive.terminal import Terminal, needs_tmux
+from tests.interactive.terminal import Terminal
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = [needs_tmux]
+pytestmark = pytest.mark.tmux
 __all__ = ["folders", "terminal"]
 
 

@@ -27,7 +27,7 @@ from actors.protocol import (
 )
 from actors.tool_executor import ToolExecutor
 from actors.ui import UiActor
-from frontends.scripted_server import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from runtime import Actor, supervise
 from tests.compaction.test_long_session import Quiet
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from actors.protocol import SessionEvent, TurnOutcome
-    from frontends.scripted_server import Step
+    from frontends.demo.scripted_api import Step
     from runtime import Reply
 
 

@@ -68,7 +68,3 @@ def credentials(model: str, env: Mapping[str, str], config: GlobalConfig) -> lis
     if endpoint.key_source is None:
         return ["Anthropic API: no API key found (ASSISTANT_API_KEY, apiKey, ANTHROPIC_API_KEY)"]
     return [f"Anthropic API at {endpoint.base_url} with the key from {endpoint.key_source}"]
-
-
-def secret_key_names() -> tuple[str, ...]:
-    return ("ASSISTANT_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", SECRET_KEY)

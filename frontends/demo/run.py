@@ -1,8 +1,8 @@
-"""``legato --demo``: a real session against the scripted model server, offline, no API key.
+"""``run_demo``: a real session against the scripted Messages API, offline, no API key.
 
 Everything but the model is real: the actors, the permission rules, the tools, the files (in a
 throwaway project folder that is removed afterwards). The model's side is Legato's own scripted
-server on loopback, playing a short conversation written for the demo.
+API on loopback (``scripted_api``), playing the conversation in ``script.py``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ DEMO_SETTINGS = {
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    from frontends.demo.script import DEMO_PROMPT, demo_files, demo_steps
+    from frontends.demo.scripted_api import ScriptedServer
     from frontends.headless import run_headless
-    from frontends.scripted_server import ScriptedServer
-    from frontends.scripted_server.demo import DEMO_PROMPT, demo_files, demo_steps
 
     with tempfile.TemporaryDirectory(prefix="legato-demo-") as scratch:
         root = os.path.realpath(os.path.join(scratch, "project"))

@@ -1,6 +1,6 @@
 """The scripted server as a process, for benchmarks and demos driven from outside Python.
 
-    python -m frontends.scripted_server --script FILE.json [--port 0] [--api-key K]
+    python -m frontends.demo.scripted_api --script FILE.json [--port 0] [--api-key K]
 
 The first stdout line is ``listening on http://127.0.0.1:PORT`` (flushed, so a parent can read
 it before anything else happens); it then serves until SIGTERM or SIGINT and exits 0 quietly.
@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from frontends.scripted_server.server import ScriptedServer
-from frontends.scripted_server.steps import ScriptError, to_steps
+from frontends.demo.scripted_api.server import ScriptedServer
+from frontends.demo.scripted_api.steps import ScriptError, to_steps
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import FrameType
 
-    from frontends.scripted_server.steps import Step
+    from frontends.demo.scripted_api.steps import Step
 
 SCRIPT_REMEDY = 'Fix the script: a JSON list of steps such as [{"text": "Hello!"}]'
 
@@ -61,7 +61,7 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m frontends.scripted_server",
+        prog="python -m frontends.demo.scripted_api",
         description="Serve a scripted Anthropic Messages API on loopback.",
     )
     parser.add_argument("--script", required=True, help="JSON file with the steps to play")

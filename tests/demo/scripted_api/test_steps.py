@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontends.scripted_server import ScriptError, Step, ToolCall, call, error, text, tool_calls
-from frontends.scripted_server.sse import json_pieces, stream_events, word_pieces
-from frontends.scripted_server.steps import HttpError
+from frontends.demo.scripted_api import ScriptError, Step, ToolCall, call, error, text, tool_calls
+from frontends.demo.scripted_api.sse import json_pieces, stream_events, word_pieces
+from frontends.demo.scripted_api.steps import HttpError
 
 
 def test_constructors_build_the_documented_steps() -> None:

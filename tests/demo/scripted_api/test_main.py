@@ -13,19 +13,19 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from tests.scripted_server.helpers import HEADERS, body
+from tests.demo.scripted_api.helpers import HEADERS, body
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @contextlib.contextmanager
 def serve(script: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
     """The server process; killed at the end if a failed assertion left it running."""
     with subprocess.Popen(
-        [sys.executable, "-m", "frontends.scripted_server", "--script", str(script), *args],
+        [sys.executable, "-m", "frontends.demo.scripted_api", "--script", str(script), *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

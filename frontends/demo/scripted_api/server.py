@@ -22,9 +22,9 @@ from http.server import ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import TYPE_CHECKING, Any
 
-from frontends.scripted_server.cache import PromptCache
-from frontends.scripted_server.handler import Handler
-from frontends.scripted_server.steps import HttpError, Step, to_step, to_steps
+from frontends.demo.scripted_api.cache import PromptCache
+from frontends.demo.scripted_api.handler import Handler
+from frontends.demo.scripted_api.steps import HttpError, Step, to_step, to_steps
 
 JOIN_TIMEOUT = 5.0  # seconds stop() waits for handler threads; only a hung script needs it
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from types import TracebackType
 
-    from frontends.scripted_server.steps import RecordedRequest, Script
+    from frontends.demo.scripted_api.steps import RecordedRequest, Script
 
 
 class ScriptedServer:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from frontends.scripted_server.validate import Invalid, check_body
-from tests.scripted_server.helpers import body
+from frontends.demo.scripted_api.validate import Invalid, check_body
+from tests.demo.scripted_api.helpers import body
 
 USE = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/a"}}
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "text"}

@@ -1,4 +1,4 @@
-"""The offline demo behind ``legato --demo``: a scripted conversation on a throwaway project.
+"""The conversation ``legato --demo`` plays: a scripted session on a throwaway project.
 
 No model and no network: the scripted server plays three answers that fix a typo the way a real
 session would. It reads two files and lists the project in one parallel tool turn, edits one
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from frontends.scripted_server.steps import Step, call, text, tool_calls
+from frontends.demo.scripted_api.steps import Step, call, text, tool_calls
 
 DEMO_PROMPT = "Fix the typo in greet.py."
 """What the demo types as the user's prompt; the script answers it."""
@@ -47,12 +47,8 @@ def demo_files() -> dict[str, str]:
     return {"greet.py": GREET_PY, "README.md": README_MD, "test_greet.py": TEST_GREET_PY}
 
 
-def demo_steps(project_root: str, *, delay: float = 0.0) -> list[Step]:
-    """The scripted answers, with absolute paths under ``project_root``.
-
-    ``delay`` (seconds between streamed events) lets a live demo look like a model typing;
-    tests keep the default of no delay.
-    """
+def demo_steps(project_root: str) -> list[Step]:
+    """The scripted answers, with absolute paths under ``project_root``."""
     greet_py = os.path.join(project_root, "greet.py")
     readme = os.path.join(project_root, "README.md")
     return [
@@ -66,17 +62,14 @@ def demo_steps(project_root: str, *, delay: float = 0.0) -> list[Step]:
                 "[demo] This is Legato's offline demo: these replies are scripted, no model is "
                 "involved. Let me look at the project first."
             ),
-            delay=delay,
         ),
         tool_calls(
             [call("Edit", {"file_path": greet_py, "old_string": TYPO, "new_string": FIXED})],
             text='greet.py says "Helo" where test_greet.py expects "Hello". Fixing the typo.',
-            delay=delay,
         ),
         text(
             '[demo] Done: greet.py now greets with "Hello, world!", as test_greet.py expects. '
             "That was the offline demo; every reply was scripted. Set ASSISTANT_API_KEY and run "
             '`legato --headless "<prompt>"` in your own project to work with a real model.',
-            delay=delay,
         ),
     ]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from frontends.scripted_server.sse import count_input_tokens, estimate_tokens
+from frontends.demo.scripted_api.sse import count_input_tokens, estimate_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

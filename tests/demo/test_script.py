@@ -7,9 +7,9 @@ from pathlib import Path
 
 import anthropic
 
-from frontends.scripted_server import ScriptedServer
-from frontends.scripted_server.demo import DEMO_PROMPT, demo_files, demo_steps
-from tests.scripted_server.helpers import MODEL
+from frontends.demo.script import DEMO_PROMPT, demo_files, demo_steps
+from frontends.demo.scripted_api import ScriptedServer
+from tests.demo.scripted_api.helpers import MODEL
 
 
 def make_project(root: Path) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from frontends.scripted_server.sse import (
+from frontends.demo.scripted_api.sse import (
     block_start_position,
     count_input_tokens,
     error_body,
@@ -27,12 +27,12 @@ from frontends.scripted_server.sse import (
     message_json,
     stream_events,
 )
-from frontends.scripted_server.steps import STATUS_OF_ERROR_TYPE, HttpError, RecordedRequest
-from frontends.scripted_server.validate import Invalid, check_body
+from frontends.demo.scripted_api.steps import STATUS_OF_ERROR_TYPE, HttpError, RecordedRequest
+from frontends.demo.scripted_api.validate import Invalid, check_body
 
 if TYPE_CHECKING:
-    from frontends.scripted_server.server import _HTTPServer
-    from frontends.scripted_server.steps import Gate, Step
+    from frontends.demo.scripted_api.server import _HTTPServer
+    from frontends.demo.scripted_api.steps import Gate, Step
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"

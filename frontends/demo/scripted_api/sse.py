@@ -20,7 +20,7 @@ import msgspec
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from frontends.scripted_server.steps import Step
+    from frontends.demo.scripted_api.steps import Step
 
 _encode = msgspec.json.encode
 _WORD = re.compile(r"\s*\S+")  # a word with the whitespace before it, as the API splits text

@@ -2,7 +2,7 @@
 
 A step is either a streamed answer (thinking, text, raw blocks, tool calls, in the API's block
 order), possibly cut short or failing mid-stream, or a plain HTTP error. Steps are msgspec
-Structs so that JSON scripts (``python -m frontends.scripted_server --script FILE``) decode into
+Structs so that JSON scripts (``python -m frontends.demo.scripted_api --script FILE``) decode into
 exactly the same thing the constructors below build, with typos caught by field name.
 """
 
