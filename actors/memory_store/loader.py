@@ -22,16 +22,18 @@ import msgspec
 from actors.errors import ConfigError, UsageError
 from actors.memory_store.migration import migration_warnings
 from actors.memory_store.path_rules import check_path_rules
-from actors.memory_store.precedence import (
-    DEFAULT,
-    Setting,
-    env_model,
-    env_permission_mode,
-    first,
-)
+from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
-from actors.protocol import GlobalConfig, PermissionMode, ProjectContext, ProjectSettings
+from actors.protocol import (
+    Explained,
+    GlobalConfig,
+    Overrides,
+    PermissionMode,
+    ProjectContext,
+    ProjectSettings,
+    Setting,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -47,13 +49,6 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 _MODEL_WORDS = "a model alias (opus, sonnet, haiku) or a model id such as claude-sonnet-4-6"
 _MODE_WORDS = "one of ask, auto, custom, plan"
-
-
-class Overrides(msgspec.Struct, frozen=True, kw_only=True):
-    """Values given on the command line; they win over every file."""
-
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
 
 
 def config_path(home: str) -> str:
@@ -72,13 +67,6 @@ def project_hash(project_root: str) -> str:
 def memory_dir(project_root: str, home: str) -> str:
     """``~/.legato/projects/<hash>/memory`` (spec 2.6) for a project's real absolute path."""
     return os.path.join(home, ".legato", "projects", project_hash(project_root), "memory")
-
-
-class Explained(msgspec.Struct, frozen=True):
-    """The context, and for each effective value the source that set it (``legato config``)."""
-
-    context: ProjectContext
-    settings: tuple[Setting[Any], ...]
 
 
 def load_context(
