@@ -16,7 +16,12 @@ import httpx
 
 from actors.errors import REMEDY_API_KEY, REMEDY_NETWORK, LegatoError
 from actors.model_client.providers import credentials, endpoint_for, provider_for
-from actors.model_client.providers.bedrock import REGION, REMEDY_CLOUD
+from actors.model_client.providers.bedrock import (
+    REGION,
+    REMEDY_CLOUD,
+    botocore_installed,
+    botocore_missing,
+)
 from actors.protocol import Finding, ModelRequest, ProbeReport, ProviderReport
 
 if TYPE_CHECKING:
@@ -33,8 +38,12 @@ def describe(model: str, env: Mapping[str, str], config: GlobalConfig) -> Provid
     if provider == "anthropic" and endpoint.api_key is None:
         remedy = f"{REMEDY_API_KEY} (export ASSISTANT_API_KEY=...)"
         problems.append(Finding("no API key is set", remedy))
-    if provider == "bedrock" and not (env.get(REGION) or "").strip():
-        problems.append(Finding(f"{REGION} is not set", f"Set {REGION}, e.g. us-east-1"))
+    if provider == "bedrock":
+        if not (env.get(REGION) or "").strip():
+            problems.append(Finding(f"{REGION} is not set", f"Set {REGION}, e.g. us-east-1"))
+        if not botocore_installed():
+            missing = botocore_missing()
+            problems.append(Finding(missing.message, missing.remedy or ""))
     return ProviderReport(
         provider=provider,
         base_url=endpoint.base_url,
