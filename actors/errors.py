@@ -10,7 +10,9 @@
      │    ├── ServerError            5xx still after the retries
      │    ├── RequestRejected        another 4xx: the request itself is wrong
      │    └── StreamFailed           an ``event: error`` after HTTP 200, or a stream cut short
-     ├── ToolFailure                 a tool call failed; becomes an ``is_error`` tool result
+     ├── MissingExtra                exit 1: the chosen provider needs an optional extra that is
+ │                                not installed (Amazon Bedrock: ``legato[bedrock]``)
+ ├── ToolFailure                 a tool call failed; becomes an ``is_error`` tool result
      │    ├── PermissionDenied       the permission rules or the user said no
      │    ├── CommandNotFound        a shell command is not on PATH
      │    └── InvalidToolInput       the model's arguments do not fit the tool's fields
@@ -115,6 +117,14 @@ class RequestRejected(ApiError):
 
 class StreamFailed(ApiError):
     default_remedy = "Try again; if it keeps happening, run with ASSISTANT_LOG=debug"
+
+
+class MissingExtra(LegatoError):
+    """A provider's package is an optional extra, and it is not installed.
+
+    Exit 1, like the provider's other set-up failures (a missing region, refused credentials):
+    it is met when the first request is prepared, and a session reports a failed request so.
+    """
 
 
 class ToolFailure(LegatoError):

@@ -18,13 +18,17 @@ The actors, and who talks to whom:
     frontend ──ListCommands, PrepareCommand──▶ skill library (skills and patterns)
     conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
+    legato config, doctor, permissions ──ExplainContext──▶ memory store
+      (no session)                     ──DescribeProvider, ProbeApi──▶ model client
+                                       ──CheckRuleCoverage, ExplainPermissions──▶ broker
+
 Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
 ``/undo``'s checkpoints all go through its one door (``actors/tool_executor/door.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
 
@@ -32,6 +36,8 @@ from runtime import Ask, Streamed
 
 Block = dict[str, Any]
 """One content block in the Messages API's JSON shape (``{"type": "text", "text": ...}``)."""
+
+T = TypeVar("T")
 
 
 class Message(msgspec.Struct, frozen=True):
@@ -126,11 +132,39 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
 
 
+class Overrides(msgspec.Struct, frozen=True, kw_only=True):
+    """Values given on the command line; they win over every file (the memory store's own
+    start-up values, given by the frontend that starts it)."""
+
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+
+
+class Setting(msgspec.Struct, Generic[T], frozen=True):
+    """One effective value and its source: a flag, a variable, a file path, or the default."""
+
+    key: str  # the camelCase name used in the files, e.g. "permissionMode"
+    value: T
+    source: str
+
+
+class Explained(msgspec.Struct, frozen=True):
+    """The context, and for each effective value the source that set it (``legato config``)."""
+
+    context: ProjectContext
+    settings: tuple[Setting[Any], ...]
+
+
 class GetContext(Ask[ProjectContext], frozen=True, tag=True):
     pass
 
 
-MemoryStoreMsg = GetContext
+class ExplainContext(Ask[Explained], frozen=True, tag=True):
+    """The context with where each effective value came from: ``legato config``, ``doctor``
+    and ``permissions`` print the sources."""
+
+
+MemoryStoreMsg = GetContext | ExplainContext
 
 
 # ── skill library ───────────────────────────────────────────────────────────────────────────
@@ -295,7 +329,49 @@ class StreamMessage(Streamed[ModelEvent], frozen=True, tag=True):
     request: ModelRequest
 
 
-ModelClientMsg = StreamMessage
+class Finding(msgspec.Struct, frozen=True):
+    """Something that stands in a session's way, and what to do about it (``legato doctor``)."""
+
+    what: str
+    remedy: str
+
+
+Provider = Literal["anthropic", "bedrock", "openai"]
+
+
+class ProviderReport(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a model's requests would go, and with which credentials: names, never values."""
+
+    provider: Provider
+    base_url: str  # no /v1: the paths add it
+    credentials: tuple[str, ...]  # in words: "Anthropic API at ... with the key from ..."
+    problems: tuple[Finding, ...] = ()  # a missing key, region or optional extra
+
+
+class DescribeProvider(Ask[ProviderReport], frozen=True, tag=True):
+    """Which API a request for ``model`` would go to, with which credentials, and what stands
+    in the way; nothing is sent (``legato config``, ``legato doctor``)."""
+
+    model: str
+
+
+class ProbeReport(msgspec.Struct, frozen=True):
+    line: str  # "POST <url> -> HTTP 400: reachable, credentials accepted", or why not
+    problem: Finding | None = None
+
+
+class ProbeApi(Ask[ProbeReport], frozen=True, tag=True):
+    """Send ``model``'s API a request with no messages and judge the answer (``legato doctor``).
+
+    The API checks the credentials before the body, so HTTP 400 means "reachable, credentials
+    accepted" and costs nothing; 401/403 means they were refused.
+    """
+
+    model: str
+    timeout: float = 10.0  # seconds, for each of connecting, sending and reading
+
+
+ModelClientMsg = StreamMessage | DescribeProvider | ProbeApi
 
 
 # ── permission broker ───────────────────────────────────────────────────────────────────────
@@ -384,7 +460,43 @@ class FindBlocked(Ask[tuple[bool, ...]], frozen=True, tag=True):
     paths: tuple[str, ...]  # absolute
 
 
-PermissionBrokerMsg = CheckPermission | SetMode | FilterReadable | FindBlocked | ExplainPermissions
+class UnmatchedRule(msgspec.Struct, frozen=True):
+    """A path entry that matches nothing: most often a typo, or a folder that moved."""
+
+    field: str  # "blockedPaths[2]"
+    text: str  # the entry as written
+    what: str  # "matches no file or folder in the project", or the folder that does not exist
+
+
+class RuleCoverage(msgspec.Struct, frozen=True, kw_only=True):
+    """The path entries that match nothing, found by one walk of the project."""
+
+    rules_file: str  # where the entries come from (the project's settings file)
+    entries: int  # allowedPaths and blockedPaths entries checked
+    unmatched: tuple[UnmatchedRule, ...] = ()
+    walked: int = 0  # files and folders looked at
+    capped: bool = False  # the walk stopped at its limit: an entry may match further in
+    skipped: str = ".git"  # the folder not entered (entries inside it are checked by folder)
+
+
+class CheckRuleCoverage(Ask[RuleCoverage], frozen=True, tag=True):
+    """Which allowedPaths and blockedPaths entries match no file or folder (``legato doctor``).
+
+    A folder that matches counts, since a matched folder covers what it holds; an entry for a
+    place outside the project (``~/...``, ``//...``) counts when its literal folder exists.
+    """
+
+    limit: int = 200_000  # files and folders walked at most
+
+
+PermissionBrokerMsg = (
+    CheckPermission
+    | SetMode
+    | FilterReadable
+    | FindBlocked
+    | ExplainPermissions
+    | CheckRuleCoverage
+)
 
 
 # ── tool executor ───────────────────────────────────────────────────────────────────────────

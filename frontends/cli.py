@@ -16,17 +16,15 @@ import re
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from frontends.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_OUTPUT_CLOSED, EXIT_USAGE
-from frontends.flags import PERMISSION_MODES, build_parser, value_flags
+from frontends.exit_codes import EXIT_OK, EXIT_OUTPUT_CLOSED, EXIT_USAGE
+from frontends.flags import build_parser, value_flags
 from frontends.launch import project_root, start
 from frontends.version import __version__
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-# The codes and the modes are still importable from here for the subcommands that import them
-# so (tests/test_import_graph.py lists them); frontends/exit_codes.py and flags.py hold them.
-__all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "PERMISSION_MODES", "main", "run"]
+__all__ = ["main", "run"]
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

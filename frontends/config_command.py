@@ -15,12 +15,14 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from frontends.cli import EXIT_OK, EXIT_USAGE, PERMISSION_MODES
+from frontends.exit_codes import EXIT_OK, EXIT_USAGE
+from frontends.flags import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from actors.memory_store import Explained
+    from actors.memory_store import MemoryStore
+    from actors.protocol import Explained, ProviderReport
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,16 +40,17 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def explain(args: argparse.Namespace, env: Mapping[str, str], home: str | None = None) -> Explained:
-    """The effective configuration for ``args``; raises ConfigError or UsageError."""
-    from actors.memory_store import Overrides, explain_context
+def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStore:
+    """The memory store a session with these flags would start: its ``ExplainContext`` is the
+    effective configuration (and it fails to start with a ConfigError or UsageError)."""
+    from actors.memory_store import MemoryStore
+    from actors.protocol import Overrides
 
-    return explain_context(
+    return MemoryStore(
         os.path.abspath(args.project_path or os.getcwd()),
-        home=home if home is not None else env.get("HOME"),
+        home=env.get("HOME"),
         overrides=Overrides(model=args.model, permission_mode=args.permission_mode),
         env=env,
-        remember_notices=True,  # every command that loads this way prints the warnings
     )
 
 
@@ -58,11 +61,25 @@ def setting_lines(explained: Explained) -> list[str]:
     return [f"  {key:<{width}}  {value:<{value_width}}  {source}" for key, value, source in rows]
 
 
-def credential_lines(explained: Explained, env: Mapping[str, str]) -> list[str]:
-    from actors.model_client.providers import credentials
+def credential_lines(provider: ProviderReport) -> list[str]:
+    return [f"  {line}" for line in provider.credentials]
 
-    context = explained.context
-    return [f"  {line}" for line in credentials(context.model, env, context.config)]
+
+def _ask(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[Explained, ProviderReport]:
+    """The memory store's configuration and the model client's credentials, by message."""
+    from actors.model_client import ModelClient
+    from actors.protocol import DescribeProvider, ExplainContext
+    from frontends.asking import ask_actors
+
+    memory = memory_store(args, env)
+    client = ModelClient(memory.address, env=env, connect_at_start=False)  # it sends nothing
+
+    async def questions() -> tuple[Explained, ProviderReport]:
+        explained = await memory.address.ask(ExplainContext())
+        model = explained.context.model
+        return explained, await client.address.ask(DescribeProvider(model=model))
+
+    return ask_actors([memory, client], questions)
 
 
 def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
@@ -73,7 +90,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     from actors.errors import LegatoError
 
     try:
-        explained = explain(args, env)
+        explained, provider = _ask(args, env)
     except LegatoError as error:
         print(f"legato: {error.describe()}", file=sys.stderr)
         return error.exit_code
@@ -82,7 +99,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
         out = {
             "project": context.project_root,
             "settings": {s.key: {"value": s.value, "source": s.source} for s in explained.settings},
-            "credentials": [line.strip() for line in credential_lines(explained, env)],
+            "credentials": list(provider.credentials),
             "warnings": list(context.warnings),
         }
         print(json.dumps(out, indent=2))
@@ -91,7 +108,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print("(precedence: flags > environment > project settings > global config > defaults)")
     print(*setting_lines(explained), sep="\n")
     print("Credentials")
-    print(*credential_lines(explained, env), sep="\n")
+    print(*credential_lines(provider), sep="\n")
     for warning in context.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK

@@ -8,8 +8,10 @@ their values), the proxy settings, a connectivity probe to ``{api_url}/v1/messag
 found on PATH and the debug log's state. Each problem is printed with the spec's remedy (section
 7). Exit codes: 0 nothing wrong, 1 a problem was found, 2 a configuration file is invalid.
 
-The probe sends a Messages request with no messages: the API checks the key before the body, so
-HTTP 400 means "reachable, key accepted" and costs nothing; 401/403 means the key is wrong.
+Each answer comes from the actor that owns it, started as a session would start it: the memory
+store (the settings and their sources), the permission broker (the entries that match nothing)
+and the model client (the provider and its credentials, and the probe: a Messages request with
+no messages, which the API answers HTTP 400 once the key is accepted, at no cost).
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from frontends.cli import EXIT_FAILURE, EXIT_OK
-from frontends.config_command import build_parser, credential_lines, explain, setting_lines
+from frontends.config_command import build_parser, credential_lines, memory_store, setting_lines
+from frontends.exit_codes import EXIT_FAILURE, EXIT_OK
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Mapping, Sequence
 
-    from actors.memory_store import Explained
+    from actors.protocol import Explained, Finding, ProbeReport, ProviderReport, RuleCoverage
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 # (tool, why Legato wants it, required)
@@ -41,12 +44,14 @@ PROBE_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
-class Problem:
-    what: str
-    remedy: str
+class Answers:
+    """What the actors that own them say: the configuration (memory store), the path rules
+    (permission broker), the provider and the probe (model client)."""
 
-    def lines(self) -> list[str]:
-        return [f"  ✗ {self.what}", f"    → {self.remedy}"]
+    explained: Explained
+    coverage: RuleCoverage
+    provider: ProviderReport
+    probe: ProbeReport | None  # None: --no-probe
 
 
 def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
@@ -57,27 +62,28 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     from actors.errors import LegatoError
 
     try:
-        explained = explain(args, env)
+        answers = ask(args, env)
     except LegatoError as error:
         print(f"legato doctor: {error.describe()}", file=sys.stderr)
         return error.exit_code
-    problems: list[Problem] = []
+    explained = answers.explained
+    problems: list[Finding] = []
     out: list[str] = [f"Project: {explained.context.project_root}", "", "Configuration"]
     out += setting_lines(explained)
     for warning in explained.context.warnings:
         out.append(f"  ! {warning}")
-    out += ["", "Path rules", *rule_lines(explained)]
-    out += ["", "Credentials", *credential_lines(explained, env)]
-    problems += _credential_problems(explained, env)
+    out += ["", "Path rules", *rule_lines(answers.coverage)]
+    out += ["", "Credentials", *credential_lines(answers.provider)]
+    problems += answers.provider.problems
     out += ["", "Proxy", *_proxy_lines(env)]
     out += ["", "Connectivity"]
-    if args.no_probe:
+    if answers.probe is None:
         out.append("  (skipped: --no-probe)")
     else:
-        line, problem = probe(explained, env)
-        out.append(f"  {line}")
-        if problem is not None:
-            problems.append(problem)
+        out.append(f"  {answers.probe.line}")
+        # The probe can meet what the credentials check already found (a missing extra).
+        if answers.probe.problem is not None and answers.probe.problem not in problems:
+            problems.append(answers.probe.problem)
     out += ["", "Tools on PATH"]
     tool_lines, tool_problems = _tools(env)
     out += tool_lines
@@ -85,95 +91,57 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     out += ["", "Debug log", f"  {_debug_line(env)}"]
     out += ["", "Problems" if problems else "No problems found."]
     for problem in problems:
-        out += problem.lines()
+        out += [f"  ✗ {problem.what}", f"    → {problem.remedy}"]
     print("\n".join(out))
     return EXIT_FAILURE if problems else EXIT_OK
 
 
-def rule_lines(explained: Explained) -> list[str]:
+def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
+    """Start the memory store, the permission broker and the model client as a session would,
+    and ask each what it owns; raises the LegatoError that stops one starting."""
+    from actors.model_client import ModelClient
+    from actors.permission_broker import PermissionBroker
+    from actors.protocol import CheckRuleCoverage, DescribeProvider, ExplainContext, ProbeApi
+    from frontends.asking import ask_actors
+
+    memory = memory_store(args, env)
+    broker = PermissionBroker(memory.address)
+    # With --no-probe nothing is sent: the HTTP client is not made.
+    client = ModelClient(memory.address, env=env, connect_at_start=False)
+
+    async def questions() -> Answers:
+        explained = await memory.address.ask(ExplainContext())
+        model = explained.context.model
+        probe = None
+        if not args.no_probe:
+            probe = await client.address.ask(ProbeApi(model=model, timeout=PROBE_TIMEOUT))
+        return Answers(
+            explained,
+            await broker.address.ask(CheckRuleCoverage()),
+            await client.address.ask(DescribeProvider(model=model)),
+            probe,
+        )
+
+    return ask_actors([memory, broker, client], questions)
+
+
+def rule_lines(coverage: RuleCoverage) -> list[str]:
     """allowedPaths and blockedPaths entries that match nothing: warnings, not problems, since
     a rule for a file that does not exist yet (a future .env) can be deliberate."""
-    from actors.memory_store import settings_path
-    from frontends.rule_coverage import LIMIT, SKIPPED, coverage
-
-    context = explained.context
-    settings = context.settings
-    if not settings.allowed_paths and not settings.blocked_paths:
+    if not coverage.entries:
         return ["  no allowedPaths or blockedPaths entries"]
-    found = coverage(context, limit=LIMIT)
-    file = settings_path(context.project_root)
     lines = []
-    for item in found.unmatched:
-        lines.append(f"  ! {file}: {item.field} '{item.text}' {item.what}")
+    for item in coverage.unmatched:
+        lines.append(f"  ! {coverage.rules_file}: {item.field} '{item.text}' {item.what}")
         lines.append("    → Fix the entry, or remove it if it is no longer needed")
-    if found.capped:
+    if coverage.capped:
         lines.append(
-            f"  ! the walk stopped after {LIMIT:,} files and folders: an entry reported above may "
-            "match something further in"
+            f"  ! the walk stopped after {coverage.walked:,} files and folders: an entry "
+            "reported above may match something further in"
         )
-    if not found.unmatched:
-        lines.append(f"  every entry matches something ({SKIPPED}/ not searched)")
+    if not coverage.unmatched:
+        lines.append(f"  every entry matches something ({coverage.skipped}/ not searched)")
     return lines
-
-
-def _credential_problems(explained: Explained, env: Mapping[str, str]) -> list[Problem]:
-    from actors.errors import REMEDY_API_KEY
-    from actors.model_client.providers import endpoint_for, provider_for
-
-    context = explained.context
-    provider = provider_for(context.model, env)
-    if provider == "anthropic" and endpoint_for(provider, env, context.config).api_key is None:
-        return [Problem("no API key is set", f"{REMEDY_API_KEY} (export ASSISTANT_API_KEY=...)")]
-    if provider == "bedrock" and not (env.get("CLOUD_REGION") or "").strip():
-        return [Problem("CLOUD_REGION is not set", "Set CLOUD_REGION, e.g. us-east-1")]
-    return []
-
-
-def probe(explained: Explained, env: Mapping[str, str]) -> tuple[str, Problem | None]:
-    """POST an empty Messages request to the configured API and judge the answer."""
-    import httpx
-
-    from actors.errors import REMEDY_API_KEY, REMEDY_NETWORK, LegatoError
-    from actors.model_client.providers import provider_for
-    from actors.model_client.providers.router import ProviderRouter
-    from actors.protocol import ModelRequest
-
-    context = explained.context
-    router = ProviderRouter(env, context.config)
-    with httpx.Client(trust_env=True, timeout=PROBE_TIMEOUT) as client:
-        router.connect(httpx.AsyncClient(trust_env=False))  # only for building the request
-        provider_client = router.client_for(context.model)
-        request = ModelRequest(model=context.model, max_tokens=1, messages=[])
-        try:
-            url, body, headers = provider_client.prepare(request)
-        except LegatoError as error:
-            return f"not probed: {error.message}", Problem(error.message, error.remedy or "")
-        try:
-            response = client.post(url, content=body, headers=headers)
-        except httpx.HTTPError as error:
-            problem = f"cannot reach {url}: {error or type(error).__name__}"
-            return problem, Problem(problem, REMEDY_NETWORK)
-    status = response.status_code
-    key_remedy = REMEDY_API_KEY
-    if provider_for(context.model, env) == "bedrock":
-        from actors.model_client.providers.bedrock import REMEDY_CLOUD
-
-        key_remedy = REMEDY_CLOUD
-    line = f"POST {url} -> HTTP {status}"
-    if status in (401, 403):
-        return f"{line}: the credentials were refused", Problem(
-            f"the API at {url} refused the credentials (HTTP {status})", key_remedy
-        )
-    if status == 404:
-        return f"{line}: no such address", Problem(
-            f"{url} does not exist (HTTP 404)",
-            "Check ASSISTANT_BASE_URL (or OPENAI_BASE_URL); unset it to use the default",
-        )
-    if status >= 500:
-        return f"{line}: the API is having trouble", Problem(
-            f"the API at {url} answered HTTP {status}", "Try again shortly"
-        )
-    return f"{line}: reachable, credentials accepted", None
 
 
 def _proxy_lines(env: Mapping[str, str]) -> list[str]:
@@ -194,16 +162,18 @@ def _without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def _tools(env: Mapping[str, str]) -> tuple[list[str], list[Problem]]:
+def _tools(env: Mapping[str, str]) -> tuple[list[str], list[Finding]]:
     from actors.errors import REMEDY_COMMAND
+    from actors.protocol import Finding
 
     path = env.get("PATH", "")
-    lines, problems = [], []
+    lines: list[str] = []
+    problems: list[Finding] = []
     for tool, why, required in TOOLS:
         found = shutil.which(tool, path=path)
         lines.append(f"  {tool:<8} {found or 'not found'}  ({why})")
         if found is None and required:
-            problems.append(Problem(f"{tool} was not found on PATH", REMEDY_COMMAND))
+            problems.append(Finding(f"{tool} was not found on PATH", REMEDY_COMMAND))
     return lines, problems
 
 

@@ -9,10 +9,11 @@ creating it; for a command line, the decision to run it. A relative path is rela
 project. The argument is a path when one exists there, else a command line (``--path`` and
 ``--command`` say which); flags come first, as everything after the first word is the argument.
 
-Each decision is the permission broker's own (its ``Policy``, built from the context a session
-would load, in the mode a session would start in), naming the rule and the file that decided.
-The session's ``/permissions`` prints the same through the broker itself. Exit codes: 0, or 2
-for a bad flag or an invalid settings file.
+Each decision is the permission broker's own: the command starts the memory store and the
+broker as a session would (the same files, the mode a session would start in) and asks them,
+so the rule and the file named are those that decide in a session. The session's
+``/permissions`` asks its own broker the same. Exit codes: 0, or 2 for a bad flag or an invalid
+settings file.
 """
 
 from __future__ import annotations
@@ -22,12 +23,18 @@ import os
 import sys
 from typing import TYPE_CHECKING, Literal, NoReturn
 
-from frontends.cli import EXIT_OK, EXIT_USAGE
+from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from actors.protocol import PermissionBrokerMsg, PermissionRequest, PermissionsReport
+    from actors.protocol import (
+        Explained,
+        PermissionBrokerMsg,
+        PermissionMode,
+        PermissionRequest,
+        PermissionsReport,
+    )
     from runtime import Address
 
 MODES = ("ask", "auto", "custom", "plan")
@@ -199,31 +206,56 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
         )
         return EXIT_USAGE
     from actors.errors import LegatoError
-    from actors.memory_store import Overrides, explain_context
-    from actors.permission_broker.explain import report
-    from actors.permission_broker.policy import Policy
 
+    explaining: tuple[str, Force] | None = None  # the path or command, and what it is
+    if args.action == "explain":
+        explaining = (target, "path" if args.path else "command" if args.command else None)
     try:
-        explained = explain_context(
+        explained, report = _ask(
             os.path.abspath(getattr(args, "project", None) or os.getcwd()),
-            home=env.get("HOME"),
-            overrides=Overrides(permission_mode=getattr(args, "permission_mode", None)),
-            env=env,
-            remember_notices=True,  # printed below
+            getattr(args, "permission_mode", None),
+            env,
+            explaining,
         )
     except LegatoError as error:
         print(f"legato permissions: {error.describe()}", file=sys.stderr)
         return error.exit_code
-    context = explained.context
-    for warning in context.warnings:
+    for warning in explained.context.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     mode = next(s for s in explained.settings if s.key == "permissionMode")
-    policy = Policy(context)
-    print(f"Mode: {context.permission_mode} (from {mode.source})")
-    if args.action != "explain":
-        print("\n".join(rule_lines(report(policy))))
-        return EXIT_OK
-    force: Force = "path" if args.path else "command" if args.command else None
-    requests = requests_for(target, context.project_root, force)
-    print("\n".join(decision_lines(report(policy, requests))))
+    print(f"Mode: {report.mode} (from {mode.source})")
+    lines = rule_lines(report) if explaining is None else decision_lines(report)
+    print("\n".join(lines))
     return EXIT_OK
+
+
+def _ask(
+    project: str,
+    mode: PermissionMode | None,
+    env: Mapping[str, str],
+    explaining: tuple[str, Force] | None,
+) -> tuple[Explained, PermissionsReport]:
+    """The memory store's settings and their sources, and the broker's rules, with its
+    decisions on what is explained; raises the LegatoError that stops the store starting."""
+    import anyio.to_thread
+
+    from actors.memory_store import MemoryStore
+    from actors.permission_broker import PermissionBroker
+    from actors.protocol import ExplainContext, ExplainPermissions, Overrides
+    from frontends.asking import ask_actors
+
+    memory = MemoryStore(
+        project, home=env.get("HOME"), overrides=Overrides(permission_mode=mode), env=env
+    )
+    broker = PermissionBroker(memory.address)  # no UI: what would ask is reported as "asks"
+
+    async def questions() -> tuple[Explained, PermissionsReport]:
+        explained = await memory.address.ask(ExplainContext())
+        requests: tuple[PermissionRequest, ...] = ()
+        if explaining is not None:
+            target, force = explaining
+            root = explained.context.project_root
+            requests = await anyio.to_thread.run_sync(requests_for, target, root, force)
+        return explained, await broker.address.ask(ExplainPermissions(requests=requests))
+
+    return ask_actors([memory, broker], questions)

@@ -78,6 +78,12 @@ class Actor(Generic[M]):
         """Accept no more messages; the actor ends once it has handled those already queued."""
         self._inbox_send.close()
 
+    def discard(self) -> None:
+        """Close both ends of the inbox of an actor that will never run (an actor started
+        before it failed): nothing reaches it, and no open stream is left to the collector."""
+        self._inbox_send.close()
+        self._inbox.close()
+
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         try:
             async with anyio.create_task_group() as tasks:

@@ -12,7 +12,8 @@ once and the task group's cancellation ends the actors.
 
 If any actor crashes, the task group cancels the block and every other actor, and ``supervise``
 raises that ``ActorCrashed`` itself rather than an exception group, so the caller sees one clear
-error and never a hang.
+error and never a hang. An actor whose ``on_start`` fails stops the start there: those after it
+never run, and their inboxes are closed.
 """
 
 from __future__ import annotations
@@ -48,9 +49,11 @@ async def supervise(
     for actor in actors:
         actor.tracer = tracer
     stopped = [anyio.Event() for _ in actors]
+    begun = 0
     try:
         async with anyio.create_task_group() as group:
             for actor, done in zip(actors, stopped, strict=True):
+                begun += 1
                 await group.start(_run, actor, done)
             try:
                 yield supervision
@@ -67,6 +70,10 @@ async def supervise(
                     await done.wait()
     except BaseExceptionGroup as group_error:
         raise first_error(group_error) from None
+    finally:
+        # Those that never ran: their own task, which closes an inbox, never came.
+        for actor in actors[begun:]:
+            actor.discard()
 
 
 async def _run(

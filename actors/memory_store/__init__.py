@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from actors.memory_store.actor import MemoryStore
 from actors.memory_store.loader import (
-    Explained,
-    Overrides,
     config_path,
     explain_context,
     load_context,
     settings_path,
 )
-from actors.memory_store.precedence import Setting
+from actors.protocol import Explained, Overrides, Setting
 
 __all__ = [
     "Explained",

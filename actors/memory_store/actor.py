@@ -1,4 +1,5 @@
-"""The memory store: loads the session's configuration once and answers ``GetContext``.
+"""The memory store: loads the session's configuration once and answers ``GetContext``, and
+``ExplainContext`` with where each effective value came from.
 
 Everything is read and validated in ``on_start``, so a bad file stops the session before any
 request is made: the supervisor reports the crash, and the frontend shows the ConfigError.
@@ -12,13 +13,14 @@ from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
-from actors.memory_store.loader import Overrides, load_context
-from actors.protocol import GetContext, MemoryStoreMsg, ProjectContext
+from actors.memory_store.loader import explain_context
+from actors.protocol import ExplainContext, GetContext, MemoryStoreMsg, Overrides
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from actors.protocol import Explained
     from runtime import Reply
 
 
@@ -42,13 +44,14 @@ class MemoryStore(Actor[MemoryStoreMsg]):
         self._home = home if home is not None else os.path.expanduser("~")
         self._overrides = overrides or Overrides()
         self._env: Mapping[str, str] = env if env is not None else os.environ
-        self._context: ProjectContext | None = None
+        self._explained: Explained | None = None
 
     async def on_start(self) -> None:
-        # File reading blocks; a worker thread keeps the event loop free meanwhile.
-        self._context = await anyio.to_thread.run_sync(
+        # File reading blocks; a worker thread keeps the event loop free meanwhile. Where each
+        # value came from is kept as it is found: it costs nothing more than the loading.
+        self._explained = await anyio.to_thread.run_sync(
             functools.partial(
-                load_context,
+                explain_context,
                 self._project_root,
                 home=self._home,
                 overrides=self._overrides,
@@ -58,8 +61,10 @@ class MemoryStore(Actor[MemoryStoreMsg]):
         )
 
     async def handle(self, msg: MemoryStoreMsg, reply: Reply) -> None:
+        if self._explained is None:
+            raise KernelError(f"{self.name} has not loaded its context")
         match msg:
             case GetContext():
-                if self._context is None:
-                    raise KernelError(f"{self.name} has not loaded its context")
-                await reply.answer(msg, self._context)
+                await reply.answer(msg, self._explained.context)
+            case ExplainContext():
+                await reply.answer(msg, self._explained)

@@ -21,17 +21,19 @@ import msgspec
 from actors.errors import ConfigError, UsageError
 from actors.memory_store.migration import migration_warnings
 from actors.memory_store.path_rules import check_path_rules
-from actors.memory_store.precedence import (
-    DEFAULT,
-    Setting,
-    env_model,
-    env_permission_mode,
-    first,
-)
+from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
 from actors.places import MEMORY_FILE, memory_dir, path_rules_note_path
-from actors.protocol import GlobalConfig, PermissionMode, ProjectContext, ProjectSettings
+from actors.protocol import (
+    Explained,
+    GlobalConfig,
+    Overrides,
+    PermissionMode,
+    ProjectContext,
+    ProjectSettings,
+    Setting,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -48,26 +50,12 @@ _MODEL_WORDS = "a model alias (opus, sonnet, haiku) or a model id such as claude
 _MODE_WORDS = "one of ask, auto, custom, plan"
 
 
-class Overrides(msgspec.Struct, frozen=True, kw_only=True):
-    """Values given on the command line; they win over every file."""
-
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-
-
 def config_path(home: str) -> str:
     return os.path.join(home, CONFIG_FILE)
 
 
 def settings_path(project_root: str) -> str:
     return os.path.join(project_root, SETTINGS_FILE)
-
-
-class Explained(msgspec.Struct, frozen=True):
-    """The context, and for each effective value the source that set it (``legato config``)."""
-
-    context: ProjectContext
-    settings: tuple[Setting[Any], ...]
 
 
 def load_context(

@@ -19,14 +19,14 @@ import os
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError
+from actors.path_entries import parse_entry, within
 from actors.path_patterns import PatternError, PatternList, normalise
-from actors.permission_broker.paths import parse_entry, within
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from actors.memory_store.validate import Loaded
-    from actors.permission_broker.paths import PathRule
+    from actors.path_entries import PathRule
     from actors.protocol import ProjectSettings
 
 ALLOWED, BLOCKED = "allowedPaths", "blockedPaths"

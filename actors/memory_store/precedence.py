@@ -8,12 +8,11 @@ that surprises someone can be traced to the file or variable that set it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, TypeVar
-
-import msgspec
+from typing import TYPE_CHECKING, TypeVar
 
 from actors.errors import UsageError
 from actors.models import resolve_model
+from actors.protocol import Setting
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -27,14 +26,6 @@ ENV_PERMISSION_MODE = "ASSISTANT_PERMISSION_MODE"
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "auto", "custom", "plan")
 
 DEFAULT = "built-in default"
-
-
-class Setting(msgspec.Struct, Generic[T], frozen=True):
-    """One effective value and its source: a flag, a variable, a file path, or the default."""
-
-    key: str  # the camelCase name used in the files, e.g. "permissionMode"
-    value: T
-    source: str
 
 
 def first(key: str, default: T, *candidates: tuple[T | None, str]) -> Setting[T]:

@@ -3,8 +3,8 @@
 It owns the mode and the session's ``always``/``never`` answers. Permission checks are judged
 one at a time, in the order they came, so questions reach the person in that order and each
 check sees the answers given before it. The rest (a walk's ``FilterReadable``, ``FindBlocked``,
-explanations) is answered side by side and never waits behind a question that is with the
-person.
+explanations, ``legato doctor``'s ``CheckRuleCoverage``) is answered side by side and never
+waits behind a question that is with the person.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
+from actors.permission_broker.coverage import coverage
 from actors.permission_broker.explain import report
 from actors.permission_broker.policy import Policy
 from actors.protocol import (
     AskUser,
     CheckPermission,
+    CheckRuleCoverage,
     Decision,
     ExplainPermissions,
     FilterReadable,
@@ -81,6 +83,13 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 await reply.answer(
                     msg, await anyio.to_thread.run_sync(report, self.policy, requests)
                 )
+            case CheckRuleCoverage(limit=limit):
+                # The entries as the broker compiled them: what it enforces is what is checked.
+                policy = self.policy
+                found = await anyio.to_thread.run_sync(
+                    coverage, policy.rules.paths, policy.settings_file, limit
+                )
+                await reply.answer(msg, found)
 
     def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return self.policy.filter_readable(folder, paths)

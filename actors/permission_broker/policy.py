@@ -31,8 +31,8 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
-from actors.permission_broker.paths import within
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
 from actors.places import legato_dir

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from actors.path_entries import PathRules
 from actors.permission_broker.command_rules import (
     CommandEntry,
     allowable_forms,
@@ -27,7 +28,6 @@ from actors.permission_broker.command_rules import (
     runs_chosen_program,
 )
 from actors.permission_broker.environment import harmless, matters_in_the_shell
-from actors.permission_broker.paths import PathRules
 from actors.permission_broker.shell import parse_command_line
 
 if TYPE_CHECKING:

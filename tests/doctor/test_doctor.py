@@ -3,6 +3,7 @@ never shown, proxies with passwords masked, missing tools, and the spec's remedi
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -75,7 +76,9 @@ def test_an_unreachable_api_gets_the_network_remedy(
     url = f"http://127.0.0.1:{closed_port()}"
     code, out = doctor(tmp_path, capsys, ASSISTANT_API_KEY=KEY, ASSISTANT_BASE_URL=url)
     assert code == 1
-    assert f"cannot reach {url}/v1/messages" in out
+    # The system's words for it, not the async connect's "All connection attempts failed".
+    refused = f"[Errno {errno.ECONNREFUSED}] {os.strerror(errno.ECONNREFUSED)}"
+    assert f"  cannot reach {url}/v1/messages: {refused}\n" in out
     assert f"→ {REMEDY_NETWORK}" in out
 
 

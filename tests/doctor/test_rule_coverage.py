@@ -9,15 +9,14 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from actors.memory_store import explain_context, load_context
-from frontends import rule_coverage
+from actors.memory_store import MemoryStore
+from actors.permission_broker import PermissionBroker
+from actors.protocol import CheckRuleCoverage, RuleCoverage, UnmatchedRule
 from frontends.doctor import rule_lines
-from frontends.rule_coverage import Unmatched, coverage
+from runtime import supervise
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
-    import pytest
-
     from tests.frontends.conftest import Project
 
 LEGATO = (sys.executable, "-c", "from frontends.cli import main; main()")
@@ -82,27 +81,31 @@ def test_all_matching_is_said_and_no_rules_too(project: Project) -> None:
     assert section(doctor(project).stdout) == ["  no allowedPaths or blockedPaths entries"]
 
 
-def test_the_walk_stops_at_its_limit_and_says_so(project: Project) -> None:
+async def check(project: Project, *limits: int) -> list[RuleCoverage]:
+    """The broker's answer to ``CheckRuleCoverage`` with each limit, by message."""
+    memory = MemoryStore(str(project.root), home=str(project.home))
+    broker = PermissionBroker(memory.address)
+    async with supervise([memory, broker]):
+        return [await broker.address.ask(CheckRuleCoverage(limit=limit)) for limit in limits]
+
+
+async def test_the_walk_stops_at_its_limit_and_says_so(project: Project) -> None:
     setup(project, ["src/**"], ["zzz/"])
-    context = load_context(str(project.root), home=str(project.home))
-    full = coverage(context)
-    assert (full.unmatched, full.capped) == (
-        [Unmatched("blockedPaths[0]", "zzz/", "matches no file or folder in the project")],
+    full, capped = await check(project, 200_000, 2)
+    assert (full.entries, full.unmatched, full.capped) == (
+        2,
+        (UnmatchedRule("blockedPaths[0]", "zzz/", "matches no file or folder in the project"),),
         False,
     )
     assert full.walked == 11  # .git met, not entered; .legato and its settings file counted
-    capped = coverage(context, limit=2)
     assert (capped.walked, capped.capped) == (2, True)
 
 
-def test_doctor_says_when_the_walk_was_cut_short(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_doctor_says_when_the_walk_was_cut_short(project: Project) -> None:
     file = setup(project, ["src/**"], ["zzz/"])
-    monkeypatch.setattr(rule_coverage, "LIMIT", 3)
-    explained = explain_context(str(project.root), home=str(project.home))
+    [coverage] = await check(project, 3)
     # Met by then: .git, .legato and docs; src/** would have matched further in.
-    assert rule_lines(explained) == [
+    assert rule_lines(coverage) == [
         f"  ! {file}: allowedPaths[0] 'src/**' matches no file or folder in the project",
         FIX,
         f"  ! {file}: blockedPaths[0] 'zzz/' matches no file or folder in the project",
@@ -110,3 +113,10 @@ def test_doctor_says_when_the_walk_was_cut_short(
         "  ! the walk stopped after 3 files and folders: an entry reported above may match "
         "something further in",
     ]
+
+
+async def test_no_entries_is_said_without_a_walk(project: Project) -> None:
+    project.settings(allowedCommands=["ls"])
+    [coverage] = await check(project, 200_000)
+    assert (coverage.entries, coverage.walked) == (0, 0)
+    assert rule_lines(coverage) == ["  no allowedPaths or blockedPaths entries"]

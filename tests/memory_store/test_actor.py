@@ -1,4 +1,5 @@
-"""The memory store as an actor: loads in on_start, answers GetContext, a bad file stops it."""
+"""The memory store as an actor: loads in on_start, answers GetContext and ExplainContext, a bad
+file stops it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from actors.errors import ConfigError
 from actors.memory_store import MemoryStore, Overrides
-from actors.protocol import GetContext
+from actors.protocol import ExplainContext, GetContext
 from runtime import ActorCrashed, supervise
 
 if TYPE_CHECKING:
@@ -29,6 +30,20 @@ async def test_it_answers_with_the_loaded_context(dirs: Dirs) -> None:
     assert context.guide == "# Guide\n"
     assert context.settings.allowed_commands == ("git status",)
     assert "did you mean 'permissionMode'?" in context.warnings[0]
+
+
+async def test_it_explains_where_each_value_came_from(dirs: Dirs) -> None:
+    settings = dirs.write_settings('{"permissionMode": "auto"}')
+    store = MemoryStore(
+        str(dirs.project), home=str(dirs.home), overrides=Overrides(model="haiku"), env={}
+    )
+    async with supervise([store]):
+        explained = await store.address.ask(ExplainContext())
+        assert explained.context is await store.address.ask(GetContext())
+    sources = {s.key: (s.value, s.source) for s in explained.settings}
+    assert sources["model"] == ("claude-haiku-4-5-20251001", "--model")
+    assert sources["permissionMode"] == ("auto", settings)
+    assert sources["theme"] == ("dark", "built-in default")
 
 
 async def test_a_bad_file_stops_the_session_before_any_request(dirs: Dirs) -> None:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from actors.permission_broker.paths import PathRules
+from actors.path_entries import PathRules
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

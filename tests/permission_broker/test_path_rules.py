@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from actors.path_entries import PathRules, parse_entry
 from actors.path_patterns import PatternError
-from actors.permission_broker.paths import PathRules, parse_entry
 from actors.permission_broker.rules import Rules
 from actors.protocol import ProjectSettings
 

@@ -14,7 +14,7 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.permission_broker.paths import within
+from actors.path_entries import within
 from actors.permission_broker.policy import Policy
 from actors.protocol import (
     Decision,

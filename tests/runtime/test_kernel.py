@@ -104,6 +104,24 @@ async def test_a_crashing_actor_ends_the_session_with_one_clear_error() -> None:
     assert isinstance(info.value.cause, ValueError)
 
 
+class FailsToStart(Actor[CalcMsg]):
+    name = "fails_to_start"
+
+    async def on_start(self) -> None:
+        raise ValueError("no config")
+
+
+async def test_a_failed_start_ends_the_start_and_closes_the_later_inboxes() -> None:
+    first, later = FailsToStart(), Calculator()
+    with pytest.raises(ActorCrashed, match="fails_to_start") as info:
+        async with supervise([first, later]):
+            pytest.fail("the block runs only once every actor has started")
+    assert isinstance(info.value.cause, ValueError)
+    with pytest.raises(ActorGone):
+        await later.address.tell(Record("never handled"))
+    assert later.records == []
+
+
 async def test_a_stopped_actor_is_gone() -> None:
     calc = Calculator()
     async with supervise([calc]):

@@ -9,7 +9,7 @@ The choice is made per request, so ``/model`` can move between a local model and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from actors.model_client.endpoint import resolve_endpoint
 from actors.model_client.providers.bedrock import (
@@ -21,14 +21,13 @@ from actors.model_client.providers.bedrock import (
 )
 from actors.model_client.providers.openai import PREFIX as OPENAI_PREFIX
 from actors.model_client.providers.openai import openai_endpoint
+from actors.protocol import Provider
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from actors.model_client.endpoint import Endpoint
     from actors.protocol import GlobalConfig
-
-Provider = Literal["anthropic", "bedrock", "openai"]
 
 __all__ = ["OPENAI_PREFIX", "Provider", "credentials", "endpoint_for", "provider_for"]
 

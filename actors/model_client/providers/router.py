@@ -36,10 +36,13 @@ class ProviderRouter:
         """The HTTP client every provider's requests go through (one pool, one proxy setup)."""
         self._http = http_client
 
+    def provider(self, model: str) -> Provider:
+        return provider_for(model, self._env)
+
     def client_for(self, model: str) -> MessagesClient:
         if self._http is None:
             raise KernelError("the provider router has no HTTP client yet")
-        provider = provider_for(model, self._env)
+        provider = self.provider(model)
         client = self._clients.get(provider)
         if client is None:
             endpoint = endpoint_for(provider, self._env, self._config)

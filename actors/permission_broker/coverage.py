@@ -1,7 +1,7 @@
-"""Path entries that match nothing, for ``legato doctor``: most often a typo, or a folder that
-moved, and then the rule silently protects or allows nothing.
+"""Path entries that match nothing (``CheckRuleCoverage``, for ``legato doctor``): most often a
+typo, or a folder that moved, and then the rule silently protects or allows nothing.
 
-The project is walked once (``.git`` skipped, at most ``LIMIT`` entries) and each entry's own
+The project is walked once (``.git`` skipped, at most ``limit`` entries) and each entry's own
 pattern, compiled by the broker's ``PathRules``, is tried on every file and folder met. A folder
 that matches counts, since a matched folder covers what it holds. Entries for places outside the
 project (``~/...``, ``//...``) are checked by whether their literal folder exists.
@@ -10,64 +10,49 @@ project (``~/...``, ``//...``) are checked by whether their literal folder exist
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from actors.path_entries import within
 from actors.path_patterns import PatternList, normalise
+from actors.protocol import RuleCoverage, UnmatchedRule
 
 if TYPE_CHECKING:
-    from actors.permission_broker.paths import PathRule
-    from actors.protocol import ProjectContext
+    from actors.path_entries import PathRule, PathRules
 
-LIMIT = 200_000
 SKIPPED = ".git"
 
 
-@dataclass(frozen=True)
-class Unmatched:
-    field: str  # "blockedPaths[2]"
-    text: str
-    what: str  # "matches no file or folder in the project", or the folder that does not exist
-
-
-@dataclass(frozen=True)
-class Coverage:
-    unmatched: list[Unmatched]
-    walked: int  # files and folders looked at
-    capped: bool  # the walk stopped at the limit: an entry may match further in
-
-
-def coverage(context: ProjectContext, *, limit: int = LIMIT) -> Coverage:
-    from actors.permission_broker.paths import PathRules, within
-
-    settings = context.settings
-    rules = PathRules(
-        context.project_root,
-        settings.allowed_paths,
-        settings.blocked_paths,
-        home=context.home or None,
-    )
+def coverage(rules: PathRules, rules_file: str, limit: int) -> RuleCoverage:
     named = [
         (f"{key}[{index}]", rule)
         for key, group in (("allowedPaths", rules.allowed), ("blockedPaths", rules.blocked))
         for index, rule in enumerate(group)
     ]
+    if not named:
+        return RuleCoverage(rules_file=rules_file, entries=0, skipped=SKIPPED)
     # What the walk cannot see (outside the project, or inside .git) is checked by its folder.
-    skipped = os.path.join(context.project_root, SKIPPED)
+    skipped = os.path.join(rules.root, SKIPPED)
     by_folder = {
         field for field, rule in named if rule.scope != "project" or within(rule.literal, skipped)
     }
     inside = {field: rule for field, rule in named if field not in by_folder}
-    walked, capped = _walk(context.project_root, inside, limit)
+    walked, capped = _walk(rules.root, inside, limit)
     unmatched = []
     for field, rule in named:
         if field in by_folder and not os.path.lexists(rule.literal):
             what = f"names the folder {rule.literal}, which does not exist"
-            unmatched.append(Unmatched(field, rule.text, what))
+            unmatched.append(UnmatchedRule(field, rule.text, what))
         elif field in inside:
             what = "matches no file or folder in the project"
-            unmatched.append(Unmatched(field, rule.text, what))
-    return Coverage(unmatched, walked, capped)
+            unmatched.append(UnmatchedRule(field, rule.text, what))
+    return RuleCoverage(
+        rules_file=rules_file,
+        entries=len(named),
+        unmatched=tuple(unmatched),
+        walked=walked,
+        capped=capped,
+        skipped=SKIPPED,
+    )
 
 
 def _walk(root: str, waiting: dict[str, PathRule], limit: int) -> tuple[int, bool]:
