@@ -90,15 +90,15 @@ class ModelClient(Actor[ModelClientMsg]):
         return self._router, self._http
 
     def _make_http(self, router: ProviderRouter) -> httpx.AsyncClient:
-        import httpx
+        from actors.model_client.proxies import http_client
 
-        # trust_env: HTTP_PROXY / HTTPS_PROXY / NO_PROXY apply (spec 5, "Proxy").
+        # HTTP_PROXY / HTTPS_PROXY / NO_PROXY apply, from the environment this client was given.
         # A plain-http endpoint (a local model server) never does TLS, and redirects are
         # not followed, so loading the certificate store (~30 ms) would be wasted start-up.
         # (Not when a proxy is set: the hop to an https proxy must still be verified.)
         proxied = any(k.lower().endswith("_proxy") and v for k, v in self._env.items())
         plain = router.plain_http() and not proxied
-        return httpx.AsyncClient(trust_env=True, verify=not plain)
+        return http_client(self._env, verify=not plain)
 
     async def on_stop(self) -> None:
         # A client passed in belongs to the caller; only the one made here is closed here.

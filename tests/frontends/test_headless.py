@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
 
 if TYPE_CHECKING:
@@ -169,15 +171,25 @@ def test_max_turns_stops_a_model_that_never_ends(project: Project) -> None:
     assert result["num_turns"] == 2
 
 
-def test_the_demo_runs_offline() -> None:
+@pytest.mark.parametrize("proxied", [False, True], ids=["direct", "behind-a-proxy"])
+def test_the_demo_runs_offline(proxied: bool) -> None:
+    import os
+    import socket
     import subprocess
     import sys
 
     from tests.frontends.conftest import REPO
 
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    if proxied:
+        # A proxy that is not there: the demo's loopback server must be reached directly.
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        env.update(HTTP_PROXY=dead, HTTPS_PROXY=dead, ALL_PROXY=dead)
     done = subprocess.run(
         [sys.executable, "-c", "from frontends.cli import main; main()", "--demo"],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
+        capture_output=True, text=True, cwd=REPO, timeout=60, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "demo" in done.stderr.lower()

@@ -126,13 +126,14 @@ async def test_leaving_the_stream_early_cancels_the_request(anyio_backend: str) 
                 assert isinstance((await collect(client))[-1], MessageFinished)
 
 
-async def test_the_proxy_from_the_environment_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_proxy_of_the_sessions_environment_is_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         dead_proxy = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy", "HTTP_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HTTP_PROXY", dead_proxy)
     waits: list[float] = []
 
     async def no_wait(seconds: float) -> None:
@@ -140,13 +141,32 @@ async def test_the_proxy_from_the_environment_is_used(monkeypatch: pytest.Monkey
 
     with ScriptedServer([text("unreachable through the proxy")]) as server:
         memory = FakeMemory(KEY)
-        env = {"ASSISTANT_BASE_URL": server.url}
+        env = {"ASSISTANT_BASE_URL": server.url, "HTTP_PROXY": dead_proxy}
         client = ModelClient(memory.address, env=env, sleep=no_wait)
         async with supervise([memory, client]):
             with pytest.raises(ConnectionFailed, match=server.url):
                 await collect(client)
         assert server.requests == []  # everything went to the (dead) proxy
     assert len(waits) == 2
+
+
+async def test_a_proxy_only_in_the_process_environment_is_not_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # legato --demo gives its session an environment without the proxy variables: the
+    # process's own must not send the loopback request to the proxy anyway.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{sock.getsockname()[1]}")
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with ScriptedServer([text("straight to the server")]) as server:
+        memory = FakeMemory(KEY)
+        client = ModelClient(memory.address, env={"ASSISTANT_BASE_URL": server.url})
+        async with supervise([memory, client]):
+            events = await collect(client)
+        assert len(server.requests) == 1
+    assert isinstance(events[-1], MessageFinished)
 
 
 def test_importing_the_package_does_not_import_httpx() -> None:
