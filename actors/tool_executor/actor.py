@@ -15,6 +15,7 @@ from actors.protocol import (
     CaptureCheckpoint,
     FilterReadable,
     FindBlocked,
+    GetContext,
     InterruptTools,
     ListFiles,
     ListTools,
@@ -25,6 +26,7 @@ from actors.protocol import (
     WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
+from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
@@ -32,7 +34,9 @@ from actors.tool_executor.walk import readable_files
 from runtime import Actor
 
 if TYPE_CHECKING:
-    from actors.protocol import Changes, PermissionBrokerMsg, ToolCall, UiMsg
+    from collections.abc import Mapping
+
+    from actors.protocol import Changes, MemoryStoreMsg, PermissionBrokerMsg, ToolCall, UiMsg
     from runtime import Address, Reply
 
 
@@ -60,6 +64,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         max_concurrency: int | None = None,  # None: the defaults below, by kind of call
         output_cap: int = 30_000,
         ui: Address[UiMsg] | None = None,  # where calls' progress goes; None: on the stream
+        memory: Address[MemoryStoreMsg] | None = None,  # for the configured apiKey to hide
+        env: Mapping[str, str] | None = None,  # what commands start from; None: os.environ
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -78,6 +84,16 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             output_cap=output_cap,
             ui=ui,
         )
+        self._memory = memory
+        self._env: Mapping[str, str] = os.environ if env is None else env
+        self._scheduler.command_env = command_environment(self._env)
+
+    async def on_start(self) -> None:
+        if self._memory is not None:
+            context = await self._memory.ask(GetContext())
+            self._scheduler.command_env = command_environment(
+                self._env, secrets=[context.config.api_key]
+            )
 
     def arrived(self, msg: ToolExecutorMsg) -> None:
         # Calls on one path run in the order they came in; the handlers below start in any order.

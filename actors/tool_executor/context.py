@@ -20,7 +20,7 @@ from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import input_schema
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from actors.protocol import PermissionBrokerMsg
     from actors.tool_executor.files import FilesRead
@@ -62,6 +62,8 @@ class CallContext:
     # waiting for the person to allow it (then nothing was done yet).
     output_so_far: Callable[[], str] = lambda: ""
     asking: bool = False
+    # What a command runs with: the user's environment without Legato's credentials.
+    command_env: Mapping[str, str] | None = None
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from anyio.abc import ByteReceiveStream, Process
 
@@ -136,6 +136,7 @@ async def run_group(
     cap: int,
     emit: Callable[[str], Awaitable[None]],
     capture: HeadTail | None = None,
+    env: Mapping[str, str] | None = None,  # None: the process's own
 ) -> Ran:
     """Run ``bash -c command`` in a new process group until it exits or ``timeout`` passes.
 
@@ -153,6 +154,7 @@ async def run_group(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env=env,
     )
     stdout = process.stdout
     assert stdout is not None  # opened with stdout=PIPE

@@ -35,7 +35,7 @@ from actors.tool_executor.schemas import decode
 from runtime import KernelError
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
     from actors.tool_executor.context import Tool
@@ -88,6 +88,7 @@ class Scheduler:
     ) -> None:
         self._tools = tools
         self._ui = ui  # progress goes straight there; None: on each run's stream
+        self.command_env: Mapping[str, str] | None = None  # None: the process's own
         self._permissions = permissions
         self._root = project_root
         self._files_read = files_read
@@ -178,6 +179,7 @@ class Scheduler:
             output_cap=self._output_cap,
             permissions=self._permissions,
             emit=emit,
+            command_env=self.command_env,
         )
         started: float | None = None
         outcome: ToolOutcome | None = None

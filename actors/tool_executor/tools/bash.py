@@ -34,6 +34,7 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         cap=ctx.output_cap,
         emit=ctx.emit,
         capture=capture,
+        env=ctx.command_env,
     )
     parts = [done.output.rstrip("\n")] if done.output.strip() else []
     code = done.returncode

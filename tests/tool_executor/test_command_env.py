@@ -1,0 +1,68 @@
+"""A command never sees Legato's own credentials: a real headless session, whose model asks a
+command to print the environment, sends back the user's variables and none of the keys."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from actors.tool_executor.command_env import command_environment
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.frontends.conftest import REPO, Project, project
+
+if TYPE_CHECKING:
+    from frontends.demo.scripted_api import RecordedRequest
+
+__all__ = ["project"]
+
+KEY = "sk-env-key-7f3a9c"
+CONFIG_KEY = "sk-config-key-51d2e8"
+OTHERS = {
+    "ANTHROPIC_API_KEY": "sk-anthropic-0b9e44",
+    "OPENAI_API_KEY": "sk-openai-c4f1a7",
+    "CLOUD_SESSION_TOKEN": "cloud-token-93ab",
+    "MY_COPY_OF_THE_KEY": CONFIG_KEY,  # the configured key, exported under another name
+}
+
+
+def results(request: RecordedRequest) -> str:
+    last = request.body["messages"][-1]["content"]
+    return "\n".join(str(b["content"]) for b in last if b["type"] == "tool_result")
+
+
+def test_a_command_cannot_print_legatos_credentials(project: Project) -> None:
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"apiKey": CONFIG_KEY}))
+    project.settings(permissionMode="auto", allowedCommands=["env", "python3 *"])
+    printing = (
+        "env; python3 -c 'import os; "
+        'print("key=" + os.environ.get("ASSISTANT_API_KEY", "")); print(sorted(os.environ))\''
+    )
+    steps = [tool_calls([call("Bash", {"command": printing})]), text("done")]
+    with ScriptedServer(steps, api_key=KEY) as server:
+        env = project.env(server.url, key=KEY) | OTHERS | {"KEEP_ME": "visible-value"}
+        done = subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()",
+             str(project.root), "--headless", "print the environment"],
+            capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        seen = results(server.requests[1])
+    assert "KEEP_ME=visible-value" in seen  # the user's own variables are there
+    assert "key=\n" in seen  # the variable is not set at all
+    for secret in (KEY, CONFIG_KEY, *OTHERS.values()):
+        assert secret not in seen
+    for name in ("ASSISTANT_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MY_COPY_OF_THE_KEY"):
+        assert f"'{name}'" not in seen
+
+
+def test_the_user_can_let_a_credential_through_by_name() -> None:
+    env = {"OPENAI_API_KEY": "sk-1", "ASSISTANT_API_KEY": "sk-2", "PATH": "/bin"}
+    assert command_environment(env, passed=["OPENAI_API_KEY"]) == {
+        "OPENAI_API_KEY": "sk-1",
+        "PATH": "/bin",
+    }
+    assert command_environment({"A": " k ", "B": "x"}, secrets=["k", None]) == {"B": "x"}
