@@ -13,26 +13,38 @@ import msgspec
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
+    DescribeSandbox,
     FilterReadable,
     FindBlocked,
+    GetContext,
     InterruptTools,
     ListFiles,
     ListTools,
+    Notice,
     RestoreCheckpoint,
     RunTools,
+    Show,
     ToolExecutorMsg,
     ToolSet,
     WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
 from actors.tool_executor.files import FilesRead
+from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
 from actors.tool_executor.walk import readable_files
 from runtime import Actor
 
 if TYPE_CHECKING:
-    from actors.protocol import Changes, PermissionBrokerMsg, ToolCall, UiMsg
+    from actors.protocol import (
+        Changes,
+        MemoryStoreMsg,
+        PermissionBrokerMsg,
+        SandboxSettings,
+        ToolCall,
+        UiMsg,
+    )
     from runtime import Address, Reply
 
 
@@ -60,6 +72,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         max_concurrency: int | None = None,  # None: the defaults below, by kind of call
         output_cap: int = 30_000,
         ui: Address[UiMsg] | None = None,  # where calls' progress goes; None: on the stream
+        # The session's settings, for the sandbox; None: commands run unconfined.
+        memory: Address[MemoryStoreMsg] | None = None,
+        bwrap: str | None = None,  # the bwrap to run; None: the wheel's, else PATH's
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -68,6 +83,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         super().__init__()
         self._permissions = permissions
         self._root = os.path.abspath(project_root)
+        self._ui = ui
+        self._memory = memory
+        self._bwrap = bwrap
+        self._sandbox = self._make_sandbox(None, home="", blocked_rules=False)
         self._scheduler = Scheduler(
             TOOLS,
             permissions=permissions,
@@ -77,7 +96,44 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             max_commands=max_concurrency or DEFAULT_MAX_COMMANDS,
             output_cap=output_cap,
             ui=ui,
+            confine=self._confine,
         )
+
+    async def on_start(self) -> None:
+        if self._memory is not None:
+            context = await self._memory.ask(GetContext())
+            self._sandbox = self._make_sandbox(
+                context.settings.sandbox,
+                home=context.home or _home(),
+                blocked_rules=bool(context.settings.blocked_paths),
+            )
+
+    async def on_stop(self) -> None:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+            await self._sandbox.close()
+
+    def _make_sandbox(
+        self, settings: SandboxSettings | None, *, home: str, blocked_rules: bool
+    ) -> Sandbox:
+        return Sandbox(
+            settings,
+            project=self._root,
+            home=home,
+            ask_blocked=self._find_blocked,
+            blocked_rules=blocked_rules,
+            warn=self._warn,
+            bwrap=self._bwrap,
+        )
+
+    async def _confine(self, cwd: str) -> list[str]:
+        return await self._sandbox.prefix(cwd)
+
+    async def _find_blocked(self, paths: tuple[str, ...]) -> tuple[bool, ...]:
+        return await self._permissions.ask(FindBlocked(paths=paths))
+
+    async def _warn(self, text: str) -> None:
+        if self._ui is not None:
+            await self._ui.tell(Show(Notice("warning", text)))
 
     def arrived(self, msg: ToolExecutorMsg) -> None:
         # Calls on one path run in the order they came in; the handlers below start in any order.
@@ -107,6 +163,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
+            case DescribeSandbox():
+                await reply.answer(msg, await self._sandbox.describe())
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))
@@ -120,3 +178,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         kept = [path for path, no in zip(fresh, blocked, strict=True) if not no]
         files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
         return msgspec.structs.replace(changes, files=files)
+
+
+def _home() -> str:
+    return os.path.expanduser("~")
