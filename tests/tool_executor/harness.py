@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Sequence
     from pathlib import Path
 
-    from actors.protocol import PermissionMode
+    from actors.protocol import PermissionMode, UiEvent
 
 _ids = itertools.count(1)
 
@@ -73,14 +73,15 @@ class Person(Actor[UiMsg]):
         super().__init__()
         self.answers = list(answers)
         self.asked: list[AskUser] = []
+        self.shown: list[UiEvent] = []
 
     async def handle(self, msg: UiMsg, reply: Reply) -> None:
         match msg:
             case AskUser():
                 self.asked.append(msg)
                 await reply.answer(msg, self.answers.pop(0))
-            case Show():
-                pass
+            case Show(event=event):
+                self.shown.append(event)
 
 
 def call(name: str, **fields: Any) -> ToolCall:

@@ -104,7 +104,18 @@ class Sandbox:
         mechanism = self._mechanism()
         if why_not is not None:
             return SandboxReport(mechanism=mechanism, active=False, why_not=why_not)
-        assert self._settings is not None
+        settings = self._settings
+        assert settings is not None
+        # What the settings name that cannot be applied, as the next command would find it.
+        skipped = Skipped()
+        tmpdir = self._tmpdir or tempfile.gettempdir()
+        await anyio.to_thread.run_sync(
+            functools.partial(
+                layout, settings, project=self._project, home=self._home, tmpdir=tmpdir,
+                skipped=skipped,
+            )
+        )  # fmt: skip
+        self._skipped = skipped
         return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces())
 
     async def close(self) -> None:
