@@ -21,6 +21,7 @@ The actors, and who talks to whom:
     legato config, doctor, permissions ──ExplainContext──▶ memory store
       (no session)                     ──DescribeProvider, ProbeApi──▶ model client
                                        ──CheckRuleCoverage, ExplainPermissions──▶ broker
+                                       ──DescribeSandbox──▶ tool executor
 
 Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
 ``/undo``'s checkpoints all go through its one door (``actors/tool_executor/door.py``).
