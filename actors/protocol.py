@@ -21,6 +21,7 @@ The actors, and who talks to whom:
     legato config, doctor, permissions ──ExplainContext──▶ memory store
       (no session)                     ──DescribeProvider, ProbeApi──▶ model client
                                        ──CheckRuleCoverage, ExplainPermissions──▶ broker
+                                       ──DescribeSandbox──▶ tool executor
 
 Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
 ``/undo``'s checkpoints all go through its one door (``actors/tool_executor/door.py``).
@@ -81,6 +82,39 @@ PermissionMode = Literal["ask", "auto", "custom", "plan"]
 """ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode."""
 
 
+# The user's credential folders: no command may read them (``sandbox.denyRead`` replaces it).
+DEFAULT_DENY_READ = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.gnupg",
+    "~/.kube",
+    "~/.docker",
+    "~/.netrc",
+    "~/.config/legato",
+    "~/.legato",
+)
+
+
+class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The ``sandbox`` object of ``.legato/settings.json``: how Bash commands are confined.
+
+    Paths are plain paths, not patterns: ``~/...`` under the home folder, ``/...`` (or
+    ``//...``) absolute, anything else relative to the project root.
+    """
+
+    enabled: bool = True
+    network: bool = True  # false: commands get a network of their own, with only loopback
+    allow_write: tuple[str, ...] = ()  # writable besides the project and the session's TMPDIR
+    read_only: tuple[str, ...] = ()  # read-only inside the project, besides .legato/ and .git's
+    deny_read: tuple[str, ...] = DEFAULT_DENY_READ  # unreadable; replaces the default list
+    pass_env: tuple[str, ...] = ()  # variables let through although Legato keeps them back
+    # Reserved, not yet acted on: kept so that settings written for them load today.
+    auto_allow: bool = True
+    unconfined_commands: tuple[str, ...] = ()
+
+
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``.legato/settings.json`` (spec 2.4), validated."""
 
@@ -90,6 +124,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     blocked_paths: tuple[str, ...] = ()
     allowed_commands: tuple[str, ...] = ()
     blocked_commands: tuple[str, ...] = ()
+    sandbox: SandboxSettings = SandboxSettings()
 
 
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -650,6 +685,20 @@ class ListFiles(Ask[tuple[str, ...]], frozen=True, tag=True):
     limit: int
 
 
+class SandboxReport(msgspec.Struct, frozen=True, kw_only=True):
+    """How the session's commands are confined, or why they are not (``legato doctor``)."""
+
+    mechanism: str  # "bubblewrap 0.11.0 (/path/to/bwrap)", or what would be used
+    active: bool  # commands run confined
+    enforces: tuple[str, ...] = ()  # in words, one line each
+    why_not: str | None = None  # when not active: the reason, with what to do about it
+
+
+class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):
+    """Whether commands run confined here; the first ask (or the first command) tries the
+    mechanism once for the session."""
+
+
 ToolExecutorMsg = (
     RunTools
     | ListTools
@@ -659,6 +708,7 @@ ToolExecutorMsg = (
     | AttachReferences
     | CaptureCheckpoint
     | RestoreCheckpoint
+    | DescribeSandbox
 )
 
 

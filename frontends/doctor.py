@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping, Sequence
 
-    from actors.protocol import Explained, Finding, ProbeReport, ProviderReport, RuleCoverage
+    from actors.protocol import (
+        Explained,
+        Finding,
+        ProbeReport,
+        ProviderReport,
+        RuleCoverage,
+        SandboxReport,
+    )
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 # (tool, why Legato wants it, required)
@@ -52,6 +59,7 @@ class Answers:
     coverage: RuleCoverage
     provider: ProviderReport
     probe: ProbeReport | None  # None: --no-probe
+    sandbox: SandboxReport
 
 
 def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
@@ -73,6 +81,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     for warning in explained.context.warnings:
         out.append(f"  ! {warning}")
     out += ["", "Path rules", *rule_lines(answers.coverage)]
+    out += ["", "Sandbox for Bash commands", *sandbox_lines(answers.sandbox)]
     out += ["", "Credentials", *credential_lines(answers.provider)]
     problems += answers.provider.problems
     out += ["", "Proxy", *_proxy_lines(env)]
@@ -97,17 +106,28 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
 
 
 def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
-    """Start the memory store, the permission broker and the model client as a session would,
-    and ask each what it owns; raises the LegatoError that stops one starting."""
+    """Start the memory store, the permission broker, the model client and the tool executor
+    as a session would, and ask each what it owns; raises the LegatoError that stops one
+    starting."""
     from actors.model_client import ModelClient
     from actors.permission_broker import PermissionBroker
-    from actors.protocol import CheckRuleCoverage, DescribeProvider, ExplainContext, ProbeApi
+    from actors.protocol import (
+        CheckRuleCoverage,
+        DescribeProvider,
+        DescribeSandbox,
+        ExplainContext,
+        ProbeApi,
+    )
+    from actors.tool_executor import ToolExecutor
     from frontends.asking import ask_actors
 
     memory = memory_store(args, env)
     broker = PermissionBroker(memory.address)
     # With --no-probe nothing is sent: the HTTP client is not made.
     client = ModelClient(memory.address, env=env, connect_at_start=False)
+    # It tries the sandbox once, as a session's first command would.
+    project = os.path.abspath(args.project_path or os.getcwd())
+    tools = ToolExecutor(broker.address, project_root=project, memory=memory.address)
 
     async def questions() -> Answers:
         explained = await memory.address.ask(ExplainContext())
@@ -120,9 +140,18 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
             await broker.address.ask(CheckRuleCoverage()),
             await client.address.ask(DescribeProvider(model=model)),
             probe,
+            await tools.address.ask(DescribeSandbox()),
         )
 
-    return ask_actors([memory, broker, client], questions)
+    return ask_actors([memory, broker, client, tools], questions)
+
+
+def sandbox_lines(report: SandboxReport) -> list[str]:
+    """Whether commands run confined, and what that enforces; a sandbox that does not work
+    here is a warning, not a problem: commands still run, as they would without it."""
+    if report.active:
+        return [f"  {report.mechanism}: active", *(f"  {line}" for line in report.enforces)]
+    return [f"  {report.mechanism}: not active", f"  ! {report.why_not}"]
 
 
 def rule_lines(coverage: RuleCoverage) -> list[str]:

@@ -98,7 +98,7 @@ def assemble(
         project_root=project_root,
         max_concurrency=max_concurrency,
         ui=ui.address,  # the calls' progress goes straight to the UI
-        memory=memory.address,
+        memory=memory.address,  # the sandbox's settings, the apiKey to keep from commands
         env=env,
     )
     conductor = Conductor(

@@ -45,7 +45,12 @@ ROOT_IMPORTS: dict[str, set[str]] = {
     "frontends.skill_commands": {"actors.skills"},
     # legato config, doctor and permissions start the actors that answer them.
     "frontends.config_command": {"actors.memory_store", "actors.model_client"},
-    "frontends.doctor": {"actors.memory_store", "actors.model_client", "actors.permission_broker"},
+    "frontends.doctor": {
+        "actors.memory_store",
+        "actors.model_client",
+        "actors.permission_broker",
+        "actors.tool_executor",
+    },
     "frontends.permissions": {"actors.memory_store", "actors.permission_broker"},
     # The --resume picker starts a memory store and a session store to list the sessions.
     "frontends.resume": {"actors.memory_store", "actors.session_store"},

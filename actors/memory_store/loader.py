@@ -22,6 +22,9 @@ from actors.errors import ConfigError, UsageError
 from actors.memory_store.migration import migration_warnings
 from actors.memory_store.path_rules import check_path_rules
 from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
+from actors.memory_store.sandbox_settings import ACCEPTS as SANDBOX_ACCEPTS
+from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
+from actors.memory_store.sandbox_settings import check_sandbox
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
 from actors.places import MEMORY_FILE, memory_dir, path_rules_note_path
@@ -103,6 +106,7 @@ def explain_context(
     settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
     _check_models(config, settings)
     _check_entries(settings)
+    check_sandbox(settings)
     warnings += check_path_rules(settings, root, home)
     note = path_rules_note_path(root, home)
     warnings += migration_warnings(settings, note, remember=remember_notices)
@@ -181,7 +185,13 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
         secret=frozenset({"apiKey"}),
         elsewhere={
             key: f"the project settings file ({settings_file})"
-            for key in ("allowedPaths", "blockedPaths", "allowedCommands", "blockedCommands")
+            for key in (
+                "allowedPaths",
+                "blockedPaths",
+                "allowedCommands",
+                "blockedCommands",
+                "sandbox",
+            )
         },
     )
 
@@ -198,13 +208,16 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "blockedPaths": globs,
             "allowedCommands": commands,
             "blockedCommands": commands,
+            "sandbox": 'an object such as {"network": false}',
         },
         items={
             "allowedPaths": "a glob string",
             "blockedPaths": "a glob string",
             "allowedCommands": "a command string",
             "blockedCommands": "a command string",
+            **SANDBOX_ITEMS,
         },
+        nested={"sandbox": SANDBOX_ACCEPTS},
         elsewhere={
             # A project folder is often committed: the key belongs in the private file.
             "apiKey": f"the global config file ({config_file}), which is not committed",

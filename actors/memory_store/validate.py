@@ -40,6 +40,9 @@ class FileSchema(Generic[S]):
     items: Mapping[str, str] = field(default_factory=dict)  # list key -> what one element takes
     secret: frozenset[str] = frozenset()  # keys whose values are never shown
     elsewhere: Mapping[str, str] = field(default_factory=dict)  # key -> the file it belongs in
+    # An object's own keys: "sandbox" -> {"network": "true or false", ...}; what a list inside
+    # one takes is in ``items`` as "sandbox.allowWrite".
+    nested: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,12 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
     for key in raw:
         if key not in schema.accepts:
             warnings.append(_unknown_key(path, key, positions.get((key,)), schema))
+        elif key in schema.nested and isinstance(raw[key], dict):
+            inner = FileSchema(schema.struct, schema.nested[key])
+            for sub in raw[key]:
+                if sub not in inner.accepts:
+                    at = positions.get((key, sub))
+                    warnings.append(_unknown_key(path, sub, at, inner, within=key))
     try:
         value = msgspec.convert(raw, schema.struct)
     except msgspec.ValidationError as error:
@@ -85,8 +94,11 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
     return Loaded(path, value, positions)
 
 
-def _unknown_key(path: str, key: str, where: Position | None, schema: FileSchema[Any]) -> str:
+def _unknown_key(
+    path: str, key: str, where: Position | None, schema: FileSchema[Any], *, within: str = ""
+) -> str:
     at = f"{path}:{where.line}" if where else path
+    shown = f"{within}.{key}" if within else key
     home = schema.elsewhere.get(key)
     if home is not None:
         return f"{at}: '{key}' is ignored here; it belongs in {home}"
@@ -97,7 +109,7 @@ def _unknown_key(path: str, key: str, where: Position | None, schema: FileSchema
         hint = f"; did you mean '{by_lower[close[0]]}'?"
     else:
         hint = f"; the known keys are {', '.join(schema.accepts)}"
-    return f"{at}: unknown key '{key}' is ignored{hint}"
+    return f"{at}: unknown key '{shown}' is ignored{hint}"
 
 
 def _invalid(
@@ -117,14 +129,22 @@ def _invalid(
     where = next(
         (positions[steps[:n]] for n in range(len(steps), 0, -1) if steps[:n] in positions), None
     )
-    accepts = schema.items.get(key, schema.accepts[key]) if len(steps) > 1 else schema.accepts[key]
+    inner = schema.nested.get(key, {})
+    if len(steps) > 1 and isinstance(steps[1], str) and steps[1] in inner:
+        # A key of an object: "sandbox.network" is named, and what it takes.
+        key = f"{key}.{steps[1]}"
+        whole = inner[steps[1]]
+        accepts = schema.items.get(key, whole) if len(steps) > 2 else whole
+    else:
+        whole = schema.accepts[key]
+        accepts = schema.items.get(key, whole) if len(steps) > 1 else whole
     got = _describe(_value_at(raw, steps), secret=key in schema.secret)
     return ConfigError(
         f"must be {accepts}, not {got}",
         path=path,
         line=where.line if where else None,
         field=format_path(steps),
-        remedy=f"Set '{key}' to {schema.accepts[key]}, or remove it to use the default",
+        remedy=f"Set '{key}' to {whole}, or remove it to use the default",
     )
 
 

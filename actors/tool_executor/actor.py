@@ -13,14 +13,17 @@ import msgspec
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
+    DescribeSandbox,
     FilterReadable,
     FindBlocked,
     GetContext,
     InterruptTools,
     ListFiles,
     ListTools,
+    Notice,
     RestoreCheckpoint,
     RunTools,
+    Show,
     ToolExecutorMsg,
     ToolSet,
     WithdrawTools,
@@ -28,6 +31,7 @@ from actors.protocol import (
 from actors.tool_executor import checkpoints, references
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
+from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
 from actors.tool_executor.walk import readable_files
@@ -36,7 +40,14 @@ from runtime import Actor
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import Changes, MemoryStoreMsg, PermissionBrokerMsg, ToolCall, UiMsg
+    from actors.protocol import (
+        Changes,
+        MemoryStoreMsg,
+        PermissionBrokerMsg,
+        SandboxSettings,
+        ToolCall,
+        UiMsg,
+    )
     from runtime import Address, Reply
 
 
@@ -64,7 +75,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         max_concurrency: int | None = None,  # None: the defaults below, by kind of call
         output_cap: int = 30_000,
         ui: Address[UiMsg] | None = None,  # where calls' progress goes; None: on the stream
-        memory: Address[MemoryStoreMsg] | None = None,  # for the configured apiKey to hide
+        # The session's settings (the sandbox) and the configured apiKey, kept from commands;
+        # None: commands run unconfined, without the credential variables.
+        memory: Address[MemoryStoreMsg] | None = None,
+        bwrap: str | None = None,  # the bwrap to run; None: the wheel's, else PATH's
         env: Mapping[str, str] | None = None,  # what commands start from; None: os.environ
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
@@ -74,6 +88,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         super().__init__()
         self._permissions = permissions
         self._root = os.path.abspath(project_root)
+        self._ui = ui
+        self._memory = memory
+        self._bwrap = bwrap
+        self._sandbox = self._make_sandbox(None, home="", blocked_rules=False)
         self._scheduler = Scheduler(
             TOOLS,
             permissions=permissions,
@@ -83,17 +101,52 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             max_commands=max_concurrency or DEFAULT_MAX_COMMANDS,
             output_cap=output_cap,
             ui=ui,
+            confine=self._confine,
         )
-        self._memory = memory
         self._env: Mapping[str, str] = os.environ if env is None else env
         self._scheduler.command_env = command_environment(self._env)
 
     async def on_start(self) -> None:
         if self._memory is not None:
             context = await self._memory.ask(GetContext())
+            sandbox = context.settings.sandbox
             self._scheduler.command_env = command_environment(
-                self._env, secrets=[context.config.api_key]
+                self._env,
+                secrets=[context.config.api_key],
+                passed=() if sandbox is None else sandbox.pass_env,
             )
+            self._sandbox = self._make_sandbox(
+                context.settings.sandbox,
+                home=context.home or _home(),
+                blocked_rules=bool(context.settings.blocked_paths),
+            )
+
+    async def on_stop(self) -> None:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+            await self._sandbox.close()
+
+    def _make_sandbox(
+        self, settings: SandboxSettings | None, *, home: str, blocked_rules: bool
+    ) -> Sandbox:
+        return Sandbox(
+            settings,
+            project=self._root,
+            home=home,
+            ask_blocked=self._find_blocked,
+            blocked_rules=blocked_rules,
+            warn=self._warn,
+            bwrap=self._bwrap,
+        )
+
+    async def _confine(self, cwd: str) -> list[str]:
+        return await self._sandbox.prefix(cwd)
+
+    async def _find_blocked(self, paths: tuple[str, ...]) -> tuple[bool, ...]:
+        return await self._permissions.ask(FindBlocked(paths=paths))
+
+    async def _warn(self, text: str) -> None:
+        if self._ui is not None:
+            await self._ui.tell(Show(Notice("warning", text)))
 
     def arrived(self, msg: ToolExecutorMsg) -> None:
         # Calls on one path run in the order they came in; the handlers below start in any order.
@@ -123,6 +176,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
+            case DescribeSandbox():
+                await reply.answer(msg, await self._sandbox.describe())
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))
@@ -136,3 +191,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         kept = [path for path, no in zip(fresh, blocked, strict=True) if not no]
         files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
         return msgspec.structs.replace(changes, files=files)
+
+
+def _home() -> str:
+    return os.path.expanduser("~")

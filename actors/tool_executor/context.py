@@ -9,7 +9,7 @@ the scheduler turns every exception into an ``is_error`` result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from runtime import Address
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
+
+
+async def _unconfined(cwd: str) -> list[str]:
+    return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,9 @@ class CallContext:
     asking: bool = False
     # What a command runs with: the user's environment without Legato's credentials.
     command_env: Mapping[str, str] | None = None
+    # Given the folder a command runs in: the argv that confines it (the session's sandbox),
+    # empty when commands run unconfined.
+    confine: Callable[[str], Awaitable[list[str]]] = field(default=_unconfined)
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from anyio.abc import ByteReceiveStream, Process
 
@@ -131,6 +131,7 @@ async def run_group(
     command: str,
     *,
     cwd: str,
+    prefix: Sequence[str] = (),  # what confines it: bwrap and its arguments; () runs it as is
     # Not a cancel scope: running out of time ends the group and still reports its output.
     timeout: float,  # noqa: ASYNC109
     cap: int,
@@ -148,7 +149,7 @@ async def run_group(
     live = LiveLines()
     started = anyio.current_time()
     process = await anyio.open_process(
-        ["bash", "-c", command],
+        [*prefix, "bash", "-c", command],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -177,12 +178,23 @@ async def run_group(
             if not drained.is_set():  # a daemon that left the group still holds the pipe
                 await stdout.aclose()
             live.close()
+        if prefix and returncode is not None and returncode > 128:
+            returncode = _signalled(returncode)
         return Ran(capture.text(), returncode, elapsed)
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
             if not ended:  # cancelled: the user (or the session's end) is waiting
                 await stop_group(process, grace=INTERRUPT_GRACE)
             await process.aclose()
+
+
+def _signalled(code: int) -> int:
+    """bubblewrap ends with 128+N when its command was killed by signal N, as a shell does:
+    read it back as the signal, the way an unconfined command reports it."""
+    try:
+        return -signal.Signals(code - 128)
+    except ValueError:
+        return code
 
 
 async def _read(

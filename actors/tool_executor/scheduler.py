@@ -85,8 +85,10 @@ class Scheduler:
         max_commands: int,
         output_cap: int,
         ui: Address[UiMsg] | None = None,
+        confine: Callable[[str], Awaitable[list[str]]] | None = None,  # None: unconfined
     ) -> None:
         self._tools = tools
+        self._confine = confine
         self._ui = ui  # progress goes straight there; None: on each run's stream
         self.command_env: Mapping[str, str] | None = None  # None: the process's own
         self._permissions = permissions
@@ -181,6 +183,8 @@ class Scheduler:
             emit=emit,
             command_env=self.command_env,
         )
+        if self._confine is not None:
+            ctx.confine = self._confine
         started: float | None = None
         outcome: ToolOutcome | None = None
         holding = commanding = False

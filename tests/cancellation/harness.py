@@ -8,6 +8,7 @@ stall, and answers (or sits on) permission questions, which is where a test canc
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -139,6 +140,7 @@ async def live_session(
     root: Path, home: Path, base_url: str, renderer: ControlledRenderer, **options: object
 ) -> AsyncIterator[Live]:
     env = {"ASSISTANT_BASE_URL": base_url, "ASSISTANT_API_KEY": "test-key", "HOME": str(home)}
+    unconfined(root)
     session = assemble(
         str(root),
         renderer=renderer,
@@ -149,6 +151,17 @@ async def live_session(
     )
     async with supervise(session.actors):
         yield Live(session, renderer, root)
+
+
+def unconfined(root: Path) -> None:
+    """Commands here run outside the sandbox: the pids they record must be the ones this
+    process sees, and a confined command's are its own namespace's. Confined commands are
+    stopped as surely: tests/tool_executor/test_sandbox_processes.py."""
+    settings = root / ".legato" / "settings.json"
+    values = json.loads(settings.read_text()) if settings.exists() else {}
+    values.setdefault("sandbox", {})["enabled"] = False
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps(values))
 
 
 # ── the invariants ──────────────────────────────────────────────────────────────────────────

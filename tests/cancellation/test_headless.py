@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.cancellation.harness import surviving
 from tests.frontends.conftest import REPO
+from tests.tool_executor.harness import running_in
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
@@ -45,6 +46,9 @@ def test_sigterm_reports_each_interrupted_call_and_exits_at_once(project: Projec
         while not ready.exists():
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.005)
+        # Found by their working folder: a confined command's own pids are its namespace's.
+        children = running_in(project.root)
+        assert len(children) >= 2, children  # the shell and the sleep, at least
         process.send_signal(signal.SIGTERM)
         # The child would sleep 300 s: ending within the bound, Legato stopped it. (The time
         # from signal to exit is measured in benchmarks/cancellation.py.)
@@ -58,7 +62,7 @@ def test_sigterm_reports_each_interrupted_call_and_exits_at_once(project: Projec
     assert result["content"].endswith("Output so far:\nworking")
     assert events[-1]["subtype"] == "interrupted"
     assert err.strip().startswith("legato: stopped by SIGTERM running Bash(")
-    assert surviving([int(pid) for pid in pids.read_text().split()]) == []
+    assert surviving(children) == []
 
 
 def test_max_parallel_bounds_the_calls_in_flight(project: Project) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, tool_calls
 from tests.frontends.conftest import REPO
+from tests.tool_executor.harness import running_in
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -68,7 +69,10 @@ def test_a_signal_stops_the_run_and_kills_every_process(
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
             env=project.env(server.url),
         )  # fmt: skip
-        children = [int(line) for line in wait_for(pids).split()]
+        wait_for(pids)
+        # Found by their working folder: a confined command's own pids are its namespace's.
+        children = running_in(project.root)
+        assert len(children) >= 3, children  # the three sleeps, at least
         process.send_signal(signum)
         out, err = process.communicate(timeout=10)
     assert process.returncode == code, err

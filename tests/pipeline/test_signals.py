@@ -14,6 +14,7 @@ import pytest
 from frontends.demo.scripted_api import Gate, ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 from tests.frontends.test_signals import alive, wait_for
+from tests.tool_executor.harness import running_in
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
@@ -50,7 +51,10 @@ def test_a_signal_mid_answer_stops_the_stream_and_the_running_call(
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
             env=project.env(server.url),
         )  # fmt: skip
-        children = [int(line) for line in wait_for(pids).split()]
+        wait_for(pids)
+        # Found by their working folder: a confined command's own pids are its namespace's.
+        children = running_in(project.root)
+        assert len(children) >= 3, children  # the three sleeps, at least
         process.send_signal(signum)
         out, err = process.communicate(timeout=10)
     assert process.returncode == code, err

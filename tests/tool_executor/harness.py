@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Sequence
     from pathlib import Path
 
-    from actors.protocol import PermissionMode
+    from actors.protocol import PermissionMode, UiEvent
 
 _ids = itertools.count(1)
 
@@ -73,14 +73,15 @@ class Person(Actor[UiMsg]):
         super().__init__()
         self.answers = list(answers)
         self.asked: list[AskUser] = []
+        self.shown: list[UiEvent] = []
 
     async def handle(self, msg: UiMsg, reply: Reply) -> None:
         match msg:
             case AskUser():
                 self.asked.append(msg)
                 await reply.answer(msg, self.answers.pop(0))
-            case Show():
-                pass
+            case Show(event=event):
+                self.shown.append(event)
 
 
 def call(name: str, **fields: Any) -> ToolCall:
@@ -145,10 +146,14 @@ async def with_policy(
     *,
     mode: PermissionMode = "ask",
     answers: Sequence[str] | None = None,
+    bwrap: str | None = None,
+    ui: Person | None = None,
     **settings: Any,
 ) -> AsyncIterator[PolicySession]:
     """The executor with the real broker and policy: ``settings`` go to .legato/settings.json;
-    without ``answers`` it is headless (what needs a person is denied)."""
+    without ``answers`` it is headless (what needs a person is denied). Commands run in the
+    session's sandbox (``bwrap``: which one; the default finds it); ``ui`` gets what the
+    executor shows."""
     (root / ".legato").mkdir(exist_ok=True)
     (root / ".legato" / "settings.json").write_text(json.dumps(settings))
     home = root.parent / f"{root.name}-home"
@@ -156,8 +161,15 @@ async def with_policy(
     memory = MemoryStore(str(root), home=str(home), overrides=Overrides(permission_mode=mode))
     person = None if answers is None else Person(answers)
     broker = PermissionBroker(memory.address, ui=None if person is None else person.address)
-    executor = ToolExecutor(broker.address, project_root=str(root))
-    actors: list[Actor[Any]] = [memory, *([] if person is None else [person]), broker, executor]
+    executor = ToolExecutor(
+        broker.address,
+        project_root=str(root),
+        memory=memory.address,
+        bwrap=bwrap,
+        ui=None if ui is None else ui.address,
+    )
+    people = [person, ui] if ui is not person else [person]
+    actors: list[Actor[Any]] = [memory, *(p for p in people if p is not None), broker, executor]
     async with supervise(actors):
         yield PolicySession(executor, root, person)
 
@@ -175,3 +187,20 @@ def is_running(pid: int) -> bool:
     except FileNotFoundError:
         return not os.path.isdir("/proc")  # it ended just now, or there is no /proc to ask
     return state not in (b"Z", b"X")
+
+
+def running_in(folder: Path) -> list[int]:
+    """Live processes whose working folder is ``folder`` or inside it: what a command started
+    there and left behind. It works for confined commands too, whose own pids are their
+    namespace's and mean nothing here."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{name}/cwd")
+        except OSError:
+            continue  # it ended, or it is not ours to look at
+        if (cwd == str(folder) or cwd.startswith(f"{folder}/")) and is_running(int(name)):
+            found.append(int(name))
+    return found

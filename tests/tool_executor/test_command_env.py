@@ -66,3 +66,23 @@ def test_the_user_can_let_a_credential_through_by_name() -> None:
         "PATH": "/bin",
     }
     assert command_environment({"A": " k ", "B": "x"}, secrets=["k", None]) == {"B": "x"}
+
+
+def test_pass_env_in_the_settings_lets_a_credential_through(project: Project) -> None:
+    project.settings(
+        permissionMode="auto",
+        allowedCommands=["python3 *"],
+        sandbox={"passEnv": ["OPENAI_API_KEY"]},
+    )
+    printing = "python3 -c 'import os; print(os.environ.get(\"OPENAI_API_KEY\"))'"
+    steps = [tool_calls([call("Bash", {"command": printing})]), text("done")]
+    with ScriptedServer(steps, api_key=KEY) as server:
+        env = project.env(server.url, key=KEY) | OTHERS
+        done = subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()",
+             str(project.root), "--headless", "print it"],
+            capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        seen = results(server.requests[1])
+    assert OTHERS["OPENAI_API_KEY"] in seen

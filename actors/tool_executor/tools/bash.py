@@ -27,9 +27,11 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
+    prefix = await ctx.confine(ctx.project_root)
     done = await run_group(
         args.command,
         cwd=ctx.project_root,
+        prefix=prefix,
         timeout=timeout_ms / 1000,
         cap=ctx.output_cap,
         emit=ctx.emit,

@@ -1,0 +1,74 @@
+"""The ``sandbox`` object of the project settings: what its keys take, and its path entries.
+
+The lists hold plain paths, not patterns (a mount needs one real path): ``~/...`` under the home
+folder, ``/...`` absolute, anything else relative to the project root. An entry that cannot be
+such a path is refused when the settings load, like a bad path rule.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from actors.errors import ConfigError
+
+if TYPE_CHECKING:
+    from actors.memory_store.validate import Loaded
+    from actors.protocol import ProjectSettings
+
+_PATHS = 'a list of paths such as ["~/.cache/pip"]'
+_COMMANDS = 'a list of command strings such as ["docker"]'
+_NAMES = 'a list of variable names such as ["AWS_PROFILE"]'
+
+ACCEPTS = {
+    "enabled": "true or false",
+    "network": "true or false",
+    "allowWrite": _PATHS,
+    "readOnly": _PATHS,
+    "denyRead": _PATHS,
+    "autoAllow": "true or false",
+    "unconfinedCommands": _COMMANDS,
+    "passEnv": _NAMES,
+}
+ITEMS = {
+    "sandbox.allowWrite": "a path",
+    "sandbox.readOnly": "a path",
+    "sandbox.denyRead": "a path",
+    "sandbox.unconfinedCommands": "a command string",
+    "sandbox.passEnv": "a variable name",
+}
+_GLOB = frozenset("*?[{")
+
+
+def check_sandbox(settings: Loaded[ProjectSettings]) -> None:
+    """Refuse a path entry no mount could mean; raises ConfigError naming file, line and field."""
+    sandbox = settings.value.sandbox
+    for key, entries in (
+        ("allowWrite", sandbox.allow_write),
+        ("readOnly", sandbox.read_only),
+        ("denyRead", sandbox.deny_read),
+    ):
+        for index, entry in enumerate(entries):
+            problem = _path_problem(entry)
+            if problem:
+                raise ConfigError(
+                    problem,
+                    path=settings.path,
+                    line=settings.line_of("sandbox", key, index) or settings.line_of("sandbox"),
+                    field=f"sandbox.{key}[{index}]",
+                    remedy=(
+                        f"Write one path per entry of 'sandbox.{key}' (~/..., /... or relative "
+                        "to the project; docs/configuration.md describes them)"
+                    ),
+                )
+
+
+def _path_problem(entry: str) -> str | None:
+    if not entry.strip():
+        return "an empty entry names no path"
+    if _GLOB & set(entry):
+        return f"{entry!r} is a pattern: the sandbox takes plain paths, one folder or file each"
+    if entry.startswith("~") and not (entry == "~" or entry.startswith("~/")):
+        return f"{entry!r}: '~user' is not supported; write the folder's absolute path"
+    if "\x00" in entry:
+        return "a path cannot hold a NUL character"
+    return None

@@ -1,0 +1,46 @@
+"""The sandbox as bubblewrap arguments: which folders are writable, read-only or hidden.
+
+Mounts stack in the order given, later over earlier: the whole filesystem read-only first, then
+the writable folders, then what stays read-only inside them, then what is hidden, so that a
+blocked file inside ``.legato/`` is still hidden, and the project's ``.git/config`` is read-only
+although the project is writable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# An empty file no process can open: bubblewrap mounts with ``nodev``, so a device bound over a
+# file reads as "Permission denied", which is what a blocked file should look like.
+UNOPENABLE = "/dev/null"
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Every path real and absolute; the lists hold no path inside another of the same list."""
+
+    tmpdir: str  # the session's private temporary folder; TMPDIR points there
+    writable: tuple[str, ...]  # the project first, then sandbox.allowWrite's folders
+    read_only: tuple[str, ...]  # existing paths inside writable ones, bound over themselves
+    sealed: tuple[tuple[str, bool], ...]  # (missing path, is a folder): must not be created
+    hidden: tuple[tuple[str, bool], ...]  # (existing path, is a folder): must not be read
+    network: bool
+
+
+def bwrap_args(layout: Layout, cwd: str) -> list[str]:
+    """What goes between ``bwrap`` and the command."""
+    args = ["--die-with-parent", "--unshare-pid"]
+    if not layout.network:
+        args.append("--unshare-net")  # its own network: only a loopback of its own
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for folder in (*layout.writable, layout.tmpdir):
+        args += ["--bind", folder, folder]
+    for path in layout.read_only:
+        args += ["--ro-bind", path, path]
+    for path, is_folder in (*layout.sealed, *layout.hidden):
+        if is_folder:  # an empty folder that stays empty
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", UNOPENABLE, path]
+    args += ["--setenv", "TMPDIR", layout.tmpdir, "--chdir", cwd]
+    return args

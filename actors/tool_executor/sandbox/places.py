@@ -1,0 +1,139 @@
+"""From the ``sandbox`` settings and the project's blocked files to a ``Layout``.
+
+Runs in a worker thread before each confined command: it looks at what exists now, since a
+path can only be bound where there is something, and what is missing must not be creatable.
+
+A missing read-only path is sealed at its first missing component: bubblewrap makes an empty
+folder or file there to mount over, on the real disk, and it stays after the command (an empty
+``.legato/`` folder, for one). Git does not track an empty folder, and without it a command
+could create ``.legato/settings.json`` and loosen the next session's rules.
+
+A missing ``.git`` is left alone: ``git init`` must work. The repository a command creates is
+writable, hooks included, until that command ends; the next command finds ``.git/config`` and
+``.git/hooks/`` and gets them read-only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from actors.tool_executor.sandbox.layout import Layout
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from actors.protocol import SandboxSettings
+
+# Inside the project, read-only in every confined command: (path, is a folder). Legato's
+# settings, and what git runs by itself (hooks, and programs named in the config).
+PROTECTED = ((".legato", True), (".git/config", False), (".git/hooks", True))
+
+
+@dataclass(slots=True)
+class Skipped:
+    """Entries that could not be applied, in words for ``legato doctor``."""
+
+    notes: list[str] = field(default_factory=list)
+
+
+def expand(entry: str, project: str, home: str) -> str:
+    """A real absolute path: ``~/x`` under the home folder, ``/x`` or ``//x`` absolute, else
+    relative to the project root."""
+    if entry == "~" or entry.startswith("~/"):
+        path = os.path.join(home, entry[2:])
+    elif entry.startswith("/"):
+        path = "/" + entry.lstrip("/")
+    else:
+        path = os.path.join(project, entry)
+    return os.path.realpath(path)
+
+
+def within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def layout(
+    settings: SandboxSettings,
+    *,
+    project: str,
+    home: str,
+    tmpdir: str,
+    blocked: Iterable[tuple[str, bool]] = (),
+    skipped: Skipped | None = None,
+) -> Layout:
+    """What a confined command may write, may only read, and may not read."""
+    skipped = skipped if skipped is not None else Skipped()
+    writable = [project]
+    for entry in settings.allow_write:
+        path = expand(entry, project, home)
+        if os.path.isdir(path):
+            writable.append(path)
+        else:
+            skipped.notes.append(f"allowWrite '{entry}': {path} is not an existing folder")
+    writable = _outermost(writable)
+    places = [*writable, tmpdir]
+
+    read_only: list[str] = []
+    sealed: list[tuple[str, bool]] = []
+    wanted = list(PROTECTED if os.path.isdir(os.path.join(project, ".git")) else PROTECTED[:1])
+    if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
+        wanted.append((".git", False))
+    wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
+    for entry, is_folder in wanted:
+        path = expand(entry, project, home)
+        if not any(within(path, place) for place in places):
+            continue  # read-only already
+        if os.path.lexists(path):
+            read_only.append(path)
+        else:
+            sealed.append(_first_missing(path, is_folder))
+
+    hidden: list[tuple[str, bool]] = []
+    guarded = [*places, *read_only]
+    for entry in settings.deny_read:
+        path = expand(entry, project, home)
+        if not os.path.lexists(path):
+            continue
+        holds = [place for place in guarded if within(place, path)]
+        if holds:
+            skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
+            continue
+        hidden.append((path, os.path.isdir(path)))
+    for path, is_folder in blocked:
+        real = os.path.realpath(path)  # a blocked symlink: what it leads to is hidden
+        if real == project or not os.path.exists(real):
+            continue
+        hidden.append((real, os.path.isdir(real) if real != path else is_folder))
+    return Layout(
+        tmpdir=tmpdir,
+        writable=tuple(writable),
+        read_only=tuple(_outermost(read_only)),
+        sealed=tuple(sealed),
+        hidden=tuple(_outermost_pairs(hidden)),
+        network=settings.network,
+    )
+
+
+def _first_missing(path: str, is_folder: bool) -> tuple[str, bool]:
+    """Where to seal a missing path: its first missing component (a folder, unless it is the
+    path itself and names a file), so that nothing on the way can be created either."""
+    missing = path
+    while not os.path.lexists(os.path.dirname(missing)):
+        missing = os.path.dirname(missing)
+    return missing, is_folder or missing != path
+
+
+def _outermost(paths: Sequence[str]) -> list[str]:
+    ordered = sorted(dict.fromkeys(paths))
+    out: list[str] = []
+    for path in ordered:
+        if not any(within(path, kept) for kept in out):
+            out.append(path)
+    return out
+
+
+def _outermost_pairs(pairs: Sequence[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    folders = dict(pairs)
+    return [(path, folders[path]) for path in _outermost([path for path, _ in pairs])]

@@ -1,0 +1,44 @@
+"""`legato doctor` says whether Bash commands run confined, as the tool executor finds it."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+from frontends.doctor import run_doctor
+from tests.tool_executor.sandbox_setup import needs_bwrap
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pytest
+
+
+def doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: object) -> str:
+    (tmp_path / "home").mkdir()
+    (tmp_path / ".legato").mkdir()
+    (tmp_path / ".legato" / "settings.json").write_text(json.dumps(settings))
+    env = {"HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"], "ASSISTANT_API_KEY": "k"}
+    run_doctor([str(tmp_path), "--no-probe"], env=env)
+    out = capsys.readouterr()
+    section = out.out.split("Sandbox for Bash commands\n")[1]
+    return section.split("\n\n")[0]
+
+
+@needs_bwrap
+def test_doctor_shows_what_the_sandbox_enforces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    section = doctor(tmp_path, capsys, {"sandbox": {"network": False, "allowWrite": ["/nowhere"]}})
+    lines = section.splitlines()
+    assert lines[0].startswith("  bubblewrap ") and lines[0].endswith(": active")
+    assert "  network: none (sandbox.network false)" in lines
+    assert "  ! allowWrite '/nowhere': /nowhere is not an existing folder" in lines
+
+
+def test_doctor_says_when_the_sandbox_is_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    section = doctor(tmp_path, capsys, {"sandbox": {"enabled": False}})
+    assert section.splitlines()[1:] == ["  ! sandbox.enabled is false in .legato/settings.json"]

