@@ -75,21 +75,35 @@ async def test_results_go_back_in_the_calls_order_whatever_order_they_finished_i
     tmp_path: Path,
 ) -> None:
     root, home = folders(tmp_path)
-    second = root / "second-done"
-    # The first call waits for the second to finish: they finish in the reverse order.
-    first_command = f"while [ ! -e {second} ]; do sleep 0.01; done; echo first"
+    release = root / "release"
+    # The first call waits until the test has seen the second one's result: they finish in
+    # the reverse order, whatever the machine's timing.
+    first_command = f"while [ ! -e {release} ]; do sleep 0.01; done; echo first"
     steps = [
         tool_calls(
             [
                 call("Bash", {"command": first_command}, id="toolu_1"),
-                call("Bash", {"command": f"echo second; touch {second}"}, id="toolu_2"),
+                call("Bash", {"command": "echo second"}, id="toolu_2"),
             ]
         ),
         text("Done."),
     ]
     renderer = Recorder()
+
+    async def release_after_the_second() -> None:
+        while not any(
+            isinstance(e, ToolFinished) and e.result.tool_use_id == "toolu_2"
+            for e in renderer.events
+        ):
+            await renderer.changed.wait()
+        release.touch()
+
     with ScriptedServer(steps) as server:
-        async with pipeline_session(root, home, server.url, renderer) as session:
+        async with (
+            pipeline_session(root, home, server.url, renderer) as session,
+            anyio.create_task_group() as tasks,
+        ):
+            tasks.start_soon(release_after_the_second)
             outcome = await prompt(session, "go")
         requests = server.requests
     assert outcome.subtype == "success", outcome.error
