@@ -18,8 +18,8 @@
      │    └── InvalidToolInput       the model's arguments do not fit the tool's fields
      └── SessionError                the session cannot go on (max turns, a crashed actor)
 
-Remedies for permission, key, network and command-not-found come from the interface spec's
-error table (section 7).
+Each error the user can meet names what went wrong and, on its own line, what to do about it;
+``legato doctor`` and tests/doctor/test_error_table.py go through them one by one.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The model table: aliases, ids, context windows and list prices, kept in one place.
 
-Prices are USD per million tokens (the providers' list prices, see shared wire facts).
+Prices are USD per million tokens, the providers' published list prices
+(https://docs.anthropic.com/en/docs/about-claude/pricing).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ MODELS: tuple[ModelInfo, ...] = (
 )
 DEFAULT_ALIAS = "sonnet"
 STRONG_ALIAS = "opus"
-# Fast mode is priced at six times the standard rates (wire facts).
+# Fast mode is priced at six times the standard rates.
 FAST_MODE_MULTIPLIER = 6.0
 # `--model openai:<name>` selects an OpenAI-compatible server (actors/model_client/providers).
 OPENAI_PREFIX = "openai:"

@@ -38,7 +38,7 @@ def project_dir(project_root: str, home: str) -> str:
 
 
 def memory_dir(project_root: str, home: str) -> str:
-    """``~/.legato/projects/<hash>/memory`` (spec 2.6)."""
+    """``~/.legato/projects/<hash>/memory``."""
     return os.path.join(project_dir(project_root, home), "memory")
 
 

@@ -116,7 +116,7 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
 
 
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """``.legato/settings.json`` (spec 2.4), validated."""
+    """``.legato/settings.json``, validated."""
 
     model: str | None = None
     permission_mode: PermissionMode | None = None
@@ -128,7 +128,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
 
 
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """``~/.config/legato/config.json`` (spec 2.3), validated. ``api_key`` is never printed."""
+    """``~/.config/legato/config.json``, validated. ``api_key`` is never printed."""
 
     api_key: str | None = None
     default_model: str | None = None
@@ -163,7 +163,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     memory: str | None = None  # first 200 lines of MEMORY.md, when present
     memory_dir: str = ""
     home: str = ""  # the user's home folder as the session sees it ("" : the process's)
-    memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand (spec 2.6)
+    memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
 
 
@@ -412,7 +412,8 @@ ModelClientMsg = StreamMessage | DescribeProvider | ProbeApi
 # ── permission broker ───────────────────────────────────────────────────────────────────────
 
 OperationKind = Literal["read", "write", "create", "run"]
-"""The spec's action kinds (2.7): Read file, Write file, Create file, Run command."""
+"""The kinds of action a permission is asked for: Read file, Write file, Create file, Run
+command."""
 
 
 class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -785,7 +786,7 @@ class ClearConversation(Ask[None], frozen=True, tag=True):
 
 class GetConversation(Ask[list[Message]], frozen=True, tag=True):
     """The conversation so far. Answered only once any prompt before it is over, cleanup
-    included, so it also tells a frontend that an interrupted prompt has let go (issue 3)."""
+    included, so it also tells a frontend that an interrupted prompt has let go."""
 
 
 class Undo(Ask[str], frozen=True, tag=True):
@@ -837,7 +838,7 @@ ConductorMsg = (
 
 
 # ── session store ───────────────────────────────────────────────────────────────────────────
-# A session is saved as it goes, one event a line (issue 7); replaying the events gives back
+# A session is saved as it goes, one event a line; replaying the events gives back
 # the conversation, the task ledger and the checkpoints /undo restores.
 
 

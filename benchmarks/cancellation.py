@@ -1,4 +1,4 @@
-"""Cancellation and concurrency figures (issue 3), for docs/performance.md.
+"""Cancellation and concurrency figures, for docs/performance.md.
 
     .venv/bin/python -m benchmarks.cancellation [--runs 50]
 

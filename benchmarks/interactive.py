@@ -1,4 +1,4 @@
-"""Benchmarks of the interactive terminal (issue 4), printed as a table for docs/performance.md.
+"""Benchmarks of the interactive terminal, printed as a table for docs/performance.md.
 
     .venv/bin/python -m benchmarks.interactive
 

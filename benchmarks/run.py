@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.run [--runs N]
 
-Targets (issue 2): --version < 60 ms; 20-file read+edit batch < 0.6 s and < 80 MB;
+Targets: --version < 60 ms; 20-file read+edit batch < 0.6 s and < 80 MB;
 four 1-second commands < 1.3 s; 20,000 streamed words < 0.5 s.
 """
 

@@ -1,4 +1,4 @@
-"""Token economy (issue 7): the fixed prefix of every request, and a 20-turn session's input
+"""Token economy: the fixed prefix of every request, and a 20-turn session's input
 tokens billed with prompt caching against without.
 
     .venv/bin/python -m benchmarks.tokens
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from actors.protocol import AskUser, UiEvent
     from frontends.demo.scripted_api import RecordedRequest, Step
 
-PREFIX_LIMIT = 14_000  # bytes of tool definitions and system prompt (issue 7)
+PREFIX_LIMIT = 14_000  # bytes of tool definitions and system prompt
 MODEL = "sonnet"
 PROMPTS = 5
 TURNS_PER_PROMPT = 4  # read, read, edit, answer
@@ -58,7 +58,7 @@ class SessionTokens:
 
     @property
     def billed_input(self) -> float:
-        """Input in input-token prices: a cache write costs 1.25, a read 0.1 (wire facts)."""
+        """Input in input-token prices: a cache write costs 1.25, a read 0.1."""
         u = self.usage
         return (
             u.input_tokens + 1.25 * u.cache_creation_input_tokens + 0.1 * u.cache_read_input_tokens

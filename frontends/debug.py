@@ -1,4 +1,4 @@
-"""``ASSISTANT_LOG=debug``: the debug log, where it goes, and what it never shows (spec 7).
+"""``ASSISTANT_LOG=debug``: the debug log, where it goes, and what it never shows.
 
 The log is ``~/.legato/logs/legato-<YYYY-MM-DD>.log`` (UTC date; one file a day, appended to,
 readable only by the user). It is the session's tracer (``runtime/tracing.py``): it records

@@ -5,8 +5,8 @@
 It prints the effective settings and their sources, the allowedPaths and blockedPaths entries
 that match nothing (warnings: fix or remove them), which credentials are in use (by name, never
 their values), the proxy settings, a connectivity probe to ``{api_url}/v1/messages``, the tools
-found on PATH and the debug log's state. Each problem is printed with the spec's remedy (section
-7). Exit codes: 0 nothing wrong, 1 a problem was found, 2 a configuration file is invalid.
+found on PATH and the debug log's state. Each problem is printed with its remedy. Exit codes:
+0 nothing wrong, 1 a problem was found, 2 a configuration file is invalid.
 
 Each answer comes from the actor that owns it, started as a session would start it: the memory
 store (the settings and their sources), the permission broker (the entries that match nothing)

@@ -38,7 +38,7 @@ class Session:
     tools: ToolExecutor
     conductor: Conductor
     skills: SkillLibrary  # what /<name> runs; it reads nothing until asked
-    sessions: SessionStore | None = None  # saves the session as it goes (issue 7)
+    sessions: SessionStore | None = None  # saves the session as it goes
     questions: QuestionsActor | None = None  # the broker's questions, when there is a person
 
     @property

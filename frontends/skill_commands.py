@@ -1,5 +1,5 @@
-"""``legato /<skill-or-pattern> ...``, ``--headless "/<name> args"`` and ``--pattern-stats``
-(spec 4.1): the command-line glue around the skill library (actors/skills).
+"""``legato /<skill-or-pattern> ...``, ``--headless "/<name> args"`` and ``--pattern-stats``:
+the command-line glue around the skill library (actors/skills).
 
 The forms:
     legato [project] /<name> [args] [--test] [--seed N] [session flags]

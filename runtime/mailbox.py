@@ -27,7 +27,7 @@ M = TypeVar("M")
 R = TypeVar("R")
 
 # Room for streamed replies before the handler waits for the caller: enough to smooth bursts
-# of deltas, small enough that a stalled consumer applies backpressure (issue 3).
+# of deltas, small enough that a stalled consumer applies backpressure.
 STREAM_BUFFER = 64
 
 

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_TOKENS = 16_384
 
-# Plan Mode (spec 3.1): the broker refuses writes and commands; this tells the model why, so it
+# Plan Mode: the broker refuses writes and commands; this tells the model why, so it
 # investigates and proposes instead of trying tools that will be denied.
 PLAN_MODE_NOTE = """\
 Plan mode is on: you are planning, not changing anything. Only read and search; writing \
@@ -109,7 +109,7 @@ class Conductor(Actor[ConductorMsg]):
         self._model_id = ""
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
         self._planning = False
-        # Issue 7: the session file, the ledger and the checkpoints; the context's size.
+        # The session file, the ledger and the checkpoints; the context's size.
         self._keeper = SessionKeeper(sessions, tools)
         self.context_window = context_window  # None: the model's own (actors/models.py)
         self._context_tokens = 0  # what the latest answer measured, or an estimate
@@ -298,7 +298,7 @@ class Conductor(Actor[ConductorMsg]):
         self._usage = self._usage + finished.usage
         run.usage = run.usage + finished.usage
         run.last_text = _text_of(finished.message.content) or run.last_text
-        # Fast mode may silently run at standard speed: usage.speed says so (wire facts).
+        # Fast mode may silently run at standard speed: usage.speed says so.
         slow = speed_notice(
             resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
         )
@@ -318,7 +318,7 @@ class Conductor(Actor[ConductorMsg]):
         )
         return with_breakpoints(request) if self.prompt_caching else request
 
-    # ── issue 7: saving, resuming, undo, compaction ──────────────────────────────────────
+    # ── saving, resuming, undo, compaction ───────────────────────────────────────────────
 
     async def _resume(self) -> None:
         messages = await self._keeper.restore()

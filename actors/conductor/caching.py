@@ -4,7 +4,7 @@ Every request re-sends the tools, the system prompt and the conversation so far.
 end of the tools, the end of the system prompt, the end of the previous request's
 conversation and the end of this one (4 breakpoints, the API's maximum) lets the API read all
 of it but the newest turn from its cache: a cache read is billed at a tenth of the input
-price, a write at 1.25 times (wire facts).
+price, a write at 1.25 times.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stopping a prompt's running tools so that each still reports how far it got (issue 3).
+"""Stopping a prompt's running tools so that each still reports how far it got.
 
 When the prompt is cancelled while its tools run, the conductor does not simply abandon a call's
 ``RunTools`` stream: it tells the executor ``InterruptTools`` and keeps reading that stream,

@@ -3,7 +3,7 @@
 A summary may drop what mattered; the ledger is not summarised. Its goal is the first prompt,
 word for word; files come from the tool calls themselves; decisions and open steps come from
 each compaction's summary (decisions accumulate, open steps are the latest). It is re-injected
-verbatim, in this fixed shape, every time the conversation is compacted (issue 7).
+verbatim, in this fixed shape, every time the conversation is compacted.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def system_prompt(context: ProjectContext, *, headless: bool) -> str:
 
 
 def _memory_note(context: ProjectContext) -> str:
-    """Where memory lives and how to add to it (spec 2.6): "remember that ..." needs this."""
+    """Where memory lives and how to add to it: "remember that ..." needs this."""
     topics = ", ".join(context.memory_topics) or "none yet"
     return (
         f"Memory folder (kept across sessions): {context.memory_dir}\n"

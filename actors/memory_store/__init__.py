@@ -1,4 +1,4 @@
-"""The memory store: global config, project settings, LEGATO.md and MEMORY.md (spec 2.3-2.6).
+"""The memory store: global config, project settings, LEGATO.md and MEMORY.md.
 
 ``MemoryStore`` is the actor; ``load_context`` is the same loading as a plain function, for
 callers (the CLI) that want to validate the files without starting a session.

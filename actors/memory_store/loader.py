@@ -3,7 +3,7 @@
 Plain synchronous functions, so that the CLI can validate the files without starting any
 actor; the memory store runs ``load_context`` in a worker thread.
 
-Precedence (spec 2.3 leaves it open; this is the usual one, nearest wins): command-line flags,
+Precedence (the usual one, nearest wins): command-line flags,
 then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the project's
 settings, then the global config, then the built-in default (see precedence.py).
 """
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 CONFIG_FILE = os.path.join(".config", "legato", "config.json")  # under the home directory
 SETTINGS_FILE = os.path.join(".legato", "settings.json")  # under the project root
 GUIDE_FILE = "LEGATO.md"
-MEMORY_LINES = 200  # spec 2.6 and 8: only the first 200 lines are loaded
+MEMORY_LINES = 200  # only the first 200 lines of MEMORY.md are loaded
 DEFAULT_MODE: PermissionMode = "ask"
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -351,7 +351,7 @@ def _read_optional(path: str, max_lines: int | None, warnings: list[str]) -> str
 
 def _memory_topics(folder: str) -> tuple[str, ...]:
     """Topic files beside MEMORY.md (debugging.md, conventions.md...): named to the model,
-    which reads one when it is relevant, so they cost no context until then (spec 2.6)."""
+    which reads one when it is relevant, so they cost no context until then."""
     try:
         names = os.listdir(folder)
     except OSError:

@@ -1,6 +1,6 @@
 """Which value wins, and where it came from: flags > environment > project > global > default.
 
-The spec leaves precedence open (2.3); this is the usual order, nearest to the person first: a
+This is the usual order, nearest to the person first: a
 flag is typed for this run, a variable set for this shell, the project file for this project, the
 global file for every project. ``legato config`` prints each winner with its source, so a value
 that surprises someone can be traced to the file or variable that set it.

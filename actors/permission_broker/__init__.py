@@ -1,4 +1,4 @@
-"""The permission broker: decides whether a tool may read, write or run (spec 2.7, 3.1, 3.2).
+"""The permission broker: decides whether a tool may read, write or run.
 
 Importing this package stays cheap: the shell parser (tree-sitter) is loaded on the first
 command it checks.

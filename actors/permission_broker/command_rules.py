@@ -1,4 +1,4 @@
-"""Command rules: ``allowedCommands`` / ``blockedCommands`` entries (spec 2.4).
+"""Command rules: ``allowedCommands`` / ``blockedCommands`` entries.
 
 An allowed entry matches a simple command when the command's words begin with the entry's
 words: ``git status`` matches ``git status -s`` but not ``git statusx`` nor ``git push``. The

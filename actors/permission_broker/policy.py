@@ -1,6 +1,6 @@
 """Deciding one permission request: the rules, the mode and the session's answers.
 
-The order of the checks (spec 3.1 and 3.2):
+The order of the checks:
 1. A blocked rule denies, in every mode.
 2. Plan mode is read-only: writes and commands are denied. A file with several names (hard
    links) always asks when there are blockedPaths: the rules cannot see its other names.
@@ -84,7 +84,7 @@ class Policy:
         self.mode: PermissionMode = context.permission_mode
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
-        # The project's memory folder (spec 2.6) is Legato's own notebook, outside the project.
+        # The project's memory folder is Legato's own notebook, outside the project.
         self.memory_dir = os.path.realpath(context.memory_dir) if context.memory_dir else ""
         home = os.path.realpath(context.home or os.path.expanduser("~"))
         root = self.rules.root

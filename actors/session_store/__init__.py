@@ -1,4 +1,4 @@
-"""The session store: every session saved as it goes, resumable (issue 7).
+"""The session store: every session saved as it goes, resumable.
 
 ``SessionStore`` is the actor: it saves the session, replays it on resume, and lists the
 project's saved sessions (``ListSessions``) for ``--continue`` and the ``--resume`` picker.

@@ -1,4 +1,4 @@
-"""The skill library: skills and patterns (spec 2.1, 2.2, 2.8), run as ``/<name> [args]``.
+"""The skill library: skills and patterns, run as ``/<name> [args]``.
 
 ``SkillLibrary`` is the actor; frontends ask it ``ListCommands``, ``PrepareCommand``,
 ``CheckCommand`` and ``GetPatternStats`` (actors/protocol.py).

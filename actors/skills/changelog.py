@@ -1,4 +1,4 @@
-"""The pattern changelog (spec 2.8): which patterns changed in which version.
+"""The pattern changelog: which patterns changed in which version.
 
     ## v1.2.0 - 2026-11-20
     ### Added

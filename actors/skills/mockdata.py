@@ -1,4 +1,4 @@
-"""Mock data (the mock-data pattern, spec 2.2 and 8): records from a schema, without a model.
+"""Mock data (the mock-data pattern): records from a schema, without a model.
 
 The schema is a JSON object mapping field names to type names (string, number, boolean, date,
 email, url, uuid), or to a nested object of the same kind. The output is fully determined by
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 TYPES = ("string", "number", "boolean", "date", "email", "url", "uuid")
-DEFAULT_COUNT = 10  # spec 8
+DEFAULT_COUNT = 10  # records when the pattern is not told how many
 MAX_COUNT = 100_000
 
 _FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Margaret", "Linus", "Frances")

@@ -1,4 +1,4 @@
-"""Patterns (spec 2.2): parameterised generators in ``.legato/patterns/<file>.md``.
+"""Patterns: parameterised generators in ``.legato/patterns/<file>.md``.
 
 Front matter: ``name``, ``description``, ``args`` (each ``name``, ``description``,
 ``required``, ``choices``, ``default``). Legato adds two optional fields, both documented in

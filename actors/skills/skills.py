@@ -1,4 +1,4 @@
-"""Skills (spec 2.1): ``.legato/skills/<name>.md``, run as ``/<name> [args]``.
+"""Skills: ``.legato/skills/<name>.md``, run as ``/<name> [args]``.
 
 A skill is front matter (``name``, ``description``, both required strings) and a body of
 numbered steps the model follows. Arguments are positional and shell-like: ``$ARGUMENTS``

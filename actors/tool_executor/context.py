@@ -62,7 +62,7 @@ class CallContext:
     output_cap: int
     permissions: Address[PermissionBrokerMsg]
     emit: Callable[[str], Awaitable[None]]  # live output, for display only
-    # For an interrupted call's result (issue 3): what it had printed, and whether it was
+    # For an interrupted call's result: what it had printed, and whether it was
     # waiting for the person to allow it (then nothing was done yet).
     output_so_far: Callable[[], str] = lambda: ""
     asking: bool = False

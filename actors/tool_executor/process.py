@@ -7,7 +7,7 @@ fixed memory, however much a command prints.
 
 The grace depends on why the group ends. A command that ran out of time gets GRACE to clean up;
 a command the user interrupted gets INTERRUPT_GRACE, because a person waiting on Ctrl-C (and
-headless's 100 ms exit target, issue 3) matters more than a tidy exit of a program that
+headless's 100 ms exit target) matters more than a tidy exit of a program that
 ignores SIGTERM. Well-behaved commands die at the SIGTERM either way, in a few milliseconds.
 """
 

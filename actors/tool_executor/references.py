@@ -1,4 +1,4 @@
-"""``@path`` in a prompt (spec 4.2): the files a prompt names come along with it.
+"""``@path`` in a prompt: the files a prompt names come along with it.
 
 A token is ``@`` and a path, at the start of the prompt or after a space or a bracket, so
 ``user@example.com`` stays text. A token that names an existing file or folder is attached:

@@ -1,6 +1,6 @@
 """The tools' input fields, as msgspec Structs, and the definitions sent to the model.
 
-The field names are Claude Code's (wire-facts.md, "Tool inputs"), so skills and prompts written for
+The field names are Claude Code's (its tools' input shapes), so skills and prompts written for
 it work unchanged. Each Struct is the one source of truth: it decodes the model's untrusted input
 and it generates the JSON Schema the model sees. Every byte of the definitions goes out with every
 request, so the descriptions are short and the schemas are trimmed (``_lean``).

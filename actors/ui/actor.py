@@ -49,7 +49,7 @@ class QuestionsActor(UiActor):
 
     A question waits for a person for seconds; if the UI actor itself asked, the events queued
     behind the question (the output of tools already approved and running) would wait too.
-    With questions here, events keep flowing while one is open (issue 4). It shares the
+    With questions here, events keep flowing while one is open. It shares the
     frontend's renderer, which the UI actor closes.
     """
 

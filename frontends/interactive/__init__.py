@@ -1,4 +1,4 @@
-"""The interactive terminal session (issue 4): ``legato`` and ``legato <project_path>``.
+"""The interactive terminal session: ``legato`` and ``legato <project_path>``.
 
 app.py              the session: actors, screen, the prompt loop, commands, Plan Mode
 screen.py           prompt_toolkit: input, keys, live part, status line, questions

@@ -84,7 +84,7 @@ class InteractiveSession:
         home: str | None = None,
         input: Input | None = None,
         output: Output | None = None,
-        session_id: str | None = None,  # a saved session to go on with (issue 7)
+        session_id: str | None = None,  # a saved session to go on with
         resume: bool = False,
         max_parallel: int | None = None,
         stream_timeout: float = 60.0,
@@ -295,7 +295,7 @@ class InteractiveSession:
                 )
 
     async def _skill(self, text: str, unknown: slash_commands.Unknown) -> None:
-        """``/<skill-or-pattern> [args]`` (spec 4.2): its prompt runs like a typed one."""
+        """``/<skill-or-pattern> [args]``: its prompt runs like a typed one."""
         try:
             name, args = split_command(text)
             prepare = PrepareCommand(name=name, args=tuple(args))
@@ -349,7 +349,7 @@ class InteractiveSession:
             await self._confirm_plan()
 
     async def _confirm_plan(self) -> None:
-        """Spec 3.1: a plan is executed after the user confirms it; the mode returns to Normal."""
+        """A plan is executed after the user confirms it; the mode returns to Normal."""
         self.view.say(Text("Execute this plan? Plan mode ends and changes need your approval."))
         self.screen.changed()
         answer = "n"

@@ -1,6 +1,6 @@
 """Cutting a streamed answer into markdown blocks that are finished and will not change.
 
-The terminal prints a finished block once into its scrollback and never redraws it (issue 4);
+The terminal prints a finished block once into its scrollback and never redraws it;
 only the block still in progress is live. A block is finished when a blank line, a heading or a
 code fence ends it. Code inside a fence is finished line by line, and a paragraph that grows
 past ``MAX_LIVE_LINES`` lines is cut there: so the live part, and the work of redrawing it per

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from frontends.interactive.view import TurnView
 
 FRAME_RATE = 20  # scrollback writes per second at most; redraws in between are cheap
-EXIT_WINDOW = 2.0  # seconds in which a second Ctrl-C at an empty prompt exits (issue 4)
+EXIT_WINDOW = 2.0  # seconds in which a second Ctrl-C at an empty prompt exits
 ESCAPE_WAIT = 0.03  # how long a lone Esc waits to be sure it is not the start of Alt+key
 EXIT = object()  # sent on the inputs stream when the user wants to leave
 

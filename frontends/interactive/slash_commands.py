@@ -1,4 +1,4 @@
-"""In-session commands (spec 4.2): parsing, help text and the did-you-mean for typos."""
+"""In-session commands: parsing, help text and the did-you-mean for typos."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from actors.protocol import ContextFill, Usage
 if TYPE_CHECKING:
     from actors.protocol import PermissionMode
 
-# Spec 3.1: Shift+Tab cycles Normal -> Auto-Accept -> Plan -> Normal. "custom" (the project's
+# Shift+Tab cycles Normal -> Auto-Accept -> Plan -> Normal. "custom" (the project's
 # rules) is not on the cycle; Shift+Tab from it goes on as if from Normal.
 CYCLE: dict[PermissionMode, PermissionMode] = {
     "ask": "auto",
@@ -20,7 +20,7 @@ CYCLE: dict[PermissionMode, PermissionMode] = {
     "custom": "auto",
 }
 
-# Spec 3.1's status texts; Normal Mode shows none.
+# The status texts of the modes; Normal Mode shows none.
 MODE_TEXT: dict[str, str] = {
     "ask": "",
     "auto": "⏵⏵ accept edits on",
@@ -37,7 +37,7 @@ class Status:
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
     cost_known: bool = True  # False once a model with unknown prices answered
-    context_tokens: int = 0  # how much of the window the latest answer used (issue 7)
+    context_tokens: int = 0  # how much of the window the latest answer used
 
     @property
     def alias(self) -> str:
@@ -68,7 +68,7 @@ class Status:
         return f"${self.cost:.4f}" if self.cost_known else f"${self.cost:.4f} + unknown"
 
     def cost_report(self) -> str:
-        """What /cost prints (spec 4.2: input tokens, output tokens, total cost in USD)."""
+        """What /cost prints (input tokens, output tokens, total cost in USD)."""
         return (
             f"Input tokens:  {self.input_tokens:,}\n"
             f"Output tokens: {self.usage.output_tokens:,}\n"
@@ -76,7 +76,7 @@ class Status:
         )
 
     def usage_report(self) -> str:
-        """/cost's lines on the prompt cache and the context window (issue 7)."""
+        """/cost's lines on the prompt cache and the context window."""
         u = self.usage
         return (
             f"Cache reads:   {u.cache_read_input_tokens:,} tokens (billed at 0.1x)\n"

@@ -1,4 +1,4 @@
-"""Leaving the terminal as we found it, whatever happens (issue 4: even on a crash)."""
+"""Leaving the terminal as we found it, whatever happens (even on a crash)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Colours for the two themes of the global config's ``theme`` field (spec 2.3: dark, light).
+"""Colours for the two themes of the global config's ``theme`` field: dark and light.
 
 One palette feeds both libraries: rich styles for what is printed, and a prompt_toolkit style
 for the input line and the status line.

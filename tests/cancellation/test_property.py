@@ -1,4 +1,4 @@
-"""Cancel at any point (issue 3): a property over scripted multi-turn sessions.
+"""Cancel at any point: a property over scripted multi-turn sessions.
 
 Hypothesis draws a session (turns of parallel tool batches: commands that start background
 jobs and children that ignore SIGTERM, and large writes over files the session has read; in

@@ -1,4 +1,4 @@
-"""Killed outright mid-batch, Legato leaves every file wholly old or wholly new (issue 3).
+"""Killed outright mid-batch, Legato leaves every file wholly old or wholly new.
 
 SIGKILL gives no chance to clean up, so this kills the real ``legato`` process while a batch of
 large writes is landing, and reads every file afterwards. A temporary file may be left beside

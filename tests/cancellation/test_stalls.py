@@ -1,4 +1,4 @@
-"""A model stream that stalls is retried, then fails clearly; the wait is configurable (issue 3).
+"""A model stream that stalls is retried, then fails clearly; the wait is configurable.
 
 ``--stream-timeout SECONDS`` (or ``ASSISTANT_STREAM_TIMEOUT``) is how long the answer may send
 nothing before the attempt is abandoned: retried while nothing of the answer has been shown,

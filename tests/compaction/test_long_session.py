@@ -1,5 +1,5 @@
 """A long scripted session goes through two compactions and the task ledger reaches the model
-intact each time (issue 7). Real loopback HTTP, real files, the real session."""
+intact each time. Real loopback HTTP, real files, the real session."""
 
 from __future__ import annotations
 

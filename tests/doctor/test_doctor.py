@@ -1,5 +1,5 @@
 """`legato doctor` against real loopback servers: the probe's verdicts, credentials named and
-never shown, proxies with passwords masked, missing tools, and the spec's remedies."""
+never shown, proxies with passwords masked, missing tools, and their remedies."""
 
 from __future__ import annotations
 

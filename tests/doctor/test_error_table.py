@@ -1,5 +1,5 @@
-"""The spec's error table (section 7), row by row: each condition, caused for real through the
-`legato` command, reaches the user with a message, the spec's remedy and an exit code."""
+"""The error table, row by row: each condition, caused for real through the `legato` command,
+reaches the user with a message, its remedy and an exit code."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 SPEC = Path("/work/shared/seed/000_671d211f2c9e1d39.txt")
 
-# Condition -> (our error class, our remedy, the words of the spec's remedy ours must carry).
+# Condition -> (our error class, our remedy, the words the remedy must carry).
 TABLE = {
     "Permission denied": (
         PermissionDenied,

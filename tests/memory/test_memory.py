@@ -1,4 +1,4 @@
-"""Project context and memory (spec 2.5, 2.6, 4.2): LEGATO.md, MEMORY.md, topic files,
+"""Project context and memory: LEGATO.md, MEMORY.md, topic files,
 "remember that ...", and ``@path`` references, with real files and a real ``legato`` process."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_legato_md_and_memory_are_in_the_models_context(project: Project) -> Non
     system = system_text(requests[0].body)
     assert "Project guide (LEGATO.md):\n# Shop\n## Common commands\n- make test" in system
     assert "- note 200\n" in system + "\n"
-    assert "- note 201" not in system  # only the first 200 lines (spec 8)
+    assert "- note 201" not in system  # only the first 200 lines
     assert f"Memory folder (kept across sessions): {folder}" in system
     assert (
         "Topic files there: conventions.md, debugging.md; Read one when it is relevant." in system

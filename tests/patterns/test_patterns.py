@@ -1,4 +1,4 @@
-"""Patterns (spec 2.2, 2.8, 4.1, 8): real files in a temporary project, the CLI in-process and as
+"""Patterns: real files in a temporary project, the CLI in-process and as
 a process against the scripted model server."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ args:
 class {{Name}}Service: pass  # {{NAME}}
 """
 
-# The spec's table (2.2): name -> [(arg, required, choices, default)].
+# The bundled patterns' arguments: name -> [(arg, required, choices, default)].
 SPEC_ARGS: dict[str, list[tuple[str, bool, tuple[str, ...] | None, str | None]]] = {
     "crud-gen": [("entity", True, None, None), ("fields", True, None, None)],
     "api-endpoint": [
@@ -322,7 +322,7 @@ def test_mock_data_renders_without_a_model_call(project: Project) -> None:
     assert done.returncode == 0, done.stderr
     assert requests == []
     records = json.loads(done.stdout)
-    assert len(records) == 10  # the default count (spec 8)
+    assert len(records) == 10  # the default count
     assert again.stdout == done.stdout  # the same seed, the same records
     first = records[0]
     assert set(first) == {"id", "name", "age", "active", "born", "email", "site", "address"}

@@ -1,5 +1,5 @@
 """Real ``legato`` processes: a session killed with SIGKILL resumes with --continue, and
-``--continue --headless "/undo"`` puts back what its last prompt changed (issue 7)."""
+``--continue --headless "/undo"`` puts back what its last prompt changed."""
 
 from __future__ import annotations
 

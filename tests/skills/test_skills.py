@@ -1,4 +1,4 @@
-"""Skills (spec 2.1, 4.1, 4.2): files in a temporary project; the CLI in-process and as a
+"""Skills: files in a temporary project; the CLI in-process and as a
 process."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Amazon Bedrock: the same Claude models through Bedrock's streaming invoke endpoint.
 
-Selected when ``CLOUD_ACCESS_KEY_ID`` and ``CLOUD_SECRET_ACCESS_KEY`` are set (spec 5), in
+Selected when ``CLOUD_ACCESS_KEY_ID`` and ``CLOUD_SECRET_ACCESS_KEY`` are set, in
 ``CLOUD_REGION``. Requests are signed with AWS Signature V4 by botocore's signer, and the answer's
 AWS event-stream framing is decoded by botocore's parser (checksums included): neither is
 hand-rolled. Each event-stream ``chunk`` holds, base64-encoded, one Messages API event, which
-the ordinary ``MessageAssembler`` then reads (wire facts).
+the ordinary ``MessageAssembler`` then reads.
 
 botocore is imported when the first Bedrock request is prepared, never on the Anthropic path.
 It is an optional extra (``legato[bedrock]``): without it, that first request fails with a
@@ -54,7 +54,7 @@ URL_OVERRIDE = "ASSISTANT_BEDROCK_URL"  # a VPC endpoint, or a test server
 BEDROCK_VERSION = "bedrock-2023-05-31"
 SERVICE = "bedrock"
 
-# Model table id -> Bedrock model id (wire facts).
+# Model table id -> Bedrock model id.
 BEDROCK_IDS = {
     "claude-opus-4-6": "anthropic.claude-opus-4-6-v1",
     "claude-sonnet-4-6": "anthropic.claude-sonnet-4-6",

@@ -4,7 +4,7 @@ The conversation is kept in the Messages API's shape whatever the provider, so t
 message holds ``text`` and ``tool_use`` blocks, and the stop reason and usage are translated to
 their Anthropic names. A chunk carries ``choices[0].delta`` with ``content`` and/or
 ``tool_calls`` fragments: a call's first fragment has ``index``, ``id`` and ``function.name``;
-later ones only ``index`` and a piece of ``arguments`` to append (wire facts).
+later ones only ``index`` and a piece of ``arguments`` to append.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ USAGE_FIELDS = frozenset(
     {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
 )
 
-# The error type the real API sends with each status (shared wire facts, "Errors").
+# The error type the real API sends with each status (the Messages API's error documentation).
 ERROR_TYPES: dict[int, str] = {
     400: "invalid_request_error",
     401: "authentication_error",

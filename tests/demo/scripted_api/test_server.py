@@ -94,7 +94,7 @@ def test_block_order_matches_the_other_vectors(http: httpx.Client, vector: str, 
         events = parse_sse(post(http, server, body()).content)
 
     def shape(stream: list[tuple[str, dict[str, Any]]]) -> list[str]:
-        # Pings may come anywhere (wire facts), so the shape leaves them out.
+        # Pings may come anywhere, so the shape leaves them out.
         return collapse([name for name, _ in stream if name != "ping"])
 
     assert shape(events) == shape(recorded)
