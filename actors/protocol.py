@@ -693,11 +693,15 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True):
     active: bool  # commands run confined
     enforces: tuple[str, ...] = ()  # in words, one line each
     why_not: str | None = None  # when not active: the reason, with what to do about it
+    tried: bool = True  # False: no command has run yet, and the mechanism was not tried
 
 
 class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):
     """Whether commands run confined here; the first ask (or the first command) tries the
-    mechanism once for the session."""
+    mechanism once for the session. ``try_it=False``: say what is known without trying (a
+    session that ran no command does not pay for a trial just to report)."""
+
+    try_it: bool = True
 
 
 ToolExecutorMsg = (

@@ -176,8 +176,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             case RestoreCheckpoint(files=files):
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
-            case DescribeSandbox():
-                await reply.answer(msg, await self._sandbox.describe())
+            case DescribeSandbox(try_it=try_it):
+                await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))

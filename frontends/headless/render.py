@@ -37,7 +37,7 @@ from actors.ui import Renderer
 from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
-    from actors.protocol import UiEvent
+    from actors.protocol import SandboxReport, UiEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -119,6 +119,7 @@ class HeadlessRenderer(Renderer):
         self.stderr = _Guarded(stderr, fatal=False)
         self.streaming = False
         self.running: dict[str, tuple[str, str, float]] = {}  # id -> (tool, summary, started)
+        self.sandbox: SandboxReport | None = None  # for the result object, once known
         self.turns = 0
         self.usage = Usage()
         self.finished: tuple[str, str, float] | None = None  # the call a ToolFinished ends
@@ -234,7 +235,7 @@ class JsonRenderer(HeadlessRenderer):
     def render(self, event: UiEvent) -> None:
         match event:
             case TurnOutcome():
-                self.write_line(self.stdout, result_object(event))
+                self.write_line(self.stdout, result_object(event, self.sandbox))
             case Notice(level="warning" | "error", text=text):
                 self.stderr.write(f"legato: {text}\n")
             case _:
@@ -289,7 +290,7 @@ class StreamJsonRenderer(HeadlessRenderer):
             case Notice(level=level, text=text):
                 self.emit({"type": "system", "subtype": "notice", "level": level, "text": text})
             case TurnOutcome():
-                self.write_line(self.stdout, result_object(event))
+                self.write_line(self.stdout, result_object(event, self.sandbox))
             case _:
                 pass
 
@@ -318,8 +319,10 @@ def _api_event(event: UiEvent) -> dict[str, Any] | None:
     return {"type": "content_block_delta", "index": index, "delta": delta}
 
 
-def result_object(outcome: TurnOutcome) -> dict[str, Any]:
-    """The final result, field for field like Claude Code's ``--output-format json``."""
+def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) -> dict[str, Any]:
+    """The final result, field for field like Claude Code's ``--output-format json``, and
+    ``sandbox``: whether the session's commands ran confined (``active`` is null when no
+    command ran, so it was not tried)."""
     obj: dict[str, Any] = {
         "type": "result",
         "subtype": outcome.subtype,
@@ -335,6 +338,12 @@ def result_object(outcome: TurnOutcome) -> dict[str, Any]:
     }
     if outcome.error:
         obj["error"] = outcome.error
+    if sandbox is not None:
+        obj["sandbox"] = {
+            "active": sandbox.active if sandbox.tried else None,
+            "mechanism": sandbox.mechanism,
+            "not_enforced_because": sandbox.why_not,
+        }
     return obj
 
 

@@ -20,6 +20,7 @@ from actors.errors import LegatoError
 from actors.protocol import (
     AttachReferences,
     Compact,
+    DescribeSandbox,
     GetContext,
     GetConversation,
     GetUsage,
@@ -197,6 +198,9 @@ class _HeadlessRun:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
             with prompt_scope:
                 outcome = await self._answer(session)
+                self.renderer.sandbox = await session.tools.address.ask(
+                    DescribeSandbox(try_it=False)
+                )
                 await session.ui.address.tell(Show(outcome))
             if prompt_scope.cancelled_caught:
                 # The conductor answers this only once the interrupted prompt has let go: its

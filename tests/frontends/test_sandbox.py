@@ -17,6 +17,7 @@ from tests.frontends.conftest import REPO
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
 if TYPE_CHECKING:
+    from frontends.demo.scripted_api import Step
     from tests.frontends.conftest import Project
 
 SECRET = "SECRET-91c2"
@@ -83,3 +84,30 @@ def test_without_bwrap_the_session_says_once_what_is_not_enforced(project: Proje
     warnings = [line for line in done.stderr.splitlines() if "run unconfined" in line]
     assert len(warnings) == 1, done.stderr
     assert "bubblewrap (bwrap) was not found" in warnings[0]
+
+
+def sandbox_field(
+    project: Project, steps: list[Step], *settings_sandbox: dict[str, bool]
+) -> object:
+    project.settings(
+        permissionMode="auto", allowedCommands=["true"], sandbox=dict(*settings_sandbox)
+    )
+    with ScriptedServer([*steps, text("Done.")]) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["sandbox"]
+
+
+@needs_bwrap
+def test_the_json_result_says_whether_commands_ran_confined(project: Project) -> None:
+    command = [tool_calls([call("Bash", {"command": "true"})])]
+    confined = sandbox_field(project, command)
+    assert isinstance(confined, dict)
+    assert confined["active"] is True and confined["not_enforced_because"] is None
+    off = sandbox_field(project, command, {"enabled": False})
+    assert isinstance(off, dict)
+    assert off["active"] is False
+    assert off["not_enforced_because"] == "sandbox.enabled is false in .legato/settings.json"
+    # No command ran: nothing was tried, and the answer says so rather than paying for a trial.
+    untried = sandbox_field(project, [])
+    assert isinstance(untried, dict) and untried["active"] is None

@@ -99,9 +99,13 @@ class Sandbox:
         self._skipped = skipped
         return [self._bwrap, *args, "--"]
 
-    async def describe(self) -> SandboxReport:
-        why_not = await self._why_not()
+    async def describe(self, *, try_it: bool = True) -> SandboxReport:
         mechanism = self._mechanism()
+        if not try_it and self._trial is None and self._bwrap is not None:
+            enabled = self._settings is not None and self._settings.enabled
+            if enabled and sys.platform.startswith("linux"):
+                return SandboxReport(mechanism=mechanism, active=False, tried=False)
+        why_not = await self._why_not()
         if why_not is not None:
             return SandboxReport(mechanism=mechanism, active=False, why_not=why_not)
         settings = self._settings
