@@ -428,6 +428,9 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # The person named the path themselves (``@path`` in a prompt): their yes for a read that
     # the rules would put to them. Blocks and the other rules still apply.
     named_by_user: bool = False
+    # A command to run outside the sandbox (Bash's ``dangerouslyDisableSandbox``): only a
+    # person may allow that, whatever the mode and the rules.
+    unconfined: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):

@@ -277,6 +277,8 @@ class Policy:
             if isinstance(part, Decision) and not part.allowed:
                 return part
         questions = [part for part in parts if isinstance(part, Question)]
+        if request.unconfined:
+            questions.append(_unconfined(line.text))
         if questions:
             return _together(questions)
         return parts[0]
@@ -441,6 +443,16 @@ def _nested_git(path: str) -> list[tuple[str, str]]:
         for index, part in enumerate(parts)
         if part == ".git"
     ]  # fmt: skip
+
+
+def _unconfined(command: str) -> Question:
+    """Running outside the sandbox: a yes or a no from a person, never remembered."""
+    return _once(
+        f"running '{command}' outside the sandbox needs a person's approval, and a headless run "
+        "cannot ask. Run it without dangerouslyDisableSandbox, or run it interactively",
+        warning="This command asks to run outside the sandbox: it can write anywhere you can "
+        "and read your credential folders.",
+    )
 
 
 def _once(headless_reason: str, warning: str | None = None) -> Question:

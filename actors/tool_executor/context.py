@@ -88,6 +88,7 @@ class CallContext:
         command: str | None = None,
         preview: str | None = None,
         hard_links: int = 1,
+        unconfined: bool = False,
     ) -> None:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
@@ -97,6 +98,7 @@ class CallContext:
             command=command,
             preview=preview,
             hard_links=hard_links,
+            unconfined=unconfined,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))

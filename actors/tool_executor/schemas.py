@@ -53,6 +53,9 @@ class BashInput(msgspec.Struct, frozen=True, kw_only=True):
         None
     )
     run_in_background: bool = False
+    # Claude Code's name. Only where the sandbox refused what the command must do; the user is
+    # always asked (a headless run is denied).
+    dangerouslyDisableSandbox: bool = False
 
 
 class GlobInput(msgspec.Struct, frozen=True, kw_only=True):

@@ -20,7 +20,9 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
     assert [tool["name"] for tool in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep"]
     fields = {tool["name"]: set(tool["input_schema"]["properties"]) for tool in tools}
     assert fields["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}
-    assert fields["Bash"] == {"command", "timeout", "description", "run_in_background"}
+    assert fields["Bash"] == {
+        "command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"
+    }  # fmt: skip
     assert fields["Grep"] == {
         "pattern", "path", "glob", "type", "output_mode",
         "-i", "-n", "-A", "-B", "-C", "head_limit", "multiline",

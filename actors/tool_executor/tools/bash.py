@@ -23,11 +23,16 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
             "run_in_background is not supported yet. Run the command in the foreground "
             f"(set timeout, up to {MAX_TIMEOUT_MS} ms, for a long one)."
         )
-    await ctx.check("run", command=args.command)
+    if args.dangerouslyDisableSandbox and await ctx.confine(ctx.project_root):
+        # The sandbox is on and the model asks to leave it: a person decides, every time.
+        await ctx.check("run", command=args.command, unconfined=True)
+        prefix: list[str] = []
+    else:
+        await ctx.check("run", command=args.command)
+        prefix = await ctx.confine(ctx.project_root)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
-    prefix = await ctx.confine(ctx.project_root)
     done = await run_group(
         args.command,
         cwd=ctx.project_root,
