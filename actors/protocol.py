@@ -431,6 +431,8 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # A command to run outside the sandbox (Bash's ``dangerouslyDisableSandbox``): only a
     # person may allow that, whatever the mode and the rules.
     unconfined: bool = False
+    # The command runs in the sandbox (which then holds what it may touch).
+    confined: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):

@@ -81,6 +81,13 @@ class Question:
 class Policy:
     def __init__(self, context: ProjectContext) -> None:
         self.rules = Rules(context.project_root, context.settings, home=context.home or None)
+        sandbox = context.settings.sandbox
+        # In auto mode, a command unknown to the rules runs without a question when it is
+        # confined and offline: the sandbox holds what it may touch, and with no network it
+        # cannot send the project anywhere. With network, or with autoAllow off, it asks.
+        self._confined_offline_runs = (
+            sandbox is not None and not sandbox.network and sandbox.auto_allow
+        )
         self.mode: PermissionMode = context.permission_mode
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
@@ -269,7 +276,7 @@ class Policy:
             shown = judgement.unlisted.text if judgement.unlisted else line.text
             return Decision(False, f"plan mode is read-only: running '{shown}' is not allowed")
         parts = [
-            self._command_part(line, judgement),
+            self._command_part(line, judgement, confined=request.confined),
             *self._redirect_parts(request.tool, line),
             *self._argument_parts(line),
         ]
@@ -283,7 +290,9 @@ class Policy:
             return _together(questions)
         return parts[0]
 
-    def _command_part(self, line: CommandLine, judgement: Judgement) -> Decision | Question:
+    def _command_part(
+        self, line: CommandLine, judgement: Judgement, *, confined: bool = False
+    ) -> Decision | Question:
         if judgement.verdict in ("unknowable", "risky"):
             remedy = judgement.remedy or "Write the command out literally, or run it interactively"
             return _once(
@@ -303,6 +312,13 @@ class Policy:
             return remembered
         if judgement.verdict == "allowed":
             return Decision(True, judgement.reason)
+        if (
+            confined
+            and self.mode == "auto"
+            and self._confined_offline_runs
+            and self._names_only_project_paths(line)
+        ):
+            return Decision(True, "it runs in the sandbox, without network (sandbox.autoAllow)")
         first = judgement.unlisted.name if judgement.unlisted else None
         suggestion = f"'{first}' (or the whole command)" if first else "an entry"
         return Question(
@@ -357,6 +373,12 @@ class Policy:
                     )
                 parts.append(part)
         return parts
+
+    def _names_only_project_paths(self, line: CommandLine) -> bool:
+        paths = self.rules.paths
+        return all(
+            paths.inside(paths.resolve(path)) for _, path, _ in named_paths(line, paths.root)
+        )
 
     def _argument_parts(self, line: CommandLine) -> list[Question]:
         """A word that names a blocked path or Legato's own files needs a person.

@@ -89,6 +89,7 @@ class CallContext:
         preview: str | None = None,
         hard_links: int = 1,
         unconfined: bool = False,
+        confined: bool = False,
     ) -> None:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
@@ -99,6 +100,7 @@ class CallContext:
             preview=preview,
             hard_links=hard_links,
             unconfined=unconfined,
+            confined=confined,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))

@@ -28,8 +28,8 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         await ctx.check("run", command=args.command, unconfined=True)
         prefix: list[str] = []
     else:
-        await ctx.check("run", command=args.command)
         prefix = await ctx.confine(ctx.project_root)
+        await ctx.check("run", command=args.command, confined=bool(prefix))
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
