@@ -168,7 +168,7 @@ def test_the_picker_lists_the_sessions_and_takes_the_one_picked(project: Project
             done = project.legato(server.url, "--headless", prompt, "--output-format", "json")
         ids.append(json.loads(done.stdout)["session_id"])
     shown = io.StringIO()
-    answers = iter(["7", "2"])
+    answers = iter(["x", "2"])  # "x" begins no id (ids are hex): a wrong answer
     chosen = chosen_session(
         project_root=str(project.root),
         continue_latest=False,
@@ -183,4 +183,4 @@ def test_the_picker_lists_the_sessions_and_takes_the_one_picked(project: Project
     assert lines[0] == "Saved sessions, latest first:"
     assert ids[1] in lines[1] and "newer task" in lines[1]
     assert ids[0] in lines[2] and "older task" in lines[2]
-    assert lines[3] == "'7' is not one of the numbers 1-2 or a listed id"
+    assert lines[3] == "'x' is not one of the numbers 1-2 or a listed id"
