@@ -110,9 +110,8 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     read_only: tuple[str, ...] = ()  # read-only inside the project, besides .legato/ and .git's
     deny_read: tuple[str, ...] = DEFAULT_DENY_READ  # unreadable; replaces the default list
     pass_env: tuple[str, ...] = ()  # variables let through although Legato keeps them back
-    # Reserved, not yet acted on: kept so that settings written for them load today.
-    auto_allow: bool = True
-    unconfined_commands: tuple[str, ...] = ()
+    auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
+    unconfined_commands: tuple[str, ...] = ()  # programs whose lines run outside the sandbox
 
 
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -438,6 +437,9 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
 class Decision(msgspec.Struct, frozen=True):
     allowed: bool
     reason: str  # why, in words the model and the user can read
+    # An allowed command whose every program is in sandbox.unconfinedCommands: it runs outside
+    # the sandbox.
+    unconfined: bool = False
 
 
 class CheckPermission(Ask[Decision], frozen=True, tag=True):

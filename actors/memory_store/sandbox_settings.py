@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from actors.protocol import ProjectSettings
 
 _PATHS = 'a list of paths such as ["~/.cache/pip"]'
-_COMMANDS = 'a list of command strings such as ["docker"]'
+_COMMANDS = 'a list of program names such as ["docker"]'
 _NAMES = 'a list of variable names such as ["AWS_PROFILE"]'
 
 ACCEPTS = {
@@ -33,7 +33,7 @@ ITEMS = {
     "sandbox.allowWrite": "a path",
     "sandbox.readOnly": "a path",
     "sandbox.denyRead": "a path",
-    "sandbox.unconfinedCommands": "a command string",
+    "sandbox.unconfinedCommands": "a program name",
     "sandbox.passEnv": "a variable name",
 }
 _GLOB = frozenset("*?[{")

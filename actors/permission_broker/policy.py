@@ -26,6 +26,7 @@ The policy is plain synchronous code; the actor only carries the questions to th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from dataclasses import dataclass
@@ -76,6 +77,7 @@ class Question:
     scope: str  # what those answers cover, in words: "running 'git'"
     headless_reason: str  # the denial when there is no one to ask
     warning: str | None = None  # shown with the question: why it needs particular care
+    unconfined: bool = False  # a yes lets it run outside the sandbox (unconfinedCommands)
 
 
 class Policy:
@@ -87,6 +89,10 @@ class Policy:
         # cannot send the project anywhere. With network, or with autoAllow off, it asks.
         self._confined_offline_runs = (
             sandbox is not None and not sandbox.network and sandbox.auto_allow
+        )
+        # Programs the user runs outside the sandbox (docker, say): the rules still apply.
+        self._unconfined_programs = frozenset(
+            () if sandbox is None else sandbox.unconfined_commands
         )
         self.mode: PermissionMode = context.permission_mode
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
@@ -111,6 +117,12 @@ class Policy:
 
     def answer(self, question: Question, answer: str) -> Decision:
         """Apply the person's reply to ``question``."""
+        decision = self._answer(question, answer)
+        if decision.allowed and question.unconfined:
+            return Decision(True, decision.reason, unconfined=True)
+        return decision
+
+    def _answer(self, question: Question, answer: str) -> Decision:
         match answer:
             case "y":
                 return Decision(True, "the user allowed it")
@@ -275,8 +287,9 @@ class Policy:
         if self.mode == "plan":
             shown = judgement.unlisted.text if judgement.unlisted else line.text
             return Decision(False, f"plan mode is read-only: running '{shown}' is not allowed")
+        outside = self._runs_outside(line)
         parts = [
-            self._command_part(line, judgement, confined=request.confined),
+            self._command_part(line, judgement, confined=request.confined and not outside),
             *self._redirect_parts(request.tool, line),
             *self._argument_parts(line),
         ]
@@ -287,8 +300,19 @@ class Policy:
         if request.unconfined:
             questions.append(_unconfined(line.text))
         if questions:
-            return _together(questions)
-        return parts[0]
+            together = _together(questions)
+            return dataclasses.replace(together, unconfined=outside) if outside else together
+        first = parts[0]
+        if outside and isinstance(first, Decision):
+            return Decision(first.allowed, first.reason, unconfined=True)
+        return first
+
+    def _runs_outside(self, line: CommandLine) -> bool:
+        """Every program of the line is in sandbox.unconfinedCommands (and it can be known)."""
+        if not self._unconfined_programs or line.problems:
+            return False
+        names = [command.name for command, _ in line.every_command() if not command.launches]
+        return bool(names) and all(name in self._unconfined_programs for name in names)
 
     def _command_part(
         self, line: CommandLine, judgement: Judgement, *, confined: bool = False

@@ -22,7 +22,7 @@ from actors.tool_executor.schemas import input_schema
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
-    from actors.protocol import PermissionBrokerMsg
+    from actors.protocol import Decision, PermissionBrokerMsg
     from actors.tool_executor.files import FilesRead
     from runtime import Address
 
@@ -90,7 +90,7 @@ class CallContext:
         hard_links: int = 1,
         unconfined: bool = False,
         confined: bool = False,
-    ) -> None:
+    ) -> Decision:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
             tool=self.tool,
@@ -107,6 +107,7 @@ class CallContext:
         self.asking = False
         if not decision.allowed:
             raise PermissionDenied(decision.reason)
+        return decision
 
     async def readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         """Which of ``paths``, met while walking ``folder`` (already checked), the tool may

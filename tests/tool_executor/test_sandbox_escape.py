@@ -4,7 +4,7 @@ changes nothing. Real commands, the real broker and policy."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tests.tool_executor.harness import with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
@@ -57,3 +57,27 @@ async def test_with_the_sandbox_off_the_flag_asks_nothing_more(tmp_path: Path) -
     ) as s:
         done = await s.one("Bash", command=f"touch {beside}", dangerouslyDisableSandbox=True)
     assert not done.result.is_error and beside.exists()
+
+
+async def test_unconfined_commands_run_outside_without_a_question(tmp_path: Path) -> None:
+    project, beside = layout(tmp_path)
+    settings: dict[str, Any] = {
+        "allowedCommands": ["touch", "echo"],
+        "sandbox": {"unconfinedCommands": ["touch"]},
+    }
+    async with with_policy(project, mode="auto", answers=[], **settings) as s:
+        alone = await s.one("Bash", command=f"touch {beside}")
+        assert s.person is not None and s.person.asked == []
+        assert not alone.result.is_error and beside.exists()
+        beside.unlink()
+        # A line with another program in it stays confined as a whole.
+        mixed = await s.one("Bash", command=f"echo hi && touch {beside}")
+    assert mixed.result.is_error and not beside.exists()
+
+
+async def test_unconfined_commands_still_obey_the_rules(tmp_path: Path) -> None:
+    project, beside = layout(tmp_path)
+    settings: dict[str, Any] = {"sandbox": {"unconfinedCommands": ["touch"]}}
+    async with with_policy(project, mode="auto", **settings) as s:  # headless, touch unlisted
+        done = await s.one("Bash", command=f"touch {beside}")
+    assert done.result.denied and not beside.exists()

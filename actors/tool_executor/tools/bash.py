@@ -29,7 +29,9 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         prefix: list[str] = []
     else:
         prefix = await ctx.confine(ctx.project_root)
-        await ctx.check("run", command=args.command, confined=bool(prefix))
+        allowed = await ctx.check("run", command=args.command, confined=bool(prefix))
+        if allowed.unconfined:  # every program of it is in sandbox.unconfinedCommands
+            prefix = []
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
