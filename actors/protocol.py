@@ -700,7 +700,7 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True):
     active: bool  # commands run confined
     enforces: tuple[str, ...] = ()  # in words, one line each
     why_not: str | None = None  # when not active: the reason, with what to do about it
-    tried: bool = True  # False: no command has run yet, and the mechanism was not tried
+    tried: bool = True  # False: the session's trial of the mechanism has not finished
 
 
 class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):

@@ -103,6 +103,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             ui=ui,
             confine=self._confine,
         )
+        self._scheduler.confining = self._confining
         self._env: Mapping[str, str] = os.environ if env is None else env
         self._scheduler.command_env = command_environment(self._env)
 
@@ -120,6 +121,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 home=context.home or _home(),
                 blocked_rules=bool(context.settings.blocked_paths),
             )
+            self.tasks.start_soon(self._sandbox.warm)
 
     async def on_stop(self) -> None:
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
@@ -140,6 +142,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
 
     async def _confine(self, cwd: str) -> list[str]:
         return await self._sandbox.prefix(cwd)
+
+    async def _confining(self) -> bool:
+        return await self._sandbox.confining()
 
     async def _find_blocked(self, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FindBlocked(paths=paths))

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 InputT = TypeVar("InputT", bound=msgspec.Struct)
 
 
+async def _not_confining() -> bool:
+    return False
+
+
 async def _unconfined(cwd: str) -> list[str]:
     return []
 
@@ -71,6 +75,8 @@ class CallContext:
     # Given the folder a command runs in: the argv that confines it (the session's sandbox),
     # empty when commands run unconfined.
     confine: Callable[[str], Awaitable[list[str]]] = field(default=_unconfined)
+    # Whether commands are known to run confined, at once (the sandbox's trial passed).
+    confining: Callable[[], Awaitable[bool]] = field(default=_not_confining)
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)

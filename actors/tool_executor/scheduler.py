@@ -91,6 +91,7 @@ class Scheduler:
         self._confine = confine
         self._ui = ui  # progress goes straight there; None: on each run's stream
         self.command_env: Mapping[str, str] | None = None  # None: the process's own
+        self.confining: Callable[[], Awaitable[bool]] | None = None  # None: never confined
         self._permissions = permissions
         self._root = project_root
         self._files_read = files_read
@@ -183,6 +184,8 @@ class Scheduler:
             emit=emit,
             command_env=self.command_env,
         )
+        if self.confining is not None:
+            ctx.confining = self.confining
         if self._confine is not None:
             ctx.confine = self._confine
         started: float | None = None

@@ -321,8 +321,8 @@ def _api_event(event: UiEvent) -> dict[str, Any] | None:
 
 def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) -> dict[str, Any]:
     """The final result, field for field like Claude Code's ``--output-format json``, and
-    ``sandbox``: whether the session's commands ran confined (``active`` is null when no
-    command ran, so it was not tried)."""
+    ``sandbox``: whether the session's commands run confined (``active`` is null while the
+    session's trial of the sandbox has not finished)."""
     obj: dict[str, Any] = {
         "type": "result",
         "subtype": outcome.subtype,

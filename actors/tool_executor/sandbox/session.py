@@ -99,6 +99,21 @@ class Sandbox:
         self._skipped = skipped
         return [self._bwrap, *args, "--"]
 
+    async def confining(self) -> bool:
+        """Whether commands run confined. Once the trial is made (``warm`` starts it with the
+        session) this answers without waiting, so it does not reorder the calls that ask."""
+        settings = self._settings
+        if settings is None or not settings.enabled:
+            return False
+        if self._trial is None:
+            return await self._why_not() is None
+        return self._trial.works
+
+    async def warm(self) -> None:
+        """Make the trial now, in the background of the session's start, so that the first
+        command already knows whether it runs confined."""
+        await self._why_not()
+
     async def describe(self, *, try_it: bool = True) -> SandboxReport:
         mechanism = self._mechanism()
         if not try_it and self._trial is None and self._bwrap is not None:

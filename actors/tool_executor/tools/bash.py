@@ -23,15 +23,18 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
             "run_in_background is not supported yet. Run the command in the foreground "
             f"(set timeout, up to {MAX_TIMEOUT_MS} ms, for a long one)."
         )
-    if args.dangerouslyDisableSandbox and await ctx.confine(ctx.project_root):
+    # The permission check comes before the sandbox's work for the command, so that questions
+    # reach the person in the model's order; only the session's one trial of the sandbox may
+    # come first, and the calls wait for it in the order they came.
+    confined = await ctx.confining()
+    if args.dangerouslyDisableSandbox and confined:
         # The sandbox is on and the model asks to leave it: a person decides, every time.
         await ctx.check("run", command=args.command, unconfined=True)
         prefix: list[str] = []
     else:
-        prefix = await ctx.confine(ctx.project_root)
-        allowed = await ctx.check("run", command=args.command, confined=bool(prefix))
-        if allowed.unconfined:  # every program of it is in sandbox.unconfinedCommands
-            prefix = []
+        allowed = await ctx.check("run", command=args.command, confined=confined)
+        # Unconfined when every program of it is in sandbox.unconfinedCommands.
+        prefix = [] if allowed.unconfined else await ctx.confine(ctx.project_root)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
