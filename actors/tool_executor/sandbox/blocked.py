@@ -3,9 +3,10 @@
 The permission broker owns the rules, so it is asked (``FindBlocked``) about every file and
 folder of the project; a confined command then finds each blocked one unreadable. Asking about
 a whole project for every command would cost too much, so what is learnt is kept for the
-session: the listing of each folder, until the folder's mtime changes (a file added, removed
-or renamed in it), and the broker's verdict on each path, since the rules do not change during
-a session. A command then costs one ``stat`` per folder, and a question only about new names.
+session, folder by folder: each folder's listing and which of its entries are blocked, until
+the folder's mtime changes (a file added, removed or renamed in it), and the broker's verdict
+on each path, since the rules do not change during a session. A command then costs one
+``stat`` per folder, and a question only about new names.
 
 Not entered: ``.git`` folders (git's own objects), symlinks to folders (their targets are
 judged where they are) and what lies past ``LIMIT`` entries, which ``legato doctor`` reports.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
@@ -31,11 +33,17 @@ _BATCH = 5_000  # paths in one question to the broker
 _SETTLED_NS = 1_000_000_000
 
 
+@dataclass(slots=True)
+class _Folder:
+    mtime: int  # -1: taken too soon after a change to be trusted next time
+    entries: tuple[tuple[str, bool], ...]  # (path, is a folder)
+    blocked: tuple[tuple[str, bool], ...] | None = None  # None: not judged yet
+
+
 class ProjectFiles:
     def __init__(self, root: str) -> None:
         self._root = root
-        # folder -> (its mtime, its entries as (path, is a folder))
-        self._listings: dict[str, tuple[int, tuple[tuple[str, bool], ...]]] = {}
+        self._folders: dict[str, _Folder] = {}
         self._verdicts: dict[str, bool] = {}
         self._lock = anyio.Lock()  # commands started together share one walk's findings
         self.capped = False
@@ -43,51 +51,66 @@ class ProjectFiles:
     async def blocked(self, ask: AskBlocked) -> list[tuple[str, bool]]:
         """Every blocked file and folder in the project now, as (path, is a folder)."""
         async with self._lock:
-            entries = await anyio.to_thread.run_sync(self._walk)
-            unknown = tuple(path for path, _ in entries if path not in self._verdicts)
+            walked = await anyio.to_thread.run_sync(self._walk)
+            fresh = [folder for folder in walked if folder.blocked is None]
+            unknown = tuple(
+                path for folder in fresh for path, _ in folder.entries if path not in self._verdicts
+            )
             for start in range(0, len(unknown), _BATCH):
                 batch = unknown[start : start + _BATCH]
                 self._verdicts.update(zip(batch, await ask(batch), strict=True))
-            return [(path, is_folder) for path, is_folder in entries if self._verdicts[path]]
+            for folder in fresh:
+                verdicts = self._verdicts
+                folder.blocked = tuple(entry for entry in folder.entries if verdicts[entry[0]])
+            return [entry for folder in walked for entry in folder.blocked or ()]
 
-    def _walk(self) -> list[tuple[str, bool]]:
-        found: list[tuple[str, bool]] = []
+    def _walk(self) -> list[_Folder]:
+        """The project's folders as they are now, up to ``LIMIT`` entries in all; a folder cut
+        short by the limit is returned as a part of itself, judged afresh."""
+        walked: list[_Folder] = []
         seen: set[str] = set()
-        folders = [self._root]
+        pending = [self._root]
+        count = 0
         self.capped = False
-        while folders:
-            folder = folders.pop()
-            seen.add(folder)
-            for path, is_folder in self._listing(folder):
-                if len(found) >= LIMIT:
-                    self.capped = True
-                    return found
-                found.append((path, is_folder))
-                if is_folder and os.path.basename(path) != ".git":
-                    folders.append(path)
-        for gone in self._listings.keys() - seen:  # folders removed since: forget them
-            del self._listings[gone]
-        return found
+        while pending:
+            path = pending.pop()
+            seen.add(path)
+            folder = self._listing(path)
+            if count + len(folder.entries) > LIMIT:
+                self.capped = True
+                walked.append(_Folder(-1, folder.entries[: LIMIT - count]))
+                break
+            count += len(folder.entries)
+            walked.append(folder)
+            pending += [
+                entry
+                for entry, is_folder in folder.entries
+                if is_folder and os.path.basename(entry) != ".git"
+            ]
+        if not self.capped:
+            for gone in self._folders.keys() - seen:  # folders removed since: forget them
+                del self._folders[gone]
+        return walked
 
-    def _listing(self, folder: str) -> tuple[tuple[str, bool], ...]:
+    def _listing(self, path: str) -> _Folder:
         try:
-            mtime = os.stat(folder).st_mtime_ns
+            mtime = os.stat(path).st_mtime_ns
         except OSError:
-            return ()
-        kept = self._listings.get(folder)
-        if kept is not None and kept[0] == mtime:
-            return kept[1]
+            return _Folder(-1, ())
+        kept = self._folders.get(path)
+        if kept is not None and kept.mtime == mtime:
+            return kept
         entries: list[tuple[str, bool]] = []
         try:
-            with os.scandir(folder) as listing:
+            with os.scandir(path) as listing:
                 for entry in listing:
                     try:
                         entries.append((entry.path, entry.is_dir(follow_symlinks=False)))
                     except OSError:
                         continue
         except OSError:
-            return ()
-        listed = tuple(entries)
+            return _Folder(-1, ())
         settled = time.time_ns() - mtime > _SETTLED_NS
-        self._listings[folder] = (mtime if settled else -1, listed)
-        return listed
+        folder = _Folder(mtime if settled else -1, tuple(entries))
+        self._folders[path] = folder
+        return folder
