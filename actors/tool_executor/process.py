@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 from dataclasses import dataclass
@@ -37,6 +38,11 @@ LIVE_INTERVAL = 0.1
 LIVE_CAP = 4096
 _POLL = 0.02
 _READ = 65536
+# In a prefix: where the write end of a pipe goes on which bubblewrap (``--info-fd``) tells the
+# host pid of its PID namespace's init. The namespace ends with that init (the kernel kills and
+# reaps every process in it first), so once the init has exited the group is over, which one
+# file of /proc says, where otherwise every process's would be read.
+INFO_FD = "{info-fd}"
 
 
 class HeadTail:
@@ -148,15 +154,22 @@ async def run_group(
     capture = capture if capture is not None else HeadTail(cap)
     live = LiveLines()
     started = anyio.current_time()
-    process = await anyio.open_process(
-        [*prefix, "bash", "-c", command],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        env=env,
-    )
+    info = _InitPid(prefix)
+    try:
+        process = await anyio.open_process(
+            [*info.argv, "bash", "-c", command],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
+            pass_fds=info.pass_fds,
+        )
+    except BaseException:
+        info.close()
+        raise
+    info.started()
     stdout = process.stdout
     assert stdout is not None  # opened with stdout=PIPE
     ended = False  # once the group is gone, its id may be reused: never signal it again
@@ -171,7 +184,7 @@ async def run_group(
             elapsed = anyio.current_time() - started
             # The main process is done (or out of time): what it left behind goes with it, and
             # only then does the pipe reach its end.
-            await stop_group(process)
+            await stop_group(process, init=info.pid())
             ended = True
             with anyio.move_on_after(DRAIN):
                 await drained.wait()
@@ -184,8 +197,9 @@ async def run_group(
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
             if not ended:  # cancelled: the user (or the session's end) is waiting
-                await stop_group(process, grace=INTERRUPT_GRACE)
+                await stop_group(process, grace=INTERRUPT_GRACE, init=info.pid())
             await process.aclose()
+        info.close()
 
 
 def _signalled(code: int) -> int:
@@ -211,25 +225,54 @@ async def _read(
         drained.set()
 
 
-async def stop_group(process: Process, *, grace: float = GRACE) -> None:
-    """SIGTERM to the process group, ``grace`` seconds to go, then SIGKILL; the leader is reaped."""
+async def stop_group(process: Process, *, grace: float = GRACE, init: int | None = None) -> None:
+    """SIGTERM to the process group, ``grace`` seconds to go, then SIGKILL; the leader is reaped.
+    ``init``: the host pid of the PID namespace's init the group runs in (see ``INFO_FD``)."""
     group = process.pid  # the session leader's pid is the group's id
-    if process.returncode is not None and not await _group_alive(group):
-        return
+    if process.returncode is not None:
+        if init is not None:  # bubblewrap's init ends right after it, and the namespace with it
+            with anyio.move_on_after(grace):
+                await _until_gone(group, init)
+                return
+        elif not await _group_alive(group):
+            return
     _signal_group(group, signal.SIGTERM)
     with anyio.move_on_after(grace):
         await process.wait()
-        # Nothing signals the end of processes that are not our children: poll.
-        while await _group_alive(group):  # noqa: ASYNC110
-            await anyio.sleep(_POLL)
+        await _until_gone(group, init)
         return
     _signal_group(group, signal.SIGKILL)
     await process.wait()
     # SIGKILL is delivered, not yet acted on, when kill() returns: wait until it is (bounded, for
     # a process stuck in the kernel), so that "stopped" is true when the result says so.
     with anyio.move_on_after(GRACE):
-        while await _group_alive(group):  # noqa: ASYNC110
-            await anyio.sleep(_POLL)
+        await _until_gone(group, init)
+
+
+async def _until_gone(group: int, init: int | None) -> None:
+    """Return once no process of the group runs."""
+    if init is not None and await _init_ended(init, group):
+        return
+    # Nothing signals the end of processes that are not our children: poll.
+    while await _group_alive(group):  # noqa: ASYNC110
+        await anyio.sleep(_POLL)
+
+
+async def _init_ended(init: int, group: int) -> bool:
+    """Wait for the namespace's init to end: True once it has, False where a pidfd cannot say
+    (then the group is polled instead)."""
+    try:
+        pidfd = os.pidfd_open(init)
+    except ProcessLookupError:
+        return True  # ended and reaped already
+    except (OSError, AttributeError):  # no pidfd here (macOS, an old kernel)
+        return False
+    try:
+        if _running_in(init, group):  # else a zombie, or the pid is someone else's by now
+            await anyio.wait_readable(pidfd)  # readable once it has ended
+    finally:
+        os.close(pidfd)
+    return True
 
 
 def _signal_group(group: int, signum: signal.Signals) -> None:
@@ -248,6 +291,53 @@ async def _group_alive(group: int) -> bool:
     # killpg also succeeds for zombies, and orphans stay zombies where pid 1 does not reap them
     # (some containers): ask /proc whether a member still runs.
     return await anyio.to_thread.run_sync(_has_running_member, group)
+
+
+def _running_in(pid: int, group: int) -> bool:
+    """Whether ``pid`` runs, not as a zombie, in ``group`` (a reused pid is someone else's)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return int(fields[2]) == group and fields[0] not in (b"Z", b"X")
+
+
+class _InitPid:
+    """The pipe on which bubblewrap tells its init's pid, when the prefix asks for one."""
+
+    def __init__(self, prefix: Sequence[str]) -> None:
+        self._read = self._write = -1
+        self._pid: int | None = None
+        self._said = b""
+        self.argv = list(prefix)
+        self.pass_fds: tuple[int, ...] = ()
+        if INFO_FD in self.argv:
+            self._read, self._write = os.pipe()
+            os.set_blocking(self._read, False)
+            self.argv = [str(self._write) if arg == INFO_FD else arg for arg in self.argv]
+            self.pass_fds = (self._write,)
+
+    def started(self) -> None:
+        """The child has its copy of the write end: ours goes, so the pipe ends with bwrap."""
+        if self._write >= 0:
+            os.close(self._write)
+            self._write = -1
+
+    def pid(self) -> int | None:
+        """The init's pid, once bubblewrap has said it (before it runs the command)."""
+        if self._pid is None and self._read >= 0:
+            with contextlib.suppress(OSError):  # nothing written yet: BlockingIOError
+                self._said += os.read(self._read, 4096)
+            match = re.search(rb'"child-pid"\s*:\s*(\d+)', self._said)
+            self._pid = int(match.group(1)) if match else None
+        return self._pid
+
+    def close(self) -> None:
+        self.started()
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
 
 
 def _has_running_member(group: int) -> bool:

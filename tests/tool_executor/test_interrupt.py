@@ -66,9 +66,11 @@ async def test_interrupted_commands_report_elapsed_time_and_output(
     graces: list[float] = []
     stop_group = process.stop_group
 
-    async def recorded(running: Process, *, grace: float = process.GRACE) -> None:
+    async def recorded(
+        running: Process, *, grace: float = process.GRACE, init: int | None = None
+    ) -> None:
         graces.append(grace)
-        await stop_group(running, grace=grace)
+        await stop_group(running, grace=grace, init=init)
 
     monkeypatch.setattr(process, "stop_group", recorded)
     stubborn = call("Bash", command=STUBBORN)

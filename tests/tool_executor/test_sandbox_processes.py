@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.protocol import InterruptTools, RunTools, ToolFinished, ToolOutput
+from actors.tool_executor import process
 from tests.tool_executor.harness import call, is_running, running_in, with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 from tests.tool_executor.test_bash import STUBBORN, pids
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
     from tests.tool_executor.harness import PolicySession
 
@@ -104,3 +107,22 @@ async def test_a_confined_command_killed_by_a_signal_says_by_which(tmp_path: Pat
         exited = await s.one("Bash", command="exit 3")
     assert re.fullmatch(r"before\nKilled by SIGKILL after \d+\.\ds", killed.result.content)
     assert exited.result.content == "Exit code 3"
+
+
+async def test_a_confined_commands_end_is_its_namespaces_end_not_a_search_of_proc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bubblewrap tells its init's pid, so the end of a confined group is read from that one
+    process, not by reading every process's /proc entry after each command; and what the
+    command left running is still gone when its result comes."""
+    searched: list[int] = []
+    monkeypatch.setattr(process, "_has_running_member", searched.append)
+    async with with_policy(tmp_path, answers=["y"] * 3) as s:
+        with anyio.fail_after(10):
+            plain = await s.one("Bash", command="true")
+            left = await s.one("Bash", command="sleep 100 & setsid sleep 100 & echo started")
+            timed_out = await s.one("Bash", command="trap '' TERM; sleep 100", timeout=500)
+    assert (plain.result.content, left.result.content) == ("(no output)", "started")
+    assert timed_out.result.content.startswith("Command timed out after 0.")
+    assert running_in(tmp_path) == []
+    assert searched == []

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.protocol import SandboxReport
+from actors.tool_executor.process import INFO_FD
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
 from actors.tool_executor.sandbox.layout import bwrap_args
 from actors.tool_executor.sandbox.locate import find_bwrap
@@ -97,7 +98,7 @@ class Sandbox:
 
         args = await anyio.to_thread.run_sync(arguments)
         self._skipped = skipped
-        return [self._bwrap, *args, "--"]
+        return [self._bwrap, "--info-fd", INFO_FD, *args, "--"]
 
     async def confining(self) -> bool:
         """Whether commands run confined. Once the trial is made (``warm`` starts it with the
