@@ -763,6 +763,9 @@ class AskUser(Ask[str], frozen=True, tag=True):
     # Why this one needs extra care, shown with the question: it changes Legato's own
     # settings, or names a file the rules block that the command's program could read.
     warning: str | None = None
+    # For a command: whether it runs in the sandbox and with network ("runs in the sandbox,
+    # no network"), or unconfined and why.
+    confinement: str | None = None
 
 
 UiMsg = Show | AskUser

@@ -151,15 +151,25 @@ class TurnView:
         what = request.command if request.kind == "run" else ", ".join(request.paths)
         return f"{_HEADERS[request.kind]}  {what or ''}"
 
-    def question(self, request: PermissionRequest, warning: str | None = None) -> None:
-        """A permission request: a line saying what, the details, a warning when the rules
-        call for care, and for writes the diff."""
+    def question(
+        self,
+        request: PermissionRequest,
+        warning: str | None = None,
+        confinement: str | None = None,
+    ) -> None:
+        """A permission request: a line saying what, the details, for a command whether it
+        runs in the sandbox and with network, a warning when the rules call for care, and for
+        writes the diff."""
         self.version += 1
         what = request.command if request.kind == "run" else ", ".join(request.paths)
         header = Text.assemble(
             ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
         )
         lines: list[RenderableType] = [header, Text(f"    requested by {request.tool}", "dim")]
+        if confinement:
+            # Unconfined is what the person most needs to notice: it stands out.
+            confined = confinement.startswith("runs in the sandbox")
+            lines.append(Text(f"    {confinement}", "dim" if confined else "legato.warn"))
         if warning:
             lines.append(Text(f"    ⚠ {warning}", "legato.warn"))
         if request.preview:
