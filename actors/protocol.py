@@ -755,6 +755,19 @@ class Show(msgspec.Struct, frozen=True, tag=True):
     event: UiEvent
 
 
+class HowItRuns(msgspec.Struct, frozen=True):
+    """For a command's question: whether it will run in the sandbox, and with network."""
+
+    confined: bool
+    network: bool = True
+    why_unconfined: str | None = None  # the setting or the flag that puts it outside
+
+    def words(self) -> str:
+        if self.confined:
+            return f"runs in the sandbox, {'network: allowed' if self.network else 'no network'}"
+        return f"runs unconfined: full file and network access ({self.why_unconfined})"
+
+
 class AskUser(Ask[str], frozen=True, tag=True):
     """Put a permission request to the person; replies with one of ``choices``."""
 
@@ -763,6 +776,7 @@ class AskUser(Ask[str], frozen=True, tag=True):
     # Why this one needs extra care, shown with the question: it changes Legato's own
     # settings, or names a file the rules block that the command's program could read.
     warning: str | None = None
+    confinement: HowItRuns | None = None  # for a command: in the sandbox or not
 
 
 UiMsg = Show | AskUser

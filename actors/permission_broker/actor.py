@@ -105,6 +105,11 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 return outcome
             if self._ui is None:
                 return Decision(False, outcome.headless_reason)
-            question = AskUser(request=request, choices=outcome.choices, warning=outcome.warning)
+            question = AskUser(
+                request=request,
+                choices=outcome.choices,
+                warning=outcome.warning,
+                confinement=outcome.confinement,
+            )
             answer = await self._ui.ask(question)
             return self.policy.answer(outcome, answer)

@@ -37,7 +37,7 @@ from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
 from actors.places import legato_dir
-from actors.protocol import Decision, PermissionRequest
+from actors.protocol import Decision, HowItRuns, PermissionRequest
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -78,6 +78,7 @@ class Question:
     headless_reason: str  # the denial when there is no one to ask
     warning: str | None = None  # shown with the question: why it needs particular care
     unconfined: bool = False  # a yes lets it run outside the sandbox (unconfinedCommands)
+    confinement: HowItRuns | None = None  # for a command: in the sandbox or not
 
 
 class Policy:
@@ -90,6 +91,9 @@ class Policy:
         self._confined_offline_runs = (
             sandbox is not None and not sandbox.network and sandbox.auto_allow
         )
+        # What a command's question says about how it will run.
+        self._sandbox_off = sandbox is not None and not sandbox.enabled
+        self._network = sandbox is None or sandbox.network
         # Programs the user runs outside the sandbox (docker, say): the rules still apply.
         self._unconfined_programs = frozenset(
             () if sandbox is None else sandbox.unconfined_commands
@@ -300,12 +304,30 @@ class Policy:
         if request.unconfined:
             questions.append(_unconfined(line.text))
         if questions:
-            together = _together(questions)
-            return dataclasses.replace(together, unconfined=outside) if outside else together
+            return dataclasses.replace(
+                _together(questions),
+                unconfined=outside,
+                confinement=self._confinement(request, outside=outside),
+            )
         first = parts[0]
         if outside and isinstance(first, Decision):
             return Decision(first.allowed, first.reason, unconfined=True)
         return first
+
+    def _confinement(self, request: PermissionRequest, *, outside: bool) -> HowItRuns:
+        """How the command will run if the person says yes, for them to weigh: a confined
+        command can still send what it reads over the network, unless it has none."""
+        if request.confined and not outside and not request.unconfined:
+            return HowItRuns(confined=True, network=self._network)
+        if request.unconfined:
+            why = "dangerouslyDisableSandbox"
+        elif outside:
+            why = "sandbox.unconfinedCommands"
+        elif self._sandbox_off:
+            why = "sandbox.enabled is false"
+        else:
+            why = "the sandbox cannot run here"
+        return HowItRuns(confined=False, why_unconfined=why)
 
     def _runs_outside(self, line: CommandLine) -> bool:
         """Every program of the line is in sandbox.unconfinedCommands (and it can be known)."""

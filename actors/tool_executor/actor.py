@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         ToolCall,
         UiMsg,
     )
+    from actors.tool_executor.sandbox.layout import Confinement
     from runtime import Address, Reply
 
 
@@ -140,7 +141,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             bwrap=self._bwrap,
         )
 
-    async def _confine(self, cwd: str) -> list[str]:
+    async def _confine(self, cwd: str) -> Confinement:
         return await self._sandbox.prefix(cwd)
 
     async def _confining(self) -> bool:

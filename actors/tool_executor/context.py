@@ -17,6 +17,7 @@ import msgspec
 from actors.errors import PermissionDenied
 from actors.protocol import CheckPermission, FilterReadable, OperationKind, PermissionRequest
 from actors.tool_executor.files import resolve_path
+from actors.tool_executor.sandbox.layout import UNCONFINED
 from actors.tool_executor.schemas import input_schema
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import Decision, PermissionBrokerMsg
     from actors.tool_executor.files import FilesRead
+    from actors.tool_executor.sandbox.layout import Confinement
     from runtime import Address
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
@@ -33,8 +35,8 @@ async def _not_confining() -> bool:
     return False
 
 
-async def _unconfined(cwd: str) -> list[str]:
-    return []
+async def _unconfined(cwd: str) -> Confinement:
+    return UNCONFINED
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +74,9 @@ class CallContext:
     asking: bool = False
     # What a command runs with: the user's environment without Legato's credentials.
     command_env: Mapping[str, str] | None = None
-    # Given the folder a command runs in: the argv that confines it (the session's sandbox),
-    # empty when commands run unconfined.
-    confine: Callable[[str], Awaitable[list[str]]] = field(default=_unconfined)
+    # Given the folder a command runs in: the argv that confines it (the session's sandbox)
+    # and the layout it enforces, UNCONFINED when commands run unconfined.
+    confine: Callable[[str], Awaitable[Confinement]] = field(default=_unconfined)
     # Whether commands are known to run confined, at once (the sandbox's trial passed).
     confining: Callable[[], Awaitable[bool]] = field(default=_not_confining)
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
     from actors.tool_executor.context import Tool
     from actors.tool_executor.files import FilesRead
+    from actors.tool_executor.sandbox.layout import Confinement
     from runtime import Address
 
     Send = Callable[[ToolEvent], Awaitable[None]]
@@ -85,7 +86,7 @@ class Scheduler:
         max_commands: int,
         output_cap: int,
         ui: Address[UiMsg] | None = None,
-        confine: Callable[[str], Awaitable[list[str]]] | None = None,  # None: unconfined
+        confine: Callable[[str], Awaitable[Confinement]] | None = None,  # None: unconfined
     ) -> None:
         self._tools = tools
         self._confine = confine

@@ -44,7 +44,7 @@ class TerminalRenderer(Renderer):
 
     async def ask(self, question: AskUser) -> str:
         request = question.request
-        self.view.question(request, question.warning)
+        self.view.question(request, question.warning, question.confinement)
         self.screen.changed()
         answer = await self.screen.ask(question.choices, self.view.summary(request))
         style = "legato.good" if answer in ("y", "always") else "legato.bad"

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
-    from actors.protocol import PermissionRequest, UiEvent
+    from actors.protocol import HowItRuns, PermissionRequest, UiEvent
     from frontends.interactive.theme import Palette
 
 TAIL_LINES = 4  # output lines shown under a running tool
@@ -151,15 +151,25 @@ class TurnView:
         what = request.command if request.kind == "run" else ", ".join(request.paths)
         return f"{_HEADERS[request.kind]}  {what or ''}"
 
-    def question(self, request: PermissionRequest, warning: str | None = None) -> None:
-        """A permission request: a line saying what, the details, a warning when the rules
-        call for care, and for writes the diff."""
+    def question(
+        self,
+        request: PermissionRequest,
+        warning: str | None = None,
+        confinement: HowItRuns | None = None,
+    ) -> None:
+        """A permission request: a line saying what, the details, for a command whether it
+        runs in the sandbox and with network, a warning when the rules call for care, and for
+        writes the diff."""
         self.version += 1
         what = request.command if request.kind == "run" else ", ".join(request.paths)
         header = Text.assemble(
             ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
         )
         lines: list[RenderableType] = [header, Text(f"    requested by {request.tool}", "dim")]
+        if confinement is not None:
+            # Unconfined is what the person most needs to notice: it stands out.
+            style = "dim" if confinement.confined else "legato.warn"
+            lines.append(Text(f"    {confinement.words()}", style))
         if warning:
             lines.append(Text(f"    ⚠ {warning}", "legato.warn"))
         if request.preview:

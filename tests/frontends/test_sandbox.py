@@ -8,6 +8,8 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
+import uuid
 from typing import TYPE_CHECKING
 
 import pytest
@@ -54,6 +56,36 @@ def test_an_allowed_command_cannot_read_a_blocked_file_nor_loosen_the_rules(
     assert SECRET not in done.stdout + done.stderr + sent
     assert (project.root / ".legato" / "settings.json").read_text() == settings
     assert "unconfined" not in done.stderr
+
+
+@needs_bwrap
+def test_the_model_is_told_which_path_the_sandbox_refused(project: Project) -> None:
+    project.write(".env", SECRET)
+    project.settings(
+        permissionMode="custom", allowedCommands=["python3", "touch"], blockedPaths=[".env"]
+    )
+    outside = f"{tempfile.gettempdir()}/legato-refusal-{uuid.uuid4().hex}"
+    script = [
+        tool_calls([call("Bash", {"command": READ}), call("Bash", {"command": f"touch {outside}"})])
+    ]
+    with ScriptedServer([*script, text("Done.")]) as server:
+        done = project.legato(server.url, "--headless", "go")
+        sent = server.requests[-1].body["messages"][-1]["content"]
+    assert done.returncode == 0, done.stderr
+    read, write = (block["content"] for block in sent if block["type"] == "tool_result")
+    remedy = (
+        "If the command needs this, it may be run again with dangerouslyDisableSandbox: true; a "
+        "person must approve that, and a headless run denies it."
+    )
+    assert read.endswith(
+        "Exit code 1\nThe sandbox refused '.env': it is unreadable to commands (blockedPaths).\n"
+        + remedy
+    )
+    assert write.endswith(
+        f"Exit code 1\nThe sandbox refused '{outside}': it is outside the places commands may "
+        "write (the project, $TMPDIR and the folders in sandbox.allowWrite).\n" + remedy
+    )
+    assert SECRET not in json.dumps(sent)
 
 
 SYSTEM_PATH = "/usr/bin:/bin"

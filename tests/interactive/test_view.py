@@ -8,6 +8,7 @@ from rich.console import Console
 
 from actors.protocol import (
     BlockFinished,
+    HowItRuns,
     Notice,
     PermissionRequest,
     TextDelta,
@@ -104,6 +105,21 @@ def test_a_permission_request_states_what_and_previews_the_write() -> None:
     assert view.take_printed() == "? Create file  /p/new.txt\n    requested by Write\n    +hello\n"
     view.question(PermissionRequest(tool="Bash", kind="run", command="npm test"))
     assert view.take_printed() == "? Run command  npm test\n    requested by Bash\n"
+
+
+def test_a_command_question_says_whether_it_runs_in_the_sandbox() -> None:
+    console = Console(
+        file=io.StringIO(), width=80, theme=DARK.rich_theme(), force_terminal=True,
+        color_system="standard",
+    )  # fmt: skip
+    view = TurnView(console, DARK)
+    request = PermissionRequest(tool="Bash", kind="run", command="make")
+    view.question(request, confinement=HowItRuns(confined=True, network=False))
+    view.question(request, confinement=HowItRuns(confined=False, why_unconfined="x"))
+    printed = view.take_printed().split("\n")
+    assert printed[2] == "\x1b[2m    runs in the sandbox, no network\x1b[0m"  # dim
+    # Unconfined stands out, in the warning's colour.
+    assert printed[5] == "\x1b[33m    runs unconfined: full file and network access (x)\x1b[0m"
 
 
 def test_an_interruption_keeps_what_was_shown_and_marks_what_was_cut() -> None:

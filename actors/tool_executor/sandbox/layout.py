@@ -25,6 +25,20 @@ class Layout:
     sealed: tuple[tuple[str, bool], ...]  # (missing path, is a folder): must not be created
     hidden: tuple[tuple[str, bool], ...]  # (existing path, is a folder): must not be read
     network: bool
+    # Those of ``hidden`` that sandbox.denyRead names; the others are blockedPaths'.
+    denied: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """How one command runs: the argv that goes before ``bash -c`` and the layout it enforces;
+    empty (``UNCONFINED``) when the command runs outside the sandbox."""
+
+    argv: tuple[str, ...] = ()
+    layout: Layout | None = None
+
+
+UNCONFINED = Confinement()
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:

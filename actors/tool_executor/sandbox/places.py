@@ -91,6 +91,7 @@ def layout(
             sealed.append(_first_missing(path, is_folder))
 
     hidden: list[tuple[str, bool]] = []
+    denied: set[str] = set()
     guarded = [*places, *read_only]
     for entry in settings.deny_read:
         path = expand(entry, project, home)
@@ -101,18 +102,21 @@ def layout(
             skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
             continue
         hidden.append((path, os.path.isdir(path)))
+        denied.add(path)
     for path, is_folder in blocked:
         real = os.path.realpath(path)  # a blocked symlink: what it leads to is hidden
         if real == project or not os.path.exists(real):
             continue
         hidden.append((real, os.path.isdir(real) if real != path else is_folder))
+    outermost_hidden = _outermost_pairs(hidden)
     return Layout(
         tmpdir=tmpdir,
         writable=tuple(writable),
         read_only=tuple(_outermost(read_only)),
         sealed=tuple(sealed),
-        hidden=tuple(_outermost_pairs(hidden)),
+        hidden=tuple(outermost_hidden),
         network=settings.network,
+        denied=tuple(path for path, _ in outermost_hidden if path in denied),
     )
 
 

@@ -19,7 +19,7 @@ import anyio
 from actors.protocol import SandboxReport
 from actors.tool_executor.process import INFO_FD
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
-from actors.tool_executor.sandbox.layout import bwrap_args
+from actors.tool_executor.sandbox.layout import UNCONFINED, Confinement, bwrap_args
 from actors.tool_executor.sandbox.locate import find_bwrap
 from actors.tool_executor.sandbox.places import Skipped, layout
 from actors.tool_executor.sandbox.probe import Trial, try_bwrap
@@ -70,22 +70,25 @@ class Sandbox:
         self._tmpdir: str | None = None
         self._skipped = Skipped()
 
-    async def prefix(self, cwd: str) -> list[str]:
-        """The argv that goes before ``bash -c command``: empty when commands run unconfined."""
+    async def prefix(self, cwd: str) -> Confinement:
+        """The argv that goes before ``bash -c command``, with the layout it enforces (what a
+        failed command's refusals are judged against): ``UNCONFINED`` when commands run
+        unconfined."""
         why_not = await self._why_not()
         if why_not is not None:
             if not self._warned and self._settings is not None and self._settings.enabled:
                 self._warned = True
                 await self._warn(f"{NOT_ENFORCED}: {why_not}")
-            return []
+            return UNCONFINED
         assert self._settings is not None and self._bwrap is not None  # _why_not said so
         async with self._lock:
             tmpdir = await self._make_tmpdir()
         blocked = await self._files.blocked(self._ask_blocked) if self._blocked_rules else []
         skipped = Skipped()
         settings = self._settings
+        bwrap = self._bwrap
 
-        def arguments() -> list[str]:
+        def arguments() -> Confinement:
             plan = layout(
                 settings,
                 project=self._project,
@@ -94,11 +97,12 @@ class Sandbox:
                 blocked=blocked,
                 skipped=skipped,
             )
-            return bwrap_args(plan, os.path.realpath(cwd))
+            args = bwrap_args(plan, os.path.realpath(cwd))
+            return Confinement((bwrap, "--info-fd", INFO_FD, *args, "--"), plan)
 
-        args = await anyio.to_thread.run_sync(arguments)
+        confinement = await anyio.to_thread.run_sync(arguments)
         self._skipped = skipped
-        return [self._bwrap, "--info-fd", INFO_FD, *args, "--"]
+        return confinement
 
     async def confining(self) -> bool:
         """Whether commands run confined. Once the trial is made (``warm`` starts it with the

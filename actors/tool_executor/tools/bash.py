@@ -5,9 +5,13 @@ from __future__ import annotations
 import signal
 from typing import TYPE_CHECKING
 
+import anyio
+
 from actors.errors import CommandNotFound, ToolFailure
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.process import HeadTail, run_group
+from actors.tool_executor.sandbox import refusals
+from actors.tool_executor.sandbox.layout import UNCONFINED
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
@@ -30,18 +34,18 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     if args.dangerouslyDisableSandbox and confined:
         # The sandbox is on and the model asks to leave it: a person decides, every time.
         await ctx.check("run", command=args.command, unconfined=True)
-        prefix: list[str] = []
+        confinement = UNCONFINED
     else:
         allowed = await ctx.check("run", command=args.command, confined=confined)
         # Unconfined when every program of it is in sandbox.unconfinedCommands.
-        prefix = [] if allowed.unconfined else await ctx.confine(ctx.project_root)
+        confinement = UNCONFINED if allowed.unconfined else await ctx.confine(ctx.project_root)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
     done = await run_group(
         args.command,
         cwd=ctx.project_root,
-        prefix=prefix,
+        prefix=confinement.argv,
         timeout=timeout_ms / 1000,
         cap=ctx.output_cap,
         emit=ctx.emit,
@@ -61,6 +65,11 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         parts.append(f"Exit code {code}")
     if code == NOT_FOUND:
         parts.append(CommandNotFound("A command was not found.").describe())
+    if code and confinement.layout is not None:
+        # Only a failed confined command: what the sandbox refused it, if that is why.
+        parts += await anyio.to_thread.run_sync(
+            refusals.explain, done.output, confinement.layout, ctx.project_root
+        )
     return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0)
 
 

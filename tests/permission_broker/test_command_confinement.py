@@ -1,0 +1,86 @@
+"""A command's question says how it will run: in the sandbox with or without network, or
+unconfined and why. Files' questions say nothing of it."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from actors.permission_broker.policy import Policy, Question
+from actors.protocol import (
+    GlobalConfig,
+    PermissionRequest,
+    ProjectContext,
+    ProjectSettings,
+    SandboxSettings,
+)
+from tests.tool_executor.harness import with_policy
+from tests.tool_executor.sandbox_setup import needs_bwrap
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+IN_SANDBOX = "runs in the sandbox, network: allowed"
+OFFLINE = "runs in the sandbox, no network"
+UNCONFINED = "runs unconfined: full file and network access"
+
+
+def question(tmp_path: Path, request: PermissionRequest, **sandbox: Any) -> Question:
+    settings = ProjectSettings(allowed_commands=("ls",), sandbox=SandboxSettings(**sandbox))
+    context = ProjectContext(
+        project_root=os.path.realpath(tmp_path),
+        config=GlobalConfig(),
+        settings=settings,
+        model="claude-sonnet-4-6",
+        permission_mode="ask",
+    )
+    asked = Policy(context).assess(request)
+    assert isinstance(asked, Question), asked
+    return asked
+
+
+def command(line: str, *, confined: bool = False, unconfined: bool = False) -> PermissionRequest:
+    return PermissionRequest(
+        tool="Bash", kind="run", command=line, confined=confined, unconfined=unconfined
+    )
+
+
+@pytest.mark.parametrize(
+    ("request_", "sandbox", "says"),
+    [
+        (command("wc -l a.txt", confined=True), {}, IN_SANDBOX),
+        (command("wc -l a.txt", confined=True), {"network": False}, OFFLINE),
+        # A line that needs a person for its redirection as well as its command.
+        (command("wc -l a.txt > /tmp/n", confined=True), {"network": False}, OFFLINE),
+        (command("wc -l a.txt"), {}, f"{UNCONFINED} (the sandbox cannot run here)"),
+        (command("wc -l a.txt"), {"enabled": False}, f"{UNCONFINED} (sandbox.enabled is false)"),
+        (command("ls", unconfined=True), {}, f"{UNCONFINED} (dangerouslyDisableSandbox)"),
+        (
+            command("docker ps", confined=True),
+            {"unconfined_commands": ("docker",)},
+            f"{UNCONFINED} (sandbox.unconfinedCommands)",
+        ),
+    ],
+)
+def test_a_command_question_says_how_it_runs(
+    tmp_path: Path, request_: PermissionRequest, sandbox: dict[str, Any], says: str
+) -> None:
+    asked = question(tmp_path, request_, **sandbox).confinement
+    assert asked is not None and asked.words() == says
+
+
+def test_a_file_question_says_nothing_of_the_sandbox(tmp_path: Path) -> None:
+    write = PermissionRequest(tool="Write", kind="write", paths=("/elsewhere/a.txt",))
+    assert question(tmp_path, write).confinement is None
+
+
+@needs_bwrap
+async def test_the_person_is_told_it_through_the_broker(tmp_path: Path) -> None:
+    async with with_policy(tmp_path, answers=["y"], sandbox={"network": False}) as s:
+        done = await s.one("Bash", command="true")
+        assert s.person is not None
+        (asked,) = s.person.asked
+    assert not done.result.is_error
+    assert asked.confinement is not None and asked.confinement.words() == OFFLINE
