@@ -45,10 +45,10 @@ async def try_bwrap(bwrap: str) -> Trial:
             ran = await anyio.run_process(
                 [bwrap, *TRIAL_ARGS, "true"], check=False, stdin=subprocess.DEVNULL
             )
+    except TimeoutError:  # before OSError, whose subclass it is
+        return Trial(False, "", f"{bwrap} did not answer within {TRIAL_TIMEOUT:.0f} s")
     except OSError as error:
         return Trial(False, "", f"{bwrap} could not be run: {error.strerror or error}")
-    except TimeoutError:
-        return Trial(False, "", f"{bwrap} did not answer within {TRIAL_TIMEOUT:.0f} s")
     said = version.stdout.decode(errors="replace").strip() if version.returncode == 0 else ""
     if ran.returncode == 0:
         return Trial(True, said)
