@@ -112,6 +112,9 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     pass_env: tuple[str, ...] = ()  # variables let through although Legato keeps them back
     auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
     unconfined_commands: tuple[str, ...] = ()  # programs whose lines run outside the sandbox
+    # Sockets of services outside the sandbox that confined commands may still reach (the
+    # docker daemon's, say): a socket or a folder of them.
+    allow_unix_sockets: tuple[str, ...] = ()
 
 
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

@@ -28,6 +28,7 @@ ACCEPTS = {
     "autoAllow": "true or false",
     "unconfinedCommands": _COMMANDS,
     "passEnv": _NAMES,
+    "allowUnixSockets": 'a list of paths such as ["/run/docker.sock"]',
 }
 ITEMS = {
     "sandbox.allowWrite": "a path",
@@ -35,6 +36,7 @@ ITEMS = {
     "sandbox.denyRead": "a path",
     "sandbox.unconfinedCommands": "a program name",
     "sandbox.passEnv": "a variable name",
+    "sandbox.allowUnixSockets": "a path",
 }
 _GLOB = frozenset("*?[{")
 
@@ -46,6 +48,7 @@ def check_sandbox(settings: Loaded[ProjectSettings]) -> None:
         ("allowWrite", sandbox.allow_write),
         ("readOnly", sandbox.read_only),
         ("denyRead", sandbox.deny_read),
+        ("allowUnixSockets", sandbox.allow_unix_sockets),
     ):
         for index, entry in enumerate(entries):
             problem = _path_problem(entry)

@@ -25,8 +25,12 @@ class Layout:
     sealed: tuple[tuple[str, bool], ...]  # (missing path, is a folder): must not be created
     hidden: tuple[tuple[str, bool], ...]  # (existing path, is a folder): must not be read
     network: bool
-    # Those of ``hidden`` that sandbox.denyRead names; the others are blockedPaths'.
+    # Those of ``hidden`` that sandbox.denyRead names; the others are blockedPaths' or, in
+    # ``services``, where services outside the sandbox listen.
     denied: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
+    # Inside hidden folders: what sandbox.allowUnixSockets lets through, bound back in.
+    reopened: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +55,18 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
         args += ["--bind", folder, folder]
     for path in layout.read_only:
         args += ["--ro-bind", path, path]
+    empty: list[str] = []
     for path, is_folder in (*layout.sealed, *layout.hidden):
         if is_folder:  # an empty folder that stays empty
-            args += ["--tmpfs", path, "--remount-ro", path]
+            args += ["--tmpfs", path]
+            empty.append(path)
         else:
             args += ["--ro-bind", UNOPENABLE, path]
+    # A socket let through from a hidden folder is bound back in before that folder becomes
+    # read-only (bubblewrap makes its mount point there); its source is the host's.
+    for path in layout.reopened:
+        args += ["--ro-bind", path, path]
+    for path in empty:
+        args += ["--remount-ro", path]
     args += ["--setenv", "TMPDIR", layout.tmpdir, "--chdir", cwd]
     return args

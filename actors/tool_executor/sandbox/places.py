@@ -22,13 +22,44 @@ from typing import TYPE_CHECKING
 from actors.tool_executor.sandbox.layout import Layout
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from actors.protocol import SandboxSettings
 
 # Inside the project, read-only in every confined command: (path, is a folder). Legato's
 # settings, and what git runs by itself (hooks, and programs named in the config).
 PROTECTED = ((".legato", True), (".git/config", False), (".git/hooks", True))
+
+# Where services outside the sandbox listen. A Unix socket on a read-only mount still takes
+# connections, and behind these are ways out: the session bus (``systemd-run --user`` starts
+# any program, unconfined), systemd itself when Legato runs as root, the docker and podman
+# daemons (a container that mounts /), the X server (keystrokes into another terminal), the
+# SSH agent (the user's keys). Hidden unless sandbox.allowUnixSockets names them.
+SERVICE_SOCKETS = (
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+    "/run/dbus/system_bus_socket",
+    "/run/systemd/private",
+    "/tmp/.X11-unix",
+    "/tmp/.ICE-unix",
+)
+
+
+def service_sockets(env: Mapping[str, str], uid: int) -> tuple[str, ...]:
+    """The places of ``SERVICE_SOCKETS``, the user's runtime folder (the session bus,
+    systemd's user manager, the keyring's and agents' sockets), and the sockets that ``env``
+    points at; as given, whether they exist or not."""
+    places = [env.get("XDG_RUNTIME_DIR") or f"/run/user/{uid}", *SERVICE_SOCKETS]
+    if agent := env.get("SSH_AUTH_SOCK"):
+        places.append(agent)
+    for address in env.get("DBUS_SESSION_BUS_ADDRESS", "").split(";"):
+        transport, _, keys = address.partition(":")
+        for key, _, value in (pair.partition("=") for pair in keys.split(",")):
+            if transport == "unix" and key == "path" and value:
+                places.append(value)
+    return tuple(place for place in places if place.startswith("/"))
 
 
 @dataclass(slots=True)
@@ -61,9 +92,10 @@ def layout(
     home: str,
     tmpdir: str,
     blocked: Iterable[tuple[str, bool]] = (),
+    services: Iterable[str] = (),  # where services listen (``service_sockets``)
     skipped: Skipped | None = None,
 ) -> Layout:
-    """What a confined command may write, may only read, and may not read."""
+    """What a confined command may write, may only read, may not read, and may not reach."""
     skipped = skipped if skipped is not None else Skipped()
     writable = [project]
     for entry in settings.allow_write:
@@ -103,6 +135,17 @@ def layout(
             continue
         hidden.append((path, os.path.isdir(path)))
         denied.add(path)
+    allowed = [expand(entry, project, home) for entry in settings.allow_unix_sockets]
+    listening: set[str] = set()
+    reopened: list[str] = []
+    for place in dict.fromkeys(map(os.path.realpath, services)):
+        if not os.path.lexists(place) or any(within(place, entry) for entry in allowed):
+            continue
+        if any(within(kept, place) or within(place, kept) for kept in guarded):
+            continue  # the project or a writable folder is there: its own sockets are its own
+        hidden.append((place, os.path.isdir(place)))
+        listening.add(place)
+        reopened += [entry for entry in allowed if within(entry, place) and entry != place]
     for path, is_folder in blocked:
         real = os.path.realpath(path)  # a blocked symlink: what it leads to is hidden
         if real == project or not os.path.exists(real):
@@ -117,6 +160,8 @@ def layout(
         hidden=tuple(outermost_hidden),
         network=settings.network,
         denied=tuple(path for path, _ in outermost_hidden if path in denied),
+        services=tuple(path for path, _ in outermost_hidden if path in listening),
+        reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
     )
 
 
