@@ -16,6 +16,7 @@ The actors, and who talks to whom:
                                                ▲ (questions) ◀───── AskUser ────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
     frontend ──ListCommands, PrepareCommand──▶ skill library (skills and patterns)
+    frontend ──TakeSandboxWarning (the interactive banner)──▶ tool executor
     conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
     legato config, doctor, permissions ──ExplainContext──▶ memory store
@@ -714,6 +715,13 @@ class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):
     try_it: bool = True
 
 
+class TakeSandboxWarning(Ask[str | None], frozen=True, tag=True):
+    """The line saying that Bash commands run unconfined, why, and what to do about it, for a
+    frontend that says it as the session starts (the interactive banner); answered once the
+    session's trial of the sandbox is made. Taking it moves the warning there: no command says
+    it afterwards. None when commands run confined, or when a command has already said it."""
+
+
 ToolExecutorMsg = (
     RunTools
     | ListTools
@@ -724,6 +732,7 @@ ToolExecutorMsg = (
     | CaptureCheckpoint
     | RestoreCheckpoint
     | DescribeSandbox
+    | TakeSandboxWarning
 )
 
 

@@ -127,7 +127,7 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
     client = ModelClient(memory.address, env=env, connect_at_start=False)
     # It tries the sandbox once, as a session's first command would.
     project = os.path.abspath(args.project_path or os.getcwd())
-    tools = ToolExecutor(broker.address, project_root=project, memory=memory.address)
+    tools = ToolExecutor(broker.address, project_root=project, memory=memory.address, env=env)
 
     async def questions() -> Answers:
         explained = await memory.address.ask(ExplainContext())

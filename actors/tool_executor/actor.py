@@ -24,6 +24,7 @@ from actors.protocol import (
     RestoreCheckpoint,
     RunTools,
     Show,
+    TakeSandboxWarning,
     ToolExecutorMsg,
     ToolSet,
     WithdrawTools,
@@ -32,6 +33,7 @@ from actors.tool_executor import checkpoints, references
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
 from actors.tool_executor.sandbox import Sandbox
+from actors.tool_executor.sandbox.locate import configured_bwrap
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
 from actors.tool_executor.walk import readable_files
@@ -79,7 +81,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         # The session's settings (the sandbox) and the configured apiKey, kept from commands;
         # None: commands run unconfined, without the credential variables.
         memory: Address[MemoryStoreMsg] | None = None,
-        bwrap: str | None = None,  # the bwrap to run; None: the wheel's, else PATH's
+        bwrap: str | None = None,  # the bwrap to run; None: ASSISTANT_BWRAP's, the wheel's, PATH's
         env: Mapping[str, str] | None = None,  # what commands start from; None: os.environ
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
@@ -91,7 +93,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         self._root = os.path.abspath(project_root)
         self._ui = ui
         self._memory = memory
-        self._bwrap = bwrap
+        self._env: Mapping[str, str] = os.environ if env is None else env
+        self._bwrap = bwrap if bwrap is not None else configured_bwrap(self._env)
         self._sandbox = self._make_sandbox(None, home="", blocked_rules=False)
         self._scheduler = Scheduler(
             TOOLS,
@@ -105,7 +108,6 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             confine=self._confine,
         )
         self._scheduler.confining = self._confining
-        self._env: Mapping[str, str] = os.environ if env is None else env
         self._scheduler.command_env = command_environment(self._env)
 
     async def on_start(self) -> None:
@@ -184,6 +186,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await reply.answer(msg, tuple(lines))
             case DescribeSandbox(try_it=try_it):
                 await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
+            case TakeSandboxWarning():
+                await reply.answer(msg, await self._sandbox.take_warning())
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))

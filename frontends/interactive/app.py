@@ -36,6 +36,7 @@ from actors.protocol import (
     SetModel,
     Show,
     SkillOutput,
+    TakeSandboxWarning,
     TurnOutcome,
     Undo,
     Usage,
@@ -145,6 +146,7 @@ class InteractiveSession:
                 tasks.start_soon(self._run_app, app_done)
                 tasks.start_soon(self.screen.paint_forever)
                 tasks.start_soon(self._list_files)
+                tasks.start_soon(self._say_sandbox)
                 tasks.start_soon(self._sync_mode)
                 tasks.start_soon(self._watch_signals)
                 try:
@@ -195,6 +197,15 @@ class InteractiveSession:
         self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
         found = await self._commands()
         self.skills = [(f"/{info.name}", info.description) for info in found]
+
+    async def _say_sandbox(self) -> None:
+        # Under the banner, once the session's trial of the sandbox is made: asked in the
+        # background so the prompt does not wait for it. A command that comes first says it
+        # instead, and then the answer is None.
+        warning = await self.session.tools.address.ask(TakeSandboxWarning())
+        if warning is not None:
+            self.view.note("warning", warning)
+            self.screen.changed()
 
     async def _watch_signals(self) -> None:
         # SIGTERM and SIGHUP end the session cleanly, so the terminal is restored. SIGINT (a

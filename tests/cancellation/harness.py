@@ -3,6 +3,10 @@
 The session is the real one (``frontends.session.assemble``): real loopback HTTP, real processes,
 real files in ``tmp_path``. Only the renderer is the test's: it counts what it is shown, can
 stall, and answers (or sits on) permission questions, which is where a test cancels.
+
+Every process a session's commands start carries the session's marker in its environment, so
+they are found from outside (``started_by``) whether or not they run in the sandbox, whose pids
+are its own namespace's, and wherever they went: another folder, group or session.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import uuid
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +42,9 @@ if TYPE_CHECKING:
 
     from actors.protocol import AskUser, Message, UiEvent
     from frontends.session import Session
+
+# The variable that marks a session's processes.
+MARKER = "LEGATO_TEST_SESSION"
 
 
 class ControlledRenderer(Renderer):
@@ -109,6 +117,7 @@ class Live:
     session: Session
     renderer: ControlledRenderer
     root: Path
+    marker: str  # in the environment of every process the session's commands start
 
     async def prompt(self, text: str) -> TurnOutcome:
         return await self.session.conductor.address.ask(RunPrompt(text=text))
@@ -134,13 +143,30 @@ class Live:
     async def conversation(self) -> list[Message]:
         return await self.session.conductor.address.ask(GetConversation())
 
+    def processes(self) -> list[int]:
+        """The live processes the session's commands started."""
+        return started_by(self.marker)
+
 
 @asynccontextmanager
 async def live_session(
-    root: Path, home: Path, base_url: str, renderer: ControlledRenderer, **options: object
+    root: Path,
+    home: Path,
+    base_url: str,
+    renderer: ControlledRenderer,
+    *,
+    sandbox: bool = False,  # False: commands run unconfined (sandbox.enabled false)
+    **options: object,
 ) -> AsyncIterator[Live]:
-    env = {"ASSISTANT_BASE_URL": base_url, "ASSISTANT_API_KEY": "test-key", "HOME": str(home)}
-    unconfined(root)
+    value = uuid.uuid4().hex
+    env = {
+        "ASSISTANT_BASE_URL": base_url,
+        "ASSISTANT_API_KEY": "test-key",
+        "HOME": str(home),
+        MARKER: value,
+    }
+    if not sandbox:
+        unconfined(root)
     session = assemble(
         str(root),
         renderer=renderer,
@@ -150,13 +176,12 @@ async def live_session(
         **options,  # type: ignore[arg-type]
     )
     async with supervise(session.actors):
-        yield Live(session, renderer, root)
+        yield Live(session, renderer, root, f"{MARKER}={value}")
 
 
 def unconfined(root: Path) -> None:
-    """Commands here run outside the sandbox: the pids they record must be the ones this
-    process sees, and a confined command's are its own namespace's. Confined commands are
-    stopped as surely: tests/tool_executor/test_sandbox_processes.py."""
+    """Commands here run outside the sandbox, so that the pids they record are the ones this
+    process sees (a confined command's are its own namespace's)."""
     settings = root / ".legato" / "settings.json"
     values = json.loads(settings.read_text()) if settings.exists() else {}
     values.setdefault("sandbox", {})["enabled"] = False
@@ -190,26 +215,17 @@ def conversation_problems(messages: list[Message]) -> list[str]:
     return problems
 
 
-def live_children() -> list[int]:
-    """The shells this process started for Bash calls that still run (a zombie has ended).
-
-    Only ``bash`` (and ``sleep``, which a one-command shell becomes) children count, so that a
-    process some other test left behind in the same pytest run cannot make this one fail.
-    """
-    me = str(os.getpid())
+def started_by(marker: str) -> list[int]:
+    """Live processes whose environment holds ``marker`` ("NAME=value"); a zombie has ended."""
+    wanted = marker.encode()
     found = []
     for pid in (name for name in os.listdir("/proc") if name.isdigit()):
         try:
-            with open(f"/proc/{pid}/stat", "rb") as file:
-                name, _, rest = file.read().partition(b" (")[2].rpartition(b") ")
+            with open(f"/proc/{pid}/environ", "rb") as file:
+                environ = file.read().split(b"\0")
         except OSError:
-            continue
-        fields = rest.split()
-        if (
-            fields[1:2] == [me.encode()]
-            and name in (b"bash", b"sleep")
-            and fields[0] not in (b"Z", b"X")
-        ):
+            continue  # it ended, or it is not ours to read
+        if wanted in environ and is_running(int(pid)):
             found.append(int(pid))
     return found
 

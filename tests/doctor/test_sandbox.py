@@ -15,12 +15,14 @@ if TYPE_CHECKING:
     import pytest
 
 
-def doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: object) -> str:
+def doctor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: object, **more: str
+) -> str:
     (tmp_path / "home").mkdir()
     (tmp_path / ".legato").mkdir()
     (tmp_path / ".legato" / "settings.json").write_text(json.dumps(settings))
     env = {"HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"], "ASSISTANT_API_KEY": "k"}
-    run_doctor([str(tmp_path), "--no-probe"], env=env)
+    run_doctor([str(tmp_path), "--no-probe"], env=env | more)
     out = capsys.readouterr()
     section = out.out.split("Sandbox for Bash commands\n")[1]
     return section.split("\n\n")[0]
@@ -42,3 +44,16 @@ def test_doctor_says_when_the_sandbox_is_off(
 ) -> None:
     section = doctor(tmp_path, capsys, {"sandbox": {"enabled": False}})
     assert section.splitlines()[1:] == ["  ! sandbox.enabled is false in .legato/settings.json"]
+
+
+def test_doctor_tries_the_bwrap_that_assistant_bwrap_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bwrap = tmp_path / "bin" / "bwrap"
+    bwrap.parent.mkdir()
+    bwrap.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    bwrap.chmod(0o755)
+    section = doctor(tmp_path, capsys, {}, ASSISTANT_BWRAP=str(bwrap))
+    first, reason = section.splitlines()[:2]
+    assert first == f"  bubblewrap ({bwrap}): not active"
+    assert reason.startswith(f"  ! {bwrap} cannot make a sandbox here: bwrap: setting up uid map")

@@ -94,6 +94,10 @@ class Terminal:
         """What is visible plus the scrollback above it."""
         return self.tmux("capture-pane", "-p", "-J", "-S", "-1000", "-t", "legato")
 
+    def styled(self) -> str:
+        """``screen()`` with the colours, as SGR escape sequences."""
+        return self.tmux("capture-pane", "-p", "-e", "-J", "-S", "-1000", "-t", "legato")
+
     def visible(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "legato")
 

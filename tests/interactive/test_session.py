@@ -21,7 +21,7 @@ from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Sequence
+    from collections.abc import AsyncIterator, Callable, Mapping, Sequence
     from pathlib import Path
 
     from prompt_toolkit.input import PipeInput
@@ -76,7 +76,11 @@ def bodies(server: ScriptedServer) -> list[dict[str, Any]]:
 
 
 async def run(
-    folders: tuple[Path, Path], steps: Sequence[Step], *, theme: str = "dark"
+    folders: tuple[Path, Path],
+    steps: Sequence[Step],
+    *,
+    theme: str = "dark",
+    env: Mapping[str, str] | None = None,  # besides the server's address, a key and PATH
 ) -> AsyncIterator[tuple[Live, ScriptedServer]]:
     root, home = folders
     (home / ".config" / "legato").mkdir(parents=True)
@@ -86,8 +90,10 @@ async def run(
         out, lambda: Size(rows=40, columns=100), term="xterm-256color", enable_cpr=False
     )
     with ScriptedServer(steps) as server, create_pipe_input() as pipe:
-        env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "PATH": "/usr/bin:/bin"}
-        session = InteractiveSession(str(root), env=env, home=str(home), input=pipe, output=output)
+        base = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "PATH": "/usr/bin:/bin"}
+        session = InteractiveSession(
+            str(root), env=base | dict(env or {}), home=str(home), input=pipe, output=output
+        )
         live = Live(session, pipe, out)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(session.run)

@@ -119,6 +119,17 @@ class Sandbox:
         command already knows whether it runs confined."""
         await self._why_not()
 
+    async def take_warning(self) -> str | None:
+        """The line that says commands run unconfined, for the session's start; from then on no
+        command says it. None when they run confined, or when a command has said it already."""
+        why_not = await self._why_not()
+        if why_not is None or self._settings is None or self._warned:
+            return None
+        self._warned = True  # checked and set with no await between: one of the two says it
+        if not self._settings.enabled:  # a cloned project's settings can turn it off: say so
+            why_not += "; set it to true to confine them"
+        return f"Bash commands run unconfined: {why_not}"
+
     async def describe(self, *, try_it: bool = True) -> SandboxReport:
         mechanism = self._mechanism()
         if not try_it and self._trial is None and self._bwrap is not None:
