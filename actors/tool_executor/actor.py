@@ -141,6 +141,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             blocked_rules=blocked_rules,
             warn=self._warn,
             bwrap=self._bwrap,
+            env=self._env,
         )
 
     async def _confine(self, cwd: str) -> Confinement:

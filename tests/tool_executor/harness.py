@@ -31,7 +31,7 @@ from actors.tool_executor import ToolExecutor
 from runtime import Actor, Reply, supervise
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Sequence
+    from collections.abc import AsyncIterator, Callable, Mapping, Sequence
     from pathlib import Path
 
     from actors.protocol import PermissionMode, UiEvent
@@ -148,6 +148,7 @@ async def with_policy(
     answers: Sequence[str] | None = None,
     bwrap: str | None = None,
     ui: Person | None = None,
+    env: Mapping[str, str] | None = None,
     **settings: Any,
 ) -> AsyncIterator[PolicySession]:
     """The executor with the real broker and policy: ``settings`` go to .legato/settings.json;
@@ -167,6 +168,7 @@ async def with_policy(
         memory=memory.address,
         bwrap=bwrap,
         ui=None if ui is None else ui.address,
+        env=env,
     )
     people = [person, ui] if ui is not person else [person]
     actors: list[Actor[Any]] = [memory, *(p for p in people if p is not None), broker, executor]

@@ -93,3 +93,28 @@ def test_names_cannot_break_the_line_nor_the_quotes(project: str) -> None:
     (long, _) = lines(project, f"bash: line 1: /{'y' * 5000}/z: Read-only file system")
     name = long.split("'")[1]
     assert len(name) == 119 and name == f"/{'y' * 58}…{'y' * 57}/z"
+
+
+def test_a_hidden_service_socket_is_named_with_the_setting_that_opens_it(project: str) -> None:
+    plan = Layout(
+        tmpdir="/tmp/legato-tmp-test",
+        writable=(project,),
+        read_only=(),
+        sealed=(),
+        hidden=(("/run/user/1000", True), ("/run/docker.sock", False)),
+        network=True,
+        services=("/run/user/1000", "/run/docker.sock"),
+    )
+    said = (
+        'socat: E connect(5, AF=1 "/run/docker.sock", 18): Connection refused\n'
+        "dbus-send: /run/user/1000/bus: No such file or directory\n"
+    )
+    lines = explain(said, plan, project)
+    assert lines[:2] == [
+        "The sandbox refused '/run/docker.sock': it is where a service outside the sandbox "
+        "listens, out of commands' reach (sandbox.allowUnixSockets lets a socket through).",
+        "The sandbox refused '/run/user/1000/bus': /run/user/1000/ is where a service outside "
+        "the sandbox listens, out of commands' reach (sandbox.allowUnixSockets lets a socket "
+        "through).",
+    ]
+    assert lines[-1] == REMEDY

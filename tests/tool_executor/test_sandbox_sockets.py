@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.protocol import SandboxSettings
+from actors.protocol import DescribeSandbox, SandboxSettings
 from actors.tool_executor.sandbox.layout import bwrap_args
 from actors.tool_executor.sandbox.locate import find_bwrap
 from actors.tool_executor.sandbox.places import layout, service_sockets
+from tests.tool_executor.harness import with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
 if TYPE_CHECKING:
@@ -166,3 +167,31 @@ def test_a_service_folder_that_holds_the_project_is_left_alone(tmp_path: Path) -
 
 def test_the_runtime_folder_is_among_the_defaults() -> None:
     assert service_sockets({}, os.getuid())[0] == f"/run/user/{os.getuid()}"
+
+
+@needs_bwrap
+async def test_a_sessions_commands_cannot_reach_the_users_runtime_folder(tmp_path: Path) -> None:
+    """Through the real executor: the runtime folder the session's environment names is
+    hidden, and the doctor's lines say so; sandbox.allowUnixSockets opens one socket."""
+    run = tmp_path / "run"
+    run.mkdir()
+    listening = Listening(run / "bus", run / "docker.sock")
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(run)}
+    command = f"python3 -c '{CONNECT}' {run / 'bus'} {run / 'docker.sock'}"
+    try:
+        project = tmp_path / "project"
+        project.mkdir()
+        async with with_policy(project, answers=["y"], env=env) as s:
+            hidden = await s.one("Bash", command=command)
+            report = await s.executor.address.ask(DescribeSandbox())
+        other = tmp_path / "other"
+        other.mkdir()
+        allowed = {"allowUnixSockets": [str(run / "docker.sock")]}
+        async with with_policy(other, answers=["y"], env=env, sandbox=allowed) as s:
+            opened = await s.one("Bash", command=command)
+    finally:
+        listening.close()
+    bus, docker = run.resolve() / "bus", run.resolve() / "docker.sock"
+    assert hidden.result.content == f"{bus} FileNotFoundError\n{docker} FileNotFoundError"
+    assert any(str(run.resolve()) in line and "unreachable" in line for line in report.enforces)
+    assert opened.result.content == f"{bus} FileNotFoundError\n{docker} reached"

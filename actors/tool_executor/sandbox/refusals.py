@@ -34,6 +34,7 @@ _FAILURES: dict[str, Failure] = {
     "read-only file system": "read-only",  # EROFS: a write under a read-only mount
     "permission denied": "denied",  # EACCES: a blocked file (a device on a nodev mount)
     "no such file or directory": "missing",  # ENOENT: inside a hidden (empty) folder
+    "connection refused": "denied",  # ECONNREFUSED: a hidden socket (a device now)
     # EBUSY: a rename over a read-only mount (git's config); Node says "resource busy or locked"
     "device or resource busy": "busy",
     "resource busy": "busy",
@@ -114,8 +115,14 @@ def _judge(path: str, failure: Failure, layout: Layout) -> str | None:
         if within(path, place):
             if failure == "missing" and not (is_folder and path != place):
                 return None
+            what = _place(path, place, is_folder, layout)
+            if place in layout.services:
+                return (
+                    f"{what} where a service outside the sandbox listens, out of commands' "
+                    "reach (sandbox.allowUnixSockets lets a socket through)"
+                )
             rule = "sandbox.denyRead" if place in layout.denied else "blockedPaths"
-            return f"{_place(path, place, is_folder, layout)} unreadable to commands ({rule})"
+            return f"{what} unreadable to commands ({rule})"
     if failure in ("denied", "missing"):
         return None  # the program's own reasons: the file's mode, or it is not there
     kept = [(place, os.path.isdir(place)) for place in layout.read_only] + list(layout.sealed)

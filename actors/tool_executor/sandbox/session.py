@@ -21,14 +21,15 @@ from actors.tool_executor.process import INFO_FD
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
 from actors.tool_executor.sandbox.layout import UNCONFINED, Confinement, bwrap_args
 from actors.tool_executor.sandbox.locate import find_bwrap
-from actors.tool_executor.sandbox.places import Skipped, layout
+from actors.tool_executor.sandbox.places import Skipped, layout, service_sockets
 from actors.tool_executor.sandbox.probe import Trial, try_bwrap
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from actors.protocol import SandboxSettings
     from actors.tool_executor.sandbox.blocked import AskBlocked
+    from actors.tool_executor.sandbox.layout import Layout
 
 NOT_ENFORCED = (
     "Bash commands run unconfined: they can write outside the project, change .legato/ and "
@@ -55,8 +56,10 @@ class Sandbox:
         blocked_rules: bool,  # the project has blockedPaths entries: look for blocked files
         warn: Callable[[str], Awaitable[None]],
         bwrap: str | None = None,  # None: the wheel's, else PATH's
+        env: Mapping[str, str] | None = None,  # where services listen; None: os.environ
     ) -> None:
         self._settings = settings
+        self._services = service_sockets(os.environ if env is None else env, os.getuid())
         self._project = os.path.realpath(project)
         self._home = home
         self._ask_blocked = ask_blocked
@@ -95,6 +98,7 @@ class Sandbox:
                 home=self._home,
                 tmpdir=tmpdir,
                 blocked=blocked,
+                services=self._services,
                 skipped=skipped,
             )
             args = bwrap_args(plan, os.path.realpath(cwd))
@@ -144,14 +148,14 @@ class Sandbox:
         # What the settings name that cannot be applied, as the next command would find it.
         skipped = Skipped()
         tmpdir = self._tmpdir or tempfile.gettempdir()
-        await anyio.to_thread.run_sync(
+        plan = await anyio.to_thread.run_sync(
             functools.partial(
                 layout, settings, project=self._project, home=self._home, tmpdir=tmpdir,
-                skipped=skipped,
+                services=self._services, skipped=skipped,
             )
         )  # fmt: skip
         self._skipped = skipped
-        return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces())
+        return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces(plan))
 
     async def close(self) -> None:
         """Remove the session's TMPDIR and what commands left in it."""
@@ -186,7 +190,7 @@ class Sandbox:
         version = self._trial.version if self._trial is not None and self._trial.version else ""
         return f"{version or 'bubblewrap'} ({self._bwrap})"
 
-    def _enforces(self) -> tuple[str, ...]:
+    def _enforces(self, plan: Layout) -> tuple[str, ...]:
         settings = self._settings
         assert settings is not None
         writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write))
@@ -198,6 +202,9 @@ class Sandbox:
             "unreadable: the project's files that blockedPaths block"
             if self._blocked_rules
             else "blockedPaths: no entries",
+            "unreachable: the sockets of services outside the sandbox "
+            f"({', '.join(plan.services) or 'none here'}); sandbox.allowUnixSockets lets one "
+            "through",
             "network: allowed" if settings.network else "network: none (sandbox.network false)",
             "processes: a PID namespace of their own, ended with the command",
         ]
