@@ -116,6 +116,14 @@ def layout(
     for entry, is_folder in wanted:
         path = expand(entry, project, home)
         if not any(within(path, place) for place in places):
+            named = os.path.join(project, entry)
+            if within(named, project) and os.path.islink(named):
+                # What it leads to is read-only, but the link lives in the writable project:
+                # a command can put a folder of its own in its place.
+                skipped.notes.append(
+                    f"{entry} is a symlink to {path}: a command can replace the link; make it "
+                    "a real folder or file to keep it read-only"
+                )
             continue  # read-only already
         if os.path.lexists(path):
             read_only.append(path)
