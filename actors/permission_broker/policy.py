@@ -85,8 +85,9 @@ class Policy:
         self.rules = Rules(context.project_root, context.settings, home=context.home or None)
         sandbox = context.settings.sandbox
         # In auto mode, a command unknown to the rules runs without a question when it is
-        # confined and offline: the sandbox holds what it may touch, and with no network it
-        # cannot send the project anywhere. With network, or with autoAllow off, it asks.
+        # fully confined and offline: the sandbox holds what it may touch, and with no network
+        # it cannot send the project anywhere. With network, or with autoAllow off, or under
+        # Landlock alone (request.confined false), it asks.
         self._confined_offline_runs = (
             sandbox is not None and not sandbox.network and sandbox.auto_allow
         )

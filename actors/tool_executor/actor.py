@@ -48,6 +48,8 @@ if TYPE_CHECKING:
         ToolCall,
         UiMsg,
     )
+    from actors.tool_executor.context import Confining
+    from actors.tool_executor.process import Confinement
     from runtime import Address, Reply
 
 
@@ -140,10 +142,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             bwrap=self._bwrap,
         )
 
-    async def _confine(self, cwd: str) -> list[str]:
-        return await self._sandbox.prefix(cwd)
+    async def _confine(self, cwd: str) -> Confinement:
+        return await self._sandbox.confinement(cwd)
 
-    async def _confining(self) -> bool:
+    async def _confining(self) -> Confining:
         return await self._sandbox.confining()
 
     async def _find_blocked(self, paths: tuple[str, ...]) -> tuple[bool, ...]:

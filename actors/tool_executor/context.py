@@ -10,13 +10,14 @@ the scheduler turns every exception into an ``is_error`` result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import msgspec
 
 from actors.errors import PermissionDenied
 from actors.protocol import CheckPermission, FilterReadable, OperationKind, PermissionRequest
 from actors.tool_executor.files import resolve_path
+from actors.tool_executor.process import UNCONFINED, Confinement
 from actors.tool_executor.schemas import input_schema
 
 if TYPE_CHECKING:
@@ -27,14 +28,18 @@ if TYPE_CHECKING:
     from runtime import Address
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
+# How much the session's sandbox holds of what a command does. "full": what it may read, write
+# and reach (bubblewrap); "partial": what it may write, but not every read nor every kind of
+# network (Landlock, where bubblewrap cannot run); "none": commands run unconfined.
+Confining = Literal["full", "partial", "none"]
 
 
-async def _not_confining() -> bool:
-    return False
+async def _not_confining() -> Confining:
+    return "none"
 
 
-async def _unconfined(cwd: str) -> list[str]:
-    return []
+async def _unconfined(cwd: str) -> Confinement:
+    return UNCONFINED
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +77,11 @@ class CallContext:
     asking: bool = False
     # What a command runs with: the user's environment without Legato's credentials.
     command_env: Mapping[str, str] | None = None
-    # Given the folder a command runs in: the argv that confines it (the session's sandbox),
-    # empty when commands run unconfined.
-    confine: Callable[[str], Awaitable[list[str]]] = field(default=_unconfined)
-    # Whether commands are known to run confined, at once (the sandbox's trial passed).
-    confining: Callable[[], Awaitable[bool]] = field(default=_not_confining)
+    # Given the folder a command runs in: what confines it (the session's sandbox), nothing
+    # when commands run unconfined.
+    confine: Callable[[str], Awaitable[Confinement]] = field(default=_unconfined)
+    # How far commands are confined; known at once after the sandbox's trial.
+    confining: Callable[[], Awaitable[Confining]] = field(default=_not_confining)
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping, Sequence
+    from collections.abc import Awaitable, Callable, Mapping
 
     from anyio.abc import ByteReceiveStream, Process
 
@@ -121,6 +121,23 @@ class LiveLines:
 
 
 @dataclass(frozen=True, slots=True)
+class Confinement:
+    """What a command runs under: the programs before ``bash -c`` (bubblewrap and its
+    arguments, or the Landlock launcher), the variables it gets besides its environment, and
+    the descriptors it inherits, which ``run_group`` closes once it has started (theirs then).
+    ``parent``: the first program stays as the command's parent (bubblewrap) and reports its
+    death by signal N as exit code 128+N; the launcher becomes the command instead."""
+
+    argv: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    fds: tuple[int, ...] = ()
+    parent: bool = False
+
+
+UNCONFINED = Confinement()
+
+
+@dataclass(frozen=True, slots=True)
 class Ran:
     output: str
     returncode: int | None  # None: it did not end by itself (timed out)
@@ -131,7 +148,7 @@ async def run_group(
     command: str,
     *,
     cwd: str,
-    prefix: Sequence[str] = (),  # what confines it: bwrap and its arguments; () runs it as is
+    confinement: Confinement = UNCONFINED,
     # Not a cancel scope: running out of time ends the group and still reports its output.
     timeout: float,  # noqa: ASYNC109
     cap: int,
@@ -148,15 +165,22 @@ async def run_group(
     capture = capture if capture is not None else HeadTail(cap)
     live = LiveLines()
     started = anyio.current_time()
-    process = await anyio.open_process(
-        [*prefix, "bash", "-c", command],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        env=env,
-    )
+    if confinement.env:
+        env = {**(os.environ if env is None else env), **dict(confinement.env)}
+    try:
+        process = await anyio.open_process(
+            [*confinement.argv, "bash", "-c", command],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
+            pass_fds=confinement.fds,
+        )
+    finally:
+        for fd in confinement.fds:  # the command has its own copies now, or never will
+            os.close(fd)
     stdout = process.stdout
     assert stdout is not None  # opened with stdout=PIPE
     ended = False  # once the group is gone, its id may be reused: never signal it again
@@ -178,7 +202,7 @@ async def run_group(
             if not drained.is_set():  # a daemon that left the group still holds the pipe
                 await stdout.aclose()
             live.close()
-        if prefix and returncode is not None and returncode > 128:
+        if confinement.parent and returncode is not None and returncode > 128:
             returncode = _signalled(returncode)
         return Ran(capture.text(), returncode, elapsed)
     finally:

@@ -25,6 +25,7 @@ class Layout:
     sealed: tuple[tuple[str, bool], ...]  # (missing path, is a folder): must not be created
     hidden: tuple[tuple[str, bool], ...]  # (existing path, is a folder): must not be read
     network: bool
+    denied: tuple[str, ...] = ()  # sandbox.denyRead's paths among the hidden ones
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:

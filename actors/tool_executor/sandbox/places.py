@@ -101,6 +101,7 @@ def layout(
             skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
             continue
         hidden.append((path, os.path.isdir(path)))
+    denied = [path for path, _ in hidden]
     for path, is_folder in blocked:
         real = os.path.realpath(path)  # a blocked symlink: what it leads to is hidden
         if real == project or not os.path.exists(real):
@@ -113,6 +114,7 @@ def layout(
         sealed=tuple(sealed),
         hidden=tuple(_outermost_pairs(hidden)),
         network=settings.network,
+        denied=tuple(_outermost(denied)),
     )
 
 
