@@ -35,7 +35,8 @@ from actors.permission_broker import PermissionBroker
 from actors.protocol import DescribeSandbox, RunTools, ToolCall, ToolFinished
 from actors.tool_executor import ToolExecutor
 from actors.tool_executor.sandbox import landlock
-from actors.tool_executor.sandbox.probe import make_launcher
+from actors.tool_executor.sandbox.landlock import make_launcher
+from actors.tool_executor.sandbox.places import DEVICES, UNREADABLE
 from benchmarks.harness import Project, headless_runs
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import call, text, tool_calls
@@ -129,7 +130,7 @@ def launcher_alone(runs: int) -> None:
     home = os.path.expanduser("~")
     unreadable = tuple(os.path.join(home, name) for name in (".ssh", ".aws", ".gnupg"))
     project = tempfile.mkdtemp(prefix="legato-bench-launch-")
-    plan = landlock.Plan((project, *landlock.DEVICES), (*unreadable, *landlock.UNREADABLE), False)
+    plan = landlock.Plan((project, *DEVICES), (*unreadable, *UNREADABLE), False)
     started = time.perf_counter()
     ruleset = landlock.build(version, plan)
     built = time.perf_counter() - started

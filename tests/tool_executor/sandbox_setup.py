@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.tool_executor.sandbox import landlock
+from actors.tool_executor.sandbox.landlock import make_launcher
 from actors.tool_executor.sandbox.locate import find_bwrap
-from actors.tool_executor.sandbox.probe import TRIAL_ARGS, make_launcher
+from actors.tool_executor.sandbox.probe import TRIAL_ARGS
 
 if TYPE_CHECKING:
     from pathlib import Path

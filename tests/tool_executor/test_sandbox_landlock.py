@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -17,14 +19,14 @@ import pytest
 
 from actors.protocol import DescribeSandbox, Notice
 from actors.tool_executor.sandbox import landlock
-from actors.tool_executor.sandbox.probe import make_launcher
+from actors.tool_executor.sandbox.landlock import make_launcher
+from actors.tool_executor.sandbox.places import DEVICES
 from actors.tool_executor.sandbox.session import PARTLY_ENFORCED, REMEDY_LINUX
 from tests.tool_executor.harness import Person, with_policy
 from tests.tool_executor.sandbox_setup import needs_landlock
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
     from tests.tool_executor.harness import PolicySession
 
@@ -399,7 +401,7 @@ def test_a_path_gone_since_is_skipped_and_rights_follow_the_abi(tmp_path: Path) 
     """The ruleset straight, without a session: missing places are skipped, not fatal."""
     version = landlock.abi()
     plan = landlock.Plan(
-        (str(tmp_path / "gone"), str(tmp_path), *landlock.DEVICES), (str(tmp_path / "none"),), True
+        (str(tmp_path / "gone"), str(tmp_path), *DEVICES), (str(tmp_path / "none"),), True
     )
     ruleset = landlock.build(version, plan)
     launcher = make_launcher()
@@ -449,3 +451,12 @@ def test_the_launcher_imports_next_to_nothing_and_fails_closed(tmp_path: Path) -
     assert ran.returncode == 126
     assert "the command did not run: Bad file descriptor" in ran.stderr
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_session_under_bubblewrap_does_not_load_the_fallback() -> None:
+    code = (
+        "import sys, actors.tool_executor\n"
+        "loaded = {'actors.tool_executor.sandbox.landlock', '_ctypes', 'py_compile'}\n"
+        "assert not loaded & set(sys.modules), loaded & set(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])

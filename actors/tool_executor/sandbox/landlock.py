@@ -22,15 +22,21 @@ has started and the launcher closes before it becomes the command.
 from __future__ import annotations
 
 import os
+import py_compile
+import shutil
 import stat
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
+
 from actors.tool_executor.sandbox import launcher
-from actors.tool_executor.sandbox.places import within
+from actors.tool_executor.sandbox.places import DEVICES, UNREADABLE, within
 
 if TYPE_CHECKING:
     from actors.tool_executor.sandbox.layout import Layout
@@ -53,12 +59,6 @@ SCOPE_SIGNAL = 1 << 1  # ABI 6: no signal to a process outside the command
 CREATE_RULESET_VERSION = 1 << 0
 RULE_PATH_BENEATH = 1
 
-# Writable besides the places the settings give: the character devices bubblewrap's own /dev
-# offers for writing, which shells and programs open as sinks (``> /dev/null``).
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
-# Unreadable besides sandbox.denyRead: the user's terminals, where a command could read what
-# is typed into another (bubblewrap's /dev does not show them).
-UNREADABLE = ("/dev/pts",)
 # A folder's mtime ticks coarsely: one changed within this long of a build may hide a change
 # the build did not see, so the next command builds again (as in blocked.py).
 _SETTLED_NS = 1_000_000_000
@@ -110,12 +110,6 @@ def plan(layout: Layout) -> Plan:
         if not any(within(path, place) for place in places)
     ]
     return Plan((*places, *DEVICES), tuple(unreadable), layout.network)
-
-
-def inside_writable(layout: Layout) -> list[tuple[str, str]]:
-    """(denyRead path, writable place holding it): what Landlock cannot make unreadable."""
-    places = (*layout.writable, layout.tmpdir)
-    return [(path, place) for path in layout.denied for place in places if within(path, place)]
 
 
 def _on_the_way(unreadable: tuple[str, ...]) -> list[str]:
@@ -236,3 +230,95 @@ class Rulesets:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+
+
+# A working Landlock answers in milliseconds; a stuck launcher must not hold the first command.
+TRIAL_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Launcher:
+    """``launcher.py`` compiled once for the session, in a folder of its own that commands
+    cannot write: started from bytecode, it is not compiled again before every command (about
+    1 ms of its cost here). The interpreter by its real path, outside a virtual environment
+    that may lie in the writable project; ``-S`` needs nothing from the environment's
+    site-packages."""
+
+    python: str
+    code: str
+
+    def argv(self, ruleset: int) -> tuple[str, ...]:
+        """What runs the launcher with ``ruleset``, before the command."""
+        return (self.python, "-I", "-S", self.code, str(ruleset), "--")
+
+    def remove(self) -> None:
+        shutil.rmtree(os.path.dirname(self.code), ignore_errors=True)
+
+
+def make_launcher() -> Launcher:
+    """Raises OSError when it cannot be compiled or written."""
+    folder = tempfile.mkdtemp(prefix="legato-launcher-")  # mode 700
+    code = os.path.join(folder, "launcher.pyc")
+    try:
+        py_compile.compile(os.path.realpath(launcher.__file__), cfile=code, doraise=True)
+    except py_compile.PyCompileError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise OSError(str(error)) from error
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return Launcher(os.path.realpath(sys.executable), code)
+
+
+@dataclass(frozen=True, slots=True)
+class LandlockTrial:
+    works: bool
+    version: int  # the kernel's Landlock ABI; 0: none
+    reason: str | None = None  # why it does not work, in words
+    launcher: Launcher | None = None  # when it works
+
+
+async def try_landlock() -> LandlockTrial:
+    """The kernel's ABI, then the launcher run once with ``true`` under a ruleset."""
+    version = abi()
+    if version < 1:
+        return LandlockTrial(False, 0, "is not in this kernel, or is turned off")
+    try:
+        prepared = await anyio.to_thread.run_sync(make_launcher)
+    except OSError as error:
+        return LandlockTrial(False, version, f"could not prepare its launcher: {error}")
+    try:
+        said = await _run_once(version, prepared)
+    except BaseException:  # cancelled: the session is ending
+        prepared.remove()
+        raise
+    if said is None:
+        return LandlockTrial(True, version, launcher=prepared)
+    await anyio.to_thread.run_sync(prepared.remove)
+    return LandlockTrial(False, version, said)
+
+
+async def _run_once(version: int, prepared: Launcher) -> str | None:
+    """Why ``true`` does not run under a ruleset; None when it does."""
+    try:
+        ruleset = await anyio.to_thread.run_sync(build, version, Plan((), (), False))
+    except OSError as error:
+        return f"refused a ruleset: {error.strerror}"
+    try:
+        with anyio.fail_after(TRIAL_TIMEOUT):
+            ran = await anyio.run_process(
+                [*prepared.argv(ruleset), "true"],
+                check=False,
+                stdin=subprocess.DEVNULL,
+                pass_fds=(ruleset,),
+            )
+    except OSError as error:
+        return f"could not start its launcher: {error.strerror or error}"
+    except TimeoutError:
+        return f"its launcher did not end within {TRIAL_TIMEOUT:.0f} s"
+    finally:
+        os.close(ruleset)
+    if ran.returncode == 0:
+        return None
+    said = ran.stderr.decode(errors="replace").strip().splitlines()
+    return f"failed its trial: {said[-1] if said else f'exit code {ran.returncode}'}"

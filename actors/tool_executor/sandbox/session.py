@@ -22,12 +22,11 @@ import anyio
 
 from actors.protocol import SandboxReport
 from actors.tool_executor.process import UNCONFINED, Confinement
-from actors.tool_executor.sandbox import landlock
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
 from actors.tool_executor.sandbox.layout import bwrap_args
 from actors.tool_executor.sandbox.locate import find_bwrap
 from actors.tool_executor.sandbox.places import Skipped, layout
-from actors.tool_executor.sandbox.probe import LandlockTrial, Trial, try_bwrap, try_landlock
+from actors.tool_executor.sandbox.probe import Trial, try_bwrap
 from actors.tool_executor.sandbox.words import (
     bubblewrap_enforces,
     landlock_enforces,
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
     from actors.tool_executor.context import Confining
     from actors.tool_executor.sandbox.blocked import AskBlocked
+    from actors.tool_executor.sandbox.landlock import LandlockTrial, Rulesets
     from actors.tool_executor.sandbox.layout import Layout
 
 NOT_ENFORCED = (
@@ -94,7 +94,7 @@ class Sandbox:
         self._found: _Found | None = None
         self._trial: Trial | None = None
         self._landlock: LandlockTrial | None = None
-        self._rulesets: landlock.Rulesets | None = None
+        self._rulesets: Rulesets | None = None
         self._warned = False
         self._tmpdir: str | None = None
         self._skipped = Skipped()
@@ -132,9 +132,10 @@ class Sandbox:
             gaps = "; ".join(self._not_enforced(shown))
             await self._warn(f"{PARTLY_ENFORCED}. Not enforced: {gaps}. {found.why_not}")
         skipped = Skipped()
+        from actors.tool_executor.sandbox.landlock import plan  # loaded by _try already
 
         def borrow() -> int:
-            return rulesets.borrow(landlock.plan(self._layout(tmpdir, skipped)))
+            return rulesets.borrow(plan(self._layout(tmpdir, skipped)))
 
         fd = await anyio.to_thread.run_sync(borrow)
         self._skipped = skipped
@@ -216,9 +217,13 @@ class Sandbox:
             if self._trial.works:
                 return _Found("bubblewrap")
             bwrap_failed = str(self._trial.reason)
+        # Loaded only where bubblewrap cannot run: it brings _ctypes and py_compile, which a
+        # session under bubblewrap need not pay for as it starts.
+        from actors.tool_executor.sandbox.landlock import Rulesets, try_landlock
+
         self._landlock = await try_landlock()
         if self._landlock.works:
-            self._rulesets = landlock.Rulesets(self._landlock.version)
+            self._rulesets = Rulesets(self._landlock.version)
             return _Found("landlock", f"Why not bubblewrap: {bwrap_failed}. {REMEDY_LINUX}")
         return _Found(
             None, f"{bwrap_failed}; the fallback, Landlock, {self._landlock.reason}. {REMEDY_LINUX}"

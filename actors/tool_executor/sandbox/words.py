@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from actors.tool_executor.sandbox.landlock import DEVICES, inside_writable
-from actors.tool_executor.sandbox.places import expand
+from actors.tool_executor.sandbox.places import DEVICES, expand, inside_writable
 
 if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
