@@ -1,22 +1,24 @@
 """The fallback where bubblewrap cannot run: a Landlock ruleset, built here and applied by
-``launcher.py`` in the process that becomes the command.
+``launcher.py`` in the process that becomes the command; and the session's one trial of it
+(``try_landlock``), which also compiles the launcher for the session.
 
 Landlock (Linux 5.13 on) needs no namespace and no mount, so it works where user namespaces are
 turned off. It only grants, and a right on a folder holds for everything beneath it. So the
 ruleset gives every right on the writable places (the project, the private TMPDIR,
-``sandbox.allowWrite``, and the devices in ``DEVICES``) and read and execute on the rest, and it
-can say no to reading a place only from outside it: for each path in ``UNREADABLE`` and
+``sandbox.allowWrite``, and ``places.DEVICES``) and read and execute on the rest, and it can
+say no to reading a place only from outside it: for each path in ``places.UNREADABLE`` and
 ``sandbox.denyRead``, read is granted on every entry beside the path on the way from ``/`` down
 to it, and the folders on the way can only be listed. What it cannot do is say no to something
 inside a writable place: the project's ``.legato/``, ``.git/config``, ``.git/hooks/`` and its
 blocked files stay writable or readable (``words.py`` says so to the user).
 
-The ruleset refers to files, not names: a file renamed keeps its rights, and one made after the
-ruleset gets those of the folder it is in. It is built once, and again when one of the
-folders on the way to an unreadable path changes (an entry added, removed or renamed), when
-one of the places is another file than before, or when the settings name other places. Each
-command gets a descriptor of its own (``borrow``), which ``run_group`` closes once the command
-has started and the launcher closes before it becomes the command.
+Rules are attached to files, not names: a rule follows its file when it is renamed, and a
+file made after the build has only what the folders above it grant. The ruleset is built
+once, and again when one of the folders on the way to an unreadable path changes (an entry
+added, removed or renamed), when one of the places is another file than before, or when the
+settings name other places. Each command gets a descriptor of its own (``borrow``), which
+``run_group`` closes once the command has started and the launcher closes before it becomes
+the command.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 SCOPE_SIGNAL = 1 << 1  # ABI 6: no signal to a process outside the command
 CREATE_RULESET_VERSION = 1 << 0
 RULE_PATH_BENEATH = 1
+# A working Landlock answers in milliseconds; a stuck launcher must not hold the first command.
+TRIAL_TIMEOUT = 5.0
 
 # A folder's mtime ticks coarsely: one changed within this long of a build may hide a change
 # the build did not see, so the next command builds again (as in blocked.py).
@@ -230,10 +234,6 @@ class Rulesets:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
-
-
-# A working Landlock answers in milliseconds; a stuck launcher must not hold the first command.
-TRIAL_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True, slots=True)
