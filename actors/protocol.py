@@ -434,8 +434,12 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # A command to run outside the sandbox (Bash's ``dangerouslyDisableSandbox``): only a
     # person may allow that, whatever the mode and the rules.
     unconfined: bool = False
-    # The command runs in the sandbox (which then holds what it may touch).
+    # The command runs fully confined: the sandbox holds what it may read, write and reach
+    # (bubblewrap). Landlock, the fallback where bubblewrap cannot run, does not count: blocked
+    # files inside the project stay readable, and UDP open.
     confined: bool = False
+    # The command runs under Landlock: its writes are held, not all of what it reads and reaches.
+    partly_confined: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -700,10 +704,14 @@ class ListFiles(Ask[tuple[str, ...]], frozen=True, tag=True):
 class SandboxReport(msgspec.Struct, frozen=True, kw_only=True):
     """How the session's commands are confined, or why they are not (``legato doctor``)."""
 
-    mechanism: str  # "bubblewrap 0.11.0 (/path/to/bwrap)", or what would be used
-    active: bool  # commands run confined
+    # "bubblewrap 0.11.0 (/path/to/bwrap)", "landlock (ABI 7)", or what would be used
+    mechanism: str
+    active: bool  # commands run confined, perhaps only in part (Landlock)
     enforces: tuple[str, ...] = ()  # in words, one line each
-    why_not: str | None = None  # when not active: the reason, with what to do about it
+    # Active in part: what the full sandbox would enforce and this one does not, one line each.
+    not_enforced: tuple[str, ...] = ()
+    # Not active: the reason, with what to do about it. Active in part: why not bubblewrap.
+    why_not: str | None = None
     tried: bool = True  # False: the session's trial of the mechanism has not finished
 
 
@@ -773,8 +781,14 @@ class HowItRuns(msgspec.Struct, frozen=True):
     confined: bool
     network: bool = True
     why_unconfined: str | None = None  # the setting or the flag that puts it outside
+    partly: bool = False  # under Landlock: writes held, reads and the network only in part
 
     def words(self) -> str:
+        if self.partly:
+            return (
+                "runs under Landlock: writes held to the project; blocked files readable, "
+                f"{'network allowed' if self.network else 'only TCP cut off'} (see legato doctor)"
+            )
         if self.confined:
             return f"runs in the sandbox, {'network: allowed' if self.network else 'no network'}"
         return f"runs unconfined: full file and network access ({self.why_unconfined})"

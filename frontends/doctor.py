@@ -149,6 +149,13 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
 def sandbox_lines(report: SandboxReport) -> list[str]:
     """Whether commands run confined, and what that enforces; a sandbox that does not work
     here is a warning, not a problem: commands still run, as they would without it."""
+    if report.active and report.not_enforced:  # the fallback: a part of the sandbox
+        return [
+            f"  {report.mechanism}: active, in part (bubblewrap cannot run here)",
+            *(f"  {line}" for line in report.enforces),
+            *(f"  ! not enforced: {line}" for line in report.not_enforced),
+            f"  ! {report.why_not}",
+        ]
     if report.active:
         return [f"  {report.mechanism}: active", *(f"  {line}" for line in report.enforces)]
     return [f"  {report.mechanism}: not active", f"  ! {report.why_not}"]

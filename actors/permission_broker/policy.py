@@ -86,8 +86,9 @@ class Policy:
         self.rules = Rules(context.project_root, context.settings, home=context.home or None)
         sandbox = context.settings.sandbox
         # In auto mode, a command unknown to the rules runs without a question when it is
-        # confined and offline: the sandbox holds what it may touch, and with no network it
-        # cannot send the project anywhere. With network, or with autoAllow off, it asks.
+        # fully confined and offline: the sandbox holds what it may touch, and with no network
+        # it cannot send the project anywhere. With network, or with autoAllow off, or under
+        # Landlock alone (request.confined false), it asks.
         self._confined_offline_runs = (
             sandbox is not None and not sandbox.network and sandbox.auto_allow
         )
@@ -319,6 +320,8 @@ class Policy:
         command can still send what it reads over the network, unless it has none."""
         if request.confined and not outside and not request.unconfined:
             return HowItRuns(confined=True, network=self._network)
+        if request.partly_confined and not outside and not request.unconfined:
+            return HowItRuns(confined=False, network=self._network, partly=True)
         if request.unconfined:
             why = "dangerouslyDisableSandbox"
         elif outside:

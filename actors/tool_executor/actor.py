@@ -50,7 +50,8 @@ if TYPE_CHECKING:
         ToolCall,
         UiMsg,
     )
-    from actors.tool_executor.sandbox.layout import Confinement
+    from actors.tool_executor.context import Confining
+    from actors.tool_executor.process import Confinement
     from runtime import Address, Reply
 
 
@@ -145,9 +146,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         )
 
     async def _confine(self, cwd: str) -> Confinement:
-        return await self._sandbox.prefix(cwd)
+        return await self._sandbox.confinement(cwd)
 
-    async def _confining(self) -> bool:
+    async def _confining(self) -> Confining:
         return await self._sandbox.confining()
 
     async def _find_blocked(self, paths: tuple[str, ...]) -> tuple[bool, ...]:

@@ -10,14 +10,14 @@ the scheduler turns every exception into an ``is_error`` result.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import msgspec
 
 from actors.errors import PermissionDenied
 from actors.protocol import CheckPermission, FilterReadable, OperationKind, PermissionRequest
 from actors.tool_executor.files import resolve_path
-from actors.tool_executor.sandbox.layout import UNCONFINED
+from actors.tool_executor.process import UNCONFINED, Confinement
 from actors.tool_executor.schemas import input_schema
 
 if TYPE_CHECKING:
@@ -25,14 +25,17 @@ if TYPE_CHECKING:
 
     from actors.protocol import Decision, PermissionBrokerMsg
     from actors.tool_executor.files import FilesRead
-    from actors.tool_executor.sandbox.layout import Confinement
     from runtime import Address
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
+# How much the session's sandbox holds of what a command does. "full": what it may read, write
+# and reach (bubblewrap); "partial": what it may write, but not every read nor every kind of
+# network (Landlock, where bubblewrap cannot run); "none": commands run unconfined.
+Confining = Literal["full", "partial", "none"]
 
 
-async def _not_confining() -> bool:
-    return False
+async def _not_confining() -> Confining:
+    return "none"
 
 
 async def _unconfined(cwd: str) -> Confinement:
@@ -74,11 +77,11 @@ class CallContext:
     asking: bool = False
     # What a command runs with: the user's environment without Legato's credentials.
     command_env: Mapping[str, str] | None = None
-    # Given the folder a command runs in: the argv that confines it (the session's sandbox)
-    # and the layout it enforces, UNCONFINED when commands run unconfined.
+    # Given the folder a command runs in: what confines it (the session's sandbox), nothing
+    # when commands run unconfined.
     confine: Callable[[str], Awaitable[Confinement]] = field(default=_unconfined)
-    # Whether commands are known to run confined, at once (the sandbox's trial passed).
-    confining: Callable[[], Awaitable[bool]] = field(default=_not_confining)
+    # How far commands are confined; known at once after the sandbox's trial.
+    confining: Callable[[], Awaitable[Confining]] = field(default=_not_confining)
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -98,6 +101,7 @@ class CallContext:
         hard_links: int = 1,
         unconfined: bool = False,
         confined: bool = False,
+        partly_confined: bool = False,
     ) -> Decision:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
@@ -109,6 +113,7 @@ class CallContext:
             hard_links=hard_links,
             unconfined=unconfined,
             confined=confined,
+            partly_confined=partly_confined,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from anyio.abc import ByteReceiveStream, Process
 
+    from actors.tool_executor.sandbox.layout import Layout
+
 # How long a group gets between SIGTERM and SIGKILL: after a timeout, and after an interrupt.
 GRACE = 0.5
 INTERRUPT_GRACE = 0.1
@@ -38,10 +40,10 @@ LIVE_INTERVAL = 0.1
 LIVE_CAP = 4096
 _POLL = 0.02
 _READ = 65536
-# In a prefix: where the write end of a pipe goes on which bubblewrap (``--info-fd``) tells the
-# host pid of its PID namespace's init. The namespace ends with that init (the kernel kills and
-# reaps every process in it first), so once the init has exited the group is over, which one
-# file of /proc says, where otherwise every process's would be read.
+# In a confinement's argv: where the write end of a pipe goes on which bubblewrap
+# (``--info-fd``) tells the host pid of its PID namespace's init. The namespace ends with that
+# init (the kernel kills and reaps every process in it first), so once the init has exited the
+# group is over, which one file of /proc says, where otherwise every process's would be read.
 INFO_FD = "{info-fd}"
 
 
@@ -127,6 +129,24 @@ class LiveLines:
 
 
 @dataclass(frozen=True, slots=True)
+class Confinement:
+    """What a command runs under: the programs before ``bash -c`` (bubblewrap and its
+    arguments, or the Landlock launcher), the variables it gets besides its environment, and
+    the descriptors it inherits, which ``run_group`` closes once it has started (theirs then).
+    ``parent``: the first program stays as the command's parent (bubblewrap) and reports its
+    death by signal N as exit code 128+N; the launcher becomes the command instead."""
+
+    argv: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    fds: tuple[int, ...] = ()
+    parent: bool = False
+    layout: Layout | None = None  # what it enforces: a failed command's refusals are judged by it
+
+
+UNCONFINED = Confinement()
+
+
+@dataclass(frozen=True, slots=True)
 class Ran:
     output: str
     returncode: int | None  # None: it did not end by itself (timed out)
@@ -137,7 +157,7 @@ async def run_group(
     command: str,
     *,
     cwd: str,
-    prefix: Sequence[str] = (),  # what confines it: bwrap and its arguments; () runs it as is
+    confinement: Confinement = UNCONFINED,
     # Not a cancel scope: running out of time ends the group and still reports its output.
     timeout: float,  # noqa: ASYNC109
     cap: int,
@@ -154,7 +174,9 @@ async def run_group(
     capture = capture if capture is not None else HeadTail(cap)
     live = LiveLines()
     started = anyio.current_time()
-    info = _InitPid(prefix)
+    if confinement.env:
+        env = {**(os.environ if env is None else env), **dict(confinement.env)}
+    info = _InitPid(confinement.argv)
     try:
         process = await anyio.open_process(
             [*info.argv, "bash", "-c", command],
@@ -164,11 +186,14 @@ async def run_group(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             env=env,
-            pass_fds=info.pass_fds,
+            pass_fds=(*confinement.fds, *info.pass_fds),
         )
     except BaseException:
         info.close()
         raise
+    finally:
+        for fd in confinement.fds:  # the command has its own copies now, or never will
+            os.close(fd)
     info.started()
     stdout = process.stdout
     assert stdout is not None  # opened with stdout=PIPE
@@ -191,7 +216,7 @@ async def run_group(
             if not drained.is_set():  # a daemon that left the group still holds the pipe
                 await stdout.aclose()
             live.close()
-        if prefix and returncode is not None and returncode > 128:
+        if confinement.parent and returncode is not None and returncode > 128:
             returncode = _signalled(returncode)
         return Ran(capture.text(), returncode, elapsed)
     finally:
@@ -304,7 +329,7 @@ def _running_in(pid: int, group: int) -> bool:
 
 
 class _InitPid:
-    """The pipe on which bubblewrap tells its init's pid, when the prefix asks for one."""
+    """The pipe on which bubblewrap tells its init's pid, when the argv asks for one."""
 
     def __init__(self, prefix: Sequence[str]) -> None:
         self._read = self._write = -1

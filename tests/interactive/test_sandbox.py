@@ -1,5 +1,6 @@
-"""Where Bash commands run unconfined, the banner says so once, in the warning colour, and the
-first command does not say it again; where they run confined, nothing is said. The session's
+"""Where Bash commands run unconfined, or only in part (Landlock, where bubblewrap fails), the
+banner says so once, in the warning colour, and the first command does not say it again; where
+they run confined, nothing is said. The session's
 trial of the sandbox holds up neither the prompt nor the first answer. A real ``legato`` in a
 real terminal (tmux), or in-process with pipe input, and the scripted server; a failing bwrap
 is chosen with ``ASSISTANT_BWRAP``, as a user chooses one."""
@@ -11,11 +12,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.tool_executor.sandbox import probe
+from actors.tool_executor.sandbox import landlock, probe
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.interactive.conftest import session_env
 from tests.interactive.test_session import run
-from tests.tool_executor.sandbox_setup import REFUSAL, failing_bwrap, needs_bwrap
+from tests.tool_executor.sandbox_setup import (
+    REFUSAL,
+    failing_bwrap,
+    needs_bwrap,
+    why_landlock_cannot_run,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,6 +29,7 @@ if TYPE_CHECKING:
     from tests.interactive.terminal import Terminal
 
 SAID = "Bash commands run unconfined"
+PARTLY = "Bash commands run under Landlock"
 SCRIPT = [tool_calls([call("Bash", {"command": "echo from-bash"})]), text("Done.")]
 
 
@@ -50,22 +57,28 @@ def test_the_banner_says_once_that_commands_run_unconfined(
 ) -> None:
     root, home = folders
     settings(root, **({"enabled": False} if why == "sandbox.enabled is false" else {}))
+    # Where bubblewrap fails, this kernel's Landlock (when it has one) confines them in part.
+    partly = why == "bwrap fails" and why_landlock_cannot_run() is None
+    first = PARTLY if partly else SAID
     with ScriptedServer(SCRIPT) as server:
         env = session_env(home, server.url) | {"ASSISTANT_BWRAP": failing_bwrap(tmp_path)}
         terminal.start(root, env)
-        banner = terminal.wait_for(SAID)
+        banner = terminal.wait_for(first)
         # Under the banner, before anything was typed, in the theme's warning colour (yellow).
-        assert banner.index("/help for commands") < banner.index(SAID)
-        [line] = [line for line in terminal.styled().splitlines() if SAID in line]
-        assert line.startswith("\x1b[33m" + SAID), repr(line)
-        if why == "bwrap fails":
+        assert banner.index("/help for commands") < banner.index(first)
+        [line] = [line for line in terminal.styled().splitlines() if first in line]
+        assert line.startswith("\x1b[33m" + first), repr(line)
+        if partly:
+            said = "Not enforced: read-only inside the project"
+            assert f"cannot make a sandbox here: {REFUSAL}" in words(banner)
+        elif why == "bwrap fails":
             said = f"cannot make a sandbox here: {REFUSAL}. Allow unprivileged user namespaces"
         else:
             said = "sandbox.enabled is false in .legato/settings.json; set it to true to confine"
         assert said in words(banner)
         screen = run_a_command(terminal)
         assert "✓ Bash(echo from-bash)" in screen
-        assert screen.count(SAID) == 1  # the command did not say it again
+        assert screen.count(first) == 1  # the command did not say it again
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
 
@@ -94,6 +107,7 @@ async def test_the_prompt_and_the_first_answer_do_not_wait_for_the_trial(
     settings(folders[0])
     # The trial's end is the test's to choose: it must not give up on its own meanwhile.
     monkeypatch.setattr(probe, "TRIAL_TIMEOUT", 600.0)
+    monkeypatch.setattr(landlock, "abi", lambda: 0)  # no fallback: commands run unconfined
     release = tmp_path / "release"  # the fake bwrap's trial ends only once this exists
     bwrap = failing_bwrap(tmp_path, release=release)
     steps = [text("Hello."), *SCRIPT]

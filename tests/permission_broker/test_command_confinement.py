@@ -17,7 +17,7 @@ from actors.protocol import (
     SandboxSettings,
 )
 from tests.tool_executor.harness import with_policy
-from tests.tool_executor.sandbox_setup import needs_bwrap
+from tests.tool_executor.sandbox_setup import failing_bwrap, needs_bwrap, needs_landlock
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -84,3 +84,28 @@ async def test_the_person_is_told_it_through_the_broker(tmp_path: Path) -> None:
         (asked,) = s.person.asked
     assert not done.result.is_error
     assert asked.confinement is not None and asked.confinement.words() == OFFLINE
+
+
+def test_a_command_under_landlock_is_said_to_be_held_only_in_part(tmp_path: Path) -> None:
+    request = PermissionRequest(tool="Bash", kind="run", command="make", partly_confined=True)
+    asked = question(tmp_path, request, network=False).confinement
+    assert asked is not None and (asked.confined, asked.partly) == (False, True)
+    assert asked.words() == (
+        "runs under Landlock: writes held to the project; blocked files readable, only TCP cut "
+        "off (see legato doctor)"
+    )
+
+
+@needs_landlock
+async def test_where_bwrap_fails_the_person_is_told_landlock_holds_it_in_part(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    bwrap = failing_bwrap(tmp_path)
+    async with with_policy(root, answers=["y"], bwrap=bwrap) as s:
+        done = await s.one("Bash", command="true")
+        assert s.person is not None
+        (asked,) = s.person.asked
+    assert not done.result.is_error
+    assert asked.confinement is not None and asked.confinement.partly

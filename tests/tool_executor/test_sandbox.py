@@ -6,10 +6,8 @@ tests show is what the sandbox stops when the static rules (or a person) let a c
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import tempfile
-import threading
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +15,7 @@ import anyio
 import pytest
 
 from actors.protocol import DescribeSandbox, Notice
+from actors.tool_executor.sandbox.session import REMEDY_LINUX
 from tests.tool_executor.harness import Person, with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -165,28 +164,6 @@ async def test_git_works_inside_the_sandbox(tmp_path: Path) -> None:
     assert "first" in git(tmp_path, "log", "--format=%s")
 
 
-@pytest.fixture
-def loopback() -> Any:
-    """A server on this machine's loopback that accepts connections, for as long as the test."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                server.accept()[0].close()
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=serve)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
-
-
 @pytest.mark.parametrize("network", [True, False])
 async def test_network_false_leaves_commands_no_network(
     tmp_path: Path, loopback: int, network: bool
@@ -236,17 +213,9 @@ async def test_default_credential_folders_are_unreadable(tmp_path: Path) -> None
     assert report.active and "~/.ssh" in " ".join(report.enforces)
 
 
-@pytest.fixture
-def failing_bwrap(tmp_path: Path) -> str:
-    path = tmp_path / "bin" / "bwrap"
-    path.parent.mkdir()
-    path.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
-    path.chmod(0o755)
-    return str(path)
-
-
 @pytest.mark.parametrize("kind", ["missing", "failing"])
-async def test_without_a_working_bwrap_commands_run_unconfined_and_it_says_so_once(
+@pytest.mark.usefixtures("no_landlock")
+async def test_without_a_working_bwrap_nor_landlock_commands_run_unconfined_and_say_so_once(
     tmp_path: Path, failing_bwrap: str, kind: str
 ) -> None:
     project = tmp_path / "project"
@@ -265,6 +234,8 @@ async def test_without_a_working_bwrap_commands_run_unconfined_and_it_says_so_on
     assert notices[0].level == "warning"
     assert notices[0].text.startswith("Bash commands run unconfined: they can write outside")
     assert bwrap in notices[0].text
+    assert "the fallback, Landlock, is not in this kernel, or is turned off" in notices[0].text
+    assert notices[0].text.endswith(REMEDY_LINUX)
     assert not report.active
     assert report.why_not is not None and bwrap in report.why_not
 

@@ -1,23 +1,30 @@
-"""The warning that Bash commands run unconfined is said once: by the frontend that takes it as
-the session starts (``TakeSandboxWarning``, the interactive banner), or else by the first
-command, whichever comes first; never by both, and never by neither."""
+"""The warning that Bash commands run unconfined (or only in part) is said once: by the frontend
+that takes it as the session starts (``TakeSandboxWarning``, the interactive banner), or else by
+the first command, whichever comes first; never by both, and never by neither.
+
+Unless a test says otherwise, the kernel's Landlock is hidden, so that a failing bwrap leaves
+commands unconfined."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import anyio
+import pytest
 import trio.testing
 
 from actors.protocol import Notice, TakeSandboxWarning
 from actors.tool_executor.sandbox.locate import configured_bwrap
 from tests.tool_executor.harness import Person, with_policy
-from tests.tool_executor.sandbox_setup import REFUSAL, failing_bwrap, needs_bwrap
+from tests.tool_executor.sandbox_setup import REFUSAL, failing_bwrap, needs_bwrap, needs_landlock
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.tool_executor.harness import PolicySession
+
+
+pytestmark = pytest.mark.usefixtures("no_landlock")
 
 
 def held_bwrap(folder: Path) -> tuple[str, Path]:
@@ -117,3 +124,21 @@ def test_assistant_bwrap_names_the_bwrap_by_path_or_on_path(tmp_path: Path) -> N
     assert configured_bwrap({"ASSISTANT_BWRAP": "/opt/bwrap"}) == "/opt/bwrap"
     # Not found: kept as given, for the trial to say it could not be run.
     assert configured_bwrap(path | {"ASSISTANT_BWRAP": "bwrap-9"}) == "bwrap-9"
+
+
+@needs_landlock
+async def test_under_landlock_the_banner_says_what_is_not_enforced_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.undo()  # this kernel's Landlock, as it is
+    bwrap, release = held_bwrap(tmp_path)
+    release.touch()
+    ui = Person([])
+    async with with_policy(project(tmp_path), answers=["y"], bwrap=bwrap, ui=ui) as s:
+        line = await take(s)
+        done = await s.one("Bash", command="echo ran")
+    assert done.result.content == "ran"
+    assert line is not None
+    assert line.startswith("Bash commands run under Landlock, which enforces only part of")
+    assert "Not enforced: read-only inside the project" in line and REFUSAL in line
+    assert warnings(ui) == []

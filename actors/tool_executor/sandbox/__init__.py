@@ -1,8 +1,11 @@
-"""Confining Bash commands with the kernel: bubblewrap on Linux.
+"""Confining Bash commands with the kernel: bubblewrap on Linux, Landlock where it cannot run.
 
-``session.Sandbox`` is a session's: it tries bubblewrap once, keeps a private TMPDIR and the
-project's blocked files, and gives each command the argv that confines it (``layout.py`` says
-what is writable, read-only and hidden; ``places.py`` decides it from the settings).
+``session.Sandbox`` is a session's: it tries bubblewrap once (``probe.py``), and Landlock if
+that fails, keeps a private TMPDIR and the project's blocked files, and gives each command what
+confines it. ``places.py`` decides from the settings what is writable, read-only and hidden;
+``layout.py`` says it to bubblewrap; ``landlock.py`` builds it as a Landlock ruleset, which
+``launcher.py`` applies in the process that becomes the command; ``words.py`` says what each
+enforces, and what the fallback does not.
 ``refusals.py`` tells the model which paths that layout refused a command that failed.
 """
 

@@ -33,18 +33,6 @@ class Layout:
     reopened: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Confinement:
-    """How one command runs: the argv that goes before ``bash -c`` and the layout it enforces;
-    empty (``UNCONFINED``) when the command runs outside the sandbox."""
-
-    argv: tuple[str, ...] = ()
-    layout: Layout | None = None
-
-
-UNCONFINED = Confinement()
-
-
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     """What goes between ``bwrap`` and the command."""
     args = ["--die-with-parent", "--unshare-pid"]

