@@ -1,4 +1,5 @@
-"""Confining Bash commands with the kernel: bubblewrap on Linux, Landlock where it cannot run.
+"""Confining Bash commands with the kernel: bubblewrap on Linux, Landlock where it cannot run,
+sandbox-exec on macOS (``seatbelt.py`` writes its profile from the same layout).
 
 ``session.Sandbox`` is a session's: it tries bubblewrap once (``probe.py``), and Landlock if
 that fails, keeps a private TMPDIR and the project's blocked files, and gives each command what

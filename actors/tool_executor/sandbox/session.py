@@ -37,6 +37,7 @@ from actors.tool_executor.sandbox.words import (
     bubblewrap_enforces,
     landlock_enforces,
     landlock_not_enforced,
+    seatbelt_enforces,
 )
 
 if TYPE_CHECKING:
@@ -58,9 +59,14 @@ REMEDY_LINUX = (
     "Ubuntu 24.04 an AppArmor profile for bwrap), or install bubblewrap (apt install "
     "bubblewrap); set sandbox.enabled to false in .legato/settings.json to silence this"
 )
+REMEDY_MACOS = (
+    "Run Legato outside any other sandbox (sandbox-exec cannot be nested), or set "
+    "sandbox.enabled to false in .legato/settings.json to silence this"
+)
 _CONFINING: dict[str | None, Confining] = {
     "bubblewrap": "full",
     "landlock": "partial",
+    "seatbelt": "full",
     None: "none",
 }
 
@@ -69,7 +75,8 @@ _CONFINING: dict[str | None, Confining] = {
 class _Found:
     """What the session's commands run under, found once."""
 
-    mechanism: Literal["bubblewrap", "landlock"] | None  # None: nothing, they run unconfined
+    # None: nothing, they run unconfined. seatbelt: macOS's sandbox-exec.
+    mechanism: Literal["bubblewrap", "landlock", "seatbelt"] | None
     why_not: str | None = None  # why not bubblewrap, with the remedy; and why not Landlock
 
 
@@ -121,16 +128,19 @@ class Sandbox:
             tmpdir = await self._make_tmpdir()
         if found.mechanism == "landlock":
             return await self._under_landlock(tmpdir, found)
-        assert self._bwrap is not None  # bubblewrap was found, and works
         blocked = await self._files.blocked(self._ask_blocked) if self._blocked_rules else []
         skipped = Skipped()
-
         bwrap = self._bwrap
 
         def arguments() -> Confinement:
             plan = self._layout(tmpdir, skipped, blocked)
-            args = bwrap_args(plan, os.path.realpath(cwd))
             # The refusals of a failed command are judged against ``plan``.
+            if found.mechanism == "seatbelt":
+                from actors.tool_executor.sandbox.seatbelt import SANDBOX_EXEC, seatbelt_args
+
+                return Confinement((SANDBOX_EXEC, *seatbelt_args(plan)), layout=plan)
+            assert bwrap is not None  # bubblewrap was found, and works
+            args = bwrap_args(plan, os.path.realpath(cwd))
             return Confinement((bwrap, "--info-fd", INFO_FD, *args, "--"), parent=True, layout=plan)
 
         confinement = await anyio.to_thread.run_sync(arguments)
@@ -172,7 +182,7 @@ class Sandbox:
         has said it already."""
         found = await self._find()
         settings = self._settings
-        if found.mechanism == "bubblewrap" or settings is None or self._warned:
+        if found.mechanism in ("bubblewrap", "seatbelt") or settings is None or self._warned:
             return None
         if found.mechanism == "landlock":
             async with self._lock:
@@ -211,7 +221,7 @@ class Sandbox:
         tmpdir = self._tmpdir or tempfile.gettempdir()
         shown = await anyio.to_thread.run_sync(self._layout, tmpdir, skipped)
         self._skipped = skipped
-        if found.mechanism == "bubblewrap":
+        if found.mechanism in ("bubblewrap", "seatbelt"):
             return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces(shown))
         return SandboxReport(
             mechanism=mechanism,
@@ -256,7 +266,13 @@ class Sandbox:
         if not settings.enabled:
             return _Found(None, "sandbox.enabled is false in .legato/settings.json")
         if sys.platform == "darwin":
-            return _Found(None, "macOS's sandbox (sandbox-exec) is not supported yet")
+            # Loaded only on macOS; sandbox-exec is the system's, never one found on PATH.
+            from actors.tool_executor.sandbox.seatbelt import SANDBOX_EXEC, try_seatbelt
+
+            self._trial = await try_seatbelt(SANDBOX_EXEC)
+            if self._trial.works:
+                return _Found("seatbelt")
+            return _Found(None, f"{self._trial.reason}. {REMEDY_MACOS}")
         if not sys.platform.startswith("linux"):
             return _Found(None, f"there is no sandbox for {sys.platform} yet")
         if self._bwrap is None:
@@ -297,6 +313,11 @@ class Sandbox:
         )
 
     def _mechanism(self) -> str:
+        if self._found is not None and self._found.mechanism == "seatbelt":
+            from actors.tool_executor.sandbox.seatbelt import SANDBOX_EXEC
+
+            version = self._trial.version if self._trial is not None else ""
+            return f"{version or 'sandbox-exec'} ({SANDBOX_EXEC})"
         if self._found is not None and self._found.mechanism == "landlock":
             assert self._landlock is not None
             return f"landlock (ABI {self._landlock.version})"
@@ -324,8 +345,10 @@ class Sandbox:
         )
 
     def _enforces(self, shown: Layout) -> tuple[str, ...]:
-        assert self._settings is not None
+        assert self._settings is not None and self._found is not None
         lines = bubblewrap_enforces(self._settings, shown, blocked_rules=self._blocked_rules)
+        if self._found.mechanism == "seatbelt":
+            lines = seatbelt_enforces(lines)
         if self._files.capped:
             lines.append(f"! blocked files past the first {LIMIT:,} entries are not hidden")
         lines += [f"! {note}" for note in self._skipped.notes]

@@ -34,6 +34,23 @@ def bubblewrap_enforces(
     ]
 
 
+def seatbelt_enforces(bubblewrap: list[str]) -> list[str]:
+    """What sandbox-exec enforces: bubblewrap's list, less what macOS does differently."""
+    out = []
+    for line in bubblewrap:
+        if line.startswith("unreachable: the sockets"):
+            out.append("unreachable: Unix sockets outside the writable folders, with network off")
+        elif line.startswith("processes:"):
+            out += [
+                "processes: signals only to the command's own; no PID namespace, so one that "
+                "leaves the command's group (setsid, a daemon) outlives it, still confined",
+                "ways out closed: Apple Events, LaunchServices opens, launchd jobs, hard links",
+            ]
+        else:
+            out.append(line)
+    return out
+
+
 def landlock_enforces(
     version: int, settings: SandboxSettings, layout: Layout, *, project: str, home: str
 ) -> list[str]:
