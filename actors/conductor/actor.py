@@ -46,6 +46,7 @@ from actors.protocol import (
     SetModel,
     Show,
     StreamMessage,
+    TakeBackgroundNews,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -200,6 +201,7 @@ class Conductor(Actor[ConductorMsg]):
             and len(self.conversation.messages) != self._compacted_at
         ):
             await self._compact(run, forced=False)
+        await self._background_news()
         request = self._request()
         run.partial = PartialMessage()
         run.results = {}
@@ -306,6 +308,13 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
         await self._keeper.save(self.conversation.messages)
+
+    async def _background_news(self) -> None:
+        """Background commands that ended since the model last heard: it is told here, once,
+        in the user content of the request about to go (the executor gives each once)."""
+        news = await self._tools.ask(TakeBackgroundNews())
+        if news:
+            self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
 
     def _request(self) -> ModelRequest:
         request = ModelRequest(
