@@ -46,6 +46,7 @@ from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
+from frontends.interactive.tasks import tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.permissions import session_text
@@ -273,6 +274,13 @@ class InteractiveSession:
                     shown = await session_text(
                         command.argument, self.root, self.session.permissions.address
                     )
+                except UsageError as error:
+                    self.view.note("error", error.describe())
+                    return
+                self.view.say(Text(shown))
+            case "/tasks":
+                try:
+                    shown = await tasks_text(command.argument, self.session.tools.address)
                 except UsageError as error:
                     self.view.note("error", error.describe())
                     return
