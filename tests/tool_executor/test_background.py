@@ -190,6 +190,11 @@ async def test_the_output_spills_to_a_private_file_past_the_buffer(tmp_path: Pat
         assert whole.endswith(shown + "\n")
         assert len(shown) < 1000
         assert int(found.group(1)) + len(shown) + 1 == len(whole)
+        again = await read(s, task_id)
+        assert again.splitlines()[1:] == [
+            f"[the whole output is also in {path}]",
+            "(no new output)",
+        ]
     assert not await anyio.Path(path).exists()  # the session's files go with it
 
 

@@ -48,6 +48,8 @@ def read(job: Job, pattern: re.Pattern[str] | None = None) -> str:
             f"[{chunk.skipped} bytes of new output are left out here; the whole output is in "
             f"{job.spool.path}]"
         )
+    elif job.spool.path is not None:
+        lines.append(f"[the whole output is also in {job.spool.path}]")
     if pattern is not None:
         kept = [line for line in text.splitlines() if pattern.search(line)]
         total = len(text.splitlines())
