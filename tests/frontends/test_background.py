@@ -211,3 +211,30 @@ def test_a_signal_to_a_headless_run_stops_its_background_commands(
         _, err = process.communicate(timeout=10)
     assert process.returncode == code, err
     assert running_in(project.root) == []
+
+
+def asked_for_news(project: Project, steps: list[Step]) -> int:
+    """How many times the run's conductor asked the executor for background news (the debug
+    log traces every message an actor handles)."""
+    with ScriptedServer(steps) as server:
+        env = project.env(server.url) | {"ASSISTANT_LOG": "debug"}
+        done = subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
+             "--headless", "go"],
+            capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    logs = list((project.home / ".legato" / "logs").glob("*.log"))
+    text = "".join(log.read_text() for log in logs)
+    for log in logs:
+        log.unlink()
+    return text.count("msg=TakeBackgroundNews")
+
+
+def test_a_session_without_background_commands_never_asks_for_news(project: Project) -> None:
+    project.settings(permissionMode="custom", allowedCommands=ALLOWED)
+    plain = [tool_calls([call("Bash", {"command": "echo hi"})]), text("Done.")]
+    assert asked_for_news(project, plain) == 0
+    # From the turn after one starts, each turn asks: here the closing turn.
+    started = [background("true"), text("Done.")]
+    assert asked_for_news(project, started) == 1
