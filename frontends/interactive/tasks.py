@@ -1,4 +1,5 @@
-"""``/tasks``: the session's background commands, and ``/tasks stop <id>`` to stop one.
+"""``/tasks``: the session's background commands, and ``/tasks stop <id>`` to stop one; and the
+status line each running one gets under the answer.
 
 The tool executor owns the commands; this only asks it (``ListBackground``, ``StopBackground``)
 and puts the answer in words. A command the person stops is told to the model at its next turn.
@@ -40,6 +41,19 @@ def listing(commands: Sequence[BackgroundCommand]) -> str:
         if command.last_line:
             rows.append(f"      {command.last_line[:200]}")
     return "\n".join(rows)
+
+
+def status_lines(commands: Sequence[BackgroundCommand]) -> tuple[str, ...]:
+    """One line for each running command, for the live part under the answer (the terminal
+    cuts what does not fit its width)."""
+    lines = []
+    for command in commands:
+        if command.state != "running":
+            continue
+        line = command.command.strip().splitlines()[0] if command.command.strip() else ""
+        last = f" · {command.last_line}" if command.last_line else ""
+        lines.append(f"◦ {command.id} running {age(command.age)} · {line[:60]}{last[:80]}")
+    return tuple(lines)
 
 
 def age(seconds: float) -> str:
