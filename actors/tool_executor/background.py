@@ -192,6 +192,8 @@ class Jobs:
                     job.state, job.code = "exited", ran.returncode
         except OSError as exc:  # it could not start: bash or bwrap missing, too many files
             job.state, job.failure = "failed", exc.strerror or str(exc)
+        except Exception as exc:  # a bug: the command fails, not the session
+            job.state, job.failure = "failed", f"{type(exc).__name__}: {exc}"
         finally:
             if job.state == "running":  # cancelled: by a stop, or by the session's end
                 job.state = "killed" if job.who_stopped else "ended with the session"
