@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
     from anyio.abc import TaskGroup, TaskStatus
 
+    from actors.tool_executor.sandbox.layout import Layout
+
 # A background command may run this long when the call gives no timeout: long enough for a
 # build, a test suite or a development server through a working session, short enough that a
 # forgotten one does not run all day. The session's end stops it sooner.
@@ -61,6 +63,9 @@ class Job:
     who_stopped: str = ""  # "the model", "the user"
     failure: str = ""  # why it could not start
     read_to: int = 0  # the offset the next read starts from
+    cwd: str = ""
+    layout: Layout | None = None  # what the sandbox enforced on it; None: it ran unconfined
+    explained: bool = False  # a read has said what the sandbox refused it, if anything
     reported: bool = False  # the model has been told of its end
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     done: anyio.Event = field(default_factory=anyio.Event)
@@ -160,25 +165,24 @@ class Jobs:
         prefix: Sequence[str],
         timeout: float,
         env: Mapping[str, str] | None,
+        layout: Layout | None = None,
     ) -> Job:
         """Start ``command`` in the background; returns at once with its record."""
         self.check_room()
         assert self._group is not None  # check_room said so
         job_id = f"bash_{next(self._ids)}"
         spool = Spool(self.buffer, functools.partial(self._spill_path, job_id))
-        job = Job(id=job_id, command=command, spool=spool, timeout=timeout)
+        job = Job(id=job_id, command=command, spool=spool, timeout=timeout, cwd=cwd, layout=layout)
         self._jobs[job_id] = job
-        self._group.start_soon(self._run, job, cwd, tuple(prefix), env)
+        self._group.start_soon(self._run, job, tuple(prefix), env)
         return job
 
-    async def _run(
-        self, job: Job, cwd: str, prefix: tuple[str, ...], env: Mapping[str, str] | None
-    ) -> None:
+    async def _run(self, job: Job, prefix: tuple[str, ...], env: Mapping[str, str] | None) -> None:
         try:
             with job.scope:
                 ran = await run_group(
                     job.command,
-                    cwd=cwd,
+                    cwd=job.cwd,
                     prefix=prefix,
                     timeout=job.timeout,
                     cap=self.buffer,

@@ -254,8 +254,17 @@ async def test_a_confined_background_command_cannot_write_outside_the_project(
     async with with_policy(project, answers=["y"]) as s:
         task_id = await start(s, f"echo hi > {outside}")
         await until_ended(s, task_id)
-        content = await read(s, task_id)
+        assert (
+            "has ended: exited with code 1"
+            in (await s.executor.address.ask(TakeBackgroundNews()))[0]
+        )
+        content = await read(s, task_id)  # after the note: the reasons still come, once
+        again = await read(s, task_id)
+    assert "refused" not in again
     assert "exited with code 1" in content, content
+    assert f"The sandbox refused '{outside}': it is outside the places commands may write" in (
+        content
+    )
     assert not outside.exists()
 
 

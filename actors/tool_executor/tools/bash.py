@@ -90,6 +90,7 @@ async def _start_in_background(args: BashInput, ctx: CallContext) -> ToolOutcome
         prefix=confinement.argv,
         timeout=timeout,
         env=ctx.command_env,
+        layout=confinement.layout,
     )
     return ToolOutcome(
         f"Command running in the background with ID: {job.id} (timeout {timeout:.0f} s). "

@@ -14,6 +14,7 @@ import anyio
 
 from actors.errors import InvalidToolInput, ToolFailure
 from actors.tool_executor.context import Tool, ToolOutcome
+from actors.tool_executor.sandbox import refusals
 from actors.tool_executor.schemas import DEFAULT_WAIT_MS, TaskOutputInput
 
 if TYPE_CHECKING:
@@ -30,7 +31,15 @@ async def run(args: TaskOutputInput, ctx: CallContext) -> ToolOutcome:
         # An interrupt ends the wait, never the command.
         with anyio.move_on_after((args.timeout or DEFAULT_WAIT_MS) / 1000):
             await job.done.wait()
-    return ToolOutcome(read(job, pattern))
+    content = read(job, pattern)
+    if not job.explained and job.state == "exited" and job.code and job.layout is not None:
+        # The first read after its failure: what the sandbox refused it, if that is why.
+        job.explained = True
+        explained = await anyio.to_thread.run_sync(
+            refusals.explain, job.spool.text(), job.layout, job.cwd
+        )
+        content = "\n".join([content, *explained])
+    return ToolOutcome(content)
 
 
 def read(job: Job, pattern: re.Pattern[str] | None = None) -> str:
