@@ -74,8 +74,12 @@ async def test_the_call_returns_at_once_and_reads_give_only_new_output(tmp_path:
     go, end = tmp_path / "go", tmp_path / "end"
     command = f"echo one; {WAIT_FOR.format(go)}; echo two; {WAIT_FOR.format(end)}; echo three"
     async with session(tmp_path) as s:
-        task_id = await start(s, command)  # it waits for files nobody wrote yet: it returned
-        assert task_id == "bash_1"
+        events = await s.events(call("Bash", command=command, run_in_background=True))
+        [started] = [e for e in events if isinstance(e, ToolStarted)]
+        assert started.summary == f"{command} · in the background"
+        [done] = [e for e in events if isinstance(e, ToolFinished)]
+        assert done.result.content.startswith("Command running in the background with ID: bash_1")
+        task_id = "bash_1"  # it waits for files nobody wrote yet: the call returned
         first = await read_until(s, task_id, "one")
         assert "bash_1: running for" in first
         go.touch()

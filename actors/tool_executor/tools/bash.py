@@ -114,7 +114,9 @@ TOOL = Tool(
     ),
     input_type=BashInput,
     run=run,
-    summary=lambda args, root: args.command,
+    summary=lambda args, root: (
+        f"{args.command} · in the background" if args.run_in_background else args.command
+    ),
     access=lambda args, root: None,  # what a command touches is unknowable: it runs freely
     command=lambda args: args.command,
 )
