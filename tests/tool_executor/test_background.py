@@ -105,6 +105,16 @@ async def test_a_background_command_asks_permission_as_a_foreground_one(tmp_path
     assert not (tmp_path / "ran").exists()
 
 
+async def test_a_blocking_read_gives_up_at_its_timeout(tmp_path: Path) -> None:
+    async with session(tmp_path) as s:
+        task_id = await start(s, "echo up; sleep 300")
+        await read_until(s, task_id, "up")
+        done = await s.one("TaskOutput", task_id=task_id, timeout=50)  # block is the default
+        assert done.result.content.startswith("bash_1: running for ")
+        assert done.result.content.endswith("(no new output)")
+        assert done.elapsed >= 0.05
+
+
 async def test_a_filter_keeps_the_matching_lines(tmp_path: Path) -> None:
     async with session(tmp_path) as s:
         task_id = await start(s, "printf 'ok 1\\nFAIL 2\\nok 3\\nFAIL 4\\n'")
