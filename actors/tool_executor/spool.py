@@ -43,14 +43,18 @@ class Spool:
         self.path: str | None = None
         self._file: BinaryIO | None = None
         self._written = 0
+        self.unspillable = ""  # why no file could be made: the output is kept in memory only
 
     def feed(self, data: bytes) -> None:
         self.total += len(data)
         self._tail += data
         if self._file is not None:
             self._write(data)
-        elif len(self._tail) > self._buffer:
-            self._open_spill()
+        elif len(self._tail) > self._buffer and not self.unspillable:
+            try:
+                self._open_spill()
+            except OSError as exc:  # no room, or the temporary folder is gone: memory only
+                self.unspillable = exc.strerror or str(exc)
         if len(self._tail) > 2 * self._buffer:  # trim in batches: amortised O(1) a byte
             self._trim()
 

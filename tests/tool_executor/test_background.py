@@ -282,6 +282,15 @@ async def test_a_confined_background_command_cannot_write_outside_the_project(
     assert not outside.exists()
 
 
+def test_output_stays_in_memory_when_no_file_can_be_made(tmp_path: Path) -> None:
+    spool = Spool(8, lambda: str(tmp_path / "gone" / "bash_1.log"))
+    spool.feed(b"0123456789abcdefghij")
+    assert spool.path is None
+    assert spool.unspillable == "No such file or directory"
+    chunk = spool.read(0, final=True)
+    assert (chunk.data, chunk.skipped, chunk.end) == (b"cdefghij", 12, 20)
+
+
 def test_a_read_never_cuts_a_character() -> None:
     spool = Spool(8, lambda: pytest.fail("no spill below the buffer"))
     spool.feed("é".encode()[:1])

@@ -52,7 +52,12 @@ def read(job: Job, pattern: re.Pattern[str] | None = None) -> str:
         job.reported = True
     lines = [f"{job.id}: {job.status()}."]
     text = chunk.data.decode("utf-8", errors="replace")
-    if chunk.skipped:
+    if chunk.skipped and job.spool.path is None:
+        lines.append(
+            f"[{chunk.skipped} bytes of new output are left out here and were not kept: no "
+            f"file could be made for them ({job.spool.unspillable})]"
+        )
+    elif chunk.skipped:
         lines.append(
             f"[{chunk.skipped} bytes of new output are left out here; the whole output is in "
             f"{job.spool.path}]"
