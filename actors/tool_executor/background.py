@@ -90,7 +90,7 @@ class Job:
             case "ended with the session":
                 return "stopped: the session ended"
             case _:
-                return f"failed to start: {self.failure}"
+                return f"failed: {self.failure}"
 
     def describe(self) -> BackgroundCommand:
         return BackgroundCommand(

@@ -113,6 +113,9 @@ async def test_a_blocking_read_gives_up_at_its_timeout(tmp_path: Path) -> None:
         assert done.result.content.startswith("bash_1: running for ")
         assert done.result.content.endswith("(no new output)")
         assert done.elapsed >= 0.05
+        at_once = await s.one("TaskOutput", task_id=task_id, timeout=0)
+        assert at_once.result.content.startswith("bash_1: running for ")
+        assert at_once.elapsed < 1  # not the default 30 s
 
 
 async def test_a_filter_keeps_the_matching_lines(tmp_path: Path) -> None:

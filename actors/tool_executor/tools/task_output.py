@@ -29,7 +29,8 @@ async def run(args: TaskOutputInput, ctx: CallContext) -> ToolOutcome:
     job = ctx.background.get(args.task_id)
     if args.block and job.state == "running":
         # An interrupt ends the wait, never the command.
-        with anyio.move_on_after((args.timeout or DEFAULT_WAIT_MS) / 1000):
+        wait = DEFAULT_WAIT_MS if args.timeout is None else args.timeout  # 0: no wait
+        with anyio.move_on_after(wait / 1000):
             await job.done.wait()
     content = read(job, pattern)
     if not job.explained and job.state == "exited" and job.code and job.layout is not None:
