@@ -30,7 +30,7 @@ Only the tool executor opens project files for the model: its tools, ``@path`` a
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
@@ -98,6 +98,11 @@ DEFAULT_DENY_READ = (
 )
 
 
+# Background commands that may run at once when .legato/settings.json does not say: a server, a
+# watcher and a few builds or test runs, without a forgotten loop of them filling the machine.
+MAX_BACKGROUND_COMMANDS = 8
+
+
 class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The ``sandbox`` object of ``.legato/settings.json``: how Bash commands are confined.
 
@@ -128,6 +133,8 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     allowed_commands: tuple[str, ...] = ()
     blocked_commands: tuple[str, ...] = ()
     sandbox: SandboxSettings = SandboxSettings()
+    # How many commands may run in the background at once (Bash's run_in_background).
+    max_background_commands: Annotated[int, msgspec.Meta(ge=1, le=64)] = MAX_BACKGROUND_COMMANDS
 
 
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -723,6 +730,36 @@ class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):
     try_it: bool = True
 
 
+class BackgroundCommand(msgspec.Struct, frozen=True, kw_only=True):
+    """A command the model started with ``run_in_background``, as ``/tasks`` lists it."""
+
+    id: str  # "bash_1": what TaskOutput and TaskStop take
+    command: str
+    # "running", "exited", "killed", "timed out", "ended with the session" or "failed"
+    state: str
+    status: str  # the state in words: "exited with code 0 after 3.1 s"
+    age: float  # seconds since it started, until it ended
+    last_line: str  # the last line of output with something on it
+
+
+class TakeBackgroundNews(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """A line for each background command that has ended and the model has not been told of
+    (by a read that showed its end, or by the TaskStop that ended it); each is given once. The
+    conductor asks before each turn and adds them to the request's user content."""
+
+
+class ListBackground(Ask[tuple[BackgroundCommand, ...]], frozen=True, tag=True):
+    """The session's background commands, running and ended, in the order they started."""
+
+
+class StopBackground(Ask[str], frozen=True, tag=True):
+    """Stop a background command for the person (``/tasks stop``): its whole process group ends
+    before the reply, which says how it ended (or why there was nothing to stop). The model
+    hears of it at its next turn."""
+
+    id: str
+
+
 class TakeSandboxWarning(Ask[str | None], frozen=True, tag=True):
     """The line saying that Bash commands run unconfined, why, and what to do about it, for a
     frontend that says it as the session starts (the interactive banner); answered once the
@@ -741,6 +778,9 @@ ToolExecutorMsg = (
     | RestoreCheckpoint
     | DescribeSandbox
     | TakeSandboxWarning
+    | TakeBackgroundNews
+    | ListBackground
+    | StopBackground
 )
 
 

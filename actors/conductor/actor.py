@@ -46,6 +46,7 @@ from actors.protocol import (
     SetModel,
     Show,
     StreamMessage,
+    TakeBackgroundNews,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -115,6 +116,9 @@ class Conductor(Actor[ConductorMsg]):
         self._context_tokens = 0  # what the latest answer measured, or an estimate
         self._compacted_at = -1  # the conversation's length after the latest compaction
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
+        # A call of this session asked for a background command: from then on, each turn asks
+        # the executor which have ended (a session without any asks nothing).
+        self._background = False
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
@@ -200,6 +204,7 @@ class Conductor(Actor[ConductorMsg]):
             and len(self.conversation.messages) != self._compacted_at
         ):
             await self._compact(run, forced=False)
+        await self._background_news()
         request = self._request()
         run.partial = PartialMessage()
         run.results = {}
@@ -235,6 +240,8 @@ class Conductor(Actor[ConductorMsg]):
                         await display.show(cut)
                     await display.release()
         finally:
+            # Also when the turn is cut or interrupted: a command it started still runs.
+            self._background = self._background or any(map(_starts_background, calls.started))
             if run.partial is not None:
                 # A complete call the cut came too soon to send: it never started.
                 sent = {c.id for c in calls.started}
@@ -306,6 +313,15 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
         await self._keeper.save(self.conversation.messages)
+
+    async def _background_news(self) -> None:
+        """Background commands that ended since the model last heard: it is told here, once,
+        in the user content of the request about to go (the executor gives each once)."""
+        if not self._background:
+            return
+        news = await self._tools.ask(TakeBackgroundNews())
+        if news:
+            self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
 
     def _request(self) -> ModelRequest:
         request = ModelRequest(
@@ -433,6 +449,10 @@ def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:
         run.denials.append(
             {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
         )
+
+
+def _starts_background(call: ToolCall) -> bool:
+    return call.name == "Bash" and call.input.get("run_in_background") is True
 
 
 def _never_started(call: ToolCall) -> ToolResult:

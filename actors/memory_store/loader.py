@@ -209,6 +209,7 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "allowedCommands": commands,
             "blockedCommands": commands,
             "sandbox": 'an object such as {"network": false}',
+            "maxBackgroundCommands": "a whole number from 1 to 64",
         },
         items={
             "allowedPaths": "a glob string",

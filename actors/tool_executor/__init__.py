@@ -1,8 +1,10 @@
-"""The tool executor: runs the model's tool calls (Read, Write, Edit, Bash, Glob, Grep).
+"""The tool executor: runs the model's tool calls (Read, Write, Edit, Bash, Glob, Grep,
+TaskOutput, TaskStop).
 
 Calls of one turn run side by side, in the model's order where they touch the same file; each
 asks the permission broker first; files change only by atomic replacement; shell commands run
-in their own process group, which ends with the call.
+in their own process group, which ends with the call, or, for a command the model runs in the
+background (TaskOutput reads it, TaskStop stops it), with the session at the latest.
 """
 
 from __future__ import annotations

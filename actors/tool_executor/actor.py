@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import anyio
 import msgspec
 
+from actors.errors import ToolFailure
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
@@ -18,18 +19,22 @@ from actors.protocol import (
     FindBlocked,
     GetContext,
     InterruptTools,
+    ListBackground,
     ListFiles,
     ListTools,
     Notice,
     RestoreCheckpoint,
     RunTools,
     Show,
+    StopBackground,
+    TakeBackgroundNews,
     TakeSandboxWarning,
     ToolExecutorMsg,
     ToolSet,
     WithdrawTools,
 )
 from actors.tool_executor import checkpoints, references
+from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
 from actors.tool_executor.sandbox import Sandbox
@@ -84,6 +89,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         memory: Address[MemoryStoreMsg] | None = None,
         bwrap: str | None = None,  # the bwrap to run; None: ASSISTANT_BWRAP's, the wheel's, PATH's
         env: Mapping[str, str] | None = None,  # what commands start from; None: os.environ
+        background_buffer: int = DEFAULT_BUFFER,  # bytes of a background command's output in
+        # memory, and the most one TaskOutput returns; past it the output spills to a file
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -110,8 +117,11 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         )
         self._scheduler.confining = self._confining
         self._scheduler.command_env = command_environment(self._env)
+        self._background = Jobs(buffer=background_buffer)
+        self._scheduler.background = self._background
 
     async def on_start(self) -> None:
+        await self.tasks.start(self._background.serve)
         if self._memory is not None:
             context = await self._memory.ask(GetContext())
             sandbox = context.settings.sandbox
@@ -126,10 +136,19 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 blocked_rules=bool(context.settings.blocked_paths),
             )
             self.tasks.start_soon(self._sandbox.warm)
+            self._background.limit = context.settings.max_background_commands
+
+    def close_inbox(self) -> None:
+        # The session is ending: background commands are the one work of the executor that
+        # would not end by itself, and the actor ends only when all its tasks have.
+        super().close_inbox()
+        self._background.close()
 
     async def on_stop(self) -> None:
+        self._background.close()  # also when the actor ends without its inbox closed (a crash)
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
             await self._sandbox.close()
+            await anyio.to_thread.run_sync(self._background.remove_files)
 
     def _make_sandbox(
         self, settings: SandboxSettings | None, *, home: str, blocked_rules: bool
@@ -190,6 +209,22 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
             case TakeSandboxWarning():
                 await reply.answer(msg, await self._sandbox.take_warning())
+            case TakeBackgroundNews():
+                await reply.answer(msg, self._background.news())
+            case ListBackground():
+                await reply.answer(msg, self._background.listing())
+            case StopBackground(id=job_id):
+                await reply.answer(msg, await self._stop_background(job_id))
+
+    async def _stop_background(self, job_id: str) -> str:
+        try:
+            job = self._background.get(job_id)
+        except ToolFailure as exc:
+            return exc.message
+        if job.state != "running":
+            return f"{job.id} is not running: {job.status()}."
+        job = await self._background.stop(job_id, by="the user")
+        return f"Stopped {job.id}, with every process it started: {job.status()}."
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))

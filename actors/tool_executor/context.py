@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
     from actors.protocol import Decision, PermissionBrokerMsg
+    from actors.tool_executor.background import Jobs
     from actors.tool_executor.files import FilesRead
     from runtime import Address
 
@@ -82,6 +83,8 @@ class CallContext:
     confine: Callable[[str], Awaitable[Confinement]] = field(default=_unconfined)
     # How far commands are confined; known at once after the sandbox's trial.
     confining: Callable[[], Awaitable[Confining]] = field(default=_not_confining)
+    # The session's background commands; None: this executor runs none (Bash refuses them).
+    background: Jobs | None = None
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)

@@ -19,7 +19,7 @@ import re
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
@@ -45,6 +45,15 @@ _READ = 65536
 # init (the kernel kills and reaps every process in it first), so once the init has exited the
 # group is over, which one file of /proc says, where otherwise every process's would be read.
 INFO_FD = "{info-fd}"
+
+
+class Capture(Protocol):
+    """Where a command's output is kept: ``HeadTail`` for a call, a ``Spool`` for a command
+    left running in the background."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def text(self) -> str: ...
 
 
 class HeadTail:
@@ -162,7 +171,7 @@ async def run_group(
     timeout: float,  # noqa: ASYNC109
     cap: int,
     emit: Callable[[str], Awaitable[None]],
-    capture: HeadTail | None = None,
+    capture: Capture | None = None,
     env: Mapping[str, str] | None = None,  # None: the process's own
 ) -> Ran:
     """Run ``bash -c command`` in a new process group until it exits or ``timeout`` passes.
@@ -237,7 +246,7 @@ def _signalled(code: int) -> int:
 
 
 async def _read(
-    stream: ByteReceiveStream, capture: HeadTail, live: LiveLines, drained: anyio.Event
+    stream: ByteReceiveStream, capture: Capture, live: LiveLines, drained: anyio.Event
 ) -> None:
     try:
         while True:

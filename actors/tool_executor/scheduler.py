@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
+    from actors.tool_executor.background import Jobs
     from actors.tool_executor.context import Confining, Tool
     from actors.tool_executor.files import FilesRead
     from actors.tool_executor.process import Confinement
@@ -93,6 +94,7 @@ class Scheduler:
         self._ui = ui  # progress goes straight there; None: on each run's stream
         self.command_env: Mapping[str, str] | None = None  # None: the process's own
         self.confining: Callable[[], Awaitable[Confining]] | None = None  # None: never confined
+        self.background: Jobs | None = None  # None: Bash runs nothing in the background
         self._permissions = permissions
         self._root = project_root
         self._files_read = files_read
@@ -184,6 +186,7 @@ class Scheduler:
             permissions=self._permissions,
             emit=emit,
             command_env=self.command_env,
+            background=self.background,
         )
         if self.confining is not None:
             ctx.confining = self.confining

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 MAX_TIMEOUT_MS = 600_000
 DEFAULT_TIMEOUT_MS = 120_000
 DEFAULT_READ_LIMIT = 2000
+DEFAULT_WAIT_MS = 30_000  # TaskOutput's wait for a command to end, as Claude Code's
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
 
@@ -56,6 +57,19 @@ class BashInput(msgspec.Struct, frozen=True, kw_only=True):
     # Claude Code's name. Only where the sandbox refused what the command must do; the user is
     # always asked (a headless run is denied).
     dangerouslyDisableSandbox: bool = False
+
+
+class TaskOutputInput(msgspec.Struct, frozen=True, kw_only=True):
+    task_id: str
+    block: Annotated[bool, msgspec.Meta(description="Wait for it to end")] = True
+    timeout: (
+        Annotated[int, msgspec.Meta(ge=0, le=MAX_TIMEOUT_MS, description="Max wait, ms")] | None
+    ) = None
+    filter: Annotated[str, msgspec.Meta(description="Regex: matching lines only")] | None = None
+
+
+class TaskStopInput(msgspec.Struct, frozen=True, kw_only=True):
+    task_id: str
 
 
 class GlobInput(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,8 +8,10 @@ keeps the conversation valid with what was done so far.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import math
 import os
 import signal
 import sys
@@ -27,6 +29,7 @@ from actors.protocol import (
     Compact,
     GetContext,
     GetContextFill,
+    ListBackground,
     ListCommands,
     ListFiles,
     PrepareCommand,
@@ -47,6 +50,7 @@ from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
+from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.permissions import session_text
@@ -65,6 +69,9 @@ if TYPE_CHECKING:
     from frontends.session import Session
 
 PLAN_APPROVED = "The user approved the plan. Carry it out now, step by step."
+# How often the background commands' status lines are brought up to date while any runs: their
+# ages count in seconds.
+BACKGROUND_TICK = 1.0
 
 
 def history_file(home: str, project_root: str) -> str:
@@ -113,6 +120,7 @@ class InteractiveSession:
         except OSError:
             history = InMemoryHistory()  # a read-only home: history for this session only
         self._mode_changed = anyio.Event()
+        self._background_poke = anyio.Event()
         self.screen = Screen(
             self.view,
             self.status,
@@ -149,6 +157,7 @@ class InteractiveSession:
                 tasks.start_soon(self._say_sandbox)
                 tasks.start_soon(self._sync_mode)
                 tasks.start_soon(self._watch_signals)
+                tasks.start_soon(self._watch_background)
                 try:
                     await self._loop()
                 finally:
@@ -216,6 +225,22 @@ class InteractiveSession:
                     self.screen.busy.cancel()
                 else:
                     self.screen.request_exit()
+
+    async def _watch_background(self) -> None:
+        """A status line for each running background command, under the answer: the executor
+        is asked once a second while a prompt or a background command runs, else when a prompt
+        or a command starts or ends (``_background_poke``)."""
+        with contextlib.suppress(KernelError):  # the executor is gone: the session is ending
+            while True:
+                commands = await self.session.tools.address.ask(ListBackground())
+                lines = status_lines(commands)
+                if lines != self.screen.background:
+                    self.screen.background = lines
+                    self.screen.changed()
+                active = bool(lines) or self.screen.busy is not None
+                with anyio.move_on_after(BACKGROUND_TICK if active else math.inf):
+                    await self._background_poke.wait()
+                self._background_poke = anyio.Event()
 
     # ── permission mode ─────────────────────────────────────────────────────────────────────
 
@@ -288,6 +313,14 @@ class InteractiveSession:
                     self.view.note("error", error.describe())
                     return
                 self.view.say(Text(shown))
+            case "/tasks":
+                try:
+                    shown = await tasks_text(command.argument, self.session.tools.address)
+                except UsageError as error:
+                    self.view.note("error", error.describe())
+                    return
+                self.view.say(Text(shown))
+                self._background_poke.set()
             case "/model" if command.argument:
                 try:
                     model = resolve_model(command.argument)
@@ -342,6 +375,7 @@ class InteractiveSession:
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
             self.screen.busy = scope
+            self._background_poke.set()
             self.screen.changed()
             try:
                 if "@" in text:  # @path: the executor attaches what the prompt names
@@ -352,6 +386,7 @@ class InteractiveSession:
                 outcome = await self.session.conductor.address.ask(RunPrompt(text=text, plan=plan))
             finally:
                 self.screen.busy = None
+                self._background_poke.set()
         if scope.cancelled_caught:
             outcome = _interrupted(self.session.id)
         await self.session.ui.address.tell(Show(outcome))

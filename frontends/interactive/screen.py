@@ -2,7 +2,8 @@
 
 Layout, top to bottom, below the terminal's own scrollback:
 
-    live part      the markdown block in progress, running tools (TurnView.live)
+    live part      the markdown block in progress, running tools (TurnView.live), a line
+                   for each running background command
     input          "› " and what the user types, kept while an answer streams (type-ahead)
     status line    model · mode · tokens · cost
 
@@ -86,6 +87,7 @@ class Screen:
         self._on_cycle_mode = on_cycle_mode
         self.busy: anyio.CancelScope | None = None  # the running turn, cancelled by Esc
         self.queued: list[str] = []  # prompts typed ahead while a turn runs
+        self.background: tuple[str, ...] = ()  # a status line per running background command
         self.leaving = False
         self._question: _Question | None = None
         self._ctrl_c_at = -math.inf
@@ -219,6 +221,9 @@ class Screen:
 
     def _live_text(self) -> str:
         text = self.view.live()
+        if self.background:
+            lines = "\n".join(f"\x1b[2m{line}\x1b[0m" for line in self.background)
+            text = f"{text}\n{lines}" if text else lines
         if self._question is not None and self._question.summary:
             note = f"\x1b[1;33m? {self._question.summary}\x1b[0m"
             text = f"{text}\n{note}" if text else note

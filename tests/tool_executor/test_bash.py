@@ -52,14 +52,6 @@ async def test_command_not_found_carries_the_remedy(tmp_path: Path) -> None:
     assert REMEDY_COMMAND in done.result.content
 
 
-async def test_background_runs_are_refused_clearly(tmp_path: Path) -> None:
-    async with session(tmp_path) as s:
-        done = await s.one("Bash", command="touch ran", run_in_background=True)
-    assert done.result.is_error
-    assert done.result.content.startswith("run_in_background is not supported yet.")
-    assert not (tmp_path / "ran").exists()
-
-
 async def test_a_refused_command_does_not_run(tmp_path: Path) -> None:
     async with session(tmp_path, deny=lambda request: "commands are blocked") as s:
         done = await s.one("Bash", command="touch ran")

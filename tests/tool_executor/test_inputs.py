@@ -16,8 +16,11 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
     async with session(tmp_path) as s:
         listed = await s.executor.address.ask(ListTools())
     tools = listed.definitions
-    assert listed.read_only == {"Read", "Glob", "Grep"}
-    assert [tool["name"] for tool in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep"]
+    # TaskStop ends a process but changes no file: no checkpoint before it.
+    assert listed.read_only == {"Read", "Glob", "Grep", "TaskOutput", "TaskStop"}
+    assert [tool["name"] for tool in tools] == [
+        "Read", "Write", "Edit", "Bash", "Glob", "Grep", "TaskOutput", "TaskStop"
+    ]  # fmt: skip
     fields = {tool["name"]: set(tool["input_schema"]["properties"]) for tool in tools}
     assert fields["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}
     assert fields["Bash"] == {
@@ -34,11 +37,14 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
         "Bash": ["command"],
         "Glob": ["pattern"],
         "Grep": ["pattern"],
+        "TaskOutput": ["task_id"],
+        "TaskStop": ["task_id"],
     }
+    assert fields["TaskOutput"] == {"task_id", "block", "timeout", "filter"}
     wire = json.dumps(tools, separators=(",", ":"))
     # Sent with every request: no titles, no null options, and small.
     assert '"title"' not in wire and '"null"' not in wire
-    assert len(wire) < 3500
+    assert len(wire) < 4000  # eight tools
 
 
 async def test_a_missing_field_is_named_with_its_type(tmp_path: Path) -> None:
@@ -77,7 +83,8 @@ async def test_an_unknown_tool_lists_the_available_ones(tmp_path: Path) -> None:
     result = finished[unknown.id].result
     assert result.is_error
     assert result.content == (
-        "Unknown tool 'Delete'. The available tools are: Read, Write, Edit, Bash, Glob, Grep."
+        "Unknown tool 'Delete'. The available tools are: Read, Write, Edit, Bash, Glob, Grep, "
+        "TaskOutput, TaskStop."
     )
 
 

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actors.tool_executor.tools import bash, edit, glob, grep, read, write
+from actors.tool_executor.tools import bash, edit, glob, grep, read, task_output, task_stop, write
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import Tool
 
 TOOLS: dict[str, Tool[Any]] = {
-    tool.name: tool for tool in (read.TOOL, write.TOOL, edit.TOOL, bash.TOOL, glob.TOOL, grep.TOOL)
+    tool.name: tool
+    for tool in (
+        read.TOOL,
+        write.TOOL,
+        edit.TOOL,
+        bash.TOOL,
+        glob.TOOL,
+        grep.TOOL,
+        task_output.TOOL,
+        task_stop.TOOL,
+    )
 }

@@ -8,13 +8,15 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import CommandNotFound, ToolFailure
+from actors.tool_executor import background
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.process import UNCONFINED, HeadTail, run_group
 from actors.tool_executor.sandbox import refusals
-from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput
+from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
+    from actors.tool_executor.process import Confinement
 
 # bash's status for "command not found" (and for an executable it could not find to run).
 NOT_FOUND = 127
@@ -22,30 +24,8 @@ NOT_FOUND = 127
 
 async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     if args.run_in_background:
-        raise ToolFailure(
-            "run_in_background is not supported yet. Run the command in the foreground "
-            f"(set timeout, up to {MAX_TIMEOUT_MS} ms, for a long one)."
-        )
-    # The permission check comes before the sandbox's work for the command, so that questions
-    # reach the person in the model's order; only the session's one trial of the sandbox may
-    # come first, and the calls wait for it in the order they came.
-    confining = await ctx.confining()
-    if args.dangerouslyDisableSandbox and confining != "none":
-        # A sandbox is on, even a partial one, and the model asks to leave it: a person
-        # decides, every time.
-        await ctx.check("run", command=args.command, unconfined=True)
-        confinement = UNCONFINED
-    else:
-        # Only a full sandbox counts for sandbox.autoAllow: running unlisted commands unasked
-        # relies on blocked files being unreadable and on no network at all.
-        allowed = await ctx.check(
-            "run",
-            command=args.command,
-            confined=confining == "full",
-            partly_confined=confining == "partial",
-        )
-        # Unconfined when every program of it is in sandbox.unconfinedCommands.
-        confinement = UNCONFINED if allowed.unconfined else await ctx.confine(ctx.project_root)
+        return await _start_in_background(args, ctx)
+    confinement = await _confinement(args, ctx)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
@@ -80,6 +60,50 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0)
 
 
+async def _confinement(args: BashInput, ctx: CallContext) -> Confinement:
+    """Ask the permission broker, then say how the command runs: the same for a command in
+    the foreground and one in the background."""
+    # The permission check comes before the sandbox's work for the command, so that questions
+    # reach the person in the model's order; only the session's one trial of the sandbox may
+    # come first, and the calls wait for it in the order they came.
+    confining = await ctx.confining()
+    if args.dangerouslyDisableSandbox and confining != "none":
+        # A sandbox is on, even a partial one, and the model asks to leave it: a person
+        # decides, every time.
+        await ctx.check("run", command=args.command, unconfined=True)
+        return UNCONFINED
+    # Only a full sandbox counts for sandbox.autoAllow: running unlisted commands unasked
+    # relies on blocked files being unreadable and on no network at all.
+    allowed = await ctx.check(
+        "run",
+        command=args.command,
+        confined=confining == "full",
+        partly_confined=confining == "partial",
+    )
+    # Unconfined when every program of it is in sandbox.unconfinedCommands.
+    return UNCONFINED if allowed.unconfined else await ctx.confine(ctx.project_root)
+
+
+async def _start_in_background(args: BashInput, ctx: CallContext) -> ToolOutcome:
+    jobs = ctx.background
+    if jobs is None:
+        raise ToolFailure("This session cannot run commands in the background.")
+    jobs.check_room()  # before the person is asked about a command that could not start
+    confinement = await _confinement(args, ctx)
+    timeout = args.timeout / 1000 if args.timeout else background.DEFAULT_TIMEOUT
+    job = jobs.start(
+        args.command,
+        cwd=ctx.project_root,
+        confinement=confinement,
+        timeout=timeout,
+        env=ctx.command_env,
+    )
+    return ToolOutcome(
+        f"Command running in the background with ID: {job.id} (timeout {timeout:.0f} s). "
+        f'Read its new output with TaskOutput (task_id "{job.id}"); stop it with TaskStop.'
+    )
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -91,11 +115,14 @@ TOOL = Tool(
     name="Bash",
     description=(
         "Run a bash command in the project root; returns output and exit code. "
-        "timeout in ms (default 120000, max 600000)."
+        "timeout in ms (default 120000, max 600000). run_in_background: returns an id at "
+        "once for TaskOutput and TaskStop (timeout default 2 h)."
     ),
     input_type=BashInput,
     run=run,
-    summary=lambda args, root: args.command,
+    summary=lambda args, root: (
+        f"{args.command} · in the background" if args.run_in_background else args.command
+    ),
     access=lambda args, root: None,  # what a command touches is unknowable: it runs freely
     command=lambda args: args.command,
 )
