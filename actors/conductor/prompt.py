@@ -19,12 +19,16 @@ completely and correctly, then say briefly what you did.
 - Be concise. No preamble."""
 
 
-def system_prompt(context: ProjectContext, *, headless: bool) -> str:
-    parts = [
-        _CORE,
+def environment(context: ProjectContext) -> str:
+    """Where the work happens: also the end of each subagent's system prompt."""
+    return (
         f"Project root: {context.project_root}\n"
-        f"Platform: {platform.system()}; date: {datetime.date.today().isoformat()}",
-    ]
+        f"Platform: {platform.system()}; date: {datetime.date.today().isoformat()}"
+    )
+
+
+def system_prompt(context: ProjectContext, *, headless: bool) -> str:
+    parts = [_CORE, environment(context)]
     if headless:
         parts.append(
             "You run headless: nobody can answer questions. Finish the task without asking."

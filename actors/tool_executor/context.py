@@ -79,6 +79,7 @@ class CallContext:
     confine: Callable[[str], Awaitable[Confinement]] = field(default=_unconfined)
     # Whether commands are known to run confined, at once (the sandbox's trial passed).
     confining: Callable[[], Awaitable[bool]] = field(default=_not_confining)
+    agent: str | None = None  # the subagent making the call, named in its questions
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -109,6 +110,7 @@ class CallContext:
             hard_links=hard_links,
             unconfined=unconfined,
             confined=confined,
+            agent=self.agent,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))
