@@ -125,8 +125,10 @@ class TurnView:
             case AgentEvent(parent_tool_use_id=parent, event=ToolStarted(name=name, summary=s)):
                 # A subagent's latest tool, under its Agent call's line; the rest of what it
                 # does stays in its own conversation.
-                if parent in self.running:
-                    self.running[parent].add(f"{name}({s})\n")
+                agent = self.running.get(parent)
+                if agent is not None:
+                    agent.tail.clear()
+                    agent.partial = f"{name}({s})"
             case _:
                 pass
 

@@ -14,6 +14,10 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
+from actors.models import cost_usd, resolve_model
+from actors.protocol import Usage
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 from tests.frontends.test_signals import alive
@@ -25,7 +29,10 @@ if TYPE_CHECKING:
     from frontends.demo.scripted_api import RecordedRequest, Step
     from tests.frontends.conftest import Project
 
-USAGE = {"input_tokens": 100, "output_tokens": 10}
+USAGE = {
+    "input_tokens": 100, "output_tokens": 10,
+    "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+}  # fmt: skip
 
 
 def agent_call(n: int, kind: str = "general-purpose", **extra: Any) -> Any:
@@ -359,3 +366,37 @@ def test_agents_beyond_the_limit_wait_for_a_place(project: Project) -> None:
         (ran,) = agent_requests(requests, n)[1].body["messages"][-1]["content"]
         seen.append(sum(line.startswith("ran") for line in ran["content"].splitlines()))
     assert sorted(seen) == [1, 2, 3]
+
+
+def test_an_agent_stops_at_its_turn_limit_and_its_models_price_counts(project: Project) -> None:
+    project.settings(agents={"maxTurns": 2})
+    project.write(
+        ".legato/agents/looper.md",
+        "---\nname: looper\ndescription: Never done.\ntools: Glob\nmodel: haiku\n---\nLoop.\n",
+    )
+
+    def agent(n: int, turn: int) -> Step:
+        # It would go on for ever: Glob again, and again.
+        return tool_calls([call("Glob", {"pattern": "*.md"})], text=f"Turn {turn}.", usage=USAGE)
+
+    main = [tool_calls([agent_call(0, "looper")], usage=USAGE), text("Done.", usage=USAGE)]
+    with ScriptedServer(script(main, agent)) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    mine = agent_requests(requests, 0)
+    assert len(mine) == 2
+    assert {r.body["model"] for r in mine} == {resolve_model("haiku").id}
+    (result,) = requests[-1].body["messages"][-1]["content"]
+    assert result["is_error"] is True
+    assert result["content"] == (
+        "The agent 'looper' was stopped after 2 turns (agents.maxTurns) before it finished. "
+        "Its last words: Turn 1."
+    )
+    outcome = json.loads(done.stdout)
+    each = Usage(input_tokens=100, output_tokens=10)  # USAGE
+    main_cost = cost_usd(resolve_model("sonnet"), each + each)
+    agent_cost = cost_usd(resolve_model("haiku"), each + each)
+    assert main_cost is not None and agent_cost is not None
+    assert outcome["total_cost_usd"] == pytest.approx(main_cost + agent_cost)
+    assert outcome["usage"]["input_tokens"] == 400
