@@ -811,6 +811,7 @@ class AgentEvent(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     parent_tool_use_id: str  # the Agent call that started the agent
     agent: str
     event: ModelEvent | ToolEvent
+    model: str | None = None  # the agent's model, with its answers: what prices them
 
 
 UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome | AgentEvent

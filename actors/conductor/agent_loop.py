@@ -110,7 +110,10 @@ async def _turn(run: AgentRun, conversation: Conversation) -> tuple[MessageFinis
         if isinstance(event, (Notice, TurnOutcome, AgentEvent)):
             return event  # not the agent's answer or calls: shown as it is
         return AgentEvent(
-            parent_tool_use_id=scope.parent_tool_use_id, agent=scope.name, event=event
+            parent_tool_use_id=scope.parent_tool_use_id,
+            agent=scope.name,
+            event=event,
+            model=run.model_id,
         )
 
     def record(call: ToolCall, result: ToolResult) -> None:
