@@ -16,6 +16,8 @@ The actors, and who talks to whom:
                                                ▲ (questions) ◀───── AskUser ────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
     frontend ──ListCommands, PrepareCommand──▶ skill library (skills and patterns)
+    conductor ──ListAgents──▶ skill library (subagent types); it runs the Agent tool's
+      subagents itself, each a conversation of its own inside its Agent call
     conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
     legato config, doctor, permissions ──ExplainContext──▶ memory store

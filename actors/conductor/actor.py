@@ -23,7 +23,7 @@ from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.partial import PartialMessage
-from actors.conductor.prompt import environment, system_prompt
+from actors.conductor.prompt import PLAN_MODE_NOTE, environment, system_prompt
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
@@ -73,13 +73,6 @@ if TYPE_CHECKING:
     from runtime import Address, Reply
 
 DEFAULT_MAX_TOKENS = 16_384
-
-# Plan Mode: the broker refuses writes and commands; this tells the model why, so it
-# investigates and proposes instead of trying tools that will be denied.
-PLAN_MODE_NOTE = """\
-Plan mode is on: you are planning, not changing anything. Only read and search; writing \
-files and running commands are refused. Investigate, then present a concise, numbered plan of \
-the changes you would make and stop. The user confirms the plan before anything is executed."""
 
 
 class Conductor(Actor[ConductorMsg]):
@@ -246,7 +239,9 @@ class Conductor(Actor[ConductorMsg]):
             record=lambda call, result: _record(run, call, result),
             agents=None
             if self._agents is None
-            else self._agents.runner(depth=0, parent_model=self._model_id, tally=run.agents),
+            else self._agents.runner(
+                depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+            ),
         )
         try:
             async with anyio.create_task_group() as calls.tasks:

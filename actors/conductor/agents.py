@@ -22,6 +22,7 @@ import anyio
 
 from actors.conductor.agent_loop import AgentRun, run_agent
 from actors.conductor.calls import AGENT_TOOL
+from actors.conductor.prompt import PLAN_MODE_NOTE
 from actors.errors import UsageError
 from actors.models import cost_usd, resolve_model
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
@@ -148,9 +149,10 @@ class Subagents:
         tally: Tally,
         allowed: bool = True,  # False: the asking agent's tools leave Agent out
         asker: str | None = None,
+        planning: bool = False,  # Plan Mode: agents are told, as the main conversation is
     ) -> _Runner:
         """The runner for the Agent calls of a conversation at ``depth`` (0: the main one)."""
-        return _Runner(self, depth, parent_model, tally, allowed, asker)
+        return _Runner(self, depth, parent_model, tally, allowed, asker, planning)
 
 
 @dataclass
@@ -161,6 +163,7 @@ class _Runner:
     tally: Tally
     allowed: bool
     asker: str | None
+    planning: bool
 
     def summary(self, call: ToolCall) -> str:
         kind = call.input.get("subagent_type")
@@ -205,7 +208,9 @@ class _Runner:
             call_id=call.id,
             scope=scope,
             model_id=model_id,
-            system=f"{kind.prompt}\n\n{agents.environment}",
+            system="\n\n".join(
+                [kind.prompt, agents.environment, *([PLAN_MODE_NOTE] if self.planning else [])]
+            ),
             prompt=prompt,
             tool_specs=specs,
             max_turns=agents.settings.max_turns,
@@ -220,6 +225,7 @@ class _Runner:
                 tally=self.tally,
                 allowed=may_nest,
                 asker=kind.name,
+                planning=self.planning,
             ),
             used=used,
             denied=self.tally.denials.append,

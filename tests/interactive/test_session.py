@@ -16,7 +16,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from actors.conductor.actor import PLAN_MODE_NOTE
+from actors.conductor.prompt import PLAN_MODE_NOTE
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
 
