@@ -274,7 +274,10 @@ def test_headless_denials_of_a_subagent_name_it(project: Project) -> None:
     ]
 
 
-def test_sigint_while_agents_run_stops_them_and_every_process(project: Project) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_agents_run_stops_them_and_every_process(
+    project: Project, signum: signal.Signals, code: int
+) -> None:
     project.settings(
         permissionMode="custom", allowedPaths=["**"], allowedCommands=["sleep", "echo"]
     )
@@ -300,11 +303,11 @@ def test_sigint_while_agents_run_stops_them_and_every_process(project: Project) 
             time.sleep(0.02)
         children = running_in(project.root)
         assert len(children) >= 6, children  # two sleeps for each agent, at least
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         out, err = process.communicate(timeout=10)
-    assert process.returncode == 130, err
+    assert process.returncode == code, err
     assert "Traceback" not in err
-    assert "stopped by SIGINT running Agent(general-purpose: job" in err
+    assert f"stopped by {signum.name} running Agent(general-purpose: job" in err
     lines = [json.loads(line) for line in out.splitlines()]
     assert lines[-1]["subtype"] == "interrupted"
     results = {
