@@ -1,18 +1,23 @@
-"""Agents that start agents (agents.maxDepth), refused calls, and Plan Mode passed down."""
+"""Agents that start agents (agents.maxDepth), refused calls, Plan Mode passed down, and an
+interrupt that comes while agents are answering."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import anyio
+
 from actors.conductor.prompt import PLAN_MODE_NOTE
-from actors.protocol import RunPrompt
-from frontends.demo.scripted_api import ScriptedServer, text, tool_calls
-from tests.pipeline.harness import Recorder, pipeline_session
+from actors.protocol import AgentEvent, RunPrompt, TextDelta
+from frontends.demo.scripted_api import Gate, ScriptedServer, call, text, tool_calls
+from tests.cancellation.harness import conversation_problems
+from tests.pipeline.harness import Recorder, conversation, pipeline_session, prompt
 from tests.pipeline.test_agents import agent_call, agent_requests, script
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from actors.protocol import UiEvent
     from frontends.demo.scripted_api import Step
     from tests.frontends.conftest import Project
 
@@ -80,3 +85,45 @@ async def test_in_plan_mode_an_agent_is_told_so(tmp_path: Path) -> None:
         requests = server.requests
     (mine,) = agent_requests(requests, 0)
     assert mine.body["system"].endswith(PLAN_MODE_NOTE)
+
+
+async def test_an_interrupt_while_an_agent_is_answering_leaves_a_valid_conversation(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    # The agent's answer stops after its first block and stays silent: it is still answering.
+    hold = Gate(path=str(root / "never"), before_block=1, timeout=60)
+    main = [tool_calls([agent_call(0), agent_call(1)])]
+
+    def agent(n: int, turn: int) -> Step:
+        return tool_calls([call("Glob", {"pattern": "*"})], text=f"Agent {n} looks.", gate=hold)
+
+    renderer = Recorder()
+    with ScriptedServer(script(main, agent)) as server:
+        async with pipeline_session(root, home, server.url, renderer) as session:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(prompt, session, "go")
+                # Both agents have begun their answers (their first text arrived).
+                while len(answering(renderer.events)) < 2:
+                    await renderer.changed.wait()
+                tasks.cancel_scope.cancel()
+            messages = await conversation(session)
+    assert conversation_problems(messages) == []
+    results = {b["tool_use_id"]: b for b in messages[-1].content}
+    assert sorted(results) == ["toolu_agent_0", "toolu_agent_1"]
+    for block in results.values():
+        assert block["content"].startswith("Interrupted after ")
+        assert "before the agent finished" in block["content"]
+    # Nothing of the agents' own conversations reached the main one.
+    assert "looks" not in str(messages)
+
+
+def answering(events: list[UiEvent]) -> set[str]:
+    """The Agent calls whose agents have begun an answer."""
+    return {
+        e.parent_tool_use_id
+        for e in events
+        if isinstance(e, AgentEvent) and isinstance(e.event, TextDelta)
+    }
