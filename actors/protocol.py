@@ -16,9 +16,10 @@ The actors, and who talks to whom:
                                                ▲ (questions) ◀───── AskUser ────────────┘
     every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
     frontend ──ListCommands, PrepareCommand──▶ skill library (skills and patterns)
+    conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
+
     conductor ──ListAgents──▶ skill library (subagent types); it runs the Agent tool's
       subagents itself, each a conversation of its own inside its Agent call
-    conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
     legato config, doctor, permissions ──ExplainContext──▶ memory store
       (no session)                     ──DescribeProvider, ProbeApi──▶ model client
@@ -99,6 +100,19 @@ DEFAULT_DENY_READ = (
 )
 
 
+class AgentSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The ``agents`` object of ``.legato/settings.json``: the limits on subagents (the
+    ``Agent`` tool; docs/agents.md)."""
+
+    # Subagents running at once; more wait for a place. Each is a model stream and its tools.
+    max_concurrent: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
+    # How deep agents may start agents: 1, the main conversation's subagents start none; 0, no
+    # Agent tool at all.
+    max_depth: Annotated[int, msgspec.Meta(ge=0, le=4)] = 1
+    # Each agent's answers (turns) before it is stopped and reports how far it got.
+    max_turns: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 30
+
+
 class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The ``sandbox`` object of ``.legato/settings.json``: how Bash commands are confined.
 
@@ -114,19 +128,6 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     pass_env: tuple[str, ...] = ()  # variables let through although Legato keeps them back
     auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
     unconfined_commands: tuple[str, ...] = ()  # programs whose lines run outside the sandbox
-
-
-class AgentSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """The ``agents`` object of ``.legato/settings.json``: the limits on subagents (the
-    ``Agent`` tool; docs/agents.md)."""
-
-    # Subagents running at once; more wait for a place. Each is a model stream and its tools.
-    max_concurrent: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
-    # How deep agents may start agents: 1, the main conversation's subagents start none; 0, no
-    # Agent tool at all.
-    max_depth: Annotated[int, msgspec.Meta(ge=0, le=4)] = 1
-    # Each agent's answers (turns) before it is stopped and reports how far it got.
-    max_turns: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 30
 
 
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
