@@ -8,6 +8,10 @@ executor keeps that order for calls on the same path). Each request's events are
 task of its own in the turn's task group, which the conductor leaves only when every call has
 reported.
 
+An ``Agent`` call is not the executor's: ``TurnCalls`` hands it to the conductor's
+``AgentRunner``, which runs the subagent's whole conversation in a task of the same task group
+(``agents.py``), so the turn waits for it, and stops it, like any call.
+
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
 result after the call it answers, and a result is never drawn in the middle of streaming text.
