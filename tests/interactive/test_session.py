@@ -21,12 +21,12 @@ from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Sequence
+    from collections.abc import AsyncIterator, Callable
     from pathlib import Path
 
     from prompt_toolkit.input import PipeInput
 
-    from frontends.demo.scripted_api import Step
+    from frontends.demo.scripted_api import Script
 
 pytestmark = pytest.mark.anyio
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[>=]")
@@ -76,7 +76,7 @@ def bodies(server: ScriptedServer) -> list[dict[str, Any]]:
 
 
 async def run(
-    folders: tuple[Path, Path], steps: Sequence[Step], *, theme: str = "dark"
+    folders: tuple[Path, Path], steps: Script, *, theme: str = "dark"
 ) -> AsyncIterator[tuple[Live, ScriptedServer]]:
     root, home = folders
     (home / ".config" / "legato").mkdir(parents=True)
