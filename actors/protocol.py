@@ -19,6 +19,9 @@ The actors, and who talks to whom:
     frontend ──TakeSandboxWarning (the interactive banner)──▶ tool executor
     conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
 
+    conductor ──ListAgents──▶ skill library (subagent types); it runs the Agent tool's
+      subagents itself, each a conversation of its own inside its Agent call
+
     legato config, doctor, permissions ──ExplainContext──▶ memory store
       (no session)                     ──DescribeProvider, ProbeApi──▶ model client
                                        ──CheckRuleCoverage, ExplainPermissions──▶ broker
@@ -103,6 +106,19 @@ DEFAULT_DENY_READ = (
 MAX_BACKGROUND_COMMANDS = 8
 
 
+class AgentSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The ``agents`` object of ``.legato/settings.json``: the limits on subagents (the
+    ``Agent`` tool; docs/agents.md)."""
+
+    # Subagents running at once; more wait for a place. Each is a model stream and its tools.
+    max_concurrent: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
+    # How deep agents may start agents: 1, the main conversation's subagents start none; 0, no
+    # Agent tool at all.
+    max_depth: Annotated[int, msgspec.Meta(ge=0, le=4)] = 1
+    # Each agent's answers (turns) before it is stopped and reports how far it got.
+    max_turns: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 30
+
+
 class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The ``sandbox`` object of ``.legato/settings.json``: how Bash commands are confined.
 
@@ -135,6 +151,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     sandbox: SandboxSettings = SandboxSettings()
     # How many commands may run in the background at once (Bash's run_in_background).
     max_background_commands: Annotated[int, msgspec.Meta(ge=1, le=64)] = MAX_BACKGROUND_COMMANDS
+    agents: AgentSettings = AgentSettings()
 
 
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -289,7 +306,31 @@ class GetPatternStats(Ask[tuple[PatternRuns, ...]], frozen=True, tag=True):
     """How often each pattern ran in this project: every pattern, then retired ones that ran."""
 
 
-SkillLibraryMsg = ListCommands | PrepareCommand | CheckCommand | GetPatternStats
+class AgentType(msgspec.Struct, frozen=True, kw_only=True):
+    """A kind of subagent the ``Agent`` tool can start (``subagent_type``)."""
+
+    name: str
+    description: str
+    prompt: str  # its system prompt: the file's body
+    tools: tuple[str, ...] | None = None  # the tools it is offered; None: all but Agent
+    model: str | None = None  # an alias or id; None: the parent's model ("inherit")
+    path: str = ""  # the file it is read from; "" for a built-in type
+
+
+class AgentTypes(msgspec.Struct, frozen=True, kw_only=True):
+    """The user's agent types, and the files that could not be read as one (each fault names
+    the file, the line, the field and the remedy; such a file is skipped)."""
+
+    types: tuple[AgentType, ...] = ()
+    faults: tuple[str, ...] = ()
+
+
+class ListAgents(Ask[AgentTypes], frozen=True, tag=True):
+    """The user's subagent types: ``.legato/agents/<name>.md`` over
+    ``~/.config/legato/agents/<name>.md``."""
+
+
+SkillLibraryMsg = ListCommands | PrepareCommand | CheckCommand | GetPatternStats | ListAgents
 
 
 # ── model client ────────────────────────────────────────────────────────────────────────────
@@ -447,6 +488,7 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     confined: bool = False
     # The command runs under Landlock: its writes are held, not all of what it reads and reaches.
     partly_confined: bool = False
+    agent: str | None = None  # the subagent whose call this is; None: the main conversation
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -602,6 +644,19 @@ class ToolFinished(msgspec.Struct, frozen=True, tag=True):
 ToolEvent = ToolStarted | ToolOutput | ToolFinished
 
 
+class AgentScope(msgspec.Struct, frozen=True, kw_only=True):
+    """Whose calls a ``RunTools`` carries when a subagent makes them, and what it may use.
+
+    The executor holds a subagent to ``tools``: a call to any other tool is refused there, not
+    only left out of what the model was offered. Progress is shown as the agent's, and the
+    permission question names it.
+    """
+
+    name: str  # the agent's type, e.g. "code-reviewer"
+    parent_tool_use_id: str  # the Agent call that started it
+    tools: frozenset[str] | None = None  # None: every tool of the executor
+
+
 class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     """Run these tool calls side by side; ends when all have finished.
 
@@ -615,6 +670,7 @@ class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     """
 
     calls: tuple[ToolCall, ...]
+    agent: AgentScope | None = None  # a subagent's calls; None: the main conversation's
 
 
 class ToolSet(msgspec.Struct, frozen=True, kw_only=True):
@@ -808,7 +864,20 @@ class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     error: str | None = None
 
 
-UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome
+class AgentEvent(msgspec.Struct, frozen=True, kw_only=True, tag=True):
+    """An event of a subagent's conversation: its answer streaming, its tools running.
+
+    Kept apart from the main conversation's events: what an agent does is shown as its own
+    (stream-json gives it ``parent_tool_use_id``), and never enters the parent's context.
+    """
+
+    parent_tool_use_id: str  # the Agent call that started the agent
+    agent: str
+    event: ModelEvent | ToolEvent
+    model: str | None = None  # the agent's model, with its answers: what prices them
+
+
+UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome | AgentEvent
 
 
 class Show(msgspec.Struct, frozen=True, tag=True):

@@ -80,6 +80,7 @@ def assemble(
         env=env,
     )
     ui = UiActor(renderer)
+    skills = SkillLibrary(project_root, home=home)
     sessions = SessionStore(
         memory.address,
         project_root=project_root,
@@ -109,8 +110,8 @@ def assemble(
         session_id=session_id,
         headless=headless,
         sessions=sessions.address,
+        skills=skills.address,  # the user's agent types
     )
-    skills = SkillLibrary(project_root, home=home)
     return Session(
         session_id, memory, ui, permissions, client, tools, conductor, skills, sessions, questions
     )

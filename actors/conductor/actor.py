@@ -15,6 +15,7 @@ import anyio
 import msgspec
 
 from actors.conductor import compaction
+from actors.conductor.agents import Subagents, Tally, agent_types, describe_faults
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -22,7 +23,7 @@ from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.partial import PartialMessage
-from actors.conductor.prompt import system_prompt
+from actors.conductor.prompt import PLAN_MODE_NOTE, environment, system_prompt
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
@@ -35,6 +36,7 @@ from actors.protocol import (
     GetContextFill,
     GetConversation,
     GetUsage,
+    ListAgents,
     ListTools,
     Message,
     MessageFinished,
@@ -58,25 +60,20 @@ from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from actors.protocol import (
+        AgentTypes,
         Block,
         MemoryStoreMsg,
         ModelClientMsg,
         ModelEvent,
         ProjectContext,
         SessionStoreMsg,
+        SkillLibraryMsg,
         ToolExecutorMsg,
         UiMsg,
     )
     from runtime import Address, Reply
 
 DEFAULT_MAX_TOKENS = 16_384
-
-# Plan Mode: the broker refuses writes and commands; this tells the model why, so it
-# investigates and proposes instead of trying tools that will be denied.
-PLAN_MODE_NOTE = """\
-Plan mode is on: you are planning, not changing anything. Only read and search; writing \
-files and running commands are refused. Investigate, then present a concise, numbered plan of \
-the changes you would make and stop. The user confirms the plan before anything is executed."""
 
 
 class Conductor(Actor[ConductorMsg]):
@@ -94,12 +91,15 @@ class Conductor(Actor[ConductorMsg]):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         sessions: Address[SessionStoreMsg] | None = None,
         context_window: int | None = None,  # tests: a small window compacts sooner
+        skills: Address[SkillLibraryMsg] | None = None,  # the user's agent types; None: built-in
     ) -> None:
         super().__init__()
         self._memory = memory
         self._model = model
         self._tools = tools
         self._ui = ui
+        self._skills = skills
+        self._agents: Subagents | None = None  # the Agent tool, once started
         self.session_id = session_id
         self._headless = headless
         self._max_tokens = max_tokens
@@ -127,7 +127,33 @@ class Conductor(Actor[ConductorMsg]):
         tools = await self._tools.ask(ListTools())
         self._tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
+        await self._start_agents(context, tools.definitions)
         await self._resume()
+
+    async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
+        user: AgentTypes | None = None
+        if self._skills is not None:
+            user = await self._skills.ask(ListAgents())
+        if user is not None and user.faults:
+            await self._ui.tell(Show(Notice("warning", describe_faults(user.faults))))
+        self._agents = Subagents(
+            model=self._model,
+            tools=self._tools,
+            ui=self._ui,
+            keeper=self._keeper,
+            settings=context.settings.agents,
+            types=agent_types(user.types if user is not None else ()),
+            tool_specs=specs,
+            environment=environment(context),
+            max_tokens=self._max_tokens,
+            on_usage=self._used,
+        )
+        if self._agents.enabled:
+            self._tool_specs = [*specs, self._agents.definition()]
+
+    def _used(self, usage: Usage) -> None:
+        """A subagent's answer: counted in the session's usage."""
+        self._usage = self._usage + usage
 
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
         match msg:
@@ -216,6 +242,11 @@ class Conductor(Actor[ConductorMsg]):
             keeper=self._keeper,
             display=display,
             record=lambda call, result: _record(run, call, result),
+            agents=None
+            if self._agents is None
+            else self._agents.runner(
+                depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+            ),
         )
         try:
             async with anyio.create_task_group() as calls.tasks:
@@ -264,7 +295,7 @@ class Conductor(Actor[ConductorMsg]):
             ) from next(iter(calls.failures), None)
         if calls.started:
             # In the calls' order, whatever order they finished in.
-            self.conversation.add_tool_results([run.results[c.id] for c in calls.started])
+            self.conversation.add_tool_results([run.results[c.id] for c in calls.in_order()])
             run.results = {}
             await self._keeper.save(self.conversation.messages)
         return finished, bool(calls.started)
@@ -414,6 +445,8 @@ class Conductor(Actor[ConductorMsg]):
         self, run: _PromptRun, subtype: str, error: Exception | None = None
     ) -> TurnOutcome:
         model = resolve_model(self._model_id)
+        own = cost_usd(model, run.usage, fast=self._fast_now())
+        agents = run.agents.cost
         return TurnOutcome(
             result=run.last_text,
             is_error=subtype != "success",
@@ -421,10 +454,11 @@ class Conductor(Actor[ConductorMsg]):
             num_turns=run.turns,
             duration_ms=round((time.monotonic() - run.started) * 1000),
             duration_api_ms=round(run.api_seconds * 1000),
-            usage=run.usage,
-            total_cost_usd=cost_usd(model, run.usage, fast=self._fast_now()),
+            # The subagents' answers count with the prompt's, each at its own model's price.
+            usage=run.usage + run.agents.usage,
+            total_cost_usd=None if own is None or agents is None else own + agents,
             session_id=self.session_id,
-            permission_denials=tuple(run.denials),
+            permission_denials=(*run.denials, *run.agents.denials),
             error=_describe(error),
         )
 
@@ -441,6 +475,7 @@ class _PromptRun:
         self.partial: PartialMessage | None = None  # a message still streaming
         self.results: dict[str, ToolResult] = {}  # finished calls of the turn still running
         self.denials: list[Block] = []
+        self.agents = Tally()  # what its subagents used
 
 
 def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:

@@ -8,6 +8,10 @@ executor keeps that order for calls on the same path). Each request's events are
 task of its own in the turn's task group, which the conductor leaves only when every call has
 reported.
 
+An ``Agent`` call is not the executor's: ``TurnCalls`` hands it to the conductor's
+``AgentRunner``, which runs the subagent's whole conversation in a task of the same task group
+(``agents.py``), so the turn waits for it, and stops it, like any call.
+
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
 result after the call it answers, and a result is never drawn in the middle of streaming text.
@@ -20,12 +24,20 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
 from actors.conductor.interrupt import collect_interrupted
-from actors.protocol import RunTools, Show, ToolCall, ToolFinished, WithdrawTools
+from actors.protocol import (
+    RunTools,
+    Show,
+    ToolCall,
+    ToolFinished,
+    ToolResult,
+    ToolStarted,
+    WithdrawTools,
+)
 from runtime import KernelError
 
 if TYPE_CHECKING:
@@ -34,15 +46,29 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup, TaskStatus
 
     from actors.conductor.keeper import SessionKeeper
-    from actors.protocol import ToolEvent, ToolExecutorMsg, ToolResult, UiEvent, UiMsg
+    from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
+
+# The tool the conductor answers itself: a subagent is a conversation, not an executor's call.
+AGENT_TOOL = "Agent"
+
+
+class AgentRunner(Protocol):
+    """Runs an ``Agent`` call: a subagent's whole conversation, its answer the call's result."""
+
+    def summary(self, call: ToolCall) -> str: ...
+
+    async def run(self, call: ToolCall) -> ToolResult: ...
 
 
 class Display:
     """Events on their way to the UI, tool results held until their message is shown."""
 
-    def __init__(self, ui: Address[UiMsg]) -> None:
+    def __init__(
+        self, ui: Address[UiMsg], wrap: Callable[[UiEvent], UiEvent] | None = None
+    ) -> None:
         self._ui = ui
+        self._wrap = wrap  # a subagent's events are shown as its own (``AgentEvent``)
         self._held: list[UiEvent] | None = []  # None once released
 
     @property
@@ -53,7 +79,10 @@ class Display:
         if self._held is not None and isinstance(event, ToolFinished):
             self._held.append(event)
         else:
-            await self._ui.tell(Show(event))
+            await self._ui.tell(self._show(event))
+
+    def _show(self, event: UiEvent) -> Show:
+        return Show(event if self._wrap is None else self._wrap(event))
 
     def show_nowait(self, event: UiEvent) -> None:
         """For an interrupt: a stalled renderer must not hold it up, so the UI gets what fits
@@ -62,13 +91,13 @@ class Display:
             self._held.append(event)
             return
         with contextlib.suppress(anyio.WouldBlock, KernelError):
-            self._ui.tell_nowait(Show(event))
+            self._ui.tell_nowait(self._show(event))
 
     async def release(self) -> None:
         """The message is shown: the results held so far go now, and later ones at once."""
         held, self._held = self._held or [], None
         for event in held:
-            await self._ui.tell(Show(event))
+            await self._ui.tell(self._show(event))
 
     def release_nowait(self) -> None:
         held, self._held = self._held or [], None
@@ -91,8 +120,12 @@ class TurnCalls:
         keeper: SessionKeeper,
         display: Display,
         record: Callable[[ToolCall, ToolResult], None],
+        agents: AgentRunner | None = None,  # who answers Agent calls; None: the executor
+        scope: AgentScope | None = None,  # the subagent whose calls these are
     ) -> None:
         self._tools = tools
+        self._agents = agents
+        self._scope = scope
         self._keeper = keeper
         self._display = display
         self._record = record
@@ -121,6 +154,13 @@ class TurnCalls:
                     with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
                         while True:
                             group.append(self._queue.receive_nowait())
+                    if self._agents is not None:
+                        for call in [c for c in group if c.name == AGENT_TOOL]:
+                            group.remove(call)
+                            self.started.append(call)
+                            self.tasks.start_soon(self._agent, self._agents, call)
+                    if not group:
+                        continue
                     # The checkpoint is on disk before any call of the group can change a file.
                     await self._keeper.before_tools(tuple(group))
                     await self.tasks.start(self._run, tuple(group))
@@ -129,6 +169,12 @@ class TurnCalls:
         finally:
             self._to_send.close()
             self._all_sent.set()
+
+    def in_order(self) -> list[ToolCall]:
+        """The calls sent, in the answer's order (an Agent call starts apart from the rest of
+        its group)."""
+        sent = {call.id for call in self.started}
+        return [call for call in self.queued if call.id in sent]
 
     async def all_sent(self) -> None:
         """The answer is over: no call comes after those queued; returns once they are sent."""
@@ -147,7 +193,7 @@ class TurnCalls:
         """Send calls that came together as one request and read their events until all
         have reported (each still runs on its own in the executor)."""
         by_id = {call.id: call for call in group}
-        async with self._tools.stream(RunTools(calls=group)) as events:
+        async with self._tools.stream(RunTools(calls=group, agent=self._scope)) as events:
             self.started.extend(group)
             task_status.started()
             try:
@@ -166,6 +212,39 @@ class TurnCalls:
                 raise
             except Exception as exc:  # the executor failed: the turn says so once all are done
                 self.failures.append(exc)
+
+    async def _agent(self, agents: AgentRunner, call: ToolCall) -> None:
+        """Run a subagent in the turn's task group, so that whatever stops the turn stops it
+        and everything it started; its result is shown and recorded like a tool's."""
+        by_id = {call.id: call}
+        began = anyio.current_time()
+        await self._display.show(
+            ToolStarted(id=call.id, name=call.name, summary=agents.summary(call))
+        )
+        try:
+            result = await agents.run(call)
+        except anyio.get_cancelled_exc_class():
+            # The agent's own calls have reported (its turn's task group waited for them).
+            elapsed = anyio.current_time() - began
+            result = ToolResult(
+                tool_use_id=call.id,
+                content=f"Interrupted after {elapsed:.1f} s, before the agent finished; the "
+                "agent, its tool calls and every process they started were stopped.",
+                is_error=True,
+            )
+            finished = ToolFinished(result=result, elapsed=elapsed)
+            self._note(by_id, finished)
+            self._display.show_nowait(finished)
+            raise
+        except Exception as exc:  # a bug or a broken actor: the model hears of it, the turn goes on
+            result = ToolResult(
+                tool_use_id=call.id,
+                content=f"The agent failed: {type(exc).__name__}: {exc}",
+                is_error=True,
+            )
+        finished = ToolFinished(result=result, elapsed=anyio.current_time() - began)
+        self._note(by_id, finished)
+        await self._display.show(finished)
 
     def _note(self, by_id: dict[str, ToolCall], event: ToolEvent) -> None:
         if isinstance(event, ToolFinished) and event.result.tool_use_id in by_id:

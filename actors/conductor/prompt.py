@@ -19,12 +19,24 @@ completely and correctly, then say briefly what you did.
 - Be concise. No preamble."""
 
 
-def system_prompt(context: ProjectContext, *, headless: bool) -> str:
-    parts = [
-        _CORE,
+# Plan Mode: the broker refuses writes and commands; this tells the model why, so it
+# investigates and proposes instead of trying tools that will be denied.
+PLAN_MODE_NOTE = """\
+Plan mode is on: you are planning, not changing anything. Only read and search; writing \
+files and running commands are refused. Investigate, then present a concise, numbered plan of \
+the changes you would make and stop. The user confirms the plan before anything is executed."""
+
+
+def environment(context: ProjectContext) -> str:
+    """Where the work happens: also the end of each subagent's system prompt."""
+    return (
         f"Project root: {context.project_root}\n"
-        f"Platform: {platform.system()}; date: {datetime.date.today().isoformat()}",
-    ]
+        f"Platform: {platform.system()}; date: {datetime.date.today().isoformat()}"
+    )
+
+
+def system_prompt(context: ProjectContext, *, headless: bool) -> str:
+    parts = [_CORE, environment(context)]
     if headless:
         parts.append(
             "You run headless: nobody can answer questions. Finish the task without asking."

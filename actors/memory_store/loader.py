@@ -51,6 +51,12 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 _MODEL_WORDS = "a model alias (opus, sonnet, haiku) or a model id such as claude-sonnet-4-6"
 _MODE_WORDS = "one of ask, auto, custom, plan"
+# The ``agents`` object: the subagents' limits (docs/agents.md).
+AGENTS_ACCEPTS = {
+    "maxConcurrent": "a whole number from 1 to 64 (default 4)",
+    "maxDepth": "a whole number from 0 to 4 (default 1)",
+    "maxTurns": "a whole number from 1 to 1000 (default 30)",
+}
 
 
 def config_path(home: str) -> str:
@@ -210,6 +216,7 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "blockedCommands": commands,
             "sandbox": 'an object such as {"network": false}',
             "maxBackgroundCommands": "a whole number from 1 to 64",
+            "agents": 'an object such as {"maxConcurrent": 4}',
         },
         items={
             "allowedPaths": "a glob string",
@@ -218,7 +225,7 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "blockedCommands": "a command string",
             **SANDBOX_ITEMS,
         },
-        nested={"sandbox": SANDBOX_ACCEPTS},
+        nested={"sandbox": SANDBOX_ACCEPTS, "agents": AGENTS_ACCEPTS},
         elsewhere={
             # A project folder is often committed: the key belongs in the private file.
             "apiKey": f"the global config file ({config_file}), which is not committed",

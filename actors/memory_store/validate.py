@@ -163,6 +163,8 @@ def _describe(value: Any, *, secret: bool) -> str:
     if isinstance(value, str) and not secret:
         shown = value if len(value) <= 40 else value[:37] + "..."
         return repr(shown)
+    if isinstance(value, int | float) and not isinstance(value, bool) and not secret:
+        return repr(value)  # a number out of range is best named by itself
     return _kind(value)
 
 

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 class ModelClient(Actor[ModelClientMsg]):
     name = "model_client"
+    # Subagents stream beside the main conversation and each other, over the one HTTP client
+    # and its connection pool; each request holds no state of the actor's but the client.
+    concurrent = True
 
     def __init__(
         self,

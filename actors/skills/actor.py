@@ -1,4 +1,5 @@
-"""The skill library: what ``/<name>`` runs, the list for ``/help``, ``--test`` and the counts.
+"""The skill library: what ``/<name>`` runs, the list for ``/help``, ``--test``, the counts, and
+the subagent types (``ListAgents``).
 
 Nothing is loaded at start, and the files are read again for every request: a skill written
 or fixed during a session is there at the next ``/help``. Reading files blocks, so each request
@@ -17,6 +18,7 @@ import anyio.to_thread
 from actors.protocol import (
     CheckCommand,
     GetPatternStats,
+    ListAgents,
     ListCommands,
     PrepareCommand,
     SkillLibraryMsg,
@@ -26,7 +28,14 @@ from runtime import Actor
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.protocol import CheckReport, CommandInfo, PatternRuns, SkillOutput, SkillPrompt
+    from actors.protocol import (
+        AgentTypes,
+        CheckReport,
+        CommandInfo,
+        PatternRuns,
+        SkillOutput,
+        SkillPrompt,
+    )
     from runtime import Reply
 
 
@@ -52,6 +61,8 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
                 await reply.answer(msg, await run(_check, self._root, msg.name))
             case GetPatternStats():
                 await reply.answer(msg, await run(_runs, self._root, self._home))
+            case ListAgents():
+                await reply.answer(msg, await run(_agents, self._root, self._home))
 
 
 def _list(root: str) -> tuple[CommandInfo, ...]:
@@ -78,3 +89,9 @@ def _runs(root: str, home: str) -> tuple[PatternRuns, ...]:
     from actors.skills.stats import pattern_runs
 
     return pattern_runs(root, home)
+
+
+def _agents(root: str, home: str) -> AgentTypes:
+    from actors.skills.agents import list_agents
+
+    return list_agents(root, home)

@@ -188,8 +188,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 definitions = [tool.definition() for tool in TOOLS.values()]
                 read_only = frozenset(tool.name for tool in TOOLS.values() if tool.read_only)
                 await reply.answer(msg, ToolSet(definitions=definitions, read_only=read_only))
-            case RunTools(calls=calls):
-                await self._scheduler.run(calls, reply.sender(msg))
+            case RunTools(calls=calls, agent=agent):
+                await self._scheduler.run(calls, reply.sender(msg), agent)
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
             case WithdrawTools(ids=ids):

@@ -85,6 +85,7 @@ class CallContext:
     confining: Callable[[], Awaitable[Confining]] = field(default=_not_confining)
     # The session's background commands; None: this executor runs none (Bash refuses them).
     background: Jobs | None = None
+    agent: str | None = None  # the subagent making the call, named in its questions
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -117,6 +118,7 @@ class CallContext:
             unconfined=unconfined,
             confined=confined,
             partly_confined=partly_confined,
+            agent=self.agent,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))

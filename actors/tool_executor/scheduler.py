@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from actors.errors import LegatoError, PermissionDenied
-from actors.protocol import Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
+from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, ToolOutcome
 from actors.tool_executor.schemas import decode
@@ -37,7 +37,7 @@ from runtime import KernelError
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-    from actors.protocol import PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
+    from actors.protocol import AgentScope, PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
     from actors.tool_executor.background import Jobs
     from actors.tool_executor.context import Confining, Tool
     from actors.tool_executor.files import FilesRead
@@ -118,14 +118,17 @@ class Scheduler:
                 scope.cancel()
             self._slots[call.id] = _Slot(call, scope, tuple(self._slots.values()))
 
-    async def run(self, calls: Sequence[ToolCall], send: Send) -> None:
-        """Run ``calls``; ``send`` gets ToolStarted, ToolOutput and one ToolFinished for each."""
+    async def run(
+        self, calls: Sequence[ToolCall], send: Send, agent: AgentScope | None = None
+    ) -> None:
+        """Run ``calls``; ``send`` gets ToolStarted, ToolOutput and one ToolFinished for each.
+        ``agent``: the subagent making them, held to its tools."""
         self.register(calls)  # for callers that did not come through the actor's inbox
         slots = [self._slots[call.id] for call in calls]
         try:
             async with anyio.create_task_group() as tasks:
                 for slot in slots:
-                    tasks.start_soon(self._run_one, slot, send)
+                    tasks.start_soon(self._run_one, slot, send, agent)
         finally:
             for slot in slots:
                 # Also when cancelled: nothing may wait on a call that will never end.
@@ -151,12 +154,19 @@ class Scheduler:
             else:  # its RunTools has not arrived yet (the two messages raced) or is over
                 self._interrupted.add(call_id)
 
-    async def _plan(self, call: ToolCall) -> _Plan:
+    async def _plan(self, call: ToolCall, agent: AgentScope | None) -> _Plan:
         tool = self._tools.get(call.name)
-        if tool is None:
+        allowed = [name for name in self._tools if agent is None or _may_use(agent, name)]
+        if tool is not None and agent is not None and not _may_use(agent, call.name):
+            # What a subagent may use is decided here, whatever the model was offered: a
+            # model that names a tool it was not given gets nothing done.
             failure = (
-                f"Unknown tool {call.name!r}. The available tools are: {', '.join(self._tools)}."
+                f"The tool {call.name!r} is not available to the agent {agent.name!r}; "
+                f"its tools are: {', '.join(allowed) or 'none'}. Nothing was done."
             )
+            return _Plan(call, None, None, failure, None, call.name)
+        if tool is None:
+            failure = f"Unknown tool {call.name!r}. The available tools are: {', '.join(allowed)}."
             return _Plan(call, None, None, failure, None, call.name)
         try:
             args = decode(tool.name, call.input, tool.input_type)
@@ -170,13 +180,13 @@ class Scheduler:
         except (ValueError, OSError) as exc:
             return _Plan(call, tool, None, f"Invalid input for {tool.name}: {exc}", None, tool.name)
 
-    async def _run_one(self, slot: _Slot, send: Send) -> None:
+    async def _run_one(self, slot: _Slot, send: Send, agent: AgentScope | None = None) -> None:
         call = slot.call
-        plan = slot.plan = await self._plan(call)
+        plan = slot.plan = await self._plan(call, agent)
         slot.planned.set()
 
         async def emit(text: str) -> None:
-            await self._progress(ToolOutput(id=call.id, text=text), send)
+            await self._progress(ToolOutput(id=call.id, text=text), send, agent)
 
         ctx = CallContext(
             tool=plan.tool.name if plan.tool else call.name,
@@ -187,6 +197,7 @@ class Scheduler:
             emit=emit,
             command_env=self.command_env,
             background=self.background,
+            agent=None if agent is None else agent.name,
         )
         if self.confining is not None:
             ctx.confining = self.confining
@@ -210,7 +221,7 @@ class Scheduler:
                 holding = True
                 slot.ctx = ctx
                 await self._progress(
-                    ToolStarted(id=call.id, name=call.name, summary=plan.summary), send
+                    ToolStarted(id=call.id, name=call.name, summary=plan.summary), send, agent
                 )
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx)
@@ -233,16 +244,25 @@ class Scheduler:
                 self._commands.release()
             slot.done.set()  # also on cancellation: nothing may wait on a call that will never end
 
-    async def _progress(self, event: ToolStarted | ToolOutput, send: Send) -> None:
+    async def _progress(
+        self, event: ToolStarted | ToolOutput, send: Send, agent: AgentScope | None
+    ) -> None:
         """A call's progress, for display only: straight to the UI when the executor knows it
         (the conductor has nothing to do with it), else on the stream. A display that is gone,
-        or a caller that stopped listening, loses nothing."""
+        or a caller that stopped listening, loses nothing. A subagent's is shown as its own."""
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             if self._ui is None:
                 await send(event)
                 return
+            shown = (
+                event
+                if agent is None
+                else AgentEvent(
+                    parent_tool_use_id=agent.parent_tool_use_id, agent=agent.name, event=event
+                )
+            )
             with contextlib.suppress(KernelError):
-                await self._ui.tell(Show(event))
+                await self._ui.tell(Show(shown))
 
     async def _execute(self, plan: _Plan, ctx: CallContext) -> ToolOutcome:
         if plan.failure is not None or plan.tool is None:
@@ -293,6 +313,10 @@ def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> 
             return ToolOutcome(f"{note} Output so far:\n{output}", is_error=True)
         return ToolOutcome(f"{note} It had printed nothing.", is_error=True)
     return ToolOutcome(f"Interrupted after {elapsed:.1f} s, before it finished.", is_error=True)
+
+
+def _may_use(agent: AgentScope, name: str) -> bool:
+    return agent.tools is None or name in agent.tools
 
 
 def _ordered(earlier: _Plan, later: _Plan) -> bool:

@@ -6,6 +6,7 @@ json         nothing until the end, then one result object shaped like Claude Co
 stream-json  one JSON object per line: ``system`` (init), ``stream_event`` (each delta, in the
              Messages API's own event shape), ``assistant`` (each finished message), ``user``
              (each tool result), ``system`` (retries, notices), then the ``result`` object.
+             A subagent's lines carry ``parent_tool_use_id``: the id of its Agent call.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import msgspec
 
 from actors.errors import LegatoError
 from actors.protocol import (
+    AgentEvent,
     BlockFinished,
     MessageFinished,
     MessageStarted,
@@ -252,47 +254,54 @@ class StreamJsonRenderer(HeadlessRenderer):
         self.write_line(self.stdout, obj)
 
     def render(self, event: UiEvent) -> None:
-        api_event = _api_event(event)
-        if api_event is not None:
-            self.emit({"type": "stream_event", "event": api_event})
+        if isinstance(event, TurnOutcome):
+            self.write_line(self.stdout, result_object(event, self.sandbox))
             return
-        match event:
-            case MessageFinished(message=message, stop_reason=stop_reason, usage=usage):
-                self.emit(
-                    {
-                        "type": "assistant",
-                        "message": {
-                            "role": "assistant",
-                            "content": message.content,
-                            "stop_reason": stop_reason,
-                            "usage": msgspec.to_builtins(usage),
-                        },
-                    }
-                )
-            case ToolStarted(id=call_id, name=name, summary=summary):
-                self.emit(
-                    {"type": "system", "subtype": "tool_started", "tool_use_id": call_id,
-                     "tool_name": name, "summary": summary}
-                )  # fmt: skip
-            case ToolFinished(result=result, elapsed=elapsed):
-                self.emit(
-                    {
-                        "type": "user",
-                        "message": {"role": "user", "content": [result.block()]},
-                        "elapsed_ms": round(elapsed * 1000),
-                    }
-                )
-            case Retrying(attempt=attempt, delay=delay, reason=reason):
-                self.emit(
-                    {"type": "system", "subtype": "api_retry", "attempt": attempt,
-                     "retry_delay_ms": round(delay * 1000), "error": reason}
-                )  # fmt: skip
-            case Notice(level=level, text=text):
-                self.emit({"type": "system", "subtype": "notice", "level": level, "text": text})
-            case TurnOutcome():
-                self.write_line(self.stdout, result_object(event, self.sandbox))
-            case _:
-                pass
+        if isinstance(event, AgentEvent):
+            # A subagent's line, tied to the Agent call that started it, as the Agent SDK
+            # reads it.
+            line = _line(event.event)
+            if line is not None:
+                line["parent_tool_use_id"] = event.parent_tool_use_id
+                self.emit(line)
+            return
+        line = _line(event)
+        if line is not None:
+            self.emit(line)
+
+
+def _line(event: UiEvent) -> dict[str, Any] | None:
+    """The stream-json line for an event, without its session id; None: no line."""
+    api_event = _api_event(event)
+    if api_event is not None:
+        return {"type": "stream_event", "event": api_event}
+    match event:
+        case MessageFinished(message=message, stop_reason=stop_reason, usage=usage):
+            return {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": message.content,
+                    "stop_reason": stop_reason,
+                    "usage": msgspec.to_builtins(usage),
+                },
+            }
+        case ToolStarted(id=call_id, name=name, summary=summary):
+            return {"type": "system", "subtype": "tool_started", "tool_use_id": call_id,
+                    "tool_name": name, "summary": summary}  # fmt: skip
+        case ToolFinished(result=result, elapsed=elapsed):
+            return {
+                "type": "user",
+                "message": {"role": "user", "content": [result.block()]},
+                "elapsed_ms": round(elapsed * 1000),
+            }
+        case Retrying(attempt=attempt, delay=delay, reason=reason):
+            return {"type": "system", "subtype": "api_retry", "attempt": attempt,
+                    "retry_delay_ms": round(delay * 1000), "error": reason}  # fmt: skip
+        case Notice(level=level, text=text):
+            return {"type": "system", "subtype": "notice", "level": level, "text": text}
+        case _:
+            return None
 
 
 def _api_event(event: UiEvent) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import anyio
 from rich.text import Text
 
-from actors.protocol import MessageFinished, TurnOutcome
+from actors.protocol import AgentEvent, MessageFinished, TurnOutcome
 from actors.ui import Renderer
 
 if TYPE_CHECKING:
@@ -30,6 +30,11 @@ class TerminalRenderer(Renderer):
         match event:
             case MessageFinished(usage=usage):
                 self.status.count(usage)
+            case AgentEvent(event=MessageFinished(usage=usage), model=model):
+                # A subagent's answer: its cost counts, at its model's price; the context
+                # window shown stays the main conversation's.
+                self.status.count(usage, model=model)
+                self.view.apply(event)
             case TurnOutcome(subtype="interrupted"):
                 self.view.interrupted()
                 self.outcome_shown.set()

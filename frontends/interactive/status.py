@@ -48,11 +48,14 @@ class Status:
     def fast_active(self) -> bool:
         return self.fast and resolve_model(self.model).fast_mode
 
-    def count(self, usage: Usage) -> None:
-        """One message's usage, priced with the model and speed it ran at."""
+    def count(self, usage: Usage, *, model: str | None = None) -> None:
+        """One message's usage, priced with the model and speed it ran at; ``model``: a
+        subagent's answer, which leaves the main conversation's context fill alone."""
         self.usage = self.usage + usage
-        self.context_tokens = usage.context_tokens
-        cost = cost_usd(resolve_model(self.model), usage, fast=self.fast_active)
+        if model is None:
+            self.context_tokens = usage.context_tokens
+        info = resolve_model(model or self.model)
+        cost = cost_usd(info, usage, fast=self.fast_active and model is None)
         if cost is None:
             self.cost_known = False
         else:

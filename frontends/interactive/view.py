@@ -21,6 +21,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from actors.protocol import (
+    AgentEvent,
     BlockFinished,
     MessageStarted,
     Notice,
@@ -121,6 +122,13 @@ class TurnView:
                 self.note("warning", f"{reason}; retry {attempt} in {delay:.1f} s")
             case Notice(level=level, text=text):
                 self.note(level, text)
+            case AgentEvent(parent_tool_use_id=parent, event=ToolStarted(name=name, summary=s)):
+                # A subagent's latest tool, under its Agent call's line; the rest of what it
+                # does stays in its own conversation.
+                agent = self.running.get(parent)
+                if agent is not None:
+                    agent.tail.clear()
+                    agent.partial = f"{name}({s})"
             case _:
                 pass
 
@@ -165,7 +173,10 @@ class TurnView:
         header = Text.assemble(
             ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
         )
-        lines: list[RenderableType] = [header, Text(f"    requested by {request.tool}", "dim")]
+        asker = (
+            request.tool if request.agent is None else f"{request.tool} (agent: {request.agent})"
+        )
+        lines: list[RenderableType] = [header, Text(f"    requested by {asker}", "dim")]
         if confinement is not None:
             # Unconfined is what the person most needs to notice: it stands out.
             style = "dim" if confinement.confined else "legato.warn"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 from typing import TYPE_CHECKING
 
 from actors.protocol import (
+    AgentEvent,
     BlockFinished,
     Message,
     MessageFinished,
@@ -15,10 +17,10 @@ from actors.protocol import (
     ToolStarted,
     Usage,
 )
-from frontends.headless.render import TextRenderer
+from frontends.headless.render import StreamJsonRenderer, TextRenderer
 
 if TYPE_CHECKING:
-    from actors.protocol import UiEvent
+    from actors.protocol import ToolEvent, UiEvent
 
 
 async def test_a_call_starting_mid_text_does_not_break_the_answers_line() -> None:
@@ -38,3 +40,41 @@ async def test_a_call_starting_mid_text_does_not_break_the_answers_line() -> Non
     await renderer.close()
     assert stdout.getvalue() == "Let me check.\n"
     assert stderr.getvalue() == "⏺ Bash(ls)\n  ⎿ ✓ Bash(ls) 0.2s: a.txt\n"
+
+
+def subagent(event: ToolEvent | TextDelta) -> AgentEvent:
+    return AgentEvent(parent_tool_use_id="toolu_a", agent="reviewer", event=event)
+
+
+async def test_stream_json_gives_a_subagents_lines_the_agent_calls_id() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    renderer = StreamJsonRenderer(stdout, stderr, "s1")
+    await renderer.show(ToolStarted(id="toolu_a", name="Agent", summary="reviewer: look"))
+    await renderer.show(subagent(TextDelta(0, "Hm")))
+    await renderer.show(subagent(ToolFinished(ToolResult(tool_use_id="t1", content="x"), 0.5)))
+    await renderer.show(ToolFinished(ToolResult(tool_use_id="toolu_a", content="ok"), 1.0))
+    lines = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    assert [line.get("parent_tool_use_id") for line in lines] == [None, "toolu_a", "toolu_a", None]
+    assert lines[1] == {
+        "type": "stream_event",
+        "event": {"type": "content_block_delta", "index": 0,
+                  "delta": {"type": "text_delta", "text": "Hm"}},
+        "parent_tool_use_id": "toolu_a",
+        "session_id": "s1",
+    }  # fmt: skip
+    assert lines[2]["message"]["content"][0]["tool_use_id"] == "t1"
+
+
+async def test_text_output_shows_an_agent_as_one_line_at_its_start_and_one_at_its_end() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    renderer = TextRenderer(stdout, stderr)
+    await renderer.show(ToolStarted(id="toolu_a", name="Agent", summary="reviewer: look"))
+    await renderer.show(subagent(TextDelta(0, "Thinking aloud")))
+    await renderer.show(subagent(ToolStarted(id="t1", name="Read", summary="a.py")))
+    await renderer.show(subagent(ToolFinished(ToolResult(tool_use_id="t1", content="x"), 0.5)))
+    await renderer.show(ToolFinished(ToolResult(tool_use_id="toolu_a", content="Fine."), 1.0))
+    await renderer.close()
+    assert stdout.getvalue() == ""
+    assert stderr.getvalue() == (
+        "⏺ Agent(reviewer: look)\n  ⎿ ✓ Agent(reviewer: look) 1.0s: Fine.\n"
+    )

@@ -16,17 +16,17 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from actors.conductor.actor import PLAN_MODE_NOTE
+from actors.conductor.prompt import PLAN_MODE_NOTE
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+    from collections.abc import AsyncIterator, Callable, Mapping
     from pathlib import Path
 
     from prompt_toolkit.input import PipeInput
 
-    from frontends.demo.scripted_api import Step
+    from frontends.demo.scripted_api import Script
 
 pytestmark = pytest.mark.anyio
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[>=]")
@@ -77,7 +77,7 @@ def bodies(server: ScriptedServer) -> list[dict[str, Any]]:
 
 async def run(
     folders: tuple[Path, Path],
-    steps: Sequence[Step],
+    steps: Script,
     *,
     theme: str = "dark",
     env: Mapping[str, str] | None = None,  # besides the server's address, a key and PATH

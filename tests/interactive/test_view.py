@@ -7,6 +7,7 @@ import io
 from rich.console import Console
 
 from actors.protocol import (
+    AgentEvent,
     BlockFinished,
     HowItRuns,
     Notice,
@@ -62,6 +63,24 @@ def test_a_running_tool_shows_its_output_tail_and_elapsed_time() -> None:
         view.take_printed() == "✓ Bash(make test)  3.5 s\n    three\n    four\n    five\n    part\n"
     )
     assert view.live() == "● Read(a.py)  0.0 s"
+
+
+def test_a_running_agent_shows_its_latest_call_under_its_line() -> None:
+    view, clock = make_view()
+    view.apply(ToolStarted("a1", "Agent", "code-reviewer: review the diff"))
+    for call_id, name, summary in [("r", "Read", "a.py"), ("g", "Grep", "TODO")]:
+        clock.now += 1
+        event = ToolStarted(call_id, name, summary)
+        view.apply(AgentEvent(parent_tool_use_id="a1", agent="code-reviewer", event=event))
+    assert view.live() == "● Agent(code-reviewer: review the diff)  2.0 s\n    Grep(TODO)"
+    view.apply(ToolFinished(result=ToolResult(tool_use_id="a1", content="fine"), elapsed=2))
+    assert view.live() == ""
+
+
+def test_a_question_from_a_subagent_names_it() -> None:
+    view, _ = make_view()
+    view.question(PermissionRequest(tool="Bash", kind="run", command="ls", agent="reviewer"))
+    assert view.take_printed() == "? Run command  ls\n    requested by Bash (agent: reviewer)\n"
 
 
 def test_an_edit_shows_its_diff_and_failures_show_why() -> None:

@@ -31,7 +31,7 @@ INVALID_SETTINGS: list[tuple[str, int, str, str]] = [
         '{\n  "allowedPaths": [\n    "src/**",\n    42\n  ]\n}',
         4,
         "allowedPaths[1]",
-        "must be a glob string, not a number",
+        "must be a glob string, not 42",
     ),
     (
         '{"blockedPaths": "secrets/"}',
@@ -56,7 +56,7 @@ INVALID_SETTINGS: list[tuple[str, int, str, str]] = [
         2,
         "model",
         "must be a model alias (opus, sonnet, haiku) or a model id such as claude-sonnet-4-6, "
-        "not a number",
+        "not 4",
     ),
     (
         '{\n  "permissionMode": "plan",\n  "model": "sonet"\n}',
@@ -71,6 +71,18 @@ INVALID_SETTINGS: list[tuple[str, int, str, str]] = [
         "'git \"status' does not split into words: No closing quotation",
     ),
     ('{"allowedPaths": ["  "]}', 1, "allowedPaths[0]", "an empty entry matches nothing"),
+    (
+        '{\n  "agents": {\n    "maxConcurrent": 0\n  }\n}',
+        3,
+        "agents.maxConcurrent",
+        "must be a whole number from 1 to 64 (default 4), not 0",
+    ),
+    (
+        '{"agents": {"maxDepth": "none"}}',
+        1,
+        "agents.maxDepth",
+        "must be a whole number from 0 to 4 (default 1), not 'none'",
+    ),
 ]
 
 
@@ -93,7 +105,7 @@ INVALID_CONFIG: list[tuple[str, int, str, str]] = [
         '{\n "permissionMode": 1}',
         2,
         "permissionMode",
-        "must be one of ask, auto, custom, plan, not a number",
+        "must be one of ask, auto, custom, plan, not 1",
     ),
     ('{"defaultModel": "gpt-4"}', 1, "defaultModel", "unknown model 'gpt-4'."),
 ]
@@ -174,7 +186,7 @@ def test_an_unknown_key_is_a_warning_with_a_did_you_mean(dirs: Dirs) -> None:
         f"{path}:3: unknown key 'allowed_paths' is ignored; did you mean 'allowedPaths'?",
         f"{path}:4: unknown key 'zzz' is ignored; the known keys are model, permissionMode, "
         "allowedPaths, blockedPaths, allowedCommands, blockedCommands, sandbox, "
-        "maxBackgroundCommands",
+        "maxBackgroundCommands, agents",
         f"{path}:5: 'theme' is ignored here; it belongs in the global config file ({dirs.config})",
     )
 

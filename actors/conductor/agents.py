@@ -1,0 +1,290 @@
+"""The ``Agent`` tool: a subagent is a conversation of its own, run inside the Agent call.
+
+The conductor answers Agent calls itself (the executor runs tools and never talks to the
+model): ``Subagents`` checks the call, picks the agent's type, model and tools, and runs the
+agent's conversation (``agent_loop.py``) in the task of the call, inside the turn's task group.
+So an interrupt of the turn stops the agent and every call and process it started, as it
+stops any call, and the agent shares the session's model client, broker, executor and
+memory. Its final text is the call's result; nothing else of it enters the parent's context.
+
+Limits (``agents`` in the project settings): how many run at once (``maxConcurrent``; the
+others wait), how deep agents may start agents (``maxDepth``; 1: the main conversation's
+agents start none, and are not offered the tool), and each agent's turns (``maxTurns``).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from actors.conductor.agent_loop import AgentRun, run_agent
+from actors.conductor.calls import AGENT_TOOL
+from actors.conductor.prompt import PLAN_MODE_NOTE
+from actors.errors import UsageError
+from actors.models import cost_usd, resolve_model
+from actors.protocol import AgentScope, AgentType, ToolResult, Usage
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from actors.conductor.keeper import SessionKeeper
+    from actors.protocol import (
+        AgentSettings,
+        Block,
+        ModelClientMsg,
+        ToolCall,
+        ToolExecutorMsg,
+        UiMsg,
+    )
+    from runtime import Address
+
+GENERAL_PURPOSE = AgentType(
+    name="general-purpose",
+    description=(
+        "General-purpose agent for researching complex questions, searching for code and "
+        "carrying out multi-step tasks. Has every tool but Agent."
+    ),
+    prompt=(
+        "You are an agent for Legato, a coding assistant. Given the user's message, use the "
+        "tools available to complete the task fully, without gold-plating. When you are done, "
+        "reply with a concise report of what you found or did: it is all the caller will see "
+        "of your work, so include the facts it needs (paths, names, results)."
+    ),
+)
+
+_DESCRIPTION = """\
+Launch a subagent to handle a complex, multi-step task on its own. It gets a fresh \
+conversation with its own system prompt and tools, works until done, and its final message \
+is this call's result; nothing else of what it did enters this conversation. Several Agent \
+calls in one message run at the same time. Write the prompt as a complete brief: the agent \
+sees nothing of this conversation. Say whether it should change files or only report.
+
+Available agent types (subagent_type):
+"""
+
+
+@dataclass
+class Tally:
+    """What the subagents of one prompt used, for its outcome: usage, cost, denials."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost: float | None = 0.0  # None once one agent's model has no known price
+    denials: list[Block] = field(default_factory=list)
+
+    def add(self, model_id: str, usage: Usage) -> None:
+        self.usage = self.usage + usage
+        cost = cost_usd(resolve_model(model_id), usage)
+        self.cost = None if self.cost is None or cost is None else self.cost + cost
+
+
+@dataclass
+class Subagents:
+    """The session's agent types and limits, and the way to run one Agent call."""
+
+    model: Address[ModelClientMsg]
+    tools: Address[ToolExecutorMsg]
+    ui: Address[UiMsg]
+    keeper: SessionKeeper
+    settings: AgentSettings
+    types: dict[str, AgentType]
+    tool_specs: list[Block]  # the executor's tools
+    environment: str  # the project root, platform and date, for each agent's system prompt
+    max_tokens: int
+    on_usage: Callable[[Usage], None]  # the session's total
+    # Agents started by the main conversation take a place; nested ones run in their
+    # parent's, so a parent never waits for a place its own child would need.
+    places: anyio.CapacityLimiter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.places = anyio.CapacityLimiter(self.settings.max_concurrent)
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.max_depth >= 1
+
+    def definition(self) -> Block:
+        """The Agent tool as the model is offered it, listing the types."""
+        listing = "\n".join(
+            f"- {t.name}: {t.description} (Tools: {', '.join(t.tools) if t.tools else '*'})"
+            for t in self.types.values()
+        )
+        return {
+            "name": AGENT_TOOL,
+            "description": _DESCRIPTION + listing,
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "description": {
+                        "type": "string",
+                        "description": "A short (3-5 word) description of the task",
+                    },
+                    "prompt": {"type": "string", "description": "The task for the agent"},
+                    "subagent_type": {
+                        "type": "string",
+                        "description": "The type of agent to use",
+                        "enum": list(self.types),
+                    },
+                    "model": {
+                        "type": "string",
+                        "description": "A model alias or id for this agent; default: its "
+                        "type's model, else this conversation's",
+                    },
+                    "run_in_background": {
+                        "type": "boolean",
+                        "description": "Not supported: leave it out",
+                    },
+                },
+                "required": ["description", "prompt", "subagent_type"],
+            },
+        }
+
+    def runner(
+        self,
+        *,
+        depth: int,
+        parent_model: str,
+        tally: Tally,
+        allowed: bool = True,  # False: the asking agent's tools leave Agent out
+        asker: str | None = None,
+        planning: bool = False,  # Plan Mode: agents are told, as the main conversation is
+    ) -> _Runner:
+        """The runner for the Agent calls of a conversation at ``depth`` (0: the main one)."""
+        return _Runner(self, depth, parent_model, tally, allowed, asker, planning)
+
+
+@dataclass
+class _Runner:
+    agents: Subagents
+    depth: int
+    parent_model: str
+    tally: Tally
+    allowed: bool
+    asker: str | None
+    planning: bool
+
+    def summary(self, call: ToolCall) -> str:
+        kind = call.input.get("subagent_type")
+        what = call.input.get("description")
+        return f"{kind}: {what}" if isinstance(kind, str) and isinstance(what, str) else "?"
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        refusal = self._refusal()
+        if refusal is not None:
+            return _error(call, refusal)
+        checked = self._check(call)
+        if isinstance(checked, str):
+            return _error(call, checked)
+        kind, model_id, prompt = checked
+        agents = self.agents
+        if self.depth == 0:
+            async with agents.places:
+                return await self._run(call, kind, model_id, prompt)
+        return await self._run(call, kind, model_id, prompt)
+
+    async def _run(self, call: ToolCall, kind: AgentType, model_id: str, prompt: str) -> ToolResult:
+        agents = self.agents
+        depth = self.depth + 1
+        offered = kind.tools
+        names = {spec["name"] for spec in agents.tool_specs}
+        specs = [s for s in agents.tool_specs if offered is None or s["name"] in offered]
+        # Agent only when the type lists it: "every tool" means the executor's.
+        may_nest = depth < agents.settings.max_depth and AGENT_TOOL in (offered or ())
+        if may_nest:
+            specs.append(agents.definition())
+        scope = AgentScope(
+            name=kind.name,
+            parent_tool_use_id=call.id,
+            tools=frozenset(names if offered is None else set(offered) & names),
+        )
+
+        def used(usage: Usage) -> None:
+            self.tally.add(model_id, usage)
+            agents.on_usage(usage)
+
+        run = AgentRun(
+            call_id=call.id,
+            scope=scope,
+            model_id=model_id,
+            system="\n\n".join(
+                [kind.prompt, agents.environment, *([PLAN_MODE_NOTE] if self.planning else [])]
+            ),
+            prompt=prompt,
+            tool_specs=specs,
+            max_turns=agents.settings.max_turns,
+            max_tokens=agents.max_tokens,
+            model=agents.model,
+            tools=agents.tools,
+            ui=agents.ui,
+            keeper=agents.keeper,
+            nested=agents.runner(
+                depth=depth,
+                parent_model=model_id,
+                tally=self.tally,
+                allowed=may_nest,
+                asker=kind.name,
+                planning=self.planning,
+            ),
+            used=used,
+            denied=self.tally.denials.append,
+        )
+        return await run_agent(run)
+
+    def _refusal(self) -> str | None:
+        settings = self.agents.settings
+        if not self.agents.enabled:
+            return "The Agent tool is turned off in this project (agents.maxDepth is 0)."
+        if self.depth >= settings.max_depth or not self.allowed:
+            return (
+                f"The agent {self.asker!r} may not start agents: agents may be nested "
+                f"{settings.max_depth} deep (agents.maxDepth), and the Agent tool is not among "
+                "its tools. Do the work yourself with the tools you have. Nothing was started."
+            )
+        return None
+
+    def _check(self, call: ToolCall) -> tuple[AgentType, str, str] | str:
+        """The call's type, model id and prompt, or why it cannot run."""
+        given: dict[str, Any] = call.input
+        for key in ("description", "prompt", "subagent_type"):
+            if not isinstance(given.get(key), str) or not given[key].strip():
+                return f"Invalid input for Agent: '{key}' is required, as a non-empty string."
+        if given.get("run_in_background"):
+            return (
+                "Agents cannot run in the background in this version of Legato: call Agent "
+                "without run_in_background, and it will answer when the agent is done."
+            )
+        kind = self.agents.types.get(given["subagent_type"])
+        if kind is None:
+            listing = ", ".join(self.agents.types)
+            return (
+                f"Unknown agent type {given['subagent_type']!r}. The available types are: "
+                f"{listing}."
+            )
+        wanted = given.get("model")
+        try:
+            if isinstance(wanted, str) and wanted.strip() and wanted.strip() != "inherit":
+                model_id = resolve_model(wanted).id
+            else:
+                model_id = kind.model or self.parent_model
+        except UsageError as error:
+            return f"Invalid input for Agent: {error.message}"
+        return kind, model_id, given["prompt"]
+
+
+def _error(call: ToolCall, text: str) -> ToolResult:
+    return ToolResult(tool_use_id=call.id, content=text, is_error=True)
+
+
+def agent_types(user: tuple[AgentType, ...]) -> dict[str, AgentType]:
+    """The built-in type and the user's, by name (a user's type may replace the built-in)."""
+    types = {GENERAL_PURPOSE.name: GENERAL_PURPOSE}
+    types.update((agent.name, agent) for agent in user)
+    return types
+
+
+def describe_faults(faults: tuple[str, ...]) -> str:
+    """The warning for agent files that were skipped."""
+    shown = "\n".join(textwrap.indent(fault, "  ") for fault in faults)
+    return f"Skipped agent file{'s' if len(faults) > 1 else ''} that could not be read:\n{shown}"

@@ -1,0 +1,135 @@
+"""Subagent types: ``.legato/agents/<name>.md`` and ``~/.config/legato/agents/<name>.md``.
+
+The file format is Claude Code's: front matter, then the agent's system prompt. Fields other
+than these four (Claude Code's ``color``, ``permissionMode``...) are read and ignored.
+
+    ---
+    name: code-reviewer
+    description: Reviews a change for bugs and style; use after editing code.
+    tools: Read, Grep, Glob        # or a YAML list; absent: every tool but Agent
+    model: haiku                   # an alias, a model id, or inherit (the default)
+    ---
+    You are a careful code reviewer...
+
+A project's type overrides the user's of the same name. A file that cannot be read as a type
+is skipped, and its fault (file, line, field, remedy) is reported, as skills' are: one bad file
+should not stop a session that may never start that agent.
+"""
+
+from __future__ import annotations
+
+import os
+
+from actors.errors import ConfigError, UsageError
+from actors.models import resolve_model
+from actors.protocol import AgentType, AgentTypes
+from actors.skills import frontmatter
+from actors.skills.skills import NAME, markdown_files, one_line, read_text, require_string
+
+PROJECT_AGENTS = os.path.join(".legato", "agents")
+USER_AGENTS = os.path.join(".config", "legato", "agents")
+INHERIT = "inherit"
+_TOOLS_REMEDY = "Write the tools as 'tools: Read, Grep' or as a YAML list ([Read, Grep])"
+
+
+def list_agents(project_root: str, home: str) -> AgentTypes:
+    """Every agent type by name (the project's over the user's), and the faults of files that
+    do not load."""
+    found: dict[str, AgentType] = {}
+    faults: list[str] = []
+    for folder in (os.path.join(home, USER_AGENTS), os.path.join(project_root, PROJECT_AGENTS)):
+        for path in markdown_files(folder):
+            try:
+                agent = load_agent(path)
+            except ConfigError as error:
+                faults.append(error.describe())
+                continue
+            found[agent.name] = agent
+    types = tuple(sorted(found.values(), key=lambda agent: agent.name))
+    return AgentTypes(types=types, faults=tuple(faults))
+
+
+def load_agent(path: str) -> AgentType:
+    """Read and check one agent file; ``ConfigError`` names the file, line and field."""
+    document = frontmatter.parse(read_text(path), path)
+    name = require_string(document, "name")
+    if not NAME.match(name):
+        raise ConfigError(
+            f"'{name}' is not a usable name",
+            path=path,
+            line=document.line_of("name"),
+            field="name",
+            remedy="Use lowercase letters, digits, '-' and '_', starting with a letter or digit",
+        )
+    description = one_line(require_string(document, "description"))
+    if not document.body.strip():
+        raise ConfigError(
+            "the body is empty",
+            path=path,
+            line=document.body_line,
+            field="body",
+            remedy="Write the agent's system prompt below the front matter",
+        )
+    return AgentType(
+        name=name,
+        description=description,
+        prompt=document.body,
+        tools=_tools(document),
+        model=_model(document),
+        path=path,
+    )
+
+
+def _tools(document: frontmatter.Document) -> tuple[str, ...] | None:
+    if "tools" not in document.fields or document.fields["tools"] is None:
+        return None
+    value = document.fields["tools"]
+    if isinstance(value, str):
+        names = [part.strip() for part in value.split(",")]
+        names = [name for name in names if name]
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        names = [item.strip() for item in value]
+    else:
+        raise ConfigError(
+            f"must be a comma-separated list or a list of tool names, not {value!r}",
+            path=document.path,
+            line=document.line_of("tools"),
+            field="tools",
+            remedy=_TOOLS_REMEDY,
+        )
+    for name in names:
+        if not name.isidentifier():
+            raise ConfigError(
+                f"{name!r} is not a tool name",
+                path=document.path,
+                line=document.line_of("tools"),
+                field="tools",
+                remedy=_TOOLS_REMEDY,
+            )
+    return tuple(dict.fromkeys(names))
+
+
+def _model(document: frontmatter.Document) -> str | None:
+    if "model" not in document.fields or document.fields["model"] is None:
+        return None
+    value = document.fields["model"]
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"must be a model alias, a model id or 'inherit', not {value!r}",
+            path=document.path,
+            line=document.line_of("model"),
+            field="model",
+            remedy="Write 'model: inherit', an alias (opus, sonnet, haiku) or a model id",
+        )
+    if value.strip() == INHERIT:
+        return None
+    try:
+        return resolve_model(value).id
+    except UsageError as error:
+        raise ConfigError(
+            error.message,
+            path=document.path,
+            line=document.line_of("model"),
+            field="model",
+            remedy=error.remedy,
+        ) from None
