@@ -11,11 +11,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -573,28 +571,6 @@ def test_mac_a_hidden_file_cannot_be_read(tree: Tree) -> None:
     assert tree.run("cat open.txt") == ("readable", False)
     listed, failed = tree.run("ls -l src/.env")  # its metadata stays: tree walks do not fail
     assert not failed and listed.endswith("src/.env")
-
-
-@pytest.fixture
-def loopback() -> Iterator[int]:
-    """A server on this machine's loopback that accepts connections, for as long as the test."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                server.accept()[0].close()
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=serve)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
 
 
 @macos
