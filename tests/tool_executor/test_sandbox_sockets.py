@@ -48,6 +48,8 @@ def test_the_places_come_from_the_runtime_folder_the_agent_and_the_bus() -> None
     }
     places = service_sockets(env, 1000)
     assert places[0] == "/run/user/1000"
+    moved = service_sockets({"XDG_RUNTIME_DIR": "/tmp/xdg-1"}, 1000)
+    assert moved[:2] == ("/tmp/xdg-1", "/run/user/1000")  # the bus may still be in /run/user
     assert {"/tmp/ssh-abc/agent.7", "/var/bus/b", "/run/docker.sock"} <= set(places)
     assert not any("abstract" in place or "dbus-x" in place for place in places)
     assert service_sockets({"SSH_AUTH_SOCK": "relative"}, 7)[0] == "/run/user/7"

@@ -49,6 +49,9 @@ SERVICE_SOCKETS = (
     "/run/podman/podman.sock",
     "/run/dbus/system_bus_socket",
     "/run/systemd/private",
+    "/run/snapd.socket",
+    "/run/snapd-snap.socket",
+    "/run/libvirt",
     "/tmp/.X11-unix",
     "/tmp/.ICE-unix",
 )
@@ -58,7 +61,9 @@ def service_sockets(env: Mapping[str, str], uid: int) -> tuple[str, ...]:
     """The places of ``SERVICE_SOCKETS``, the user's runtime folder (the session bus,
     systemd's user manager, the keyring's and agents' sockets), and the sockets that ``env``
     points at; as given, whether they exist or not."""
-    places = [env.get("XDG_RUNTIME_DIR") or f"/run/user/{uid}", *SERVICE_SOCKETS]
+    # Both: XDG_RUNTIME_DIR can name another folder while systemd's bus is in /run/user.
+    places = [env.get("XDG_RUNTIME_DIR") or f"/run/user/{uid}", f"/run/user/{uid}"]
+    places += SERVICE_SOCKETS
     if agent := env.get("SSH_AUTH_SOCK"):
         places.append(agent)
     for address in env.get("DBUS_SESSION_BUS_ADDRESS", "").split(";"):
