@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import uuid
 from typing import TYPE_CHECKING
@@ -17,6 +18,8 @@ from tests.tool_executor.sandbox_setup import needs_bwrap
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 pytestmark = needs_bwrap
 
@@ -57,3 +60,21 @@ async def test_a_command_cannot_replace_the_bwrap_the_next_command_runs(tmp_path
 
 def copies() -> list[str]:
     return [name for name in os.listdir(tempfile.gettempdir()) if name.startswith("legato-bwrap-")]
+
+
+async def test_legatos_own_environment_in_the_project_is_read_only_to_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Legato installed in the project's .venv: a command that rewrote its code (or the bwrap
+    it runs) would have it run, unconfined, by the next session."""
+    project = tmp_path / "project"
+    package = project / ".venv" / "lib" / "site-packages" / "actors"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    monkeypatch.setattr(sys, "prefix", str(project / ".venv"))
+    async with with_policy(project, answers=["y"] * 2) as s:
+        changed = await s.one("Bash", command=f"echo 'import os' >> {package / '__init__.py'}")
+        own = await s.one("Bash", command="echo mine > notes.txt && cat notes.txt")
+    assert changed.result.is_error and "Read-only file system" in changed.result.content
+    assert (package / "__init__.py").read_text() == ""
+    assert own.result.content == "mine"  # the rest of the project stays the project's

@@ -105,6 +105,10 @@ def layout(
     tmpdir: str,
     blocked: Iterable[tuple[str, bool]] = (),
     services: Iterable[str] = (),  # where services listen (``service_sockets``)
+    # Legato's own environment (its interpreter, its packages, the bwrap it runs), read-only
+    # where it lies in a writable folder (a project's own .venv): a command that changed it
+    # would have its code run, unconfined, by the next session.
+    own: Iterable[str] = (),
     skipped: Skipped | None = None,
 ) -> Layout:
     """What a confined command may write, may only read, may not read, and may not reach."""
@@ -125,6 +129,7 @@ def layout(
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
     wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
+    wanted += [("/" + path.lstrip("/"), True) for path in own]
     for entry, is_folder in wanted:
         path = expand(entry, project, home)
         if not any(within(path, place) for place in places):

@@ -309,6 +309,7 @@ class Sandbox:
             tmpdir=tmpdir,
             blocked=blocked or (),
             services=self._services,
+            own=(sys.prefix,),
             skipped=skipped,
         )
 

@@ -18,7 +18,7 @@ def bubblewrap_enforces(
     settings: SandboxSettings, layout: Layout, *, blocked_rules: bool
 ) -> list[str]:
     writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write))
-    read_only = ", ".join((*PROTECTED, *settings.read_only))
+    read_only = ", ".join((*PROTECTED, *settings.read_only, "Legato's own .venv if it is there"))
     return [
         f"writable: {writable}; everything else read-only",
         f"read-only inside the project: {read_only}",
