@@ -129,7 +129,10 @@ def layout(
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
     wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
-    wanted += [("/" + path.lstrip("/"), True) for path in own]
+    # Not when it is a writable folder itself (a project that is a venv): that stays writable.
+    wanted += [
+        ("/" + path.lstrip("/"), True) for path in own if os.path.realpath(path) not in writable
+    ]
     for entry, is_folder in wanted:
         path = expand(entry, project, home)
         if not any(within(path, place) for place in places):
