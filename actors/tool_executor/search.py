@@ -10,13 +10,15 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors.tool_executor import door
+from actors.tool_executor import door, regexes
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
 from actors.tool_executor.walk import Found, glob_matcher, left_out_note, named_dirs, walk_files
 
 if TYPE_CHECKING:
     import threading
     from collections.abc import Iterable, Iterator
+
+    import regex
 
     from actors.tool_executor.schemas import GrepMode
 
@@ -48,7 +50,7 @@ MAX_LINE_CHARS = 500
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    regex: re.Pattern[str]
+    regex: regex.Pattern[str]
     mode: GrepMode
     glob: str | None
     type: str | None
@@ -178,17 +180,17 @@ def _split(text: str) -> list[str]:
 
 def _any_match(query: Query, text: str) -> bool:
     if query.multiline:
-        return query.regex.search(text) is not None
-    return any(query.regex.search(line) for line in _split(text))
+        return regexes.search(query.regex, text) is not None
+    return any(regexes.search(query.regex, line) for line in _split(text))
 
 
 def _hits(query: Query, text: str, lines: list[str]) -> list[int]:
     """The indexes of the lines a match touches."""
     if not query.multiline:
-        return [index for index, line in enumerate(lines) if query.regex.search(line)]
+        return [index for index, line in enumerate(lines) if regexes.search(query.regex, line)]
     starts = [0] + [newline.end() for newline in re.finditer("\n", text)]
     hits: set[int] = set()
-    for match in query.regex.finditer(text):
+    for match in regexes.finditer(query.regex, text):
         first = bisect.bisect_right(starts, match.start()) - 1
         last = bisect.bisect_right(starts, max(match.end() - 1, match.start())) - 1
         hits.update(range(first, last + 1))

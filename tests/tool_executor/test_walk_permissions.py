@@ -8,7 +8,6 @@ and out of the project. Nothing blocked may reach the model, not even a name.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -29,7 +28,7 @@ from actors.protocol import (
     ToolResult,
     ToolStarted,
 )
-from actors.tool_executor import ToolExecutor, door
+from actors.tool_executor import ToolExecutor, door, regexes
 from actors.tool_executor.search import Query, Searcher
 from actors.tool_executor.walk import BATCH, Found
 from runtime import Actor, supervise
@@ -245,7 +244,7 @@ def test_a_file_swapped_after_the_check_is_not_opened(project: Path) -> None:
     found = Found(str(app), "app.py", st.st_mtime, st.st_size, str(app), st.st_nlink)
     app.unlink()
     app.symlink_to(project / ".env")
-    query = Query(re.compile("SECRET"), "content", None, None, False, True, 0, 0, None)
+    query = Query(regexes.compile_pattern("SECRET"), "content", None, None, False, True, 0, 0, None)
     walked = Searcher(query, 10_000, threading.Event())
     walked.feed([found])
     assert walked.report(str(project)) == f"No matches for 'SECRET' in {project}."

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import stat
 import threading
 from typing import TYPE_CHECKING
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import ToolFailure
-from actors.tool_executor import door
+from actors.tool_executor import door, regexes
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
@@ -59,12 +58,11 @@ def _single_file(target: door.Target) -> Found | None:
 
 
 def _query(args: GrepInput) -> Query:
-    flags = re.IGNORECASE if args.ignore_case else 0
-    if args.multiline:
-        flags |= re.MULTILINE | re.DOTALL
     try:
-        regex = re.compile(args.pattern, flags)
-    except re.error as exc:
+        regex = regexes.compile_pattern(
+            args.pattern, ignore_case=args.ignore_case, multiline=args.multiline
+        )
+    except regexes.BadPattern as exc:
         raise ToolFailure(
             f"Invalid regex {args.pattern!r}: {exc}. Grep takes a Python regex; "
             r"escape literal ( [ { . * + ? with \."

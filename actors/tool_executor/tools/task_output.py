@@ -7,17 +7,19 @@ read costs what is new, however long the command has printed.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.errors import InvalidToolInput, ToolFailure
+from actors.tool_executor import regexes
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.sandbox import refusals
 from actors.tool_executor.schemas import DEFAULT_WAIT_MS, TaskOutputInput
 
 if TYPE_CHECKING:
+    import regex
+
     from actors.tool_executor.background import Job
     from actors.tool_executor.context import CallContext
 
@@ -32,7 +34,7 @@ async def run(args: TaskOutputInput, ctx: CallContext) -> ToolOutcome:
         wait = DEFAULT_WAIT_MS if args.timeout is None else args.timeout  # 0: no wait
         with anyio.move_on_after(wait / 1000):
             await job.done.wait()
-    content = read(job, pattern)
+    content = read(job) if pattern is None else await _filtered(job, pattern)
     if not job.explained and job.state == "exited" and job.code and job.layout is not None:
         # The first read after its failure: what the sandbox refused it, if that is why.
         job.explained = True
@@ -43,45 +45,69 @@ async def run(args: TaskOutputInput, ctx: CallContext) -> ToolOutcome:
     return ToolOutcome(content)
 
 
-def read(job: Job, pattern: re.Pattern[str] | None = None) -> str:
-    """The status line, then the output new since the last read (only matching lines, given
-    a pattern); the read is remembered, and so is the model's knowing of the command's end."""
+def read(job: Job) -> str:
+    """The status line, then the output new since the last read; the read is remembered, and
+    so is the model's knowing of the command's end."""
+    head, text, tail = _take(job)
+    return _shown(head, text, tail)
+
+
+async def _filtered(job: Job, pattern: regex.Pattern[str]) -> str:
+    """``read``, keeping only the new lines ``pattern`` matches. The matching runs in a worker
+    thread: however the pattern backtracks, the session goes on (``regexes``)."""
+    before = (job.read_to, job.reported)
+    head, text, tail = _take(job)
+    try:
+        kept, total = await anyio.to_thread.run_sync(_matching, pattern, text)
+    except ToolFailure:  # the pattern was stopped: the output stays to be read again
+        job.read_to, job.reported = before
+        raise
+    head.append(f"[{len(kept)} of {total} new lines match the filter]")
+    return _shown(head, "\n".join(kept), tail)
+
+
+def _matching(pattern: regex.Pattern[str], text: str) -> tuple[list[str], int]:
+    lines = text.splitlines()
+    return [line for line in lines if regexes.search(pattern, line)], len(lines)
+
+
+def _take(job: Job) -> tuple[list[str], str, list[str]]:
+    """The lines before the new output, the new output, and the lines after it."""
     final = job.state != "running"
     chunk = job.spool.read(job.read_to, final=final)
     job.read_to = chunk.end
     if final:
         job.reported = True
-    lines = [f"{job.id}: {job.status()}."]
+    head = [f"{job.id}: {job.status()}."]
     text = chunk.data.decode("utf-8", errors="replace")
     if chunk.skipped and job.spool.path is None:
-        lines.append(
+        head.append(
             f"[{chunk.skipped} bytes of new output are left out here and were not kept: no "
             f"file could be made for them ({job.spool.unspillable})]"
         )
     elif chunk.skipped:
-        lines.append(
+        head.append(
             f"[{chunk.skipped} bytes of new output are left out here; the whole output is in "
             f"{job.spool.path}]"
         )
     elif job.spool.path is not None:
-        lines.append(f"[the whole output is also in {job.spool.path}]")
-    if pattern is not None:
-        kept = [line for line in text.splitlines() if pattern.search(line)]
-        total = len(text.splitlines())
-        lines.append(f"[{len(kept)} of {total} new lines match the filter]")
-        text = "\n".join(kept)
+        head.append(f"[the whole output is also in {job.spool.path}]")
+    tail = []
     if job.spool.dropped:
-        lines.append(f"[{job.spool.dropped} bytes were past what the output file keeps]")
-    lines.append(text.rstrip("\n") if text.strip() else "(no new output)")
-    return "\n".join(lines)
+        tail.append(f"[{job.spool.dropped} bytes were past what the output file keeps]")
+    return head, text, tail
 
 
-def _compile(pattern: str | None) -> re.Pattern[str] | None:
+def _shown(head: list[str], text: str, tail: list[str]) -> str:
+    return "\n".join([*head, *tail, text.rstrip("\n") if text.strip() else "(no new output)"])
+
+
+def _compile(pattern: str | None) -> regex.Pattern[str] | None:
     if pattern is None:
         return None
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        return regexes.compile_pattern(pattern)
+    except regexes.BadPattern as exc:
         raise InvalidToolInput(f"Invalid input for TaskOutput: filter {pattern!r}: {exc}") from None
 
 

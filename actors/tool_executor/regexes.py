@@ -1,0 +1,68 @@
+"""The model's regular expressions (Grep's pattern, TaskOutput's filter): Python's syntax, run
+by the ``regex`` package, and never for long.
+
+A pattern comes from the model, and a hostile or careless one can backtrack for hours on an
+ordinary line (``(a|aa)+$`` on a run of a's). Python's own ``re`` holds the GIL for the whole
+match, so every task of the session, the one that reads Esc included, would stand still, in a
+worker thread as much as in the event loop. ``regex`` reads the same syntax, lets go of the GIL
+while it matches (``concurrent=True``) and gives up after a time limit, which becomes the
+call's error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from actors.errors import ToolFailure
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import regex
+
+# Seconds one match may take. An ordinary pattern takes microseconds on a line and well under a
+# second on a whole large file; what takes longer is backtracking, and waiting would not help.
+MATCH_TIMEOUT = 1.0
+
+
+class BadPattern(ValueError):
+    """A pattern that is not a regular expression; the message says why."""
+
+
+def compile_pattern(
+    pattern: str, *, ignore_case: bool = False, multiline: bool = False
+) -> regex.Pattern[str]:
+    """``multiline``: ``^`` and ``$`` at every line, and ``.`` across them. Raises BadPattern."""
+    import regex  # imported when a pattern is first used, not as every session starts
+
+    # VERSION0: the syntax of Python's re, not the module's extended one.
+    flags = regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0)
+    if multiline:
+        flags |= regex.MULTILINE | regex.DOTALL
+    try:
+        return regex.compile(pattern, flags)
+    except regex.error as exc:
+        raise BadPattern(str(exc)) from None
+
+
+def search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+    try:
+        return pattern.search(text, concurrent=True, timeout=MATCH_TIMEOUT)
+    except TimeoutError:
+        raise _too_slow(pattern) from None
+
+
+def finditer(pattern: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
+    try:
+        yield from pattern.finditer(text, concurrent=True, timeout=MATCH_TIMEOUT)
+    except TimeoutError:
+        raise _too_slow(pattern) from None
+
+
+def _too_slow(pattern: regex.Pattern[str]) -> ToolFailure:
+    shown = pattern.pattern if len(pattern.pattern) <= 80 else pattern.pattern[:77] + "..."
+    return ToolFailure(
+        f"The pattern {shown!r} took more than {MATCH_TIMEOUT:.0f} s on one text and was "
+        "stopped: it backtracks (nested repetition such as (a+)+ or (a|aa)+).",
+        remedy="Write it without repetition inside repetition, or search for a plain word",
+    )
