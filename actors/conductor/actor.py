@@ -23,7 +23,7 @@ from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.partial import PartialMessage
-from actors.conductor.prompt import PLAN_MODE_NOTE, environment, system_prompt
+from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
@@ -144,7 +144,7 @@ class Conductor(Actor[ConductorMsg]):
             settings=context.settings.agents,
             types=agent_types(user.types if user is not None else ()),
             tool_specs=specs,
-            environment=environment(context),
+            environment=agent_context(context),
             max_tokens=self._max_tokens,
             on_usage=self._used,
         )

@@ -91,7 +91,7 @@ class Subagents:
     settings: AgentSettings
     types: dict[str, AgentType]
     tool_specs: list[Block]  # the executor's tools
-    environment: str  # the project root, platform and date, for each agent's system prompt
+    environment: str  # the project's context (root, guide, memory), after each agent's prompt
     max_tokens: int
     on_usage: Callable[[Usage], None]  # the session's total
     # Agents started by the main conversation take a place; nested ones run in their
