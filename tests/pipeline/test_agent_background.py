@@ -238,3 +238,47 @@ async def test_the_model_hears_of_an_agents_end_once_at_its_next_turn(tmp_path: 
     )
     assert notes[2][0].endswith("Read its answer with TaskOutput.)")
     assert "Background agent" not in json.dumps(requests[3].body["messages"][-1])
+
+
+def test_a_background_agent_waits_for_a_place_and_an_unread_end_is_told_once(
+    project: Project,
+) -> None:
+    project.settings(
+        permissionMode="custom", allowedPaths=["**"], allowedCommands=ALLOWED,
+        agents={"maxConcurrent": 1},
+    )  # fmt: skip
+    root = project.root
+
+    def agent(n: int, turn: int) -> Step:
+        if n == 0 and turn == 0:  # holds the one place until the main conversation says go
+            command = f"while ! test -e {root}/go; do sleep 0.01; done"
+            return tool_calls([call("Bash", {"command": command})])
+        return text(f"Agent {n} done.")
+
+    main = [
+        tool_calls([agent_call(0, run_in_background=True)]),
+        tool_calls([agent_call(1, run_in_background=True)]),
+        tool_calls([call("TaskOutput", {"task_id": "agent_2", "block": False})]),
+        tool_calls([call("Bash", {"command": f"touch {root}/go"})]),
+        tool_calls([call("TaskOutput", {"task_id": "agent_2", "timeout": 20_000})]),
+        text("Both done."),
+    ]
+    with ScriptedServer(script(main, agent)) as server:
+        done = project.legato(server.url, "--headless", "go")
+        requests = main_requests(server.requests)
+    assert done.returncode == 0, done.stderr
+    (waiting,) = last_results(requests[3])
+    assert waiting["content"].startswith("agent_2 (general-purpose: job 1): waiting ")
+    assert "for a place (agents.maxConcurrent)." in waiting["content"]
+    assert waiting["content"].endswith("No activity yet.\nIts answer comes when it is done.")
+    (read,) = last_results(requests[5])
+    assert read["content"].endswith("Its answer:\nAgent 1 done.")
+    # agent_1 ended unread: the next request says so, once; agent_2's end was read.
+    notes = [
+        b["text"]
+        for r in requests
+        for b in r.body["messages"][-1]["content"]
+        if "Background agent" in b.get("text", "")
+    ]
+    assert len(notes) == 1, notes
+    assert notes[0].startswith("(Note: Background agent agent_1 (general-purpose: job 0) has ended")
