@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.protocol import BackgroundAgent, BackgroundCommand
-from frontends.demo.scripted_api import call, text, tool_calls
+from frontends.demo.scripted_api import Gate, call, text, tool_calls
 from frontends.interactive.tasks import age, listing, status_lines
 from tests.interactive.test_session import bodies, run
 from tests.pipeline.test_agents import agent_call, script
@@ -85,6 +85,36 @@ async def test_tasks_lists_a_command_and_an_agent_and_stops_the_agent(
             "agent_1 (general-purpose: job 0) has ended: stopped by the user" in b.get("text", "")
             for b in note
         )
+
+
+async def test_a_background_agent_asks_at_the_idle_prompt_and_its_line_goes_when_done(
+    folders: tuple[Path, Path],
+) -> None:
+    root = folders[0]
+    # Its call comes only once the turn that started it is over: the question finds no turn.
+    hold = Gate(path=str(root / "go"), before_block=1, timeout=30)
+
+    def agent(n: int, turn: int) -> Step:
+        if turn == 0:
+            command = f"touch {root}/ran"
+            return tool_calls([call("Bash", {"command": command})], text="Looking.", gate=hold)
+        return text("Agent done.")
+
+    main = [tool_calls([agent_call(0, run_in_background=True)]), text("It runs.")]
+    async for live, _ in run(folders, script(main, agent)):
+        await live.submit("start it")
+        await live.shown("It runs.")
+        await live.idle()
+        await live.shown("◦ agent_1 running")
+        (root / "go").touch()
+        await live.shown("requested by Bash (agent: general-purpose)")
+        await live.shown("Allow? [y/n/always/never]")
+        await live.submit("y")
+        await live.until((root / "ran").exists)
+        screen = live.session.screen
+        await live.until(lambda: screen.background == ())  # noqa: B023
+        await live.submit("/tasks")
+        await live.shown("agent_1  agent   completed")
 
 
 async def test_tasks_lists_and_stops_a_background_command(folders: tuple[Path, Path]) -> None:
