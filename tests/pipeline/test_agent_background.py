@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import pytest
 
-from actors.protocol import ListBackgroundAgents, RunPrompt
+from actors.protocol import GetUsage, ListBackgroundAgents, RunPrompt
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 from tests.frontends.test_signals import alive
@@ -199,14 +199,14 @@ async def test_the_model_hears_of_an_agents_end_once_at_its_next_turn(tmp_path: 
     def agent(n: int, turn: int) -> Step:
         if turn == 0:
             command = f"while ! test -e {root}/go; do sleep 0.01; done"
-            return tool_calls([call("Bash", {"command": command})])
-        return text("Agent 0 is done.")
+            return tool_calls([call("Bash", {"command": command})], usage=USAGE)
+        return text("Agent 0 is done.", usage=USAGE)
 
     main = [
-        tool_calls([agent_call(0, run_in_background=True)]),
-        text("It runs."),
-        text("Heard."),
-        text("Nothing new."),
+        tool_calls([agent_call(0, run_in_background=True)], usage=USAGE),
+        text("It runs.", usage=USAGE),
+        text("Heard.", usage=USAGE),
+        text("Nothing new.", usage=USAGE),
     ]
     with ScriptedServer(script(main, agent)) as server:
         async with pipeline_session(root, home, server.url, Recorder()) as session:
@@ -222,8 +222,11 @@ async def test_the_model_hears_of_an_agents_end_once_at_its_next_turn(tmp_path: 
                     listing = await conductor.ask(ListBackgroundAgents())
             await conductor.ask(RunPrompt(text="and now?"))
             await conductor.ask(RunPrompt(text="anything else?"))
+            # The agent's two answers, after the prompt that started it, count in the session's.
+            usage = await conductor.ask(GetUsage())
         requests = main_requests(server.requests)
     assert len(requests) == 4
+    assert usage.input_tokens == 600
     notes = [
         [
             b["text"]
