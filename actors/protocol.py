@@ -655,6 +655,9 @@ class AgentScope(msgspec.Struct, frozen=True, kw_only=True):
     name: str  # the agent's type, e.g. "code-reviewer"
     parent_tool_use_id: str  # the Agent call that started it
     tools: frozenset[str] | None = None  # None: every tool of the executor
+    # A background agent's progress is not shown: it is read with TaskOutput, as a background
+    # command's output is, and no answer on screen is interleaved with it.
+    background: bool = False
 
 
 class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
@@ -984,6 +987,33 @@ class GetUsage(Ask[Usage], frozen=True, tag=True):
     ``/compact``'s summaries)."""
 
 
+class BackgroundAgent(msgspec.Struct, frozen=True, kw_only=True):
+    """An agent the model started with ``run_in_background``, as ``/tasks`` lists it."""
+
+    id: str  # "agent_1": what TaskOutput and TaskStop take
+    agent: str  # its type
+    description: str  # the Agent call's short description
+    # "waiting" (for a place under agents.maxConcurrent), "running", "completed", "failed",
+    # "stopped" or "ended with the session"
+    state: str
+    status: str  # the state in words: "completed after 3.1 s"
+    age: float  # seconds since it started, until it ended
+    activity: str  # the latest thing it did: a tool call, or a line of its answer
+
+
+class ListBackgroundAgents(Ask[tuple[BackgroundAgent, ...]], frozen=True, tag=True):
+    """The session's background agents, running and ended, in the order they started;
+    answered at once, also while a prompt runs."""
+
+
+class StopBackgroundAgent(Ask[str], frozen=True, tag=True):
+    """Stop a background agent for the person (``/tasks stop``), with every call and process
+    it started, before the reply, which says how it ended (or why there was nothing to stop).
+    Answered at once, also while a prompt runs; the model hears of it at its next turn."""
+
+    id: str
+
+
 ConductorMsg = (
     RunPrompt
     | SetModel
@@ -994,6 +1024,8 @@ ConductorMsg = (
     | Compact
     | GetContextFill
     | GetUsage
+    | ListBackgroundAgents
+    | StopBackgroundAgent
 )
 
 

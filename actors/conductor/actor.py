@@ -3,6 +3,9 @@
 The conductor owns the conversation. Everything it hears from the model client and the tool
 executor is passed on to the UI as it arrives, and the conversation is made valid again before
 the conductor lets go of a cancelled prompt (see ``Conversation.close_interrupted``).
+
+It handles its messages one at a time, in order (``InOrder``), but for the questions about
+background agents, answered at once even while a prompt runs (``/tasks`` is asked then).
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.partial import PartialMessage
-from actors.conductor.prompt import PLAN_MODE_NOTE, environment, system_prompt
+from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
@@ -37,6 +41,7 @@ from actors.protocol import (
     GetConversation,
     GetUsage,
     ListAgents,
+    ListBackgroundAgents,
     ListTools,
     Message,
     MessageFinished,
@@ -47,6 +52,7 @@ from actors.protocol import (
     SetFast,
     SetModel,
     Show,
+    StopBackgroundAgent,
     StreamMessage,
     TakeBackgroundNews,
     TextDelta,
@@ -78,6 +84,7 @@ DEFAULT_MAX_TOKENS = 16_384
 
 class Conductor(Actor[ConductorMsg]):
     name = "conductor"
+    concurrent = True  # see the module's docstring: the order is kept by ``InOrder``
 
     def __init__(
         self,
@@ -119,6 +126,7 @@ class Conductor(Actor[ConductorMsg]):
         # A call of this session asked for a background command: from then on, each turn asks
         # the executor which have ended (a session without any asks nothing).
         self._background = False
+        self._in_order = InOrder()
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
@@ -144,18 +152,57 @@ class Conductor(Actor[ConductorMsg]):
             settings=context.settings.agents,
             types=agent_types(user.types if user is not None else ()),
             tool_specs=specs,
-            environment=environment(context),
+            environment=agent_context(context),
             max_tokens=self._max_tokens,
             on_usage=self._used,
         )
         if self._agents.enabled:
             self._tool_specs = [*specs, self._agents.definition()]
+        await self.tasks.start(self._agents.background.serve)
+
+    def close_inbox(self) -> None:
+        # The session is ending: background agents are the one work of the conductor that
+        # would not end by itself, and the actor ends only when all its tasks have.
+        super().close_inbox()
+        if self._agents is not None:
+            self._agents.background.close()
+
+    async def on_stop(self) -> None:
+        if self._agents is not None:  # also when the actor ends without its inbox closed
+            self._agents.background.close()
+
+    def arrived(self, msg: ConductorMsg) -> None:
+        if not isinstance(msg, (ListBackgroundAgents, StopBackgroundAgent)):
+            self._in_order.arrived(msg)
 
     def _used(self, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
         self._usage = self._usage + usage
 
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
+        match msg:
+            case ListBackgroundAgents():
+                listing = () if self._agents is None else self._agents.background.listing()
+                await reply.answer(msg, listing)
+            case StopBackgroundAgent(id=job_id):
+                await reply.answer(msg, await self._stop_agent(job_id))
+            case _:
+                async with self._in_order.turn(msg):
+                    await self._handle_in_order(msg, reply)
+
+    async def _stop_agent(self, job_id: str) -> str:
+        if self._agents is None:
+            return f"No background agent {job_id!r}: this session runs no agents."
+        background = self._agents.background
+        job = background.find(job_id)
+        if isinstance(job, str):
+            return job
+        if job.ended is not None:
+            return f"Nothing to stop: {job.id} ({job.agent}: {job.description}): {job.status()}."
+        await background.stop(job, by="the user")
+        return f"Stopped {job.id} ({job.agent}: {job.description}): {job.status()}."
+
+    async def _handle_in_order(self, msg: ConductorMsg, reply: Reply) -> None:
         match msg:
             case RunPrompt():
                 try:
@@ -346,11 +393,13 @@ class Conductor(Actor[ConductorMsg]):
         await self._keeper.save(self.conversation.messages)
 
     async def _background_news(self) -> None:
-        """Background commands that ended since the model last heard: it is told here, once,
-        in the user content of the request about to go (the executor gives each once)."""
-        if not self._background:
-            return
-        news = await self._tools.ask(TakeBackgroundNews())
+        """Background commands and agents that ended since the model last heard: it is told
+        here, once, in the user content of the request about to go (each is given once)."""
+        news: tuple[str, ...] = ()
+        if self._background:
+            news = await self._tools.ask(TakeBackgroundNews())
+        if self._agents is not None:
+            news = (*news, *self._agents.background.news())
         if news:
             self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
 

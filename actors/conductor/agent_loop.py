@@ -71,6 +71,8 @@ class AgentRun:
     nested: AgentRunner  # answers (or refuses) the agent's own Agent calls
     used: Callable[[Usage], None]
     denied: Callable[[Block], None]
+    # A background agent: its events are not shown but watched (its latest activity).
+    watch: Callable[[UiEvent], None] | None = None
 
 
 async def run_agent(run: AgentRun) -> ToolResult:
@@ -123,7 +125,7 @@ async def _turn(run: AgentRun, conversation: Conversation) -> tuple[MessageFinis
                  "agent": scope.name}
             )  # fmt: skip
 
-    display = Display(run.ui, wrap)
+    display = Display(run.ui, wrap, sink=run.watch)
     request = ModelRequest(
         model=run.model_id,
         max_tokens=run.max_tokens,

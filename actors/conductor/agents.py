@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from actors.conductor.agent_loop import AgentRun, run_agent
+from actors.conductor.background_agents import PREFIX, BackgroundAgents
 from actors.conductor.calls import AGENT_TOOL
 from actors.conductor.prompt import PLAN_MODE_NOTE
 from actors.errors import UsageError
@@ -30,6 +31,7 @@ from actors.protocol import AgentScope, AgentType, ToolResult, Usage
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.conductor.background_agents import AgentJob
     from actors.conductor.keeper import SessionKeeper
     from actors.protocol import (
         AgentSettings,
@@ -60,7 +62,10 @@ Launch a subagent to handle a complex, multi-step task on its own. It gets a fre
 conversation with its own system prompt and tools, works until done, and its final message \
 is this call's result; nothing else of what it did enters this conversation. Several Agent \
 calls in one message run at the same time. Write the prompt as a complete brief: the agent \
-sees nothing of this conversation. Say whether it should change files or only report.
+sees nothing of this conversation. Say whether it should change files or only report. With \
+run_in_background the call returns at once with the agent's id (agent_N) while it works on: \
+read its state and, once done, its answer with TaskOutput; stop it with TaskStop; you are told \
+when it ends.
 
 Available agent types (subagent_type):
 """
@@ -91,9 +96,10 @@ class Subagents:
     settings: AgentSettings
     types: dict[str, AgentType]
     tool_specs: list[Block]  # the executor's tools
-    environment: str  # the project root, platform and date, for each agent's system prompt
+    environment: str  # the project's context (root, guide, memory), after each agent's prompt
     max_tokens: int
     on_usage: Callable[[Usage], None]  # the session's total
+    background: BackgroundAgents = field(default_factory=BackgroundAgents)
     # Agents started by the main conversation take a place; nested ones run in their
     # parent's, so a parent never waits for a place its own child would need.
     places: anyio.CapacityLimiter = field(init=False)
@@ -134,7 +140,8 @@ class Subagents:
                     },
                     "run_in_background": {
                         "type": "boolean",
-                        "description": "Not supported: leave it out",
+                        "description": "Return at once with the agent's id; read its answer "
+                        "later with TaskOutput",
                     },
                 },
                 "required": ["description", "prompt", "subagent_type"],
@@ -165,12 +172,23 @@ class _Runner:
     asker: str | None
     planning: bool
 
+    def takes(self, call: ToolCall) -> bool:
+        """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
+        if call.name == AGENT_TOOL:
+            return True
+        task = call.input.get("task_id")
+        return call.name in _TASK_TOOLS and isinstance(task, str) and task.startswith(PREFIX)
+
     def summary(self, call: ToolCall) -> str:
+        if call.name in _TASK_TOOLS:
+            return str(call.input.get("task_id"))
         kind = call.input.get("subagent_type")
         what = call.input.get("description")
         return f"{kind}: {what}" if isinstance(kind, str) and isinstance(what, str) else "?"
 
     async def run(self, call: ToolCall) -> ToolResult:
+        if call.name in _TASK_TOOLS:
+            return await self._task(call)
         refusal = self._refusal()
         if refusal is not None:
             return _error(call, refusal)
@@ -179,12 +197,47 @@ class _Runner:
             return _error(call, checked)
         kind, model_id, prompt = checked
         agents = self.agents
+        if call.input.get("run_in_background") is True:
+
+            async def work(job: AgentJob) -> ToolResult:
+                return await self._run(call, kind, model_id, prompt, job)
+
+            # Its place is taken in its own task: the call returns while it waits for one.
+            return agents.background.start(
+                call, kind.name, str(call.input["description"]), work, agents.places
+            )
         if self.depth == 0:
             async with agents.places:
                 return await self._run(call, kind, model_id, prompt)
         return await self._run(call, kind, model_id, prompt)
 
-    async def _run(self, call: ToolCall, kind: AgentType, model_id: str, prompt: str) -> ToolResult:
+    async def _task(self, call: ToolCall) -> ToolResult:
+        """TaskOutput or TaskStop of a background agent."""
+        background = self.agents.background
+        job = background.find(str(call.input.get("task_id")))
+        if isinstance(job, str):
+            return _error(call, job)
+        if call.name == "TaskStop":
+            if job.ended is not None:
+                return ToolResult(tool_use_id=call.id, content=f"Nothing to stop: {job.read()}")
+            await background.stop(job, by="the model")
+            return ToolResult(tool_use_id=call.id, content=f"Stopped. {job.read()}")
+        wait = call.input.get("timeout")
+        if call.input.get("block", True) is not False and job.ended is None:
+            # An interrupt ends the wait, never the agent.
+            seconds = (wait if isinstance(wait, int) and wait >= 0 else DEFAULT_WAIT_MS) / 1000
+            with anyio.move_on_after(seconds):
+                await job.done.wait()
+        return ToolResult(tool_use_id=call.id, content=job.read())
+
+    async def _run(
+        self,
+        call: ToolCall,
+        kind: AgentType,
+        model_id: str,
+        prompt: str,
+        job: AgentJob | None = None,  # a background agent's record
+    ) -> ToolResult:
         agents = self.agents
         depth = self.depth + 1
         offered = kind.tools
@@ -198,6 +251,7 @@ class _Runner:
             name=kind.name,
             parent_tool_use_id=call.id,
             tools=frozenset(names if offered is None else set(offered) & names),
+            background=job is not None,
         )
 
         def used(usage: Usage) -> None:
@@ -229,6 +283,7 @@ class _Runner:
             ),
             used=used,
             denied=self.tally.denials.append,
+            watch=None if job is None else job.watch,
         )
         return await run_agent(run)
 
@@ -250,10 +305,11 @@ class _Runner:
         for key in ("description", "prompt", "subagent_type"):
             if not isinstance(given.get(key), str) or not given[key].strip():
                 return f"Invalid input for Agent: '{key}' is required, as a non-empty string."
-        if given.get("run_in_background"):
+        if given.get("run_in_background") and self.depth > 0:
+            # It would outlive the agent that started it, with nobody left to read it.
             return (
-                "Agents cannot run in the background in this version of Legato: call Agent "
-                "without run_in_background, and it will answer when the agent is done."
+                "An agent cannot start an agent in the background: call Agent without "
+                "run_in_background, and it will answer when the agent is done."
             )
         kind = self.agents.types.get(given["subagent_type"])
         if kind is None:
@@ -271,6 +327,11 @@ class _Runner:
         except UsageError as error:
             return f"Invalid input for Agent: {error.message}"
         return kind, model_id, given["prompt"]
+
+
+_TASK_TOOLS = ("TaskOutput", "TaskStop")
+# TaskOutput's wait for the end when the call gives no timeout: as for a background command.
+DEFAULT_WAIT_MS = 30_000
 
 
 def _error(call: ToolCall, text: str) -> ToolResult:

@@ -10,7 +10,9 @@ reported.
 
 An ``Agent`` call is not the executor's: ``TurnCalls`` hands it to the conductor's
 ``AgentRunner``, which runs the subagent's whole conversation in a task of the same task group
-(``agents.py``), so the turn waits for it, and stops it, like any call.
+(``agents.py``), so the turn waits for it, and stops it, like any call. So does TaskOutput or
+TaskStop of a background agent (an ``agent_`` id): the conductor owns agents; the executor
+answers those tools for background commands.
 
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
@@ -56,6 +58,10 @@ AGENT_TOOL = "Agent"
 class AgentRunner(Protocol):
     """Runs an ``Agent`` call: a subagent's whole conversation, its answer the call's result."""
 
+    def takes(self, call: ToolCall) -> bool:
+        """Whether the call is the runner's: ``Agent``, or a background agent's task tools."""
+        ...
+
     def summary(self, call: ToolCall) -> str: ...
 
     async def run(self, call: ToolCall) -> ToolResult: ...
@@ -65,10 +71,15 @@ class Display:
     """Events on their way to the UI, tool results held until their message is shown."""
 
     def __init__(
-        self, ui: Address[UiMsg], wrap: Callable[[UiEvent], UiEvent] | None = None
+        self,
+        ui: Address[UiMsg],
+        wrap: Callable[[UiEvent], UiEvent] | None = None,
+        *,
+        sink: Callable[[UiEvent], None] | None = None,  # instead of the UI: a background agent
     ) -> None:
         self._ui = ui
         self._wrap = wrap  # a subagent's events are shown as its own (``AgentEvent``)
+        self._sink = sink
         self._held: list[UiEvent] | None = []  # None once released
 
     @property
@@ -78,6 +89,8 @@ class Display:
     async def show(self, event: UiEvent) -> None:
         if self._held is not None and isinstance(event, ToolFinished):
             self._held.append(event)
+        elif self._sink is not None:
+            self._sink(self._show(event).event)
         else:
             await self._ui.tell(self._show(event))
 
@@ -90,6 +103,9 @@ class Display:
         if self._held is not None and isinstance(event, ToolFinished):
             self._held.append(event)
             return
+        if self._sink is not None:
+            self._sink(self._show(event).event)
+            return
         with contextlib.suppress(anyio.WouldBlock, KernelError):
             self._ui.tell_nowait(self._show(event))
 
@@ -97,7 +113,7 @@ class Display:
         """The message is shown: the results held so far go now, and later ones at once."""
         held, self._held = self._held or [], None
         for event in held:
-            await self._ui.tell(self._show(event))
+            await self.show(event)
 
     def release_nowait(self) -> None:
         held, self._held = self._held or [], None
@@ -155,7 +171,7 @@ class TurnCalls:
                         while True:
                             group.append(self._queue.receive_nowait())
                     if self._agents is not None:
-                        for call in [c for c in group if c.name == AGENT_TOOL]:
+                        for call in [c for c in group if self._agents.takes(c)]:
                             group.remove(call)
                             self.started.append(call)
                             self.tasks.start_soon(self._agent, self._agents, call)
@@ -226,10 +242,15 @@ class TurnCalls:
         except anyio.get_cancelled_exc_class():
             # The agent's own calls have reported (its turn's task group waited for them).
             elapsed = anyio.current_time() - began
+            what = (
+                "before the agent finished; the agent, its tool calls and every process they "
+                "started were stopped."
+                if call.name == AGENT_TOOL
+                else "while it waited; the background agent works on."
+            )
             result = ToolResult(
                 tool_use_id=call.id,
-                content=f"Interrupted after {elapsed:.1f} s, before the agent finished; the "
-                "agent, its tool calls and every process they started were stopped.",
+                content=f"Interrupted after {elapsed:.1f} s, {what}",
                 is_error=True,
             )
             finished = ToolFinished(result=result, elapsed=elapsed)

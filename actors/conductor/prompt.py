@@ -41,13 +41,25 @@ def system_prompt(context: ProjectContext, *, headless: bool) -> str:
         parts.append(
             "You run headless: nobody can answer questions. Finish the task without asking."
         )
+    return "\n\n".join([*parts, *project_context(context)])
+
+
+def agent_context(context: ProjectContext) -> str:
+    """What follows each subagent's own system prompt: the same project context as the main
+    conversation's (where, the guide, memory), none of its messages."""
+    return "\n\n".join([environment(context), *project_context(context)])
+
+
+def project_context(context: ProjectContext) -> list[str]:
+    """The project's guide and memory, as the memory store read them at start."""
+    parts = []
     if context.guide:
         parts.append(f"Project guide (LEGATO.md):\n{context.guide.strip()}")
     if context.memory_dir:
         parts.append(_memory_note(context))
     if context.memory:
         parts.append(f"Your memory for this project (MEMORY.md):\n{context.memory.strip()}")
-    return "\n\n".join(parts)
+    return parts
 
 
 def _memory_note(context: ProjectContext) -> str:

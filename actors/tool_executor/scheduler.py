@@ -254,6 +254,8 @@ class Scheduler:
             if self._ui is None:
                 await send(event)
                 return
+            if agent is not None and agent.background:
+                return
             shown = (
                 event
                 if agent is None

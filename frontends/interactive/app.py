@@ -30,6 +30,7 @@ from actors.protocol import (
     GetContext,
     GetContextFill,
     ListBackground,
+    ListBackgroundAgents,
     ListCommands,
     ListFiles,
     PrepareCommand,
@@ -187,7 +188,8 @@ class InteractiveSession:
         )
         self.view.say(
             Text(
-                "  /help for commands · Shift+Tab cycles modes · Esc stops an answer",
+                "  /help for commands · Shift+Tab cycles modes · Esc stops an answer, not "
+                "background tasks",
                 style="legato.muted",
             )
         )
@@ -233,7 +235,8 @@ class InteractiveSession:
         with contextlib.suppress(KernelError):  # the executor is gone: the session is ending
             while True:
                 commands = await self.session.tools.address.ask(ListBackground())
-                lines = status_lines(commands)
+                agents = await self.session.conductor.address.ask(ListBackgroundAgents())
+                lines = status_lines(commands, agents)
                 if lines != self.screen.background:
                     self.screen.background = lines
                     self.screen.changed()
@@ -315,7 +318,9 @@ class InteractiveSession:
                 self.view.say(Text(shown))
             case "/tasks":
                 try:
-                    shown = await tasks_text(command.argument, self.session.tools.address)
+                    shown = await tasks_text(
+                        command.argument, self.session.tools.address, conductor
+                    )
                 except UsageError as error:
                     self.view.note("error", error.describe())
                     return

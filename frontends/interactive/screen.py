@@ -87,7 +87,7 @@ class Screen:
         self._on_cycle_mode = on_cycle_mode
         self.busy: anyio.CancelScope | None = None  # the running turn, cancelled by Esc
         self.queued: list[str] = []  # prompts typed ahead while a turn runs
-        self.background: tuple[str, ...] = ()  # a status line per running background command
+        self.background: tuple[str, ...] = ()  # a status line per running background task
         self.leaving = False
         self._question: _Question | None = None
         self._ctrl_c_at = -math.inf
@@ -249,6 +249,9 @@ class Screen:
         line: StyleAndTextTuples = list(self.status.line())
         if self._ctrl_c_pending():
             line.append(("class:status.alert", "  Press Ctrl-C again to exit"))
+        elif self.busy is not None and self.background:
+            # Several things run: say which of them Esc stops.
+            line.append(("class:status.hint", "  esc to interrupt (background tasks run on)"))
         elif self.busy is not None:
             line.append(("class:status.hint", "  esc to interrupt"))
         return line

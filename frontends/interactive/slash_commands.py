@@ -16,14 +16,15 @@ COMMANDS: dict[str, str] = {
     "/compact": "Summarise older turns now to free context (the task ledger is kept)",
     "/permissions": "Show the mode and rules; /permissions explain <path or command> says "
     "what they decide",
-    "/tasks": "List the background commands; /tasks stop <id> stops one",
+    "/tasks": "List the background commands and agents; /tasks stop <id> stops one",
 }
 ALIASES = {"/exit": "/quit"}
 
 KEYS_HELP = (
     "Enter sends · Alt+Enter, Ctrl+J or a trailing \\ then Enter inserts a newline\n"
     "Shift+Tab cycles Normal → Auto-Accept → Plan · @path adds a file to the prompt\n"
-    "Esc or Ctrl+C stops the current answer (not background commands: /tasks stop does)\n"
+    "Esc or Ctrl+C stops the current answer, with its agents and commands (not background\n"
+    "commands or agents: /tasks stop does)\n"
     "Ctrl+C twice or Ctrl+D at an empty prompt exits"
 )
 

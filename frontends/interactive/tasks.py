@@ -1,8 +1,10 @@
-"""``/tasks``: the session's background commands, and ``/tasks stop <id>`` to stop one; and the
-status line each running one gets under the answer.
+"""``/tasks``: the session's background commands and agents, and ``/tasks stop <id>`` to stop
+one; and the status line each running one gets under the answer.
 
-The tool executor owns the commands; this only asks it (``ListBackground``, ``StopBackground``)
-and puts the answer in words. A command the person stops is told to the model at its next turn.
+The tool executor owns the commands and the conductor the agents; this only asks them
+(``ListBackground`` and ``StopBackground``, ``ListBackgroundAgents`` and
+``StopBackgroundAgent``, answered at once even while a prompt runs) and puts the answers in
+words. Whatever the person stops is told to the model at its next turn.
 """
 
 from __future__ import annotations
@@ -10,42 +12,67 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
-from actors.protocol import ListBackground, StopBackground
+from actors.protocol import (
+    ListBackground,
+    ListBackgroundAgents,
+    StopBackground,
+    StopBackgroundAgent,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.protocol import BackgroundCommand, ToolExecutorMsg
+    from actors.protocol import BackgroundAgent, BackgroundCommand, ConductorMsg, ToolExecutorMsg
     from runtime import Address
 
-USAGE = "Type /tasks to list the background commands, /tasks stop <id> to stop one"
+USAGE = "Type /tasks to list the background commands and agents, /tasks stop <id> to stop one"
+AGENT_PREFIX = "agent_"  # a background agent's id; a command's begins "bash_"
 
 
-async def tasks_text(argument: str, tools: Address[ToolExecutorMsg]) -> str:
+async def tasks_text(
+    argument: str, tools: Address[ToolExecutorMsg], conductor: Address[ConductorMsg]
+) -> str:
     words = argument.split()
     if not words:
         commands = await tools.ask(ListBackground())
-        return listing(commands)
+        agents = await conductor.ask(ListBackgroundAgents())
+        return listing(commands, agents)
     if words[0] == "stop" and len(words) == 2:
+        if words[1].startswith(AGENT_PREFIX):
+            return await conductor.ask(StopBackgroundAgent(id=words[1]))
         return await tools.ask(StopBackground(id=words[1]))
     raise UsageError(f"/tasks does not take {argument!r}", remedy=USAGE)
 
 
-def listing(commands: Sequence[BackgroundCommand]) -> str:
-    if not commands:
-        return "No background commands in this session."
-    rows = ["Background commands (id, state, age, command; last output line under it):"]
+def listing(commands: Sequence[BackgroundCommand], agents: Sequence[BackgroundAgent] = ()) -> str:
+    if not commands and not agents:
+        return "No background commands or agents in this session."
+    rows = [
+        "Background tasks (id, kind, state, age, what it runs; its latest output or activity "
+        "under it):"
+    ]
     for command in commands:
         line = command.command.strip().splitlines()[0] if command.command.strip() else ""
-        rows.append(f"  {command.id:<8} {command.state:<10} {age(command.age):>7}  {line}")
+        rows.append(_row(command.id, "command", command.state, command.age, line))
         if command.last_line:
             rows.append(f"      {command.last_line[:200]}")
+    for agent in agents:
+        what = f"{agent.agent}: {agent.description}"
+        rows.append(_row(agent.id, "agent", agent.state, agent.age, what))
+        if agent.activity:
+            rows.append(f"      {agent.activity[:200]}")
     return "\n".join(rows)
 
 
-def status_lines(commands: Sequence[BackgroundCommand]) -> tuple[str, ...]:
-    """One line for each running command, for the live part under the answer (the terminal
-    cuts what does not fit its width)."""
+def _row(task_id: str, kind: str, state: str, seconds: float, what: str) -> str:
+    return f"  {task_id:<8} {kind:<7} {state:<10} {age(seconds):>7}  {what}"
+
+
+def status_lines(
+    commands: Sequence[BackgroundCommand], agents: Sequence[BackgroundAgent] = ()
+) -> tuple[str, ...]:
+    """One line for each running command and agent, for the live part under the answer (the
+    terminal cuts what does not fit its width)."""
     lines = []
     for command in commands:
         if command.state != "running":
@@ -53,6 +80,12 @@ def status_lines(commands: Sequence[BackgroundCommand]) -> tuple[str, ...]:
         line = command.command.strip().splitlines()[0] if command.command.strip() else ""
         last = f" · {command.last_line}" if command.last_line else ""
         lines.append(f"◦ {command.id} running {age(command.age)} · {line[:60]}{last[:80]}")
+    for agent in agents:
+        if agent.state not in ("running", "waiting"):
+            continue
+        what = f"{agent.agent}: {agent.description}"
+        last = f" · {agent.activity}" if agent.activity else ""
+        lines.append(f"◦ {agent.id} {agent.state} {age(agent.age)} · {what[:60]}{last[:80]}")
     return tuple(lines)
 
 

@@ -1,5 +1,6 @@
 """Background commands in a real terminal (tmux): Esc stops the answer's command, not the
-background one, which ``/tasks`` still lists as running; quitting stops it."""
+background one (the hint under the prompt says so), which ``/tasks`` still lists as running;
+quitting stops it."""
 
 from __future__ import annotations
 
@@ -56,14 +57,16 @@ def test_escape_spares_background_commands_and_quitting_stops_them(
             terminal.submit("y")
         wait_until(lambda: processes_with(f"sleep {stopped}"), "the command never started")
         assert processes_with(f"sleep {kept}")
+        # While background work runs too, the hint says what Esc stops.
+        terminal.wait_for("esc to interrupt (background tasks run on)", visible=True)
         terminal.keys("Escape")
         terminal.wait_for("Interrupted")
         wait_until(lambda: not processes_with(f"sleep {stopped}"), "it outlived the interrupt")
         assert processes_with(f"sleep {kept}"), "Esc stopped the background command"
         terminal.wait_for(lambda s: "esc to interrupt" not in s, visible=True)
         terminal.submit("/tasks")
-        screen = terminal.wait_for("Background commands (")
-        assert "bash_1   running" in screen
+        screen = terminal.wait_for("Background tasks (")
+        assert "bash_1   command running" in screen
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
         wait_until(lambda: not processes_with(f"sleep {kept}"), "it outlived the session", 5)

@@ -51,16 +51,30 @@ def test_with_max_depth_2_a_type_that_lists_agent_starts_one_and_no_deeper(
     assert answer["content"] == "Agent 1 done."
 
 
-def test_run_in_background_and_a_turned_off_agent_tool_are_refused(project: Project) -> None:
-    main = [tool_calls([agent_call(0, run_in_background=True)]), text("Done.")]
-    with ScriptedServer(script(main, lambda n, turn: text("never"))) as server:
+def test_an_agent_in_the_background_and_a_turned_off_agent_tool_are_refused(
+    project: Project,
+) -> None:
+    # A background agent of an agent would outlive it, with nobody to read it.
+    project.settings(agents={"maxDepth": 2})
+    project.write(
+        ".legato/agents/lead.md",
+        "---\nname: lead\ndescription: Splits work.\ntools: Agent, Read\n---\nLead.\n",
+    )
+
+    def agent(n: int, turn: int) -> Step:
+        if turn == 0 and n == 0:
+            return tool_calls([agent_call(1, "lead", run_in_background=True)])
+        return text(f"Agent {n} done.")
+
+    main = [tool_calls([agent_call(0, "lead")]), text("Done.")]
+    with ScriptedServer(script(main, agent)) as server:
         done = project.legato(server.url, "--headless", "go")
         requests = server.requests
     assert done.returncode == 0, done.stderr
-    assert len(requests) == 2
-    (result,) = requests[1].body["messages"][-1]["content"]
+    assert agent_requests(requests, 1) == []
+    (result,) = agent_requests(requests, 0)[1].body["messages"][-1]["content"]
     assert result["is_error"] is True
-    assert result["content"].startswith("Agents cannot run in the background")
+    assert result["content"].startswith("An agent cannot start an agent in the background")
     project.settings(agents={"maxDepth": 0})
     main = [tool_calls([agent_call(0)]), text("Done.")]
     with ScriptedServer(script(main, lambda n, turn: text("never"))) as server:

@@ -8,6 +8,7 @@ conversation's with the user's prompt.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -16,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from actors.conductor.agents import GENERAL_PURPOSE
 from actors.models import cost_usd, resolve_model
+from actors.places import memory_dir
 from actors.protocol import Usage
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
@@ -403,3 +406,31 @@ def test_an_agent_stops_at_its_turn_limit_and_its_models_price_counts(project: P
     assert main_cost is not None and agent_cost is not None
     assert outcome["total_cost_usd"] == pytest.approx(main_cost + agent_cost)
     assert outcome["usage"]["input_tokens"] == 400
+
+
+def test_an_agent_gets_the_projects_guide_and_memory_but_not_the_conversation(
+    project: Project,
+) -> None:
+    project.write("LEGATO.md", "# Shop\n- make test runs the tests\n")
+    folder = memory_dir(str(project.root), str(project.home))
+    os.makedirs(folder)
+    with open(os.path.join(folder, "MEMORY.md"), "w") as file:
+        file.write("- the user prefers tabs\n")
+
+    def agent(n: int, turn: int) -> Step:
+        return text(f"Agent {n} done.")
+
+    main = [tool_calls([agent_call(0)]), text("Done.")]
+    with ScriptedServer(script(main, agent)) as server:
+        done = project.legato(server.url, "--headless", "the secret word is plover")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    (first,) = agent_requests(requests, 0)
+    system = first.body["system"]
+    system = system if isinstance(system, str) else "\n".join(b["text"] for b in system)
+    assert system.startswith(GENERAL_PURPOSE.prompt)
+    assert f"Project root: {project.root}" in system
+    assert "Project guide (LEGATO.md):\n# Shop\n- make test runs the tests" in system
+    assert f"Memory folder (kept across sessions): {folder}" in system
+    assert "Your memory for this project (MEMORY.md):\n- the user prefers tabs" in system
+    assert "plover" not in json.dumps(first.body)

@@ -114,7 +114,8 @@ def _compile(pattern: str | None) -> regex.Pattern[str] | None:
 TOOL = Tool(
     name="TaskOutput",
     description=(
-        "A background command's status and its output since the last read. "
+        "A background command's status and its output since the last read, or a background "
+        "agent's (agent_N) state and, once done, its answer. "
         "block: wait up to timeout ms (default 30000) for its end."
     ),
     input_type=TaskOutputInput,

@@ -27,7 +27,7 @@ async def run(args: TaskStopInput, ctx: CallContext) -> ToolOutcome:
 
 TOOL = Tool(
     name="TaskStop",
-    description="Stop a background command (and all it started) by its id.",
+    description="Stop a background command or agent (and all it started) by its id.",
     input_type=TaskStopInput,
     run=run,
     summary=lambda args, root: args.task_id,
