@@ -25,8 +25,15 @@ in their environment, or by their command line (the shell and bubblewrap that ru
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,12 +44,19 @@ from hypothesis import strategies as st
 
 from actors.protocol import DescribeSandbox, ListBackground, ToolStarted
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from tests.cancellation.harness import ControlledRenderer, conversation_problems, live_session
+from tests.cancellation.harness import (
+    MARKER,
+    ControlledRenderer,
+    conversation_problems,
+    live_session,
+    started_by,
+)
 from tests.cancellation.test_property import KINDS, new, old, tool_results
+from tests.frontends.conftest import REPO, Project
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from collections.abc import Callable
 
     from frontends.demo.scripted_api import RecordedRequest, Step
     from tests.cancellation.harness import Live
@@ -278,3 +292,106 @@ async def _check_conversation(live: Live, renderer: ControlledRenderer) -> None:
     assert {job.id: job.state for job in jobs} == dict.fromkeys(told, "running")
     if told:
         event("a background command started before the cancel")
+
+
+# ── a signal to a headless run ──────────────────────────────────────────────────────────────
+
+ALLOWED = ["echo", "sleep", "trap", "exec", "wait", "setsid"]
+SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
+
+
+def headless_script(root: Path, resist: list[bool]) -> Callable[[RecordedRequest], Step]:
+    """Three agents, each reading a file, running a long command (one whose child ignores
+    SIGTERM where ``resist``) and writing the file, and two background commands (a child
+    that ignores SIGTERM; a child that leaves the group with ``setsid``). Each command notes
+    its start in ``started``."""
+    note = f"echo started >> {root}/started"
+    resisting = "(trap '' TERM; exec sleep 30) & sleep 30 & wait"
+
+    def agent(n: int, turn: int) -> Step:
+        if turn > 0:
+            return text(f"Agent {n} is done.")
+        path = str(root / f"f{n}.txt")
+        command = f"{note}; {resisting}" if resist[n] else f"{note}; sleep 30"
+        calls = [
+            call("Read", {"file_path": path, "limit": 1}),
+            call("Bash", {"command": command}),
+            call("Write", {"file_path": path, "content": new(n)}),
+        ]
+        return tool_calls(calls, text=f"Agent {n} works.")
+
+    backgrounds = [
+        call(
+            "Bash", {"command": f"{note}; {command}", "run_in_background": True}, id=f"toolu_bg_{n}"
+        )
+        for n, command in enumerate([resisting, "setsid sleep 30 & sleep 30 & wait"])
+    ]
+    first = [*(agent_call(n) for n in range(AGENTS)), *backgrounds]
+
+    def answer(request: RecordedRequest) -> Step:
+        messages = request.body["messages"]
+        opening = messages[0]["content"][0]["text"]
+        if opening.startswith("task "):
+            return agent(int(opening.split()[1]), len(messages) // 2)
+        return tool_calls(first, text="Starting the agents and the commands.")
+
+    return answer
+
+
+@needs_bwrap
+@settings(
+    max_examples=4,  # a whole process and a --continue run each: about 0.7 s
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    stop=st.sampled_from(SIGNALS),
+    started=st.integers(1, AGENTS + 2),
+    resist=st.lists(st.booleans(), min_size=AGENTS, max_size=AGENTS),
+)
+def test_a_signal_to_a_headless_run_with_agents_and_background_commands_leaves_nothing(
+    tmp_path_factory: Any, stop: tuple[signal.Signals, int], started: int, resist: list[bool]
+) -> None:
+    """SIGINT or SIGTERM once ``started`` of the five commands have begun: the run ends with
+    the signal's code, no process is left (the background commands' neither: the run is the
+    session), every file is whole, and ``--continue`` goes on from the saved conversation (the
+    scripted server refuses one with a ``tool_use`` unanswered)."""
+    signum, code = stop
+    base: Path = tmp_path_factory.mktemp("headless")
+    project = Project(Path(os.path.realpath(base / "project")), base / "home")
+    project.root.mkdir()
+    project.home.mkdir()
+    for i in range(FILES):
+        (project.root / f"f{i}.txt").write_text(old(i))
+    project.settings(permissionMode="custom", allowedPaths=["**"], allowedCommands=ALLOWED)
+    marker = uuid.uuid4().hex
+    notes = project.root / "started"
+    with ScriptedServer(headless_script(project.root, resist)) as server:
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
+             "--headless", "split the work", "--output-format", "json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+            env=project.env(server.url) | {MARKER: marker},
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while not (notes.exists() and notes.read_text().count("\n") >= started):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the commands never started"
+            time.sleep(0.01)  # another process: polled, nothing to wait on
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == code, err
+    assert json.loads(out)["subtype"] == "interrupted"
+    assert started_by(f"{MARKER}={marker}") == []
+    for i in range(FILES):
+        content = (project.root / f"f{i}.txt").read_text()
+        assert content in (old(i), new(i)), f"f{i}.txt is neither old nor new"
+    assert [n for n in os.listdir(project.root) if n.endswith(".legato-tmp")] == []
+    with ScriptedServer([text("Carrying on.")]) as server:
+        again = project.legato(server.url, "--continue", "--headless", RESUMED_PROMPT)
+        sent = server.requests[0].body["messages"]
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "Carrying on.\n"
+    answered = {b["tool_use_id"] for b in sent[2]["content"] if b["type"] == "tool_result"}
+    assert answered == {f"toolu_agent_{n}" for n in range(AGENTS)} | {"toolu_bg_0", "toolu_bg_1"}
