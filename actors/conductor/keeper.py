@@ -86,8 +86,9 @@ class SessionKeeper:
         if same < len(self._saved):
             events.append(MessagesKept(same))
         events.extend(MessageAdded(message) for message in messages[same:])
-        self._saved = list(messages)
         await self._send(events)
+        # Only once sent: events a cancel kept from the store go with the next save.
+        self._saved = list(messages)
 
     async def save_ledger(self, changed: TaskLedger) -> None:
         if changed != self.ledger:
@@ -143,11 +144,11 @@ class SessionKeeper:
 
     async def _send(self, events: list[SessionEvent], *, durable: bool = False) -> None:
         """Have ``events`` appended; ``durable``: return once they are written."""
-        if self._staged:
-            events, self._staged = [*self._staged, *events], []
-        if self._sessions is None or not events:
-            return
-        if durable:
-            await self._sessions.ask(SaveEvents(events=tuple(events)))
-        else:
-            await self._sessions.tell(AppendEvents(events=tuple(events)))
+        events = [*self._staged, *events]
+        if self._sessions is not None and events:
+            if durable:
+                await self._sessions.ask(SaveEvents(events=tuple(events)))
+            else:
+                await self._sessions.tell(AppendEvents(events=tuple(events)))
+        # Kept until sent, as above (each is the whole ledger, so sending one twice is harmless).
+        self._staged = []

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.protocol import (
+    AgentEvent,
     GetConversation,
     MessageFinished,
     MessageStarted,
@@ -52,7 +53,8 @@ class ControlledRenderer(Renderer):
     ``cancel_at_ask``-th permission question (and then never answers that question).
 
     Tool input deltas are not counted: a large Write streams thousands of them, which would
-    crowd every other kind of point out of a small range of ``n``.
+    crowd every other kind of point out of a small range of ``n``. A subagent's events count as
+    the main conversation's do (its tool events among the tool events).
     """
 
     def __init__(
@@ -78,15 +80,17 @@ class ControlledRenderer(Renderer):
         if self.stalled is not None:
             await self.stalled.wait()
         self.events.append(event)
-        if not isinstance(event, ToolInputDelta):
+        inner = event.event if isinstance(event, AgentEvent) else event
+        whose = "an agent's " if inner is not event else ""
+        if not isinstance(inner, ToolInputDelta):
             self.counted += 1
             if self.counted == self.cancel_at_event:
-                self.point = f"after {type(event).__name__}"
+                self.point = f"after {whose}{type(inner).__name__}"
                 self._reach()
-        if isinstance(event, ToolStarted | ToolOutput):
+        if isinstance(inner, ToolStarted | ToolOutput):
             self.tool_events += 1
             if self.tool_events == self.cancel_at_tool:
-                self.point = f"while tools ran, after {type(event).__name__}"
+                self.point = f"while tools ran, after {whose}{type(inner).__name__}"
                 self._reach()
 
     def _reach(self) -> None:

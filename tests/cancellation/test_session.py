@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from actors.protocol import TextDelta, ToolOutput
+import anyio
+
+from actors.conductor.keeper import SessionKeeper
+from actors.protocol import LoadSession, Message, TextDelta, ToolOutput
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from runtime import supervise
 from tests.cancellation.harness import ControlledRenderer, conversation_problems, live_session
+from tests.sessions.test_store import stores, user
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from actors.protocol import UiEvent
+    from actors.protocol import ToolExecutorMsg, UiEvent
+    from runtime import Address
 
 
 class CancelOn(ControlledRenderer):
@@ -89,3 +95,36 @@ async def test_an_answer_interrupted_while_streaming_keeps_its_text(tmp_path: Pa
     assert messages[-1].role == "assistant"
     assert words.startswith(kept["text"]) and kept["text"]
     assert after.subtype == "success", after.error
+
+
+async def test_a_cancel_that_lands_while_saving_leaves_what_it_held_to_the_next_save(
+    tmp_path: Path,
+) -> None:
+    # The conductor saves without waiting for the write (a message to the session store), and
+    # an interrupt may land on that message being posted: whatever it held must go with the
+    # next save, or the saved session lacks a message and --continue sends one the API refuses.
+    root, home = tmp_path / "project", tmp_path / "home"
+    root.mkdir()
+    memory, store = stores(root, home, "s1")
+    prompt = user("fix the build")  # the keeper tells messages apart by identity, as kept
+    call_message = Message(
+        "assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}]
+    )
+    results = Message(
+        "user", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Interrupted"}]
+    )
+    async with supervise([memory, store]):
+        keeper = SessionKeeper(store.address, cast("Address[ToolExecutorMsg]", None))
+        keeper.start_prompt("fix the build")  # the goal goes with the prompt's first save
+        with anyio.CancelScope() as scope:
+            scope.cancel()
+            await keeper.save([prompt])
+        with anyio.CancelScope() as scope:
+            scope.cancel()
+            await keeper.save([prompt, call_message])
+        await keeper.save([prompt, call_message, results])
+    memory, store = stores(root, home, "s1", resume=True)
+    async with supervise([memory, store]):
+        saved = await store.address.ask(LoadSession())
+    assert saved.messages == [prompt, call_message, results]
+    assert saved.ledger.goal == keeper.ledger.goal != ""
