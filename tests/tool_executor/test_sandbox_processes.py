@@ -156,3 +156,19 @@ async def test_a_confined_commands_end_is_its_namespaces_end_not_a_search_of_pro
     assert timed_out.result.content.startswith("Command timed out after 0.")
     assert running_in(tmp_path) == []
     assert searched == []
+
+
+@needs_bwrap
+async def test_a_confined_command_outlives_the_thread_that_started_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """trio starts a process from a worker thread, and ends that thread once it has been idle
+    for a while (10 s): a bwrap told to die with its parent died with that thread, and every
+    confined command longer than 10 s was killed. Here the thread is ended after 50 ms."""
+    import trio._core._thread_cache as thread_cache
+
+    monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.05)
+    async with with_policy(tmp_path, answers=["y"]) as s:
+        with anyio.fail_after(10):
+            done = await s.one("Bash", command="sleep 0.5; echo still here")
+    assert done.result.content == "still here"

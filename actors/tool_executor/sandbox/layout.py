@@ -35,7 +35,11 @@ class Layout:
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     """What goes between ``bwrap`` and the command."""
-    args = ["--die-with-parent", "--unshare-pid"]
+    # No --die-with-parent: the parent it means is the thread that started bwrap (the kernel's
+    # PR_SET_PDEATHSIG is per thread), a worker thread that trio ends after 10 s idle, which
+    # killed every confined command at 10 s. The command's group is ended as an unconfined
+    # one's is, and its PID namespace with it.
+    args = ["--unshare-pid"]
     if not layout.network:
         args.append("--unshare-net")  # its own network: only a loopback of its own
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]

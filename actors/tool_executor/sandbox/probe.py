@@ -18,7 +18,6 @@ TRIAL_TIMEOUT = 5.0
 TRIAL_ARGS = (
     "--unshare-pid",
     "--unshare-net",
-    "--die-with-parent",
     "--ro-bind",
     "/",
     "/",
