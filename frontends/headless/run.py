@@ -24,6 +24,8 @@ from actors.protocol import (
     GetContext,
     GetConversation,
     GetUsage,
+    ListBackground,
+    ListBackgroundAgents,
     Notice,
     RunPrompt,
     Show,
@@ -202,6 +204,8 @@ class _HeadlessRun:
                     DescribeSandbox(try_it=False)
                 )
                 await session.ui.address.tell(Show(outcome))
+                if left := await _still_running(session):
+                    await session.ui.address.tell(Show(Notice("warning", left)))
             if prompt_scope.cancelled_caught:
                 # The conductor answers this only once the interrupted prompt has let go: its
                 # tools stopped and reported, the conversation closed. Then the session ends.
@@ -283,3 +287,27 @@ class _HeadlessRun:
             )
             self.renderer.render(outcome)
         return _SIGNAL_EXIT[received]
+
+
+async def _still_running(session: Session) -> str | None:
+    """What the model left running in the background, which the run's end stops, in words; None
+    when nothing runs. A run in CI should not end with work quietly cut off."""
+    commands = await session.tools.address.ask(ListBackground())
+    agents = await session.conductor.address.ask(ListBackgroundAgents())
+    running = [f"{job.id} ({_short(job.command)})" for job in commands if job.state == "running"]
+    running += [
+        f"{agent.id} ({_short(agent.description)})"
+        for agent in agents
+        if agent.state in ("waiting", "running")
+    ]
+    if not running:
+        return None
+    return (
+        f"stopping what still runs in the background as the run ends: {', '.join(running)}; "
+        "to keep such work, have the prompt wait for it (TaskOutput with block)"
+    )
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:57] + "..."

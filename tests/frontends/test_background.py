@@ -188,6 +188,10 @@ def test_the_end_of_a_headless_run_stops_its_background_commands(project: Projec
     assert done.returncode == 0, done.stderr
     assert len(seen) >= 3, seen
     assert running_in(project.root) == []
+    # Said, so that a CI log shows what was cut off.
+    assert (
+        "stopping what still runs in the background as the run ends: bash_1 (sleep 300 &"
+    ) in done.stderr
     # The session's end stopped them itself: a run that had to wait out the supervisor's
     # 5 s grace (the commands' task group left open) would also leave nothing, later.
     assert took < 4.5, took

@@ -148,6 +148,7 @@ def test_the_sessions_end_stops_a_background_agent_and_its_command(project: Proj
         took = time.monotonic() - began
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Leaving it."
+    assert "stopping what still runs in the background as the run ends: agent_1 (" in done.stderr
     assert len(children) >= 2, children
     assert not [pid for pid in children if alive(pid)]
     assert took < 20  # not the 300 s of its command
