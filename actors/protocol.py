@@ -488,6 +488,8 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     confined: bool = False
     # The command runs under Landlock: its writes are held, not all of what it reads and reaches.
     partly_confined: bool = False
+    # The command runs in the background (Bash's run_in_background): the answer goes on meanwhile.
+    background: bool = False
     agent: str | None = None  # the subagent whose call this is; None: the main conversation
 
 

@@ -106,6 +106,7 @@ class CallContext:
         unconfined: bool = False,
         confined: bool = False,
         partly_confined: bool = False,
+        background: bool = False,
     ) -> Decision:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
         request = PermissionRequest(
@@ -118,6 +119,7 @@ class CallContext:
             unconfined=unconfined,
             confined=confined,
             partly_confined=partly_confined,
+            background=background,
             agent=self.agent,
         )
         self.asking = True  # left set if the wait is interrupted: the result says so

@@ -177,6 +177,10 @@ class TurnView:
             request.tool if request.agent is None else f"{request.tool} (agent: {request.agent})"
         )
         lines: list[RenderableType] = [header, Text(f"    requested by {asker}", "dim")]
+        if request.background:
+            lines.append(
+                Text("    runs in the background: the answer goes on; /tasks stop ends it", "dim")
+            )
         if confinement is not None:
             # Unconfined is what the person most needs to notice: it stands out.
             style = "dim" if confinement.confined else "legato.warn"

@@ -181,3 +181,15 @@ def test_a_call_starting_mid_text_is_drawn_below_the_text_in_progress() -> None:
     view.apply(BlockFinished(0, {"type": "text", "text": "..."}))
     assert view.take_printed() == "Second is still going\n\n"
     assert view.live() == "● Bash(make test)  1.0 s"
+
+
+def test_a_background_command_question_says_it_runs_in_the_background() -> None:
+    console = Console(file=io.StringIO(), width=80)
+    view = TurnView(console, DARK)
+    request = PermissionRequest(tool="Bash", kind="run", command="npm run dev", background=True)
+    view.question(request)
+    assert view.take_printed().split("\n")[:3] == [
+        "? Run command  npm run dev",
+        "    requested by Bash",
+        "    runs in the background: the answer goes on; /tasks stop ends it",
+    ]

@@ -302,3 +302,13 @@ def test_a_read_never_cuts_a_character() -> None:
     spool.feed("é".encode()[1:] + b"x")
     chunk = spool.read(chunk.end, final=False)
     assert chunk.data.decode() == "éx"
+
+
+async def test_the_question_for_a_background_command_says_so(tmp_path: Path) -> None:
+    async with with_policy(tmp_path, answers=["y", "y"]) as s:
+        task_id = await start(s, "echo in the background")
+        await s.one("Bash", command="echo in the foreground")
+        await read_until(s, task_id, "exited")
+        assert s.person is not None
+        background, foreground = s.person.asked[:2]
+    assert (background.request.background, foreground.request.background) == (True, False)

@@ -70,7 +70,9 @@ async def _confinement(args: BashInput, ctx: CallContext) -> Confinement:
     if args.dangerouslyDisableSandbox and confining != "none":
         # A sandbox is on, even a partial one, and the model asks to leave it: a person
         # decides, every time.
-        await ctx.check("run", command=args.command, unconfined=True)
+        await ctx.check(
+            "run", command=args.command, unconfined=True, background=args.run_in_background
+        )
         return UNCONFINED
     # Only a full sandbox counts for sandbox.autoAllow: running unlisted commands unasked
     # relies on blocked files being unreadable and on no network at all.
@@ -79,6 +81,7 @@ async def _confinement(args: BashInput, ctx: CallContext) -> Confinement:
         command=args.command,
         confined=confining == "full",
         partly_confined=confining == "partial",
+        background=args.run_in_background,
     )
     # Unconfined when every program of it is in sandbox.unconfinedCommands.
     return UNCONFINED if allowed.unconfined else await ctx.confine(ctx.project_root)
