@@ -213,6 +213,14 @@ class _Runner:
 
     async def _task(self, call: ToolCall) -> ToolResult:
         """TaskOutput or TaskStop of a background agent."""
+        if self.depth > 0:
+            # Only the main conversation starts background agents, so only it reads and stops
+            # them: a subagent's tools, which may leave these out, are not gone around.
+            return _error(
+                call,
+                f"Background agents belong to the main conversation; the agent {self.asker!r} "
+                "cannot read or stop them.",
+            )
         background = self.agents.background
         job = background.find(str(call.input.get("task_id")))
         if isinstance(job, str):

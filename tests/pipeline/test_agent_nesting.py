@@ -141,3 +141,35 @@ def answering(events: list[UiEvent]) -> set[str]:
         for e in events
         if isinstance(e, AgentEvent) and isinstance(e.event, TextDelta)
     }
+
+
+def test_an_agent_cannot_read_nor_stop_the_main_conversations_background_agents(
+    project: Project,
+) -> None:
+    """Background agents are the main conversation's: a subagent whose tools leave TaskOutput
+    and TaskStop out cannot reach them through the conductor either."""
+    project.write(
+        ".legato/agents/reader.md",
+        "---\nname: reader\ndescription: Reads.\ntools: Read\n---\nRead.\n",
+    )
+
+    def agent(n: int, turn: int) -> Step:
+        if n == 1 and turn == 0:
+            reads = [
+                call("TaskOutput", {"task_id": "agent_1", "block": False}),
+                call("TaskStop", {"task_id": "agent_1"}),
+            ]
+            return tool_calls(reads)
+        return text(f"Agent {n} done.")
+
+    main = [
+        tool_calls([agent_call(0, run_in_background=True), agent_call(1, "reader")]),
+        text("Done."),
+    ]
+    with ScriptedServer(script(main, agent)) as server:
+        done = project.legato(server.url, "--headless", "go")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    results = agent_requests(requests, 1)[1].body["messages"][-1]["content"]
+    assert [r["is_error"] for r in results] == [True, True]
+    assert all("belong to the main conversation" in r["content"] for r in results)
