@@ -26,7 +26,20 @@ from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 HANDLED = re.compile(r" handled actor=(\S+) msg=(\S+) ms=\S+ replies=(\d+)")
 # The messages a session exchanges once, to start and stop, whatever its prompts.
 PACE = 0.005  # seconds between SSE events: each delta arrives, and is shown, on its own
-SESSION = frozenset({"GetContext", "ListTools", "LoadSession", "RunPrompt"})
+SESSION = frozenset(
+    {
+        "GetContext",
+        "ListTools",
+        "ListAgents",
+        "LoadSession",
+        "RunPrompt",
+        # Asked by the headless frontend once the prompt has ended, for the json result and
+        # what still runs in the background.
+        "DescribeSandbox",
+        "ListBackground",
+        "ListBackgroundAgents",
+    }
+)
 # Requests the conductor waits on that are neither the model's answer nor the tools' results
 # (ListChanges is the name an earlier version used, kept so that its runs count the same way).
 BOOKKEEPING = frozenset({"SaveEvents", "CaptureCheckpoint", "ListChanges"})
