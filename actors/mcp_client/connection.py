@@ -13,10 +13,9 @@ JSON-RPC are seen as they happen, not when a request times out. The SDK only log
 and leaves the request waiting; here it fails the server, since the specification lets a stdio
 server write nothing else on stdout.
 
-A stdio server runs in a session of its own (the SDK starts it with ``start_new_session``), so
-it and its children are one process group. Leaving the transport, which happens however ``run``
-ends (a stop, a crash, cancellation), closes the server's stdin, waits, then signals the group
-with SIGTERM and SIGKILL; the SDK shields that and bounds every wait in it.
+A stdio server is a process group of its own (``stdio.py``). Leaving the transport, which happens
+however ``run`` ends (a stop, a crash, cancellation), closes the server's stdin, waits, then ends
+the group with SIGTERM and SIGKILL, shielded and bounded.
 """
 
 from __future__ import annotations
@@ -32,12 +31,13 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from actors.errors import McpServerFailed
 from actors.mcp_client import results
+from actors.mcp_client.stdio import stdio_transport
 from actors.protocol import McpTool
 
 if TYPE_CHECKING:
@@ -143,12 +143,14 @@ class Connection:
         launch = self.launch
         if launch.command is not None:
             # A file, not a pipe: nobody has to read it while the server runs, and a failure
-            # quotes its end.
-            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-            params = StdioServerParameters(
-                command=launch.command, args=list(launch.args), env=dict(launch.env), cwd=self._cwd
-            )
-            async with stdio_client(params, errlog=self._stderr) as streams:
+            # quotes its end. Closed when ``run`` ends, after the failure has quoted it.
+            self._stderr = tempfile.TemporaryFile("w+", errors="replace")  # noqa: SIM115
+            # Only the variables the SDK deems safe to pass on, and the server's own.
+            env = get_default_environment() | launch.env
+            argv = [launch.command, *launch.args]
+            async with stdio_transport(
+                argv, env=env, cwd=self._cwd, stderr=self._stderr
+            ) as streams:
                 yield streams
             return
         if launch.url is None:
@@ -228,16 +230,17 @@ class Connection:
         except MCPError as exc:
             if exc.code != types.CONNECTION_CLOSED:
                 return results.failure(f"{tool.name} failed on MCP server: {exc.error.message}")
-            # The relay noted why before the session saw the end.
+            # Once ``run`` has ended, the failure carries the end of the server's stderr.
+            await self._ended.wait()  # bounded: every wait of the transport's end is
             raise McpServerFailed(
                 f"MCP server {self.launch.name!r} went away during the call to {tool.name}: "
-                f"{self._lost or 'the connection closed'}"
+                f"{self.error or 'the connection closed'}"
             ) from None
         return results.convert(result, cap)
 
     async def _ready(self, tasks: TaskGroup) -> ClientSession:
         if self._lost is not None:
-            await self._ended.wait()  # bounded: the SDK bounds every wait of its shutdown
+            await self._ended.wait()  # bounded: every wait of the transport's end is
         if self.state == "failed" and self._crashed and self._restarts > 0 and not self._closed:
             self._restarts -= 1
             self.start(tasks)

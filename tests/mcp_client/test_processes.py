@@ -1,0 +1,76 @@
+"""Every server process ends with the actor, however it ends: a stop, a cancelled session; a call
+in flight can be interrupted, and says so. Processes are watched from outside, in /proc."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+import anyio
+
+from actors.protocol import InterruptMcpCalls, McpToolResult
+from tests.mcp_client.harness import (
+    GIT,
+    TIME,
+    TOY,
+    alive,
+    children,
+    running,
+    started,
+    text,
+    wait_for,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+async def test_a_call_in_flight_is_interrupted_and_the_server_goes_on(tmp_path: Path) -> None:
+    flag = tmp_path / "started"
+    results: list[McpToolResult] = []
+    answered = anyio.Event()
+    async with running(TOY) as client, anyio.create_task_group() as tasks:
+
+        async def hang() -> None:
+            results.append(await client.call("mcp__toy__hang", call_id="slow", started=str(flag)))
+            answered.set()
+
+        tasks.start_soon(hang)
+        await wait_for(flag)
+        await client.address.tell(InterruptMcpCalls(ids=("slow",)))
+        with anyio.fail_after(10):
+            await answered.wait()
+        after = await client.call("mcp__toy__shout", text="ok", times=2)
+    (interrupted,) = results
+    assert interrupted.is_error
+    assert text(interrupted) == (
+        "Interrupted: the call to mcp__toy__hang was stopped before it finished"
+    )
+    assert text(after) == "okok"
+
+
+async def test_stopping_the_actor_ends_every_server_and_what_it_started(tmp_path: Path) -> None:
+    flag = tmp_path / "started"
+    # The task group outside: the session ends with the call in flight.
+    async with anyio.create_task_group() as tasks, running(TIME, GIT, TOY) as client:
+        await client.call("mcp__time__get_current_time", timezone="UTC")
+        await client.call("mcp__git__git_status", repo_path=str(tmp_path))
+        sleeper = int(text(await client.call("mcp__toy__spawn")))
+        tasks.start_soon(partial(client.call, "mcp__toy__hang", started=str(flag)))
+        await wait_for(flag)
+        servers = children("mcp_server_time") + children("mcp_server_git") + children("toy_")
+        assert len(servers) == 3
+        assert alive(sleeper)
+    assert [pid for pid in [*servers, sleeper] if alive(pid)] == []
+
+
+async def test_cancelling_the_session_ends_every_server(tmp_path: Path) -> None:
+    flag = tmp_path / "started"
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tasks, running(TIME, TOY) as client:
+            tasks.start_soon(partial(client.call, "mcp__toy__hang", started=str(flag)))
+            await wait_for(flag)
+            servers = [await started("mcp_server_time"), await started("toy_")]
+            scope.cancel()
+    assert scope.cancelled_caught
+    assert [pid for pid in servers if alive(pid)] == []
