@@ -2,9 +2,10 @@
 
 Text and images become ``text`` and ``image`` blocks; what the Messages API has no block for
 (audio, resource links, embedded resources) is described in a line of text, and an embedded text
-resource keeps its text. One cap, in characters, bounds everything a call returns: text past it
-is cut with a note saying how much, and an image that does not fit is replaced by a note, since
-half an image is no image.
+resource keeps its text. A cap, in characters, bounds the blocks together: text past it is cut
+with a note saying how much, and an image that does not fit is replaced by a note, since half an
+image is no image. Structured content has a cap of its own (as JSON), since the specification
+asks a server to send it as text too, and whoever passes the result on will pick one of the two.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def convert(result: types.CallToolResult, cap: int) -> McpToolResult:
         else:
             blocks.append(_text(f"[{_kind(item)} omitted: over the {cap}-character output cap]"))
     structured = result.structured_content
-    if structured is not None and len(json.dumps(structured)) > room:
+    if structured is not None and len(json.dumps(structured)) > cap:
         structured = None
         blocks.append(_text("[structured content omitted: over the output cap]"))
     return McpToolResult(content=tuple(blocks), structured=structured, is_error=result.is_error)

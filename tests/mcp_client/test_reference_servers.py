@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from actors.protocol import ListMcpServers, ListMcpTools, McpServerStatus
-from tests.mcp_client.harness import GIT, TIME, running, text
+from tests.mcp_client.harness import GIT, TIME, TOY, running, text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -67,3 +67,17 @@ async def test_the_same_on_asyncio(anyio_backend: str) -> None:
     assert not result.is_error
     assert result.structured is not None
     assert result.structured["timezone"] == "UTC"
+
+
+async def test_a_result_is_cut_to_the_output_cap() -> None:
+    async with running(TOY, output_cap=200) as client:
+        short = await client.call("mcp__toy__shout", text="ab", times=50)
+        long = await client.call("mcp__toy__shout", text="ab", times=130)
+    assert text(short) == "ab" * 50
+    assert short.structured == {"result": "ab" * 50}
+    assert text(long) == (
+        "ab" * 100
+        + "\n... [60 characters omitted]"
+        + "\n[structured content omitted: over the output cap]"
+    )
+    assert long.structured is None
