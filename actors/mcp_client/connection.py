@@ -154,7 +154,7 @@ class Connection:
                 yield streams
             return
         if launch.url is None:
-            raise McpServerFailed(f"MCP server {launch.name!r} has neither a command nor a url")
+            raise McpServerFailed("it has neither a command nor a url")
         timeout = httpx2.Timeout(30.0, read=300.0)  # a server may hold a stream open a while
         async with (
             httpx2.AsyncClient(headers=launch.headers, timeout=timeout) as http,
@@ -265,6 +265,8 @@ async def _list_tools(session: ClientSession) -> list[types.Tool]:
 def _describe(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, McpServerFailed):
+        return exc.message
     if isinstance(exc, FileNotFoundError):
         return f"its command was not found: {exc.filename or exc}"
     if isinstance(exc, MCPError):

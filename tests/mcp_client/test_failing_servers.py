@@ -74,3 +74,11 @@ async def test_a_server_that_crashes_mid_call_starts_again_once_on_the_next_call
     assert "toy server: about to crash" in text(crashed)
     assert again.is_error
     assert "MCP server 'toy' is not running: it exited" in text(again)
+
+
+async def test_a_server_with_neither_command_nor_url_says_so() -> None:
+    async with running(McpServerLaunch(name="empty")) as client:
+        failed = await client.call("mcp__empty__x")
+    assert text(failed).startswith(
+        "MCP server 'empty' is not running: it has neither a command nor a url\n"
+    )

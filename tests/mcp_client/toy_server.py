@@ -2,7 +2,8 @@
 crashes the server, one that never returns, one that starts a child process.
 
 Run as ``python toy_server.py [--garbage]``; ``--garbage`` writes a line that is not JSON-RPC on
-stdout before anything else, as a server that prints its banner there would.
+stdout before anything else, as a server that prints its banner there would. With
+``--http PORT`` it serves Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio.
 """
 
 from __future__ import annotations
@@ -53,4 +54,8 @@ def shout(text: str, times: int) -> str:
 if __name__ == "__main__":
     if "--garbage" in sys.argv:
         print("toy server ready!", flush=True)
-    server.run()
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run()
