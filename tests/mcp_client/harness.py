@@ -60,11 +60,12 @@ def text(result: McpToolResult) -> str:
     return "\n".join(block["text"] for block in result.content if block["type"] == "text")
 
 
-def children(marker: str) -> list[int]:
-    """This process's live children whose command line holds ``marker``."""
+def children(marker: str, parent: int | None = None) -> list[int]:
+    """The live children of ``parent`` (this process) whose command line holds ``marker``."""
+    parent = os.getpid() if parent is None else parent
     found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and _parent(int(entry)) == os.getpid():
+        if entry.isdigit() and _parent(int(entry)) == parent:
             cmdline = _read(int(entry), "cmdline").replace("\0", " ")
             if marker in cmdline and alive(int(entry)):
                 found.append(int(entry))
@@ -77,11 +78,12 @@ def alive(pid: int) -> bool:
     return bool(stat) and stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-async def started(marker: str) -> int:
-    """The pid of the one server whose command line holds ``marker``, once it has started."""
+async def started(marker: str, parent: int | None = None) -> int:
+    """The pid of the one child of ``parent`` (this process) whose command line holds
+    ``marker``, once it has started."""
     with anyio.fail_after(20):
         # A process outside says nothing when it starts: /proc is asked until it is there.
-        while not (found := children(marker)):  # noqa: ASYNC110
+        while not (found := children(marker, parent)):  # noqa: ASYNC110
             await anyio.sleep(0.01)
     (pid,) = found
     return pid

@@ -8,13 +8,15 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from actors.protocol import InterruptMcpCalls, McpToolResult
+from actors.protocol import InterruptMcpCalls, ListMcpServers, McpToolResult
 from tests.mcp_client.harness import (
     GIT,
+    HERE,
     TIME,
     TOY,
     alive,
     children,
+    python,
     running,
     started,
     text,
@@ -73,4 +75,16 @@ async def test_cancelling_the_session_ends_every_server(tmp_path: Path) -> None:
             servers = [await started("mcp_server_time"), await started("toy_")]
             scope.cancel()
     assert scope.cancelled_caught
+    assert [pid for pid in servers if alive(pid)] == []
+
+
+async def test_servers_still_starting_end_with_the_session_one_ignoring_sigterm_too() -> None:
+    hang = python("hang", str(HERE / "hang_server.py"))
+    stubborn = python("stubborn", str(HERE / "stubborn_server.py"))
+    async with running(hang, stubborn, start_timeout=60) as client:
+        servers = [await started("hang_server.py"), await started("stubborn_server.py")]
+        servers.append(await started("sleep", parent=servers[1]))
+        assert {status.state for status in await client.address.ask(ListMcpServers())} == {
+            "connecting"
+        }
     assert [pid for pid in servers if alive(pid)] == []

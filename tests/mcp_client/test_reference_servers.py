@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from actors.protocol import ListMcpServers, ListMcpTools, McpServerStatus
-from tests.mcp_client.harness import GIT, TIME, TOY, running, text
+from tests.mcp_client.harness import GIT, TIME, TOY, alive, running, started, text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -64,6 +64,8 @@ async def test_git_status_of_a_temporary_repository(tmp_path: Path) -> None:
 async def test_the_same_on_asyncio(anyio_backend: str) -> None:
     async with running(TIME) as client:
         result = await client.call("mcp__time__get_current_time", timezone="UTC")
+        pid = await started("mcp_server_time")
+    assert not alive(pid)
     assert not result.is_error
     assert result.structured is not None
     assert result.structured["timezone"] == "UTC"
