@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 # How long the server has to exit once its stdin closes, and its group between signals.
 GRACE = 1.0
+# The longest line kept waiting for its end: past it the server is taken to speak garbage, rather
+# than letting one endless line fill Legato's memory.
+MAX_LINE = 64 * 1024 * 1024
 _POLL = 0.01
 _QUIET = (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 
@@ -69,6 +72,9 @@ async def _read_lines(process: Process, received: ObjectSendStream[Any]) -> None
                 for line in lines:
                     if line.strip():
                         await received.send(_parse(line))
+                if len(pending) > MAX_LINE:
+                    await received.send(ValueError(f"a line longer than {MAX_LINE} bytes"))
+                    return
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:

@@ -4,8 +4,14 @@ the other servers go on; a crashed server starts again once."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from actors.mcp_client import stdio
 from actors.protocol import McpServerLaunch, McpServerStatus
 from tests.mcp_client.harness import HERE, TIME, TOY, alive, python, running, started, text
+
+if TYPE_CHECKING:
+    import pytest
 
 REMEDY = "Check the server's command or URL in .mcp.json"
 EXITS = python("broken", "-c", "import sys; print('no API token set', file=sys.stderr); exit(3)")
@@ -82,3 +88,13 @@ async def test_a_server_with_neither_command_nor_url_says_so() -> None:
     assert text(failed).startswith(
         "MCP server 'empty' is not running: it has neither a command nor a url\n"
     )
+
+
+async def test_an_endless_line_on_stdout_fails_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdio, "MAX_LINE", 1000)
+    endless = python(
+        "endless", "-c", "import time; print('x' * 5000, end='', flush=True); time.sleep(60)"
+    )
+    async with running(endless) as client:
+        failed = await client.call("mcp__endless__x")
+    assert "it wrote something that is not JSON-RPC: a line longer than 1000 bytes" in text(failed)
