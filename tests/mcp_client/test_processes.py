@@ -42,6 +42,7 @@ async def test_a_call_in_flight_is_interrupted_and_the_server_goes_on(tmp_path: 
         await client.address.tell(InterruptMcpCalls(ids=("slow",)))
         with anyio.fail_after(10):
             await answered.wait()
+        await wait_for(tmp_path / "started.cancelled")  # the server was told
         after = await client.call("mcp__toy__shout", text="ok", times=2)
     (interrupted,) = results
     assert interrupted.is_error
@@ -49,6 +50,19 @@ async def test_a_call_in_flight_is_interrupted_and_the_server_goes_on(tmp_path: 
         "Interrupted: the call to mcp__toy__hang was stopped before it finished"
     )
     assert text(after) == "okok"
+
+
+async def test_a_call_its_caller_gives_up_on_is_cancelled_on_the_server(tmp_path: Path) -> None:
+    flag = tmp_path / "started"
+    async with running(TOY) as client:
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(partial(client.call, "mcp__toy__hang", started=str(flag)))
+                await wait_for(flag)
+                scope.cancel()
+        await wait_for(tmp_path / "started.cancelled")
+        after = await client.call("mcp__toy__shout", text="ok", times=1)
+    assert text(after) == "ok"
 
 
 async def test_stopping_the_actor_ends_every_server_and_what_it_started(tmp_path: Path) -> None:

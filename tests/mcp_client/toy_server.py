@@ -33,9 +33,14 @@ def crash() -> str:
 
 @server.tool()
 async def hang(started: str) -> str:
-    """Create the file ``started``, then never return."""
+    """Create the file ``started``, then never return; create ``started``.cancelled once the
+    client cancels the call."""
     await anyio.Path(started).write_text("started")
-    await anyio.sleep_forever()
+    try:
+        await anyio.sleep_forever()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.Path(f"{started}.cancelled").write_text("cancelled")
     return "unreachable"
 
 
