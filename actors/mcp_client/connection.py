@@ -25,7 +25,7 @@ import math
 import os
 import re
 import tempfile
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import httpx2
@@ -76,7 +76,7 @@ class Connection:
         self._restarts = 1  # a server that crashed after it was ready starts again, once
         self._crashed = False
         self._lost: str | None = None  # why the server went away, as the relay saw it
-        self._stderr: Any = None
+        self._stderr: IO[str] | None = None
 
     # -- the task that holds the connection ---------------------------------------------------
 
@@ -95,6 +95,12 @@ class Connection:
             self._scope.cancel()
 
     async def run(self) -> None:
+        try:
+            await self._run()
+        finally:
+            self._ended.set()  # also when cancelled from outside, for no call to wait on it
+
+    async def _run(self) -> None:
         with anyio.CancelScope() as stop:
             self._scope = stop
             if self._closed:
@@ -116,7 +122,6 @@ class Connection:
                     self._stderr = None
         if stop.cancelled_caught:
             self._fail("stopped")
-        self._ended.set()
 
     async def _serve(self, body: anyio.CancelScope) -> None:
         async with contextlib.AsyncExitStack() as stack:
@@ -125,6 +130,8 @@ class Connection:
             # Left before the task group: the relay waits on the transport, which closes later.
             stack.callback(relays.cancel_scope.cancel)
             ours, relayed = anyio.create_memory_object_stream[Any](0)
+            stack.callback(relayed.close)  # the relay and the session close them, if they ran
+            stack.callback(ours.close)
             relays.start_soon(self._relay, read, ours, body)
             session = await stack.enter_async_context(
                 ClientSession(relayed, write, client_info=_CLIENT)
