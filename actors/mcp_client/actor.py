@@ -20,7 +20,6 @@ import anyio
 
 from actors.errors import McpServerFailed
 from actors.mcp_client import results
-from actors.mcp_client.connection import Connection
 from actors.protocol import (
     CallMcpTool,
     InterruptMcpCalls,
@@ -34,6 +33,7 @@ from runtime import Actor
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from actors.mcp_client.connection import Connection
     from actors.protocol import McpServerLaunch, McpToolResult
     from runtime import Reply
 
@@ -56,7 +56,11 @@ class McpClient(Actor[McpClientMsg]):
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> None:
         super().__init__()
-        self._connections = [
+        # The SDK (pydantic, httpx2, starlette's types) takes half a second to import: a session
+        # with no MCP server never pays it, and importing this package costs nothing.
+        from actors.mcp_client.connection import Connection
+
+        self._connections: list[Connection] = [
             Connection(launch, start_timeout=start_timeout, cwd=cwd) for launch in servers
         ]
         self._output_cap = output_cap

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
-
 from actors.protocol import McpToolResult
 
 if TYPE_CHECKING:
+    import mcp_types as types
+
     from actors.protocol import Block
 
 
@@ -48,6 +48,8 @@ def failure(text: str) -> McpToolResult:
 
 
 def _block(item: Any) -> Block:
+    import mcp_types as types  # deferred, as in actor.py
+
     match item:
         case types.TextContent(text=text):
             return _text(text)
@@ -77,4 +79,4 @@ def _size(block: Block) -> int:
 
 
 def _kind(item: Any) -> str:
-    return "image" if isinstance(item, types.ImageContent) else "content"
+    return "image" if getattr(item, "type", None) == "image" else "content"
