@@ -1173,6 +1173,8 @@ class McpTool(msgspec.Struct, frozen=True, kw_only=True):
     server: str
     description: str
     input_schema: dict[str, Any]
+    # The server's readOnlyHint: what it says of its tool, a hint for the broker, not a promise.
+    read_only: bool = False
 
 
 class McpToolResult(msgspec.Struct, frozen=True, kw_only=True):

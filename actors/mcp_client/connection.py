@@ -218,6 +218,7 @@ class Connection:
                 server=self.launch.name,
                 description=tool.description or "",
                 input_schema=tool.input_schema,
+                read_only=bool(tool.annotations and tool.annotations.read_only_hint),
             )
             for name, tool in self.tools.items()
         ]

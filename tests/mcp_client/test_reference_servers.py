@@ -53,10 +53,12 @@ async def test_git_status_of_a_temporary_repository(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello\n")
     async with running(GIT) as client:
         result = await client.call("mcp__git__git_status", repo_path=str(tmp_path))
-        tools = {tool.name for tool in await client.address.ask(ListMcpTools())}
+        tools = {tool.name: tool for tool in await client.address.ask(ListMcpTools())}
     assert not result.is_error, text(result)
     assert "notes.txt" in text(result)
-    assert {"mcp__git__git_status", "mcp__git__git_log"} <= tools
+    assert {"mcp__git__git_status", "mcp__git__git_log"} <= set(tools)
+    assert tools["mcp__git__git_status"].read_only
+    assert not tools["mcp__git__git_commit"].read_only
 
 
 @pytest.mark.anyio
