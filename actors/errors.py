@@ -15,7 +15,8 @@
  ├── ToolFailure                 a tool call failed; becomes an ``is_error`` tool result
      │    ├── PermissionDenied       the permission rules or the user said no
      │    ├── CommandNotFound        a shell command is not on PATH
-     │    └── InvalidToolInput       the model's arguments do not fit the tool's fields
+     │    ├── InvalidToolInput       the model's arguments do not fit the tool's fields
+     │    └── McpServerFailed        an MCP server failed to start, crashed or is still starting
      └── SessionError                the session cannot go on (max turns, a crashed actor)
 
 Each error the user can meet names what went wrong and, on its own line, what to do about it;
@@ -145,3 +146,12 @@ class InvalidToolInput(ToolFailure):
 
 class SessionError(LegatoError):
     pass
+
+
+class McpServerFailed(ToolFailure):
+    """An MCP server could not answer a call: it failed to start, crashed, or is still starting."""
+
+    default_remedy = (
+        "Check the server's command or URL in .mcp.json, and run the command by hand to see "
+        "what it prints"
+    )

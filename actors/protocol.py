@@ -1140,3 +1140,70 @@ class ListSessions(Ask[tuple[SessionSummary, ...]], frozen=True, tag=True):
 
 
 SessionStoreMsg = AppendEvents | SaveEvents | LoadSession | ListSessions
+
+
+# -- MCP client -------------------------------------------------------------------------------
+# The MCP client actor runs the user's MCP servers and offers their tools as
+# ``mcp__<server>__<tool>``; its calls answer with content blocks in the Messages API's shape.
+
+McpState = Literal["connecting", "ready", "failed"]
+
+
+class McpServerLaunch(msgspec.Struct, frozen=True, kw_only=True):
+    """How to reach one MCP server: ``command`` (with ``args`` and ``env``) starts a stdio
+    server, ``url`` (with ``headers``) connects to a Streamable HTTP one."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = {}
+    url: str | None = None
+    headers: dict[str, str] = {}
+
+
+class McpServerStatus(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    state: McpState
+    tools: int = 0  # how many tools it offers once ready
+    error: str | None = None  # why it failed, with a stdio server's last lines of stderr
+
+
+class McpTool(msgspec.Struct, frozen=True, kw_only=True):
+    name: str  # mcp__<server>__<tool>, as the model calls it
+    server: str
+    description: str
+    input_schema: dict[str, Any]
+    # The server's readOnlyHint: what it says of its tool, a hint for the broker, not a promise.
+    read_only: bool = False
+
+
+class McpToolResult(msgspec.Struct, frozen=True, kw_only=True):
+    content: tuple[Block, ...]  # text and image blocks, within the actor's output cap
+    structured: dict[str, Any] | None = None  # the tool's structuredContent, if any
+    is_error: bool = False
+
+
+class ListMcpServers(Ask[tuple[McpServerStatus, ...]], frozen=True, tag=True):
+    """Each server's state, at once (a server still connecting says so)."""
+
+
+class ListMcpTools(Ask[tuple[McpTool, ...]], frozen=True, tag=True):
+    """The tools of the servers that are ready, at once."""
+
+
+class CallMcpTool(Ask[McpToolResult], frozen=True, tag=True):
+    """Call ``name`` (``mcp__<server>__<tool>``); a failure is an ``is_error`` result naming the
+    server and the remedy. ``id`` is what ``InterruptMcpCalls`` names."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class InterruptMcpCalls(msgspec.Struct, frozen=True, tag=True):
+    """Stop these calls: each answers at once that it was interrupted."""
+
+    ids: tuple[str, ...]
+
+
+McpClientMsg = ListMcpServers | ListMcpTools | CallMcpTool | InterruptMcpCalls

@@ -1,0 +1,121 @@
+"""The MCP client actor: the session's MCP servers, their tools, and the calls to them.
+
+One actor owns every server, one task each (``Connection.run``), rather than one actor per
+server. The servers come from the configuration when the session starts, and the supervisor
+starts a fixed list of actors in order; a failing server must fail its own calls, never the
+session, which an actor's crash would do; and the conductor and the broker want one address
+that answers "which MCP tools are there" across servers. The actor is concurrent, so a slow call
+to one server holds up neither the listing nor calls to the others.
+
+``on_start`` only starts the connection tasks: a server that takes seconds to start (or never
+answers) delays nothing else. The actor's stop ends every connection, and each one's process.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from actors.errors import McpServerFailed
+from actors.mcp_client import results
+from actors.protocol import (
+    CallMcpTool,
+    InterruptMcpCalls,
+    ListMcpServers,
+    ListMcpTools,
+    McpClientMsg,
+    McpServerStatus,
+)
+from runtime import Actor
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from actors.mcp_client.connection import Connection
+    from actors.protocol import McpServerLaunch, McpToolResult
+    from runtime import Reply
+
+# What one call may return, in characters (an image's base64 counts in full).
+DEFAULT_OUTPUT_CAP = 25_000
+# How long a server may take from its start to its tool list.
+DEFAULT_START_TIMEOUT = 30.0
+
+
+class McpClient(Actor[McpClientMsg]):
+    name = "mcp_client"
+    concurrent = True
+
+    def __init__(
+        self,
+        servers: Sequence[McpServerLaunch],
+        *,
+        cwd: str | None = None,  # where stdio servers start; None: Legato's own directory
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+    ) -> None:
+        super().__init__()
+        # The SDK (pydantic, httpx2, starlette's types) takes half a second to import: a session
+        # with no MCP server never pays it, and importing this package costs nothing.
+        from actors.mcp_client.connection import Connection
+
+        self._connections: list[Connection] = [
+            Connection(launch, start_timeout=start_timeout, cwd=cwd) for launch in servers
+        ]
+        self._output_cap = output_cap
+        self._calls: dict[str, anyio.CancelScope] = {}
+        # The SDK logs a server's stray output and its own teardown at warning level; with no
+        # handler configured Python would print that on the user's terminal.
+        for logger in ("mcp", "client"):
+            logging.getLogger(logger).addHandler(logging.NullHandler())
+
+    async def on_start(self) -> None:
+        for connection in self._connections:
+            connection.start(self.tasks)
+
+    def close_inbox(self) -> None:
+        # The connections are the actor's tasks that never end by themselves.
+        super().close_inbox()
+        for connection in self._connections:
+            connection.stop()
+
+    async def on_stop(self) -> None:
+        for connection in self._connections:
+            connection.stop()  # also when the actor ends without its inbox closed (a crash)
+
+    async def handle(self, msg: McpClientMsg, reply: Reply) -> None:
+        match msg:
+            case ListMcpServers():
+                statuses = tuple(
+                    McpServerStatus(
+                        name=c.launch.name, state=c.state, tools=len(c.tools), error=c.error
+                    )
+                    for c in self._connections
+                )
+                await reply.answer(msg, statuses)
+            case ListMcpTools():
+                tools = tuple(tool for c in self._connections for tool in c.listing())
+                await reply.answer(msg, tools)
+            case CallMcpTool(id=call_id, name=name, arguments=arguments):
+                await reply.answer(msg, await self._call(call_id, name, arguments))
+            case InterruptMcpCalls(ids=ids):
+                for call_id in ids:
+                    if (scope := self._calls.get(call_id)) is not None:
+                        scope.cancel()
+
+    async def _call(self, call_id: str, name: str, arguments: dict[str, Any]) -> McpToolResult:
+        # The longest prefix: a server named "a" must not take the calls of one named "a__b".
+        offering = [c for c in self._connections if name.startswith(c.prefix)]
+        if not offering:
+            return results.failure(f"No MCP server offers {name!r}")
+        connection = max(offering, key=lambda c: len(c.prefix))
+        try:
+            with anyio.CancelScope() as scope:
+                self._calls[call_id] = scope
+                return await connection.call(name, arguments, self._output_cap, self.tasks)
+        except McpServerFailed as exc:
+            return results.failure(exc.describe())
+        finally:
+            self._calls.pop(call_id, None)
+        return results.failure(f"Interrupted: the call to {name} was stopped before it finished")

@@ -1,0 +1,66 @@
+"""A stdio MCP server for the tests, with the misbehaviour the reference servers lack: a tool that
+crashes the server, one that never returns, one that starts a child process.
+
+Run as ``python toy_server.py [--garbage]``; ``--garbage`` writes a line that is not JSON-RPC on
+stdout before anything else, as a server that prints its banner there would. With
+``--http PORT`` it serves Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("toy")
+
+
+@server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool()
+def crash() -> str:
+    """Write a line on stderr and end the process at once, mid-call."""
+    print("toy server: about to crash", file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+@server.tool()
+async def hang(started: str) -> str:
+    """Create the file ``started``, then never return; create ``started``.cancelled once the
+    client cancels the call."""
+    await anyio.Path(started).write_text("started")
+    try:
+        await anyio.sleep_forever()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.Path(f"{started}.cancelled").write_text("cancelled")
+    return "unreachable"
+
+
+@server.tool()
+def spawn() -> int:
+    """Start a long sleep in the server's process group and return its pid."""
+    return subprocess.Popen(["sleep", "1000"]).pid
+
+
+@server.tool()
+def shout(text: str, times: int) -> str:
+    """``text`` repeated ``times`` times."""
+    return text * times
+
+
+if __name__ == "__main__":
+    if "--garbage" in sys.argv:
+        print("toy server ready!", flush=True)
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run()
