@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from actors.memory_store import MemoryStore
-    from actors.protocol import Explained, ProviderReport
+    from actors.protocol import Explained, McpServer, ProviderReport
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,6 +100,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "project": context.project_root,
             "settings": {s.key: {"value": s.value, "source": s.source} for s in explained.settings},
             "credentials": list(provider.credentials),
+            "mcpServers": [_server_json(s) for s in context.mcp_servers],
             "warnings": list(context.warnings),
         }
         print(json.dumps(out, indent=2))
@@ -109,9 +110,41 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(*setting_lines(explained), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
+    print("MCP servers (not started: connecting comes with the MCP client)")
+    print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
     for warning in context.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
+    """Each server, its transport, what it runs or reaches, and its file. Env and header
+    values often hold tokens: only their names are shown."""
+    lines = []
+    for server in servers:
+        if server.transport == "stdio":
+            target = " ".join([server.command, *server.args])
+            hidden = ("env", server.env)
+        else:
+            target = server.url
+            hidden = ("headers", server.headers)
+        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source})")
+        if hidden[1]:
+            lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+    return lines
+
+
+def _server_json(server: McpServer) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "transport": server.transport,
+        "source": server.source,
+        **(
+            {"command": server.command, "args": list(server.args), "env": sorted(server.env)}
+            if server.transport == "stdio"
+            else {"url": server.url, "headers": sorted(server.headers)}
+        ),
+    }
 
 
 def _show(value: Any) -> str:

@@ -1,0 +1,126 @@
+"""The project's .mcp.json: servers in Claude Code's format, ``${VAR}`` expanded, a bad entry
+naming the file, the line and the field (exit 2), and ``legato config`` listing them without
+their env or header values."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from actors.errors import ConfigError
+from actors.memory_store.mcp_servers import parse_mcp_servers
+from actors.protocol import McpServer
+
+if TYPE_CHECKING:
+    from tests.config.conftest import Setup
+
+
+def _parse(servers: object, env: dict[str, str] | None = None) -> tuple[McpServer, ...]:
+    return parse_mcp_servers("p/.mcp.json", json.dumps({"mcpServers": servers}), env or {}, [])
+
+
+def test_stdio_and_http_servers_are_read_with_variables_expanded() -> None:
+    servers = _parse(
+        {
+            "fs": {"command": "${BIN:-npx}", "args": ["-y", "${ROOT}/x"], "env": {"T": "${TOK}"}},
+            "web": {"type": "http", "url": "https://h/${P:-mcp}", "headers": {"A": "B ${TOK}"}},
+            "old": {"type": "sse", "url": "http://localhost:1/sse"},
+        },
+        {"ROOT": "/r", "TOK": "s3"},
+    )
+    assert servers == (
+        McpServer(
+            name="fs",
+            transport="stdio",
+            source="p/.mcp.json",
+            command="npx",
+            args=("-y", "/r/x"),
+            env={"T": "s3"},
+        ),
+        McpServer(
+            name="web",
+            transport="http",
+            source="p/.mcp.json",
+            url="https://h/mcp",
+            headers={"A": "B s3"},
+        ),
+        McpServer(name="old", transport="sse", source="p/.mcp.json", url="http://localhost:1/sse"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "message"),
+    [
+        ({"args": []}, "mcpServers.s", "either command (stdio) or url"),
+        ({"command": "a", "url": "http://h"}, "mcpServers.s", "either command (stdio) or url"),
+        ({"command": "a", "args": "b"}, "mcpServers.s.args", "must be a list of strings"),
+        ({"command": "a", "args": [1]}, "mcpServers.s.args", "must be a string"),
+        ({"command": "a", "env": {"K": 1}}, "mcpServers.s.env.K", "must be a string"),
+        ({"type": "ws", "url": "http://h"}, "mcpServers.s.type", "unknown type 'ws'"),
+        ({"type": "http", "url": "ftp://h"}, "mcpServers.s.url", "not an http:// or https://"),
+        ({"command": "${NOPE}"}, "mcpServers.s.command", "${NOPE} is not set"),
+    ],
+)
+def test_a_bad_entry_names_its_field(entry: object, field: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _parse({"s": entry})
+    assert caught.value.field == field
+    assert message in caught.value.message
+
+
+def test_a_name_that_cannot_make_a_tool_name_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"cannot be part of a tool name"):
+        _parse({"my server": {"command": "a"}})
+
+
+def test_an_unset_variable_stops_the_session_naming_file_line_and_field(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text(
+        '{"mcpServers": {\n "gh": {\n  "command": "gh",\n  "env": {\n   "T": "${GH_T}"}}}}'
+    )
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 2
+    assert f"{path}:5: field 'mcpServers.gh.env.T': ${{GH_T}} is not set" in done.stderr
+    assert "→ Set GH_T in the environment, or write ${GH_T:-default}" in done.stderr
+
+
+def test_malformed_json_names_the_line(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text('{"mcpServers": {\n "a": }')
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 2
+    assert f"{path}:2: malformed JSON" in done.stderr
+
+
+def test_an_unknown_key_is_a_warning(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text('{"mcpServers": {"a": {"command": "x",\n "cmd": "y"}}}')
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 0
+    assert f"{path}:2: unknown key 'mcpServers.a.cmd' is ignored" in done.stderr
+
+
+def test_config_lists_servers_with_env_and_header_values_hidden(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "fs": {"command": "npx", "args": ["-y", "srv"], "env": {"TOKEN": "${T}"}},
+                    "web": {"type": "http", "url": "https://h/mcp", "headers": {"Auth": "${T}"}},
+                }
+            }
+        )
+    )
+    done = setup.legato("config", str(setup.project), T="secret-value")
+    assert done.returncode == 0, done.stderr
+    assert "secret-value" not in done.stdout
+    tail = done.stdout.split("MCP servers (not started: connecting comes with the MCP client)\n")
+    assert tail[1].splitlines() == [
+        f"  fs  stdio  npx -y srv  ({path})",
+        "    env: TOKEN (values hidden)",
+        f"  web  http  https://h/mcp  ({path})",
+        "    headers: Auth (values hidden)",
+    ]
