@@ -179,7 +179,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class McpServer(msgspec.Struct, frozen=True, kw_only=True):
-    """One MCP server as the project's .mcp.json declares it, ``${VAR}`` already expanded.
+    """One MCP server as .mcp.json or the global config declares it, ``${VAR}`` expanded.
 
     Nothing starts it yet: the MCP client will, after asking the user (docs/mcp.md).
     """
@@ -208,7 +208,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     home: str = ""  # the user's home folder as the session sees it ("" : the process's)
     memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
-    mcp_servers: tuple[McpServer, ...] = ()  # the project's .mcp.json, not started
+    mcp_servers: tuple[McpServer, ...] = ()  # .mcp.json's, then the global config's; not started
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,4 +1,4 @@
-"""The project's ``.mcp.json``: the MCP servers it declares, in Claude Code's format.
+"""The MCP servers of the project's ``.mcp.json`` and the global config, in Claude Code's format.
 
     {"mcpServers": {"<name>": {"command": "...", "args": [...], "env": {...}}}}      stdio
     {"mcpServers": {"<name>": {"type": "http", "url": "...", "headers": {...}}}}      http, sse
@@ -32,10 +32,20 @@ _REMEDY = "Fix the entry (docs/mcp.md describes the format), or remove it"
 
 
 def load_mcp_servers(
-    project_root: str, env: Mapping[str, str], warnings: list[str]
+    project_root: str, config_file: str, env: Mapping[str, str], warnings: list[str]
 ) -> tuple[McpServer, ...]:
-    """The servers of ``<project_root>/.mcp.json`` (none when absent); raises ConfigError."""
-    path = os.path.join(project_root, MCP_FILE)
+    """The project's servers, then the global config's whose names the project does not use
+    (the project's entry wins on a clash, as its settings do). Raises ConfigError."""
+    project = read_mcp_servers(os.path.join(project_root, MCP_FILE), env, warnings)
+    taken = {server.name for server in project}
+    everywhere = read_mcp_servers(config_file, env, warnings)
+    return (*project, *(server for server in everywhere if server.name not in taken))
+
+
+def read_mcp_servers(
+    path: str, env: Mapping[str, str], warnings: list[str]
+) -> tuple[McpServer, ...]:
+    """The ``mcpServers`` of one file (none when the file is absent)."""
     try:
         with open(path, encoding="utf-8-sig") as file:
             text = file.read()

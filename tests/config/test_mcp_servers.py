@@ -124,3 +124,37 @@ def test_config_lists_servers_with_env_and_header_values_hidden(setup: Setup) ->
         f"  web  http  https://h/mcp  ({path})",
         "    headers: Auth (values hidden)",
     ]
+
+
+def test_the_project_entry_wins_over_the_global_one_of_the_same_name(setup: Setup) -> None:
+    config = setup.config(
+        {
+            "mcpServers": {
+                "shared": {"command": "global-cmd"},
+                "mine": {"type": "sse", "url": "https://g/sse"},
+            }
+        }
+    )
+    path = setup.project / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"shared": {"command": "project-cmd"}}}))
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 0, done.stderr
+    assert "unknown key" not in done.stderr
+    tail = done.stdout.split("MCP servers (not started: connecting comes with the MCP client)\n")
+    assert tail[1].splitlines() == [
+        f"  shared  stdio  project-cmd  ({path})",
+        f"  mine  sse  https://g/sse  ({config})",
+    ]
+
+
+def test_a_bad_global_entry_names_the_global_file(setup: Setup) -> None:
+    config = setup.config('{"mcpServers": {\n "x": {"command": ["a"]}}}')
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 2
+    assert f"{config}:2: field 'mcpServers.x.command': must be a string" in done.stderr
+
+
+def test_servers_in_the_project_settings_are_pointed_to_mcp_json(setup: Setup) -> None:
+    setup.settings({"mcpServers": {}})
+    done = setup.legato("config", str(setup.project))
+    assert "'mcpServers' is ignored here; it belongs in the project's .mcp.json" in done.stderr
