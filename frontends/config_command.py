@@ -25,7 +25,12 @@ if TYPE_CHECKING:
     from actors.protocol import Explained, McpServer, ProviderReport
 
 
-class _Parser(argparse.ArgumentParser):
+NOT_STARTED = "not started: connecting comes with the MCP client"
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors exit 2 with the remedy line, as every Legato command's do."""
+
     def error(self, message: str) -> NoReturn:
         self.exit(
             EXIT_USAGE, f"{self.prog}: {message}\n  → Run '{self.prog} --help' for the flags\n"
@@ -33,7 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = _Parser(prog=prog, description=description)
+    parser = Parser(prog=prog, description=description)
     parser.add_argument("project_path", nargs="?", default=None, help="project (default: here)")
     parser.add_argument("--model", help="as the session flag: an alias or a model id")
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="as the session flag")
@@ -110,7 +115,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(*setting_lines(explained), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
-    print("MCP servers (not started: connecting comes with the MCP client)")
+    print(f"MCP servers ({NOT_STARTED})")
     print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
     for warning in context.warnings:
         print(f"warning: {warning}", file=sys.stderr)

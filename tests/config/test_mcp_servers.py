@@ -158,3 +158,34 @@ def test_servers_in_the_project_settings_are_pointed_to_mcp_json(setup: Setup) -
     setup.settings({"mcpServers": {}})
     done = setup.legato("config", str(setup.project))
     assert "'mcpServers' is ignored here; it belongs in the project's .mcp.json" in done.stderr
+
+
+def test_mcp_list_prints_the_servers_without_starting_them(setup: Setup) -> None:
+    config = setup.config({"mcpServers": {"web": {"type": "http", "url": "https://g/mcp"}}})
+    path = setup.project / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"fs": {"command": "npx", "env": {"K": "v"}}}}))
+    done = setup.legato("mcp", "list", str(setup.project))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"MCP servers for {setup.project.resolve()} "
+        "(not started: connecting comes with the MCP client)",
+        f"  fs  stdio  npx  ({path})",
+        "    env: K (values hidden)",
+        f"  web  http  https://g/mcp  ({config})",
+    ]
+
+
+def test_mcp_list_with_no_servers_says_so(setup: Setup) -> None:
+    done = setup.legato("mcp", "list", str(setup.project))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("No MCP servers for ")
+
+
+def test_mcp_list_exits_2_on_a_bad_entry(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text('{"mcpServers": {\n "bad name": {"command": "x"}}}')
+    done = setup.legato("mcp", "list", str(setup.project))
+    assert done.returncode == 2
+    assert f"{path}:2: field 'mcpServers.bad name': the name 'bad name' cannot be part" in (
+        done.stderr
+    )
