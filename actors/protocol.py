@@ -193,6 +193,15 @@ class McpServer(msgspec.Struct, frozen=True, kw_only=True):
     url: str = ""  # http and sse
     headers: dict[str, str] = msgspec.field(default_factory=dict)
 
+    # Env and header values often hold tokens: a log line or a failed assertion shows names.
+    def __repr__(self) -> str:
+        where = (
+            f"command={self.command!r}, args={self.args!r}" if self.command else f"url={self.url!r}"
+        )
+        hidden = f"env={sorted(self.env)!r}, headers={sorted(self.headers)!r}"
+        head = f"McpServer({self.name!r}, {self.transport!r}"
+        return f"{head}, {where}, {hidden}, source={self.source!r})"
+
 
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     """What the memory store knows at start: where we are and what the user configured."""

@@ -22,7 +22,10 @@ from actors.memory_store.jsonpos import key_positions, syntax_error
 from actors.protocol import McpServer
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+    # The error for a message at a field path (its line found from the path), with a remedy.
+    Fail = Callable[..., ConfigError]
 
 MCP_FILE = ".mcp.json"  # at the project root
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -108,7 +111,7 @@ def parse_mcp_servers(
 
 
 def _server(
-    path: str, name: str, entry: dict[str, Any], env: Mapping[str, str], fail: Any
+    path: str, name: str, entry: dict[str, Any], env: Mapping[str, str], fail: Fail
 ) -> McpServer:
     at = ("mcpServers", name)
     kind = entry.get("type", "stdio" if "command" in entry else "http")
@@ -159,7 +162,7 @@ def _server(
     return McpServer(name=name, transport=kind, source=path, url=url, headers=strings("headers"))
 
 
-def _expand(value: str, env: Mapping[str, str], unset: Any) -> str:
+def _expand(value: str, env: Mapping[str, str], unset: Callable[[str], ConfigError]) -> str:
     def one(match: re.Match[str]) -> str:
         var, default = match.group(1), match.group(2)
         if var in env:

@@ -189,3 +189,16 @@ def test_mcp_list_exits_2_on_a_bad_entry(setup: Setup) -> None:
     assert f"{path}:2: field 'mcpServers.bad name': the name 'bad name' cannot be part" in (
         done.stderr
     )
+
+
+def test_the_repr_shows_env_and_header_names_not_values() -> None:
+    servers = _parse(
+        {
+            "a": {"command": "x", "env": {"TOKEN": "s3cr3t"}},
+            "b": {"type": "http", "url": "https://h", "headers": {"Auth": "s3cr3t"}},
+        }
+    )
+    shown = repr(servers)
+    assert "s3cr3t" not in shown
+    assert "TOKEN" in shown
+    assert "Auth" in shown
