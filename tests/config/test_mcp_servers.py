@@ -202,3 +202,20 @@ def test_the_repr_shows_env_and_header_names_not_values() -> None:
     assert "s3cr3t" not in shown
     assert "TOKEN" in shown
     assert "Auth" in shown
+
+
+def test_a_bad_entry_stops_a_session_before_any_request(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text('{"mcpServers": {\n "a": {"command": "x",\n  "url": "https://h"}}}')
+    done = setup.legato(
+        str(setup.project),
+        "--headless",
+        "hi",
+        ASSISTANT_API_KEY="k",
+        ASSISTANT_BASE_URL="http://127.0.0.1:9",
+    )
+    assert done.returncode == 2
+    assert f"{path}:2: field 'mcpServers.a': a server has either command (stdio) or url" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
