@@ -219,3 +219,36 @@ def test_a_bad_entry_stops_a_session_before_any_request(setup: Setup) -> None:
         done.stderr
     )
     assert "Traceback" not in done.stderr
+
+
+def test_config_json_lists_servers_with_names_only_for_env_and_headers(setup: Setup) -> None:
+    path = setup.project / ".mcp.json"
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "fs": {"command": "npx", "args": ["s"], "env": {"TOKEN": "v1"}},
+                    "web": {"type": "http", "url": "https://h", "headers": {"Auth": "v2"}},
+                }
+            }
+        )
+    )
+    done = setup.legato("config", "--json", str(setup.project))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["mcpServers"] == [
+        {
+            "name": "fs",
+            "transport": "stdio",
+            "source": str(path),
+            "command": "npx",
+            "args": ["s"],
+            "env": ["TOKEN"],
+        },
+        {
+            "name": "web",
+            "transport": "http",
+            "source": str(path),
+            "url": "https://h",
+            "headers": ["Auth"],
+        },
+    ]
