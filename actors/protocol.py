@@ -178,6 +178,31 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         ]
 
 
+class McpServer(msgspec.Struct, frozen=True, kw_only=True):
+    """One MCP server as .mcp.json or the global config declares it, ``${VAR}`` expanded.
+
+    Nothing starts it yet: the MCP client will, after asking the user (docs/mcp.md).
+    """
+
+    name: str
+    transport: Literal["stdio", "http", "sse"]
+    source: str  # the file it came from
+    command: str = ""  # stdio
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    url: str = ""  # http and sse
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+
+    # Env and header values often hold tokens: a log line or a failed assertion shows names.
+    def __repr__(self) -> str:
+        where = (
+            f"command={self.command!r}, args={self.args!r}" if self.command else f"url={self.url!r}"
+        )
+        hidden = f"env={sorted(self.env)!r}, headers={sorted(self.headers)!r}"
+        head = f"McpServer({self.name!r}, {self.transport!r}"
+        return f"{head}, {where}, {hidden}, source={self.source!r})"
+
+
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     """What the memory store knows at start: where we are and what the user configured."""
 
@@ -192,6 +217,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     home: str = ""  # the user's home folder as the session sees it ("" : the process's)
     memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
+    mcp_servers: tuple[McpServer, ...] = ()  # .mcp.json's, then the global config's; not started
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):

@@ -70,6 +70,7 @@ def _flush_standard_streams() -> None:
 SUBCOMMANDS: dict[str, str] = {
     "config": "frontends.config_command:run_config",
     "doctor": "frontends.doctor:run_doctor",
+    "mcp": "frontends.mcp_command:run_mcp",
     "permissions": "frontends.permissions:run_permissions",
 }
 

@@ -22,10 +22,15 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from actors.memory_store import MemoryStore
-    from actors.protocol import Explained, ProviderReport
+    from actors.protocol import Explained, McpServer, ProviderReport
 
 
-class _Parser(argparse.ArgumentParser):
+NOT_STARTED = "not started: connecting comes with the MCP client"
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors exit 2 with the remedy line, as every Legato command's do."""
+
     def error(self, message: str) -> NoReturn:
         self.exit(
             EXIT_USAGE, f"{self.prog}: {message}\n  → Run '{self.prog} --help' for the flags\n"
@@ -33,7 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = _Parser(prog=prog, description=description)
+    parser = Parser(prog=prog, description=description)
     parser.add_argument("project_path", nargs="?", default=None, help="project (default: here)")
     parser.add_argument("--model", help="as the session flag: an alias or a model id")
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="as the session flag")
@@ -100,6 +105,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "project": context.project_root,
             "settings": {s.key: {"value": s.value, "source": s.source} for s in explained.settings},
             "credentials": list(provider.credentials),
+            "mcpServers": [_server_json(s) for s in context.mcp_servers],
             "warnings": list(context.warnings),
         }
         print(json.dumps(out, indent=2))
@@ -109,9 +115,41 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(*setting_lines(explained), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
+    print(f"MCP servers ({NOT_STARTED})")
+    print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
     for warning in context.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
+    """Each server, its transport, what it runs or reaches, and its file. Env and header
+    values often hold tokens: only their names are shown."""
+    lines = []
+    for server in servers:
+        if server.transport == "stdio":
+            target = " ".join([server.command, *server.args])
+            hidden = ("env", server.env)
+        else:
+            target = server.url
+            hidden = ("headers", server.headers)
+        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source})")
+        if hidden[1]:
+            lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+    return lines
+
+
+def _server_json(server: McpServer) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "transport": server.transport,
+        "source": server.source,
+        **(
+            {"command": server.command, "args": list(server.args), "env": sorted(server.env)}
+            if server.transport == "stdio"
+            else {"url": server.url, "headers": sorted(server.headers)}
+        ),
+    }
 
 
 def _show(value: Any) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store.mcp_servers import load_mcp_servers
 from actors.memory_store.migration import migration_warnings
 from actors.memory_store.path_rules import check_path_rules
 from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
@@ -113,6 +114,7 @@ def explain_context(
     _check_models(config, settings)
     _check_entries(settings)
     check_sandbox(settings)
+    mcp_servers = load_mcp_servers(root, config_file, env, warnings)
     warnings += check_path_rules(settings, root, home)
     note = path_rules_note_path(root, home)
     warnings += migration_warnings(settings, note, remember=remember_notices)
@@ -149,6 +151,7 @@ def explain_context(
         home=home,
         memory_topics=_memory_topics(folder),
         warnings=tuple(warnings),
+        mcp_servers=mcp_servers,
     )
     return Explained(
         context, (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings))
@@ -187,6 +190,8 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
             "permissionMode": _MODE_WORDS,
             "theme": "one of dark, light",
             "autoSave": "true or false",
+            # Read by mcp_servers.py, which checks each entry.
+            "mcpServers": "an object of MCP servers by name, as in .mcp.json",
         },
         secret=frozenset({"apiKey"}),
         elsewhere={
@@ -231,6 +236,7 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "apiKey": f"the global config file ({config_file}), which is not committed",
             "theme": f"the global config file ({config_file})",
             "autoSave": f"the global config file ({config_file})",
+            "mcpServers": "the project's .mcp.json (or the global config file)",
         },
     )
 

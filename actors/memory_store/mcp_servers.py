@@ -1,0 +1,174 @@
+"""The MCP servers of the project's ``.mcp.json`` and the global config, in Claude Code's format.
+
+    {"mcpServers": {"<name>": {"command": "...", "args": [...], "env": {...}}}}      stdio
+    {"mcpServers": {"<name>": {"type": "http", "url": "...", "headers": {...}}}}      http, sse
+
+``${VAR}`` and ``${VAR:-default}`` expand in command, args, env values, url and header values,
+from the session's environment, as Claude Code expands them. A server's name becomes part of
+its tools' names (``mcp__<server>__<tool>``), so it holds only letters, digits, ``_`` and ``-``.
+Reading the file starts nothing (docs/mcp.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from actors.errors import ConfigError
+from actors.memory_store.jsonpos import key_positions, syntax_error
+from actors.protocol import McpServer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    # The error for a message at a field path (its line found from the path), with a remedy.
+    Fail = Callable[..., ConfigError]
+
+MCP_FILE = ".mcp.json"  # at the project root
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_KNOWN = frozenset({"type", "command", "args", "env", "url", "headers"})
+_REMEDY = "Fix the entry (docs/mcp.md describes the format), or remove it"
+
+
+def load_mcp_servers(
+    project_root: str, config_file: str, env: Mapping[str, str], warnings: list[str]
+) -> tuple[McpServer, ...]:
+    """The project's servers, then the global config's whose names the project does not use
+    (the project's entry wins on a clash, as its settings do). Raises ConfigError."""
+    project = read_mcp_servers(os.path.join(project_root, MCP_FILE), env, warnings)
+    taken = {server.name for server in project}
+    everywhere = read_mcp_servers(config_file, env, warnings)
+    return (*project, *(server for server in everywhere if server.name not in taken))
+
+
+def read_mcp_servers(
+    path: str, env: Mapping[str, str], warnings: list[str]
+) -> tuple[McpServer, ...]:
+    """The ``mcpServers`` of one file (none when the file is absent)."""
+    try:
+        with open(path, encoding="utf-8-sig") as file:
+            text = file.read()
+    except FileNotFoundError:
+        return ()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"cannot be read: {error}", path=path, remedy="Make it a readable UTF-8 file"
+        ) from None
+    return parse_mcp_servers(path, text, env, warnings)
+
+
+def parse_mcp_servers(
+    path: str, text: str, env: Mapping[str, str], warnings: list[str]
+) -> tuple[McpServer, ...]:
+    try:
+        raw = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        message, where = syntax_error(text)
+        raise ConfigError(
+            f"malformed JSON at column {where.column}: {message}",
+            path=path,
+            line=where.line,
+            remedy="Fix the JSON at that line",
+        ) from None
+    positions = key_positions(text)
+
+    def fail(message: str, *steps: str, remedy: str = _REMEDY) -> ConfigError:
+        line = None
+        for end in range(len(steps), 0, -1):  # the nearest key that has a position
+            if (found := positions.get(steps[:end])) is not None:
+                line = found.line
+                break
+        return ConfigError(
+            message, path=path, line=line or 1, field=".".join(steps) or None, remedy=remedy
+        )
+
+    if not isinstance(raw, dict):
+        raise fail('the file must hold one JSON object such as {"mcpServers": {...}}')
+    servers = raw.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise fail("must be an object of servers by name", "mcpServers")
+    out: list[McpServer] = []
+    for name, entry in servers.items():
+        at = ("mcpServers", name)
+        if not _NAME.fullmatch(name):
+            raise fail(
+                f"the name {name!r} cannot be part of a tool name (mcp__<server>__<tool>)",
+                *at,
+                remedy="Rename the server with letters, digits, '_' and '-' only",
+            )
+        if not isinstance(entry, dict):
+            raise fail("must be an object with command or url", *at)
+        for key in entry:
+            if key not in _KNOWN:
+                line = positions[(*at, key)].line
+                warnings.append(f"{path}:{line}: unknown key 'mcpServers.{name}.{key}' is ignored")
+        out.append(_server(path, name, entry, env, fail))
+    return tuple(out)
+
+
+def _server(
+    path: str, name: str, entry: dict[str, Any], env: Mapping[str, str], fail: Fail
+) -> McpServer:
+    at = ("mcpServers", name)
+    kind = entry.get("type", "stdio" if "command" in entry else "http")
+    if kind not in ("stdio", "http", "sse"):
+        raise fail(f"unknown type {kind!r}: it takes stdio, http or sse", *at, "type")
+    if ("command" in entry) == ("url" in entry):
+        raise fail("a server has either command (stdio) or url (http, sse), one of them", *at)
+
+    def text(value: Any, *steps: str) -> str:
+        if not isinstance(value, str):
+            raise fail("must be a string", *at, *steps)
+        return _expand(
+            value,
+            env,
+            lambda var: fail(
+                f"${{{var}}} is not set and has no default",
+                *at,
+                *steps,
+                remedy=f"Set {var} in the environment, or write ${{{var}:-default}}",
+            ),
+        )
+
+    def strings(key: str) -> dict[str, str]:
+        value = entry.get(key, {})
+        if not isinstance(value, dict):
+            raise fail("must be an object of strings", *at, key)
+        return {k: text(v, key, k) for k, v in value.items()}
+
+    if "command" in entry:
+        if kind != "stdio":
+            raise fail(f"a {kind} server takes url, not command", *at, "command")
+        args = entry.get("args", [])
+        if not isinstance(args, list):
+            raise fail("must be a list of strings", *at, "args")
+        return McpServer(
+            name=name,
+            transport="stdio",
+            source=path,
+            command=text(entry["command"], "command"),
+            args=tuple(text(a, "args") for a in args),
+            env=strings("env"),
+        )
+    if kind == "stdio":
+        raise fail("a stdio server takes command, not url", *at, "url")
+    url = text(entry["url"], "url")
+    if not url.startswith(("http://", "https://")):
+        raise fail(f"{url!r} is not an http:// or https:// address", *at, "url")
+    return McpServer(name=name, transport=kind, source=path, url=url, headers=strings("headers"))
+
+
+def _expand(value: str, env: Mapping[str, str], unset: Callable[[str], ConfigError]) -> str:
+    def one(match: re.Match[str]) -> str:
+        var, default = match.group(1), match.group(2)
+        if var in env:
+            return env[var]
+        if default is not None:
+            return default
+        raise unset(var)
+
+    return _VAR.sub(one, value)
