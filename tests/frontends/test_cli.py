@@ -47,6 +47,22 @@ def test_version_imports_nothing_heavy() -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_a_session_does_not_import_what_only_other_tools_need() -> None:
+    """httpx imports its command-line tool (click, pygments) when click is installed, and the
+    MCP SDK installs click: 5 MB and 15 ms at every start, unless Legato stops it. Nor does a
+    session load the MCP SDK or the regex package before it needs them."""
+    probe = (
+        "import sys\n"
+        "import frontends.session, frontends.headless.run, actors.model_client.client\n"
+        "unwanted = {'click', 'pygments', 'mcp', 'regex'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in unwanted))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
 def test_help_lists_the_flags_and_exit_codes() -> None:
     done = legato("--help")
     assert done.returncode == 0
