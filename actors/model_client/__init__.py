@@ -16,7 +16,7 @@ import sys
 # command Legato never runs. A None in sys.modules makes that one import fail as if click were
 # missing, and httpx defines a stand-in for its tool instead. Here, before the first import of
 # httpx, which is this package's.
-sys.modules.setdefault("httpx._main", None)
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 from actors.model_client.actor import ModelClient  # noqa: E402
 
