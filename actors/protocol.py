@@ -181,7 +181,9 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class McpServer(msgspec.Struct, frozen=True, kw_only=True):
     """One MCP server as .mcp.json or the global config declares it, ``${VAR}`` expanded.
 
-    Nothing starts it yet: the MCP client will, after asking the user (docs/mcp.md).
+    The MCP client starts the approved ones. A project's server (its ``.mcp.json``, which a
+    cloned repository brings) runs only once the user has approved this very entry; the
+    global config's are the user's own and always approved (docs/mcp.md).
     """
 
     name: str
@@ -192,6 +194,7 @@ class McpServer(msgspec.Struct, frozen=True, kw_only=True):
     env: dict[str, str] = msgspec.field(default_factory=dict)
     url: str = ""  # http and sse
     headers: dict[str, str] = msgspec.field(default_factory=dict)
+    approved: bool = True
 
     # Env and header values often hold tokens: a log line or a failed assertion shows names.
     def __repr__(self) -> str:
@@ -488,9 +491,9 @@ ModelClientMsg = StreamMessage | DescribeProvider | ProbeApi
 
 # ── permission broker ───────────────────────────────────────────────────────────────────────
 
-OperationKind = Literal["read", "write", "create", "run"]
+OperationKind = Literal["read", "write", "create", "run", "call"]
 """The kinds of action a permission is asked for: Read file, Write file, Create file, Run
-command."""
+command, Call an MCP server's tool (``tool`` is ``mcp__<server>__<tool>``)."""
 
 
 class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -498,6 +501,8 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     kind: OperationKind
     paths: tuple[str, ...] = ()  # absolute, as the tool will touch them
     command: str | None = None  # for kind "run"
+    arguments: dict[str, Any] | None = None  # for kind "call": the tool's input
+    server: str | None = None  # for kind "call": the MCP server, as .mcp.json names it
     preview: str | None = None  # a unified diff for writes, when known
     # Names the file has (st_nlink). Rules judge names, and another name of the same file may
     # be a blocked one, so with blockedPaths a file of several names needs a person.
@@ -1172,24 +1177,15 @@ SessionStoreMsg = AppendEvents | SaveEvents | LoadSession | ListSessions
 # The MCP client actor runs the user's MCP servers and offers their tools as
 # ``mcp__<server>__<tool>``; its calls answer with content blocks in the Messages API's shape.
 
-McpState = Literal["connecting", "ready", "failed"]
-
-
-class McpServerLaunch(msgspec.Struct, frozen=True, kw_only=True):
-    """How to reach one MCP server: ``command`` (with ``args`` and ``env``) starts a stdio
-    server, ``url`` (with ``headers``) connects to a Streamable HTTP one."""
-
-    name: str
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: dict[str, str] = {}
-    url: str | None = None
-    headers: dict[str, str] = {}
+# "unapproved": a project's server the user has not approved yet; it is not started.
+McpState = Literal["connecting", "ready", "failed", "unapproved"]
 
 
 class McpServerStatus(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     state: McpState
+    source: str = ""  # the file that declares it
+    transport: Literal["stdio", "http", "sse"] = "stdio"
     tools: int = 0  # how many tools it offers once ready
     error: str | None = None  # why it failed, with a stdio server's last lines of stderr
 
@@ -1213,8 +1209,24 @@ class ListMcpServers(Ask[tuple[McpServerStatus, ...]], frozen=True, tag=True):
     """Each server's state, at once (a server still connecting says so)."""
 
 
-class ListMcpTools(Ask[tuple[McpTool, ...]], frozen=True, tag=True):
-    """The tools of the servers that are ready, at once."""
+class McpToolListing(msgspec.Struct, frozen=True, kw_only=True):
+    tools: tuple[McpTool, ...]  # of the servers that are ready
+    connecting: tuple[str, ...] = ()  # the servers still starting
+
+
+class ListMcpTools(Ask[McpToolListing], frozen=True, tag=True):
+    """The tools of the servers that are ready, and which are still connecting.
+
+    ``wait``: first wait (bounded by each server's start timeout) for every connecting server
+    to be ready or to fail."""
+
+    wait: bool = False
+
+
+class ApproveMcpServers(Ask[tuple[McpServerStatus, ...]], frozen=True, tag=True):
+    """Start these unapproved servers (the user has just approved them); answers their states."""
+
+    names: tuple[str, ...]
 
 
 class CallMcpTool(Ask[McpToolResult], frozen=True, tag=True):
@@ -1232,4 +1244,4 @@ class InterruptMcpCalls(msgspec.Struct, frozen=True, tag=True):
     ids: tuple[str, ...]
 
 
-McpClientMsg = ListMcpServers | ListMcpTools | CallMcpTool | InterruptMcpCalls
+McpClientMsg = ListMcpServers | ListMcpTools | CallMcpTool | InterruptMcpCalls | ApproveMcpServers

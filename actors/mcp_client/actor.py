@@ -7,6 +7,10 @@ session, which an actor's crash would do; and the conductor and the broker want 
 that answers "which MCP tools are there" across servers. The actor is concurrent, so a slow call
 to one server holds up neither the listing nor calls to the others.
 
+The servers are the configuration's (``GetContext``, when the actor is given the memory store)
+or a list given to it. A server the user has not approved (a project's, see docs/mcp.md) is
+listed as ``unapproved`` and starts only on ``ApproveMcpServers``.
+
 ``on_start`` only starts the connection tasks: a server that takes seconds to start (or never
 answers) delays nothing else. The actor's stop ends every connection, and each one's process.
 """
@@ -21,12 +25,15 @@ import anyio
 from actors.errors import McpServerFailed
 from actors.mcp_client import results
 from actors.protocol import (
+    ApproveMcpServers,
     CallMcpTool,
+    GetContext,
     InterruptMcpCalls,
     ListMcpServers,
     ListMcpTools,
     McpClientMsg,
     McpServerStatus,
+    McpToolListing,
 )
 from runtime import Actor
 
@@ -34,8 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from actors.mcp_client.connection import Connection
-    from actors.protocol import McpServerLaunch, McpToolResult
-    from runtime import Reply
+    from actors.protocol import McpServer, McpToolResult, MemoryStoreMsg
+    from runtime import Address, Reply
 
 # What one call may return, in characters (an image's base64 counts in full).
 DEFAULT_OUTPUT_CAP = 25_000
@@ -49,20 +56,20 @@ class McpClient(Actor[McpClientMsg]):
 
     def __init__(
         self,
-        servers: Sequence[McpServerLaunch],
+        servers: Sequence[McpServer] = (),
         *,
+        memory: Address[MemoryStoreMsg]
+        | None = None,  # the configuration's servers, not ``servers``
         cwd: str | None = None,  # where stdio servers start; None: Legato's own directory
         start_timeout: float = DEFAULT_START_TIMEOUT,
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> None:
         super().__init__()
-        # The SDK (pydantic, httpx2, starlette's types) takes half a second to import: a session
-        # with no MCP server never pays it, and importing this package costs nothing.
-        from actors.mcp_client.connection import Connection
-
-        self._connections: list[Connection] = [
-            Connection(launch, start_timeout=start_timeout, cwd=cwd) for launch in servers
-        ]
+        self._memory = memory
+        self._servers = tuple(servers)
+        self._cwd = cwd
+        self._start_timeout = start_timeout
+        self._connections: list[Connection] = []
         self._output_cap = output_cap
         self._calls: dict[str, anyio.CancelScope] = {}
         # The SDK logs a server's stray output and its own teardown at warning level; with no
@@ -71,8 +78,22 @@ class McpClient(Actor[McpClientMsg]):
             logging.getLogger(logger).addHandler(logging.NullHandler())
 
     async def on_start(self) -> None:
+        servers = self._servers
+        if self._memory is not None:
+            servers = (await self._memory.ask(GetContext())).mcp_servers
+        if not servers:
+            return
+        # The SDK (pydantic, httpx2, starlette's types) takes half a second to import: a session
+        # with no MCP server never pays it, and importing this package costs nothing.
+        from actors.mcp_client.connection import Connection
+
+        self._connections = [
+            Connection(launch, start_timeout=self._start_timeout, cwd=self._cwd)
+            for launch in servers
+        ]
         for connection in self._connections:
-            connection.start(self.tasks)
+            if connection.state == "connecting":
+                connection.start(self.tasks)
 
     def close_inbox(self) -> None:
         # The connections are the actor's tasks that never end by themselves.
@@ -87,22 +108,43 @@ class McpClient(Actor[McpClientMsg]):
     async def handle(self, msg: McpClientMsg, reply: Reply) -> None:
         match msg:
             case ListMcpServers():
-                statuses = tuple(
-                    McpServerStatus(
-                        name=c.launch.name, state=c.state, tools=len(c.tools), error=c.error
-                    )
-                    for c in self._connections
-                )
-                await reply.answer(msg, statuses)
-            case ListMcpTools():
+                await reply.answer(msg, self._statuses(self._connections))
+            case ListMcpTools(wait=wait):
+                if wait:
+                    async with anyio.create_task_group() as waits:
+                        for connection in self._connections:
+                            waits.start_soon(connection.settle)
                 tools = tuple(tool for c in self._connections for tool in c.listing())
-                await reply.answer(msg, tools)
+                connecting = tuple(
+                    c.launch.name for c in self._connections if c.state == "connecting"
+                )
+                await reply.answer(msg, McpToolListing(tools=tools, connecting=connecting))
+            case ApproveMcpServers(names=names):
+                chosen = [c for c in self._connections if c.launch.name in names]
+                for connection in chosen:
+                    if connection.state == "unapproved":
+                        connection.start(self.tasks)
+                await reply.answer(msg, self._statuses(chosen))
             case CallMcpTool(id=call_id, name=name, arguments=arguments):
                 await reply.answer(msg, await self._call(call_id, name, arguments))
             case InterruptMcpCalls(ids=ids):
                 for call_id in ids:
                     if (scope := self._calls.get(call_id)) is not None:
                         scope.cancel()
+
+    @staticmethod
+    def _statuses(connections: Sequence[Connection]) -> tuple[McpServerStatus, ...]:
+        return tuple(
+            McpServerStatus(
+                name=c.launch.name,
+                state=c.state,
+                source=c.launch.source,
+                transport=c.launch.transport,
+                tools=len(c.tools),
+                error=c.error,
+            )
+            for c in connections
+        )
 
     async def _call(self, call_id: str, name: str, arguments: dict[str, Any]) -> McpToolResult:
         # The longest prefix: a server named "a" must not take the calls of one named "a__b".

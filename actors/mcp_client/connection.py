@@ -31,6 +31,7 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
     from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
 
-    from actors.protocol import McpServerLaunch, McpState, McpToolResult
+    from actors.protocol import McpServer, McpState, McpToolResult
 
 # The last of a stdio server's stderr that a failure quotes.
 STDERR_TAIL = 2000
@@ -60,10 +61,10 @@ def tool_name(server: str, tool: str) -> str:
 
 
 class Connection:
-    def __init__(self, launch: McpServerLaunch, *, start_timeout: float, cwd: str | None) -> None:
+    def __init__(self, launch: McpServer, *, start_timeout: float, cwd: str | None) -> None:
         self.launch = launch
         self.prefix = tool_name(launch.name, "")
-        self.state: McpState = "connecting"
+        self.state: McpState = "connecting" if launch.approved else "unapproved"
         self.error: str | None = None
         self.tools: dict[str, types.Tool] = {}  # by the name the model calls
         self._start_timeout = start_timeout
@@ -87,6 +88,12 @@ class Connection:
         self._crashed = False
         self._lost = None
         tasks.start_soon(self.run)
+
+    async def settle(self) -> None:
+        """Wait until a connecting server is ready or has failed (bounded by the start
+        timeout); at once for one in any other state."""
+        if self.state == "connecting":
+            await self._settled.wait()
 
     def stop(self) -> None:
         """End the connection and its process; ``run`` returns once the process is gone."""
@@ -148,7 +155,7 @@ class Connection:
     @contextlib.asynccontextmanager
     async def _transport(self) -> AsyncIterator[Any]:
         launch = self.launch
-        if launch.command is not None:
+        if launch.transport == "stdio":
             # A file, not a pipe: nobody has to read it while the server runs, and a failure
             # quotes its end. Closed when ``run`` ends, after the failure has quoted it.
             self._stderr = tempfile.TemporaryFile("w+", errors="replace")  # noqa: SIM115
@@ -160,8 +167,12 @@ class Connection:
             ) as streams:
                 yield streams
             return
-        if launch.url is None:
+        if not launch.url:
             raise McpServerFailed("it has neither a command nor a url")
+        if launch.transport == "sse":  # the older HTTP transport, still served by many
+            async with sse_client(launch.url, headers=launch.headers, timeout=30.0) as streams:
+                yield streams
+            return
         timeout = httpx2.Timeout(30.0, read=300.0)  # a server may hold a stream open a while
         async with (
             httpx2.AsyncClient(headers=launch.headers, timeout=timeout) as http,
@@ -182,7 +193,7 @@ class Connection:
                         self._lose(f"it wrote something that is not JSON-RPC: {item}"[:300], body)
                         return
                     await ours.send(item)
-        end = "exited" if self.launch.command is not None else "closed the connection"
+        end = "exited" if self.launch.transport == "stdio" else "closed the connection"
         self._lose(f"it {end}" if self.state == "ready" else f"it {end} while starting", body)
 
     def _lose(self, why: str, body: anyio.CancelScope) -> None:
@@ -247,6 +258,13 @@ class Connection:
         return results.convert(result, cap)
 
     async def _ready(self, tasks: TaskGroup) -> ClientSession:
+        if self.state == "unapproved":
+            name = self.launch.name
+            raise McpServerFailed(
+                f"MCP server {name!r} ({self.launch.source}) has not been approved, so it was "
+                f"not started; the user can approve it with /mcp approve {name} or "
+                f"`legato mcp approve {name}`"
+            )
         if self._lost is not None:
             await self._ended.wait()  # bounded: every wait of the transport's end is
         if self.state == "failed" and self._crashed and self._restarts > 0 and not self._closed:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from actors.mcp_client import McpClient
-from actors.protocol import CallMcpTool, ListMcpServers, McpServerLaunch, McpServerStatus
+from actors.protocol import CallMcpTool, ListMcpServers, McpServer, McpServerStatus
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -24,9 +24,9 @@ HERE = Path(__file__).parent
 PYTHON = sys.executable
 
 
-def python(name: str, *args: str) -> McpServerLaunch:
+def python(name: str, *args: str) -> McpServer:
     """A stdio server run by the venv's Python: a module (``-m ...``) or a script."""
-    return McpServerLaunch(name=name, command=PYTHON, args=args)
+    return McpServer(name=name, transport="stdio", source="test", command=PYTHON, args=args)
 
 
 TIME = python("time", "-m", "mcp_server_time", "--local-timezone", "UTC")
@@ -35,7 +35,7 @@ TOY = python("toy", str(HERE / "toy_server.py"))
 
 
 @asynccontextmanager
-async def running(*servers: McpServerLaunch, **options: Any) -> AsyncIterator[Client]:
+async def running(*servers: McpServer, **options: Any) -> AsyncIterator[Client]:
     actor = McpClient(servers, **options)
     async with supervise([actor]):
         yield Client(actor.address)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.mcp_client import stdio
-from actors.protocol import McpServerLaunch, McpServerStatus
+from actors.protocol import McpServer, McpServerStatus
 from tests.mcp_client.harness import HERE, TIME, TOY, alive, python, running, started, text
 
 if TYPE_CHECKING:
@@ -33,7 +33,9 @@ async def test_a_server_that_exits_at_once_fails_its_calls_and_nothing_else() ->
 
 
 async def test_a_missing_command_says_so() -> None:
-    missing = McpServerLaunch(name="gone", command="/nonexistent/mcp-server")
+    missing = McpServer(
+        name="gone", transport="stdio", source="test", command="/nonexistent/mcp-server"
+    )
     async with running(missing) as client:
         failed = await client.call("mcp__gone__x")
     assert failed.is_error
@@ -49,7 +51,7 @@ async def test_a_server_that_never_answers_initialize_fails_after_the_start_time
     assert failed.is_error
     assert "MCP server 'hang' is not running: did not finish starting within 0.5 s" in text(failed)
     assert status == McpServerStatus(
-        name="hang", state="failed", error="did not finish starting within 0.5 s"
+        name="hang", state="failed", source="test", error="did not finish starting within 0.5 s"
     )
     assert not alive(pid)
 
@@ -83,7 +85,7 @@ async def test_a_server_that_crashes_mid_call_starts_again_once_on_the_next_call
 
 
 async def test_a_server_with_neither_command_nor_url_says_so() -> None:
-    async with running(McpServerLaunch(name="empty")) as client:
+    async with running(McpServer(name="empty", transport="http", source="test")) as client:
         failed = await client.call("mcp__empty__x")
     assert text(failed).startswith(
         "MCP server 'empty' is not running: it has neither a command nor a url\n"

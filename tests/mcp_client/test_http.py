@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.protocol import ListMcpTools, McpServerLaunch
+from actors.protocol import ListMcpTools, McpServer
 from tests.mcp_client.harness import HERE, PYTHON, running, text
 
 if TYPE_CHECKING:
@@ -46,10 +46,10 @@ def http_server() -> Iterator[str]:
 
 
 async def lists_and_answers(url: str) -> None:
-    web = McpServerLaunch(name="web", url=url, headers={"X-Test": "1"})
+    web = McpServer(name="web", transport="http", source="test", url=url, headers={"X-Test": "1"})
     async with running(web) as client:
         result = await client.call("mcp__web__shout", text="hi", times=3)
-        tools = {tool.name for tool in await client.address.ask(ListMcpTools())}
+        tools = {tool.name for tool in (await client.address.ask(ListMcpTools())).tools}
         status = await client.status("web")
     assert text(result) == "hihihi"
     assert "mcp__web__pid" in tools
@@ -70,7 +70,9 @@ async def test_the_same_on_asyncio_with_no_warning(http_server: str, anyio_backe
 
 
 async def test_an_address_where_nothing_listens_fails_its_calls() -> None:
-    nowhere = McpServerLaunch(name="nowhere", url=f"http://127.0.0.1:{free_port()}/mcp")
+    nowhere = McpServer(
+        name="nowhere", transport="http", source="test", url=f"http://127.0.0.1:{free_port()}/mcp"
+    )
     async with running(nowhere) as client:
         failed = await client.call("mcp__nowhere__x")
     assert failed.is_error

@@ -19,16 +19,18 @@ async def test_the_time_server_starts_in_the_background_and_answers_a_call() -> 
     async with running(TIME) as client:
         # on_start returned before the server could have answered initialize.
         assert await client.address.ask(ListMcpServers()) == (
-            McpServerStatus(name="time", state="connecting"),
+            McpServerStatus(name="time", state="connecting", source="test"),
         )
-        assert await client.address.ask(ListMcpTools()) == ()
+        assert (await client.address.ask(ListMcpTools())).tools == ()
         result = await client.call("mcp__time__get_current_time", timezone="Asia/Tokyo")
         assert not result.is_error
         assert '"timezone": "Asia/Tokyo"' in text(result)
         assert result.structured is not None
         assert result.structured["timezone"] == "Asia/Tokyo"
-        assert await client.status("time") == McpServerStatus(name="time", state="ready", tools=2)
-        tools = {tool.name: tool for tool in await client.address.ask(ListMcpTools())}
+        assert await client.status("time") == McpServerStatus(
+            name="time", state="ready", source="test", tools=2
+        )
+        tools = {tool.name: tool for tool in (await client.address.ask(ListMcpTools())).tools}
     assert set(tools) == {"mcp__time__get_current_time", "mcp__time__convert_time"}
     current = tools["mcp__time__get_current_time"]
     assert current.server == "time"
@@ -53,7 +55,7 @@ async def test_git_status_of_a_temporary_repository(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello\n")
     async with running(GIT) as client:
         result = await client.call("mcp__git__git_status", repo_path=str(tmp_path))
-        tools = {tool.name: tool for tool in await client.address.ask(ListMcpTools())}
+        tools = {tool.name: tool for tool in (await client.address.ask(ListMcpTools())).tools}
     assert not result.is_error, text(result)
     assert "notes.txt" in text(result)
     assert {"mcp__git__git_status", "mcp__git__git_log"} <= set(tools)
