@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from actors.conductor import Conductor
+from actors.mcp_client import McpClient
 from actors.memory_store import MemoryStore, Overrides
 from actors.model_client import ModelClient
 from actors.permission_broker import PermissionBroker
@@ -38,6 +39,7 @@ class Session:
     tools: ToolExecutor
     conductor: Conductor
     skills: SkillLibrary  # what /<name> runs; it reads nothing until asked
+    mcp: McpClient  # the user's MCP servers; with none configured it starts nothing
     sessions: SessionStore | None = None  # saves the session as it goes
     questions: QuestionsActor | None = None  # the broker's questions, when there is a person
 
@@ -52,6 +54,7 @@ class Session:
             *saving,
             *([] if self.questions is None else [self.questions]),
             self.permissions,
+            self.mcp,  # before the executor, which offers and calls its tools
             self.model,
             self.tools,
             self.conductor,
@@ -93,6 +96,8 @@ def assemble(
     permissions = PermissionBroker(
         memory.address, ui=None if questions is None else questions.address
     )
+    # Servers start in the background as the actor starts: they never delay the first request.
+    mcp = McpClient(memory=memory.address, cwd=project_root)
     client = ModelClient(memory.address, env=env, read_timeout=stream_timeout)
     tools = ToolExecutor(
         permissions.address,
@@ -113,5 +118,15 @@ def assemble(
         skills=skills.address,  # the user's agent types
     )
     return Session(
-        session_id, memory, ui, permissions, client, tools, conductor, skills, sessions, questions
+        session_id,
+        memory,
+        ui,
+        permissions,
+        client,
+        tools,
+        conductor,
+        skills,
+        mcp,
+        sessions,
+        questions,
     )

@@ -33,6 +33,7 @@ ROOT_IMPORTS: dict[str, set[str]] = {
     # Assembles a session: every actor.
     "frontends.session": {
         "actors.conductor",
+        "actors.mcp_client",
         "actors.memory_store",
         "actors.model_client",
         "actors.permission_broker",

@@ -40,6 +40,9 @@ def load_mcp_servers(
     """The project's servers, then the global config's whose names the project does not use
     (the project's entry wins on a clash, as its settings do). Raises ConfigError."""
     project = read_mcp_servers(os.path.join(project_root, MCP_FILE), env, warnings)
+    # A cloned repository's servers would run its code at the session's start: none is
+    # approved until the user approves it.
+    project = tuple(msgspec.structs.replace(server, approved=False) for server in project)
     taken = {server.name for server in project}
     everywhere = read_mcp_servers(config_file, env, warnings)
     return (*project, *(server for server in everywhere if server.name not in taken))
