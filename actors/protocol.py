@@ -646,10 +646,15 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     content: str
     is_error: bool = False
     denied: bool = False  # refused by the permission broker (listed in headless results)
+    images: tuple[Block, ...] = ()  # image blocks that follow the text (an MCP tool's)
 
     def block(self) -> Block:
         out: Block = {"type": "tool_result", "tool_use_id": self.tool_use_id}
-        out["content"] = self.content
+        if self.images:
+            text = [{"type": "text", "text": self.content}] if self.content else []
+            out["content"] = [*text, *self.images]
+        else:
+            out["content"] = self.content
         if self.is_error:
             out["is_error"] = True
         return out

@@ -106,6 +106,7 @@ def assemble(
         ui=ui.address,  # the calls' progress goes straight to the UI
         memory=memory.address,  # the sandbox's settings, the apiKey to keep from commands
         env=env,
+        mcp=mcp.address,
     )
     conductor = Conductor(
         memory=memory.address,
@@ -116,6 +117,7 @@ def assemble(
         headless=headless,
         sessions=sessions.address,
         skills=skills.address,  # the user's agent types
+        mcp=mcp.address,
     )
     return Session(
         session_id,

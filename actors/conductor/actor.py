@@ -20,12 +20,13 @@ import msgspec
 from actors.conductor import compaction
 from actors.conductor.agents import Subagents, Tally, agent_types, describe_faults
 from actors.conductor.caching import with_breakpoints
-from actors.conductor.calls import Display, TurnCalls
+from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
 from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
+from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.partial import PartialMessage
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.errors import LegatoError, SessionError
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from actors.protocol import (
         AgentTypes,
         Block,
+        McpClientMsg,
         MemoryStoreMsg,
         ModelClientMsg,
         ModelEvent,
@@ -99,6 +101,7 @@ class Conductor(Actor[ConductorMsg]):
         sessions: Address[SessionStoreMsg] | None = None,
         context_window: int | None = None,  # tests: a small window compacts sooner
         skills: Address[SkillLibraryMsg] | None = None,  # the user's agent types; None: built-in
+        mcp: Address[McpClientMsg] | None = None,  # the MCP servers' tools; None: none offered
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -107,6 +110,8 @@ class Conductor(Actor[ConductorMsg]):
         self._ui = ui
         self._skills = skills
         self._agents: Subagents | None = None  # the Agent tool, once started
+        self._mcp_client = mcp
+        self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
         self.session_id = session_id
         self._headless = headless
         self._max_tokens = max_tokens
@@ -135,6 +140,8 @@ class Conductor(Actor[ConductorMsg]):
         tools = await self._tools.ask(ListTools())
         self._tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
+        if self._mcp_client is not None and context.mcp_servers:
+            self._mcp = McpOffer(self._mcp_client, window=self._window())
         await self._start_agents(context, tools.definitions)
         await self._resume()
 
@@ -278,6 +285,10 @@ class Conductor(Actor[ConductorMsg]):
         ):
             await self._compact(run, forced=False)
         await self._background_news()
+        if self._mcp is not None:
+            self._mcp.window = self._window()  # /model may have changed it
+            with contextlib.suppress(KernelError):  # the client is gone: the session is ending
+                await self._mcp.refresh()
         request = self._request()
         run.partial = PartialMessage()
         run.results = {}
@@ -289,10 +300,13 @@ class Conductor(Actor[ConductorMsg]):
             keeper=self._keeper,
             display=display,
             record=lambda call, result: _record(run, call, result),
-            agents=None
-            if self._agents is None
-            else self._agents.runner(
-                depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+            agents=ConductorCalls(
+                None
+                if self._agents is None
+                else self._agents.runner(
+                    depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+                ),
+                self._mcp,
             ),
         )
         try:
@@ -409,7 +423,9 @@ class Conductor(Actor[ConductorMsg]):
             max_tokens=self._max_tokens,
             messages=list(self.conversation.messages),
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=self._tool_specs,
+            tools=self._tool_specs
+            if self._mcp is None
+            else [*self._tool_specs, *self._mcp.specs()],
             speed="fast" if self._fast_now() else None,
         )
         return with_breakpoints(request) if self.prompt_caching else request

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
+from actors.conductor import mcp_tools
 from actors.conductor.interrupt import collect_interrupted
 from actors.protocol import (
     RunTools,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup, TaskStatus
 
     from actors.conductor.keeper import SessionKeeper
+    from actors.conductor.mcp_tools import McpOffer
     from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
 
@@ -65,6 +67,32 @@ class AgentRunner(Protocol):
     def summary(self, call: ToolCall) -> str: ...
 
     async def run(self, call: ToolCall) -> ToolResult: ...
+
+
+class ConductorCalls:
+    """The calls the conductor answers itself: the Agent runner's, and ToolSearch (which loads
+    MCP tools, ``mcp_tools.py``) when the session has MCP servers."""
+
+    def __init__(self, agents: AgentRunner | None, mcp: McpOffer | None) -> None:
+        self._agents = agents
+        self._mcp = mcp
+
+    def takes(self, call: ToolCall) -> bool:
+        if self._mcp is not None and mcp_tools.takes(call):
+            return True
+        return self._agents is not None and self._agents.takes(call)
+
+    def summary(self, call: ToolCall) -> str:
+        if self._mcp is not None and mcp_tools.takes(call):
+            return mcp_tools.summary(call)
+        assert self._agents is not None
+        return self._agents.summary(call)
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        if self._mcp is not None and mcp_tools.takes(call):
+            return await self._mcp.search(call)
+        assert self._agents is not None
+        return await self._agents.run(call)
 
 
 class Display:
@@ -242,12 +270,15 @@ class TurnCalls:
         except anyio.get_cancelled_exc_class():
             # The agent's own calls have reported (its turn's task group waited for them).
             elapsed = anyio.current_time() - began
-            what = (
-                "before the agent finished; the agent, its tool calls and every process they "
-                "started were stopped."
-                if call.name == AGENT_TOOL
-                else "while it waited; the background agent works on."
-            )
+            if call.name == AGENT_TOOL:
+                what = (
+                    "before the agent finished; the agent, its tool calls and every process "
+                    "they started were stopped."
+                )
+            elif mcp_tools.takes(call):
+                what = "while it waited for MCP servers to start; no tool was loaded."
+            else:
+                what = "while it waited; the background agent works on."
             result = ToolResult(
                 tool_use_id=call.id,
                 content=f"Interrupted after {elapsed:.1f} s, {what}",

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import (
         Changes,
+        McpClientMsg,
         MemoryStoreMsg,
         PermissionBrokerMsg,
         SandboxSettings,
@@ -91,6 +92,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         env: Mapping[str, str] | None = None,  # what commands start from; None: os.environ
         background_buffer: int = DEFAULT_BUFFER,  # bytes of a background command's output in
         # memory, and the most one TaskOutput returns; past it the output spills to a file
+        mcp: Address[McpClientMsg] | None = None,  # runs the mcp__ tools; None: there are none
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -119,6 +121,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         self._scheduler.command_env = command_environment(self._env)
         self._background = Jobs(buffer=background_buffer)
         self._scheduler.background = self._background
+        self._scheduler.mcp = mcp
 
     async def on_start(self) -> None:
         await self.tasks.start(self._background.serve)

@@ -31,6 +31,10 @@ def changes(tools: Mapping[str, Tool[Any]], calls: Iterable[ToolCall], root: str
     commands: list[str] = []
     for call in calls:
         tool = tools.get(call.name)
+        if tool is None and call.name.startswith("mcp__"):
+            # What an MCP tool changes is the server's to know: /undo names it, as a command.
+            commands.append(f"{call.name} (an MCP tool)")
+            continue
         if tool is None or tool.read_only:
             continue
         try:

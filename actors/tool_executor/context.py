@@ -23,7 +23,7 @@ from actors.tool_executor.schemas import input_schema
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
-    from actors.protocol import Decision, PermissionBrokerMsg
+    from actors.protocol import Block, Decision, PermissionBrokerMsg
     from actors.tool_executor.background import Jobs
     from actors.tool_executor.files import FilesRead
     from runtime import Address
@@ -51,6 +51,7 @@ class ToolOutcome:
     is_error: bool = False
     denied: bool = False
     diff: str | None = None
+    images: tuple[Block, ...] = ()  # image blocks after the text (an MCP tool's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,8 @@ class CallContext:
         paths: tuple[str, ...] = (),
         *,
         command: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        server: str | None = None,
         preview: str | None = None,
         hard_links: int = 1,
         unconfined: bool = False,
@@ -114,6 +117,8 @@ class CallContext:
             kind=kind,
             paths=paths,
             command=command,
+            arguments=arguments,
+            server=server,
             preview=preview,
             hard_links=hard_links,
             unconfined=unconfined,

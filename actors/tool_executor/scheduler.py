@@ -32,12 +32,20 @@ from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResu
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, ToolOutcome
 from actors.tool_executor.schemas import decode
+from actors.tool_executor.tools import mcp
 from runtime import KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-    from actors.protocol import AgentScope, PermissionBrokerMsg, ToolCall, ToolEvent, UiMsg
+    from actors.protocol import (
+        AgentScope,
+        McpClientMsg,
+        PermissionBrokerMsg,
+        ToolCall,
+        ToolEvent,
+        UiMsg,
+    )
     from actors.tool_executor.background import Jobs
     from actors.tool_executor.context import Confining, Tool
     from actors.tool_executor.files import FilesRead
@@ -95,6 +103,7 @@ class Scheduler:
         self.command_env: Mapping[str, str] | None = None  # None: the process's own
         self.confining: Callable[[], Awaitable[Confining]] | None = None  # None: never confined
         self.background: Jobs | None = None  # None: Bash runs nothing in the background
+        self.mcp: Address[McpClientMsg] | None = None  # the MCP servers' tools; None: none
         self._permissions = permissions
         self._root = project_root
         self._files_read = files_read
@@ -156,6 +165,8 @@ class Scheduler:
 
     async def _plan(self, call: ToolCall, agent: AgentScope | None) -> _Plan:
         tool = self._tools.get(call.name)
+        if tool is None and self.mcp is not None and mcp.is_mcp(call.name):
+            return await self._plan_mcp(self.mcp, call, agent)
         allowed = [name for name in self._tools if agent is None or _may_use(agent, name)]
         if tool is not None and agent is not None and not _may_use(agent, call.name):
             # What a subagent may use is decided here, whatever the model was offered: a
@@ -179,6 +190,24 @@ class Scheduler:
             return _Plan(call, tool, None, exc.describe(), None, call.name)
         except (ValueError, OSError) as exc:
             return _Plan(call, tool, None, f"Invalid input for {tool.name}: {exc}", None, tool.name)
+
+    async def _plan_mcp(
+        self, client: Address[McpClientMsg], call: ToolCall, agent: AgentScope | None
+    ) -> _Plan:
+        if agent is not None and not _may_use(agent, call.name):
+            failure = (
+                f"The tool {call.name!r} is not available to the agent {agent.name!r}. "
+                "Nothing was done."
+            )
+            return _Plan(call, None, None, failure, None, call.name)
+        try:
+            tool = await mcp.plan_call(client, call)
+        except KernelError:  # the client is gone: the session is ending
+            tool = f"The MCP servers are not running; {call.name} was not called."
+        if isinstance(tool, str):
+            return _Plan(call, None, None, tool, None, call.name)
+        args = mcp.McpInput(arguments=call.input)
+        return _Plan(call, tool, args, None, None, tool.summary(args, self._root))
 
     async def _run_one(self, slot: _Slot, send: Send, agent: AgentScope | None = None) -> None:
         call = slot.call
@@ -235,6 +264,7 @@ class Scheduler:
                 content=outcome.content,
                 is_error=outcome.is_error,
                 denied=outcome.denied,
+                images=outcome.images,
             )
             await send(ToolFinished(result=result, elapsed=elapsed, diff=outcome.diff))
         finally:
