@@ -26,7 +26,7 @@ from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
-from actors.conductor.mcp_tools import McpOffer
+from actors.conductor.mcp_tools import TOOL_SEARCH, McpOffer
 from actors.conductor.partial import PartialMessage
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.errors import LegatoError, SessionError
@@ -162,6 +162,7 @@ class Conductor(Actor[ConductorMsg]):
             environment=agent_context(context),
             max_tokens=self._max_tokens,
             on_usage=self._used,
+            mcp_specs=self._mcp_specs_for_agents,
         )
         if self._agents.enabled:
             self._tool_specs = [*specs, self._agents.definition()]
@@ -181,6 +182,11 @@ class Conductor(Actor[ConductorMsg]):
     def arrived(self, msg: ConductorMsg) -> None:
         if not isinstance(msg, (ListBackgroundAgents, StopBackgroundAgent)):
             self._in_order.arrived(msg)
+
+    def _mcp_specs_for_agents(self) -> list[Block]:
+        if self._mcp is None:
+            return []
+        return [spec for spec in self._mcp.specs() if spec["name"] != TOOL_SEARCH]
 
     def _used(self, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""

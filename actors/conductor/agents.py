@@ -99,6 +99,9 @@ class Subagents:
     environment: str  # the project's context (root, guide, memory), after each agent's prompt
     max_tokens: int
     on_usage: Callable[[Usage], None]  # the session's total
+    # The MCP tools the main conversation offers now (ToolSearch aside, which only it answers):
+    # an agent gets those its type allows, as they are when it starts.
+    mcp_specs: Callable[[], list[Block]] = list
     background: BackgroundAgents = field(default_factory=BackgroundAgents)
     # Agents started by the main conversation take a place; nested ones run in their
     # parent's, so a parent never waits for a place its own child would need.
@@ -249,8 +252,9 @@ class _Runner:
         agents = self.agents
         depth = self.depth + 1
         offered = kind.tools
-        names = {spec["name"] for spec in agents.tool_specs}
-        specs = [s for s in agents.tool_specs if offered is None or s["name"] in offered]
+        every = [*agents.tool_specs, *agents.mcp_specs()]
+        names = {spec["name"] for spec in every}
+        specs = [s for s in every if offered is None or s["name"] in offered]
         # Agent only when the type lists it: "every tool" means the executor's.
         may_nest = depth < agents.settings.max_depth and AGENT_TOOL in (offered or ())
         if may_nest:
