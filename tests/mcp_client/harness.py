@@ -89,6 +89,15 @@ async def started(marker: str, parent: int | None = None) -> int:
     return pid
 
 
+async def still_alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running after a moment's grace: a SIGKILL is delivered when the
+    process next runs, which a loaded machine may put off for a while."""
+    with anyio.move_on_after(5):
+        while any(alive(pid) for pid in pids):  # noqa: ASYNC110
+            await anyio.sleep(0.01)
+    return [pid for pid in pids if alive(pid)]
+
+
 async def wait_for(path: Path) -> None:
     """Until a server's tool has created ``path`` (the server's own signal that it got there)."""
     with anyio.fail_after(20):

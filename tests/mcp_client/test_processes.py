@@ -19,6 +19,7 @@ from tests.mcp_client.harness import (
     python,
     running,
     started,
+    still_alive,
     text,
     wait_for,
 )
@@ -77,7 +78,7 @@ async def test_stopping_the_actor_ends_every_server_and_what_it_started(tmp_path
         servers = children("mcp_server_time") + children("mcp_server_git") + children("toy_")
         assert len(servers) == 3
         assert alive(sleeper)
-    assert [pid for pid in [*servers, sleeper] if alive(pid)] == []
+    assert await still_alive([*servers, sleeper]) == []
 
 
 async def test_cancelling_the_session_ends_every_server(tmp_path: Path) -> None:
@@ -89,7 +90,7 @@ async def test_cancelling_the_session_ends_every_server(tmp_path: Path) -> None:
             servers = [await started("mcp_server_time"), await started("toy_")]
             scope.cancel()
     assert scope.cancelled_caught
-    assert [pid for pid in servers if alive(pid)] == []
+    assert await still_alive(servers) == []
 
 
 async def test_servers_still_starting_end_with_the_session_one_ignoring_sigterm_too() -> None:
@@ -101,4 +102,4 @@ async def test_servers_still_starting_end_with_the_session_one_ignoring_sigterm_
         assert {status.state for status in await client.address.ask(ListMcpServers())} == {
             "connecting"
         }
-    assert [pid for pid in servers if alive(pid)] == []
+    assert await still_alive(servers) == []
