@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from runtime import Address
 
 MODES = ("ask", "auto", "custom", "plan")
-_LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run"}
+_LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run", "call": "call"}
 Force = Literal["path", "command"] | None
 
 
@@ -88,7 +88,7 @@ def decision_lines(report: PermissionsReport) -> list[str]:
 def rule_lines(report: PermissionsReport) -> list[str]:
     """The rules the broker enforces, by list, and the file they come from."""
     if not any(entries for _, entries in report.rules):
-        return [f"Rules: none ({report.rules_file} sets no path or command rules)"]
+        return [f"Rules: none ({report.rules_file} sets no path, command or tool rules)"]
     width = max(len(key) for key, _ in report.rules)
     lines = [f"Rules from {report.rules_file}:"]
     for key, entries in report.rules:

@@ -16,6 +16,8 @@ RULES: dict[str, object] = {
     "blockedPaths": ["/.env", "secrets/"],
     "allowedCommands": ["git status", "npm run *"],
     "blockedCommands": ["rm", "git push"],
+    "allowedTools": ["mcp__docs", "mcp__git__status"],
+    "blockedTools": ["mcp__git__push"],
 }
 
 
@@ -129,6 +131,8 @@ def test_without_explain_it_prints_the_mode_and_the_rules(project: Setup) -> Non
         "  blockedPaths     '/.env', 'secrets/'",
         "  allowedCommands  'git status', 'npm run *'",
         "  blockedCommands  'rm', 'git push'",
+        "  allowedTools     'mcp__docs', 'mcp__git__status'",
+        "  blockedTools     'mcp__git__push'",
     ]
 
 
