@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from actors.protocol import Assessment, Decision, PermissionsReport
 from actors.visible import escape_controls
 
@@ -40,6 +42,9 @@ def report(policy: Policy, requests: Sequence[PermissionRequest] = ()) -> Permis
 def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
     """The policy's verdict on ``request``; a question becomes ``asks``, with its reason."""
     rules = policy.rules
+    if request.kind == "call" and request.server is None:
+        # Asked by name alone: the server is the configured one whose tools the name is among.
+        request = msgspec.structs.replace(request, server=policy.server_of(request.tool))
     if request.kind == "run":
         target = request.command or ""
     elif request.kind == "call":

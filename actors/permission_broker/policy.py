@@ -111,6 +111,7 @@ class Policy:
             () if sandbox is None else sandbox.unconfined_commands
         )
         self.mode: PermissionMode = context.permission_mode
+        self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
         # The project's memory folder is Legato's own notebook, outside the project.
@@ -557,6 +558,12 @@ class Policy:
             f"run cannot ask. To allow it, add '{escape_controls(request.tool, newlines=True)}'"
             f"{server_entry if request.server else ''} to allowedTools in {self.settings_file}",
         )
+
+    def server_of(self, tool: str) -> str | None:
+        """The configured MCP server whose tool ``tool`` names, the longest name first (of
+        servers 'a' and 'a__b', 'mcp__a__b__x' is taken as a__b's); None when none is."""
+        names = [n for n in self._mcp_servers if tool.startswith(f"{MCP_PREFIX}{n}__")]
+        return max(names, key=len, default=None)
 
     # ── the session's answers ───────────────────────────────────────────────────────────────
 

@@ -12,11 +12,13 @@ import pytest
 
 from actors.memory_store import MemoryStore, Overrides
 from actors.permission_broker import PermissionBroker
+from actors.permission_broker.explain import assess_quietly
 from actors.permission_broker.policy import FULL_CHOICES, Policy, Question
 from actors.protocol import (
     CheckPermission,
     Decision,
     GlobalConfig,
+    McpServer,
     PermissionMode,
     PermissionRequest,
     ProjectContext,
@@ -46,6 +48,7 @@ def make_policy(
     allowed: tuple[str, ...] = (),
     blocked: tuple[str, ...] = (),
     allowed_commands: tuple[str, ...] = (),
+    servers: tuple[str, ...] = (),
 ) -> Policy:
     settings = ProjectSettings(
         allowed_tools=allowed, blocked_tools=blocked, allowed_commands=allowed_commands
@@ -56,6 +59,10 @@ def make_policy(
         settings=settings,
         model="claude-sonnet-4-6",
         permission_mode=mode,
+        mcp_servers=tuple(
+            McpServer(name=name, transport="stdio", source="/p/.mcp.json", command="x")
+            for name in servers
+        ),
     )
     return Policy(context)
 
@@ -169,6 +176,18 @@ def test_a_call_without_its_server_is_matched_by_name_blocked_broadly(root: str)
     assert allowed(make_policy(root, allowed=("mcp__git",)), call(None, "mcp__git__push")) is None
     exact = make_policy(root, allowed=("mcp__git__push",))
     assert allowed(exact, call(None, "mcp__git__push")) is True
+
+
+def test_an_explanation_by_name_finds_the_server_the_tool_belongs_to(root: str) -> None:
+    policy = make_policy(root, blocked=("mcp__a",), servers=("a", "a__b", "git"))
+    assert policy.server_of("mcp__a__b__x") == "a__b"
+    assert policy.server_of("mcp__a__x") == "a"
+    assert policy.server_of("mcp__gitx__y") is None
+    by_name = PermissionRequest(tool="mcp__a__b__x", kind="call")
+    assert assess_quietly(policy, by_name).outcome == "asks"  # a__b's tool: mcp__a is not it
+    assert assess_quietly(policy, PermissionRequest(tool="mcp__a__x", kind="call")).outcome == (
+        "denied"
+    )
 
 
 # ── blocked wins ────────────────────────────────────────────────────────────────────────────
