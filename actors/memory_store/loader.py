@@ -26,6 +26,7 @@ from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mo
 from actors.memory_store.sandbox_settings import ACCEPTS as SANDBOX_ACCEPTS
 from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
 from actors.memory_store.sandbox_settings import check_sandbox
+from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
 from actors.places import MEMORY_FILE, memory_dir, path_rules_note_path
@@ -118,6 +119,7 @@ def explain_context(
     check_sandbox(settings)
     mcp_servers = load_mcp_servers(root, config_file, env, warnings)
     warnings += check_path_rules(settings, root, home)
+    warnings += tool_rule_warnings(settings, mcp_servers)
     note = path_rules_note_path(root, home)
     warnings += migration_warnings(settings, note, remember=remember_notices)
     if config.value.api_key:

@@ -93,3 +93,17 @@ def test_the_entries_show_in_legato_config_with_their_file(setup: Setup) -> None
         "source": path,
     }
     assert settings["blockedTools"] == {"value": ["mcp__a-b"], "source": path}
+
+
+def test_an_entry_that_differs_from_a_server_only_in_case_is_a_warning(setup: Setup) -> None:
+    (setup.project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"git": {"command": "git-mcp"}}})
+    )
+    path = setup.settings('{\n  "blockedTools": [\n    "mcp__Git__push",\n    "mcp__other"\n  ]\n}')
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"{path}:3: blockedTools entry 'mcp__Git__push' covers no tool: names are case-sensitive "
+        "and the MCP server is 'git'; did you mean 'mcp__git__push'?"
+    ) in done.stderr
+    assert "mcp__other" not in done.stderr  # a server only some users have
