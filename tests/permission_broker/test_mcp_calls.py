@@ -233,6 +233,12 @@ def test_an_allowed_built_in_allows_what_no_rule_lists_but_not_a_block(root: str
     # Not another tool's request.
     write = PermissionRequest(tool="Write", kind="write", paths=(os.path.join(root, "a"),))
     assert allowed(policy, write) is None
+    # Nor Legato's own files: a change to the rules always needs a person.
+    writes = make_policy(root, "auto", allowed=("Write",))
+    own = os.path.join(root, ".legato", "settings.json")
+    assert allowed(writes, PermissionRequest(tool="Write", kind="write", paths=(own,))) is None
+    outside = os.path.join(os.path.dirname(root), "elsewhere.txt")
+    assert allowed(writes, PermissionRequest(tool="Write", kind="write", paths=(outside,))) is True
 
 
 # ── always and never: per tool ──────────────────────────────────────────────────────────────
