@@ -148,6 +148,9 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     blocked_paths: tuple[str, ...] = ()
     allowed_commands: tuple[str, ...] = ()
     blocked_commands: tuple[str, ...] = ()
+    # Tool names (actors/tool_names.py): "Bash", "mcp__<server>", "mcp__<server>__<tool>".
+    allowed_tools: tuple[str, ...] = ()
+    blocked_tools: tuple[str, ...] = ()
     sandbox: SandboxSettings = SandboxSettings()
     # How many commands may run in the background at once (Bash's run_in_background).
     max_background_commands: Annotated[int, msgspec.Meta(ge=1, le=64)] = MAX_BACKGROUND_COMMANDS

@@ -1,11 +1,12 @@
-"""``legato permissions``: the mode and the path and command rules, and what they decide.
+"""``legato permissions``: the mode and the path, command and tool rules, and what they decide.
 
     legato permissions [--project DIR] [--permission-mode MODE]
     legato permissions explain [--project DIR] [--permission-mode MODE] [--path | --command]
                                <path or command...>
 
 For a path it prints the decision for reading it, editing it (writing it when it exists) and
-creating it; for a command line, the decision to run it. A relative path is relative to the
+creating it; for a command line, the decision to run it; for an MCP tool's name
+(``mcp__<server>__<tool>``), the decision to call it. A relative path is relative to the
 project. The argument is a path when one exists there, else a command line (``--path`` and
 ``--command`` say which); flags come first, as everything after the first word is the argument.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Literal, NoReturn
 
@@ -38,18 +40,23 @@ if TYPE_CHECKING:
     from runtime import Address
 
 MODES = ("ask", "auto", "custom", "plan")
-_LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run"}
+_LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run", "call": "call"}
 Force = Literal["path", "command"] | None
+_MCP_TOOL = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+")
 
 
 # ── what to ask, and how to show the answers (shared with the interactive session) ─────────
 
 
 def requests_for(target: str, root: str, force: Force = None) -> tuple[PermissionRequest, ...]:
-    """The requests that explain ``target``: a path's read, edit and create, or one run."""
+    """The requests that explain ``target``: a path's read, edit and create, one run, or one
+    call of an MCP tool (``mcp__<server>__<tool>``)."""
     from actors.protocol import PermissionRequest
 
     path = os.path.join(root, os.path.expanduser(target))
+    if force is None and _MCP_TOOL.fullmatch(target) and not os.path.lexists(path):
+        # The broker finds which configured server the tool belongs to.
+        return (PermissionRequest(tool=target, kind="call"),)
     if force == "command" or (force is None and not os.path.lexists(path)):
         return (PermissionRequest(tool="Bash", kind="run", command=target),)
     if os.path.isdir(path):
@@ -88,7 +95,7 @@ def decision_lines(report: PermissionsReport) -> list[str]:
 def rule_lines(report: PermissionsReport) -> list[str]:
     """The rules the broker enforces, by list, and the file they come from."""
     if not any(entries for _, entries in report.rules):
-        return [f"Rules: none ({report.rules_file} sets no path or command rules)"]
+        return [f"Rules: none ({report.rules_file} sets no path, command or tool rules)"]
     width = max(len(key) for key, _ in report.rules)
     lines = [f"Rules from {report.rules_file}:"]
     for key, entries in report.rules:

@@ -26,6 +26,7 @@ from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mo
 from actors.memory_store.sandbox_settings import ACCEPTS as SANDBOX_ACCEPTS
 from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
 from actors.memory_store.sandbox_settings import check_sandbox
+from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
 from actors.places import MEMORY_FILE, memory_dir, path_rules_note_path
@@ -38,6 +39,8 @@ from actors.protocol import (
     ProjectSettings,
     Setting,
 )
+from actors.tool_names import PERMISSION_TOOLS
+from actors.tool_names import entry_problem as tool_entry_problem
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -116,6 +119,7 @@ def explain_context(
     check_sandbox(settings)
     mcp_servers = load_mcp_servers(root, config_file, env, warnings)
     warnings += check_path_rules(settings, root, home)
+    warnings += tool_rule_warnings(settings, mcp_servers)
     note = path_rules_note_path(root, home)
     warnings += migration_warnings(settings, note, remember=remember_notices)
     if config.value.api_key:
@@ -165,7 +169,17 @@ def _file_only(
     out: list[Setting[Any]] = []
     for loaded, keys in (
         (config, ("theme", "autoSave")),
-        (settings, ("allowedPaths", "blockedPaths", "allowedCommands", "blockedCommands")),
+        (
+            settings,
+            (
+                "allowedPaths",
+                "blockedPaths",
+                "allowedCommands",
+                "blockedCommands",
+                "allowedTools",
+                "blockedTools",
+            ),
+        ),
     ):
         for key in keys:
             value = msgspec.structs.asdict(loaded.value)[_snake(key)]
@@ -201,6 +215,8 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
                 "blockedPaths",
                 "allowedCommands",
                 "blockedCommands",
+                "allowedTools",
+                "blockedTools",
                 "sandbox",
             )
         },
@@ -210,6 +226,7 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
 def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
     globs = 'a list of glob strings such as ["src/**"]'
     commands = 'a list of command strings such as ["git status"]'
+    tools = 'a list of tool names such as ["mcp__github", "mcp__git__status", "Bash"]'
     return FileSchema(
         ProjectSettings,
         accepts={
@@ -219,6 +236,8 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "blockedPaths": globs,
             "allowedCommands": commands,
             "blockedCommands": commands,
+            "allowedTools": tools,
+            "blockedTools": tools,
             "sandbox": 'an object such as {"network": false}',
             "maxBackgroundCommands": "a whole number from 1 to 64",
             "agents": 'an object such as {"maxConcurrent": 4}',
@@ -228,6 +247,8 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "blockedPaths": "a glob string",
             "allowedCommands": "a command string",
             "blockedCommands": "a command string",
+            "allowedTools": "a tool name string",
+            "blockedTools": "a tool name string",
             **SANDBOX_ITEMS,
         },
         nested={"sandbox": SANDBOX_ACCEPTS, "agents": AGENTS_ACCEPTS},
@@ -304,16 +325,26 @@ def _check_entries(settings: Loaded[ProjectSettings]) -> None:
         ("blockedCommands", settings.value.blocked_commands),
         ("allowedPaths", settings.value.allowed_paths),
         ("blockedPaths", settings.value.blocked_paths),
+        ("allowedTools", settings.value.allowed_tools),
+        ("blockedTools", settings.value.blocked_tools),
     ):
         for index, entry in enumerate(entries):
-            problem = _entry_problem(entry, is_command=key.endswith("Commands"))
+            remedy = f"Fix or remove that entry of '{key}'"
+            if key.endswith("Tools"):
+                problem = tool_entry_problem(entry)
+                remedy = (
+                    f"Write a built-in tool's name ({', '.join(PERMISSION_TOOLS)}), "
+                    f"'mcp__<server>' or 'mcp__<server>__<tool>', or remove that entry of '{key}'"
+                )
+            else:
+                problem = _entry_problem(entry, is_command=key.endswith("Commands"))
             if problem:
                 raise ConfigError(
                     problem,
                     path=settings.path,
                     line=settings.line_of(key, index) or settings.line_of(key),
                     field=f"{key}[{index}]",
-                    remedy=f"Fix or remove that entry of '{key}'",
+                    remedy=remedy,
                 )
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from actors.protocol import Assessment, Decision, PermissionsReport
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,6 +32,8 @@ def report(policy: Policy, requests: Sequence[PermissionRequest] = ()) -> Permis
             ("blockedPaths", tuple(rule.text for rule in rules.paths.blocked)),
             ("allowedCommands", tuple(entry.text for entry in rules.allowed_commands)),
             ("blockedCommands", tuple(entry.text for entry in rules.blocked_commands)),
+            ("allowedTools", tuple(entry.text for entry in rules.allowed_tools)),
+            ("blockedTools", tuple(entry.text for entry in rules.blocked_tools)),
         ),
         assessments=tuple(assess_quietly(policy, request) for request in requests),
     )
@@ -37,13 +42,16 @@ def report(policy: Policy, requests: Sequence[PermissionRequest] = ()) -> Permis
 def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
     """The policy's verdict on ``request``; a question becomes ``asks``, with its reason."""
     rules = policy.rules
+    if request.kind == "call" and request.server is None:
+        # Asked by name alone: the server is the configured one whose tools the name is among.
+        request = msgspec.structs.replace(request, server=policy.server_of(request.tool))
     if request.kind == "run":
         target = request.command or ""
-        judgement = rules.judge_command(target)
+    elif request.kind == "call":
+        target = escape_controls(request.tool, newlines=True)
     else:
-        paths = request.paths or (rules.root,)
-        target = ", ".join(rules.show(path) for path in paths)
-        judgement = rules.judge_paths(paths)
+        target = ", ".join(rules.show(path) for path in request.paths or (rules.root,))
+    judgement = policy.verdict(request)
     outcome = policy.assess(request)
     if isinstance(outcome, Decision):
         return Assessment(

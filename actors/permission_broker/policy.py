@@ -1,19 +1,26 @@
 """Deciding one permission request: the rules, the mode and the session's answers.
 
 The order of the checks:
-1. A blocked rule denies, in every mode.
-2. Plan mode is read-only: writes and commands are denied. A file with several names (hard
-   links) always asks when there are blockedPaths: the rules cannot see its other names.
+1. A blocked rule denies, in every mode: blockedTools for the tool's name, then the path and
+   command rules.
+2. Plan mode is read-only: writes, commands and calls of MCP tools are denied. A file with
+   several names (hard links) always asks when there are blockedPaths: the rules cannot see
+   its other names.
 3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
    is accepted, so "remember that ..." works in every mode but plan. A write to Legato's own
    files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``) or to ``.git/`` always asks,
    whatever the mode, unless an allowedPaths entry names that place explicitly: those files
    change the rules themselves, or run programs (git hooks, ``core.fsmonitor``).
-4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts.
+4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts. The
+   allowed rules are allowedPaths, allowedCommands and allowedTools, in every mode.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
    inside it; ``ask`` and ``custom`` accept nothing more. Reading a file inside the project
    that the person named with ``@path`` is accepted: naming it was their yes.
 6. Anything else is put to the person, or denied when there is no one to ask (headless).
+
+A call of an MCP tool (kind ``call``) can do anything its server can, so it is judged like a
+command: no mode accepts it by itself, only an allowedTools entry or an ``always`` for that very
+tool does; the server's own read-only hints are not trusted.
 
 A command line is judged by all its parts: its commands (``rules.py``), each redirection as a
 read or write of its target through the same checks as a tool's, and the paths its arguments
@@ -36,8 +43,11 @@ from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
+from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionRequest
+from actors.tool_names import MCP_PREFIX
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,7 +56,8 @@ if TYPE_CHECKING:
     from actors.permission_broker.shell import CommandLine
     from actors.protocol import OperationKind, PermissionMode, ProjectContext
 
-SessionKey = tuple[str, str]  # ("read", "inside"), ("write", "outside"), ("run", "git")
+# ("read", "inside"), ("write", "outside"), ("run", "git"), ("call", "mcp__git__status")
+SessionKey = tuple[str, str]
 
 FULL_CHOICES = ("y", "n", "always", "never")
 ONCE_CHOICES = ("y", "n")
@@ -100,6 +111,7 @@ class Policy:
             () if sandbox is None else sandbox.unconfined_commands
         )
         self.mode: PermissionMode = context.permission_mode
+        self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
         # The project's memory folder is Legato's own notebook, outside the project.
@@ -116,9 +128,40 @@ class Policy:
         )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
+        blocked = self.rules.blocked_tool(request.tool, request.server)
+        if blocked is not None:
+            return Decision(False, blocked.reason)
+        if request.kind == "call":
+            return self._assess_call(request)
         if request.kind == "run":
             return self._assess_command(request)
         return self._assess_paths(request)
+
+    def verdict(self, request: PermissionRequest) -> Judgement:
+        """The rules' verdict on ``request``, before the mode and the session's answers: the
+        one ``assess`` starts from, and the one an explanation names."""
+        rules = self.rules
+        blocked = rules.blocked_tool(request.tool, request.server)
+        if blocked is not None:
+            return blocked
+        if request.kind == "call":
+            return rules.judge_call(request.tool, request.server)
+        if request.kind == "run":
+            return self._command_verdict(request, parse_command_line(request.command or ""))
+        return self._with_tool(request, rules.judge_paths(request.paths or (rules.root,)))
+
+    def _with_tool(self, request: PermissionRequest, judgement: Judgement) -> Judgement:
+        """An allowedTools entry for a built-in tool ('Bash') allows what no rule lists; it
+        does not lift a block, nor what needs a person whatever the rules say."""
+        if judgement.verdict != "unlisted":
+            return judgement
+        return self.rules.allowed_tool(request.tool, request.server) or judgement
+
+    def _command_verdict(self, request: PermissionRequest, line: CommandLine) -> Judgement:
+        judgement = self.rules.judge_command(line)
+        if judgement.verdict != "blocked" and request.paths:
+            judgement = self.rules.blocked_path(request.paths) or judgement
+        return self._with_tool(request, judgement)
 
     def answer(self, question: Question, answer: str) -> Decision:
         """Apply the person's reply to ``question``."""
@@ -148,7 +191,7 @@ class Policy:
         # A tool that names no path works in the project root (a search of the whole project).
         paths = request.paths or (rules.root,)
         verb = _VERBS[request.kind]
-        judgement = rules.judge_paths(paths)
+        judgement = self._with_tool(request, rules.judge_paths(paths))
         if judgement.verdict == "blocked":
             return Decision(False, judgement.reason)
         resolved = [rules.paths.resolve(path) for path in paths]
@@ -284,9 +327,7 @@ class Policy:
         is left is the commands' verdict.
         """
         line = parse_command_line(request.command or "")
-        judgement = self.rules.judge_command(line)
-        if judgement.verdict != "blocked" and request.paths:
-            judgement = self.rules.blocked_path(request.paths) or judgement
+        judgement = self._command_verdict(request, line)
         if judgement.verdict == "blocked":
             return Decision(False, judgement.reason)
         if self.mode == "plan":
@@ -484,6 +525,46 @@ class Policy:
             kept.append(candidate)
         return self._own_place(kept) if kept else None
 
+    # ── MCP calls ───────────────────────────────────────────────────────────────────────────
+
+    def _assess_call(self, request: PermissionRequest) -> Decision | Question:
+        """A call of an MCP tool, which can do anything its server can: asked like a command.
+
+        Its read-only hint is the server's word about itself, so it counts for nothing: plan
+        mode refuses every call, and no mode accepts one by itself.
+        """
+        judgement = self.verdict(request)
+        shown = describe_tool(request.tool, request.server)
+        if judgement.verdict == "blocked":
+            return Decision(False, judgement.reason)
+        if self.mode == "plan":
+            return Decision(
+                False,
+                f"plan mode is read-only: calling {shown} is not allowed, as an MCP tool can "
+                "change anything",
+            )
+        keys: tuple[SessionKey, ...] = (("call", request.tool),)
+        remembered = self._remembered(keys)
+        if remembered is not None:
+            return remembered
+        if judgement.verdict == "allowed":
+            return Decision(True, judgement.reason)
+        server_entry = f" (or '{MCP_PREFIX}{request.server}' for all its server's tools)"
+        return Question(
+            FULL_CHOICES,
+            keys,
+            _describe(keys[0]),
+            f"{judgement.reason}, so {self._mode_name} asks before calling it, and a headless "
+            f"run cannot ask. To allow it, add '{escape_controls(request.tool, newlines=True)}'"
+            f"{server_entry if request.server else ''} to allowedTools in {self.settings_file}",
+        )
+
+    def server_of(self, tool: str) -> str | None:
+        """The configured MCP server whose tool ``tool`` names, the longest name first (of
+        servers 'a' and 'a__b', 'mcp__a__b__x' is taken as a__b's); None when none is."""
+        names = [n for n in self._mcp_servers if tool.startswith(f"{MCP_PREFIX}{n}__")]
+        return max(names, key=len, default=None)
+
     # ── the session's answers ───────────────────────────────────────────────────────────────
 
     def _remembered(self, keys: tuple[SessionKey, ...]) -> Decision | None:
@@ -555,6 +636,8 @@ def _describe(key: SessionKey) -> str:
     group, scope = key
     if group == "run":
         return f"running '{scope}'"
+    if group == "call":
+        return f"calling '{escape_controls(scope, newlines=True)}'"
     verb = "reading" if group == "read" else "writing"
     return f"{verb} files {scope} the project"
 

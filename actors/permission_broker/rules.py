@@ -1,5 +1,10 @@
 """The project's rules applied to one operation: blocked, allowed, not listed, or unknowable.
 
+Paths are judged by allowedPaths/blockedPaths, command lines by allowedCommands/blockedCommands,
+and every request also by its tool's name: a blockedTools entry blocks whatever the tool would
+do; an allowedTools entry allows an MCP tool's call, and for a built-in tool what no path or
+command rule lists (a block, or what needs a person whatever the rules say, still stands).
+
 The verdicts, and what the broker does with them in every mode:
 - ``blocked``: a blocked rule matches. Denied, whatever the mode; blocked wins over allowed.
 - ``allowed``: every path, or every simple command, is covered by an allowed rule.
@@ -29,6 +34,7 @@ from actors.permission_broker.command_rules import (
 )
 from actors.permission_broker.environment import harmless, matters_in_the_shell
 from actors.permission_broker.shell import parse_command_line
+from actors.permission_broker.tool_rules import ToolEntry, describe_tool, tool_of_server
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,10 +62,41 @@ class Rules:
         self.paths = PathRules(root, settings.allowed_paths, settings.blocked_paths, home=home)
         self.allowed_commands = tuple(CommandEntry.parse(t) for t in settings.allowed_commands)
         self.blocked_commands = tuple(CommandEntry.parse(t) for t in settings.blocked_commands)
+        self.allowed_tools = tuple(ToolEntry(text) for text in settings.allowed_tools)
+        self.blocked_tools = tuple(ToolEntry(text) for text in settings.blocked_tools)
 
     @property
     def root(self) -> str:
         return self.paths.root
+
+    # ── tools ───────────────────────────────────────────────────────────────────────────────
+
+    def blocked_tool(self, tool: str, server: str | None) -> Judgement | None:
+        """A blockedTools entry that covers the tool: whatever it would do is denied."""
+        for entry in self.blocked_tools:
+            if entry.covers(tool, server, blocking=True):
+                return Judgement(
+                    "blocked",
+                    f"blocked by blockedTools entry '{entry.text}'{_which(entry, tool, server)}",
+                )
+        return None
+
+    def allowed_tool(self, tool: str, server: str | None) -> Judgement | None:
+        """An allowedTools entry that covers the tool, as an "allowed" verdict, or None."""
+        for entry in self.allowed_tools:
+            if entry.covers(tool, server, blocking=False):
+                return Judgement(
+                    "allowed",
+                    f"allowed by allowedTools entry '{entry.text}'{_which(entry, tool, server)}",
+                )
+        return None
+
+    def judge_call(self, tool: str, server: str | None) -> Judgement:
+        """A call of an MCP tool: blocked, allowed by an entry, or not listed."""
+        judgement = self.blocked_tool(tool, server) or self.allowed_tool(tool, server)
+        if judgement is not None:
+            return judgement
+        return Judgement("unlisted", f"{describe_tool(tool, server)} is not in allowedTools")
 
     # ── paths ───────────────────────────────────────────────────────────────────────────────
 
@@ -178,6 +215,13 @@ class Rules:
                             "blockedCommands forbids; its words are only known when it runs",
                         )
         return None
+
+
+def _which(entry: ToolEntry, tool: str, server: str | None) -> str:
+    """What the entry covered, unless the entry says it already ('Bash')."""
+    if server is not None:
+        return f" ({tool_of_server(tool, server)})"
+    return "" if entry.text == tool else f" (tool {describe_tool(tool, None)})"
 
 
 def _shown(command: SimpleCommand, runner: SimpleCommand | None) -> str:

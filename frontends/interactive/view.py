@@ -32,6 +32,7 @@ from actors.protocol import (
     ToolOutput,
     ToolStarted,
 )
+from actors.visible import argument_lines, call_target, escape_controls
 from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ _HEADERS = {
     "write": "Write file",
     "create": "Create file",
     "run": "Run command",
+    "call": "Call MCP tool",
 }
 
 
@@ -156,8 +158,7 @@ class TurnView:
     @staticmethod
     def summary(request: PermissionRequest) -> str:
         """One line: what the request wants ("Run command  npm test")."""
-        what = request.command if request.kind == "run" else ", ".join(request.paths)
-        return f"{_HEADERS[request.kind]}  {what or ''}"
+        return f"{_HEADERS[request.kind]}  {_target(request)}"
 
     def question(
         self,
@@ -169,14 +170,15 @@ class TurnView:
         runs in the sandbox and with network, a warning when the rules call for care, and for
         writes the diff."""
         self.version += 1
-        what = request.command if request.kind == "run" else ", ".join(request.paths)
         header = Text.assemble(
-            ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {what or ''}"
+            ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {_target(request)}"
         )
-        asker = (
-            request.tool if request.agent is None else f"{request.tool} (agent: {request.agent})"
-        )
+        tool = escape_controls(request.tool, newlines=True)
+        asker = tool if request.agent is None else f"{tool} (agent: {request.agent})"
         lines: list[RenderableType] = [header, Text(f"    requested by {asker}", "dim")]
+        if request.kind == "call":
+            # What the server will be given: the person judges the call by it.
+            lines += [Text(f"    {line}") for line in argument_lines(request.arguments)]
         if request.background:
             lines.append(
                 Text("    runs in the background: the answer goes on; /tasks stop ends it", "dim")
@@ -378,3 +380,11 @@ def _lexer(language: str) -> Any:
 def _first_line(text: str) -> str:
     line = text.strip().split("\n", 1)[0]
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+def _target(request: PermissionRequest) -> str:
+    """What a question is about: the command, the paths, or the MCP tool and its server."""
+    if request.kind == "call":
+        return call_target(request)
+    what = request.command if request.kind == "run" else ", ".join(request.paths)
+    return what or ""

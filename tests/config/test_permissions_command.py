@@ -4,6 +4,7 @@ the rule and the file that decided; bad flags exit 2."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,6 +17,8 @@ RULES: dict[str, object] = {
     "blockedPaths": ["/.env", "secrets/"],
     "allowedCommands": ["git status", "npm run *"],
     "blockedCommands": ["rm", "git push"],
+    "allowedTools": ["mcp__docs", "mcp__git__status"],
+    "blockedTools": ["mcp__git__push"],
 }
 
 
@@ -129,6 +132,8 @@ def test_without_explain_it_prints_the_mode_and_the_rules(project: Setup) -> Non
         "  blockedPaths     '/.env', 'secrets/'",
         "  allowedCommands  'git status', 'npm run *'",
         "  blockedCommands  'rm', 'git push'",
+        "  allowedTools     'mcp__docs', 'mcp__git__status'",
+        "  blockedTools     'mcp__git__push'",
     ]
 
 
@@ -164,3 +169,25 @@ def test_a_flag_after_the_path_is_refused_with_where_it_goes(project: Setup) -> 
     # After '--' the words are a command as written, flags and all.
     lines = explain(project, "explain", "--", "mytool", "--path", "x")
     assert lines[1].startswith("run     mytool --path x")
+
+
+def test_an_mcp_tool_s_call_names_its_server_and_the_rule(project: Setup) -> None:
+    servers = {"git": {"command": "git-mcp"}, "docs": {"url": "https://example.com/mcp"}}
+    (project.project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    file = project.settings_file
+    assert explain(project, "explain", "mcp__git__push")[1] == (
+        "call    mcp__git__push  denied   blocked by blockedTools entry 'mcp__git__push' "
+        f"(tool 'push' of MCP server 'git') in {file}"
+    )
+    assert explain(project, "explain", "mcp__docs__find")[1] == (
+        "call    mcp__docs__find  allowed  by allowedTools entry 'mcp__docs' "
+        f"(tool 'find' of MCP server 'docs') in {file}"
+    )
+    assert explain(project, "explain", "mcp__git__log")[1] == (
+        "call    mcp__git__log  asks     'mcp__git__log' (tool 'log' of MCP server 'git') is "
+        "not in allowedTools (headless: denied)"
+    )
+    assert explain(project, "--permission-mode", "plan", "explain", "mcp__docs__find")[1] == (
+        "call    mcp__docs__find  denied   plan mode is read-only: calling 'mcp__docs__find' "
+        "(tool 'find' of MCP server 'docs') is not allowed, as an MCP tool can change anything"
+    )

@@ -126,6 +126,8 @@ def test_the_report_lists_the_rules_the_policy_enforces(root: str) -> None:
         ("blockedPaths", ("/.env",)),
         ("allowedCommands", ("git status",)),
         ("blockedCommands", ("rm",)),
+        ("allowedTools", ()),
+        ("blockedTools", ()),
     )
 
 

@@ -1,0 +1,78 @@
+"""Text from others (a model, an MCP server) made safe to show in a terminal, and a call of an
+MCP tool shown for a person's question: its server, its tool and its arguments, bounded.
+
+Control characters would move the cursor, recolour or clear the screen, or rewrite the line a
+person is about to approve; bidirectional overrides would show the text in another order than
+it holds. Each becomes a visible escape (``\\x1b``, ``\\u202e``), the rest is left as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from actors.tool_names import short_name
+
+if TYPE_CHECKING:
+    from actors.protocol import PermissionRequest
+
+ARGUMENT_LINES = 20  # of the arguments' JSON shown before "… more"
+ARGUMENT_CHARS = 2000
+ONE_LINE = 100  # arguments whose JSON fits on a line this long are shown on one line
+
+# C0 controls but newline, DEL, C1 controls, and the bidirectional embeddings, overrides and
+# isolates, plus the line and paragraph separators some terminals break lines at.
+_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str, *, newlines: bool = False) -> str:
+    """``text`` with every character that could paint the terminal shown as an escape;
+    ``newlines``: a newline is escaped too, for text that must stay on one line."""
+    escaped = _UNSAFE.sub(_escape, text)
+    return escaped.replace("\n", "\\n") if newlines else escaped
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def call_target(request: PermissionRequest) -> str:
+    """``status  (MCP server 'git')``: the tool as its server names it, and the server."""
+    tool = request.tool
+    server = request.server
+    if server is None:
+        return escape_controls(tool, newlines=True)
+    short = short_name(tool, server)
+    shown_server = escape_controls(server, newlines=True)
+    return f"{escape_controls(short, newlines=True)}  (MCP server '{shown_server}')"
+
+
+def argument_lines(arguments: dict[str, Any] | None) -> list[str]:
+    """The arguments as JSON: on one line when short, else indented; at most
+    ``ARGUMENT_LINES`` lines and ``ARGUMENT_CHARS`` characters, with a last line saying what
+    was left out."""
+    if not arguments:
+        return ["{}"]
+    text = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "), default=repr)
+    if len(text) > ONE_LINE:
+        text = json.dumps(arguments, ensure_ascii=False, indent=2, default=repr)
+    # json escapes C0 controls inside strings; not DEL, C1 controls or bidirectional overrides.
+    lines = escape_controls(text).split("\n")
+    shown: list[str] = []
+    used = 0
+    for line in lines[:ARGUMENT_LINES]:
+        room = ARGUMENT_CHARS - used
+        if room <= 0:
+            break
+        shown.append(line[:room])
+        used += len(line[:room])
+    left_lines = len(lines) - len(shown)
+    left_chars = sum(len(line) for line in lines) - used
+    if left_chars > 0:
+        what = f"{left_chars:,} more character{'s' if left_chars != 1 else ''}"
+        if left_lines > 0:
+            what += f" on {left_lines:,} more line{'s' if left_lines != 1 else ''}"
+        shown.append(f"… {what} not shown")
+    return shown
