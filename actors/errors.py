@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 REMEDY_PERMISSION = (
-    "Check the permission settings in .legato/settings.json (allowedPaths, allowedCommands), "
-    "or answer 'always' to allow similar operations"
+    "Check the permission settings in .legato/settings.json (allowedPaths, allowedCommands, "
+    "allowedTools), or answer 'always' to allow similar operations"
 )
 REMEDY_API_KEY = "Run 'echo $ASSISTANT_API_KEY' to check the key, then set it again"
 REMEDY_NETWORK = "Test the connection to the API address; behind a proxy, set HTTPS_PROXY"
