@@ -190,7 +190,8 @@ class TurnView:
         if warning:
             lines.append(Text(f"    ⚠ {warning}", "legato.warn"))
         if request.preview:
-            lines.append(self._diff(request.preview))
+            # The diff shows what the model would write: tabs stay spacing, the rest is escaped.
+            lines.append(self._diff(escape_controls(request.preview.replace("\t", "    "))))
         for line in lines:
             self._print(line)
 
@@ -386,5 +387,8 @@ def _target(request: PermissionRequest) -> str:
     """What a question is about: the command, the paths, or the MCP tool and its server."""
     if request.kind == "call":
         return call_target(request)
-    what = request.command if request.kind == "run" else ", ".join(request.paths)
-    return what or ""
+    # A file's name comes from the repository or the model, a command from the model: neither
+    # may reach the terminal as control sequences.
+    if request.kind == "run":
+        return escape_controls(request.command or "")
+    return escape_controls(", ".join(request.paths), newlines=True)

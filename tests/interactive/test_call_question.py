@@ -92,3 +92,16 @@ def test_arguments_are_cut_after_two_thousand_characters() -> None:
 def test_a_server_whose_name_has_double_underscores_is_named_whole() -> None:
     assert call_target(call("a__b", "c", {})) == "c  (MCP server 'a__b')"
     assert argument_lines({}) == ["{}"]
+
+
+def test_a_hostile_file_name_command_or_diff_is_shown_escaped() -> None:
+    view = make_view(width=200)
+    view.question(PermissionRequest(tool="Write", kind="create", paths=("/p/a\x1b[2Jb\nc.txt",)))
+    view.question(PermissionRequest(tool="Bash", kind="run", command="echo \x1b]0;pwned\x07 ok"))
+    diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+\x1b[31mred\tand tabbed\n"
+    view.question(PermissionRequest(tool="Edit", kind="write", paths=("/p/x",), preview=diff))
+    printed = view.take_printed()
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "/p/a\\x1b[2Jb\\nc.txt" in printed
+    assert "echo \\x1b]0;pwned\\x07 ok" in printed
+    assert "\\x1b[31mred    and tabbed" in printed

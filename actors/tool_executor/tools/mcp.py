@@ -21,6 +21,7 @@ import msgspec
 
 from actors.protocol import CallMcpTool, ListMcpTools
 from actors.tool_executor.context import Tool, ToolOutcome
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from actors.protocol import Block, McpClientMsg, McpToolResult, ToolCall
@@ -84,7 +85,7 @@ def summary(server: str, name: str, arguments: dict[str, Any]) -> str:
     shown = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
     if len(shown) > _SUMMARY:
         shown = shown[: _SUMMARY - 1] + "…"
-    return f"{server}: {tool} {shown}"
+    return escape_controls(f"{server}: {tool} {shown}", newlines=True)
 
 
 def outcome(result: McpToolResult) -> ToolOutcome:
