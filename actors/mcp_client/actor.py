@@ -11,12 +11,19 @@ The servers are the configuration's (``GetContext``, when the actor is given the
 or a list given to it. A server the user has not approved (a project's, see docs/mcp.md) is
 listed as ``unapproved`` and starts only on ``ApproveMcpServers``.
 
-``on_start`` only starts the connection tasks: a server that takes seconds to start (or never
-answers) delays nothing else. The actor's stop ends every connection, and each one's process.
+``on_start`` only reads the configuration and starts a task; that task imports the SDK and starts
+the connections. The SDK (pydantic, httpx2, the protocol's types) takes most of a second to
+import, and the supervisor waits for each ``on_start`` before it starts the next actor: imported
+there, it held up the conductor and so the first request. It is imported in a worker thread, so
+the other actors start and the first request goes out meanwhile; until the import is done the
+approved servers are listed as connecting, as they are. A server that takes seconds to start (or
+never answers) delays nothing else either. The actor's stop ends every connection, and each
+one's process.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +55,13 @@ if TYPE_CHECKING:
 DEFAULT_OUTPUT_CAP = 25_000
 # How long a server may take from its start to its tool list.
 DEFAULT_START_TIMEOUT = 30.0
+# The module that imports the SDK; importing this package imports none of it.
+CONNECTION_MODULE = "actors.mcp_client.connection"
+
+
+def import_sdk() -> None:
+    """Import the SDK (run in a worker thread; replaced by a test to hold the import)."""
+    importlib.import_module(CONNECTION_MODULE)
 
 
 class McpClient(Actor[McpClientMsg]):
@@ -72,32 +86,47 @@ class McpClient(Actor[McpClientMsg]):
         self._connections: list[Connection] = []
         self._output_cap = output_cap
         self._calls: dict[str, anyio.CancelScope] = {}
+        # Made in on_start, in the event loop (the actor is made before it runs):
+        self._loaded: anyio.Event  # set once the connections exist (or never will)
+        self._loading: anyio.CancelScope | None = None  # the import's and the connections' start
         # The SDK logs a server's stray output and its own teardown at warning level; with no
         # handler configured Python would print that on the user's terminal.
         for logger in ("mcp", "client"):
             logging.getLogger(logger).addHandler(logging.NullHandler())
 
     async def on_start(self) -> None:
-        servers = self._servers
+        self._loaded = anyio.Event()
+        self._loading = anyio.CancelScope()
         if self._memory is not None:
-            servers = (await self._memory.ask(GetContext())).mcp_servers
-        if not servers:
+            self._servers = (await self._memory.ask(GetContext())).mcp_servers
+        if not self._servers:
+            self._loaded.set()  # a session with no MCP server never imports the SDK
             return
-        # The SDK (pydantic, httpx2, starlette's types) takes half a second to import: a session
-        # with no MCP server never pays it, and importing this package costs nothing.
-        from actors.mcp_client.connection import Connection
+        self.tasks.start_soon(self._load)
 
-        self._connections = [
-            Connection(launch, start_timeout=self._start_timeout, cwd=self._cwd)
-            for launch in servers
-        ]
-        for connection in self._connections:
-            if connection.state == "connecting":
-                connection.start(self.tasks)
+    async def _load(self) -> None:
+        try:
+            assert self._loading is not None  # made in on_start, before this task starts
+            with self._loading:
+                # Abandoned when the actor stops first: the thread finishes the import unwatched.
+                await anyio.to_thread.run_sync(import_sdk, abandon_on_cancel=True)
+                from actors.mcp_client.connection import Connection
+
+                self._connections = [
+                    Connection(launch, start_timeout=self._start_timeout, cwd=self._cwd)
+                    for launch in self._servers
+                ]
+                for connection in self._connections:
+                    if connection.state == "connecting":
+                        connection.start(self.tasks)
+        finally:
+            self._loaded.set()
 
     def close_inbox(self) -> None:
         # The connections are the actor's tasks that never end by themselves.
         super().close_inbox()
+        if self._loading is not None:
+            self._loading.cancel()
         for connection in self._connections:
             connection.stop()
 
@@ -108,9 +137,16 @@ class McpClient(Actor[McpClientMsg]):
     async def handle(self, msg: McpClientMsg, reply: Reply) -> None:
         match msg:
             case ListMcpServers():
+                await self._loaded.wait()  # bounded: the import takes about a second
                 await reply.answer(msg, self._statuses(self._connections))
+            case ListMcpTools(wait=False) if not self._loaded.is_set():
+                # The SDK is still importing: no tool is known, and every approved server is
+                # still to start. Never waited for, so no request waits on the import.
+                starting = tuple(s.name for s in self._servers if s.approved)
+                await reply.answer(msg, McpToolListing(tools=(), connecting=starting))
             case ListMcpTools(wait=wait):
                 if wait:
+                    await self._loaded.wait()
                     async with anyio.create_task_group() as waits:
                         for connection in self._connections:
                             waits.start_soon(connection.settle)
@@ -120,6 +156,7 @@ class McpClient(Actor[McpClientMsg]):
                 )
                 await reply.answer(msg, McpToolListing(tools=tools, connecting=connecting))
             case ApproveMcpServers(names=names):
+                await self._loaded.wait()
                 chosen = [c for c in self._connections if c.launch.name in names]
                 for connection in chosen:
                     if connection.state == "unapproved":
@@ -147,17 +184,19 @@ class McpClient(Actor[McpClientMsg]):
         )
 
     async def _call(self, call_id: str, name: str, arguments: dict[str, Any]) -> McpToolResult:
-        # The longest prefix: a server named "a" must not take the calls of one named "a__b".
-        offering = [c for c in self._connections if name.startswith(c.prefix)]
-        if not offering:
-            return results.failure(f"No MCP server offers {name!r}")
-        connection = max(offering, key=lambda c: len(c.prefix))
-        try:
-            with anyio.CancelScope() as scope:
-                self._calls[call_id] = scope
+        with anyio.CancelScope() as scope:
+            self._calls[call_id] = scope
+            try:
+                await self._loaded.wait()
+                # The longest prefix: a server named "a" must not take the calls of one named
+                # "a__b".
+                offering = [c for c in self._connections if name.startswith(c.prefix)]
+                if not offering:
+                    return results.failure(f"No MCP server offers {name!r}")
+                connection = max(offering, key=lambda c: len(c.prefix))
                 return await connection.call(name, arguments, self._output_cap, self.tasks)
-        except McpServerFailed as exc:
-            return results.failure(exc.describe())
-        finally:
-            self._calls.pop(call_id, None)
+            except McpServerFailed as exc:
+                return results.failure(exc.describe())
+            finally:
+                self._calls.pop(call_id, None)
         return results.failure(f"Interrupted: the call to {name} was stopped before it finished")
