@@ -12,7 +12,7 @@
   tools, encoded as the model client encodes it (compact JSON), against the array with no
   server; and in tokens at four bytes a token.
 - one call's round trip, in one process: `mcp__time__get_current_time` through the tool
-  executor (a broker that allows everything, the MCP client) against the floor, the SDK's own
+  executor (the real broker in custom mode with the tool in allowedTools, the MCP client) against the floor, the SDK's own
   ``ClientSession`` on the SDK's stdio transport calling the same server, both already
   initialized; the calls interleaved, medians and 90th percentiles.
 """
@@ -23,6 +23,7 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,18 +163,28 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     from mcp.client.stdio import stdio_client
 
     from actors.mcp_client import McpClient
+    from actors.memory_store import MemoryStore, Overrides
+    from actors.permission_broker import PermissionBroker
     from actors.protocol import McpServer, RunTools, ToolCall, ToolFinished
     from actors.tool_executor import ToolExecutor
     from runtime import supervise
-    from tests.tool_executor.harness import Broker
 
     args = SERVERS["time"]
     launch = McpServer(
         name="time", transport="stdio", source="bench", command=sys.executable, args=tuple(args)
     )
-    broker = Broker()
+    # The real broker, its rules read from a project's settings: custom mode, the tool allowed.
+    project = Path(tempfile.mkdtemp(prefix="legato-bench-mcp-"))
+    (project / ".legato").mkdir()
+    settings = {"permissionMode": "custom", "allowedTools": ["mcp__time"]}
+    (project / ".legato" / "settings.json").write_text(json.dumps(settings))
+    (project / "home").mkdir()
+    memory = MemoryStore(
+        str(project), home=str(project / "home"), overrides=Overrides(permission_mode="custom")
+    )
+    broker = PermissionBroker(memory.address)
     client = McpClient([launch])
-    executor = ToolExecutor(broker.address, project_root=str(REPO), mcp=client.address)
+    executor = ToolExecutor(broker.address, project_root=str(project), mcp=client.address)
     arguments = {"timezone": "UTC"}
 
     async def through_executor(n: int) -> float:
@@ -190,7 +201,7 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     floor: list[float] = []
     with open("/dev/null", "w") as quiet:  # noqa: ASYNC230 - opened once, before any call
         async with (
-            supervise([broker, client, executor]),
+            supervise([memory, broker, client, executor]),
             stdio_client(params, errlog=quiet) as (read, write),
             ClientSession(read, write) as session,
         ):

@@ -54,10 +54,13 @@ class Session:
             *saving,
             *([] if self.questions is None else [self.questions]),
             self.permissions,
-            self.mcp,  # before the executor, which offers and calls its tools
             self.model,
             self.tools,
             self.conductor,
+            # Last: nobody asks it before the session's first prompt, and its SDK import (in a
+            # worker thread) then competes with no other actor's start for the interpreter.
+            # It stops first, once the conductor has nothing more to run.
+            self.mcp,
         ]
 
 
