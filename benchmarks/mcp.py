@@ -13,8 +13,8 @@
   server; and in tokens at four bytes a token.
 - one call's round trip, in one process: `mcp__time__get_current_time` through the tool
   executor (the real broker in custom mode with the tool in allowedTools, the MCP client)
-  against the floor, the SDK's own ``ClientSession`` on the SDK's stdio transport calling the same server, both already
-  initialized; the calls interleaved, medians and 90th percentiles.
+  against the floor, the SDK's own ``ClientSession`` on the SDK's stdio transport calling the
+  same server, both already initialized; the calls interleaved, medians and 90th percentiles.
 """
 
 from __future__ import annotations
