@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from actors.protocol import Explained, McpServer, ProviderReport
 
 
-NOT_STARTED = "not started: connecting comes with the MCP client"
+NOT_STARTED = "not started here: 'legato doctor' starts the approved ones"
 
 
 class Parser(argparse.ArgumentParser):
@@ -125,6 +125,8 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
 def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
     """Each server, its transport, what it runs or reaches, and its file. Env and header
     values often hold tokens: only their names are shown."""
+    from frontends.mcp_notes import is_project_server
+
     lines = []
     for server in servers:
         if server.transport == "stdio":
@@ -133,9 +135,14 @@ def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
         else:
             target = server.url
             hidden = ("headers", server.headers)
-        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source})")
+        approval = ""
+        if is_project_server(server):
+            approval = "  approved" if server.approved else "  not approved"
+        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source}){approval}")
         if hidden[1]:
             lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+        if not server.approved:
+            lines.append(f"    → approve it: 'legato mcp approve {server.name}'")
     return lines
 
 
