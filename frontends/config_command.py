@@ -122,9 +122,10 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     return EXIT_OK
 
 
-def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
-    """Each server, its transport, what it runs or reaches, and its file. Env and header
-    values often hold tokens: only their names are shown."""
+def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> list[str]:
+    """Each server, its transport, what it runs or reaches, and its file; with ``approval``,
+    whether a project's is approved and how to approve it. Env and header values often hold
+    tokens: only their names are shown."""
     from frontends.mcp_notes import is_project_server
 
     lines = []
@@ -135,13 +136,13 @@ def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
         else:
             target = server.url
             hidden = ("headers", server.headers)
-        approval = ""
-        if is_project_server(server):
-            approval = "  approved" if server.approved else "  not approved"
-        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source}){approval}")
+        state = ""
+        if approval and is_project_server(server):
+            state = "  approved" if server.approved else "  not approved"
+        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source}){state}")
         if hidden[1]:
             lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
-        if not server.approved:
+        if approval and not server.approved:
             lines.append(f"    → approve it: 'legato mcp approve {server.name}'")
     return lines
 

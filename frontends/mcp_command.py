@@ -107,7 +107,7 @@ def _approve(memory: MemoryStore, args: argparse.Namespace) -> None:
         shown = [s for s in context.mcp_servers if s.name in names]
         if len(shown) == len(set(names)):
             print("Approving what these servers run:")
-            print(*mcp_server_lines(shown), sep="\n")
+            print(*mcp_server_lines(shown, approval=False), sep="\n")
         return context, await memory.address.ask(ApproveProjectMcpServers(names=names))
 
     context, approved = ask_actors([memory], approving)
