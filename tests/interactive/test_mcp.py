@@ -16,9 +16,13 @@ from actors.memory_store import load_context
 from actors.protocol import McpServer, McpServerStatus
 from frontends.demo.scripted_api import text
 from frontends.interactive.mcp import listing
+from frontends.demo.scripted_api import ScriptedServer
+from tests.interactive.conftest import session_env
+from tests.interactive.terminal import processes_with
 from tests.interactive.test_session import run
 
 if TYPE_CHECKING:
+    from tests.interactive.terminal import Terminal
     from tests.interactive.test_session import Live
 
 pytestmark = pytest.mark.anyio
@@ -109,6 +113,29 @@ async def test_servers_are_named_at_start_and_start_once_approved(
     # Recorded in the user's folder: the next session starts both.
     context = load_context(str(root), home=str(home))
     assert [(s.name, s.approved) for s in context.mcp_servers] == [("toy", True), ("bad", True)]
+
+
+@pytest.mark.tmux
+def test_in_a_real_terminal_the_notice_leaves_the_prompt_free_and_approve_starts_it(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    marker = root / "started"
+    _mcp_json(root, marker)
+    with ScriptedServer([text("unused")]) as server:
+        terminal.start(root, session_env(home, server.url))
+        terminal.wait_for("not approved, so not started: toy, bad")
+        terminal.wait_for("tokens", visible=True)  # the prompt is there, not held
+        terminal.submit("/mcp")
+        terminal.wait_for("→ /mcp approve toy (after reading what it runs)")
+        assert not marker.exists()
+        terminal.submit("/mcp approve toy")
+        terminal.wait_for("Approved; the next sessions here start them too:")
+        terminal.wait_for(lambda _: marker.exists())
+        assert processes_with(str(marker))
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+    assert processes_with(str(marker)) == []  # the server ended with the session
 
 
 def test_the_listing_bounds_a_long_failure() -> None:
