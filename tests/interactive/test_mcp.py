@@ -14,9 +14,8 @@ import pytest
 
 from actors.memory_store import load_context
 from actors.protocol import McpServer, McpServerStatus
-from frontends.demo.scripted_api import text
+from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.interactive.mcp import listing
-from frontends.demo.scripted_api import ScriptedServer
 from tests.interactive.conftest import session_env
 from tests.interactive.terminal import processes_with
 from tests.interactive.test_session import run
