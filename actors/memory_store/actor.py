@@ -17,6 +17,7 @@ import msgspec
 
 from actors.memory_store import mcp_approvals
 from actors.memory_store.loader import explain_context
+from actors.memory_store.mcp_servers import MCP_FILE
 from actors.places import mcp_approvals_path
 from actors.protocol import (
     ApproveProjectMcpServers,
@@ -87,6 +88,17 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 revoked = await anyio.to_thread.run_sync(
                     mcp_approvals.revoke, path, context.mcp_servers, names
                 )
+                # What the context says agrees with the file (the global trust-all aside).
+                trust_all = context.config.enable_all_project_mcp_servers
+                project_file = os.path.join(context.project_root, MCP_FILE)
+                servers = tuple(
+                    msgspec.structs.replace(server, approved=trust_all)
+                    if server.name in revoked and server.source == project_file
+                    else server
+                    for server in context.mcp_servers
+                )
+                context = msgspec.structs.replace(context, mcp_servers=servers)
+                self._explained = msgspec.structs.replace(self._explained, context=context)
                 await reply.answer(msg, revoked)
 
     async def _approve(self, explained: Explained, names: tuple[str, ...]) -> tuple[McpServer, ...]:
