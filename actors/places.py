@@ -5,7 +5,8 @@
      │    ├── memory/              MEMORY.md and topic files (the memory store loads them)
      │    ├── sessions/<id>.jsonl  saved sessions (the session store)
      │    ├── pattern-stats.json   how often each pattern ran (the skill library)
-     │    └── path-rules-noted.json  which path rules were already explained (the memory store)
+     │    ├── path-rules-noted.json  which path rules were already explained (the memory store)
+     │    └── mcp-approved.json    the .mcp.json servers the user approved (the memory store)
      └── logs/legato-<day>.log     the debug log (frontends/debug.py)
 
 Plain functions of the project's real absolute path and the home folder, so that two actors
@@ -20,6 +21,7 @@ import os
 MEMORY_FILE = "MEMORY.md"
 PATTERN_STATS_FILE = "pattern-stats.json"
 PATH_RULES_NOTE_FILE = "path-rules-noted.json"
+MCP_APPROVALS_FILE = "mcp-approved.json"
 
 
 def legato_dir(home: str) -> str:
@@ -60,3 +62,9 @@ def path_rules_note_path(project_root: str, home: str) -> str:
 def logs_dir(home: str) -> str:
     """``~/.legato/logs``: the debug log, one file a day."""
     return os.path.join(legato_dir(home), "logs")
+
+
+def mcp_approvals_path(project_root: str, home: str) -> str:
+    """Which of the project's .mcp.json servers the user approved: in the user's folder, since
+    the project's own files are the repository's to write."""
+    return os.path.join(project_dir(project_root, home), MCP_APPROVALS_FILE)

@@ -165,6 +165,9 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     permission_mode: PermissionMode | None = None
     theme: Literal["dark", "light"] = "dark"
     auto_save: bool = True
+    # Every project's .mcp.json servers run without approval: the user's own choice, so it is
+    # read from this file only, never from a project's settings (docs/mcp.md).
+    enable_all_project_mcp_servers: bool = False
 
     # The key must not leak through a log line, a failed assertion or rich's pretty printer.
     def __repr__(self) -> str:
@@ -178,6 +181,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             ("permission_mode", self.permission_mode),
             ("theme", self.theme),
             ("auto_save", self.auto_save),
+            ("enable_all_project_mcp_servers", self.enable_all_project_mcp_servers),
         ]
 
 
@@ -198,6 +202,9 @@ class McpServer(msgspec.Struct, frozen=True, kw_only=True):
     url: str = ""  # http and sse
     headers: dict[str, str] = msgspec.field(default_factory=dict)
     approved: bool = True
+    # sha256 of the entry as the file writes it, before ``${VAR}`` expansion: what an approval
+    # of a project's server holds (actors/memory_store/mcp_approvals.py).
+    fingerprint: str = ""
 
     # Env and header values often hold tokens: a log line or a failed assertion shows names.
     def __repr__(self) -> str:
@@ -258,7 +265,22 @@ class ExplainContext(Ask[Explained], frozen=True, tag=True):
     and ``permissions`` print the sources."""
 
 
-MemoryStoreMsg = GetContext | ExplainContext
+class ApproveProjectMcpServers(Ask[tuple[McpServer, ...]], frozen=True, tag=True):
+    """Record the user's approval of these project servers, as their entries are now, in the
+    user's own folder (never the project's); answers them, approved. An unknown name raises
+    UsageError naming the known ones."""
+
+    names: tuple[str, ...]
+
+
+class RevokeProjectMcpServers(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """Forget the approval of these project servers; answers the names that had one. The
+    running session's servers go on until it ends; the next session does not start them."""
+
+    names: tuple[str, ...]
+
+
+MemoryStoreMsg = GetContext | ExplainContext | ApproveProjectMcpServers | RevokeProjectMcpServers
 
 
 # ── skill library ───────────────────────────────────────────────────────────────────────────

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from actors.protocol import Explained, McpServer, ProviderReport
 
 
-NOT_STARTED = "not started: connecting comes with the MCP client"
+NOT_STARTED = "not started here: 'legato doctor' starts the approved ones"
 
 
 class Parser(argparse.ArgumentParser):
@@ -122,9 +122,12 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     return EXIT_OK
 
 
-def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
-    """Each server, its transport, what it runs or reaches, and its file. Env and header
-    values often hold tokens: only their names are shown."""
+def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> list[str]:
+    """Each server, its transport, what it runs or reaches, and its file; with ``approval``,
+    whether a project's is approved and how to approve it. Env and header values often hold
+    tokens: only their names are shown."""
+    from frontends.mcp_notes import is_project_server
+
     lines = []
     for server in servers:
         if server.transport == "stdio":
@@ -133,9 +136,14 @@ def mcp_server_lines(servers: Sequence[McpServer]) -> list[str]:
         else:
             target = server.url
             hidden = ("headers", server.headers)
-        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source})")
+        state = ""
+        if approval and is_project_server(server):
+            state = "  approved" if server.approved else "  not approved"
+        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source}){state}")
         if hidden[1]:
             lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+        if approval and not server.approved:
+            lines.append(f"    → approve it: 'legato mcp approve {server.name}'")
     return lines
 
 

@@ -5,7 +5,9 @@
 It prints the effective settings and their sources, the allowedPaths and blockedPaths entries
 that match nothing (warnings: fix or remove them), which credentials are in use (by name, never
 their values), the proxy settings, a connectivity probe to ``{api_url}/v1/messages``, the tools
-found on PATH and the debug log's state. Each problem is printed with its remedy. Exit codes:
+found on PATH, the MCP servers (the approved ones started, each reported ready with its tools or
+failed with the reason, then stopped; an unapproved one is not started) and the debug log's
+state. Each problem is printed with its remedy. Exit codes:
 0 nothing wrong, 1 a problem was found, 2 a configuration file is invalid.
 
 Each answer comes from the actor that owns it, started as a session would start it: the memory
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from actors.protocol import (
         Explained,
         Finding,
+        McpServerStatus,
+        McpToolListing,
         ProbeReport,
         ProviderReport,
         RuleCoverage,
@@ -60,6 +64,8 @@ class Answers:
     provider: ProviderReport
     probe: ProbeReport | None  # None: --no-probe
     sandbox: SandboxReport
+    mcp: tuple[McpServerStatus, ...]  # once each approved server is ready or has failed
+    mcp_tools: McpToolListing
 
 
 def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
@@ -97,6 +103,10 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     tool_lines, tool_problems = _tools(env)
     out += tool_lines
     problems += tool_problems
+    out += ["", "MCP servers"]
+    mcp_lines, mcp_problems = mcp_server_report(explained, answers.mcp, answers.mcp_tools)
+    out += mcp_lines
+    problems += mcp_problems
     out += ["", "Debug log", f"  {_debug_line(env)}"]
     out += ["", "Problems" if problems else "No problems found."]
     for problem in problems:
@@ -109,6 +119,7 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
     """Start the memory store, the permission broker, the model client and the tool executor
     as a session would, and ask each what it owns; raises the LegatoError that stops one
     starting."""
+    from actors.mcp_client import McpClient
     from actors.model_client import ModelClient
     from actors.permission_broker import PermissionBroker
     from actors.protocol import (
@@ -116,6 +127,8 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
         DescribeProvider,
         DescribeSandbox,
         ExplainContext,
+        ListMcpServers,
+        ListMcpTools,
         ProbeApi,
     )
     from actors.tool_executor import ToolExecutor
@@ -128,6 +141,9 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
     # It tries the sandbox once, as a session's first command would.
     project = os.path.abspath(args.project_path or os.getcwd())
     tools = ToolExecutor(broker.address, project_root=project, memory=memory.address, env=env)
+    # It starts the approved servers as a session would (the unapproved ones never), and its
+    # stop ends them and their processes.
+    mcp = McpClient(memory=memory.address, cwd=project)
 
     async def questions() -> Answers:
         explained = await memory.address.ask(ExplainContext())
@@ -141,9 +157,49 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
             await client.address.ask(DescribeProvider(model=model)),
             probe,
             await tools.address.ask(DescribeSandbox()),
+            # Each server's start timeout bounds the wait; they started with the actor.
+            mcp_tools=await mcp.address.ask(ListMcpTools(wait=True)),
+            mcp=await mcp.address.ask(ListMcpServers()),
         )
 
-    return ask_actors([memory, broker, client, tools], questions)
+    return ask_actors([memory, broker, client, mcp, tools], questions)
+
+
+def mcp_server_report(
+    explained: Explained, statuses: Sequence[McpServerStatus], listing: McpToolListing
+) -> tuple[list[str], list[Finding]]:
+    """Each server's state: ready with its tools, failed with why (a problem), not approved
+    (a note with the remedy: the user may not want it to run)."""
+    from actors.protocol import Finding
+    from frontends.mcp_notes import approve_remedy, error_lines
+
+    if not statuses:
+        return ["  none configured (.mcp.json or the global config)"], []
+    servers = {server.name: server for server in explained.context.mcp_servers}
+    lines: list[str] = []
+    problems: list[Finding] = []
+    for status in statuses:
+        server = servers.get(status.name)
+        head = f"  {status.name} ({status.source})"
+        if status.state == "ready":
+            names = [t.name.split("__", 2)[-1] for t in listing.tools if t.server == status.name]
+            lines.append(f"{head}: ready, {len(names)} tools: {', '.join(names) or 'none'}")
+        elif status.state == "unapproved":
+            lines.append(f"{head}: not approved, not started")
+            lines.append(f"    → {approve_remedy(status.name)}")
+        elif status.state == "failed":
+            lines.append(f"{head}: failed")
+            lines += error_lines(status.error, "    ")
+            problems.append(
+                Finding(
+                    f"the MCP server '{status.name}' failed to start",
+                    f"Check its entry in {status.source}"
+                    + (f" (it runs {server.command})" if server and server.command else ""),
+                )
+            )
+        else:
+            lines.append(f"{head}: still connecting after its start timeout")
+    return lines, problems
 
 
 def sandbox_lines(report: SandboxReport) -> list[str]:

@@ -48,11 +48,13 @@ ROOT_IMPORTS: dict[str, set[str]] = {
     # legato config, doctor and permissions start the actors that answer them.
     "frontends.config_command": {"actors.memory_store", "actors.model_client"},
     "frontends.doctor": {
+        "actors.mcp_client",
         "actors.memory_store",
         "actors.model_client",
         "actors.permission_broker",
         "actors.tool_executor",
     },
+    "frontends.mcp_command": {"actors.memory_store"},
     "frontends.permissions": {"actors.memory_store", "actors.permission_broker"},
     # The --resume picker starts a memory store and a session store to list the sessions.
     "frontends.resume": {"actors.memory_store", "actors.session_store"},

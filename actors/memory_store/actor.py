@@ -1,5 +1,6 @@
 """The memory store: loads the session's configuration once and answers ``GetContext``, and
-``ExplainContext`` with where each effective value came from.
+``ExplainContext`` with where each effective value came from. ``ApproveProjectMcpServers``
+records the user's approval of project MCP servers (mcp_approvals.py) and updates the context.
 
 Everything is read and validated in ``on_start``, so a bad file stops the session before any
 request is made: the supervisor reports the crash, and the frontend shows the ConfigError.
@@ -12,15 +13,26 @@ import os
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
+import msgspec
 
+from actors.memory_store import mcp_approvals
 from actors.memory_store.loader import explain_context
-from actors.protocol import ExplainContext, GetContext, MemoryStoreMsg, Overrides
+from actors.memory_store.mcp_servers import MCP_FILE
+from actors.places import mcp_approvals_path
+from actors.protocol import (
+    ApproveProjectMcpServers,
+    ExplainContext,
+    GetContext,
+    MemoryStoreMsg,
+    Overrides,
+    RevokeProjectMcpServers,
+)
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import Explained
+    from actors.protocol import Explained, McpServer
     from runtime import Reply
 
 
@@ -68,3 +80,35 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 await reply.answer(msg, self._explained.context)
             case ExplainContext():
                 await reply.answer(msg, self._explained)
+            case ApproveProjectMcpServers(names=names):
+                await reply.answer(msg, await self._approve(self._explained, names))
+            case RevokeProjectMcpServers(names=names):
+                context = self._explained.context
+                path = mcp_approvals_path(context.project_root, self._home)
+                revoked = await anyio.to_thread.run_sync(
+                    mcp_approvals.revoke, path, context.mcp_servers, names
+                )
+                # What the context says agrees with the file (the global trust-all aside).
+                trust_all = context.config.enable_all_project_mcp_servers
+                project_file = os.path.join(context.project_root, MCP_FILE)
+                servers = tuple(
+                    msgspec.structs.replace(server, approved=trust_all)
+                    if server.name in revoked and server.source == project_file
+                    else server
+                    for server in context.mcp_servers
+                )
+                context = msgspec.structs.replace(context, mcp_servers=servers)
+                self._explained = msgspec.structs.replace(self._explained, context=context)
+                await reply.answer(msg, revoked)
+
+    async def _approve(self, explained: Explained, names: tuple[str, ...]) -> tuple[McpServer, ...]:
+        context = explained.context
+        path = mcp_approvals_path(context.project_root, self._home)
+        approved = await anyio.to_thread.run_sync(
+            mcp_approvals.approve, path, context.mcp_servers, names
+        )
+        now = {server.name: server for server in approved}
+        servers = tuple(now.get(server.name, server) for server in context.mcp_servers)
+        context = msgspec.structs.replace(context, mcp_servers=servers)
+        self._explained = msgspec.structs.replace(explained, context=context)
+        return approved

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import load_mcp_servers
 from actors.memory_store.migration import migration_warnings
 from actors.memory_store.path_rules import check_path_rules
@@ -29,7 +30,7 @@ from actors.memory_store.sandbox_settings import check_sandbox
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
-from actors.places import MEMORY_FILE, memory_dir, path_rules_note_path
+from actors.places import MEMORY_FILE, mcp_approvals_path, memory_dir, path_rules_note_path
 from actors.protocol import (
     Explained,
     GlobalConfig,
@@ -117,7 +118,14 @@ def explain_context(
     _check_models(config, settings)
     _check_entries(settings)
     check_sandbox(settings)
-    mcp_servers = load_mcp_servers(root, config_file, env, warnings)
+    mcp_servers = load_mcp_servers(
+        root,
+        config_file,
+        env,
+        warnings,
+        approvals=read_approvals(mcp_approvals_path(root, home), warnings),
+        trust_all=config.value.enable_all_project_mcp_servers,
+    )
     warnings += check_path_rules(settings, root, home)
     warnings += tool_rule_warnings(settings, mcp_servers)
     note = path_rules_note_path(root, home)
@@ -206,6 +214,7 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
             "autoSave": "true or false",
             # Read by mcp_servers.py, which checks each entry.
             "mcpServers": "an object of MCP servers by name, as in .mcp.json",
+            "enableAllProjectMcpServers": "true or false",
         },
         secret=frozenset({"apiKey"}),
         elsewhere={
@@ -258,6 +267,8 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "theme": f"the global config file ({config_file})",
             "autoSave": f"the global config file ({config_file})",
             "mcpServers": "the project's .mcp.json (or the global config file)",
+            # A repository must not approve its own servers.
+            "enableAllProjectMcpServers": f"the global config file ({config_file}) only",
         },
     )
 

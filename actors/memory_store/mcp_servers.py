@@ -7,10 +7,15 @@
 from the session's environment, as Claude Code expands them. A server's name becomes part of
 its tools' names (``mcp__<server>__<tool>``), so it holds only letters, digits, ``_`` and ``-``.
 Reading the file starts nothing (docs/mcp.md).
+
+A project's servers (its ``.mcp.json``, which a cloned repository brings) are approved only
+when the user approved the entry as it is written (mcp_approvals.py), or turned
+``enableAllProjectMcpServers`` on in the global config; the global config's are the user's own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -35,14 +40,30 @@ _REMEDY = "Fix the entry (docs/mcp.md describes the format), or remove it"
 
 
 def load_mcp_servers(
-    project_root: str, config_file: str, env: Mapping[str, str], warnings: list[str]
+    project_root: str,
+    config_file: str,
+    env: Mapping[str, str],
+    warnings: list[str],
+    *,
+    approvals: Mapping[str, str] | None = None,
+    trust_all: bool = False,
 ) -> tuple[McpServer, ...]:
     """The project's servers, then the global config's whose names the project does not use
-    (the project's entry wins on a clash, as its settings do). Raises ConfigError."""
+    (the project's entry wins on a clash, as its settings do). Raises ConfigError.
+
+    ``approvals``: the fingerprint the user approved for each project server's name; a
+    server whose entry has changed since is not approved. ``trust_all``: the global config's
+    ``enableAllProjectMcpServers``."""
     project = read_mcp_servers(os.path.join(project_root, MCP_FILE), env, warnings)
-    # A cloned repository's servers would run its code at the session's start: none is
-    # approved until the user approves it.
-    project = tuple(msgspec.structs.replace(server, approved=False) for server in project)
+    # A cloned repository's servers would run its code at the session's start: none runs until
+    # the user has approved its entry as it is written now.
+    approvals = approvals or {}
+    project = tuple(
+        msgspec.structs.replace(
+            server, approved=trust_all or approvals.get(server.name) == server.fingerprint
+        )
+        for server in project
+    )
     taken = {server.name for server in project}
     everywhere = read_mcp_servers(config_file, env, warnings)
     return (*project, *(server for server in everywhere if server.name not in taken))
@@ -120,6 +141,7 @@ def _server(
     kind = entry.get("type", "stdio" if "command" in entry else "http")
     if kind not in ("stdio", "http", "sse"):
         raise fail(f"unknown type {kind!r}: it takes stdio, http or sse", *at, "type")
+    fingerprint = entry_fingerprint(kind, entry)
     if ("command" in entry) == ("url" in entry):
         raise fail("a server has either command (stdio) or url (http, sse), one of them", *at)
 
@@ -156,13 +178,30 @@ def _server(
             command=text(entry["command"], "command"),
             args=tuple(text(a, "args") for a in args),
             env=strings("env"),
+            fingerprint=fingerprint,
         )
     if kind == "stdio":
         raise fail("a stdio server takes command, not url", *at, "url")
     url = text(entry["url"], "url")
     if not url.startswith(("http://", "https://")):
         raise fail(f"{url!r} is not an http:// or https:// address", *at, "url")
-    return McpServer(name=name, transport=kind, source=path, url=url, headers=strings("headers"))
+    return McpServer(
+        name=name,
+        transport=kind,
+        source=path,
+        url=url,
+        headers=strings("headers"),
+        fingerprint=fingerprint,
+    )
+
+
+def entry_fingerprint(kind: str, entry: Mapping[str, Any]) -> str:
+    """sha256 of what an entry runs, as written: before ``${VAR}`` expansion, so that a
+    changed variable (a rotated token) does not ask again, while any change to the command,
+    args, env, url, headers or transport in the file does. Unknown keys are not part of it."""
+    what = {key: entry[key] for key in sorted(_KNOWN - {"type"}) if key in entry}
+    data = msgspec.json.encode({"transport": kind, **what}, order="sorted")
+    return hashlib.sha256(data).hexdigest()
 
 
 def _expand(value: str, env: Mapping[str, str], unset: Callable[[str], ConfigError]) -> str:

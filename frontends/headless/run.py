@@ -35,6 +35,7 @@ from actors.protocol import (
 from frontends import debug
 from frontends.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
 from frontends.headless.render import HeadlessRenderer, TextRenderer, renderer_for
+from frontends.mcp_notes import not_started
 from frontends.session import assemble
 from runtime import ActorCrashed, first_error, supervise
 
@@ -198,6 +199,11 @@ class _HeadlessRun:
             context = await session.memory.address.ask(GetContext())
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
+            # The MCP client lists these and does not start them; the run goes on without.
+            for server in context.mcp_servers:
+                if not server.approved:
+                    note = not_started(server.name, server.source)
+                    await session.ui.address.tell(Show(Notice("warning", note)))
             with prompt_scope:
                 outcome = await self._answer(session)
                 self.renderer.sandbox = await session.tools.address.ask(

@@ -48,6 +48,7 @@ from actors.protocol import (
 from frontends import debug
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
+from frontends.interactive.mcp import mcp_command
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
@@ -195,6 +196,12 @@ class InteractiveSession:
         )
         for warning in context.warnings:
             self.view.note("warning", warning)
+        if waiting := [server.name for server in context.mcp_servers if not server.approved]:
+            self.view.note(
+                "warning",
+                f"MCP servers of .mcp.json not approved, so not started: {', '.join(waiting)}. "
+                "/mcp shows what they run; /mcp approve <name> starts one.",
+            )
         self.screen.changed()
 
     async def _run_app(self, done: anyio.Event) -> None:
@@ -326,6 +333,17 @@ class InteractiveSession:
                     return
                 self.view.say(Text(shown))
                 self._background_poke.set()
+            case "/mcp":
+                try:
+                    await mcp_command(
+                        command.argument,
+                        self.session.memory.address,
+                        self.session.mcp.address,
+                        lambda shown: self.view.say(Text(shown)),
+                        lambda: self._yes("Approve and start these servers?"),
+                    )
+                except UsageError as error:
+                    self.view.note("error", error.describe())
             case "/model" if command.argument:
                 try:
                     model = resolve_model(command.argument)
@@ -399,9 +417,9 @@ class InteractiveSession:
         if plan and outcome.subtype == "success" and self.status.mode == "plan":
             await self._confirm_plan()
 
-    async def _confirm_plan(self) -> None:
-        """A plan is executed after the user confirms it; the mode returns to Normal."""
-        self.view.say(Text("Execute this plan? Plan mode ends and changes need your approval."))
+    async def _yes(self, question: str) -> bool:
+        """Ask ``question``; Esc or Ctrl-C is a no."""
+        self.view.say(Text(question))
         self.screen.changed()
         answer = "n"
         with anyio.CancelScope() as scope:
@@ -410,7 +428,11 @@ class InteractiveSession:
                 answer = await self.screen.ask(("y", "n"))
             finally:
                 self.screen.busy = None
-        if answer != "y":
+        return answer == "y"
+
+    async def _confirm_plan(self) -> None:
+        """A plan is executed after the user confirms it; the mode returns to Normal."""
+        if not await self._yes("Execute this plan? Plan mode ends and changes need your approval."):
             self.view.say(Text("Plan kept; still in plan mode. Say what to change."))
             return
         self.status.mode = "ask"

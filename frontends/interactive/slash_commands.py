@@ -17,6 +17,8 @@ COMMANDS: dict[str, str] = {
     "/permissions": "Show the mode and rules; /permissions explain <path or command> says "
     "what they decide",
     "/tasks": "List the background commands and agents; /tasks stop <id> stops one",
+    "/mcp": "List the MCP servers and their states; /mcp approve <name> approves a project's "
+    "server and starts it",
 }
 ALIASES = {"/exit": "/quit"}
 

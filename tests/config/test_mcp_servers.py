@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+import msgspec
 import pytest
 
 from actors.errors import ConfigError
@@ -18,7 +19,10 @@ if TYPE_CHECKING:
 
 
 def _parse(servers: object, env: dict[str, str] | None = None) -> tuple[McpServer, ...]:
-    return parse_mcp_servers("p/.mcp.json", json.dumps({"mcpServers": servers}), env or {}, [])
+    """The servers, without their fingerprints (tests/config/test_mcp_approval.py has them)."""
+    text = json.dumps({"mcpServers": servers})
+    parsed = parse_mcp_servers("p/.mcp.json", text, env or {}, [])
+    return tuple(msgspec.structs.replace(server, fingerprint="") for server in parsed)
 
 
 def test_stdio_and_http_servers_are_read_with_variables_expanded() -> None:
@@ -117,12 +121,16 @@ def test_config_lists_servers_with_env_and_header_values_hidden(setup: Setup) ->
     done = setup.legato("config", str(setup.project), T="secret-value")
     assert done.returncode == 0, done.stderr
     assert "secret-value" not in done.stdout
-    tail = done.stdout.split("MCP servers (not started: connecting comes with the MCP client)\n")
+    tail = done.stdout.split(
+        "MCP servers (not started here: 'legato doctor' starts the approved ones)\n"
+    )
     assert tail[1].splitlines() == [
-        f"  fs  stdio  npx -y srv  ({path})",
+        f"  fs  stdio  npx -y srv  ({path})  not approved",
         "    env: TOKEN (values hidden)",
-        f"  web  http  https://h/mcp  ({path})",
+        "    → approve it: 'legato mcp approve fs'",
+        f"  web  http  https://h/mcp  ({path})  not approved",
         "    headers: Auth (values hidden)",
+        "    → approve it: 'legato mcp approve web'",
     ]
 
 
@@ -140,9 +148,12 @@ def test_the_project_entry_wins_over_the_global_one_of_the_same_name(setup: Setu
     done = setup.legato("config", str(setup.project))
     assert done.returncode == 0, done.stderr
     assert "unknown key" not in done.stderr
-    tail = done.stdout.split("MCP servers (not started: connecting comes with the MCP client)\n")
+    tail = done.stdout.split(
+        "MCP servers (not started here: 'legato doctor' starts the approved ones)\n"
+    )
     assert tail[1].splitlines() == [
-        f"  shared  stdio  project-cmd  ({path})",
+        f"  shared  stdio  project-cmd  ({path})  not approved",
+        "    → approve it: 'legato mcp approve shared'",
         f"  mine  sse  https://g/sse  ({config})",
     ]
 
@@ -168,9 +179,10 @@ def test_mcp_list_prints_the_servers_without_starting_them(setup: Setup) -> None
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         f"MCP servers for {setup.project.resolve()} "
-        "(not started: connecting comes with the MCP client)",
-        f"  fs  stdio  npx  ({path})",
+        "(not started here: 'legato doctor' starts the approved ones)",
+        f"  fs  stdio  npx  ({path})  not approved",
         "    env: K (values hidden)",
+        "    → approve it: 'legato mcp approve fs'",
         f"  web  http  https://g/mcp  ({config})",
     ]
 
