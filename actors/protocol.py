@@ -1218,6 +1218,7 @@ class McpServerStatus(msgspec.Struct, frozen=True, kw_only=True):
     transport: Literal["stdio", "http", "sse"] = "stdio"
     tools: int = 0  # how many tools it offers once ready
     error: str | None = None  # why it failed, with a stdio server's last lines of stderr
+    restarts: bool = False  # failed after it was ready: the next call starts it again
 
 
 class McpTool(msgspec.Struct, frozen=True, kw_only=True):

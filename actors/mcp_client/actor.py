@@ -179,6 +179,7 @@ class McpClient(Actor[McpClientMsg]):
                 transport=c.launch.transport,
                 tools=len(c.tools),
                 error=c.error,
+                restarts=c.restarts,
             )
             for c in connections
         )

@@ -89,6 +89,12 @@ class Connection:
         self._lost = None
         tasks.start_soon(self.run)
 
+    @property
+    def restarts(self) -> bool:
+        """Whether the next call starts the server again: it crashed after it was ready, and
+        has not been started again since."""
+        return self.state == "failed" and self._crashed and self._restarts > 0 and not self._closed
+
     async def settle(self) -> None:
         """Wait until a connecting server is ready or has failed (bounded by the start
         timeout); at once for one in any other state."""
@@ -267,7 +273,7 @@ class Connection:
             )
         if self._lost is not None:
             await self._ended.wait()  # bounded: every wait of the transport's end is
-        if self.state == "failed" and self._crashed and self._restarts > 0 and not self._closed:
+        if self.restarts:
             self._restarts -= 1
             self.start(tasks)
         await self._settled.wait()  # bounded: the start fails after start_timeout

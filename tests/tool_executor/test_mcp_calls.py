@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from actors.mcp_client import McpClient
-from actors.protocol import AgentScope, InterruptTools, RunTools, ToolFinished
+from actors.protocol import (
+    AgentScope,
+    InterruptTools,
+    ListMcpTools,
+    McpServer,
+    RunTools,
+    ToolFinished,
+)
 from actors.tool_executor import ToolExecutor
 from runtime import supervise
 from tests.mcp_client.harness import TOY, alive, wait_for
@@ -26,13 +33,22 @@ if TYPE_CHECKING:
 
 @asynccontextmanager
 async def executor_with_toy(
-    root: Path, deny: Callable[[PermissionRequest], str | None] | None = None
+    root: Path,
+    deny: Callable[[PermissionRequest], str | None] | None = None,
+    servers: tuple[McpServer, ...] = (TOY,),
 ) -> AsyncIterator[tuple[ToolExecutor, Broker]]:
     broker = Broker(deny)
-    client = McpClient([TOY], cwd=str(root))
+    client = McpClient(servers, cwd=str(root))
     executor = ToolExecutor(broker.address, project_root=str(root), mcp=client.address)
     async with supervise([broker, client, executor]):
         yield executor, broker
+
+
+async def settled(executor: ToolExecutor) -> None:
+    """Until every server is ready or has failed (the executor's MCP client is the test's)."""
+    mcp = executor._scheduler.mcp
+    assert mcp is not None
+    await mcp.ask(ListMcpTools(wait=True))
 
 
 async def finish(executor: ToolExecutor, *calls: ToolCall, **run: Any) -> list[ToolFinished]:
@@ -101,3 +117,45 @@ async def test_the_servers_process_is_gone_when_the_session_ends(tmp_path: Path)
         assert alive(pid)
     assert not alive(pid)
     assert os.getpid() != pid
+
+
+async def test_a_server_that_crashed_is_started_again_by_the_next_call(tmp_path: Path) -> None:
+    async with executor_with_toy(tmp_path) as (executor, broker):
+        [first] = await finish(executor, call("mcp__toy__pid"))
+        [crashed] = await finish(executor, call("mcp__toy__crash"))
+        [again] = await finish(executor, call("mcp__toy__pid"))
+    assert crashed.result.is_error
+    assert "went away during the call" in crashed.result.content
+    assert not again.result.is_error, again.result.content
+    assert again.result.content != first.result.content  # another process
+    assert [r.tool for r in broker.requests] == [
+        "mcp__toy__pid",
+        "mcp__toy__crash",
+        "mcp__toy__pid",
+    ]
+
+
+async def test_a_failed_server_says_why_and_nobody_is_asked(tmp_path: Path) -> None:
+    missing = McpServer(name="gone", transport="stdio", source="x", command="/nonexistent/srv")
+    async with executor_with_toy(tmp_path, servers=(missing,)) as (executor, broker):
+        await settled(executor)
+        [done] = await finish(executor, call("mcp__gone__anything"))
+    assert done.result.is_error
+    assert done.result.content.startswith("mcp__gone__anything was not called: MCP server 'gone'")
+    assert "its command was not found: /nonexistent/srv" in done.result.content
+    assert broker.requests == []
+
+
+async def test_an_unapproved_servers_tool_names_the_remedy(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    unapproved = McpServer(
+        name="toy", transport="stdio", source="/p/.mcp.json", command=TOY.command,
+        args=TOY.args, approved=False,
+    )  # fmt: skip
+    async with executor_with_toy(tmp_path, servers=(unapproved,)) as (executor, broker):
+        [done] = await finish(executor, call("mcp__toy__hang", started=str(marker)))
+    assert done.result.is_error
+    assert "has not been approved" in done.result.content
+    assert "/mcp approve toy" in done.result.content
+    assert broker.requests == []
+    assert not marker.exists()

@@ -19,12 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.protocol import CallMcpTool, ListMcpTools
+from actors.protocol import CallMcpTool, ListMcpServers, ListMcpTools
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from actors.protocol import Block, McpClientMsg, McpToolResult, ToolCall
+    from actors.protocol import (
+        Block,
+        McpClientMsg,
+        McpServerStatus,
+        McpToolListing,
+        McpToolResult,
+        ToolCall,
+    )
     from actors.tool_executor.context import CallContext
     from runtime import Address
 
@@ -55,8 +62,34 @@ async def plan_call(client: Address[McpClientMsg], call: ToolCall) -> Tool[McpIn
     if starting:
         server = max(starting, key=len)
         return _tool(client, call.id, call.name, server, "")
-    known = ", ".join(tool.name for tool in listing.tools) or "none are ready"
-    return f"Unknown tool {call.name!r}: no MCP server offers it. The MCP tools are: {known}."
+    # Not a tool of a server that is ready or starting: say why, naming the server if one
+    # matches. A server that crashed after it was ready is started again by this call.
+    statuses = await client.ask(ListMcpServers())
+    matching = [s for s in statuses if call.name.startswith(f"{PREFIX}{s.name}__")]
+    if not matching:
+        known = ", ".join(tool.name for tool in listing.tools) or "none are ready"
+        return f"Unknown tool {call.name!r}: no MCP server offers it. The MCP tools are: {known}."
+    status = max(matching, key=lambda s: len(s.name))
+    if status.restarts:
+        return _tool(client, call.id, call.name, status.name, "")
+    return f"{call.name} was not called: {_why_not(status, listing)}"
+
+
+def _why_not(status: McpServerStatus, listing: McpToolListing) -> str:
+    name = status.name
+    if status.state == "unapproved":
+        return (
+            f"MCP server {name!r} ({status.source}) has not been approved, so it was not "
+            f"started. The user can approve it with /mcp approve {name} or "
+            f"`legato mcp approve {name}`."
+        )
+    if status.state == "failed":
+        return (
+            f"MCP server {name!r} is not running: {status.error}. The user can see why with "
+            "/mcp or `legato doctor`; a new session starts it again."
+        )
+    tools = ", ".join(t.name for t in listing.tools if t.server == name) or "none"
+    return f"MCP server {name!r} has no such tool (its tools: {tools})."
 
 
 def _tool(
