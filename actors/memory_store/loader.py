@@ -177,23 +177,24 @@ def _file_only(
     out: list[Setting[Any]] = []
     for loaded, keys in (
         (config, ("theme", "autoSave")),
-        (
-            settings,
-            (
-                "allowedPaths",
-                "blockedPaths",
-                "allowedCommands",
-                "blockedCommands",
-                "allowedTools",
-                "blockedTools",
-            ),
-        ),
+        (settings, _RULE_KEYS),
     ):
         for key in keys:
             value = msgspec.structs.asdict(loaded.value)[_snake(key)]
             source = loaded.path if loaded.line_of(key) is not None else DEFAULT
             out.append(Setting(key, value, source))
     return out
+
+
+# The permission rules of the project's settings file, as JSON names.
+_RULE_KEYS = (
+    "allowedPaths",
+    "blockedPaths",
+    "allowedCommands",
+    "blockedCommands",
+    "allowedTools",
+    "blockedTools",
+)
 
 
 def _snake(key: str) -> str:
@@ -218,16 +219,7 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
         },
         secret=frozenset({"apiKey"}),
         elsewhere={
-            key: f"the project settings file ({settings_file})"
-            for key in (
-                "allowedPaths",
-                "blockedPaths",
-                "allowedCommands",
-                "blockedCommands",
-                "allowedTools",
-                "blockedTools",
-                "sandbox",
-            )
+            key: f"the project settings file ({settings_file})" for key in (*_RULE_KEYS, "sandbox")
         },
     )
 
