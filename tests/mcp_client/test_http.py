@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import pytest
 
@@ -27,8 +27,18 @@ def free_port() -> int:
 @pytest.fixture
 def http_server() -> Iterator[str]:
     """The toy server over Streamable HTTP; a plain fixture, so that both backends can use it."""
+    yield from serving("--http", "/mcp")
+
+
+@pytest.fixture
+def sse_server() -> Iterator[str]:
+    """The toy server over the older HTTP+SSE transport (``"type": "sse"`` in .mcp.json)."""
+    yield from serving("--sse", "/sse")
+
+
+def serving(option: str, path: str) -> Iterator[str]:
     port = free_port()
-    server = subprocess.Popen([PYTHON, str(HERE / "toy_server.py"), "--http", str(port)])
+    server = subprocess.Popen([PYTHON, str(HERE / "toy_server.py"), option, str(port)])
     try:
         deadline = time.monotonic() + 20
         # The server says nothing when it listens: connecting is the way to know.
@@ -39,14 +49,14 @@ def http_server() -> Iterator[str]:
             except OSError:
                 assert time.monotonic() < deadline, "the HTTP server did not start"
                 time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}{path}"
     finally:
         server.kill()
         server.wait()
 
 
-async def lists_and_answers(url: str) -> None:
-    web = McpServer(name="web", transport="http", source="test", url=url, headers={"X-Test": "1"})
+async def lists_and_answers(url: str, transport: Literal["http", "sse"] = "http") -> None:
+    web = McpServer(name="web", transport=transport, source="test", url=url, headers={"X-T": "1"})
     async with running(web) as client:
         result = await client.call("mcp__web__shout", text="hi", times=3)
         tools = {tool.name for tool in (await client.address.ask(ListMcpTools())).tools}
@@ -67,6 +77,11 @@ async def test_a_streamable_http_server_lists_and_answers(http_server: str) -> N
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_the_same_on_asyncio_with_no_warning(http_server: str, anyio_backend: str) -> None:
     await lists_and_answers(http_server)
+
+
+@pytest.mark.filterwarnings("ignore:Async generator .* was garbage collected:ResourceWarning")
+async def test_an_sse_server_lists_and_answers(sse_server: str) -> None:
+    await lists_and_answers(sse_server, "sse")
 
 
 async def test_an_address_where_nothing_listens_fails_its_calls() -> None:

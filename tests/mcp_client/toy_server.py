@@ -5,7 +5,8 @@ Run as ``python toy_server.py [--garbage]``; ``--garbage`` writes a line that is
 stdout before anything else, as a server that prints its banner there would. ``--padding N``
 adds N tools with long descriptions (a server whose definitions are large); ``--wait-for FILE``
 waits for FILE to exist before it serves (a server slow to start). With
-``--http PORT`` it serves Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio.
+``--http PORT`` it serves Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio, with
+``--sse PORT`` the older HTTP+SSE transport at /sse.
 """
 
 from __future__ import annotations
@@ -96,5 +97,8 @@ if __name__ == "__main__":
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
+    elif "--sse" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--sse") + 1])
+        server.run("sse", host="127.0.0.1", port=port)
     else:
         server.run()
