@@ -216,6 +216,35 @@ class McpServer(msgspec.Struct, frozen=True, kw_only=True):
         return f"{head}, {where}, {hidden}, source={self.source!r})"
 
 
+HookEvent = Literal[
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "PreCompact",
+]
+
+
+class HookCommand(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry."""
+
+    command: str  # run by the shell, in the project, with LEGATO_PROJECT_DIR set
+    timeout: float = 60.0  # seconds; then its whole process tree is killed
+
+
+class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry of ``hooks.<Event>``: a matcher and the commands it runs, from one file."""
+
+    event: HookEvent
+    matcher: str = ""  # a regular expression over the tool name; "" (or "*"): every tool
+    hooks: tuple[HookCommand, ...] = ()
+    source: str = ""  # the settings file that declares it
+
+
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     """What the memory store knows at start: where we are and what the user configured."""
 
@@ -231,6 +260,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     memory_topics: tuple[str, ...] = ()  # the other *.md files there, read on demand
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
     mcp_servers: tuple[McpServer, ...] = ()  # .mcp.json's, then the global config's; not started
+    hooks: tuple[HookGroup, ...] = ()  # the global config's, then the project's, in file order
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -1276,3 +1306,51 @@ class InterruptMcpCalls(msgspec.Struct, frozen=True, tag=True):
 
 
 McpClientMsg = ListMcpServers | ListMcpTools | CallMcpTool | InterruptMcpCalls | ApproveMcpServers
+
+
+# -- hook runner --------------------------------------------------------------------------------
+# Runs the user's hook commands for an event: those whose matcher matches, side by side, each
+# with the event's JSON on stdin, a timeout and bounded output; answers what they decided.
+
+
+class HookRun(msgspec.Struct, frozen=True, kw_only=True):
+    """One hook command's run."""
+
+    command: str
+    source: str  # the settings file it came from
+    exit_code: int | None  # None: it did not exit by itself (timed out, or was cancelled)
+    stdout: str = ""  # bounded
+    stderr: str = ""  # bounded
+    timed_out: bool = False
+    elapsed: float = 0.0
+
+
+class HookOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What the hooks of one event decided together (a block or a deny wins over the rest)."""
+
+    runs: tuple[HookRun, ...] = ()
+    blocked: bool = False  # exit 2, or a JSON decision to block / deny / stop
+    reason: str | None = None  # why, for the model (tool events, Stop) or the user (a prompt)
+    # PreToolUse's JSON permissionDecision, when a hook gave one ("deny" also sets ``blocked``).
+    decision: Literal["allow", "deny", "ask"] | None = None
+    updated_input: dict[str, Any] | None = None  # PreToolUse's updatedInput
+    context: str = ""  # added to the model's context (UserPromptSubmit, SessionStart, ...)
+    errors: tuple[str, ...] = ()  # non-blocking failures, to show the user
+
+
+class RunHooks(Ask[HookOutcome], frozen=True, tag=True):
+    """Run the hooks of ``event``: ``payload`` holds the event's own fields (``tool_name``,
+    ``tool_input``, ``prompt``, ...); the runner adds the common ones (``session_id``,
+    ``transcript_path``, ``cwd``, ``hook_event_name``, ``permission_mode``). ``tool_name``
+    selects by matcher (tool events only). With no hook for the event it answers at once."""
+
+    event: HookEvent
+    payload: dict[str, Any]
+    tool_name: str | None = None
+
+
+class ListHooks(Ask[tuple[HookGroup, ...]], frozen=True, tag=True):
+    """The configured hooks, as the runner holds them (``/hooks``)."""
+
+
+HookRunnerMsg = RunHooks | ListHooks
