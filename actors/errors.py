@@ -136,6 +136,10 @@ class PermissionDenied(ToolFailure):
     default_remedy = REMEDY_PERMISSION
 
 
+class HookBlocked(ToolFailure):
+    """A hook refused a call: its reason is for the model, which may try another way."""
+
+
 class CommandNotFound(ToolFailure):
     default_remedy = REMEDY_COMMAND
 

@@ -577,6 +577,8 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # The command runs in the background (Bash's run_in_background): the answer goes on meanwhile.
     background: bool = False
     agent: str | None = None  # the subagent whose call this is; None: the main conversation
+    # A PreToolUse hook answered "ask" (its reason): a person decides, whatever the rules say.
+    hook_asks: str | None = None
 
 
 class Decision(msgspec.Struct, frozen=True):

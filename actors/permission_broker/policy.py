@@ -128,6 +128,20 @@ class Policy:
         )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
+        outcome = self._assess(request)
+        if request.hook_asks is not None and isinstance(outcome, Decision) and outcome.allowed:
+            # The rules allow it, and a hook wants a person to say so: once, not 'always'.
+            reason = escape_controls(request.hook_asks, newlines=True)
+            return Question(
+                ONCE_CHOICES,
+                (),
+                "this call",
+                f"a PreToolUse hook asks for a person ({reason}), and a headless run cannot ask",
+                warning=f"a PreToolUse hook asks: {reason}",
+            )
+        return outcome
+
+    def _assess(self, request: PermissionRequest) -> Decision | Question:
         blocked = self.rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return Decision(False, blocked.reason)

@@ -37,6 +37,7 @@ from actors.tool_executor import checkpoints, references
 from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
+from actors.tool_executor.hooks import ToolHooks
 from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.sandbox.locate import configured_bwrap
 from actors.tool_executor.scheduler import Scheduler
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import (
         Changes,
+        HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
         PermissionBrokerMsg,
@@ -93,6 +95,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         background_buffer: int = DEFAULT_BUFFER,  # bytes of a background command's output in
         # memory, and the most one TaskOutput returns; past it the output spills to a file
         mcp: Address[McpClientMsg] | None = None,  # runs the mcp__ tools; None: there are none
+        hooks: Address[HookRunnerMsg] | None = None,  # runs PreToolUse/PostToolUse hooks
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -122,6 +125,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         self._background = Jobs(buffer=background_buffer)
         self._scheduler.background = self._background
         self._scheduler.mcp = mcp
+        self._hooks = hooks
 
     async def on_start(self) -> None:
         await self.tasks.start(self._background.serve)
@@ -140,6 +144,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             )
             self.tasks.start_soon(self._sandbox.warm)
             self._background.limit = context.settings.max_background_commands
+            events = frozenset(group.event for group in context.hooks)
+            if self._hooks is not None and events & {"PreToolUse", "PostToolUse"}:
+                # Only then: a session without tool hooks sends the runner nothing per call.
+                self._scheduler.hooks = ToolHooks(self._hooks, events, self._warn)
 
     def close_inbox(self) -> None:
         # The session is ending: background commands are the one work of the executor that

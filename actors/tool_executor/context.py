@@ -87,6 +87,8 @@ class CallContext:
     # The session's background commands; None: this executor runs none (Bash refuses them).
     background: Jobs | None = None
     agent: str | None = None  # the subagent making the call, named in its questions
+    # The PreToolUse hooks, run once by the first permission granted (``hooks.py``).
+    pre_tool: Callable[[PermissionRequest], Awaitable[None]] | None = None
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -129,9 +131,13 @@ class CallContext:
         )
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))
-        self.asking = False
         if not decision.allowed:
+            self.asking = False
             raise PermissionDenied(decision.reason)
+        if self.pre_tool is not None:
+            hook, self.pre_tool = self.pre_tool, None
+            await hook(request)  # still "asking": nothing is done until the hooks say so
+        self.asking = False
         return decision
 
     async def readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:

@@ -22,15 +22,17 @@ with no result at all, since nobody is listening.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import msgspec
 
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, ToolOutcome
+from actors.tool_executor.hooks import InputUpdated
 from actors.tool_executor.schemas import decode
 from actors.tool_executor.tools import mcp
 from runtime import KernelError
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from actors.tool_executor.background import Jobs
     from actors.tool_executor.context import Confining, Tool
     from actors.tool_executor.files import FilesRead
+    from actors.tool_executor.hooks import ToolHooks
     from actors.tool_executor.process import Confinement
     from runtime import Address
 
@@ -104,6 +107,7 @@ class Scheduler:
         self.confining: Callable[[], Awaitable[Confining]] | None = None  # None: never confined
         self.background: Jobs | None = None  # None: Bash runs nothing in the background
         self.mcp: Address[McpClientMsg] | None = None  # the MCP servers' tools; None: none
+        self.hooks: ToolHooks | None = None  # the user's PreToolUse/PostToolUse; None: none
         self._permissions = permissions
         self._root = project_root
         self._files_read = files_read
@@ -232,6 +236,8 @@ class Scheduler:
             ctx.confining = self.confining
         if self._confine is not None:
             ctx.confine = self._confine
+        if self.hooks is not None:
+            ctx.pre_tool = self.hooks.pre(call, self._permissions)
         started: float | None = None
         outcome: ToolOutcome | None = None
         holding = commanding = False
@@ -297,11 +303,32 @@ class Scheduler:
                 await self._ui.tell(Show(shown))
 
     async def _execute(self, plan: _Plan, ctx: CallContext) -> ToolOutcome:
+        outcome = await self._attempt(plan, ctx)
+        if isinstance(outcome, InputUpdated):
+            # A PreToolUse hook gave other input: the tool runs with it, and checks it again.
+            call = msgspec.structs.replace(plan.call, input=outcome.input)
+            plan = await self._replan(plan, call)
+            outcome = await self._attempt(plan, ctx)
+            if isinstance(outcome, InputUpdated):  # the hook does not run twice; to be sure
+                return ToolOutcome("A PreToolUse hook replaced the input twice", is_error=True)
+        if self.hooks is not None:
+            outcome = await self.hooks.post(plan.call, outcome)
+        return outcome
+
+    async def _replan(self, plan: _Plan, call: ToolCall) -> _Plan:
+        if plan.tool is not None and plan.tool.input_type is mcp.McpInput:
+            args = mcp.McpInput(arguments=call.input)
+            return _Plan(call, plan.tool, args, None, None, plan.summary)
+        return replace(await self._plan(call, None), summary=plan.summary)
+
+    async def _attempt(self, plan: _Plan, ctx: CallContext) -> ToolOutcome | InputUpdated:
         if plan.failure is not None or plan.tool is None:
             return ToolOutcome(plan.failure or "", is_error=True)
         name = plan.tool.name
         try:
             return await plan.tool.run(plan.args, ctx)
+        except InputUpdated as updated:
+            return updated
         except PermissionDenied as exc:
             content = f"Permission denied: {exc.message.rstrip('.')}. {exc.remedy}"
             return ToolOutcome(content, is_error=True, denied=True)

@@ -1,0 +1,112 @@
+"""The user's PreToolUse and PostToolUse hooks around the executor's calls (docs/hooks.md).
+
+PreToolUse runs once a call's permission is granted and before it does anything: the tool's
+first permission check (``CallContext.check``) runs it, so the rules decide first and a hook can
+only tighten them. Its outcome:
+
+- blocked (exit 2, or a ``deny`` decision): the call fails with the hook's reason, for the model;
+- ``ask``: a person must allow the call, whatever the rules said (headless: denied);
+- ``updatedInput``: the call runs with that input instead, which the tool checks against the
+  permission rules again (``InputUpdated`` carries it back to the scheduler); the hook does not
+  run a second time.
+
+PostToolUse runs after a call that succeeded; a block's reason and any ``additionalContext``
+are added to the result the model reads. Hooks' non-blocking failures are shown to the user.
+The runner (``actors/hooks``) picks the hooks by matcher and runs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from actors.errors import HookBlocked, PermissionDenied
+from actors.protocol import CheckPermission, RunHooks
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from actors.protocol import (
+        HookEvent,
+        HookOutcome,
+        HookRunnerMsg,
+        PermissionBrokerMsg,
+        PermissionRequest,
+        ToolCall,
+    )
+    from actors.tool_executor.context import ToolOutcome
+    from runtime import Address
+
+class InputUpdated(Exception):
+    """A PreToolUse hook replaced the call's input."""
+
+    def __init__(self, new_input: dict[str, Any]) -> None:
+        super().__init__("the call's input was replaced by a PreToolUse hook")
+        self.input = new_input
+
+
+class ToolHooks:
+    def __init__(
+        self,
+        runner: Address[HookRunnerMsg],
+        events: frozenset[HookEvent],
+        warn: Callable[[str], Awaitable[None]],
+    ) -> None:
+        self._runner = runner
+        self._events = events
+        self._warn = warn
+
+    def pre(
+        self, call: ToolCall, permissions: Address[PermissionBrokerMsg]
+    ) -> Callable[[PermissionRequest], Awaitable[None]] | None:
+        """What the call's first granted permission runs; None when no PreToolUse hook is set."""
+        if "PreToolUse" not in self._events:
+            return None
+
+        async def run(request: PermissionRequest) -> None:
+            payload = {"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id}
+            outcome = await self._ask("PreToolUse", payload, call.name)
+            if outcome.blocked:
+                raise HookBlocked(
+                    f"A PreToolUse hook blocked this call: {outcome.reason or 'no reason given'}",
+                    remedy="",
+                )
+            if outcome.decision == "ask":
+                asked = msgspec.structs.replace(
+                    request, hook_asks=outcome.reason or "no reason given"
+                )
+                decision = await permissions.ask(CheckPermission(request=asked))
+                if not decision.allowed:
+                    raise PermissionDenied(decision.reason)
+            if outcome.updated_input is not None and outcome.updated_input != call.input:
+                raise InputUpdated(outcome.updated_input)
+
+        return run
+
+    async def post(self, call: ToolCall, done: ToolOutcome) -> ToolOutcome:
+        """``done`` with what the PostToolUse hooks said to the model added."""
+        if "PostToolUse" not in self._events or done.is_error:
+            return done
+        payload = {
+            "tool_name": call.name,
+            "tool_input": call.input,
+            "tool_response": {"content": done.content, "is_error": False},
+            "tool_use_id": call.id,
+        }
+        outcome = await self._ask("PostToolUse", payload, call.name)
+        notes = []
+        if outcome.blocked:
+            notes.append(f"A PostToolUse hook says: {outcome.reason or 'no reason given'}")
+        if outcome.context:
+            notes.append(outcome.context)
+        if not notes:
+            return done
+        return replace(done, content=done.content + "\n\n" + "\n".join(notes))
+
+    async def _ask(self, event: HookEvent, payload: dict[str, Any], tool: str) -> HookOutcome:
+        outcome = await self._runner.ask(RunHooks(event=event, payload=payload, tool_name=tool))
+        for error in outcome.errors:
+            await self._warn(error)
+        return outcome
