@@ -22,6 +22,7 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.hooks import MAX_STOP_BLOCKS, ConversationHooks, context_note
 from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from actors.protocol import (
         AgentTypes,
         Block,
+        HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
         ModelClientMsg,
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
     from runtime import Address, Reply
 
 DEFAULT_MAX_TOKENS = 16_384
+SESSION_END_WAIT = 5.0  # seconds the SessionEnd hooks may hold up the session's end
 
 
 class Conductor(Actor[ConductorMsg]):
@@ -102,6 +105,7 @@ class Conductor(Actor[ConductorMsg]):
         context_window: int | None = None,  # tests: a small window compacts sooner
         skills: Address[SkillLibraryMsg] | None = None,  # the user's agent types; None: built-in
         mcp: Address[McpClientMsg] | None = None,  # the MCP servers' tools; None: none offered
+        hooks: Address[HookRunnerMsg] | None = None,  # runs the user's hooks; None: none run
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -112,6 +116,10 @@ class Conductor(Actor[ConductorMsg]):
         self._agents: Subagents | None = None  # the Agent tool, once started
         self._mcp_client = mcp
         self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
+        self._hooks_runner = hooks
+        self._hooks: ConversationHooks | None = None  # once started, when hooks are configured
+        self._session_source: str | None = "startup"  # SessionStart's, until it has run
+        self._hook_context: list[str] = []  # hooks' context, for the next prompt
         self.session_id = session_id
         self._headless = headless
         self._max_tokens = max_tokens
@@ -144,6 +152,11 @@ class Conductor(Actor[ConductorMsg]):
             self._mcp = McpOffer(self._mcp_client, window=self._window())
         await self._start_agents(context, tools.definitions)
         await self._resume()
+        events = frozenset(group.event for group in context.hooks)
+        if self._hooks_runner is not None and events:
+            self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
+        if self.conversation.messages:
+            self._session_source = "resume"
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -178,6 +191,14 @@ class Conductor(Actor[ConductorMsg]):
     async def on_stop(self) -> None:
         if self._agents is not None:  # also when the actor ends without its inbox closed
             self._agents.background.close()
+        if self._hooks is not None and "SessionEnd" in self._hooks.events:
+            # Bounded: a hook must not hold up the end (its tree is killed when cut short).
+            with (
+                anyio.CancelScope(shield=True),
+                anyio.move_on_after(SESSION_END_WAIT),
+                contextlib.suppress(KernelError),
+            ):
+                await self._hooks.run("SessionEnd", reason="other")
 
     def arrived(self, msg: ConductorMsg) -> None:
         if not isinstance(msg, (ListBackgroundAgents, StopBackgroundAgent)):
@@ -232,6 +253,7 @@ class Conductor(Actor[ConductorMsg]):
             case ClearConversation():
                 self.conversation = Conversation()
                 self._context_tokens = 0
+                self._session_source = "clear"
                 await self._keeper.clear()
                 await reply.answer(msg, None)
             case Undo():
@@ -245,14 +267,50 @@ class Conductor(Actor[ConductorMsg]):
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
 
+    async def _prompt_hooks(self, text: str) -> str | None:
+        """SessionStart's hooks (once, and after /clear), then UserPromptSubmit's: why the
+        prompt is refused, or None; their context is kept for the prompt."""
+        assert self._hooks is not None
+        if self._session_source is not None:
+            started = await self._hooks.run("SessionStart", source=self._session_source)
+            self._session_source = None
+            if started.context:
+                self._hook_context.append(context_note("SessionStart", started.context))
+        submitted = await self._hooks.run("UserPromptSubmit", prompt=text)
+        if submitted.blocked:
+            return f"A UserPromptSubmit hook refused the prompt: {submitted.reason or 'no reason'}"
+        if submitted.context:
+            self._hook_context.append(context_note("UserPromptSubmit", submitted.context))
+        return None
+
+    async def _stop_hooks_go_on(self, run: _PromptRun) -> bool:
+        """Whether a Stop hook makes the model go on (told why), at most MAX_STOP_BLOCKS times
+        in a row."""
+        if self._hooks is None or run.stop_blocks >= MAX_STOP_BLOCKS:
+            return False
+        outcome = await self._hooks.run("Stop", stop_hook_active=run.stop_blocks > 0)
+        if not outcome.blocked:
+            return False
+        run.stop_blocks += 1
+        reason = outcome.reason or "no reason given"
+        self.conversation.add_user_text(f"(A Stop hook asks you to go on: {reason})")
+        return True
+
     def _fast_now(self) -> bool:
         return self._fast and resolve_model(self._model_id).fast_mode
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = _PromptRun(started=time.monotonic())
         self._planning = prompt.plan
+        if self._hooks is not None:
+            refused = await self._prompt_hooks(prompt.text)
+            if refused is not None:
+                return self._outcome(run, "error_during_execution", SessionError(refused))
         self._keeper.start_prompt(prompt.text)
         self.conversation.add_user_text(prompt.text)
+        for note in self._hook_context:
+            self.conversation.add_user_text(note)
+        self._hook_context = []
         await self._keeper.save(self.conversation.messages)
         try:
             while True:
@@ -269,6 +327,8 @@ class Conductor(Actor[ConductorMsg]):
                 if finished.stop_reason == "pause_turn":
                     continue  # a server tool is mid-loop: resending lets it go on
                 if finished.stop_reason != "tool_use" or not ran:
+                    if await self._stop_hooks_go_on(run):
+                        continue
                     return self._outcome(run, "success")
         except LegatoError as error:
             # An API failure ends the prompt but not the session: the caller gets an outcome
@@ -490,6 +550,10 @@ class Conductor(Actor[ConductorMsg]):
             return "Nothing to compact yet: the conversation is too short."
         before = self._context_tokens
         reason = "on request" if forced else "the context window is nearly full"
+        if self._hooks is not None:
+            await self._hooks.run(
+                "PreCompact", trigger="manual" if forced else "auto", custom_instructions=""
+            )
         await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
         ledger = self._keeper.ledger
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
@@ -547,6 +611,7 @@ class _PromptRun:
         self.results: dict[str, ToolResult] = {}  # finished calls of the turn still running
         self.denials: list[Block] = []
         self.agents = Tally()  # what its subagents used
+        self.stop_blocks = 0  # Stop hooks that made the model go on, in a row
 
 
 def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from actors.tool_executor.context import ToolOutcome
     from runtime import Address
 
+
 class InputUpdated(Exception):
     """A PreToolUse hook replaced the call's input."""
 

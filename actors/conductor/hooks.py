@@ -1,0 +1,47 @@
+"""The user's hooks at the conversation's own steps (docs/hooks.md): the hook runner
+(``actors/hooks``) runs them; this says when, and what their outcome does to the conversation.
+
+- ``UserPromptSubmit``: before a prompt enters the conversation. A block refuses the prompt
+  (the user is told why; nothing is sent); a hook's context goes with the prompt.
+- ``SessionStart``: once the conversation is ready (``startup``, ``resume``) or cleared
+  (``clear``); its context goes with the next prompt.
+- ``Stop``: when an answer ends the prompt. A block makes the model go on, told the reason;
+  ``stop_hook_active`` says so to the hook, and after ``MAX_STOP_BLOCKS`` in a row the prompt
+  ends anyway, so a hook that always blocks cannot loop for ever.
+- ``PreCompact`` (``manual``, ``auto``) and ``SessionEnd``: told, nothing to decide.
+
+Only the events that have hooks are sent: a session without them sends the runner nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from actors.protocol import HookOutcome, Notice, RunHooks, Show
+
+if TYPE_CHECKING:
+    from actors.protocol import HookEvent, HookRunnerMsg, UiMsg
+    from runtime import Address
+
+MAX_STOP_BLOCKS = 8
+
+
+@dataclass
+class ConversationHooks:
+    runner: Address[HookRunnerMsg]
+    events: frozenset[HookEvent]
+    ui: Address[UiMsg]
+
+    async def run(self, event: HookEvent, **payload: Any) -> HookOutcome:
+        if event not in self.events:
+            return HookOutcome()
+        outcome = await self.runner.ask(RunHooks(event=event, payload=payload))
+        for error in outcome.errors:
+            await self.ui.tell(Show(Notice("warning", error)))
+        return outcome
+
+
+def context_note(event: str, context: str) -> str:
+    """A hook's context as the model reads it, beside the prompt."""
+    return f"({event} hook context:\n{context.strip()})"
