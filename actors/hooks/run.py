@@ -38,15 +38,17 @@ async def run_hook(
     exit code and the reason on stderr."""
     started = anyio.current_time()
     try:
-        process = await anyio.open_process(
-            ["bash", "-c", hook.command],
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        # Shielded (it takes a moment): once the process exists, the cleanup below has its handle.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                ["bash", "-c", hook.command],
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
     except OSError as exc:
         return HookRun(command=hook.command, source=source, exit_code=None, stderr=str(exc))
     assert process.stdin and process.stdout and process.stderr  # opened with PIPE
