@@ -1331,13 +1331,17 @@ class HookOutcome(msgspec.Struct, frozen=True, kw_only=True):
     """What the hooks of one event decided together (a block or a deny wins over the rest)."""
 
     runs: tuple[HookRun, ...] = ()
-    blocked: bool = False  # exit 2, or a JSON decision to block / deny / stop
+    blocked: bool = False  # exit 2 (where it blocks), or a JSON decision to block / deny
     reason: str | None = None  # why, for the model (tool events, Stop) or the user (a prompt)
     # PreToolUse's JSON permissionDecision, when a hook gave one ("deny" also sets ``blocked``).
     decision: Literal["allow", "deny", "ask"] | None = None
     updated_input: dict[str, Any] | None = None  # PreToolUse's updatedInput
     context: str = ""  # added to the model's context (UserPromptSubmit, SessionStart, ...)
     errors: tuple[str, ...] = ()  # non-blocking failures, to show the user
+    stop: bool = False  # a hook's JSON said ``"continue": false``: the session stops the turn
+    stop_reason: str | None = None  # its ``stopReason``, for the user (not the model)
+    suppress_output: bool = False  # ``suppressOutput``: keep the hooks' stdout out of view
+    system_messages: tuple[str, ...] = ()  # ``systemMessage``s, warnings for the user
 
 
 class RunHooks(Ask[HookOutcome], frozen=True, tag=True):

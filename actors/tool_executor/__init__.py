@@ -10,5 +10,6 @@ background (TaskOutput reads it, TaskStop stops it), with the session at the lat
 from __future__ import annotations
 
 from actors.tool_executor.actor import ToolExecutor
+from actors.tool_executor.process import HeadTail, stop_group
 
-__all__ = ["ToolExecutor"]
+__all__ = ["HeadTail", "ToolExecutor", "stop_group"]

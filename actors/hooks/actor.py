@@ -1,0 +1,108 @@
+"""The hook runner actor: answers ``RunHooks`` and ``ListHooks``, many asks at once."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import anyio
+
+from actors.hooks.matching import select, subject
+from actors.hooks.outcome import combine, read_run
+from actors.hooks.run import run_hook
+from actors.protocol import GetContext, HookOutcome, ListHooks, RunHooks
+from runtime import Actor
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from actors.protocol import (
+        HookCommand,
+        HookGroup,
+        HookRun,
+        HookRunnerMsg,
+        MemoryStoreMsg,
+        PermissionMode,
+    )
+    from runtime import Address, Reply
+
+# Legato's permission modes in the words Claude Code's hooks read in ``permission_mode``.
+CLAUDE_MODES: dict[PermissionMode, str] = {
+    "ask": "default",
+    "auto": "acceptEdits",
+    "custom": "default",
+    "plan": "plan",
+}
+
+
+class HookRunner(Actor["HookRunnerMsg"]):
+    """Runs hook commands. The groups come from the memory store's context when ``memory`` is
+    given, else from ``groups``; ``env`` is the session's environment (None: this process's)."""
+
+    name = "hooks"
+    concurrent: ClassVar[bool] = True  # a slow hook delays only its own ask
+
+    def __init__(
+        self,
+        memory: Address[MemoryStoreMsg] | None = None,
+        *,
+        project_root: str,
+        session_id: str,
+        transcript_path: str = "",
+        groups: Sequence[HookGroup] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self._memory = memory
+        self._root = project_root
+        self._session_id = session_id
+        self._transcript_path = transcript_path
+        self._groups: tuple[HookGroup, ...] = tuple(groups)
+        base = os.environ if env is None else env
+        self._env = {**base, "LEGATO_PROJECT_DIR": project_root, "CLAUDE_PROJECT_DIR": project_root}
+        # The mode the hooks are told: the context's at start. A RunHooks whose payload holds
+        # ``permission_mode`` (the asker knows the mode of the moment) overrides it for that run.
+        self._permission_mode = "default"
+
+    async def on_start(self) -> None:
+        if self._memory is not None:
+            context = await self._memory.ask(GetContext())
+            self._groups = context.hooks
+            self._permission_mode = CLAUDE_MODES[context.permission_mode]
+
+    async def handle(self, msg: HookRunnerMsg, reply: Reply) -> None:
+        match msg:
+            case RunHooks():
+                await reply.answer(msg, await self._run(msg))
+            case ListHooks():
+                await reply.answer(msg, self._groups)
+
+    async def _run(self, msg: RunHooks) -> HookOutcome:
+        name = subject(msg.event, msg.payload, msg.tool_name)
+        chosen, errors = select(self._groups, msg.event, name)
+        if not chosen:
+            return HookOutcome(errors=tuple(errors))
+        stdin = json.dumps(self._input(msg), ensure_ascii=False).encode()
+        runs: list[HookRun | None] = [None] * len(chosen)
+
+        async def one(index: int, hook: HookCommand, source: str) -> None:
+            runs[index] = await run_hook(
+                hook, source=source, stdin=stdin, cwd=self._root, env=self._env
+            )
+
+        async with anyio.create_task_group() as tasks:
+            for index, (hook, source) in enumerate(chosen):
+                tasks.start_soon(one, index, hook, source)
+        done = [run for run in runs if run is not None]
+        return combine(done, [read_run(msg.event, run) for run in done], errors)
+
+    def _input(self, msg: RunHooks) -> dict[str, Any]:
+        common = {
+            "session_id": self._session_id,
+            "transcript_path": self._transcript_path,
+            "cwd": self._root,
+            "hook_event_name": msg.event,
+            "permission_mode": self._permission_mode,
+        }
+        return {**common, **msg.payload}
