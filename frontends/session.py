@@ -8,15 +8,18 @@ reads nothing until a frontend asks it what ``/<name>`` runs.
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from actors.conductor import Conductor
+from actors.hooks import HookRunner
 from actors.mcp_client import McpClient
 from actors.memory_store import MemoryStore, Overrides
 from actors.model_client import ModelClient
 from actors.permission_broker import PermissionBroker
+from actors.places import sessions_dir
 from actors.session_store import SessionStore
 from actors.skills import SkillLibrary
 from actors.tool_executor import ToolExecutor
@@ -40,6 +43,7 @@ class Session:
     conductor: Conductor
     skills: SkillLibrary  # what /<name> runs; it reads nothing until asked
     mcp: McpClient  # the user's MCP servers; with none configured it starts nothing
+    hooks: HookRunner  # the user's hook commands; with none configured it runs nothing
     sessions: SessionStore | None = None  # saves the session as it goes
     questions: QuestionsActor | None = None  # the broker's questions, when there is a person
 
@@ -54,6 +58,7 @@ class Session:
             *saving,
             *([] if self.questions is None else [self.questions]),
             self.permissions,
+            self.hooks,
             self.model,
             self.tools,
             self.conductor,
@@ -99,6 +104,15 @@ def assemble(
     permissions = PermissionBroker(
         memory.address, ui=None if questions is None else questions.address
     )
+    hooks = HookRunner(
+        memory.address,
+        project_root=project_root,
+        session_id=session_id,
+        transcript_path=os.path.join(
+            sessions_dir(project_root, home or os.path.expanduser("~")), f"{session_id}.jsonl"
+        ),
+        env=env,
+    )
     # Servers start in the background as the actor starts: they never delay the first request.
     mcp = McpClient(memory=memory.address, cwd=project_root)
     client = ModelClient(memory.address, env=env, read_timeout=stream_timeout)
@@ -110,6 +124,7 @@ def assemble(
         memory=memory.address,  # the sandbox's settings, the apiKey to keep from commands
         env=env,
         mcp=mcp.address,
+        hooks=hooks.address,
     )
     conductor = Conductor(
         memory=memory.address,
@@ -121,6 +136,7 @@ def assemble(
         sessions=sessions.address,
         skills=skills.address,  # the user's agent types
         mcp=mcp.address,
+        hooks=hooks.address,
     )
     return Session(
         session_id,
@@ -132,6 +148,7 @@ def assemble(
         conductor,
         skills,
         mcp,
+        hooks,
         sessions,
         questions,
     )

@@ -34,6 +34,7 @@ ROOT_IMPORTS: dict[str, set[str]] = {
     # Assembles a session: every actor.
     "frontends.session": {
         "actors.conductor",
+        "actors.hooks",
         "actors.mcp_client",
         "actors.memory_store",
         "actors.model_client",
