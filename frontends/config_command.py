@@ -154,20 +154,19 @@ def hook_lines(groups: Sequence[HookGroup]) -> list[str]:
     """The groups under their events, in the order they run (within an event: the global
     config's, then the project's), each with its matcher and file, then each command with its
     timeout."""
-    from actors.memory_store.hook_settings import EVENTS, MATCH_ALL, MATCHED
+    from typing import get_args
 
+    from actors.protocol import HookEvent
+
+    events: tuple[str, ...] = get_args(HookEvent)
     lines: list[str] = []
     event = ""
-    for group in sorted(groups, key=lambda group: EVENTS.index(group.event)):
+    for group in sorted(groups, key=lambda group: events.index(group.event)):
         if group.event != event:
             event = group.event
             lines.append(f"  {event}")
-        if group.event not in MATCHED:
-            matcher = "every time"  # the event has no matcher: one written is ignored
-        elif group.matcher in MATCH_ALL:
-            matcher = "matcher * (all)"
-        else:
-            matcher = f"matcher {group.matcher}"
+        # "" and "*" match everything; an event without a matcher holds "".
+        matcher = "every time" if group.matcher in ("", "*") else f"matcher {group.matcher}"
         lines.append(f"    {matcher}  ({group.source})")
         lines += [f"      {hook.command}  (timeout {hook.timeout:g} s)" for hook in group.hooks]
     return lines

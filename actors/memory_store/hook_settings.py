@@ -7,8 +7,9 @@ Both files' hooks apply: the global config's first, then the project's, each in 
 A matcher is a regular expression over the tool's name (PreToolUse, PostToolUse), over how the
 session started (SessionStart) or how compaction came (PreCompact); ``"*"``, ``""`` or no
 matcher matches everything. The other events have no matcher: one written there is accepted and
-ignored, as Claude Code does. Only command hooks exist here: Claude Code's ``prompt`` and
-``agent`` types are refused by name, so that a copied entry does not silently do nothing.
+ignored, as Claude Code does (its group holds ``""``). Only command hooks exist here: Claude
+Code's ``prompt`` and ``agent`` types are refused by name, so that a copied entry does not
+silently do nothing.
 Reading the hooks runs nothing (docs/hooks.md).
 """
 
@@ -112,8 +113,10 @@ def _matcher(event: HookEvent, matcher: Any, fail: Fail, at: JsonPath) -> str:
             *at,
             "matcher",
         )
+    if event not in MATCHED:
+        return ""  # accepted and ignored, as Claude Code does: the group runs every time
     # "*" is Claude Code's word for every tool, not a regular expression (it would not compile).
-    if event in MATCHED and matcher not in MATCH_ALL:
+    if matcher not in MATCH_ALL:
         try:
             re.compile(matcher)
         except re.error as error:

@@ -43,7 +43,8 @@ def test_every_shape_is_read_in_file_order() -> None:
             ],
             "PreToolUse": [{"hooks": [_command("guard")]}, {"matcher": "", "hooks": []}],
             "UserPromptSubmit": [{"hooks": [_command("branch.sh")]}],
-            # An event without a matcher takes one and ignores it, however it reads.
+            # An event without a matcher takes one and ignores it, however it reads: its group
+            # holds "" (it runs every time).
             "Stop": [{"matcher": "(not a regex", "hooks": [_command("done")]}],
             "SessionStart": [{"matcher": "startup|resume", "hooks": [_command("hello")]}],
             "PreCompact": [{"matcher": "manual", "hooks": [_command("save")]}],
@@ -72,7 +73,6 @@ def test_every_shape_is_read_in_file_order() -> None:
         ),
         HookGroup(
             event="Stop",
-            matcher="(not a regex",
             hooks=(HookCommand(command="done"),),
             source="f.json",
         ),
@@ -335,7 +335,7 @@ def test_config_lists_the_hooks_by_event_and_in_json(setup: Setup) -> None:
         "  PreToolUse",
         f"    matcher Bash  ({config})",
         "      ~/guard.sh  (timeout 10 s)",
-        f"    matcher * (all)  ({settings})",
+        f"    every time  ({settings})",
         "      log.sh  (timeout 60 s)",
         "      b  (timeout 2.5 s)",
         "  PostToolUse",

@@ -49,9 +49,7 @@ def test_the_listing_groups_by_event_in_the_order_they_run() -> None:
                 hooks=(HookCommand(command="ruff format", timeout=30),),
                 source="/u/config.json",
             ),
-            HookGroup(
-                event="Stop", matcher="ignored", hooks=(HookCommand(command="x"),), source="/p/s"
-            ),
+            HookGroup(event="Stop", hooks=(HookCommand(command="x"),), source="/p/s"),
             HookGroup(event="PreToolUse", hooks=(HookCommand(command="g.sh"),), source="/p/s"),
             HookGroup(
                 event="PostToolUse",
@@ -64,12 +62,12 @@ def test_the_listing_groups_by_event_in_the_order_they_run() -> None:
     assert shown.splitlines() == [
         "Hooks by event (matcher, source; command, timeout):",
         "  PreToolUse",
-        "    matcher * (all)  (/p/s)",
+        "    every time  (/p/s)",
         "      g.sh  (timeout 60 s)",
         "  PostToolUse",
         "    matcher Edit|Write  (/u/config.json)",
         "      ruff format  (timeout 30 s)",
-        "    matcher * (all)  (/p/s)",
+        "    every time  (/p/s)",
         "      log  (timeout 0.5 s)",
         "  Stop",
         "    every time  (/p/s)",
