@@ -4,13 +4,14 @@
                             "hooks": [{"type": "command", "command": "...", "timeout": 60}]}]}}
 
 Both files' hooks apply: the global config's first, then the project's, each in file order.
-A matcher is a regular expression over the tool's name (PreToolUse, PostToolUse), over how the
-session started (SessionStart) or how compaction came (PreCompact); ``"*"``, ``""`` or no
-matcher matches everything. The other events have no matcher: one written there is accepted and
-ignored, as Claude Code does (its group holds ``""``). Only command hooks exist here: Claude
-Code's ``prompt`` and ``agent`` types are refused by name, so that a copied entry does not
-silently do nothing.
-Reading the hooks runs nothing (docs/hooks.md).
+A matcher chooses by the tool's name (PreToolUse, PostToolUse), by how the session started
+(SessionStart) or by how compaction came (PreCompact), by the runner's rules
+(actors/hooks/matching.py): a plain name exactly, anything else as a regular expression, which
+is compiled here so that a bad one stops the session at its start rather than matching nothing;
+``"*"``, ``""`` or no matcher matches everything. The other events have no matcher: one written
+there is accepted and ignored, as Claude Code does (its group holds ``""``). Only command hooks
+exist here: Claude Code's ``prompt`` and ``agent`` types are refused by name, so that a copied
+entry does not silently do nothing. Reading the hooks runs nothing (docs/hooks.md).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from actors.memory_store import load_context
 from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.jsonpos import key_positions
 from actors.protocol import HookCommand, HookGroup
+from frontends.demo.scripted_api import ScriptedServer, text
 
 if TYPE_CHECKING:
     from tests.config.conftest import Setup
@@ -379,3 +380,25 @@ def test_config_says_none_without_hooks(setup: Setup) -> None:
     done = setup.legato("config", str(setup.project))
     assert done.returncode == 0, done.stderr
     assert "Hooks (global config's first, then the project's)\n  none\n" in done.stdout
+
+
+def test_a_session_runs_the_users_hook_then_the_projects(setup: Setup) -> None:
+    """What is read reaches the runner: both files' UserPromptSubmit hooks run, in that order,
+    with LEGATO_PROJECT_DIR set, and their stdout goes to the model with the prompt."""
+    setup.config({"hooks": {"UserPromptSubmit": [{"hooks": [_command("echo from-the-user")]}]}})
+    project_hook = 'echo "from-the-project in $LEGATO_PROJECT_DIR"'
+    setup.settings({"hooks": {"UserPromptSubmit": [{"hooks": [_command(project_hook)]}]}})
+    with ScriptedServer([text("Done.")]) as server:
+        done = setup.legato(
+            str(setup.project),
+            "--headless",
+            "hello",
+            ASSISTANT_API_KEY="k",
+            ASSISTANT_BASE_URL=server.url,
+        )
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(requests[0].body["messages"])
+    assert "from-the-user" in sent
+    assert f"from-the-project in {setup.project}" in sent
+    assert sent.index("from-the-user") < sent.index("from-the-project")
