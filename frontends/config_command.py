@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from actors.memory_store import MemoryStore
-    from actors.protocol import Explained, McpServer, ProviderReport
+    from actors.protocol import Explained, HookGroup, McpServer, ProviderReport
 
 
 NOT_STARTED = "not started here: 'legato doctor' starts the approved ones"
@@ -106,6 +106,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "settings": {s.key: {"value": s.value, "source": s.source} for s in explained.settings},
             "credentials": list(provider.credentials),
             "mcpServers": [_server_json(s) for s in context.mcp_servers],
+            "hooks": [_hook_json(group) for group in context.hooks],
             "warnings": list(context.warnings),
         }
         print(json.dumps(out, indent=2))
@@ -115,6 +116,8 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(*setting_lines(explained), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
+    print("Hooks (global config's first, then the project's)")
+    print(*(hook_lines(context.hooks) or ["  none"]), sep="\n")
     print(f"MCP servers ({NOT_STARTED})")
     print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
     for warning in context.warnings:
@@ -145,6 +148,37 @@ def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> 
         if approval and not server.approved:
             lines.append(f"    → approve it: 'legato mcp approve {server.name}'")
     return lines
+
+
+def hook_lines(groups: Sequence[HookGroup]) -> list[str]:
+    """The groups under their events, in the order they run (within an event: the global
+    config's, then the project's), each with its matcher and file, then each command with its
+    timeout."""
+    from typing import get_args
+
+    from actors.protocol import HookEvent
+
+    events: tuple[str, ...] = get_args(HookEvent)
+    lines: list[str] = []
+    event = ""
+    for group in sorted(groups, key=lambda group: events.index(group.event)):
+        if group.event != event:
+            event = group.event
+            lines.append(f"  {event}")
+        # "" and "*" match everything; an event without a matcher holds "".
+        matcher = "every time" if group.matcher in ("", "*") else f"matcher {group.matcher}"
+        lines.append(f"    {matcher}  ({group.source})")
+        lines += [f"      {hook.command}  (timeout {hook.timeout:g} s)" for hook in group.hooks]
+    return lines
+
+
+def _hook_json(group: HookGroup) -> dict[str, Any]:
+    return {
+        "event": group.event,
+        "matcher": group.matcher,
+        "hooks": [{"command": h.command, "timeout": h.timeout} for h in group.hooks],
+        "source": group.source,
+    }
 
 
 def _server_json(server: McpServer) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import load_mcp_servers
 from actors.memory_store.migration import migration_warnings
@@ -118,6 +119,12 @@ def explain_context(
     _check_models(config, settings)
     _check_entries(settings)
     check_sandbox(settings)
+    # Both files' hooks run: the user's own first, then the project's.
+    hooks = tuple(
+        group
+        for loaded in (config, settings)
+        for group in read_hooks(loaded.path, loaded.raw, loaded.positions, warnings)
+    )
     mcp_servers = load_mcp_servers(
         root,
         config_file,
@@ -164,6 +171,7 @@ def explain_context(
         memory_topics=_memory_topics(folder),
         warnings=tuple(warnings),
         mcp_servers=mcp_servers,
+        hooks=hooks,
     )
     return Explained(
         context, (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings))
@@ -216,6 +224,8 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
             # Read by mcp_servers.py, which checks each entry.
             "mcpServers": "an object of MCP servers by name, as in .mcp.json",
             "enableAllProjectMcpServers": "true or false",
+            # Read by hook_settings.py, which checks each entry.
+            "hooks": 'an object of hook events such as {"PostToolUse": [...]} (docs/hooks.md)',
         },
         secret=frozenset({"apiKey"}),
         elsewhere={
@@ -242,6 +252,7 @@ def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
             "sandbox": 'an object such as {"network": false}',
             "maxBackgroundCommands": "a whole number from 1 to 64",
             "agents": 'an object such as {"maxConcurrent": 4}',
+            "hooks": 'an object of hook events such as {"PostToolUse": [...]} (docs/hooks.md)',
         },
         items={
             "allowedPaths": "a glob string",

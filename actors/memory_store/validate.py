@@ -52,6 +52,7 @@ class Loaded(Generic[S]):
     path: str
     value: S
     positions: Mapping[JsonPath, Position]
+    raw: Mapping[str, Any] = field(default_factory=dict)  # the decoded object, for hook_settings.py
 
     def line_of(self, *steps: str | int) -> int | None:
         position = self.positions.get(steps)
@@ -91,7 +92,7 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
         value = msgspec.convert(raw, schema.struct)
     except msgspec.ValidationError as error:
         raise _invalid(path, raw, positions, schema, str(error)) from None
-    return Loaded(path, value, positions)
+    return Loaded(path, value, positions, raw)
 
 
 def _unknown_key(

@@ -48,6 +48,7 @@ from actors.protocol import (
 from frontends import debug
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
+from frontends.interactive.hooks import hooks_text
 from frontends.interactive.mcp import mcp_command
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.screen import EXIT, Screen
@@ -344,6 +345,11 @@ class InteractiveSession:
                     )
                 except UsageError as error:
                     self.view.note("error", error.describe())
+            case "/hooks" if command.argument:
+                refused = UsageError("/hooks takes no argument", remedy="Type /hooks to list them")
+                self.view.note("error", refused.describe())
+            case "/hooks":
+                self.view.say(Text(await hooks_text(self.session.memory.address)))
             case "/model" if command.argument:
                 try:
                     model = resolve_model(command.argument)

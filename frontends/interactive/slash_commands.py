@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "/tasks": "List the background commands and agents; /tasks stop <id> stops one",
     "/mcp": "List the MCP servers and their states; /mcp approve <name> approves a project's "
     "server and starts it",
+    "/hooks": "List the configured hooks by event: matcher, command, timeout and file",
 }
 ALIASES = {"/exit": "/quit"}
 

@@ -1,0 +1,149 @@
+"""``/hooks`` in a session: the configured hooks by event, from the memory store's context (the
+user's first, then the project's), with matcher, command, timeout and file; a pointer to
+docs/hooks.md when there are none."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from actors.protocol import HookCommand, HookGroup
+from frontends.demo.scripted_api import ScriptedServer, text
+from frontends.interactive.hooks import NONE, listing
+from frontends.interactive.slash_commands import Command, help_text, parse
+from tests.interactive.conftest import session_env
+from tests.interactive.test_session import run
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.interactive.terminal import Terminal
+
+pytestmark = pytest.mark.anyio
+
+
+def _hook(command: str, timeout: float = 60.0) -> dict[str, object]:
+    return {"type": "command", "command": command, "timeout": timeout}
+
+
+def _settings(root: Path) -> Path:
+    path = root / ".legato" / "settings.json"
+    path.parent.mkdir()
+    hooks = {
+        "PostToolUse": [{"matcher": "Edit|Write", "hooks": [_hook("./fmt.sh", 30)]}],
+        "UserPromptSubmit": [{"hooks": [_hook("./branch.sh")]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [_hook("./guard.sh", 5), _hook("./log.sh")]}],
+    }
+    path.write_text(json.dumps({"hooks": hooks}))
+    return path
+
+
+def test_the_listing_groups_by_event_in_the_order_they_run() -> None:
+    shown = listing(
+        [
+            HookGroup(
+                event="PostToolUse",
+                matcher="Edit|Write",
+                hooks=(HookCommand(command="ruff format", timeout=30),),
+                source="/u/config.json",
+            ),
+            HookGroup(event="Stop", hooks=(HookCommand(command="x"),), source="/p/s"),
+            HookGroup(event="PreToolUse", hooks=(HookCommand(command="g.sh"),), source="/p/s"),
+            HookGroup(
+                event="PostToolUse",
+                matcher="*",
+                hooks=(HookCommand(command="log", timeout=0.5),),
+                source="/p/s",
+            ),
+        ]
+    )
+    assert shown.splitlines() == [
+        "Hooks by event (matcher, source; command, timeout):",
+        "  PreToolUse",
+        "    every time  (/p/s)",
+        "      g.sh  (timeout 60 s)",
+        "  PostToolUse",
+        "    matcher Edit|Write  (/u/config.json)",
+        "      ruff format  (timeout 30 s)",
+        "    every time  (/p/s)",
+        "      log  (timeout 0.5 s)",
+        "  Stop",
+        "    every time  (/p/s)",
+        "      x  (timeout 60 s)",
+    ]
+    assert listing([]) == NONE
+    assert "docs/hooks.md" in NONE and NONE.startswith("No hooks configured")
+
+
+def test_hooks_is_a_command_with_help() -> None:
+    assert parse("/hooks") == Command("/hooks", "")
+    assert "/hooks" in help_text()
+    assert parse("/hook") is not None and parse("/hook").suggestion == "/hooks"  # type: ignore[union-attr]
+
+
+async def test_hooks_lists_the_projects_hooks_in_a_session(folders: tuple[Path, Path]) -> None:
+    root, _ = folders
+    path = _settings(root)
+    async for live, server in run(folders, [text("unused")]):
+        await live.submit("/hooks")
+        await live.shown("Hooks by event (matcher, source; command, timeout):")
+        await live.shown("      ./log.sh  (timeout 60 s)")
+        await live.idle()
+        # The terminal wraps a long path: the lines are compared without their white space.
+        shown = "".join(live.text().split())
+        wanted = [
+            "Hooks by event (matcher, source; command, timeout):",
+            "  PreToolUse",
+            f"    matcher Bash  ({path})",
+            "      ./guard.sh  (timeout 5 s)",
+            "      ./log.sh  (timeout 60 s)",
+            "  PostToolUse",
+            f"    matcher Edit|Write  ({path})",
+            "      ./fmt.sh  (timeout 30 s)",
+            "  UserPromptSubmit",
+            f"    every time  ({path})",
+            "      ./branch.sh  (timeout 60 s)",
+        ]
+        assert "".join("".join(line.split()) for line in wanted) in shown
+        await live.submit("/hooks now")
+        await live.shown("/hooks takes no argument")
+        assert server.requests == []  # listing asks the model nothing
+
+
+@pytest.mark.tmux
+def test_in_a_real_terminal_hooks_lists_the_users_and_the_projects(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    config = home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [_hook("~/mine.sh")]}]}})
+    )
+    _settings(root)
+    with ScriptedServer([text("unused")]) as server:
+        terminal.start(root, session_env(home, server.url))
+        terminal.wait_for("tokens", visible=True)
+        terminal.submit("/hooks")
+        screen = terminal.wait_for("./branch.sh  (timeout 60 s)")
+        # The user's hook runs first: it is listed above the project's under the event.
+        assert screen.index("~/mine.sh") < screen.index("./guard.sh") < screen.index("./fmt.sh")
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+
+
+@pytest.mark.tmux
+def test_in_a_real_terminal_no_hooks_points_to_the_docs(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    with ScriptedServer([text("unused")]) as server:
+        terminal.start(root, session_env(home, server.url))
+        terminal.wait_for("tokens", visible=True)
+        terminal.submit("/hooks")
+        terminal.wait_for("No hooks configured")
+        terminal.wait_for("docs/hooks.md")
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
