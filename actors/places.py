@@ -64,6 +64,11 @@ def logs_dir(home: str) -> str:
     return os.path.join(legato_dir(home), "logs")
 
 
+def hooks_approval_path(project_root: str, home: str) -> str:
+    """The fingerprint of the project's hooks the user approved, in the user's folder."""
+    return os.path.join(project_dir(project_root, home), "hooks-approved.json")
+
+
 def mcp_approvals_path(project_root: str, home: str) -> str:
     """Which of the project's .mcp.json servers the user approved: in the user's folder, since
     the project's own files are the repository's to write."""

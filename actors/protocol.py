@@ -243,6 +243,9 @@ class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
     matcher: str = ""  # a regular expression over the tool name; "" (or "*"): every tool
     hooks: tuple[HookCommand, ...] = ()
     source: str = ""  # the settings file that declares it
+    # The user's own (global config) always; the project's once the user has approved its
+    # hooks as they are now (a cloned repository's commands). Headless runs them regardless.
+    approved: bool = True
 
 
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -261,6 +264,7 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()  # e.g. an unknown settings key, with a did-you-mean
     mcp_servers: tuple[McpServer, ...] = ()  # .mcp.json's, then the global config's; not started
     hooks: tuple[HookGroup, ...] = ()  # the global config's, then the project's, in file order
+    project_hooks_fingerprint: str = ""  # of the project's hooks as read: what an approval holds
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -303,6 +307,11 @@ class ApproveProjectMcpServers(Ask[tuple[McpServer, ...]], frozen=True, tag=True
     names: tuple[str, ...]
 
 
+class ApproveProjectHooks(Ask[tuple["HookGroup", ...]], frozen=True, tag=True):
+    """Record the user's approval of the project's hooks as they are now (any change to them
+    asks again), in the user's own folder; answers every hook group, the project's approved."""
+
+
 class RevokeProjectMcpServers(Ask[tuple[str, ...]], frozen=True, tag=True):
     """Forget the approval of these project servers; answers the names that had one. The
     running session's servers go on until it ends; the next session does not start them."""
@@ -310,7 +319,13 @@ class RevokeProjectMcpServers(Ask[tuple[str, ...]], frozen=True, tag=True):
     names: tuple[str, ...]
 
 
-MemoryStoreMsg = GetContext | ExplainContext | ApproveProjectMcpServers | RevokeProjectMcpServers
+MemoryStoreMsg = (
+    GetContext
+    | ExplainContext
+    | ApproveProjectMcpServers
+    | RevokeProjectMcpServers
+    | ApproveProjectHooks
+)
 
 
 # ── skill library ───────────────────────────────────────────────────────────────────────────
@@ -1359,4 +1374,9 @@ class ListHooks(Ask[tuple[HookGroup, ...]], frozen=True, tag=True):
     """The configured hooks, as the runner holds them (``/hooks``)."""
 
 
-HookRunnerMsg = RunHooks | ListHooks
+class ApproveHooks(Ask[tuple[HookGroup, ...]], frozen=True, tag=True):
+    """The user approved the project's hooks: recorded by the memory store, and run from now
+    on; answers the groups."""
+
+
+HookRunnerMsg = RunHooks | ListHooks | ApproveHooks

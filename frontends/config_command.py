@@ -167,7 +167,8 @@ def hook_lines(groups: Sequence[HookGroup]) -> list[str]:
             lines.append(f"  {event}")
         # "" and "*" match everything; an event without a matcher holds "".
         matcher = "every time" if group.matcher in ("", "*") else f"matcher {group.matcher}"
-        lines.append(f"    {matcher}  ({group.source})")
+        waiting = "" if group.approved else "  not approved: /hooks approve"
+        lines.append(f"    {matcher}  ({group.source}){waiting}")
         lines += [f"      {hook.command}  (timeout {hook.timeout:g} s)" for hook in group.hooks]
     return lines
 

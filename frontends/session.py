@@ -112,6 +112,7 @@ def assemble(
             sessions_dir(project_root, home or os.path.expanduser("~")), f"{session_id}.jsonl"
         ),
         env=env,
+        run_unapproved=headless,  # CI owns its checkout; a person approves a clone's hooks
     )
     # Servers start in the background as the actor starts: they never delay the first request.
     mcp = McpClient(memory=memory.address, cwd=project_root)

@@ -7,11 +7,19 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
+import msgspec
 
 from actors.hooks.matching import select, subject
 from actors.hooks.outcome import combine, read_run
 from actors.hooks.run import run_hook
-from actors.protocol import GetContext, HookOutcome, ListHooks, RunHooks
+from actors.protocol import (
+    ApproveHooks,
+    ApproveProjectHooks,
+    GetContext,
+    HookOutcome,
+    ListHooks,
+    RunHooks,
+)
 from runtime import Actor
 
 if TYPE_CHECKING:
@@ -19,6 +27,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import (
         HookCommand,
+        HookEvent,
         HookGroup,
         HookRun,
         HookRunnerMsg,
@@ -52,6 +61,9 @@ class HookRunner(Actor["HookRunnerMsg"]):
         transcript_path: str = "",
         groups: Sequence[HookGroup] = (),
         env: Mapping[str, str] | None = None,
+        # Headless: the project's hooks run unapproved (CI owns its checkout). Interactive:
+        # only once the user has approved them (``ApproveHooks``, docs/hooks.md).
+        run_unapproved: bool = False,
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -59,6 +71,8 @@ class HookRunner(Actor["HookRunnerMsg"]):
         self._session_id = session_id
         self._transcript_path = transcript_path
         self._groups: tuple[HookGroup, ...] = tuple(groups)
+        self._run_unapproved = run_unapproved
+        self._told_unapproved = False  # the user is told once that the project's did not run
         base = os.environ if env is None else env
         self._env = {**base, "LEGATO_PROJECT_DIR": project_root, "CLAUDE_PROJECT_DIR": project_root}
         # The mode the hooks are told: the context's at start. A RunHooks whose payload holds
@@ -77,10 +91,20 @@ class HookRunner(Actor["HookRunnerMsg"]):
                 await reply.answer(msg, await self._run(msg))
             case ListHooks():
                 await reply.answer(msg, self._groups)
+            case ApproveHooks():
+                if self._memory is not None:
+                    self._groups = await self._memory.ask(ApproveProjectHooks())
+                else:
+                    self._groups = tuple(
+                        msgspec.structs.replace(group, approved=True) for group in self._groups
+                    )
+                await reply.answer(msg, self._groups)
 
     async def _run(self, msg: RunHooks) -> HookOutcome:
         name = subject(msg.event, msg.payload, msg.tool_name)
-        chosen, errors = select(self._groups, msg.event, name)
+        groups, notes = self._runnable(msg.event, name)
+        chosen, errors = select(groups, msg.event, name)
+        errors = [*notes, *errors]
         if not chosen:
             return HookOutcome(errors=tuple(errors))
         stdin = json.dumps(self._input(msg), ensure_ascii=False).encode()
@@ -96,6 +120,27 @@ class HookRunner(Actor["HookRunnerMsg"]):
                 tasks.start_soon(one, index, hook, source)
         done = [run for run in runs if run is not None]
         return combine(done, [read_run(msg.event, run) for run in done], errors)
+
+    def _runnable(
+        self, event: HookEvent, name: str | None
+    ) -> tuple[tuple[HookGroup, ...], list[str]]:
+        """The groups that may run now, and the note (once a session) that the project's
+        hooks would have run here but are not approved."""
+        if self._run_unapproved:
+            return self._groups, []
+        waiting = [group for group in self._groups if not group.approved]
+        runnable = tuple(group for group in self._groups if group.approved)
+        if not waiting or self._told_unapproved:
+            return runnable, []
+        skipped, _ = select(waiting, event, name)
+        if not skipped:
+            return runnable, []
+        self._told_unapproved = True
+        note = (
+            f"The project's hooks ({skipped[0][1]}) have not been approved, so they do not run. "
+            "Read them with /hooks, then approve them with /hooks approve."
+        )
+        return runnable, [note]
 
     def _input(self, msg: RunHooks) -> dict[str, Any]:
         common = {

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 import anyio.to_thread
 import msgspec
 
-from actors.memory_store import mcp_approvals
+from actors.memory_store import hooks_approval, mcp_approvals
 from actors.memory_store.loader import explain_context
 from actors.memory_store.mcp_servers import MCP_FILE
-from actors.places import mcp_approvals_path
+from actors.places import hooks_approval_path, mcp_approvals_path
 from actors.protocol import (
+    ApproveProjectHooks,
     ApproveProjectMcpServers,
     ExplainContext,
     GetContext,
@@ -32,7 +33,7 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import Explained, McpServer
+    from actors.protocol import Explained, HookGroup, McpServer
     from runtime import Reply
 
 
@@ -80,6 +81,8 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 await reply.answer(msg, self._explained.context)
             case ExplainContext():
                 await reply.answer(msg, self._explained)
+            case ApproveProjectHooks():
+                await reply.answer(msg, await self._approve_hooks(self._explained))
             case ApproveProjectMcpServers(names=names):
                 await reply.answer(msg, await self._approve(self._explained, names))
             case RevokeProjectMcpServers(names=names):
@@ -100,6 +103,18 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 context = msgspec.structs.replace(context, mcp_servers=servers)
                 self._explained = msgspec.structs.replace(self._explained, context=context)
                 await reply.answer(msg, revoked)
+
+    async def _approve_hooks(self, explained: Explained) -> tuple[HookGroup, ...]:
+        context = explained.context
+        if context.project_hooks_fingerprint:
+            path = hooks_approval_path(context.project_root, self._home)
+            await anyio.to_thread.run_sync(
+                hooks_approval.record, path, context.project_hooks_fingerprint
+            )
+        groups = tuple(msgspec.structs.replace(group, approved=True) for group in context.hooks)
+        context = msgspec.structs.replace(context, hooks=groups)
+        self._explained = msgspec.structs.replace(explained, context=context)
+        return groups
 
     async def _approve(self, explained: Explained, names: tuple[str, ...]) -> tuple[McpServer, ...]:
         context = explained.context

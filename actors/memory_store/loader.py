@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
+from actors.memory_store import hooks_approval
 from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import load_mcp_servers
@@ -31,7 +32,13 @@ from actors.memory_store.sandbox_settings import check_sandbox
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
-from actors.places import MEMORY_FILE, mcp_approvals_path, memory_dir, path_rules_note_path
+from actors.places import (
+    MEMORY_FILE,
+    hooks_approval_path,
+    mcp_approvals_path,
+    memory_dir,
+    path_rules_note_path,
+)
 from actors.protocol import (
     Explained,
     GlobalConfig,
@@ -119,12 +126,22 @@ def explain_context(
     _check_models(config, settings)
     _check_entries(settings)
     check_sandbox(settings)
-    # Both files' hooks run: the user's own first, then the project's.
+    # Both files' hooks run: the user's own first, then the project's, once approved.
     hooks = tuple(
         group
         for loaded in (config, settings)
         for group in read_hooks(loaded.path, loaded.raw, loaded.positions, warnings)
     )
+    project_hooks = hooks_approval.fingerprint(settings.raw.get("hooks"))
+    if project_hooks and project_hooks != hooks_approval.approved_fingerprint(
+        hooks_approval_path(root, home), warnings
+    ):
+        hooks = tuple(
+            msgspec.structs.replace(group, approved=False)
+            if group.source == settings.path
+            else group
+            for group in hooks
+        )
     mcp_servers = load_mcp_servers(
         root,
         config_file,
@@ -172,6 +189,7 @@ def explain_context(
         warnings=tuple(warnings),
         mcp_servers=mcp_servers,
         hooks=hooks,
+        project_hooks_fingerprint=project_hooks,
     )
     return Explained(
         context, (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings))

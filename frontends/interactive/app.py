@@ -24,6 +24,7 @@ from rich.text import Text
 from actors.errors import LegatoError, UsageError
 from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
 from actors.protocol import (
+    ApproveHooks,
     AttachReferences,
     ClearConversation,
     Compact,
@@ -203,6 +204,12 @@ class InteractiveSession:
                 f"MCP servers of .mcp.json not approved, so not started: {', '.join(waiting)}. "
                 "/mcp shows what they run; /mcp approve <name> starts one.",
             )
+        if waiting_hooks := [group for group in context.hooks if not group.approved]:
+            self.view.note(
+                "warning",
+                f"The project's hooks ({waiting_hooks[0].source}) are not approved, so they do "
+                "not run. /hooks shows their commands; /hooks approve runs them from now on.",
+            )
         self.screen.changed()
 
     async def _run_app(self, done: anyio.Event) -> None:
@@ -345,8 +352,15 @@ class InteractiveSession:
                     )
                 except UsageError as error:
                     self.view.note("error", error.describe())
+            case "/hooks" if command.argument == "approve":
+                if await self._yes("Run the project's hooks, as /hooks lists them, from now on?"):
+                    await self.session.hooks.address.ask(ApproveHooks())
+                    self.view.say(Text("Approved: the project's hooks run from now on."))
             case "/hooks" if command.argument:
-                refused = UsageError("/hooks takes no argument", remedy="Type /hooks to list them")
+                refused = UsageError(
+                    f"/hooks takes no argument but 'approve', not {command.argument!r}",
+                    remedy="Type /hooks to list them, /hooks approve to run the project's",
+                )
                 self.view.note("error", refused.describe())
             case "/hooks":
                 self.view.say(Text(await hooks_text(self.session.memory.address)))

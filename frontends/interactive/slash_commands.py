@@ -19,7 +19,8 @@ COMMANDS: dict[str, str] = {
     "/tasks": "List the background commands and agents; /tasks stop <id> stops one",
     "/mcp": "List the MCP servers and their states; /mcp approve <name> approves a project's "
     "server and starts it",
-    "/hooks": "List the configured hooks by event: matcher, command, timeout and file",
+    "/hooks": "List the configured hooks by event (matcher, command, file); /hooks approve "
+    "runs the project's",
 }
 ALIASES = {"/exit": "/quit"}
 

@@ -119,12 +119,14 @@ def test_the_users_hooks_come_before_the_projects(setup: Setup) -> None:
             matcher="Write",
             hooks=(HookCommand(command="theirs"),),
             source=settings,
+            approved=False,  # the project's, until the user approves them
         ),
         HookGroup(
             event="PreToolUse",
             matcher="Bash",
             hooks=(HookCommand(command="theirs too", timeout=5.0),),
             source=settings,
+            approved=False,
         ),
     )
     assert not context.warnings
@@ -336,11 +338,11 @@ def test_config_lists_the_hooks_by_event_and_in_json(setup: Setup) -> None:
         "  PreToolUse",
         f"    matcher Bash  ({config})",
         "      ~/guard.sh  (timeout 10 s)",
-        f"    every time  ({settings})",
+        f"    every time  ({settings})  not approved: /hooks approve",
         "      log.sh  (timeout 60 s)",
         "      b  (timeout 2.5 s)",
         "  PostToolUse",
-        f"    matcher Edit|Write  ({settings})",
+        f"    matcher Edit|Write  ({settings})  not approved: /hooks approve",
         "      fmt.sh  (timeout 30 s)",
         "  UserPromptSubmit",
         f"    every time  ({config})",

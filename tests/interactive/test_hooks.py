@@ -5,6 +5,7 @@ docs/hooks.md when there are none."""
 from __future__ import annotations
 
 import json
+import shutil
 from typing import TYPE_CHECKING
 
 import pytest
@@ -96,19 +97,19 @@ async def test_hooks_lists_the_projects_hooks_in_a_session(folders: tuple[Path, 
         wanted = [
             "Hooks by event (matcher, source; command, timeout):",
             "  PreToolUse",
-            f"    matcher Bash  ({path})",
+            f"    matcher Bash  ({path})  not approved: /hooks approve",
             "      ./guard.sh  (timeout 5 s)",
             "      ./log.sh  (timeout 60 s)",
             "  PostToolUse",
-            f"    matcher Edit|Write  ({path})",
+            f"    matcher Edit|Write  ({path})  not approved: /hooks approve",
             "      ./fmt.sh  (timeout 30 s)",
             "  UserPromptSubmit",
-            f"    every time  ({path})",
+            f"    every time  ({path})  not approved: /hooks approve",
             "      ./branch.sh  (timeout 60 s)",
         ]
         assert "".join("".join(line.split()) for line in wanted) in shown
         await live.submit("/hooks now")
-        await live.shown("/hooks takes no argument")
+        await live.shown("/hooks takes no argument but 'approve'")
         assert server.requests == []  # listing asks the model nothing
 
 
@@ -147,3 +148,71 @@ def test_in_a_real_terminal_no_hooks_points_to_the_docs(
         terminal.wait_for("docs/hooks.md")
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
+
+
+def _prompt_hook(root: Path, marker: Path) -> Path:
+    """A project whose UserPromptSubmit hook leaves ``marker`` and says a word to the model."""
+    script = root / "mark.sh"
+    script.write_text(f"#!/bin/bash\ncat >/dev/null\necho ran >> {marker}\necho 'hook says hi'\n")
+    script.chmod(0o755)
+    path = root / ".legato" / "settings.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [_hook(str(script))]}]}}))
+    return path
+
+
+def _said_to_model(server: ScriptedServer) -> str:
+    return json.dumps([request.body["messages"] for request in server.requests])
+
+
+async def test_a_projects_hooks_run_only_once_approved(
+    folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, _ = folders
+    marker = tmp_path / "marker"
+    settings = _prompt_hook(root, marker)
+    async for live, server in run(folders, [text("First."), text("Second.")]):
+        await live.shown("/hooks approve runs them from now on.")
+        said = "".join(live.text().split())
+        assert "".join(f"The project's hooks ({settings}) are not approved".split()) in said
+        await live.submit("hello")
+        await live.shown("First.")
+        assert not marker.exists()  # a cloned repository's command did not run
+        assert "hook says hi" not in _said_to_model(server)
+        await live.submit("/hooks approve")
+        await live.shown("Run the project's hooks, as /hooks lists them, from now on?")
+        await live.submit("y")
+        await live.shown("Approved: the project's hooks run from now on.")
+        await live.submit("again")
+        await live.shown("Second.")
+        assert marker.read_text() == "ran\n"
+        assert "hook says hi" in _said_to_model(server)
+
+
+async def test_an_approval_holds_until_the_hooks_change(
+    folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, home = folders
+    marker = tmp_path / "marker"
+    settings = _prompt_hook(root, marker)
+    async for live, _ in run(folders, [text("One.")]):
+        await live.submit("/hooks approve")
+        await live.shown("from now on?")
+        await live.submit("y")
+        await live.shown("Approved")
+    # A new session of the same project: approved, so the hook runs at once.
+    shutil.rmtree(home / ".config")  # each run writes its own
+    async for live, _ in run(folders, [text("Two.")]):
+        await live.submit("hi")
+        await live.shown("Two.")
+        assert marker.read_text() == "ran\n"
+    # The repository changes its hooks (a pull): not approved any more.
+    changed = json.loads(settings.read_text())
+    changed["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"] = 5
+    settings.write_text(json.dumps(changed))
+    shutil.rmtree(home / ".config")  # each run writes its own
+    async for live, _ in run(folders, [text("Three.")]):
+        await live.shown("/hooks approve runs them from now on.")
+        await live.submit("hi")
+        await live.shown("Three.")
+        assert marker.read_text() == "ran\n"

@@ -1,0 +1,56 @@
+"""Whether the user approved the project's hooks, kept in the user's own folder.
+
+    ~/.legato/projects/<hash>/hooks-approved.json
+    {"fingerprint": "<sha256 of the project's hooks object>"}
+
+A project's ``.legato/settings.json`` comes with the repository, and its hooks are commands
+that run as the user: an interactive session runs them only once the user has approved them
+as they are now. The fingerprint covers the whole ``hooks`` object as written (canonical JSON),
+so any change to any hook asks again. Never in the project: a repository must not be able to
+approve its own hooks. A file that cannot be read approves nothing; writing it is atomic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import msgspec
+
+from actors.atomic import write_atomically
+
+
+class _Approval(msgspec.Struct, frozen=True):
+    fingerprint: str = ""
+
+
+def fingerprint(hooks: Any) -> str:
+    """The project's ``hooks`` object, canonical, hashed; "" when it has none."""
+    if not hooks:
+        return ""
+    canonical = json.dumps(hooks, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def approved_fingerprint(path: str, warnings: list[str]) -> str:
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        warnings.append(f"{path}: cannot be read ({error}); the project's hooks are not approved")
+        return ""
+    try:
+        return msgspec.json.decode(data, type=_Approval).fingerprint
+    except msgspec.DecodeError as error:
+        warnings.append(
+            f"{path}: not an approval file ({error}); the project's hooks are not approved. "
+            "Remove it and approve them again with /hooks approve"
+        )
+        return ""
+
+
+def record(path: str, approved: str) -> None:
+    write_atomically(path, msgspec.json.encode(_Approval(fingerprint=approved)), mode=0o600)
