@@ -279,6 +279,8 @@ class Conductor(Actor[ConductorMsg]):
         submitted = await self._hooks.run("UserPromptSubmit", prompt=text)
         if submitted.blocked:
             return f"A UserPromptSubmit hook refused the prompt: {submitted.reason or 'no reason'}"
+        if submitted.stop:  # "continue": false
+            return f"A UserPromptSubmit hook stopped: {submitted.stop_reason or 'no reason given'}"
         if submitted.context:
             self._hook_context.append(context_note("UserPromptSubmit", submitted.context))
         return None

@@ -39,6 +39,8 @@ class ConversationHooks:
         outcome = await self.runner.ask(RunHooks(event=event, payload=payload))
         for error in outcome.errors:
             await self.ui.tell(Show(Notice("warning", error)))
+        for message in outcome.system_messages:  # a hook's word for the user
+            await self.ui.tell(Show(Notice("info", f"{event} hook: {message}")))
         return outcome
 
 

@@ -110,4 +110,6 @@ class ToolHooks:
         outcome = await self._runner.ask(RunHooks(event=event, payload=payload, tool_name=tool))
         for error in outcome.errors:
             await self._warn(error)
+        for message in outcome.system_messages:  # a hook's word for the user
+            await self._warn(f"{event} hook: {message}")
         return outcome

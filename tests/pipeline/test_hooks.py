@@ -4,10 +4,17 @@ Code's format, around real calls to the scripted model server."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.frontends.conftest import REPO
+from tests.tool_executor.harness import is_running
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -255,3 +262,90 @@ def test_the_payload_has_the_documented_fields(project: Project, tmp_path: Path)
     assert pre["tool_input"] == {"file_path": str(project.root / "a.txt")}
     assert set(post) == common | {"tool_name", "tool_input", "tool_response", "tool_use_id"}
     assert post["session_id"] == pre["session_id"] == prompt["session_id"]
+
+
+def test_a_hook_that_outlives_its_timeout_is_killed_and_the_session_goes_on(
+    project: Project, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    slow = script(
+        project,
+        "slow.sh",
+        "#!/bin/bash\ncat >/dev/null\n"
+        f"(trap '' TERM; exec sleep 300) & echo $! >> {pids}\n"
+        "trap '' TERM; sleep 300\n",
+    )
+    project.write("a.txt", "A")
+    project.settings(permissionMode="auto", hooks={"PostToolUse": [hook(slow, "Read", 0.5)]})
+    steps = [
+        tool_calls([call("Read", {"file_path": str(project.root / "a.txt")})]),
+        text("Done."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    [read] = results(requests[1])
+    assert "A" in read["content"]  # the call's own result stands
+    assert f"{slow}: timed out after" in done.stderr  # shown to the user, not the model
+    children = [int(pid) for pid in pids.read_text().split()]
+    assert not [pid for pid in children if is_running(pid)]
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_a_hook_runs_leaves_no_process(
+    project: Project, tmp_path: Path, signum: signal.Signals, code: int
+) -> None:
+    pids = tmp_path / "pids"
+    stuck = script(
+        project,
+        "stuck.sh",
+        "#!/bin/bash\ncat >/dev/null\n"
+        f"(trap '' TERM; exec sleep 301) & echo $! >> {pids}\n"
+        f"echo $$ >> {pids}\n"
+        "trap '' TERM; sleep 300\n",
+    )
+    project.settings(permissionMode="auto", hooks={"PreToolUse": [hook(stuck, "Read")]})
+    project.write("a.txt", "A")
+    step = tool_calls([call("Read", {"file_path": str(project.root / "a.txt")})])
+    with ScriptedServer([step]) as server:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
+                "--headless", "go", "--output-format", "json",
+            ],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+            env=project.env(server.url),
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while (not pids.exists() or len(pids.read_text().split()) < 2) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.02)
+        children = [int(pid) for pid in pids.read_text().split()]
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=15)
+    assert process.returncode == code, err
+    assert "Traceback" not in err
+    assert json.loads(out)["subtype"] == "interrupted"
+    deadline = time.monotonic() + 3
+    while any(is_running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [pid for pid in children if is_running(pid)]
+
+
+def test_a_prompt_hook_can_stop_and_speak_to_the_user(project: Project) -> None:
+    stop = script(
+        project,
+        "stop.sh",
+        "#!/bin/bash\ncat >/dev/null\n"
+        'echo \'{"continue": false, "stopReason": "the build is red", '
+        '"systemMessage": "fix the build first"}\'\n',
+    )
+    project.settings(hooks={"UserPromptSubmit": [hook(stop)]})
+    with ScriptedServer([text("never")]) as server:
+        done = project.legato(server.url, "--headless", "go")
+        requests = server.requests
+    assert requests == []
+    assert "A UserPromptSubmit hook stopped: the build is red" in done.stderr
+    assert "fix the build first" in done.stderr
