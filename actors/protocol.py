@@ -961,6 +961,29 @@ class Notice(msgspec.Struct, frozen=True, tag=True):
     text: str
 
 
+class HookStarted(msgspec.Struct, frozen=True, kw_only=True, tag=True):
+    """A hook command began (headless stream-json: ``hook_started``; the terminal's status)."""
+
+    id: str  # hook_<n>, unique in the session
+    name: str  # "<event>:<tool>" for tool events, else the event
+    event: str
+    command: str
+
+
+class HookFinished(msgspec.Struct, frozen=True, kw_only=True, tag=True):
+    """A hook command ended (headless stream-json: ``hook_response``)."""
+
+    id: str
+    name: str
+    event: str
+    command: str
+    outcome: Literal["success", "error", "cancelled"]
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    elapsed: float = 0.0
+
+
 class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     """How a prompt ended: the result object of headless json output is made from this."""
 
@@ -990,7 +1013,7 @@ class AgentEvent(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     model: str | None = None  # the agent's model, with its answers: what prices them
 
 
-UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome | AgentEvent
+UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome | AgentEvent | HookStarted | HookFinished
 
 
 class Show(msgspec.Struct, frozen=True, tag=True):

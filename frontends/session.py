@@ -113,6 +113,7 @@ def assemble(
         ),
         env=env,
         run_unapproved=headless,  # CI owns its checkout; a person approves a clone's hooks
+        ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
     )
     # Servers start in the background as the actor starts: they never delay the first request.
     mcp = McpClient(memory=memory.address, cwd=project_root)

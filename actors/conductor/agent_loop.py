@@ -25,6 +25,8 @@ from actors.errors import LegatoError, SessionError
 from actors.protocol import (
     AgentEvent,
     BlockFinished,
+    HookFinished,
+    HookStarted,
     MessageFinished,
     ModelRequest,
     Notice,
@@ -109,7 +111,7 @@ async def _turn(run: AgentRun, conversation: Conversation) -> tuple[MessageFinis
     scope = run.scope
 
     def wrap(event: UiEvent) -> UiEvent:
-        if isinstance(event, (Notice, TurnOutcome, AgentEvent)):
+        if isinstance(event, (Notice, TurnOutcome, AgentEvent, HookStarted, HookFinished)):
             return event  # not the agent's answer or calls: shown as it is
         return AgentEvent(
             parent_tool_use_id=scope.parent_tool_use_id,

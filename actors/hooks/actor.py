@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,11 +17,14 @@ from actors.protocol import (
     ApproveHooks,
     ApproveProjectHooks,
     GetContext,
+    HookFinished,
     HookOutcome,
+    HookStarted,
     ListHooks,
     RunHooks,
+    Show,
 )
-from runtime import Actor
+from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
         HookRunnerMsg,
         MemoryStoreMsg,
         PermissionMode,
+        UiMsg,
     )
     from runtime import Address, Reply
 
@@ -64,6 +69,7 @@ class HookRunner(Actor["HookRunnerMsg"]):
         # Headless: the project's hooks run unapproved (CI owns its checkout). Interactive:
         # only once the user has approved them (``ApproveHooks``, docs/hooks.md).
         run_unapproved: bool = False,
+        ui: Address[UiMsg] | None = None,  # shown each hook's start and end; None: not shown
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -72,6 +78,8 @@ class HookRunner(Actor["HookRunnerMsg"]):
         self._transcript_path = transcript_path
         self._groups: tuple[HookGroup, ...] = tuple(groups)
         self._run_unapproved = run_unapproved
+        self._ui = ui
+        self._count = 0  # hook runs so far: their ids
         self._told_unapproved = False  # the user is told once that the project's did not run
         base = os.environ if env is None else env
         self._env = {**base, "LEGATO_PROJECT_DIR": project_root, "CLAUDE_PROJECT_DIR": project_root}
@@ -109,17 +117,34 @@ class HookRunner(Actor["HookRunnerMsg"]):
             return HookOutcome(errors=tuple(errors))
         stdin = json.dumps(self._input(msg), ensure_ascii=False).encode()
         runs: list[HookRun | None] = [None] * len(chosen)
+        shown = msg.event if msg.tool_name is None else f"{msg.event}:{msg.tool_name}"
 
         async def one(index: int, hook: HookCommand, source: str) -> None:
-            runs[index] = await run_hook(
-                hook, source=source, stdin=stdin, cwd=self._root, env=self._env
+            self._count += 1
+            started = HookStarted(
+                id=f"hook_{self._count}", name=shown, event=msg.event, command=hook.command
             )
+            await self._show(started)
+            try:
+                runs[index] = run = await run_hook(
+                    hook, source=source, stdin=stdin, cwd=self._root, env=self._env
+                )
+            except anyio.get_cancelled_exc_class():
+                with anyio.CancelScope(shield=True):
+                    await self._show(_finished(started, None))
+                raise
+            await self._show(_finished(started, run))
 
         async with anyio.create_task_group() as tasks:
             for index, (hook, source) in enumerate(chosen):
                 tasks.start_soon(one, index, hook, source)
         done = [run for run in runs if run is not None]
         return combine(done, [read_run(msg.event, run) for run in done], errors)
+
+    async def _show(self, event: HookStarted | HookFinished) -> None:
+        if self._ui is not None:
+            with contextlib.suppress(KernelError):  # a display that is gone loses nothing
+                await self._ui.tell(Show(event))
 
     def _runnable(
         self, event: HookEvent, name: str | None
@@ -151,3 +176,23 @@ class HookRunner(Actor["HookRunnerMsg"]):
             "permission_mode": self._permission_mode,
         }
         return {**common, **msg.payload}
+
+
+def _finished(started: HookStarted, run: HookRun | None) -> HookFinished:
+    if run is None:
+        return HookFinished(
+            id=started.id, name=started.name, event=started.event, command=started.command,
+            outcome="cancelled",
+        )  # fmt: skip
+    ok = run.exit_code == 0 and not run.timed_out
+    return HookFinished(
+        id=started.id,
+        name=started.name,
+        event=started.event,
+        command=started.command,
+        outcome="success" if ok else "error",
+        exit_code=run.exit_code,
+        stdout=run.stdout,
+        stderr=run.stderr,
+        elapsed=run.elapsed,
+    )

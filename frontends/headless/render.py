@@ -22,6 +22,8 @@ from actors.errors import LegatoError
 from actors.protocol import (
     AgentEvent,
     BlockFinished,
+    HookFinished,
+    HookStarted,
     MessageFinished,
     MessageStarted,
     Notice,
@@ -300,6 +302,23 @@ def _line(event: UiEvent) -> dict[str, Any] | None:
                     "retry_delay_ms": round(delay * 1000), "error": reason}  # fmt: skip
         case Notice(level=level, text=text):
             return {"type": "system", "subtype": "notice", "level": level, "text": text}
+        case HookStarted(id=hook_id, name=name, event=hook_event):
+            # Claude Code's names for a hook's start and end.
+            return {"type": "system", "subtype": "hook_started", "hook_id": hook_id,
+                    "hook_name": name, "hook_event": hook_event}  # fmt: skip
+        case HookFinished() as ended:
+            return {
+                "type": "system",
+                "subtype": "hook_response",
+                "hook_id": ended.id,
+                "hook_name": ended.name,
+                "hook_event": ended.event,
+                "output": ended.stdout + ended.stderr,
+                "stdout": ended.stdout,
+                "stderr": ended.stderr,
+                "exit_code": ended.exit_code,
+                "outcome": ended.outcome,
+            }
         case _:
             return None
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import anyio
 from rich.text import Text
 
-from actors.protocol import AgentEvent, MessageFinished, TurnOutcome
+from actors.protocol import AgentEvent, HookFinished, HookStarted, MessageFinished, TurnOutcome
 from actors.ui import Renderer
 
 if TYPE_CHECKING:
@@ -43,6 +43,10 @@ class TerminalRenderer(Renderer):
                 self.outcome_shown.set()
             case TurnOutcome():
                 self.outcome_shown.set()
+            case HookStarted(id=hook_id, name=name):
+                self.status.hooks[hook_id] = name
+            case HookFinished(id=hook_id):
+                self.status.hooks.pop(hook_id, None)
             case _:
                 self.view.apply(event)
         self.screen.changed()

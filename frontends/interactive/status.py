@@ -38,6 +38,7 @@ class Status:
     cost: float = 0.0
     cost_known: bool = True  # False once a model with unknown prices answered
     context_tokens: int = 0  # how much of the window the latest answer used
+    hooks: dict[str, str] = field(default_factory=dict)  # running hooks: id -> "PreToolUse:Bash"
 
     @property
     def alias(self) -> str:
@@ -105,4 +106,7 @@ class Status:
         parts.append(("class:status", f" · {tokens:,} tokens · {self.cost_text}"))
         if self.context_tokens:
             parts.append(("class:status", f" · context {self.context.percent}"))
+        if self.hooks:
+            running = ", ".join(dict.fromkeys(self.hooks.values()))
+            parts.append(("class:status.mode", f" · running hook {running}"))
         return parts

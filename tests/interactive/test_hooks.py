@@ -216,3 +216,22 @@ async def test_an_approval_holds_until_the_hooks_change(
         await live.submit("hi")
         await live.shown("Three.")
         assert marker.read_text() == "ran\n"
+
+
+async def test_a_running_hook_shows_in_the_status_line(
+    folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, _ = folders
+    go = tmp_path / "go"
+    script = root / "wait.sh"
+    script.write_text(f"#!/bin/bash\ncat >/dev/null\nwhile [ ! -e {go} ]; do sleep 0.01; done\n")
+    script.chmod(0o755)
+    # The user's own hook (the global config): it runs without an approval.
+    hooks = {"UserPromptSubmit": [{"hooks": [_hook(str(script))]}]}
+    async for live, _ in run(folders, [text("Answered.")], config={"hooks": hooks}):
+        await live.submit("hello")
+        await live.shown("running hook UserPromptSubmit")
+        go.touch()
+        await live.shown("Answered.")
+        await live.idle()
+        assert "running hook" not in live.text().rsplit("Answered.", 1)[1]

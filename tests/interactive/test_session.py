@@ -81,10 +81,12 @@ async def run(
     *,
     theme: str = "dark",
     env: Mapping[str, str] | None = None,  # besides the server's address, a key and PATH
+    config: Mapping[str, Any] | None = None,  # more of the global config
 ) -> AsyncIterator[tuple[Live, ScriptedServer]]:
     root, home = folders
-    (home / ".config" / "legato").mkdir(parents=True)
-    (home / ".config" / "legato" / "config.json").write_text(json.dumps({"theme": theme}))
+    (home / ".config" / "legato").mkdir(parents=True, exist_ok=True)
+    settings = {"theme": theme, **(config or {})}
+    (home / ".config" / "legato" / "config.json").write_text(json.dumps(settings))
     out = io.StringIO()
     output = Vt100_Output(
         out, lambda: Size(rows=40, columns=100), term="xterm-256color", enable_cpr=False

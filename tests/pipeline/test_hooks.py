@@ -349,3 +349,35 @@ def test_a_prompt_hook_can_stop_and_speak_to_the_user(project: Project) -> None:
     assert requests == []
     assert "A UserPromptSubmit hook stopped: the build is red" in done.stderr
     assert "fix the build first" in done.stderr
+
+
+def test_stream_json_reports_each_hook_run(project: Project) -> None:
+    say = script(project, "say.sh", "#!/bin/bash\ncat >/dev/null\necho checked\n")
+    project.write("a.txt", "A")
+    project.settings(permissionMode="auto", hooks={"PreToolUse": [hook(say, "Read")]})
+    steps = [
+        tool_calls([call("Read", {"file_path": str(project.root / "a.txt")})]),
+        text("Done."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    hooks = [line for line in lines if line.get("subtype", "").startswith("hook_")]
+    started, response = hooks
+    assert started == {
+        "type": "system",
+        "subtype": "hook_started",
+        "hook_id": started["hook_id"],
+        "hook_name": "PreToolUse:Read",
+        "hook_event": "PreToolUse",
+        "session_id": started["session_id"],
+    }
+    assert response["subtype"] == "hook_response"
+    assert response["hook_id"] == started["hook_id"]
+    assert (response["exit_code"], response["outcome"]) == (0, "success")
+    assert response["stdout"].strip() == "checked"
+    # The hook ran within the call it checked: after its start, before its result.
+    order = [line.get("subtype") or line["type"] for line in lines]
+    assert order.index("tool_started") < order.index("hook_started")
+    assert order.index("hook_response") < order.index("user")
