@@ -101,9 +101,6 @@ def assemble(
         ui=ui.address,
     )
     questions = None if headless else QuestionsActor(renderer)
-    permissions = PermissionBroker(
-        memory.address, ui=None if questions is None else questions.address
-    )
     hooks = HookRunner(
         memory.address,
         project_root=project_root,
@@ -114,6 +111,11 @@ def assemble(
         env=env,
         run_unapproved=headless,  # CI owns its checkout; a person approves a clone's hooks
         ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
+    )
+    permissions = PermissionBroker(
+        memory.address,
+        ui=None if questions is None else questions.address,
+        hooks=hooks.address,  # Notification hooks, when a question waits
     )
     # Servers start in the background as the actor starts: they never delay the first request.
     mcp = McpClient(memory=memory.address, cwd=project_root)

@@ -9,6 +9,7 @@ waits behind a question that is with the person.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import anyio
@@ -28,12 +29,13 @@ from actors.protocol import (
     GetContext,
     PermissionBrokerMsg,
     PermissionRequest,
+    RunHooks,
     SetMode,
 )
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
-    from actors.protocol import MemoryStoreMsg, ProjectContext, UiMsg
+    from actors.protocol import HookRunnerMsg, MemoryStoreMsg, ProjectContext, UiMsg
     from runtime import Address, Reply
 
 
@@ -42,17 +44,24 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
     concurrent = True
 
     def __init__(
-        self, memory: Address[MemoryStoreMsg], *, ui: Address[UiMsg] | None = None
+        self,
+        memory: Address[MemoryStoreMsg],
+        *,
+        ui: Address[UiMsg] | None = None,
+        hooks: Address[HookRunnerMsg] | None = None,  # told when a question waits (Notification)
     ) -> None:
         super().__init__()
         self._memory = memory
         self._ui = ui  # None: headless, whatever needs a person is denied
+        self._hooks = hooks
+        self._notify = False  # whether the user has Notification hooks
         self._context: ProjectContext | None = None
         self._policy: Policy | None = None
         self._checks = anyio.Lock()  # fair: permission checks are judged in arrival order
 
     async def on_start(self) -> None:
         self._context = await self._memory.ask(GetContext())
+        self._notify = any(group.event == "Notification" for group in self._context.hooks)
 
     @property
     def policy(self) -> Policy:
@@ -62,6 +71,14 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 raise KernelError(f"{self.name} has not started")
             self._policy = Policy(self._context)
         return self._policy
+
+    async def _notification(
+        self, hooks: Address[HookRunnerMsg], request: PermissionRequest
+    ) -> None:
+        message = f"Legato needs your permission to use {request.tool}"
+        payload = {"message": message, "notification_type": "permission_prompt"}
+        with contextlib.suppress(KernelError):  # the session is ending
+            await hooks.ask(RunHooks(event="Notification", payload=payload))
 
     async def handle(self, msg: PermissionBrokerMsg, reply: Reply) -> None:
         match msg:
@@ -111,5 +128,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 warning=outcome.warning,
                 confinement=outcome.confinement,
             )
+            if self._notify and self._hooks is not None:
+                # Beside the question, not before it: a slow hook must not hold it up.
+                self.tasks.start_soon(self._notification, self._hooks, request)
             answer = await self._ui.ask(question)
             return self.policy.answer(outcome, answer)

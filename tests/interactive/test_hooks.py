@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.protocol import HookCommand, HookGroup
-from frontends.demo.scripted_api import ScriptedServer, text
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.hooks import NONE, listing
 from frontends.interactive.slash_commands import Command, help_text, parse
 from tests.interactive.conftest import session_env
@@ -235,3 +235,24 @@ async def test_a_running_hook_shows_in_the_status_line(
         await live.shown("Answered.")
         await live.idle()
         assert "running hook" not in live.text().rsplit("Answered.", 1)[1]
+
+
+async def test_a_notification_hook_runs_when_a_question_waits(
+    folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    told = tmp_path / "told"
+    script = folders[0] / "notify.sh"
+    script.write_text(f"#!/bin/bash\ncat > {told}\n")
+    script.chmod(0o755)
+    hooks = {"Notification": [{"hooks": [_hook(str(script))]}]}
+    steps = [tool_calls([call("Bash", {"command": "echo hi"})]), text("Fine.")]
+    async for live, _ in run(folders, steps, config={"hooks": hooks}):
+        await live.submit("run it")
+        await live.shown("requested by Bash")
+        await live.until(told.exists)  # the hook ran while the question waited
+        await live.submit("n")
+        await live.shown("Fine.")
+    event = json.loads(told.read_text())
+    assert event["hook_event_name"] == "Notification"
+    assert event["message"] == "Legato needs your permission to use Bash"
+    assert event["notification_type"] == "permission_prompt"
