@@ -719,6 +719,9 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     is_error: bool = False
     denied: bool = False  # refused by the permission broker (listed in headless results)
     images: tuple[Block, ...] = ()  # image blocks that follow the text (an MCP tool's)
+    # A tool hook said "continue": false: the prompt ends once the turn's calls are done, and
+    # the user is told this (never sent to the model).
+    stop_reason: str | None = None
 
     def block(self) -> Block:
         out: Block = {"type": "tool_result", "tool_use_id": self.tool_use_id}

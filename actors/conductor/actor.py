@@ -326,6 +326,11 @@ class Conductor(Actor[ConductorMsg]):
                     )
                 run.turns += 1
                 finished, ran = await self._turn(run)
+                if run.stop_reason is not None:
+                    # The turn's results are in the conversation: the model reads them next time.
+                    note = f"A hook stopped the work: {run.stop_reason}"
+                    await self._ui.tell(Show(Notice("warning", note)))
+                    return self._outcome(run, "success")
                 if finished.stop_reason == "pause_turn":
                     continue  # a server tool is mid-loop: resending lets it go on
                 if finished.stop_reason != "tool_use" or not ran:
@@ -614,10 +619,13 @@ class _PromptRun:
         self.denials: list[Block] = []
         self.agents = Tally()  # what its subagents used
         self.stop_blocks = 0  # Stop hooks that made the model go on, in a row
+        self.stop_reason: str | None = None  # a tool hook said "continue": false
 
 
 def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:
     run.results[result.tool_use_id] = result
+    if result.stop_reason is not None:
+        run.stop_reason = result.stop_reason
     if result.denied:
         run.denials.append(
             {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}

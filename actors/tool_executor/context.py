@@ -52,6 +52,7 @@ class ToolOutcome:
     denied: bool = False
     diff: str | None = None
     images: tuple[Block, ...] = ()  # image blocks after the text (an MCP tool's)
+    stop_reason: str | None = None  # a tool hook said "continue": false (``hooks.py``)
 
 
 @dataclass(frozen=True, slots=True)

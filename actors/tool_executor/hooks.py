@@ -58,6 +58,9 @@ class ToolHooks:
         self._runner = runner
         self._events = events
         self._warn = warn
+        # Calls whose hook said "continue": false, with its stopReason: the scheduler puts it
+        # on the call's result, and the prompt ends after the turn.
+        self.stops: dict[str, str] = {}
 
     def pre(
         self, call: ToolCall, permissions: Address[PermissionBrokerMsg]
@@ -69,6 +72,10 @@ class ToolHooks:
         async def run(request: PermissionRequest) -> None:
             payload = {"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id}
             outcome = await self._ask("PreToolUse", payload, call.name)
+            if outcome.stop:
+                reason = outcome.stop_reason or "no reason given"
+                self.stops[call.id] = reason
+                raise HookBlocked(f"A PreToolUse hook stopped the work: {reason}", remedy="")
             if outcome.blocked:
                 raise HookBlocked(
                     f"A PreToolUse hook blocked this call: {outcome.reason or 'no reason given'}",
@@ -97,6 +104,8 @@ class ToolHooks:
             "tool_use_id": call.id,
         }
         outcome = await self._ask("PostToolUse", payload, call.name)
+        if outcome.stop:
+            self.stops[call.id] = outcome.stop_reason or "no reason given"
         notes = []
         if outcome.blocked:
             notes.append(f"A PostToolUse hook says: {outcome.reason or 'no reason given'}")
@@ -105,6 +114,11 @@ class ToolHooks:
         if not notes:
             return done
         return replace(done, content=done.content + "\n\n" + "\n".join(notes))
+
+    def finish(self, call: ToolCall, done: ToolOutcome) -> ToolOutcome:
+        """``done`` with the stop a hook of this call asked for, if one did."""
+        reason = self.stops.pop(call.id, None)
+        return done if reason is None else replace(done, stop_reason=reason)
 
     async def _ask(self, event: HookEvent, payload: dict[str, Any], tool: str) -> HookOutcome:
         outcome = await self._runner.ask(RunHooks(event=event, payload=payload, tool_name=tool))

@@ -271,6 +271,7 @@ class Scheduler:
                 is_error=outcome.is_error,
                 denied=outcome.denied,
                 images=outcome.images,
+                stop_reason=outcome.stop_reason,
             )
             await send(ToolFinished(result=result, elapsed=elapsed, diff=outcome.diff))
         finally:
@@ -312,7 +313,7 @@ class Scheduler:
             if isinstance(outcome, InputUpdated):  # the hook does not run twice; to be sure
                 return ToolOutcome("A PreToolUse hook replaced the input twice", is_error=True)
         if self.hooks is not None:
-            outcome = await self.hooks.post(plan.call, outcome)
+            outcome = self.hooks.finish(plan.call, await self.hooks.post(plan.call, outcome))
         return outcome
 
     async def _replan(self, plan: _Plan, call: ToolCall) -> _Plan:

@@ -381,3 +381,25 @@ def test_stream_json_reports_each_hook_run(project: Project) -> None:
     order = [line.get("subtype") or line["type"] for line in lines]
     assert order.index("tool_started") < order.index("hook_started")
     assert order.index("hook_response") < order.index("user")
+
+
+def test_a_tool_hook_that_says_stop_ends_the_prompt_after_the_turn(project: Project) -> None:
+    enough = script(
+        project,
+        "enough.sh",
+        "#!/bin/bash\ncat >/dev/null\n"
+        'echo \'{"continue": false, "stopReason": "enough for now"}\'\n',
+    )
+    project.write("a.txt", "A")
+    project.settings(permissionMode="auto", hooks={"PostToolUse": [hook(enough, "Read")]})
+    steps = [
+        tool_calls([call("Read", {"file_path": str(project.root / "a.txt")})]),
+        text("never asked for"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert len(requests) == 1  # the model was not asked again
+    assert "A hook stopped the work: enough for now" in done.stderr
+    assert json.loads(done.stdout)["subtype"] == "success"
