@@ -150,11 +150,11 @@ class Conductor(Actor[ConductorMsg]):
         self._keeper.read_only = tools.read_only
         if self._mcp_client is not None and context.mcp_servers:
             self._mcp = McpOffer(self._mcp_client, window=self._window())
-        await self._start_agents(context, tools.definitions)
-        await self._resume()
         events = frozenset(group.event for group in context.hooks)
         if self._hooks_runner is not None and events:
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
+        await self._start_agents(context, tools.definitions)
+        await self._resume()
         if self.conversation.messages:
             self._session_source = "resume"
 
@@ -176,6 +176,7 @@ class Conductor(Actor[ConductorMsg]):
             max_tokens=self._max_tokens,
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
+            hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
         )
         if self._agents.enabled:
             self._tool_specs = [*specs, self._agents.definition()]

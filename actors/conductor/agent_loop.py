@@ -20,6 +20,7 @@ import anyio
 
 from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.hooks import MAX_STOP_BLOCKS, ConversationHooks
 from actors.conductor.partial import PartialMessage
 from actors.errors import LegatoError, SessionError
 from actors.protocol import (
@@ -75,6 +76,7 @@ class AgentRun:
     denied: Callable[[Block], None]
     # A background agent: its events are not shown but watched (its latest activity).
     watch: Callable[[UiEvent], None] | None = None
+    hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
 
 
 async def run_agent(run: AgentRun) -> ToolResult:
@@ -82,6 +84,7 @@ async def run_agent(run: AgentRun) -> ToolResult:
     conversation = Conversation()
     conversation.add_user_text(run.prompt)
     last_text = ""
+    stop_blocks = 0  # SubagentStop hooks that made the agent go on, in a row
     for _ in range(run.max_turns):
         try:
             finished, calls = await _turn(run, conversation)
@@ -95,6 +98,13 @@ async def run_agent(run: AgentRun) -> ToolResult:
         if finished.stop_reason == "pause_turn":
             continue
         if finished.stop_reason != "tool_use" or not calls:
+            if run.hooks is not None and stop_blocks < MAX_STOP_BLOCKS:
+                outcome = await run.hooks.run("SubagentStop", stop_hook_active=stop_blocks > 0)
+                if outcome.blocked:
+                    stop_blocks += 1
+                    reason = outcome.reason or "no reason given"
+                    conversation.add_user_text(f"(A SubagentStop hook asks you to go on: {reason})")
+                    continue
             return ToolResult(tool_use_id=run.call_id, content=last_text or "(no answer)")
     return ToolResult(
         tool_use_id=run.call_id,

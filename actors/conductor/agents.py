@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from actors.conductor.background_agents import AgentJob
+    from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
     from actors.protocol import (
         AgentSettings,
@@ -102,6 +103,7 @@ class Subagents:
     # The MCP tools the main conversation offers now (ToolSearch aside, which only it answers):
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
+    hooks: ConversationHooks | None = None  # the user's SubagentStop hooks, if any
     background: BackgroundAgents = field(default_factory=BackgroundAgents)
     # Agents started by the main conversation take a place; nested ones run in their
     # parent's, so a parent never waits for a place its own child would need.
@@ -271,6 +273,7 @@ class _Runner:
             agents.on_usage(usage)
 
         run = AgentRun(
+            hooks=agents.hooks,
             call_id=call.id,
             scope=scope,
             model_id=model_id,

@@ -19,7 +19,7 @@ from tests.tool_executor.harness import is_running
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from frontends.demo.scripted_api import RecordedRequest
+    from frontends.demo.scripted_api import RecordedRequest, Step
     from tests.frontends.conftest import Project
 
 
@@ -403,3 +403,35 @@ def test_a_tool_hook_that_says_stop_ends_the_prompt_after_the_turn(project: Proj
     assert len(requests) == 1  # the model was not asked again
     assert "A hook stopped the work: enough for now" in done.stderr
     assert json.loads(done.stdout)["subtype"] == "success"
+
+
+def test_a_subagent_stop_hook_makes_the_agent_go_on_once(project: Project) -> None:
+    stop = script(
+        project,
+        "agent_stop.py",
+        f"#!{sys.executable}\n"
+        "import json, sys\n"
+        "event = json.load(sys.stdin)\n"
+        "assert event['hook_event_name'] == 'SubagentStop'\n"
+        "if not event['stop_hook_active']:\n"
+        "    print(json.dumps({'decision': 'block', 'reason': 'check your work'}))\n",
+    )
+    project.settings(hooks={"SubagentStop": [hook(stop)]})
+    agent = {"description": "job", "prompt": "task one", "subagent_type": "general-purpose"}
+
+    def model(request: RecordedRequest) -> Step:
+        messages = request.body["messages"]
+        if messages[0]["content"][0]["text"] == "task one":
+            told = any("check your work" in t for t in user_texts(request))
+            return text("checked answer" if told else "first answer")
+        if len(messages) == 1:
+            return tool_calls([call("Agent", agent)])
+        return text("Done.")
+
+    with ScriptedServer(model) as server:
+        done = project.legato(server.url, "--headless", "go")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    [result] = results(requests[-1])
+    assert "checked answer" in json.dumps(result["content"])
+    assert "first answer" not in json.dumps(result["content"])
