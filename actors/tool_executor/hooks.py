@@ -40,6 +40,16 @@ if TYPE_CHECKING:
     from runtime import Address
 
 
+def tool_response(call: ToolCall, content: str) -> dict[str, Any]:
+    """A call's result as PostToolUse hooks read it, in the reference assistant's shapes where
+    scripts rely on them (``.tool_response.filePath``, ``.tool_response.stdout``)."""
+    if call.name in ("Write", "Edit"):
+        return {"filePath": call.input.get("file_path"), "success": True, "content": content}
+    if call.name == "Bash":
+        return {"stdout": content, "stderr": "", "interrupted": False, "isImage": False}
+    return {"content": content}
+
+
 class InputUpdated(Exception):
     """A PreToolUse hook replaced the call's input."""
 
@@ -100,7 +110,7 @@ class ToolHooks:
         payload = {
             "tool_name": call.name,
             "tool_input": call.input,
-            "tool_response": {"content": done.content, "is_error": False},
+            "tool_response": tool_response(call, done.content),
             "tool_use_id": call.id,
         }
         outcome = await self._ask("PostToolUse", payload, call.name)

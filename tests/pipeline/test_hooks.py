@@ -262,6 +262,8 @@ def test_the_payload_has_the_documented_fields(project: Project, tmp_path: Path)
     assert pre["tool_input"] == {"file_path": str(project.root / "a.txt")}
     assert set(post) == common | {"tool_name", "tool_input", "tool_response", "tool_use_id"}
     assert post["session_id"] == pre["session_id"] == prompt["session_id"]
+    assert set(post["tool_response"]) == {"content"}
+    assert "A" in post["tool_response"]["content"]
 
 
 def test_a_hook_that_outlives_its_timeout_is_killed_and_the_session_goes_on(
@@ -435,3 +437,31 @@ def test_a_subagent_stop_hook_makes_the_agent_go_on_once(project: Project) -> No
     [result] = results(requests[-1])
     assert "checked answer" in json.dumps(result["content"])
     assert "first answer" not in json.dumps(result["content"])
+
+
+def test_the_format_hook_reads_the_written_files_path_as_scripts_expect(
+    project: Project, tmp_path: Path
+) -> None:
+    record = tmp_path / "formatted"
+    # Claude Code's common recipe: `jq -r '.tool_response.filePath // .tool_input.file_path'`.
+    fmt = script(
+        project,
+        "fmt.py",
+        f"#!{sys.executable}\n"
+        "import json, sys\n"
+        "event = json.load(sys.stdin)\n"
+        f"open({str(record)!r}, 'a').write(json.dumps(event['tool_response']) + '\\n')\n",
+    )
+    target = project.root / "new.py"
+    project.settings(permissionMode="auto", hooks={"PostToolUse": [hook(fmt, "Edit|Write")]})
+    steps = [
+        tool_calls([call("Write", {"file_path": str(target), "content": "x = 1\n"})]),
+        tool_calls([call("Bash", {"command": "echo out"})]),
+        text("Done."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go")
+    assert done.returncode == 0, done.stderr
+    [written] = [json.loads(line) for line in record.read_text().splitlines()]
+    assert written["filePath"] == str(target)
+    assert written["success"] is True
