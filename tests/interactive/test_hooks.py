@@ -16,6 +16,7 @@ from frontends.interactive.hooks import NONE, listing
 from frontends.interactive.slash_commands import Command, help_text, parse
 from tests.interactive.conftest import session_env
 from tests.interactive.test_session import run
+from tests.tool_executor.harness import is_running
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -256,3 +257,30 @@ async def test_a_notification_hook_runs_when_a_question_waits(
     assert event["hook_event_name"] == "Notification"
     assert event["message"] == "Legato needs your permission to use Bash"
     assert event["notification_type"] == "permission_prompt"
+
+
+async def test_esc_while_a_hook_runs_stops_it_and_its_children(
+    folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, _ = folders
+    pids = tmp_path / "pids"
+    script = root / "stuck.sh"
+    script.write_text(
+        "#!/bin/bash\ncat >/dev/null\n"
+        f"(trap '' TERM; exec sleep 301) & echo $! >> {pids}\n"
+        f"echo $$ >> {pids}\ntrap '' TERM; sleep 300\n"
+    )
+    script.chmod(0o755)
+    hooks = {"UserPromptSubmit": [{"hooks": [_hook(str(script))]}]}
+    async for live, server in run(folders, [text("Not reached.")], config={"hooks": hooks}):
+        await live.submit("hello")
+        await live.until(lambda: pids.exists() and len(pids.read_text().split()) == 2)
+        children = [int(pid) for pid in pids.read_text().split()]
+        live.pipe.send_text("\x1b")  # Esc
+        await live.shown("Interrupted. What should Legato do instead?")
+
+        def gone(pids: list[int] = children) -> bool:
+            return not any(is_running(pid) for pid in pids)
+
+        await live.until(gone)
+        assert server.requests == []  # the prompt never went out
