@@ -46,6 +46,17 @@ class Project:
             timeout=timeout,
         )
 
+    def start(self, base_url: str, *args: str) -> subprocess.Popen[str]:
+        """``legato <root> *args`` running, its output in pipes (for tests that signal it)."""
+        return subprocess.Popen(
+            [sys.executable, "-c", "from frontends.cli import main; main()", str(self.root), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env=self.env(base_url),
+        )
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import time
 from typing import TYPE_CHECKING, Any
@@ -13,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from tests.frontends.conftest import REPO
 from tests.tool_executor.harness import is_running
 
 if TYPE_CHECKING:
@@ -311,14 +309,7 @@ def test_a_signal_while_a_hook_runs_leaves_no_process(
     project.write("a.txt", "A")
     step = tool_calls([call("Read", {"file_path": str(project.root / "a.txt")})])
     with ScriptedServer([step]) as server:
-        process = subprocess.Popen(
-            [
-                sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
-                "--headless", "go", "--output-format", "json",
-            ],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-            env=project.env(server.url),
-        )  # fmt: skip
+        process = project.start(server.url, "--headless", "go", "--output-format", "json")
         deadline = time.monotonic() + 30
         while (not pids.exists() or len(pids.read_text().split()) < 2) and (
             time.monotonic() < deadline

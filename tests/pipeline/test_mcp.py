@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from tests.frontends.conftest import REPO
 from tests.tool_executor.harness import is_running, running_in
 
 if TYPE_CHECKING:
@@ -209,14 +207,7 @@ def test_a_signal_leaves_no_server_process(
         [call("mcp__toy__spawn", {}), call("mcp__toy__hang", {"started": str(marker)})]
     )
     with ScriptedServer([step]) as server:
-        process = subprocess.Popen(
-            [
-                sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
-                "--headless", "go", "--output-format", "json",
-            ],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-            env=project.env(server.url),
-        )  # fmt: skip
+        process = project.start(server.url, "--headless", "go", "--output-format", "json")
         deadline = time.monotonic() + 30
         # Servers start in the project: the two servers and the toy's sleep.
         while (not marker.exists() or len(running_in(project.root)) < 3) and (
