@@ -110,7 +110,7 @@ class HookRunner(Actor["HookRunnerMsg"]):
 
     async def _run(self, msg: RunHooks) -> HookOutcome:
         name = subject(msg.event, msg.payload, msg.tool_name)
-        groups, notes = self._runnable(msg.event, name)
+        groups, notes = self._runnable(msg.event)
         chosen, errors = select(groups, msg.event, name)
         errors = [*notes, *errors]
         if not chosen:
@@ -146,23 +146,24 @@ class HookRunner(Actor["HookRunnerMsg"]):
             with contextlib.suppress(KernelError):  # a display that is gone loses nothing
                 await self._ui.tell(Show(event))
 
-    def _runnable(
-        self, event: HookEvent, name: str | None
-    ) -> tuple[tuple[HookGroup, ...], list[str]]:
+    def _runnable(self, event: HookEvent) -> tuple[tuple[HookGroup, ...], list[str]]:
         """The groups that may run now, and the note (once a session) that the project's
-        hooks would have run here but are not approved."""
+        hooks for this event are not approved, so did not run."""
         if self._run_unapproved:
             return self._groups, []
         waiting = [group for group in self._groups if not group.approved]
         runnable = tuple(group for group in self._groups if group.approved)
         if not waiting or self._told_unapproved:
             return runnable, []
-        skipped, _ = select(waiting, event, name)
+        # Their matchers are not run: a pattern from an unapproved file is not trusted with
+        # the CPU either (a backtracking one would stall the session). The event is enough.
+        skipped = [group for group in waiting if group.event == event]
         if not skipped:
             return runnable, []
         self._told_unapproved = True
         note = (
-            f"The project's hooks ({skipped[0][1]}) have not been approved, so they do not run. "
+            f"The project's hooks ({skipped[0].source}) have not been approved, so they do not "
+            "run. "
             "Read them with /hooks, then approve them with /hooks approve."
         )
         return runnable, [note]
