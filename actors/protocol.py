@@ -265,6 +265,12 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     mcp_servers: tuple[McpServer, ...] = ()  # .mcp.json's, then the global config's; not started
     hooks: tuple[HookGroup, ...] = ()  # the global config's, then the project's, in file order
     project_hooks_fingerprint: str = ""  # of the project's hooks as read: what an approval holds
+    # Given by the program driving the session (the Agent SDK's options, docs/sdk.md):
+    system_prompt: str | None = None  # replaces Legato's instructions to the model
+    append_system_prompt: str | None = None  # ends the system prompt
+    offered_tools: tuple[str, ...] | None = None  # the built-in tools offered; None: all
+    refused_tools: tuple[str, ...] = ()  # built-in tools never offered, whatever the above
+    add_dirs: tuple[str, ...] = ()  # other folders the tools work in, as in the project
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -273,6 +279,17 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
 
     model: str | None = None
     permission_mode: PermissionMode | None = None
+    # The Agent SDK's options (docs/sdk.md): added to what the files say, never replacing a
+    # blocked rule of theirs.
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    offered_tools: tuple[str, ...] | None = None
+    refused_tools: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    blocked_tools: tuple[str, ...] = ()
+    allowed_commands: tuple[str, ...] = ()
+    blocked_commands: tuple[str, ...] = ()
+    add_dirs: tuple[str, ...] = ()
 
 
 class Setting(msgspec.Struct, Generic[T], frozen=True):

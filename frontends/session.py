@@ -82,12 +82,17 @@ def assemble(
     session_id: str | None = None,
     stream_timeout: float = 60.0,  # seconds without a byte before a stalled answer is retried
     resume: bool = False,  # go on with the saved session ``session_id`` (--continue, --resume)
+    # The driving program's options (the Agent SDK's): replace ``model`` and ``permission_mode``.
+    overrides: Overrides | None = None,
+    # Who answers the broker's questions in a headless session (the driving program); None:
+    # interactive sessions ask the renderer, headless ones deny.
+    asker: Renderer | None = None,
 ) -> Session:
     session_id = session_id or str(uuid.uuid4())
     memory = MemoryStore(
         project_root,
         home=home,
-        overrides=Overrides(model=model, permission_mode=permission_mode),
+        overrides=overrides or Overrides(model=model, permission_mode=permission_mode),
         env=env,
     )
     ui = UiActor(renderer)
@@ -100,7 +105,9 @@ def assemble(
         home=home,
         ui=ui.address,
     )
-    questions = None if headless else QuestionsActor(renderer)
+    questions = QuestionsActor(asker) if asker is not None else None
+    if questions is None and not headless:
+        questions = QuestionsActor(renderer)
     hooks = HookRunner(
         memory.address,
         project_root=project_root,

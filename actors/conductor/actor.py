@@ -178,7 +178,10 @@ class Conductor(Actor[ConductorMsg]):
             mcp_specs=self._mcp_specs_for_agents,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
         )
-        if self._agents.enabled:
+        offered = (
+            context.offered_tools is None or "Agent" in context.offered_tools
+        ) and "Agent" not in context.refused_tools
+        if self._agents.enabled and offered:
             self._tool_specs = [*specs, self._agents.definition()]
         await self.tasks.start(self._agents.background.serve)
 
