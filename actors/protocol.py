@@ -230,10 +230,17 @@ HookEvent = Literal[
 
 
 class HookCommand(msgspec.Struct, frozen=True, kw_only=True):
-    """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry."""
+    """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry, or one
+    Agent SDK callback (the SDK's ``hooks`` option, given by the frontend that speaks to it)."""
 
-    command: str  # run by the shell, in the project, with LEGATO_PROJECT_DIR set
-    timeout: float = 60.0  # seconds; then its whole process tree is killed
+    # Run by the shell, in the project, with LEGATO_PROJECT_DIR set; for a callback, what the
+    # user is shown ("Agent SDK callback hook_0"): it also keeps two callbacks apart.
+    command: str
+    timeout: float = 60.0  # seconds; then its whole process tree is killed (a callback: dropped)
+    callback: str | None = None  # the SDK's callback id: the frontend runs it, not the shell
+    # The SDK matcher's ``onFailure: "block"``: a callback that fails (raises, times out,
+    # answers what cannot be read) blocks the tool call or the prompt instead of being ignored.
+    block_on_failure: bool = False
 
 
 class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
@@ -290,6 +297,9 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
     allowed_commands: tuple[str, ...] = ()
     blocked_commands: tuple[str, ...] = ()
     add_dirs: tuple[str, ...] = ()
+    # Hooks the frontend was given (the Agent SDK's ``hooks`` option): they run after the
+    # files' ones, always approved (whoever drives the session wrote them).
+    hooks: tuple[HookGroup, ...] = ()
 
 
 class Setting(msgspec.Struct, Generic[T], frozen=True):
@@ -1383,6 +1393,9 @@ class HookRun(msgspec.Struct, frozen=True, kw_only=True):
     stderr: str = ""  # bounded
     timed_out: bool = False
     elapsed: float = 0.0
+    # An Agent SDK callback's run: stdout is its JSON answer; a failure (it raised, or answered
+    # something that is not a JSON object) has exit code 1 and the error on stderr.
+    callback: bool = False
 
 
 class HookOutcome(msgspec.Struct, frozen=True, kw_only=True):

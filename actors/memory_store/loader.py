@@ -142,6 +142,8 @@ def explain_context(
             else group
             for group in hooks
         )
+    # Then the frontend's (the Agent SDK's hooks option): whoever drives the session wrote them.
+    hooks += tuple(msgspec.structs.replace(group, approved=True) for group in overrides.hooks)
     mcp_servers = load_mcp_servers(
         root,
         config_file,
