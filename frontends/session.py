@@ -28,6 +28,7 @@ from actors.ui import QuestionsActor, Renderer, UiActor
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from actors.hooks import Invoke
     from actors.protocol import PermissionMode
     from runtime import Actor
 
@@ -87,6 +88,8 @@ def assemble(
     # Who answers the broker's questions in a headless session (the driving program); None:
     # interactive sessions ask the renderer, headless ones deny.
     asker: Renderer | None = None,
+    # Runs the driving program's callback hooks (the Agent SDK's ``hooks``): a control request.
+    hook_callbacks: Invoke | None = None,
 ) -> Session:
     session_id = session_id or str(uuid.uuid4())
     memory = MemoryStore(
@@ -118,6 +121,7 @@ def assemble(
         env=env,
         run_unapproved=headless,  # CI owns its checkout; a person approves a clone's hooks
         ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
+        invoke=hook_callbacks,
     )
     permissions = PermissionBroker(
         memory.address,

@@ -69,7 +69,8 @@ ROOT_IMPORTS: dict[str, set[str]] = {
     "frontends.resume": {"actors.memory_store", "actors.session_store"},
     # Renderers implement the UI actor's Renderer.
     "frontends.headless.render": {"actors.ui"},
-    "frontends.headless.sdk_session": {"actors.ui"},  # puts questions to the driving program
+    # Puts questions to the driving program; reads the hooks it registers.
+    "frontends.headless.sdk_session": {"actors.ui", "actors.memory_store"},
     "frontends.interactive.renderer": {"actors.ui"},
 }
 

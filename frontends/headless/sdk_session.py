@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from actors.memory_store import read_sdk_hooks
 from actors.protocol import ListMcpServers, ListTools, Overrides
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
@@ -106,7 +107,22 @@ def assemble_for_sdk(
     channel: ControlChannel,
 ) -> SdkSession:
     mode, asks = SDK_MODES.get(options.permission_mode, ("ask", True))
-    overrides = msgspec_replace(options.overrides, model=options.model, permission_mode=mode)
+    hooks, problems = read_sdk_hooks(init.get("hooks") if init is not None else None)
+    overrides = msgspec_replace(
+        options.overrides, model=options.model, permission_mode=mode, hooks=hooks
+    )
+
+    async def hook_callback(
+        callback_id: str, payload: dict[str, Any], tool_use_id: str | None
+    ) -> dict[str, Any]:
+        body = {
+            "subtype": "hook_callback",
+            "callback_id": callback_id,
+            "input": payload,
+            "tool_use_id": tool_use_id,
+        }
+        return await channel.request(body)
+
     session = assemble(
         options.project_root,
         renderer=renderer,
@@ -117,9 +133,9 @@ def assemble_for_sdk(
         max_concurrency=options.max_parallel,
         stream_timeout=options.stream_timeout,
         resume=options.resume,
+        hook_callbacks=hook_callback if hooks else None,
     )
-    del init  # the SDK's hooks: taken by the hook runner (see ``hooks_from_initialize``)
-    return SdkSession(session)
+    return SdkSession(session, tuple(problems))
 
 
 def msgspec_replace(overrides: Overrides, **changes: Any) -> Overrides:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 async def test_a_query_edits_a_file_and_ends_with_a_result(folder: Folder) -> None:
     target = folder.write("notes.txt", "old line\n")
     steps = [
+        tool_calls([call("Read", {"file_path": str(target)})], text="Reading."),
         tool_calls(
             [call("Edit", {"file_path": str(target), "old_string": "old", "new_string": "new"})],
             text="Editing.",
@@ -38,7 +39,8 @@ async def test_a_query_edits_a_file_and_ends_with_a_result(folder: Folder) -> No
     assert target.read_text() == "new line\n"
     kinds = [type(m).__name__ for m in messages if not _tool_started(m)]
     assert kinds == [
-        "SystemMessage", "AssistantMessage", "UserMessage", "AssistantMessage", "ResultMessage"
+        "SystemMessage", "AssistantMessage", "UserMessage", "AssistantMessage", "UserMessage",
+        "AssistantMessage", "ResultMessage",
     ]  # fmt: skip
     init = messages[0]
     assert isinstance(init, SystemMessage) and init.subtype == "init"
@@ -46,15 +48,16 @@ async def test_a_query_edits_a_file_and_ends_with_a_result(folder: Folder) -> No
     assert init.data["permissionMode"] == "acceptEdits"
     assert {"Read", "Edit", "Bash"} <= set(init.data["tools"])
     assert init.data["model"] == "claude-sonnet-4-6"
-    first = next(m for m in messages if isinstance(m, AssistantMessage))
-    assert first.model == "claude-sonnet-4-6"
-    assert isinstance(first.content[1], ToolUseBlock) and first.content[1].name == "Edit"
+    said = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert {m.model for m in said} == {"claude-sonnet-4-6"}
+    assert len({m.message_id for m in said}) == 3
+    assert isinstance(said[1].content[1], ToolUseBlock) and said[1].content[1].name == "Edit"
     results = [m for m in messages if isinstance(m, UserMessage)]
-    block = results[0].content[0]
+    block = results[1].content[0]
     assert isinstance(block, ToolResultBlock) and not block.is_error
     result = messages[-1]
     assert isinstance(result, ResultMessage)
-    assert (result.subtype, result.is_error, result.num_turns) == ("success", False, 2)
+    assert (result.subtype, result.is_error, result.num_turns) == ("success", False, 3)
     assert result.result == "Changed old to new."
     assert result.stop_reason == "end_turn"
     assert result.usage is not None and result.usage["output_tokens"] > 0
@@ -62,7 +65,7 @@ async def test_a_query_edits_a_file_and_ends_with_a_result(folder: Folder) -> No
     assert result.model_usage is not None
     assert result.model_usage["claude-sonnet-4-6"]["outputTokens"] == result.usage["output_tokens"]
     assert result.session_id == init.data["session_id"]
-    assert len(requests) == 2
+    assert len(requests) == 3
 
 
 async def test_the_default_mode_denies_what_it_would_ask_and_the_result_lists_it(
@@ -174,7 +177,7 @@ async def test_env_reaches_the_commands_and_unsupported_options_are_named(folder
     with ScriptedServer(steps) as server:
         options = folder.options(
             server.url,
-            permission_mode="bypassPermissions",
+            allowed_tools=["Bash(echo:*)"],
             env={"SDK_SAYS": "hello-from-env"},
             max_budget_usd=1.0,
             fallback_model="haiku",
