@@ -325,7 +325,7 @@ class Conductor(Actor[ConductorMsg]):
                         run,
                         "error_max_turns",
                         SessionError(
-                            f"stopped after {prompt.max_turns} turns (--max-turns)",
+                            f"stopped after {_turns(prompt.max_turns)} (--max-turns)",
                         ),
                     )
                 run.turns += 1
@@ -675,3 +675,7 @@ def _describe(error: Exception | None) -> str | None:
     if isinstance(error, LegatoError):
         return error.describe()
     return str(error)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"

@@ -54,6 +54,7 @@ class Requests:
         self.sdk = sdk
         self.session = sdk.session
         self.stream = stream
+        self.model: str | None = None  # set by set_model; None: the session's start-up model
 
     async def answer(self, request_id: str, response: dict[str, Any]) -> None:
         await self.stream.answer_control(request_id, response)
@@ -90,6 +91,7 @@ class Requests:
             if model is not None and not isinstance(model, str):
                 raise Refused(f"set_model: 'model' must be a string or null, not {model!r}")
             chosen = await self.session.conductor.address.ask(SetModel(model=model or "sonnet"))
+            self.model = chosen
             return {"model": chosen}
         if subtype == "get_context_usage":
             return await self.context_usage()
@@ -139,7 +141,7 @@ class Requests:
     async def context_usage(self) -> dict[str, Any]:
         fill = await self.session.conductor.address.ask(GetContextFill())
         context = await self.session.memory.address.ask(GetContext())
-        model = resolve_model(context.model)
+        model = resolve_model(self.model or context.model)
         free = max(fill.window - fill.tokens, 0)
         return {
             "categories": [
@@ -150,7 +152,7 @@ class Requests:
             "maxTokens": fill.window,
             "rawMaxTokens": model.context_window,
             "percentage": round(100 * fill.tokens / fill.window, 2) if fill.window else 0.0,
-            "model": context.model,
+            "model": model.id,
             "isAutoCompactEnabled": True,
             "memoryFiles": [],
             "mcpTools": [],

@@ -54,5 +54,21 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Folder:
     return Folder(Path(os.path.realpath(root)), home)
 
 
-async def collect(prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions) -> list[Message]:
+async def collect(
+    prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions
+) -> list[Message]:
     return [message async for message in query(prompt=prompt, options=options)]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # ClaudeSDKClient.receive_response() leaves the SDK's own receive_messages() generators
+    # unfinished by design (it stops at each result); under trio their collection warns. That is
+    # the SDK's code, not Legato's: the warning is let through here, and only for it.
+    for item in items:
+        if item.path.parent == Path(__file__).parent:
+            item.add_marker(
+                pytest.mark.filterwarnings(
+                    "ignore:Exception ignored in. <async_generator object "
+                    ".*receive_messages:pytest.PytestUnraisableExceptionWarning"
+                )
+            )

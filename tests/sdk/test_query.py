@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
 from claude_agent_sdk import (
     AssistantMessage,
+    Message,
+    ResultError,
     ResultMessage,
     StreamEvent,
     SystemMessage,
@@ -13,6 +16,7 @@ from claude_agent_sdk import (
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
+    query,
 )
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
@@ -87,13 +91,16 @@ async def test_the_default_mode_denies_what_it_would_ask_and_the_result_lists_it
 
 async def test_max_turns_ends_with_error_max_turns(folder: Folder) -> None:
     steps = [tool_calls([call("Glob", {"pattern": "*"})]), text("never")]
-    with ScriptedServer(steps) as server:
-        messages = []
-        try:
-            async for message in _query("look", folder.options(server.url, max_turns=1)):
-                messages.append(message)
-        except Exception as error:  # the SDK raises once the CLI exits 1 after an error result
-            assert "error_max_turns" in str(error) or "max" in str(error).lower()
+    messages: list[Message] = []
+    # The run failed, so Legato exits 1 once input ends, as Claude Code does: the SDK gives
+    # the result, then raises an error that names it.
+    with (
+        ScriptedServer(steps) as server,
+        pytest.raises(ResultError, match=r"stopped after 1 turn \(--max-turns\)"),
+    ):
+        options = folder.options(server.url, max_turns=1)
+        async for message in query(prompt="look", options=options):
+            messages.append(message)
     result = messages[-1]
     assert isinstance(result, ResultMessage)
     assert (result.subtype, result.is_error) == ("error_max_turns", True)
@@ -146,11 +153,11 @@ async def test_allowed_and_disallowed_tools_are_rules_and_offers(folder: Folder)
             "write", folder.options(server.url, disallowed_tools=["Write", "Agent"])
         )
         requests = server.requests
-    echoed = [m for m in ran if isinstance(m, UserMessage)][0].content[0]
+    echoed = next(m for m in ran if isinstance(m, UserMessage)).content[0]
     assert isinstance(echoed, ToolResultBlock) and "allowed-by-sdk" in str(echoed.content)
     offered = [tool["name"] for tool in requests[2].body["tools"]]
     assert "Write" not in offered and "Agent" not in offered and "Edit" in offered
-    answer = [m for m in refused if isinstance(m, UserMessage)][0].content[0]
+    answer = next(m for m in refused if isinstance(m, UserMessage)).content[0]
     assert isinstance(answer, ToolResultBlock) and answer.is_error
     assert not (folder.root / "x").exists()
     init = refused[0]
@@ -189,20 +196,16 @@ async def test_env_reaches_the_commands_and_unsupported_options_are_named(folder
     unsupported = init.data["unsupported_options"]
     assert "--max-budget-usd" in unsupported and "--fallback-model" in unsupported
     assert "--some-future-flag" in unsupported
-    said = [m for m in messages if isinstance(m, UserMessage)][0].content[0]
+    said = next(m for m in messages if isinstance(m, UserMessage)).content[0]
     assert isinstance(said, ToolResultBlock) and "hello-from-env" in str(said.content)
-
-
-def _query(prompt: str, options: object):  # type: ignore[no-untyped-def]
-    from claude_agent_sdk import query
-
-    return query(prompt=prompt, options=options)  # type: ignore[arg-type]
 
 
 def _system(body: dict[str, object]) -> str:
     system = body.get("system")
     if isinstance(system, list):
-        return "\n\n".join(str(block.get("text", "")) for block in system if isinstance(block, dict))
+        return "\n\n".join(
+            str(block.get("text", "")) for block in system if isinstance(block, dict)
+        )
     return str(system or "")
 
 
