@@ -125,6 +125,13 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
     options = sdk_options(args, project, resumed)
     if isinstance(options, int):
         return options
+    if args.unknown_flags:
+        print(
+            "legato: warning: flags this release does not know were ignored: "
+            + ", ".join(args.unknown_flags)
+            + "\n  → Update Legato, or leave the option out of ClaudeAgentOptions",
+            file=sys.stderr,
+        )
     from frontends.headless.stream_input import run_stream_json
 
     return run_stream_json(options)

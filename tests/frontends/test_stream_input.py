@@ -120,6 +120,7 @@ def test_flags_of_a_newer_sdk_are_named_not_fatal_when_the_sdk_started_us(
             project, server.url, [user("hi")], *flags, env={"CLAUDE_CODE_ENTRYPOINT": "sdk-py"}
         )
         assert code == 0, err
+        assert "flags this release does not know were ignored: --future-option" in err
         assert out[0]["unsupported_options"] == [
             "--betas", "--future-option", "--other-future-switch"
         ]  # fmt: skip
