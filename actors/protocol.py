@@ -297,6 +297,10 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
     allowed_commands: tuple[str, ...] = ()
     blocked_commands: tuple[str, ...] = ()
     add_dirs: tuple[str, ...] = ()
+    # ``--mcp-config``: each a JSON text or a file holding {"mcpServers": {...}}; approved, and
+    # their names win over the files'. ``strict_mcp_config``: only these servers.
+    mcp_configs: tuple[str, ...] = ()
+    strict_mcp_config: bool = False
     # Hooks the frontend was given (the Agent SDK's ``hooks`` option): they run after the
     # files' ones, always approved (whoever drives the session wrote them).
     hooks: tuple[HookGroup, ...] = ()

@@ -22,7 +22,11 @@ from actors.errors import ConfigError, UsageError
 from actors.memory_store import hooks_approval
 from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.mcp_approvals import read_approvals
-from actors.memory_store.mcp_servers import load_mcp_servers
+from actors.memory_store.mcp_servers import (
+    load_mcp_servers,
+    parse_mcp_servers,
+    read_mcp_servers,
+)
 from actors.memory_store.migration import migration_warnings
 from actors.memory_store.path_rules import check_path_rules
 from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
@@ -53,6 +57,8 @@ from actors.tool_names import entry_problem as tool_entry_problem
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from actors.protocol import McpServer
 
 CONFIG_FILE = os.path.join(".config", "legato", "config.json")  # under the home directory
 SETTINGS_FILE = os.path.join(".legato", "settings.json")  # under the project root
@@ -152,6 +158,7 @@ def explain_context(
         approvals=read_approvals(mcp_approvals_path(root, home), warnings),
         trust_all=config.value.enable_all_project_mcp_servers,
     )
+    mcp_servers = _with_given_servers(mcp_servers, overrides, env, warnings)
     warnings += check_path_rules(settings, root, home)
     warnings += tool_rule_warnings(settings, mcp_servers)
     note = path_rules_note_path(root, home)
@@ -459,3 +466,45 @@ def _with_program_options(context: ProjectContext, overrides: Overrides) -> Proj
         refused_tools=overrides.refused_tools,
         add_dirs=overrides.add_dirs,
     )
+
+
+def _with_given_servers(
+    servers: tuple[McpServer, ...],
+    overrides: Overrides,
+    env: Mapping[str, str],
+    warnings: list[str],
+) -> tuple[McpServer, ...]:
+    """The files' servers and those of ``--mcp-config`` (the Agent SDK's ``mcp_servers``):
+    given by whoever drives the session, so approved; their names win. Raises ConfigError."""
+    given: list[McpServer] = []
+    for config in overrides.mcp_configs:
+        if config.lstrip().startswith("{"):
+            text = _without_sdk_servers(config, warnings)
+            given += parse_mcp_servers("--mcp-config", text, env, warnings)
+        else:
+            given += read_mcp_servers(config, env, warnings)
+    given = [msgspec.structs.replace(server, approved=True) for server in given]
+    if overrides.strict_mcp_config:
+        return tuple(given)
+    taken = {server.name for server in given}
+    return (*given, *(server for server in servers if server.name not in taken))
+
+
+def _without_sdk_servers(text: str, warnings: list[str]) -> str:
+    """The JSON without the SDK's in-process servers (``"type": "sdk"``), which run inside the
+    driving program and which Legato cannot reach; each left out is a warning."""
+    try:
+        raw = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return text  # the parser says where it is malformed
+    servers = raw.get("mcpServers") if isinstance(raw, dict) else None
+    if not isinstance(servers, dict):
+        return text
+    for name, entry in list(servers.items()):
+        if isinstance(entry, dict) and entry.get("type") == "sdk":
+            del servers[name]
+            warnings.append(
+                f"--mcp-config: the in-process SDK server {name!r} is not supported and was "
+                "left out; run it as a stdio or http MCP server instead"
+            )
+    return msgspec.json.encode(raw).decode()

@@ -58,10 +58,6 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
             )
             return EXIT_USAGE
         add_dirs.append(path)
-    if args.mcp_config or args.strict_mcp_config:
-        unsupported += [flag for flag, given in (
-            ("--mcp-config", args.mcp_config), ("--strict-mcp-config", args.strict_mcp_config)
-        ) if given]  # fmt: skip
     overrides = Overrides(
         system_prompt=system_prompt,
         append_system_prompt=args.append_system_prompt,
@@ -72,6 +68,8 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
         blocked_tools=blocked[0],
         blocked_commands=blocked[1],
         add_dirs=tuple(add_dirs),
+        mcp_configs=tuple(args.mcp_config),
+        strict_mcp_config=args.strict_mcp_config,
     )
     return SdkOptions(
         project_root=project,

@@ -164,3 +164,27 @@ def _command(pid: int) -> str:
             return file.read().replace(b"\0", b" ").decode().strip()
     except OSError:
         return ""
+
+
+async def test_mcp_servers_given_in_the_options_run_without_approval(folder: Folder) -> None:
+    given: dict[str, Any] = {
+        "clock": {
+            "type": "stdio",
+            "command": sys.executable,
+            "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        }
+    }
+    # A project server of the same name, never approved: the program's entry wins.
+    folder.write(".mcp.json", json.dumps({"mcpServers": {"clock": {"command": "false"}}}))
+    with ScriptedServer([]) as server:
+        options = folder.options(server.url, mcp_servers=given, strict_mcp_config=True)
+        async with ClaudeSDKClient(options) as client:
+            with trio.fail_after(30):
+                while True:
+                    servers = (await client.get_mcp_status())["mcpServers"]
+                    if servers and servers[0]["status"] != "pending":
+                        break
+                    await trio.sleep(0.05)
+    assert [(s["name"], s["status"], s["scope"]) for s in servers] == [
+        ("clock", "connected", "--mcp-config")
+    ]
