@@ -83,6 +83,7 @@ def test_a_failure_after_a_call_started_keeps_stream_json_in_order(project: Proj
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     kinds = [(e["type"], e.get("subtype")) for e in lines if e["type"] != "stream_event"]
     assert kinds == [
+        ("system", "init"),
         ("system", "tool_started"),
         ("assistant", None),  # the answer as far as it came, its started call in it
         ("user", None),  # that call's result
