@@ -26,8 +26,16 @@ LAYERS = ("runtime", "actors", "frontends")
 
 # The modules under actors/ that every actor and frontend may use: messages, errors, the model
 # table, the names of Legato's own places under ~/.legato, and how text from a model or an MCP
-# server is shown safely (the broker's reasons and the questions of every frontend).
-SHARED = {"actors.protocol", "actors.errors", "actors.models", "actors.places", "actors.visible"}
+# server is shown safely (the broker's reasons and the questions of every frontend), and the
+# permission modes in the Agent SDK's names.
+SHARED = {
+    "actors.protocol",
+    "actors.errors",
+    "actors.models",
+    "actors.places",
+    "actors.visible",
+    "actors.permission_modes",
+}
 
 # Frontend modules that may import an actor package's root, and which packages.
 ROOT_IMPORTS: dict[str, set[str]] = {
