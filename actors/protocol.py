@@ -82,8 +82,16 @@ class Usage(msgspec.Struct, frozen=True):
 
 # ── memory store ────────────────────────────────────────────────────────────────────────────
 
-PermissionMode = Literal["ask", "auto", "custom", "plan"]
-"""ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode."""
+SettingsMode = Literal["ask", "auto", "custom", "plan"]
+"""ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode:
+the modes a settings file, the global config, a flag or a variable may choose."""
+
+PermissionMode = Literal["ask", "auto", "custom", "plan", "dont_ask", "bypass"]
+"""A session's mode: a ``SettingsMode``, or one that only a frontend embedding Legato starts or
+switches to (the Agent SDK's ``dontAsk`` and ``bypassPermissions``; ``actors/permission_modes.py``).
+dont_ask = ask mode's rules, and what they would ask is denied unasked; bypass = what the rules
+do not block is allowed unasked, except what only a person may allow. A cloned repository's
+settings file cannot start a session without questions, so no file may choose these two."""
 
 
 # The user's credential folders: no command may read them (``sandbox.denyRead`` replaces it).
@@ -143,7 +151,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     """``.legato/settings.json``, validated."""
 
     model: str | None = None
-    permission_mode: PermissionMode | None = None
+    permission_mode: SettingsMode | None = None
     allowed_paths: tuple[str, ...] = ()
     blocked_paths: tuple[str, ...] = ()
     allowed_commands: tuple[str, ...] = ()
@@ -162,7 +170,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     api_key: str | None = None
     default_model: str | None = None
-    permission_mode: PermissionMode | None = None
+    permission_mode: SettingsMode | None = None
     theme: Literal["dark", "light"] = "dark"
     auto_save: bool = True
     # Every project's .mcp.json servers run without approval: the user's own choice, so it is
@@ -625,6 +633,16 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     agent: str | None = None  # the subagent whose call this is; None: the main conversation
     # A PreToolUse hook answered "ask" (its reason): a person decides, whatever the rules say.
     hook_asks: str | None = None
+    # The call the checks are for: its id and its whole input (None: no tool call, such as an
+    # ``@path`` attachment). What the Agent SDK's can_use_tool request carries.
+    tool_use_id: str | None = None
+    tool_input: dict[str, Any] | None = None
+    # The input came with an allow answer (a ``PermissionAnswer``'s ``updated_input``) and is
+    # checked again, and nobody is asked twice: the rules still deny what they deny, and what
+    # would be a question is allowed. "input": the answer was for another path or command, so
+    # what only a person may allow, or a place outside the project, is denied; "target": the
+    # answer was for this very one, so its question was answered.
+    preapproved: Literal["input", "target"] | None = None
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -633,6 +651,12 @@ class Decision(msgspec.Struct, frozen=True):
     # An allowed command whose every program is in sandbox.unconfinedCommands: it runs outside
     # the sandbox.
     unconfined: bool = False
+    # From a ``PermissionAnswer``: the input the call runs with instead (an allow), the words
+    # the model reads verbatim (a deny), and whether the answerer stops the whole prompt (a
+    # deny; the frontend that got the answer acts on it).
+    updated_input: dict[str, Any] | None = None
+    message: str | None = None
+    interrupt: bool = False
 
 
 class CheckPermission(Ask[Decision], frozen=True, tag=True):
@@ -640,7 +664,8 @@ class CheckPermission(Ask[Decision], frozen=True, tag=True):
 
 
 class SetMode(Ask[PermissionMode], frozen=True, tag=True):
-    """Switch the permission mode (Shift+Tab, /plan); replies with the new mode."""
+    """Switch the permission mode (Shift+Tab, /plan, the SDK's set_permission_mode); replies
+    with the new mode."""
 
     mode: PermissionMode
 
@@ -1073,8 +1098,19 @@ class HowItRuns(msgspec.Struct, frozen=True):
         return f"runs unconfined: full file and network access ({self.why_unconfined})"
 
 
-class AskUser(Ask[str], frozen=True, tag=True):
-    """Put a permission request to the person; replies with one of ``choices``."""
+class PermissionAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    """An answer with more than a choice: what the Agent SDK's can_use_tool callback gives."""
+
+    choice: Literal["y", "n"]
+    message: str | None = None  # a deny's words, put verbatim in the tool_result for the model
+    # An allow's input for the call instead of its own: checked by the rules again, not asked.
+    updated_input: dict[str, Any] | None = None
+    interrupt: bool = False  # a deny that stops the whole prompt
+
+
+class AskUser(Ask[str | PermissionAnswer], frozen=True, tag=True):
+    """Put a permission request to the person; replies with one of ``choices`` (a terminal's
+    plain answer) or a ``PermissionAnswer``."""
 
     request: PermissionRequest
     choices: tuple[str, ...]  # ("y", "n", "always", "never") or ("y", "n")

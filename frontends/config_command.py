@@ -49,8 +49,11 @@ def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStor
     """The memory store a session with these flags would start: its ``ExplainContext`` is the
     effective configuration (and it fails to start with a ConfigError or UsageError)."""
     from actors.memory_store import MemoryStore
+    from actors.permission_modes import SDK_MODES, from_sdk
     from actors.protocol import Overrides
 
+    if args.permission_mode in SDK_MODES:  # given by the Agent SDK's name
+        args.permission_mode = from_sdk(args.permission_mode)
     return MemoryStore(
         os.path.abspath(args.project_path or os.getcwd()),
         home=env.get("HOME"),

@@ -138,7 +138,14 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
 
 
 def _check_session_flags(args: argparse.Namespace) -> int | None:
-    """The flags a session needs that argparse cannot check: an exit code when one is wrong."""
+    """The flags a session needs that argparse cannot check: an exit code when one is wrong.
+    A permission mode given by the Agent SDK's name becomes Legato's (except for stream-json
+    input, which reports the mode in the SDK's words)."""
+    if args.permission_mode is not None and args.input_format != "stream-json":
+        from actors.permission_modes import SDK_MODES, from_sdk
+
+        if args.permission_mode in SDK_MODES:
+            args.permission_mode = from_sdk(args.permission_mode)
     if args.model is not None:
         from actors.errors import UsageError
         from actors.models import resolve_model

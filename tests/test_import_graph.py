@@ -27,7 +27,8 @@ LAYERS = ("runtime", "actors", "frontends")
 # The modules under actors/ that every actor and frontend may use: messages, errors, the model
 # table, the names of Legato's own places under ~/.legato, and how text from a model or an MCP
 # server is shown safely (the broker's reasons and the questions of every frontend), and the
-# tool names that tool rules may hold (the Agent SDK's allowed_tools are checked with them).
+# tool names that tool rules may hold (the Agent SDK's allowed_tools are checked with them),
+# and the permission modes in the Agent SDK's names.
 SHARED = {
     "actors.protocol",
     "actors.errors",
@@ -35,6 +36,7 @@ SHARED = {
     "actors.places",
     "actors.visible",
     "actors.tool_names",
+    "actors.permission_modes",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.

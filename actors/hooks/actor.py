@@ -14,6 +14,7 @@ from actors.hooks.callback import call_hook, fail_closed
 from actors.hooks.matching import select, subject
 from actors.hooks.outcome import combine, read_run
 from actors.hooks.run import run_hook
+from actors.permission_modes import to_sdk
 from actors.protocol import (
     ApproveHooks,
     ApproveProjectHooks,
@@ -38,18 +39,11 @@ if TYPE_CHECKING:
         HookRun,
         HookRunnerMsg,
         MemoryStoreMsg,
-        PermissionMode,
         UiMsg,
     )
     from runtime import Address, Reply
 
 # Legato's permission modes in the words Claude Code's hooks read in ``permission_mode``.
-CLAUDE_MODES: dict[PermissionMode, str] = {
-    "ask": "default",
-    "auto": "acceptEdits",
-    "custom": "default",
-    "plan": "plan",
-}
 
 
 class HookRunner(Actor["HookRunnerMsg"]):
@@ -97,7 +91,7 @@ class HookRunner(Actor["HookRunnerMsg"]):
         if self._memory is not None:
             context = await self._memory.ask(GetContext())
             self._groups = context.hooks
-            self._permission_mode = CLAUDE_MODES[context.permission_mode]
+            self._permission_mode = to_sdk(context.permission_mode)
 
     async def handle(self, msg: HookRunnerMsg, reply: Reply) -> None:
         match msg:

@@ -17,13 +17,14 @@ from actors.protocol import Setting
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import PermissionMode
+    from actors.protocol import SettingsMode
 
 T = TypeVar("T")
 
 ENV_MODEL = "ASSISTANT_MODEL"
 ENV_PERMISSION_MODE = "ASSISTANT_PERMISSION_MODE"
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("ask", "auto", "custom", "plan")
+# Those a variable may choose, as a file may: dont_ask and bypass come only from a frontend.
+PERMISSION_MODES: tuple[SettingsMode, ...] = ("ask", "auto", "custom", "plan")
 
 DEFAULT = "built-in default"
 
@@ -51,7 +52,7 @@ def env_model(env: Mapping[str, str]) -> str | None:
     return value
 
 
-def env_permission_mode(env: Mapping[str, str]) -> PermissionMode | None:
+def env_permission_mode(env: Mapping[str, str]) -> SettingsMode | None:
     value = (env.get(ENV_PERMISSION_MODE) or "").strip()
     if not value:
         return None

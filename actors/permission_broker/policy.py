@@ -14,9 +14,13 @@ The order of the checks:
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts. The
    allowed rules are allowedPaths, allowedCommands and allowedTools, in every mode.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
-   inside it; ``ask`` and ``custom`` accept nothing more. Reading a file inside the project
-   that the person named with ``@path`` is accepted: naming it was their yes.
-6. Anything else is put to the person, or denied when there is no one to ask (headless).
+   inside it; ``ask``, ``custom`` and ``dont_ask`` accept nothing more. Reading a file inside
+   the project that the person named with ``@path`` is accepted: naming it was their yes.
+6. Anything else is a question, settled unasked where the mode or an answer already given
+   says so (``_unasked``): ``dont_ask`` denies it; ``bypass`` allows it unless only a person
+   may (``Question.person_only``); a request whose input came with an allow answer
+   (``preapproved``) is allowed, except what needs an answer of its own. The rest is put to the
+   person, or denied when there is no one to ask (headless).
 
 A call of an MCP tool (kind ``call``) can do anything its server can, so it is judged like a
 command: no mode accepts it by itself, only an allowedTools entry or an ``always`` for that very
@@ -39,13 +43,15 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
-from actors.protocol import Decision, HowItRuns, PermissionRequest
+from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -71,12 +77,19 @@ HARMLESS_TARGETS = frozenset(
 )  # fmt: skip
 
 _VERBS = {"read": "reading", "write": "writing", "create": "creating", "run": "running"}
-_MODE_NAMES = {
+_MODE_NAMES: dict[PermissionMode, str] = {
     "ask": "ask mode",
     "auto": "auto-accept mode",
     "custom": "custom mode",
     "plan": "plan mode",
+    # dontAsk judges by ask mode's rules; its denial says that nobody is asked.
+    "dont_ask": "ask mode",
+    "bypass": "bypassPermissions mode",
 }
+
+# How a question's denial says that nobody could be asked; ``_unasked`` puts why instead when a
+# mode or an answer given already is the reason.
+HEADLESS = "a headless run cannot ask"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +103,10 @@ class Question:
     warning: str | None = None  # shown with the question: why it needs particular care
     unconfined: bool = False  # a yes lets it run outside the sandbox (unconfinedCommands)
     confinement: HowItRuns | None = None  # for a command: in the sandbox or not
+    # Only a person (or an entry naming it) may allow it, whatever the mode: what the rules
+    # cannot vouch for (a yes for this one call only), a place outside the project, what
+    # changes Legato's own files, what runs outside the sandbox.
+    person_only: bool = False
 
 
 class Policy:
@@ -132,14 +149,42 @@ class Policy:
         if request.hook_asks is not None and isinstance(outcome, Decision) and outcome.allowed:
             # The rules allow it, and a hook wants a person to say so: once, not 'always'.
             reason = escape_controls(request.hook_asks, newlines=True)
-            return Question(
+            outcome = Question(
                 ONCE_CHOICES,
                 (),
                 "this call",
                 f"a PreToolUse hook asks for a person ({reason}), and a headless run cannot ask",
                 warning=f"a PreToolUse hook asks: {reason}",
+                person_only=True,
             )
+        elif request.hook_asks is not None and isinstance(outcome, Question):
+            outcome = dataclasses.replace(outcome, person_only=True)  # no mode answers a hook's ask
+        if isinstance(outcome, Question):
+            return self._unasked(request, outcome)
         return outcome
+
+    def _unasked(self, request: PermissionRequest, question: Question) -> Decision | Question:
+        """``question`` settled without asking, where the mode or an answer given already does;
+        else ``question`` itself."""
+        if request.preapproved is not None:
+            # Its input came with an allow answer: asking again would ask the same answerer.
+            if request.preapproved == "target" or not question.person_only:
+                return Decision(True, "allowed with the input the permission answer gave")
+            return Decision(
+                False,
+                question.headless_reason.replace(
+                    HEADLESS,
+                    "the input an allow answer gave (updatedInput) is not put to anyone again",
+                ),
+            )
+        if self.mode == "bypass" and not question.person_only:
+            return Decision(True, "bypassPermissions mode allows what the rules do not block")
+        if self.mode == "dont_ask":
+            reason = question.headless_reason.replace(HEADLESS, "in dontAsk mode nobody is asked")
+            return Decision(
+                False, f"{reason} (or switch from dontAsk to a permission mode that asks)"
+            )
+        return question
 
     def _assess(self, request: PermissionRequest) -> Decision | Question:
         blocked = self.rules.blocked_tool(request.tool, request.server)
@@ -177,15 +222,20 @@ class Policy:
             judgement = self.rules.blocked_path(request.paths) or judgement
         return self._with_tool(request, judgement)
 
-    def answer(self, question: Question, answer: str) -> Decision:
+    def answer(self, question: Question, answer: str | PermissionAnswer) -> Decision:
         """Apply the person's reply to ``question``."""
         decision = self._answer(question, answer)
         if decision.allowed and question.unconfined:
-            return Decision(True, decision.reason, unconfined=True)
+            return msgspec.structs.replace(decision, unconfined=True)
         return decision
 
-    def _answer(self, question: Question, answer: str) -> Decision:
+    def _answer(self, question: Question, answer: str | PermissionAnswer) -> Decision:
         match answer:
+            case PermissionAnswer(choice="y", updated_input=updated_input):
+                return Decision(True, "the user allowed it", updated_input=updated_input)
+            case PermissionAnswer(choice="n", message=message, interrupt=interrupt):
+                reason = "the user denied it" + (f": {message}" if message else "")
+                return Decision(False, reason, message=message, interrupt=interrupt)
             case "y":
                 return Decision(True, "the user allowed it")
             case "n":
@@ -229,6 +279,7 @@ class Policy:
                     "whatever the mode, and a headless run cannot ask. To let the model change "
                     f"it, name it in allowedPaths in {self.settings_file}",
                     warning=f"This changes {own}.",
+                    person_only=True,
                 )
         group = "write" if writes else "read"
         keys = tuple(
@@ -250,6 +301,7 @@ class Policy:
             keys,
             ", ".join(_describe(key) for key in keys),  # writes and creates are one kind
             self._headless_paths(verb, shown, judgement, inside=inside),
+            person_only=not inside,
         )
 
     def _in_memory_folder(self, resolved: str) -> bool:
@@ -316,7 +368,10 @@ class Policy:
             return False  # another of its names may be blocked: a person's question, see above
         if within(resolved, real_folder):
             return True
-        outcome = self._assess_paths(PermissionRequest(tool="Walk", kind="read", paths=(path,)))
+        request = PermissionRequest(tool="Walk", kind="read", paths=(path,))
+        outcome = self._assess_paths(request)
+        if isinstance(outcome, Question):
+            outcome = self._unasked(request, outcome)  # what the mode settles; nobody is asked
         return isinstance(outcome, Decision) and outcome.allowed
 
     def _headless_paths(self, verb: str, shown: str, judgement: Judgement, *, inside: bool) -> str:
@@ -360,10 +415,12 @@ class Policy:
         if request.unconfined:
             questions.append(_unconfined(line.text))
         if questions:
+            together = _together(questions)
             return dataclasses.replace(
-                _together(questions),
+                together,
                 unconfined=outside,
                 confinement=self._confinement(request, outside=outside),
+                person_only=together.person_only or outside,
             )
         first = parts[0]
         if outside and isinstance(first, Decision):
@@ -432,6 +489,7 @@ class Policy:
             f"{judgement.reason}, so {self._mode_name} asks before running it, and a headless "
             f"run cannot ask. To allow it, add {suggestion} to allowedCommands in "
             f"{self.settings_file}",
+            person_only=not keys,  # no program the rules could name: theirs is no verdict
         )
 
     def _redirect_parts(self, tool: str, line: CommandLine) -> list[Decision | Question]:
@@ -468,12 +526,8 @@ class Policy:
             for kind in kinds:
                 part = self._assess_paths(PermissionRequest(tool=tool, kind=kind, paths=(target,)))
                 if isinstance(part, Question):
-                    part = Question(
-                        part.choices,
-                        part.keys,
-                        part.scope,
-                        f"In '{redirect.text}': {part.headless_reason}",
-                        part.warning,
+                    part = dataclasses.replace(
+                        part, headless_reason=f"In '{redirect.text}': {part.headless_reason}"
                     )
                 parts.append(part)
         return parts
@@ -622,8 +676,9 @@ def _unconfined(command: str) -> Question:
 
 
 def _once(headless_reason: str, warning: str | None = None) -> Question:
-    """A question that only a yes or a no can answer: nothing to remember for the session."""
-    return Question(ONCE_CHOICES, (), "", headless_reason, warning)
+    """A question that only a yes or a no can answer: nothing to remember for the session, and
+    nothing the rules can vouch for, so only a person may allow it."""
+    return Question(ONCE_CHOICES, (), "", headless_reason, warning, person_only=True)
 
 
 def _together(questions: list[Question]) -> Question:
@@ -643,6 +698,7 @@ def _together(questions: list[Question]) -> Question:
         scope if keys else "",
         " Also: ".join(reasons),
         " ".join(warnings) or None,
+        person_only=any(question.person_only for question in questions),
     )
 
 
@@ -668,6 +724,7 @@ def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Q
         "approval, and a headless run cannot ask",
         warning=f"This file has {request.hard_links} names (hard links); the path rules see "
         "only this one.",
+        person_only=True,
     )
 
 

@@ -55,6 +55,36 @@ class ToolOutcome:
     stop_reason: str | None = None  # a tool hook said "continue": false (``hooks.py``)
 
 
+class InputUpdated(Exception):
+    """A PreToolUse hook, or an allow answer, replaced the call's input."""
+
+    def __init__(
+        self, new_input: dict[str, Any], *, answered: PermissionRequest | None = None
+    ) -> None:
+        super().__init__(f"the call's input was replaced by {source(answered)}")
+        self.input = new_input
+        # The request the answer allowed, when an answer gave the input: its check is not
+        # asked again (``CallContext.answered``). None: a hook gave it.
+        self.answered = answered
+
+    @property
+    def source(self) -> str:
+        return source(self.answered)
+
+
+def source(answered: PermissionRequest | None) -> str:
+    """Who replaced a call's input, in words for the model."""
+    return "a PreToolUse hook" if answered is None else "the permission answer (updatedInput)"
+
+
+def refusal(decision: Decision) -> PermissionDenied:
+    """The error a refused call ends with: the broker's reason, or an answerer's own words."""
+    if decision.message is not None:
+        # For the model as they are: the answerer said what to do instead, not our remedy.
+        return PermissionDenied(decision.message, remedy="")
+    return PermissionDenied(decision.reason)
+
+
 @dataclass(frozen=True, slots=True)
 class Access:
     """The one path a call works on; ``writes`` calls are ordered against every other call on it."""
@@ -90,6 +120,13 @@ class CallContext:
     agent: str | None = None  # the subagent making the call, named in its questions
     # The PreToolUse hooks, run once by the first permission granted (``hooks.py``).
     pre_tool: Callable[[PermissionRequest], Awaitable[None]] | None = None
+    # The call, as its permission requests carry it: its id and its input (the one it runs
+    # with, once an answer or a hook replaced the model's).
+    call_id: str | None = None
+    input: dict[str, Any] | None = None
+    # The request an allow answer came with, when that answer gave the input the call now
+    # runs with: the next check is not put to anyone again (``PermissionRequest.preapproved``).
+    answered: PermissionRequest | None = None
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -114,7 +151,8 @@ class CallContext:
         partly_confined: bool = False,
         background: bool = False,
     ) -> Decision:
-        """Ask the permission broker; raises PermissionDenied with its reason on a refusal."""
+        """Ask the permission broker; raises PermissionDenied with its reason on a refusal, and
+        InputUpdated when the answer allows the call with other input."""
         request = PermissionRequest(
             tool=self.tool,
             kind=kind,
@@ -129,12 +167,23 @@ class CallContext:
             partly_confined=partly_confined,
             background=background,
             agent=self.agent,
+            tool_use_id=self.call_id,
+            tool_input=self.input,
         )
+        if self.answered is not None:
+            # Only the first check stands for the answered one; a later one is its own.
+            answered, self.answered = self.answered, None
+            target = "target" if _same_target(request, answered) else "input"
+            request = msgspec.structs.replace(request, preapproved=target)
         self.asking = True  # left set if the wait is interrupted: the result says so
         decision = await self.permissions.ask(CheckPermission(request=request))
         if not decision.allowed:
             self.asking = False
-            raise PermissionDenied(decision.reason)
+            raise refusal(decision)
+        if decision.updated_input is not None and decision.updated_input != self.input:
+            # Still "asking": the scheduler runs the call again with this input, and the
+            # PreToolUse hooks see that one.
+            raise InputUpdated(decision.updated_input, answered=request)
         if self.pre_tool is not None:
             hook, self.pre_tool = self.pre_tool, None
             await hook(request)  # still "asking": nothing is done until the hooks say so
@@ -145,6 +194,19 @@ class CallContext:
         """Which of ``paths``, met while walking ``folder`` (already checked), the tool may
         read: one flag each. Nobody is asked; what would need a person is left out."""
         return await self.permissions.ask(FilterReadable(folder=folder, paths=paths))
+
+
+def _same_target(request: PermissionRequest, answered: PermissionRequest) -> bool:
+    """Whether ``request`` touches what ``answered`` did: the same paths, command, tool and
+    server, and as far outside the sandbox; the content written or the arguments may differ."""
+    return (
+        request.kind == answered.kind
+        and request.paths == answered.paths
+        and request.command == answered.command
+        and request.tool == answered.tool
+        and request.server == answered.server
+        and request.unconfined == answered.unconfined
+    )
 
 
 @dataclass(frozen=True, slots=True)

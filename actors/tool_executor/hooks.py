@@ -10,6 +10,9 @@ only tighten them. Its outcome:
   permission rules again (``InputUpdated`` carries it back to the scheduler); the hook does not
   run a second time.
 
+An allow answer with an input of its own (the Agent SDK's ``updatedInput``) comes back the same
+way, before the hooks run, so that they see the input the call will run with.
+
 PostToolUse runs after a call that succeeded; a block's reason and any ``additionalContext``
 are added to the result the model reads. Hooks' non-blocking failures are shown to the user.
 The runner (``actors/hooks``) picks the hooks by matcher and runs them.
@@ -22,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.errors import HookBlocked, PermissionDenied
+from actors.errors import HookBlocked
 from actors.protocol import CheckPermission, RunHooks
+from actors.tool_executor.context import InputUpdated, refusal
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -48,14 +52,6 @@ def tool_response(call: ToolCall, content: str) -> dict[str, Any]:
     if call.name == "Bash":
         return {"stdout": content, "stderr": "", "interrupted": False, "isImage": False}
     return {"content": content}
-
-
-class InputUpdated(Exception):
-    """A PreToolUse hook replaced the call's input."""
-
-    def __init__(self, new_input: dict[str, Any]) -> None:
-        super().__init__("the call's input was replaced by a PreToolUse hook")
-        self.input = new_input
 
 
 class ToolHooks:
@@ -92,12 +88,15 @@ class ToolHooks:
                     remedy="",
                 )
             if outcome.decision == "ask":
+                # The hook wants a person, whatever was answered before it ran.
                 asked = msgspec.structs.replace(
-                    request, hook_asks=outcome.reason or "no reason given"
+                    request, hook_asks=outcome.reason or "no reason given", preapproved=None
                 )
                 decision = await permissions.ask(CheckPermission(request=asked))
                 if not decision.allowed:
-                    raise PermissionDenied(decision.reason)
+                    raise refusal(decision)
+                if decision.updated_input is not None and decision.updated_input != call.input:
+                    raise InputUpdated(decision.updated_input, answered=asked)
             if outcome.updated_input is not None and outcome.updated_input != call.input:
                 raise InputUpdated(outcome.updated_input)
 

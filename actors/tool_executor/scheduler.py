@@ -31,8 +31,7 @@ import msgspec
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
 from actors.tool_executor import door
-from actors.tool_executor.context import Access, CallContext, ToolOutcome
-from actors.tool_executor.hooks import InputUpdated
+from actors.tool_executor.context import Access, CallContext, InputUpdated, ToolOutcome
 from actors.tool_executor.schemas import decode
 from actors.tool_executor.tools import mcp
 from runtime import KernelError
@@ -245,6 +244,8 @@ class Scheduler:
             command_env=self.command_env,
             background=self.background,
             agent=None if agent is None else agent.name,
+            call_id=call.id,
+            input=call.input,
         )
         if self.confining is not None:
             ctx.confining = self.confining
@@ -319,22 +320,38 @@ class Scheduler:
 
     async def _execute(self, plan: _Plan, ctx: CallContext) -> ToolOutcome:
         outcome = await self._attempt(plan, ctx)
-        if isinstance(outcome, InputUpdated):
-            # A PreToolUse hook gave other input: the tool runs with it, and checks it again.
+        # Other input, from an allow answer or a PreToolUse hook: the tool runs with it, and
+        # checks it again. The hook runs once, and an answer's input is checked without asking,
+        # so at most: an answer's, the hook's, and an answer's to the question that one asks.
+        for _ in range(_REPLACEMENTS):
+            if not isinstance(outcome, InputUpdated):
+                break
             call = msgspec.structs.replace(plan.call, input=outcome.input)
-            plan = await self._replan(plan, call)
+            plan = await self._replan(plan, call, outcome.source)
+            ctx.input = call.input
+            ctx.answered = outcome.answered
+            if ctx.pre_tool is not None and self.hooks is not None:
+                ctx.pre_tool = self.hooks.pre(call, self._permissions)  # it sees the new input
             outcome = await self._attempt(plan, ctx)
-            if isinstance(outcome, InputUpdated):  # the hook does not run twice; to be sure
-                return ToolOutcome("A PreToolUse hook replaced the input twice", is_error=True)
+        if isinstance(outcome, InputUpdated):
+            return ToolOutcome(
+                f"The input was replaced {_REPLACEMENTS} times, the last by {outcome.source}; "
+                "nothing was done.",
+                is_error=True,
+            )
         if self.hooks is not None:
             outcome = self.hooks.finish(plan.call, await self.hooks.post(plan.call, outcome))
         return outcome
 
-    async def _replan(self, plan: _Plan, call: ToolCall) -> _Plan:
+    async def _replan(self, plan: _Plan, call: ToolCall, source: str) -> _Plan:
         if plan.tool is not None and plan.tool.input_type is mcp.McpInput:
             args = mcp.McpInput(arguments=call.input)
             return _Plan(call, plan.tool, args, None, None, plan.summary)
-        return replace(await self._plan(call, None), summary=plan.summary)
+        planned = await self._plan(call, None)
+        if planned.failure is not None:
+            failure = f"The input {source} gave is unusable, so nothing was done: {planned.failure}"
+            planned = replace(planned, failure=failure)
+        return replace(planned, summary=plan.summary)
 
     async def _attempt(self, plan: _Plan, ctx: CallContext) -> ToolOutcome | InputUpdated:
         if plan.failure is not None or plan.tool is None:
@@ -345,7 +362,10 @@ class Scheduler:
         except InputUpdated as updated:
             return updated
         except PermissionDenied as exc:
-            content = f"Permission denied: {exc.message.rstrip('.')}. {exc.remedy}"
+            if exc.remedy:
+                content = f"Permission denied: {exc.message.rstrip('.')}. {exc.remedy}"
+            else:  # an answerer's own words (``refusal``): as they are
+                content = f"Permission denied: {exc.message}"
             return ToolOutcome(content, is_error=True, denied=True)
         except LegatoError as exc:
             return ToolOutcome(exc.describe(), is_error=True)
@@ -356,6 +376,10 @@ class Scheduler:
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
             return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+# Replacements of a call's input that are run (see ``_execute``).
+_REPLACEMENTS = 3
 
 
 def _withdrawn(ctx: CallContext) -> ToolOutcome:

@@ -6,7 +6,7 @@ from actors.protocol import AskUser, Show, UiMsg
 from runtime import Actor
 
 if TYPE_CHECKING:
-    from actors.protocol import UiEvent
+    from actors.protocol import PermissionAnswer, UiEvent
     from runtime import Reply
 
 
@@ -16,7 +16,7 @@ class Renderer:
     async def show(self, event: UiEvent) -> None:
         return None
 
-    async def ask(self, question: AskUser) -> str:
+    async def ask(self, question: AskUser) -> str | PermissionAnswer:
         return "n"
 
     async def close(self) -> None:

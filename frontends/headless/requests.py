@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from actors.errors import LegatoError
 from actors.models import MODELS, resolve_model
+from actors.permission_modes import SDK_MODES, from_sdk
 from actors.protocol import (
     GetContext,
     GetContextFill,
@@ -18,7 +19,7 @@ from actors.protocol import (
     SetMode,
     SetModel,
 )
-from frontends.headless.sdk_session import SDK_MODES, mcp_status
+from frontends.headless.sdk_session import mcp_status
 
 if TYPE_CHECKING:
     from frontends.headless.sdk_session import SdkSession
@@ -108,8 +109,7 @@ class Requests:
                 f"set_permission_mode: unknown mode {str(name)[:40]!r}; use one of "
                 + ", ".join(SDK_MODES)
             )
-        mode, _asks = SDK_MODES[name]
-        await self.session.permissions.address.ask(SetMode(mode=mode))
+        await self.session.permissions.address.ask(SetMode(mode=from_sdk(name)))
         self.stream.mode = name
         return {"mode": name}
 

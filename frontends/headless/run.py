@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING
 import anyio
 
 from actors.errors import LegatoError
+from actors.permission_modes import to_sdk
 from actors.protocol import (
     AttachReferences,
     Compact,
@@ -40,7 +41,7 @@ from frontends.headless.render import (
     TextRenderer,
     renderer_for,
 )
-from frontends.headless.sdk_session import LEGATO_TO_SDK, SdkOptions, init_line
+from frontends.headless.sdk_session import SdkOptions, init_line
 from frontends.mcp_notes import not_started
 from frontends.session import assemble
 from runtime import ActorCrashed, first_error, supervise
@@ -207,7 +208,7 @@ class _HeadlessRun:
         async with supervise(session.actors, tracer=debug.tracer()) as supervision:
             context = await session.memory.address.ask(GetContext())
             if isinstance(self.renderer, StreamJsonRenderer):
-                mode = LEGATO_TO_SDK.get(context.permission_mode, context.permission_mode)
+                mode = to_sdk(context.permission_mode)
                 options = SdkOptions(self.project_root, permission_mode=mode)
                 self.renderer.emit(await init_line(session, options, options.permission_mode))
             for warning in context.warnings:

@@ -3,7 +3,7 @@ Agent SDK gives them, the actors assembled for it, and the ``init`` line that op
 
 With ``--permission-prompt-tool stdio`` a question the rules would put to a person goes to the
 program as a ``can_use_tool`` control request; without it, as in every headless run, it is
-denied. ``dontAsk`` denies it either way.
+denied. ``dontAsk`` denies it either way (the broker asks nobody in that mode).
 """
 
 from __future__ import annotations
@@ -12,14 +12,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from actors.memory_store import read_sdk_hooks
-from actors.protocol import ListMcpServers, ListTools, Overrides
+from actors.permission_modes import from_sdk
+from actors.protocol import ListMcpServers, ListTools, Overrides, PermissionAnswer
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
 from frontends.session import assemble
 from frontends.version import __version__
 
 if TYPE_CHECKING:
-    from actors.protocol import AskUser, PermissionMode
+    from collections.abc import Callable
+
+    from actors.protocol import AskUser
     from frontends.headless.control import ControlChannel
     from frontends.headless.render import StreamJsonRenderer
     from frontends.session import Session
@@ -30,17 +33,6 @@ CLAUDE_CODE_PROTOCOL = "2.1.0"
 # The version of the protocol as docs/headless.md writes it down; it changes when a line or a
 # request changes shape.
 PROTOCOL_VERSION = 1
-
-# The SDK's permission modes -> Legato's, and whether someone may be asked.
-SDK_MODES: dict[str, tuple[PermissionMode, bool]] = {
-    "default": ("ask", True),
-    "acceptEdits": ("auto", True),
-    "plan": ("plan", True),
-    "auto": ("auto", True),
-    "dontAsk": ("ask", False),
-    "bypassPermissions": ("auto", True),
-}
-LEGATO_TO_SDK = {"ask": "default", "auto": "acceptEdits", "plan": "plan", "custom": "default"}
 
 
 @dataclass(frozen=True)
@@ -67,18 +59,24 @@ class SdkSession:
 
 
 class ProgramQuestions(Renderer):
-    """Puts the broker's questions to the driving program as ``can_use_tool`` requests."""
+    """Puts the broker's questions to the driving program as ``can_use_tool`` requests.
 
-    def __init__(self, channel: ControlChannel) -> None:
+    Its answer is read defensively: anything but a well-formed allow is a deny. An allow's
+    ``updatedInput`` goes back to the tool, which checks it against the rules again; a deny's
+    ``message`` reaches the model; a deny with ``interrupt`` also stops the prompt.
+    """
+
+    def __init__(self, channel: ControlChannel, interrupt: Callable[[], object]) -> None:
         self.channel = channel
+        self.interrupt = interrupt
 
-    async def ask(self, question: AskUser) -> str:
+    async def ask(self, question: AskUser) -> PermissionAnswer:
         request = question.request
         body: dict[str, Any] = {
             "subtype": "can_use_tool",
             "tool_name": request.tool,
-            "input": getattr(request, "tool_input", None) or {},
-            "tool_use_id": getattr(request, "tool_use_id", None) or "",
+            "input": request.tool_input or {},
+            "tool_use_id": request.tool_use_id or "",
             "permission_suggestions": None,
             "blocked_path": None,
             "description": _describe(question),
@@ -87,9 +85,25 @@ class ProgramQuestions(Renderer):
             body["agent_id"] = request.agent
         try:
             answer = await self.channel.request(body)
-        except ControlError:
-            return "n"
-        return "y" if answer.get("behavior") == "allow" else "n"
+        except ControlError as error:
+            return PermissionAnswer(choice="n", message=f"nobody could answer: {error.message}")
+        if answer.get("behavior") == "allow":
+            updated = answer.get("updatedInput")
+            if updated is not None and not isinstance(updated, dict):
+                return PermissionAnswer(
+                    choice="n",
+                    message="the program's allow had an updatedInput that is not an object",
+                )
+            changed = updated if updated is not None and updated != request.tool_input else None
+            return PermissionAnswer(choice="y", updated_input=changed)
+        message = answer.get("message")
+        if answer.get("interrupt") is True:
+            self.interrupt()
+        return PermissionAnswer(
+            choice="n",
+            message=message if isinstance(message, str) and message.strip() else None,
+            interrupt=answer.get("interrupt") is True,
+        )
 
 
 def _describe(question: AskUser) -> str:
@@ -105,8 +119,9 @@ def assemble_for_sdk(
     *,
     init: dict[str, Any] | None,
     channel: ControlChannel,
+    interrupt: Callable[[], object],
 ) -> SdkSession:
-    mode, asks = SDK_MODES.get(options.permission_mode, ("ask", True))
+    mode = from_sdk(options.permission_mode)
     hooks, problems = read_sdk_hooks(init.get("hooks") if init is not None else None)
     overrides = msgspec_replace(
         options.overrides, model=options.model, permission_mode=mode, hooks=hooks
@@ -128,7 +143,7 @@ def assemble_for_sdk(
         renderer=renderer,
         headless=True,
         overrides=overrides,
-        asker=ProgramQuestions(channel) if options.ask_program and asks else None,
+        asker=ProgramQuestions(channel, interrupt) if options.ask_program else None,
         session_id=session_id,
         max_concurrency=options.max_parallel,
         stream_timeout=options.stream_timeout,

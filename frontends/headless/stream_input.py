@@ -159,6 +159,7 @@ class _StreamSession:
                 self.session_id,
                 init=initialize[1] if initialize else None,
                 channel=self.channel,
+                interrupt=self.interrupt,
             )
             async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
                 requests = Requests(session, self)

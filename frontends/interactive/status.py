@@ -9,15 +9,19 @@ from actors.models import cost_usd, resolve_model
 from actors.protocol import ContextFill, Usage
 
 if TYPE_CHECKING:
-    from actors.protocol import PermissionMode
+    from actors.protocol import PermissionMode, SettingsMode
 
 # Shift+Tab cycles Normal -> Auto-Accept -> Plan -> Normal. "custom" (the project's
-# rules) is not on the cycle; Shift+Tab from it goes on as if from Normal.
-CYCLE: dict[PermissionMode, PermissionMode] = {
+# rules) is not on the cycle; Shift+Tab from it goes on as if from Normal. Nor are the modes
+# only an embedding frontend sets (dontAsk, bypassPermissions): the cycle's modes are those a
+# settings file may choose, so a key press never turns the questions off.
+CYCLE: dict[PermissionMode, SettingsMode] = {
     "ask": "auto",
     "auto": "plan",
     "plan": "ask",
     "custom": "auto",
+    "dont_ask": "auto",
+    "bypass": "auto",
 }
 
 # The status texts of the modes; Normal Mode shows none.
@@ -26,6 +30,8 @@ MODE_TEXT: dict[str, str] = {
     "auto": "⏵⏵ accept edits on",
     "plan": "⏸ plan mode on",
     "custom": "custom rules",
+    "dont_ask": "don't ask",
+    "bypass": "bypass permissions on",
 }
 
 

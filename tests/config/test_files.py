@@ -40,6 +40,18 @@ def test_a_bad_value_names_file_field_and_allowed_values(setup: Setup) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_no_file_may_start_a_session_that_asks_nobody(setup: Setup) -> None:
+    # A cloned repository's settings must not turn the questions off: only an embedding
+    # frontend starts dont_ask or bypass (Overrides).
+    for mode in ("bypass", "dont_ask"):
+        path = setup.settings({"permissionMode": mode})
+        done = setup.legato("config", str(setup.project))
+        assert done.returncode == 2
+        assert f"field 'permissionMode': must be one of ask, auto, custom, plan, not '{mode}'" in (
+            done.stderr
+        ), path
+
+
 def test_a_bad_value_stops_a_session_before_any_request(setup: Setup) -> None:
     setup.settings({"allowedPaths": "src/**"})
     done = setup.legato(

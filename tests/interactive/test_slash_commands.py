@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from typing import get_args
+
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from actors.protocol import Usage
+from actors.protocol import PermissionMode, SettingsMode, Usage
 from frontends.interactive.completion import LegatoCompleter, fuzzy_score
 from frontends.interactive.slash_commands import Command, Unknown, help_text, parse
 from frontends.interactive.status import CYCLE, Status
@@ -22,6 +24,16 @@ def test_commands_parse_and_typos_get_a_did_you_mean() -> None:
     assert parse("/etc/hosts looks odd") is None  # a path, not a command
     for name in ("/help", "/clear", "/quit", "/model", "/fast", "/cost"):
         assert name in help_text()
+
+
+def test_shift_tab_never_reaches_a_mode_without_questions() -> None:
+    # From any mode, even one an embedding frontend started, the cycle reaches only the modes a
+    # settings file may choose.
+    for start in get_args(PermissionMode):
+        mode = start
+        for _ in range(len(CYCLE) + 1):
+            mode = CYCLE[mode]
+            assert mode in get_args(SettingsMode), (start, mode)
 
 
 def test_shift_tab_cycle_and_status_texts() -> None:

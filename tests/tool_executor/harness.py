@@ -17,6 +17,7 @@ from actors.protocol import (
     Decision,
     FilterReadable,
     FindBlocked,
+    PermissionAnswer,
     PermissionBrokerMsg,
     PermissionRequest,
     RunTools,
@@ -65,11 +66,12 @@ class Broker(Actor[PermissionBrokerMsg]):
 
 
 class Person(Actor[UiMsg]):
-    """Answers each permission question with the next scripted answer; records the questions."""
+    """Answers each permission question with the next scripted answer, a terminal's plain one
+    or an SDK's structured one; records the questions."""
 
     name = "ui"
 
-    def __init__(self, answers: Sequence[str]) -> None:
+    def __init__(self, answers: Sequence[str | PermissionAnswer]) -> None:
         super().__init__()
         self.answers = list(answers)
         self.asked: list[AskUser] = []
@@ -145,7 +147,7 @@ async def with_policy(
     root: Path,
     *,
     mode: PermissionMode = "ask",
-    answers: Sequence[str] | None = None,
+    answers: Sequence[str | PermissionAnswer] | None = None,
     bwrap: str | None = None,
     ui: Person | None = None,
     env: Mapping[str, str] | None = None,

@@ -13,6 +13,8 @@ import anyio
 from actors.mcp_client import McpClient
 from actors.protocol import (
     AgentScope,
+    CheckPermission,
+    Decision,
     InterruptTools,
     ListMcpTools,
     McpServer,
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
     from pathlib import Path
 
-    from actors.protocol import PermissionRequest, ToolCall
+    from actors.protocol import PermissionBrokerMsg, PermissionRequest, ToolCall
+    from runtime import Reply
 
 
 @asynccontextmanager
@@ -159,3 +162,32 @@ async def test_an_unapproved_servers_tool_names_the_remedy(tmp_path: Path) -> No
     assert "/mcp approve toy" in done.result.content
     assert broker.requests == []
     assert not marker.exists()
+
+
+class Answering(Broker):
+    """Allows the first check with other arguments, as an SDK's updatedInput does; allows the
+    checks after it as they are."""
+
+    async def handle(self, msg: PermissionBrokerMsg, reply: Reply) -> None:
+        if isinstance(msg, CheckPermission) and not self.requests:
+            self.requests.append(msg.request)
+            new = {"text": "yo", "times": 1}
+            await reply.answer(msg, Decision(True, "the test allows it", updated_input=new))
+            return
+        await super().handle(msg, reply)
+
+
+async def test_a_call_carries_its_id_and_runs_with_the_input_an_answer_gave(
+    tmp_path: Path,
+) -> None:
+    broker = Answering()
+    client = McpClient((TOY,), cwd=str(tmp_path))
+    executor = ToolExecutor(broker.address, project_root=str(tmp_path), mcp=client.address)
+    shout = call("mcp__toy__shout", text="hi", times=2)
+    async with supervise([broker, client, executor]):
+        [done] = await finish(executor, shout)
+    assert done.result.content == "yo"
+    first, again = broker.requests
+    assert (first.tool_use_id, first.tool_input, first.preapproved) == (shout.id, shout.input, None)
+    assert again.tool_input == again.arguments == {"text": "yo", "times": 1}
+    assert (again.tool_use_id, again.preapproved) == (shout.id, "target")

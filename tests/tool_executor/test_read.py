@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import REMEDY_PERMISSION
 from actors.protocol import PermissionRequest
-from tests.tool_executor.harness import session
+from tests.tool_executor.harness import call, session
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -15,11 +15,16 @@ if TYPE_CHECKING:
 async def test_lines_are_numbered_like_cat_n(tmp_path: Path) -> None:
     path = tmp_path / "poem.txt"
     path.write_bytes(b"first\r\n\tsecond\n\nfourth")
+    read = call("Read", file_path=str(path))
     async with session(tmp_path) as s:
-        done = await s.one("Read", file_path=str(path))
+        done = (await s.finished(read))[read.id]
     assert not done.result.is_error
     assert done.result.content == "     1\tfirst\n     2\t\tsecond\n     3\t\n     4\tfourth"
-    assert s.broker.requests == [PermissionRequest(tool="Read", kind="read", paths=(str(path),))]
+    assert s.broker.requests == [
+        PermissionRequest(
+            tool="Read", kind="read", paths=(str(path),), tool_use_id=read.id, tool_input=read.input
+        )
+    ]
 
 
 async def test_offset_and_limit_pick_a_window_and_say_so(tmp_path: Path) -> None:
