@@ -99,8 +99,12 @@ class PathRules:
         blocked: Sequence[str],
         *,
         home: str | None = None,
+        more_roots: Sequence[str] = (),
     ) -> None:
         self.root = root  # a real absolute path
+        # Other folders the tools work in as in the project (the Agent SDK's add_dirs): real
+        # absolute paths. Rules and what is shown stay relative to ``root``.
+        self.more_roots = tuple(more_roots)
         self.allowed = tuple(parse_entry(t, root, negation=True, home=home) for t in allowed)
         self.blocked = tuple(parse_entry(t, root, negation=False, home=home) for t in blocked)
         self._allowed_groups = _groups(self.allowed)
@@ -115,11 +119,12 @@ class PathRules:
         return os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
 
     def inside(self, resolved: str) -> bool:
-        return within(resolved, self.root)
+        """In the project, or in one of the other folders the session works in."""
+        return within(resolved, self.root) or any(within(resolved, r) for r in self.more_roots)
 
     def relative(self, resolved: str) -> str:
         """How to show a path: relative to the root when inside it, else absolute."""
-        if self.inside(resolved):
+        if within(resolved, self.root):
             return os.path.relpath(resolved, self.root).replace(os.sep, "/")
         return resolved
 

@@ -111,7 +111,12 @@ class Question:
 
 class Policy:
     def __init__(self, context: ProjectContext) -> None:
-        self.rules = Rules(context.project_root, context.settings, home=context.home or None)
+        self.rules = Rules(
+            context.project_root,
+            context.settings,
+            home=context.home or None,
+            more_roots=context.add_dirs,
+        )
         sandbox = context.settings.sandbox
         # In auto mode, a command unknown to the rules runs without a question when it is
         # fully confined and offline: the sandbox holds what it may touch, and with no network

@@ -58,8 +58,17 @@ class Judgement:
 
 
 class Rules:
-    def __init__(self, root: str, settings: ProjectSettings, *, home: str | None = None) -> None:
-        self.paths = PathRules(root, settings.allowed_paths, settings.blocked_paths, home=home)
+    def __init__(
+        self,
+        root: str,
+        settings: ProjectSettings,
+        *,
+        home: str | None = None,
+        more_roots: tuple[str, ...] = (),
+    ) -> None:
+        self.paths = PathRules(
+            root, settings.allowed_paths, settings.blocked_paths, home=home, more_roots=more_roots
+        )
         self.allowed_commands = tuple(CommandEntry.parse(t) for t in settings.allowed_commands)
         self.blocked_commands = tuple(CommandEntry.parse(t) for t in settings.blocked_commands)
         self.allowed_tools = tuple(ToolEntry(text) for text in settings.allowed_tools)

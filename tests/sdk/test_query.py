@@ -214,3 +214,27 @@ def _tool_started(message: object) -> bool:
 
 
 __all__ = ["TextBlock"]
+
+
+async def test_add_dirs_are_worked_in_as_the_project_is(folder: Folder) -> None:
+    other = folder.root.parent / "shared-lib"
+    other.mkdir()
+    source = other / "util.py"
+    source.write_text("def helper(): ...\n")
+    steps = [
+        tool_calls([call("Read", {"file_path": str(source)}, id="t1")]),
+        text("Read it."),
+        tool_calls([call("Read", {"file_path": str(source)}, id="t2")]),
+        text("Could not."),
+    ]
+    with ScriptedServer(steps) as server:
+        given = await collect(
+            "read", folder.options(server.url, permission_mode="acceptEdits", add_dirs=[other])
+        )
+        without = await collect("read", folder.options(server.url, permission_mode="acceptEdits"))
+        requests = server.requests
+    read = next(m for m in given if isinstance(m, UserMessage)).content[0]
+    assert isinstance(read, ToolResultBlock) and "def helper" in str(read.content)
+    assert str(other) in _system(requests[0].body)  # the model is told where else it works
+    refused = next(m for m in without if isinstance(m, UserMessage)).content[0]
+    assert isinstance(refused, ToolResultBlock) and refused.is_error
