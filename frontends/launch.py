@@ -189,16 +189,22 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
     from actors.errors import LegatoError, UsageError
     from frontends.resume import chosen_session
 
+    driven = args.input_format == "stream-json"
     try:
         return chosen_session(
             project_root=project,
             continue_latest=args.continue_session,
             resume=args.resume,
-            interactive=args.headless is None and sys.stdin.isatty(),
+            interactive=args.headless is None and not driven and sys.stdin.isatty(),
             # The loop the session then runs on (frontends/interactive runs prompt_toolkit's).
-            backend="trio" if args.headless is not None else "asyncio",
+            backend="trio" if args.headless is not None or driven else "asyncio",
         )
     except UsageError as error:
+        if driven and args.continue_session and args.resume is None:
+            # The Agent SDK's continue_conversation with nothing saved yet: a new session, as
+            # the SDK documents it.
+            print(f"legato: note: {error.message}; starting a new session", file=sys.stderr)
+            return None
         print(f"legato: {error.describe()}", file=sys.stderr)
         return error.exit_code
     except LegatoError as error:

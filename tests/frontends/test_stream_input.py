@@ -171,10 +171,10 @@ def test_a_parent_that_goes_away_ends_the_run(project: Project) -> None:
     assert "Traceback" not in stderr
 
 
-def _start(project: Project, url: str) -> subprocess.Popen[bytes]:
+def _start(project: Project, url: str, *flags: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
-         *STREAM, "--include-partial-messages"],
+         *STREAM, "--include-partial-messages", *flags],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
         env=project.env(url),
     )  # fmt: skip
@@ -193,3 +193,43 @@ def _end(process: subprocess.Popen[bytes], timeout: float) -> str:
     assert process.stderr is not None
     with process.stderr:
         return process.stderr.read().decode()
+
+
+def test_input_that_ends_while_a_question_waits_denies_the_call_and_exits(
+    project: Project,
+) -> None:
+    target = project.root / "out.txt"
+    steps = [
+        tool_calls([call("Write", {"file_path": str(target), "content": "x"}, id="t1")]),
+        text("Could not write."),
+    ]
+    with ScriptedServer(steps) as server:
+        process = _start(project, server.url, "--permission-prompt-tool", "stdio")
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write((user("write it") + "\n").encode())
+        process.stdin.flush()
+        lines = []
+        while not lines or lines[-1]["type"] != "control_request":
+            lines.append(json.loads(process.stdout.readline()))
+        process.stdin.close()  # the program goes away without answering
+        lines += [json.loads(line) for line in process.stdout.read().splitlines()]
+        stderr = _end(process, timeout=20)
+    assert process.returncode == 0, stderr
+    assert not target.exists()
+    asked = [line for line in lines if line["type"] == "control_request"]
+    assert [line["request"]["subtype"] for line in asked] == ["can_use_tool"]
+    assert asked[0]["request"]["tool_use_id"] == "t1"
+    assert asked[0]["request"]["input"] == {"file_path": str(target), "content": "x"}
+    result = next(
+        block for line in lines if line["type"] == "user" for block in line["message"]["content"]
+    )
+    assert "nobody could answer: stdin was closed" in result["content"]
+    assert lines[-1]["type"] == "result" and lines[-1]["result"] == "Could not write."
+
+
+def test_continue_with_nothing_saved_starts_a_new_session(project: Project) -> None:
+    with ScriptedServer([text("fresh")]) as server:
+        code, out, err = run(project, server.url, [user("hi")], "--continue")
+    assert code == 0, err
+    assert "starting a new session" in err
+    assert out[-1]["result"] == "fresh"

@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from claude_agent_sdk import (
     PermissionResultAllow,
     PermissionResultDeny,
+    ResultError,
     ResultMessage,
     SystemMessage,
     ToolPermissionContext,
     ToolResultBlock,
     UserMessage,
+    query,
 )
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
@@ -160,3 +163,26 @@ async def test_bypass_still_refuses_blocked_rules(folder: Folder) -> None:
             "fetch", folder.options(server.url, permission_mode="bypassPermissions")
         )
     assert "blockedCommands" in results(messages)["t1"]
+
+
+async def test_a_deny_that_interrupts_ends_the_prompt(folder: Folder) -> None:
+    async def stop(
+        _tool: str, _input: dict[str, Any], _: ToolPermissionContext
+    ) -> PermissionResult:
+        return PermissionResultDeny(message="stop everything", interrupt=True)
+
+    steps = [
+        tool_calls([call("Write", {"file_path": str(folder.root / "x"), "content": "x"})]),
+        text("never asked for"),
+    ]
+    messages: list[Message] = []
+    with ScriptedServer(steps) as server, pytest.raises(ResultError, match="interrupted"):
+        async for message in query(
+            prompt="write", options=folder.options(server.url, can_use_tool=stop)
+        ):
+            messages.append(message)
+    requests = server.requests
+    result = messages[-1]
+    assert isinstance(result, ResultMessage)
+    assert (result.subtype, result.is_error) == ("error_during_execution", True)
+    assert len(requests) == 1  # the model was not asked to go on
