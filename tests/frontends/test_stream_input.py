@@ -208,7 +208,7 @@ def test_input_that_ends_while_a_question_waits_denies_the_call_and_exits(
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write((user("write it") + "\n").encode())
         process.stdin.flush()
-        lines = []
+        lines: list[dict[str, Any]] = []
         while not lines or lines[-1]["type"] != "control_request":
             lines.append(json.loads(process.stdout.readline()))
         process.stdin.close()  # the program goes away without answering
