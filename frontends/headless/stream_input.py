@@ -30,6 +30,7 @@ import msgspec
 
 from actors.errors import LegatoError
 from actors.protocol import (
+    DescribeSandbox,
     GetContext,
     GetConversation,
     Notice,
@@ -96,6 +97,7 @@ class _StreamSession:
         self.last_failed = False
         self.mode = options.permission_mode  # the SDK's name for it
         self._stop_reading: anyio.CancelScope | None = None  # made on the loop, in _serve
+        self._started = False  # the session is up: a signal then stops it tidily
 
     # ── lines out ────────────────────────────────────────────────────────────────────────
 
@@ -140,6 +142,9 @@ class _StreamSession:
                     scope.cancel()  # a second signal: stop waiting for a tidy end
                     return
                 self.stopped_by = signal.Signals(received)
+                if not self._started:
+                    scope.cancel()  # no session yet: nothing to stop tidily
+                    return
                 self.channel.close(f"the run was stopped by {self.stopped_by.name}")
                 if self.current is not None:
                     self.current.cancel()
@@ -152,6 +157,9 @@ class _StreamSession:
         async with anyio.create_task_group() as group:
             group.start_soon(self._read_stdin, lines_in)
             first = await self._first_message(lines)
+            if first is None:  # input ended before any message: there is nothing to do
+                group.cancel_scope.cancel()
+                return EXIT_OK
             initialize = _initialize(first)
             session = assemble_for_sdk(
                 self.options,
@@ -162,6 +170,7 @@ class _StreamSession:
                 interrupt=self.interrupt,
             )
             async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
+                self._started = True
                 requests = Requests(session, self)
                 if initialize is not None:
                     await requests.answer(initialize[0], await requests.initialize(session))
@@ -270,6 +279,8 @@ class _StreamSession:
                 await session.ui.address.tell(Show(Notice("warning", note)))
             outcome = await self._run_one(session, prompt.text)
             self.last_failed = outcome.is_error
+            # The result says whether commands ran confined, as headless results do.
+            self.renderer.sandbox = await session.tools.address.ask(DescribeSandbox(try_it=False))
             await session.ui.address.tell(Show(outcome))
 
     async def _run_one(self, session: Session, text: str) -> TurnOutcome:

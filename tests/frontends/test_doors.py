@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from tests.frontends.conftest import Project
 
 COMMANDS = ("doctor", "config_command", "permissions", "asking")
-SHARED = frozenset({"actors.protocol", "actors.errors", "actors.models"})
+# The modes' SDK names are shared too: `legato config --permission-mode acceptEdits`.
+SHARED = frozenset({"actors.protocol", "actors.errors", "actors.models", "actors.permission_modes"})
 
 
 def imports_from_actors(module: str) -> list[tuple[str, str]]:

@@ -64,6 +64,7 @@ def test_a_signal_mid_answer_stops_the_stream_and_the_running_call(
     lines = [json.loads(line) for line in out.splitlines()]
     kinds = [(e["type"], e.get("subtype")) for e in lines if e["type"] != "stream_event"]
     assert kinds == [
+        ("system", "init"),
         ("system", "tool_started"),
         ("assistant", None),  # what the conversation keeps of the answer
         ("user", None),  # the command's result: interrupted, with how long it ran
