@@ -230,10 +230,17 @@ HookEvent = Literal[
 
 
 class HookCommand(msgspec.Struct, frozen=True, kw_only=True):
-    """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry."""
+    """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry, or one
+    Agent SDK callback (the SDK's ``hooks`` option, given by the frontend that speaks to it)."""
 
-    command: str  # run by the shell, in the project, with LEGATO_PROJECT_DIR set
-    timeout: float = 60.0  # seconds; then its whole process tree is killed
+    # Run by the shell, in the project, with LEGATO_PROJECT_DIR set; for a callback, what the
+    # user is shown ("Agent SDK callback hook_0"): it also keeps two callbacks apart.
+    command: str
+    timeout: float = 60.0  # seconds; then its whole process tree is killed (a callback: dropped)
+    callback: str | None = None  # the SDK's callback id: the frontend runs it, not the shell
+    # The SDK matcher's ``onFailure: "block"``: a callback that fails (raises, times out,
+    # answers what cannot be read) blocks the tool call or the prompt instead of being ignored.
+    block_on_failure: bool = False
 
 
 class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
@@ -265,6 +272,12 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     mcp_servers: tuple[McpServer, ...] = ()  # .mcp.json's, then the global config's; not started
     hooks: tuple[HookGroup, ...] = ()  # the global config's, then the project's, in file order
     project_hooks_fingerprint: str = ""  # of the project's hooks as read: what an approval holds
+    # Given by the program driving the session (the Agent SDK's options, docs/sdk.md):
+    system_prompt: str | None = None  # replaces Legato's instructions to the model
+    append_system_prompt: str | None = None  # ends the system prompt
+    offered_tools: tuple[str, ...] | None = None  # the built-in tools offered; None: all
+    refused_tools: tuple[str, ...] = ()  # built-in tools never offered, whatever the above
+    add_dirs: tuple[str, ...] = ()  # other folders the tools work in, as in the project
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -273,6 +286,20 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
 
     model: str | None = None
     permission_mode: PermissionMode | None = None
+    # The Agent SDK's options (docs/sdk.md): added to what the files say, never replacing a
+    # blocked rule of theirs.
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    offered_tools: tuple[str, ...] | None = None
+    refused_tools: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    blocked_tools: tuple[str, ...] = ()
+    allowed_commands: tuple[str, ...] = ()
+    blocked_commands: tuple[str, ...] = ()
+    add_dirs: tuple[str, ...] = ()
+    # Hooks the frontend was given (the Agent SDK's ``hooks`` option): they run after the
+    # files' ones, always approved (whoever drives the session wrote them).
+    hooks: tuple[HookGroup, ...] = ()
 
 
 class Setting(msgspec.Struct, Generic[T], frozen=True):
@@ -1366,6 +1393,9 @@ class HookRun(msgspec.Struct, frozen=True, kw_only=True):
     stderr: str = ""  # bounded
     timed_out: bool = False
     elapsed: float = 0.0
+    # An Agent SDK callback's run: stdout is its JSON answer; a failure (it raised, or answered
+    # something that is not a JSON object) has exit code 1 and the error on stderr.
+    callback: bool = False
 
 
 class HookOutcome(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,7 +17,7 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from frontends.exit_codes import EXIT_OK, EXIT_OUTPUT_CLOSED, EXIT_USAGE
-from frontends.flags import build_parser, value_flags
+from frontends.flags import parse, value_flags
 from frontends.launch import project_root, start
 from frontends.version import __version__
 
@@ -118,7 +118,7 @@ def run(argv: list[str]) -> int:
     code = _slash_command(argv)
     if code is not None:
         return code
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     if args.version:
         print(f"legato {__version__}")
         return EXIT_OK

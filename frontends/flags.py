@@ -11,8 +11,10 @@ import sys
 from typing import NoReturn
 
 from frontends import exit_codes
+from frontends.sdk_flags import SDK_PERMISSION_MODES, add_sdk_flags, split_unknown, started_by_sdk
 
-PERMISSION_MODES = ("ask", "auto", "custom")
+# Legato's own modes, then the Agent SDK's names (docs/sdk.md says how they map).
+PERMISSION_MODES = ("ask", "auto", "custom", *SDK_PERMISSION_MODES)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 STREAM_TIMEOUT_ENV = "ASSISTANT_STREAM_TIMEOUT"
@@ -93,7 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print how often each pattern ran in this project: one 'name count' line each",
     )
+    add_sdk_flags(parser)
     return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line parsed; started by the Agent SDK, flags this release does not know are
+    set aside in ``unknown_flags`` (the session names them) instead of failing the start."""
+    parser = build_parser()
+    unknown: list[str] = []
+    if started_by_sdk():
+        known = {option for action in parser._actions for option in action.option_strings}
+        argv, unknown = split_unknown(argv, known, value_flags())
+    args = parser.parse_args(argv)
+    args.unknown_flags = unknown
+    return args
 
 
 def value_flags() -> set[str]:

@@ -61,6 +61,8 @@ def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | No
     resumed = _resumed(args, project)
     if isinstance(resumed, int):
         return resumed
+    if args.input_format == "stream-json":
+        return _stream_json(args, project, resumed)
     if args.headless is None:
         return _interactive(args, project, resumed)
     if not args.headless.strip():
@@ -95,7 +97,37 @@ def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | No
         stream_timeout=timeout,
         session_id=resumed,
         resume=resumed is not None,
+        partial_messages=args.include_partial_messages,
     )
+
+
+def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) -> int:
+    """``--input-format stream-json``: a session driven over stdin (frontends/headless)."""
+    if args.output_format != "stream-json":
+        print(
+            "legato: --input-format stream-json needs --output-format stream-json\n"
+            "  → Add --output-format stream-json (docs/headless.md)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.headless is not None:
+        print(
+            "legato: --input-format stream-json reads its prompts from stdin, not --headless\n"
+            "  → Drop --headless, or use --input-format text",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    problem = _check_session_flags(args)
+    if problem is not None:
+        return problem
+    from frontends.headless.sdk_options import sdk_options
+
+    options = sdk_options(args, project, resumed)
+    if isinstance(options, int):
+        return options
+    from frontends.headless.stream_input import run_stream_json
+
+    return run_stream_json(options)
 
 
 def _check_session_flags(args: argparse.Namespace) -> int | None:

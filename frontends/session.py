@@ -28,6 +28,7 @@ from actors.ui import QuestionsActor, Renderer, UiActor
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from actors.hooks import Invoke
     from actors.protocol import PermissionMode
     from runtime import Actor
 
@@ -82,12 +83,19 @@ def assemble(
     session_id: str | None = None,
     stream_timeout: float = 60.0,  # seconds without a byte before a stalled answer is retried
     resume: bool = False,  # go on with the saved session ``session_id`` (--continue, --resume)
+    # The driving program's options (the Agent SDK's): replace ``model`` and ``permission_mode``.
+    overrides: Overrides | None = None,
+    # Who answers the broker's questions in a headless session (the driving program); None:
+    # interactive sessions ask the renderer, headless ones deny.
+    asker: Renderer | None = None,
+    # Runs the driving program's callback hooks (the Agent SDK's ``hooks``): a control request.
+    hook_callbacks: Invoke | None = None,
 ) -> Session:
     session_id = session_id or str(uuid.uuid4())
     memory = MemoryStore(
         project_root,
         home=home,
-        overrides=Overrides(model=model, permission_mode=permission_mode),
+        overrides=overrides or Overrides(model=model, permission_mode=permission_mode),
         env=env,
     )
     ui = UiActor(renderer)
@@ -100,7 +108,9 @@ def assemble(
         home=home,
         ui=ui.address,
     )
-    questions = None if headless else QuestionsActor(renderer)
+    questions = QuestionsActor(asker) if asker is not None else None
+    if questions is None and not headless:
+        questions = QuestionsActor(renderer)
     hooks = HookRunner(
         memory.address,
         project_root=project_root,
@@ -111,6 +121,7 @@ def assemble(
         env=env,
         run_unapproved=headless,  # CI owns its checkout; a person approves a clone's hooks
         ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
+        invoke=hook_callbacks,
     )
     permissions = PermissionBroker(
         memory.address,

@@ -26,8 +26,16 @@ LAYERS = ("runtime", "actors", "frontends")
 
 # The modules under actors/ that every actor and frontend may use: messages, errors, the model
 # table, the names of Legato's own places under ~/.legato, and how text from a model or an MCP
-# server is shown safely (the broker's reasons and the questions of every frontend).
-SHARED = {"actors.protocol", "actors.errors", "actors.models", "actors.places", "actors.visible"}
+# server is shown safely (the broker's reasons and the questions of every frontend), and the
+# tool names that tool rules may hold (the Agent SDK's allowed_tools are checked with them).
+SHARED = {
+    "actors.protocol",
+    "actors.errors",
+    "actors.models",
+    "actors.places",
+    "actors.visible",
+    "actors.tool_names",
+}
 
 # Frontend modules that may import an actor package's root, and which packages.
 ROOT_IMPORTS: dict[str, set[str]] = {
@@ -61,6 +69,8 @@ ROOT_IMPORTS: dict[str, set[str]] = {
     "frontends.resume": {"actors.memory_store", "actors.session_store"},
     # Renderers implement the UI actor's Renderer.
     "frontends.headless.render": {"actors.ui"},
+    # Puts questions to the driving program; reads the hooks it registers.
+    "frontends.headless.sdk_session": {"actors.ui", "actors.memory_store"},
     "frontends.interactive.renderer": {"actors.ui"},
 }
 

@@ -178,7 +178,10 @@ class Conductor(Actor[ConductorMsg]):
             mcp_specs=self._mcp_specs_for_agents,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
         )
-        if self._agents.enabled:
+        offered = (
+            context.offered_tools is None or "Agent" in context.offered_tools
+        ) and "Agent" not in context.refused_tools
+        if self._agents.enabled and offered:
             self._tool_specs = [*specs, self._agents.definition()]
         await self.tasks.start(self._agents.background.serve)
 
@@ -322,7 +325,7 @@ class Conductor(Actor[ConductorMsg]):
                         run,
                         "error_max_turns",
                         SessionError(
-                            f"stopped after {prompt.max_turns} turns (--max-turns)",
+                            f"stopped after {_turns(prompt.max_turns)} (--max-turns)",
                         ),
                     )
                 run.turns += 1
@@ -672,3 +675,7 @@ def _describe(error: Exception | None) -> str | None:
     if isinstance(error, LegatoError):
         return error.describe()
     return str(error)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"

@@ -36,12 +36,21 @@ def environment(context: ProjectContext) -> str:
 
 
 def system_prompt(context: ProjectContext, *, headless: bool) -> str:
-    parts = [_CORE, environment(context)]
-    if headless:
+    """Legato's instructions, or the driving program's own (the SDK's ``system_prompt``), then
+    where the work happens (tools take absolute paths: the model needs the root whatever the
+    instructions), the project's guide and memory, and the program's ``append_system_prompt``."""
+    core = _CORE if context.system_prompt is None else context.system_prompt
+    parts = [core, environment(context)] if core.strip() else [environment(context)]
+    if context.add_dirs:
+        parts.append("Other folders you may work in: " + ", ".join(context.add_dirs))
+    if headless and context.system_prompt is None:
         parts.append(
             "You run headless: nobody can answer questions. Finish the task without asking."
         )
-    return "\n\n".join([*parts, *project_context(context)])
+    parts += project_context(context)
+    if context.append_system_prompt:
+        parts.append(context.append_system_prompt)
+    return "\n\n".join(parts)
 
 
 def agent_context(context: ProjectContext) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import anyio
 import msgspec
 
+from actors.hooks.callback import call_hook, fail_closed
 from actors.hooks.matching import select, subject
 from actors.hooks.outcome import combine, read_run
 from actors.hooks.run import run_hook
@@ -29,6 +30,7 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from actors.hooks.callback import Invoke
     from actors.protocol import (
         HookCommand,
         HookEvent,
@@ -70,6 +72,9 @@ class HookRunner(Actor["HookRunnerMsg"]):
         # only once the user has approved them (``ApproveHooks``, docs/hooks.md).
         run_unapproved: bool = False,
         ui: Address[UiMsg] | None = None,  # shown each hook's start and end; None: not shown
+        # Runs an Agent SDK callback hook through the frontend that speaks the SDK's protocol;
+        # None: no frontend can, and each callback hook is reported as failed.
+        invoke: Invoke | None = None,
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -79,6 +84,7 @@ class HookRunner(Actor["HookRunnerMsg"]):
         self._groups: tuple[HookGroup, ...] = tuple(groups)
         self._run_unapproved = run_unapproved
         self._ui = ui
+        self._invoke = invoke
         self._count = 0  # hook runs so far: their ids
         self._told_unapproved = False  # the user is told once that the project's did not run
         base = os.environ if env is None else env
@@ -116,6 +122,9 @@ class HookRunner(Actor["HookRunnerMsg"]):
         if not chosen:
             return HookOutcome(errors=tuple(errors))
         stdin = json.dumps(self._input(msg), ensure_ascii=False).encode()
+        tool_use_id = msg.payload.get("tool_use_id")
+        if not isinstance(tool_use_id, str):
+            tool_use_id = None
         runs: list[HookRun | None] = [None] * len(chosen)
         shown = msg.event if msg.tool_name is None else f"{msg.event}:{msg.tool_name}"
 
@@ -126,9 +135,19 @@ class HookRunner(Actor["HookRunnerMsg"]):
             )
             await self._show(started)
             try:
-                runs[index] = run = await run_hook(
-                    hook, source=source, stdin=stdin, cwd=self._root, env=self._env
-                )
+                if hook.callback is None:
+                    run = await run_hook(
+                        hook, source=source, stdin=stdin, cwd=self._root, env=self._env
+                    )
+                else:
+                    run = await call_hook(
+                        hook,
+                        source=source,
+                        payload=json.loads(stdin),  # its own copy: the SDK may change it
+                        tool_use_id=tool_use_id,
+                        invoke=self._invoke,
+                    )
+                runs[index] = run
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
                     await self._show(_finished(started, None))
@@ -138,8 +157,9 @@ class HookRunner(Actor["HookRunnerMsg"]):
         async with anyio.create_task_group() as tasks:
             for index, (hook, source) in enumerate(chosen):
                 tasks.start_soon(one, index, hook, source)
-        done = [run for run in runs if run is not None]
-        return combine(done, [read_run(msg.event, run) for run in done], errors)
+        done = [(hook, run) for (hook, _), run in zip(chosen, runs, strict=True) if run is not None]
+        verdicts = [fail_closed(msg.event, hook, read_run(msg.event, run)) for hook, run in done]
+        return combine([run for _, run in done], verdicts, errors)
 
     async def _show(self, event: HookStarted | HookFinished) -> None:
         if self._ui is not None:

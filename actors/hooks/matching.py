@@ -48,7 +48,8 @@ def select(
 ) -> tuple[list[tuple[HookCommand, str]], list[str]]:
     """The commands to run, each with its source, in configured order and each command once;
     and the errors of matchers that are not valid expressions (they match nothing)."""
-    chosen: dict[str, tuple[HookCommand, str]] = {}
+    # By command and callback: a shell command that reads like a callback's name is not it.
+    chosen: dict[tuple[str, str | None], tuple[HookCommand, str]] = {}
     errors: list[str] = []
     for group in groups:
         if group.event != event:
@@ -61,5 +62,5 @@ def select(
                 errors.append(f"{group.source}: {event} matcher {group.matcher!r}: {exc}")
                 continue
         for hook in group.hooks:
-            chosen.setdefault(hook.command, (hook, group.source))
+            chosen.setdefault((hook.command, hook.callback), (hook, group.source))
     return list(chosen.values()), errors

@@ -66,7 +66,9 @@ def read_run(event: HookEvent, run: HookRun) -> Verdict:
         else:
             verdict.errors.append(f"{run.command} exited with 2: {_tail(reason)}")
     elif run.exit_code != 0:
-        verdict.errors.append(f"{run.command} exited with {run.exit_code}: {_tail(run.stderr)}")
+        # A callback has no exit code of its own: its failure is the error it raised.
+        ended = "failed" if run.callback else f"exited with {run.exit_code}"
+        verdict.errors.append(f"{run.command} {ended}: {_tail(run.stderr)}")
     else:
         answer = _json_object(run.stdout)
         if answer is not None:

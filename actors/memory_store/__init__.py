@@ -2,6 +2,7 @@
 
 ``MemoryStore`` is the actor; ``load_context`` is the same loading as a plain function, for
 callers (the CLI) that want to validate the files without starting a session.
+``read_sdk_hooks`` reads the Agent SDK's ``hooks`` option into groups for ``Overrides.hooks``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from actors.memory_store.loader import (
     load_context,
     settings_path,
 )
+from actors.memory_store.sdk_hooks import read_sdk_hooks
 from actors.protocol import Explained, Overrides, Setting
 
 __all__ = [
@@ -23,5 +25,6 @@ __all__ = [
     "config_path",
     "explain_context",
     "load_context",
+    "read_sdk_hooks",
     "settings_path",
 ]

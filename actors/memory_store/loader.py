@@ -142,6 +142,8 @@ def explain_context(
             else group
             for group in hooks
         )
+    # Then the frontend's (the Agent SDK's hooks option): whoever drives the session wrote them.
+    hooks += tuple(msgspec.structs.replace(group, approved=True) for group in overrides.hooks)
     mcp_servers = load_mcp_servers(
         root,
         config_file,
@@ -191,6 +193,7 @@ def explain_context(
         hooks=hooks,
         project_hooks_fingerprint=project_hooks,
     )
+    context = _with_program_options(context, overrides)
     return Explained(
         context, (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings))
     )
@@ -434,3 +437,25 @@ def _memory_topics(folder: str) -> tuple[str, ...]:
     except OSError:
         return ()
     return tuple(sorted(n for n in names if n.endswith(".md") and n != MEMORY_FILE))
+
+
+def _with_program_options(context: ProjectContext, overrides: Overrides) -> ProjectContext:
+    """The options of the program driving the session (the Agent SDK's): its allowed and
+    blocked tools and commands join the settings' (a blocked rule still wins over any allow)."""
+    settings = context.settings
+    settings = msgspec.structs.replace(
+        settings,
+        allowed_tools=settings.allowed_tools + overrides.allowed_tools,
+        blocked_tools=settings.blocked_tools + overrides.blocked_tools,
+        allowed_commands=settings.allowed_commands + overrides.allowed_commands,
+        blocked_commands=settings.blocked_commands + overrides.blocked_commands,
+    )
+    return msgspec.structs.replace(
+        context,
+        settings=settings,
+        system_prompt=overrides.system_prompt,
+        append_system_prompt=overrides.append_system_prompt,
+        offered_tools=overrides.offered_tools,
+        refused_tools=overrides.refused_tools,
+        add_dirs=overrides.add_dirs,
+    )

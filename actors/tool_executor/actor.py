@@ -144,6 +144,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             )
             self.tasks.start_soon(self._sandbox.warm)
             self._background.limit = context.settings.max_background_commands
+            if context.offered_tools is not None or context.refused_tools:
+                self._scheduler.offer_only(context.offered_tools, context.refused_tools)
             events = frozenset(group.event for group in context.hooks)
             if self._hooks is not None and events & {"PreToolUse", "PostToolUse"}:
                 # Only then: a session without tool hooks sends the runner nothing per call.
@@ -196,8 +198,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
     async def handle(self, msg: ToolExecutorMsg, reply: Reply) -> None:
         match msg:
             case ListTools():
-                definitions = [tool.definition() for tool in TOOLS.values()]
-                read_only = frozenset(tool.name for tool in TOOLS.values() if tool.read_only)
+                tools = self._scheduler.tools.values()
+                definitions = [tool.definition() for tool in tools]
+                read_only = frozenset(tool.name for tool in tools if tool.read_only)
                 await reply.answer(msg, ToolSet(definitions=definitions, read_only=read_only))
             case RunTools(calls=calls, agent=agent):
                 await self._scheduler.run(calls, reply.sender(msg), agent)

@@ -119,6 +119,20 @@ class Scheduler:
         self._slots: dict[str, _Slot] = {}  # by call id, from arrival to end, in arrival order
         self._interrupted: set[str] = set()  # ids interrupted before they arrived
 
+    @property
+    def tools(self) -> dict[str, Tool[Any]]:
+        return self._tools
+
+    def offer_only(self, offered: tuple[str, ...] | None, refused: tuple[str, ...]) -> None:
+        """Only these tools exist for the session (the SDK's ``tools`` and
+        ``disallowed_tools``; ``offered`` None: all): a call to another is answered as a call to
+        a tool that does not exist."""
+        self._tools = {
+            name: tool
+            for name, tool in self._tools.items()
+            if (offered is None or name in offered) and name not in refused
+        }
+
     def register(self, calls: Sequence[ToolCall]) -> None:
         """Give each call its place in the session's order; synchronous, so that nothing can
         come between two arrivals. Calls already registered keep theirs."""

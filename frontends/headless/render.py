@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import time
+import uuid
 from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import msgspec
 
 from actors.errors import LegatoError
+from actors.models import cost_usd, resolve_model
 from actors.protocol import (
     AgentEvent,
     BlockFinished,
@@ -68,6 +70,7 @@ class _Guarded:
         self._fatal = fatal
         self._pending: list[str] = []
         self._in_flight = False  # a worker thread is writing (perhaps blocked on a full pipe)
+        self._draining: anyio.Lock | None = None  # one writer at a time keeps lines in order
         self.closed_by_reader = False
 
     def write(self, text: str) -> None:
@@ -78,7 +81,15 @@ class _Guarded:
         """Nothing to do here: output leaves in ``drain`` (or ``flush_now`` at the very end)."""
 
     async def drain(self) -> None:
-        if self._pending:
+        if not self._pending:
+            return
+        if self._draining is None:
+            self._draining = anyio.Lock()
+        # The UI actor and the control channel (stream-json input) both drain: one at a time,
+        # each taking what is pending when its turn comes, so lines leave in the order written.
+        async with self._draining:
+            if not self._pending:
+                return
             text = "".join(self._pending)
             self._pending.clear()
             self._in_flight = True
@@ -247,47 +258,122 @@ class JsonRenderer(HeadlessRenderer):
 
 
 class StreamJsonRenderer(HeadlessRenderer):
-    def __init__(self, stdout: IO[str], stderr: IO[str], session_id: str) -> None:
+    """One JSON line per event, each with ``uuid`` and ``session_id``, shaped as the Agent SDK
+    reads Claude Code's (docs/headless.md): stream events only when asked for, hook lines only
+    when asked for (or outside the SDK), assistant messages with their id and model, and a
+    result with the stop reason and the usage of each model."""
+
+    def __init__(
+        self,
+        stdout: IO[str],
+        stderr: IO[str],
+        session_id: str,
+        *,
+        partial: bool = False,
+        hook_events: bool = True,
+    ) -> None:
         super().__init__(stdout, stderr)
         self.session_id = session_id
+        self.partial = partial  # stream_event lines (--include-partial-messages)
+        self.hook_events = hook_events
+        self.ledger = UsageLedger()
 
-    def emit(self, obj: dict[str, Any]) -> None:
+    def emit(self, obj: dict[str, Any], parent: str | None = None) -> None:
+        obj["parent_tool_use_id"] = parent
         obj["session_id"] = self.session_id
+        obj["uuid"] = str(uuid.uuid4())
         self.write_line(self.stdout, obj)
 
     def render(self, event: UiEvent) -> None:
         if isinstance(event, TurnOutcome):
-            self.write_line(self.stdout, result_object(event, self.sandbox))
+            result = result_object(event, self.sandbox)
+            result.update(self.ledger.close())
+            result["errors"] = [event.error] if event.error else []
+            result["uuid"] = str(uuid.uuid4())
+            self.write_line(self.stdout, result)
             return
+        parent: str | None = None
+        model: str | None = None
         if isinstance(event, AgentEvent):
             # A subagent's line, tied to the Agent call that started it, as the Agent SDK
             # reads it.
-            line = _line(event.event)
-            if line is not None:
-                line["parent_tool_use_id"] = event.parent_tool_use_id
-                self.emit(line)
+            parent, model, event = event.parent_tool_use_id, event.model, event.event
+        if isinstance(event, MessageStarted):
+            self.ledger.started(parent, event.id, model or event.model)
+        elif isinstance(event, MessageFinished):
+            message_id, model = self.ledger.finished(parent, event.usage, event.stop_reason)
+            self.emit(_assistant(event, message_id, model), parent)
             return
-        line = _line(event)
+        if isinstance(event, HookStarted | HookFinished) and not self.hook_events:
+            return
+        line = _line(event, partial=self.partial)
         if line is not None:
-            self.emit(line)
+            self.emit(line, parent)
 
 
-def _line(event: UiEvent) -> dict[str, Any] | None:
-    """The stream-json line for an event, without its session id; None: no line."""
+class UsageLedger:
+    """Which message is streaming in each conversation (the main one, each subagent's), and
+    the tokens and cost of each model over the prompt, for the result's ``modelUsage``."""
+
+    def __init__(self) -> None:
+        self._streaming: dict[str | None, tuple[str, str]] = {}  # parent -> (id, model)
+        self._models: dict[str, Usage] = {}
+        self.stop_reason: str | None = None
+
+    def started(self, parent: str | None, message_id: str, model: str) -> None:
+        self._streaming[parent] = (message_id, model)
+
+    def finished(
+        self, parent: str | None, usage: Usage, stop_reason: str | None
+    ) -> tuple[str, str]:
+        message_id, model = self._streaming.get(parent, ("", ""))
+        self._models[model] = self._models.get(model, Usage()) + usage
+        if parent is None:
+            self.stop_reason = stop_reason
+        return message_id, model
+
+    def close(self) -> dict[str, Any]:
+        """The result's fields of the prompt that ended; the next prompt counts afresh."""
+        per_model = {}
+        for model_id, usage in self._models.items():
+            model = resolve_model(model_id) if model_id else None
+            per_model[model_id] = {
+                "inputTokens": usage.input_tokens,
+                "outputTokens": usage.output_tokens,
+                "cacheReadInputTokens": usage.cache_read_input_tokens,
+                "cacheCreationInputTokens": usage.cache_creation_input_tokens,
+                "webSearchRequests": 0,
+                "costUSD": (cost_usd(model, usage) if model is not None else None) or 0.0,
+                "contextWindow": model.context_window if model is not None else 0,
+            }
+        fields = {"stop_reason": self.stop_reason, "modelUsage": per_model}
+        self._models = {}
+        self.stop_reason = None
+        return fields
+
+
+def _assistant(event: MessageFinished, message_id: str, model: str) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "message": {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": event.message.content,
+            "stop_reason": event.stop_reason,
+            "stop_sequence": None,
+            "usage": msgspec.to_builtins(event.usage),
+        },
+    }
+
+
+def _line(event: UiEvent, *, partial: bool) -> dict[str, Any] | None:
+    """The stream-json line for an event, without its ids; None: no line."""
     api_event = _api_event(event)
     if api_event is not None:
-        return {"type": "stream_event", "event": api_event}
+        return {"type": "stream_event", "event": api_event} if partial else None
     match event:
-        case MessageFinished(message=message, stop_reason=stop_reason, usage=usage):
-            return {
-                "type": "assistant",
-                "message": {
-                    "role": "assistant",
-                    "content": message.content,
-                    "stop_reason": stop_reason,
-                    "usage": msgspec.to_builtins(usage),
-                },
-            }
         case ToolStarted(id=call_id, name=name, summary=summary):
             return {"type": "system", "subtype": "tool_started", "tool_use_id": call_id,
                     "tool_name": name, "summary": summary}  # fmt: skip
@@ -389,10 +475,10 @@ def _tail(text: str, width: int) -> str:
 
 
 def renderer_for(
-    output_format: str, stdout: IO[str], stderr: IO[str], session_id: str
+    output_format: str, stdout: IO[str], stderr: IO[str], session_id: str, *, partial: bool = False
 ) -> HeadlessRenderer:
     if output_format == "json":
         return JsonRenderer(stdout, stderr)
     if output_format == "stream-json":
-        return StreamJsonRenderer(stdout, stderr, session_id)
+        return StreamJsonRenderer(stdout, stderr, session_id, partial=partial)
     return TextRenderer(stdout, stderr)

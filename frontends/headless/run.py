@@ -34,7 +34,13 @@ from actors.protocol import (
 )
 from frontends import debug
 from frontends.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
-from frontends.headless.render import HeadlessRenderer, TextRenderer, renderer_for
+from frontends.headless.render import (
+    HeadlessRenderer,
+    StreamJsonRenderer,
+    TextRenderer,
+    renderer_for,
+)
+from frontends.headless.sdk_session import LEGATO_TO_SDK, SdkOptions, init_line
 from frontends.mcp_notes import not_started
 from frontends.session import assemble
 from runtime import ActorCrashed, first_error, supervise
@@ -72,6 +78,7 @@ def run_headless(
     stderr: IO[str] | None = None,
     session_id: str | None = None,
     resume: bool = False,
+    partial_messages: bool = False,
 ) -> int:
     """Runs one prompt in a session of its own, on trio; the exit code."""
     run = _HeadlessRun(
@@ -89,6 +96,7 @@ def run_headless(
         stderr=stderr or sys.stderr,
         session_id=session_id,
         resume=resume,
+        partial_messages=partial_messages,
     )
     try:
         return anyio.run(run.exit_code, backend="trio")
@@ -118,6 +126,7 @@ class _HeadlessRun:
         stderr: IO[str],
         session_id: str | None = None,
         resume: bool = False,
+        partial_messages: bool = False,
     ) -> None:
         self.project_root = project_root
         self.prompt = prompt
@@ -132,7 +141,7 @@ class _HeadlessRun:
         self.session_id = session_id or str(uuid.uuid4())
         self.resume = resume  # go on with the saved session (--continue, --resume)
         self.renderer: HeadlessRenderer = renderer_for(
-            output_format, stdout, stderr, self.session_id
+            output_format, stdout, stderr, self.session_id, partial=partial_messages
         )
         # Everything goes through the renderer's guarded streams: a reader that stops reading
         # (`| head`) ends the run cleanly instead of with a BrokenPipeError.
@@ -197,6 +206,10 @@ class _HeadlessRun:
         )
         async with supervise(session.actors, tracer=debug.tracer()) as supervision:
             context = await session.memory.address.ask(GetContext())
+            if isinstance(self.renderer, StreamJsonRenderer):
+                mode = LEGATO_TO_SDK.get(context.permission_mode, context.permission_mode)
+                options = SdkOptions(self.project_root, permission_mode=mode)
+                self.renderer.emit(await init_line(session, options, options.permission_mode))
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
             # The MCP client lists these and does not start them; the run goes on without.

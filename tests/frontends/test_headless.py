@@ -107,7 +107,10 @@ def test_stream_json_is_ndjson_ending_with_the_result(project: Project) -> None:
         text("Done and dusted", chunk_words=1, delay=0.02),
     ]
     with ScriptedServer(steps) as server:
-        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+        done = project.legato(
+            server.url,
+            "--headless", "go", "--output-format", "stream-json", "--include-partial-messages",
+        )  # fmt: skip
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     kinds = [e["type"] for e in events]
@@ -123,6 +126,21 @@ def test_stream_json_is_ndjson_ending_with_the_result(project: Project) -> None:
     assert len(deltas) >= 3  # streamed in pieces, not in one lump
     assert "".join(deltas) == "Done and dusted"
     assert all(e["session_id"] == events[-1]["session_id"] for e in events)
+    assert len({e["uuid"] for e in events}) == len(events)
+    assert kinds[0] == "system" and events[0]["subtype"] == "init"
+    finished = [e for e in events if e["type"] == "assistant"]
+    assert finished[-1]["message"]["model"] == "claude-sonnet-4-6"
+    assert finished[-1]["message"]["id"].startswith("msg_")
+    assert events[-1]["stop_reason"] == "end_turn"
+    assert events[-1]["modelUsage"]["claude-sonnet-4-6"]["outputTokens"] > 0
+
+
+def test_stream_json_has_no_stream_events_unless_asked(project: Project) -> None:
+    with ScriptedServer([text("Done and dusted", chunk_words=1)]) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+    assert kinds == ["system", "assistant", "result"]
 
 
 def test_an_invalid_key_exits_1_with_the_remedy_and_never_prints_the_key(project: Project) -> None:

@@ -48,13 +48,15 @@ def subagent(event: ToolEvent | TextDelta) -> AgentEvent:
 
 async def test_stream_json_gives_a_subagents_lines_the_agent_calls_id() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
-    renderer = StreamJsonRenderer(stdout, stderr, "s1")
+    renderer = StreamJsonRenderer(stdout, stderr, "s1", partial=True)
     await renderer.show(ToolStarted(id="toolu_a", name="Agent", summary="reviewer: look"))
     await renderer.show(subagent(TextDelta(0, "Hm")))
     await renderer.show(subagent(ToolFinished(ToolResult(tool_use_id="t1", content="x"), 0.5)))
     await renderer.show(ToolFinished(ToolResult(tool_use_id="toolu_a", content="ok"), 1.0))
     lines = [json.loads(line) for line in stdout.getvalue().splitlines()]
-    assert [line.get("parent_tool_use_id") for line in lines] == [None, "toolu_a", "toolu_a", None]
+    assert [line["parent_tool_use_id"] for line in lines] == [None, "toolu_a", "toolu_a", None]
+    # Every line has an id of its own, as the Agent SDK requires of stream events.
+    assert len({line.pop("uuid") for line in lines}) == 4
     assert lines[1] == {
         "type": "stream_event",
         "event": {"type": "content_block_delta", "index": 0,

@@ -93,7 +93,12 @@ def test_three_agents_run_side_by_side_and_their_answers_and_usage_come_back(
     ]
     with ScriptedServer(script(main, agent)) as server:
         done = project.legato(
-            server.url, "--headless", "split the work", "--output-format", "stream-json"
+            server.url,
+            "--headless",
+            "split the work",
+            "--output-format",
+            "stream-json",
+            "--include-partial-messages",
         )
         requests = server.requests
     assert done.returncode == 0, done.stderr
@@ -135,7 +140,7 @@ def test_three_agents_run_side_by_side_and_their_answers_and_usage_come_back(
         said = [line for line in own if line["type"] == "assistant"]
         assert said[-1]["message"]["content"][0]["text"].startswith(f"Agent {n} reports")
     finals = [line for line in lines if line["type"] == "assistant"]
-    assert "parent_tool_use_id" not in finals[-1]
+    assert finals[-1]["parent_tool_use_id"] is None
 
 
 def test_the_text_output_has_a_line_for_each_agent_start_and_end(project: Project) -> None:
@@ -316,7 +321,7 @@ def test_a_signal_while_agents_run_stops_them_and_every_process(
     results = {
         block["tool_use_id"]: block
         for line in lines
-        if line["type"] == "user" and "parent_tool_use_id" not in line
+        if line["type"] == "user" and line["parent_tool_use_id"] is None
         for block in line["message"]["content"]
     }
     assert sorted(results) == ["toolu_agent_0", "toolu_agent_1", "toolu_agent_2"]
@@ -327,7 +332,7 @@ def test_a_signal_while_agents_run_stops_them_and_every_process(
     inner = [
         block
         for line in lines
-        if line["type"] == "user" and "parent_tool_use_id" in line
+        if line["type"] == "user" and line["parent_tool_use_id"] is not None
         for block in line["message"]["content"]
     ]
     assert len(inner) == 3

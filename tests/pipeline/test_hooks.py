@@ -358,6 +358,7 @@ def test_stream_json_reports_each_hook_run(project: Project) -> None:
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     hooks = [line for line in lines if line.get("subtype", "").startswith("hook_")]
     started, response = hooks
+    assert started.pop("uuid") != response["uuid"]
     assert started == {
         "type": "system",
         "subtype": "hook_started",
@@ -365,6 +366,7 @@ def test_stream_json_reports_each_hook_run(project: Project) -> None:
         "hook_name": "PreToolUse:Read",
         "hook_event": "PreToolUse",
         "session_id": started["session_id"],
+        "parent_tool_use_id": None,
     }
     assert response["subtype"] == "hook_response"
     assert response["hook_id"] == started["hook_id"]

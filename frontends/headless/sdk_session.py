@@ -1,0 +1,186 @@
+"""The session a program drives over stdin (``--input-format stream-json``): its options as the
+Agent SDK gives them, the actors assembled for it, and the ``init`` line that opens its output.
+
+With ``--permission-prompt-tool stdio`` a question the rules would put to a person goes to the
+program as a ``can_use_tool`` control request; without it, as in every headless run, it is
+denied. ``dontAsk`` denies it either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from actors.memory_store import read_sdk_hooks
+from actors.protocol import ListMcpServers, ListTools, Overrides
+from actors.ui import Renderer
+from frontends.headless.control import ControlError
+from frontends.session import assemble
+from frontends.version import __version__
+
+if TYPE_CHECKING:
+    from actors.protocol import AskUser, PermissionMode
+    from frontends.headless.control import ControlChannel
+    from frontends.headless.render import StreamJsonRenderer
+    from frontends.session import Session
+
+# The Claude Code release whose stream-json and control protocol this one follows, for the SDK's
+# check of its CLI's version (``claude_code_version`` in the init line).
+CLAUDE_CODE_PROTOCOL = "2.1.0"
+# The version of the protocol as docs/headless.md writes it down; it changes when a line or a
+# request changes shape.
+PROTOCOL_VERSION = 1
+
+# The SDK's permission modes -> Legato's, and whether someone may be asked.
+SDK_MODES: dict[str, tuple[PermissionMode, bool]] = {
+    "default": ("ask", True),
+    "acceptEdits": ("auto", True),
+    "plan": ("plan", True),
+    "auto": ("auto", True),
+    "dontAsk": ("ask", False),
+    "bypassPermissions": ("auto", True),
+}
+LEGATO_TO_SDK = {"ask": "default", "auto": "acceptEdits", "plan": "plan", "custom": "default"}
+
+
+@dataclass(frozen=True)
+class SdkOptions:
+    project_root: str
+    model: str | None = None
+    permission_mode: str = "default"  # the SDK's name
+    max_turns: int = 50
+    max_parallel: int | None = None
+    stream_timeout: float = 60.0
+    session_id: str | None = None
+    resume: bool = False
+    partial_messages: bool = False
+    hook_events: bool = False
+    ask_program: bool = False  # --permission-prompt-tool stdio
+    overrides: Overrides = field(default_factory=Overrides)
+    unsupported: tuple[str, ...] = ()  # the options given that Legato does not act on
+
+
+@dataclass(frozen=True)
+class SdkSession:
+    session: Session
+    init_problems: tuple[str, ...] = ()  # what initialize asked for that was not taken
+
+
+class ProgramQuestions(Renderer):
+    """Puts the broker's questions to the driving program as ``can_use_tool`` requests."""
+
+    def __init__(self, channel: ControlChannel) -> None:
+        self.channel = channel
+
+    async def ask(self, question: AskUser) -> str:
+        request = question.request
+        body: dict[str, Any] = {
+            "subtype": "can_use_tool",
+            "tool_name": request.tool,
+            "input": getattr(request, "tool_input", None) or {},
+            "tool_use_id": getattr(request, "tool_use_id", None) or "",
+            "permission_suggestions": None,
+            "blocked_path": None,
+            "description": _describe(question),
+        }
+        if request.agent is not None:
+            body["agent_id"] = request.agent
+        try:
+            answer = await self.channel.request(body)
+        except ControlError:
+            return "n"
+        return "y" if answer.get("behavior") == "allow" else "n"
+
+
+def _describe(question: AskUser) -> str:
+    request = question.request
+    what = request.command or ", ".join(request.paths) or request.tool
+    return f"{request.kind} {what}"
+
+
+def assemble_for_sdk(
+    options: SdkOptions,
+    renderer: StreamJsonRenderer,
+    session_id: str,
+    *,
+    init: dict[str, Any] | None,
+    channel: ControlChannel,
+) -> SdkSession:
+    mode, asks = SDK_MODES.get(options.permission_mode, ("ask", True))
+    hooks, problems = read_sdk_hooks(init.get("hooks") if init is not None else None)
+    overrides = msgspec_replace(
+        options.overrides, model=options.model, permission_mode=mode, hooks=hooks
+    )
+
+    async def hook_callback(
+        callback_id: str, payload: dict[str, Any], tool_use_id: str | None
+    ) -> dict[str, Any]:
+        body = {
+            "subtype": "hook_callback",
+            "callback_id": callback_id,
+            "input": payload,
+            "tool_use_id": tool_use_id,
+        }
+        return await channel.request(body)
+
+    session = assemble(
+        options.project_root,
+        renderer=renderer,
+        headless=True,
+        overrides=overrides,
+        asker=ProgramQuestions(channel) if options.ask_program and asks else None,
+        session_id=session_id,
+        max_concurrency=options.max_parallel,
+        stream_timeout=options.stream_timeout,
+        resume=options.resume,
+        hook_callbacks=hook_callback if hooks else None,
+    )
+    return SdkSession(session, tuple(problems))
+
+
+def msgspec_replace(overrides: Overrides, **changes: Any) -> Overrides:
+    import msgspec
+
+    return msgspec.structs.replace(overrides, **changes)
+
+
+async def init_line(session: Session, options: SdkOptions, mode: str) -> dict[str, Any]:
+    """The ``system`` ``init`` line: where, with what, and what was not taken."""
+    from actors.protocol import GetContext
+
+    context = await session.memory.address.ask(GetContext())
+    tools = await session.tools.address.ask(ListTools())
+    names = [spec["name"] for spec in tools.definitions]
+    offered = context.offered_tools is None or "Agent" in context.offered_tools
+    if offered and "Agent" not in context.refused_tools:
+        names.append("Agent")
+    servers = await session.mcp.address.ask(ListMcpServers())
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": options.project_root,
+        "tools": names,
+        "mcp_servers": [{"name": s.name, "status": mcp_status(s.state)} for s in servers],
+        "model": context.model,
+        "permissionMode": mode,
+        "slash_commands": ["compact", "undo"],
+        "apiKeySource": "none",
+        "claude_code_version": CLAUDE_CODE_PROTOCOL,
+        "output_style": "default",
+        "agents": [],
+        "skills": [],
+        "plugins": [],
+        "version": __version__,
+        "protocol_version": PROTOCOL_VERSION,
+        "unsupported_options": list(options.unsupported),
+    }
+
+
+def mcp_status(state: str) -> str:
+    """Legato's state of an MCP server in the SDK's words."""
+    return {
+        "ready": "connected",
+        "connecting": "pending",
+        "failed": "failed",
+        "unapproved": "disabled",
+    }.get(state, state)

@@ -1,0 +1,172 @@
+"""The flags the Claude Agent SDK passes when it runs ``legato`` as its CLI (docs/sdk.md).
+
+The SDK builds a Claude Code command line: ``--output-format stream-json --verbose
+--input-format stream-json`` and one flag per option set in ``ClaudeAgentOptions``. Those Legato
+honours are parsed into the namespace like its own flags; the others are accepted, their value
+ignored, and named in the ``init`` line's ``unsupported_options`` so that the program sees what
+did not take effect, rather than the process failing on a flag it does not know.
+
+Only the standard library is imported here: the parser is built on every start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+# The SDK sets this for the CLI it starts ("sdk-py", "sdk-ts"): a flag from a newer SDK is then a
+# warning, not a usage error.
+ENTRYPOINT_ENV = "CLAUDE_CODE_ENTRYPOINT"
+
+# The SDK's names for the permission modes, and Legato's own.
+SDK_PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+
+# Flags the SDK may pass that Legato accepts and ignores: name -> whether it takes a value.
+IGNORED: dict[str, bool] = {
+    "--fallback-model": True,
+    "--betas": True,
+    "--max-budget-usd": True,
+    "--task-budget": True,
+    "--settings": True,
+    "--setting-sources": True,
+    "--plugin-dir": True,
+    "--fork-session": False,
+    "--resume-session-at": True,
+    "--resume-drops-turn": True,
+    "--session-mirror": False,
+    "--thinking": True,
+    "--max-thinking-tokens": True,
+    "--thinking-display": True,
+    "--effort": True,
+    "--json-schema": True,
+}
+
+
+def started_by_sdk() -> bool:
+    return os.environ.get(ENTRYPOINT_ENV, "").startswith("sdk")
+
+
+def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
+    """The SDK's flags, in a group of their own in ``--help``."""
+    group = parser.add_argument_group(
+        "Agent SDK and Claude Code compatibility (docs/headless.md, docs/sdk.md)"
+    )
+    group.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="stream-json: read user messages and control requests as NDJSON on stdin "
+        "(needs --output-format stream-json)",
+    )
+    group.add_argument("--verbose", action="store_true", help="accepted; changes nothing")
+    group.add_argument(
+        "--system-prompt", metavar="TEXT", help="replace Legato's instructions to the model"
+    )
+    group.add_argument(
+        "--system-prompt-file", metavar="FILE", help="as --system-prompt, read from FILE"
+    )
+    group.add_argument(
+        "--append-system-prompt", metavar="TEXT", help="add TEXT to the end of the system prompt"
+    )
+    group.add_argument(
+        "--tools",
+        metavar="NAMES",
+        help="the tools the model is offered, comma-separated ('' none, 'default' all)",
+    )
+    group.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="tools that run without asking (as allowedTools; Bash(cmd:*) as allowedCommands)",
+    )
+    group.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="tools that are never offered nor run (as blockedTools)",
+    )
+    group.add_argument(
+        "--permission-prompt-tool",
+        metavar="NAME",
+        help="stdio: put permission questions to the program driving Legato (can_use_tool)",
+    )
+    group.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="stream-json: also a stream_event line for each streamed piece",
+    )
+    group.add_argument(
+        "--include-hook-events",
+        action="store_true",
+        help="stream-json: also hook_started and hook_response lines",
+    )
+    group.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder the tools may read (writes there still ask)",
+    )
+    group.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help='MCP servers for this session: {"mcpServers": {...}} or a file holding it',
+    )
+    group.add_argument(
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the --mcp-config servers",
+    )
+    group.add_argument("--session-id", metavar="UUID", help="the new session's id")
+    for flag, takes_value in IGNORED.items():
+        action = "append" if takes_value else "store_true"
+        group.add_argument(flag, dest=_dest(flag), action=action, help=argparse.SUPPRESS)
+
+
+def _dest(flag: str) -> str:
+    return "ignored_" + flag.lstrip("-").replace("-", "_")
+
+
+def ignored_options(args: argparse.Namespace) -> list[str]:
+    """The SDK options given that Legato does not act on, by flag."""
+    named = [flag for flag in IGNORED if getattr(args, _dest(flag), None)]
+    if args.permission_prompt_tool not in (None, "stdio"):
+        named.append(f"--permission-prompt-tool {args.permission_prompt_tool}")
+    return named + list(getattr(args, "unknown_flags", []))
+
+
+def split_unknown(
+    argv: list[str], known: set[str], takes_value: set[str]
+) -> tuple[list[str], list[str]]:
+    """``argv`` without the flags no parser knows (from a newer SDK), and those flags.
+
+    An unknown ``--flag`` takes the next word as its value unless that word is a flag too: the
+    SDK passes no positional words, so a word after an unknown flag cannot be the project path.
+    A known flag's value is kept whatever it looks like (a system prompt may start with "--").
+    """
+    kept: list[str] = []
+    unknown: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        name = word.split("=", 1)[0]
+        if name in known or not word.startswith("--") or word == "--":
+            kept.append(word)
+            if name in takes_value and "=" not in word and i + 1 < len(argv):
+                kept.append(argv[i + 1])
+                i += 1
+        else:
+            unknown.append(name)
+            if "=" not in word and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                i += 1
+        i += 1
+    return kept, unknown
