@@ -162,10 +162,10 @@ class _StreamSession:
             )
             async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
                 requests = Requests(session, self)
-                await self._start(session.session, requests)
                 if initialize is not None:
                     await requests.answer(initialize[0], await requests.initialize(session))
                     first = None
+                await self._start(session.session, requests)
                 prompts_in, prompts = anyio.create_memory_object_stream[_Prompt](math.inf)
                 async with anyio.create_task_group() as work:
                     work.start_soon(self._run_prompts, session.session, prompts)

@@ -1,0 +1,194 @@
+"""``--input-format stream-json`` spoken by hand, line by line: what a program that is not the
+SDK, or a broken one, gets for each kind of input (docs/headless.md)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.frontends.conftest import REPO
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+STREAM = ["--input-format", "stream-json", "--output-format", "stream-json"]
+
+
+def user(content: Any) -> str:
+    return json.dumps({"type": "user", "message": {"role": "user", "content": content}})
+
+
+def control(request_id: str, **body: Any) -> str:
+    return json.dumps({"type": "control_request", "request_id": request_id, "request": body})
+
+
+def run(
+    project: Project, url: str, lines: list[str], *flags: str, env: dict[str, str] | None = None
+) -> tuple[int, list[dict[str, Any]], str]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from frontends.cli import main; main()",
+            str(project.root),
+            *STREAM,
+            *flags,
+        ],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**project.env(url), **(env or {})},
+        timeout=60,
+    )
+    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def test_bad_lines_are_answered_and_skipped_and_the_prompt_still_runs(project: Project) -> None:
+    lines = [
+        "this is not json",
+        "[1, 2]",
+        json.dumps({"type": "telepathy"}),
+        user([{"type": "image", "source": {}}]),
+        control("r1", subtype="rewind_files", user_message_id="x"),
+        json.dumps({"type": "control_request", "request": {"subtype": "interrupt"}}),
+        control("r2", subtype="initialize", hooks=None),
+        json.dumps({"type": "control_response", "response": {"request_id": "nobody"}}),
+        user([{"type": "text", "text": "hello"}, {"type": "image", "source": {}}]),
+    ]
+    with ScriptedServer([text("Hello back.")]) as server:
+        code, out, err = run(project, server.url, lines)
+        requests = server.requests
+    assert code == 0, err
+    assert "Traceback" not in err
+    notices = [line["text"] for line in out if line.get("subtype") == "notice"]
+    assert any(n.startswith("input line skipped: not JSON") for n in notices)
+    assert any("not a JSON object: [1, 2]" in n for n in notices)
+    assert any("'telepathy' skipped" in n for n in notices)
+    assert any(n.startswith("user message skipped") for n in notices)
+    assert any("'image' block in the prompt was left out" in n for n in notices)
+    errors = {
+        line["response"]["request_id"]: line["response"]["error"]
+        for line in out
+        if line["type"] == "control_response" and line["response"]["subtype"] == "error"
+    }
+    assert "does not support the control request 'rewind_files'" in errors["r1"]
+    assert "request_id" in errors["None"]
+    assert "initialize must be the first message" in errors["r2"]
+    assert out[-1]["type"] == "result" and out[-1]["result"] == "Hello back."
+    assert len(requests) == 1
+    assert "hello" in json.dumps(requests[0].body["messages"])
+
+
+def test_initialize_first_is_answered_and_end_of_input_finishes_the_queue(
+    project: Project,
+) -> None:
+    lines = [control("init", subtype="initialize", hooks=None), user("one"), user("two")]
+    with ScriptedServer([text("first"), text("second")]) as server:
+        code, out, err = run(project, server.url, lines)
+    assert code == 0, err
+    assert out[0]["type"] == "control_response"
+    assert out[0]["response"]["request_id"] == "init"
+    assert out[0]["response"]["response"]["hooks_applied"] is True
+    init = out[1]
+    assert (init["type"], init["subtype"]) == ("system", "init")
+    assert init["protocol_version"] == 1
+    results = [line for line in out if line["type"] == "result"]
+    assert [r["result"] for r in results] == ["first", "second"]
+
+
+def test_a_failed_last_prompt_exits_1(project: Project) -> None:
+    steps = [tool_calls([call("Glob", {"pattern": "*"})])]
+    with ScriptedServer(steps) as server:
+        code, out, _ = run(project, server.url, [user("look")], "--max-turns", "1")
+    assert code == 1
+    assert out[-1]["subtype"] == "error_max_turns"
+    assert out[-1]["errors"] == ["stopped after 1 turn (--max-turns)"]
+
+
+def test_flags_of_a_newer_sdk_are_named_not_fatal_when_the_sdk_started_us(
+    project: Project,
+) -> None:
+    flags = ["--future-option", "value", "--other-future-switch", "--betas", "x"]
+    with ScriptedServer([text("ok")]) as server:
+        code, out, err = run(
+            project, server.url, [user("hi")], *flags, env={"CLAUDE_CODE_ENTRYPOINT": "sdk-py"}
+        )
+        assert code == 0, err
+        assert out[0]["unsupported_options"] == [
+            "--betas", "--future-option", "--other-future-switch"
+        ]  # fmt: skip
+        refused, _, err = run(project, server.url, [user("hi")], *flags)
+    assert refused == 2
+    assert "unrecognized arguments: --future-option" in err
+
+
+def test_stream_input_needs_stream_output(project: Project) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
+         "--input-format", "stream-json"],
+        capture_output=True, text=True, cwd=REPO, env=project.env("http://127.0.0.1:9"), timeout=30,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "needs --output-format stream-json" in done.stderr
+
+
+def test_a_reader_that_stops_reading_never_holds_up_a_signal(project: Project) -> None:
+    words = " ".join(["word"] * 60_000)
+    with ScriptedServer([text(words, chunk_words=1)]) as server:
+        process = _start(project, server.url)
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write((user("talk a lot") + "\n").encode())
+        process.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not server.requests:  # the answer is streaming; stdout is never read
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.5)  # long enough for the pipe to fill; the run must not care
+        process.send_signal(signal.SIGTERM)
+        stderr = _end(process, timeout=10)
+    assert process.returncode == 143, stderr
+    assert "Traceback" not in stderr
+
+
+def test_a_parent_that_goes_away_ends_the_run(project: Project) -> None:
+    words = " ".join(["word"] * 60_000)
+    with ScriptedServer([text(words, chunk_words=1)]) as server:
+        process = _start(project, server.url)
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write((user("talk a lot") + "\n").encode())
+        process.stdin.flush()
+        process.stdout.readline()  # the init line: the session is up
+        process.stdout.close()  # the parent is gone: nobody reads any more
+        stderr = _end(process, timeout=20)
+    assert process.returncode == 141, stderr
+    assert "Traceback" not in stderr
+
+
+def _start(project: Project, url: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root),
+         *STREAM, "--include-partial-messages"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+        env=project.env(url),
+    )  # fmt: skip
+
+
+def _end(process: subprocess.Popen[bytes], timeout: float) -> str:
+    """Waits for the process (killed if it outlives ``timeout``); its stderr. Pipes closed."""
+    try:
+        process.wait(timeout=timeout)
+    finally:
+        process.kill()
+        process.wait()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
+    assert process.stderr is not None
+    with process.stderr:
+        return process.stderr.read().decode()
