@@ -1,27 +1,31 @@
 """The official Agent SDK driving Legato and the SDK's bundled CLI, for docs/performance.md.
 
-    uv run python -m benchmarks.sdk [--runs 7] [--prompts 20]
+    uv run python -m benchmarks.sdk [--runs 9] [--prompts 20] [--cli legato|bundled|stub]
 
-Both CLIs run under ``claude_agent_sdk`` against the scripted server on loopback, every request
-answered with a short text reply, the same model named for both (``--model``). Legato is
-pointed at it by ``ASSISTANT_BASE_URL``; the bundled CLI by ``ANTHROPIC_BASE_URL``, with its
-non-essential traffic, telemetry, error reporting and updater turned off and its config in a
-throwaway home, so it makes no request but the model's.
+Each CLI runs under ``claude_agent_sdk`` against the scripted server on loopback, every request
+answered with the same short text reply, the same model named for all (``--model``). Legato is
+pointed at the server by ``ASSISTANT_BASE_URL``; the bundled CLI by ``ANTHROPIC_BASE_URL``, with
+its non-essential traffic, telemetry, error reporting and updater turned off and its config in a
+throwaway home: it then makes no request but the model's (the notes under the first table list
+every request each CLI made). The runs interleave the CLIs, the order turning each run, after a
+warm-up run of each; each run has a fresh scripted server.
 
-- one prompt: ``query()`` from the call to the ResultMessage, and to the iterator's end (the
-  CLI gone); also the first request reaching the server, counted from the call. The runs
-  interleave Legato and the bundled CLI, each run on a fresh scripted server. The floor: the
-  scripted server's own time for the request (its arrival to the answer's last event sent),
-  and the same answer read by a bare httpx client, connection included.
-- a session: ``ClaudeSDKClient`` connects, then sends ``--prompts`` prompts one after another;
-  each prompt's time, from ``client.query()`` to its ResultMessage, minus the server's time
-  for the requests that arrived meanwhile, is the per-prompt overhead (median over every
-  prompt of every run). Connect is timed on its own.
-- peak RSS: the CLI's process tree, read from /proc while it runs (every ``POLL`` seconds, by a
-  thread of this process): the sum over the tree's processes of each one's high-water mark
-  (VmHWM), which the kernel keeps per process from its exec on, so a poll only has to come
-  after the peak. The spawning Python process is not counted (``ru_maxrss`` of a vforked child
-  would start at its parent's size).
+- one prompt: ``query()`` from the call to the ResultMessage, and to the iterator's end (the CLI
+  gone); also to the first request reaching the server.
+- a session: ``ClaudeSDKClient`` connects (timed alone), then sends ``--prompts`` prompts one
+  after another; each prompt's time, from ``client.query()`` to its ResultMessage, minus the
+  server's own time for the requests that arrived meanwhile, is its overhead. The first prompt
+  is shown apart; the later ones are pooled over every session.
+- floors: the scripted server's own time for a request (its arrival to the answer's last event
+  sent); the same answer read by a bare httpx client; and a stub CLI (``benchmarks/sdk_stub.py``,
+  stdlib Python run as ``python -I -S``) that answers the SDK's ``initialize`` and makes one
+  ``http.client`` request per prompt: what the SDK and a process in between cost by themselves.
+- peak RSS: the largest high-water mark (VmHWM) in the CLI's process tree, read from /proc while
+  it runs (every ``POLL`` seconds, by a thread of this process); the figure GNU time gives for a
+  process and the children it waits for. The kernel keeps the mark per process from its exec
+  on, so a poll only has to come after the peak. A sum over the tree would count a child forked
+  before its exec (Legato's sandbox probe starting ``bwrap``) at its parent's size;
+  ``ru_maxrss`` of a child vforked from this process would start at this process's size.
 """
 
 from __future__ import annotations
@@ -50,7 +54,9 @@ if TYPE_CHECKING:
 
     from frontends.demo.scripted_api import RecordedRequest, Step
 
-MODEL = "claude-sonnet-4-6"  # a model both CLIs send as named, with no beta the server refuses
+# With its default model the bundled CLI sends a `role: "system"` message under a beta header,
+# which the scripted server refuses as a bad role; with this one it sends a plain conversation.
+MODEL = "claude-sonnet-4-6"
 REPLY = "Done."
 POLL = 0.025  # seconds between reads of /proc for the peak RSS
 MESSAGE_STOP = b"event: message_stop"
@@ -86,11 +92,14 @@ class Timeline:
         return self.step
 
     def sent(self, data: bytes) -> None:
-        if data.startswith(MESSAGE_STOP) or MESSAGE_STOP in data:
+        if data.startswith(MESSAGE_STOP):
             self.finished.append(time.perf_counter())
 
     def server_seconds(self, start: float = 0.0, end: float = float("inf")) -> float:
-        """The server's own time for the requests that arrived between ``start`` and ``end``."""
+        """The server's own time for the requests that arrived between ``start`` and ``end``.
+
+        Arrivals and ends pair up in order: the CLIs here send one request at a time.
+        """
         return sum(
             done - came
             for came, done in zip(self.arrived, self.finished, strict=False)
@@ -113,6 +122,8 @@ class TreePeak:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tree-peak", daemon=True)
         self.high_water_kb: dict[int, int] = {}  # pid -> its VmHWM at the last read
+        self.names: dict[int, str] = {}  # pid -> its command name (after its exec, if any)
+        self.tree: dict[int, str] = {}  # the descendants seen, by pid
 
     def __enter__(self) -> TreePeak:
         self._thread.start()
@@ -124,11 +135,7 @@ class TreePeak:
 
     @property
     def peak_mb(self) -> float:
-        return sum(self.high_water_kb.values()) / 1024
-
-    @property
-    def processes(self) -> int:
-        return len(self.high_water_kb)
+        return max(self.high_water_kb.values(), default=0) / 1024
 
     def _run(self) -> None:
         while not self._stop.wait(POLL):
@@ -143,14 +150,16 @@ class TreePeak:
                         stat = file.read()
                 except OSError:
                     continue  # gone since the listing
-                parent = int(stat.rsplit(b")", 1)[1].split()[1])
-                children.setdefault(parent, []).append(int(name))
+                command, _, rest = stat.partition(b" (")[2].rpartition(b")")
+                children.setdefault(int(rest.split()[1]), []).append(int(name))
+                self.names[int(name)] = command.decode(errors="replace")
         pending = list(children.get(self._root, ()))
         while pending:
             pid = pending.pop()
             pending.extend(children.get(pid, ()))
             kb = _high_water_kb(pid)
             if kb is not None:
+                self.tree[pid] = self.names[pid]
                 self.high_water_kb[pid] = max(kb, self.high_water_kb.get(pid, 0))
 
 
@@ -165,7 +174,7 @@ def _high_water_kb(pid: int) -> int | None:
     return None  # gone, or a zombie: its last reading stands
 
 
-# ── the two CLIs under the SDK ─────────────────────────────────────────────────────────────
+# ── the CLIs under the SDK ─────────────────────────────────────────────────────────────────
 
 
 def options(cli: str | None, url: str, project: Project, errors: list[str]) -> ClaudeAgentOptions:
@@ -207,7 +216,7 @@ class QuerySample:
     to_request: float
     server: float
     rss_mb: float
-    processes: int
+    processes: list[str]  # each process seen in the tree, by command name
     paths: list[str]
     request_bytes: int
 
@@ -234,7 +243,7 @@ async def one_query(name: str, cli: str | None, project: Project) -> QuerySample
         to_request=timeline.arrived[0] - started,
         server=timeline.server_seconds(),
         rss_mb=peak.peak_mb,
-        processes=peak.processes,
+        processes=sorted(peak.tree.values()),
         paths=timeline.paths,
         request_bytes=timeline.sizes[0],
     )
@@ -358,8 +367,8 @@ async def bench_query(clis: dict[str, str | None], project: Project, runs: int) 
     for name, mine in samples.items():
         paths = sorted({path for s in mine for path in s.paths})
         counts = sorted({len(s.paths) for s in mine})
-        trees = sorted({s.processes for s in mine})
-        print(f"- {name}: requests per run {counts} to {paths}; processes in the tree {trees}")
+        trees = sorted({", ".join(s.processes) for s in mine})
+        print(f"- {name}: requests per run {counts} to {paths}; the trees seen: {trees}")
     sys.stdout.flush()
 
 
@@ -417,16 +426,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--prompts", type=int, default=20)
     parser.add_argument("--only", choices=["query", "session"], action="append")
     parser.add_argument(
         "--cli", choices=["legato", "bundled", "stub"], action="append", help="default: all"
     )
     args = parser.parse_args()
-    for name in [name for name in os.environ if name.lower().endswith("_proxy")]:
-        del os.environ[name]  # loopback only; the CLIs inherit this environment
-    os.environ.pop("ASSISTANT_LOG", None)
+    # The SDK gives a CLI this process's environment under its own options' env: keep only
+    # what options() sets for the CLIs to read, and no proxy in the way of loopback.
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy") or name.startswith(
+            ("ANTHROPIC_", "ASSISTANT_", "CLAUDE")
+        ):
+            del os.environ[name]
     precompile()
     only = args.only or ["query", "session"]
     anyio.run(bench, args.runs, args.prompts, only, args.cli or ["legato", "bundled", "stub"])
