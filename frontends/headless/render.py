@@ -138,6 +138,7 @@ class HeadlessRenderer(Renderer):
         self.turns = 0
         self.usage = Usage()
         self.finished: tuple[str, str, float] | None = None  # the call a ToolFinished ends
+        self.calls = 0  # tool calls started so far (a command's may be the sandbox's trial)
 
     async def show(self, event: UiEvent) -> None:
         match event:
@@ -149,6 +150,7 @@ class HeadlessRenderer(Renderer):
                 self.usage = self.usage + usage
             case ToolStarted(id=call_id, name=name, summary=summary):
                 self.running[call_id] = (name, summary, time.monotonic())
+                self.calls += 1
             case ToolFinished(result=result):
                 self.finished = self.running.pop(result.tool_use_id, None)
             case _:

@@ -113,9 +113,10 @@ class Requests:
         self.stream.mode = name
         return {"mode": name}
 
-    async def initialize(self, sdk: SdkSession) -> dict[str, Any]:
-        """The answer to the SDK's ``initialize``: what the session offers."""
-        context = await self.session.memory.address.ask(GetContext())
+    def initialize(self, sdk: SdkSession) -> dict[str, Any]:
+        """The answer to the SDK's ``initialize``: what the session offers. Nothing in it needs
+        a running actor, so it goes out before they start: the SDK's connect does not wait for
+        them (the init line, after, has the effective model)."""
         return {
             "commands": [
                 {"name": "compact", "description": "Summarise the older turns", "argumentHint": ""},
@@ -132,7 +133,6 @@ class Requests:
             ],
             "account": {},
             "pid": os.getpid(),
-            "model": context.model,
             "hook_on_failure_supported": True,
             "hooks_applied": True,
             "problems": list(sdk.init_problems),

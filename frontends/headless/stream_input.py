@@ -169,12 +169,12 @@ class _StreamSession:
                 channel=self.channel,
                 interrupt=self.interrupt,
             )
+            requests = Requests(session, self)
+            if initialize is not None:
+                await requests.answer(initialize[0], requests.initialize(session))
+                first = None
             async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
                 self._started = True
-                requests = Requests(session, self)
-                if initialize is not None:
-                    await requests.answer(initialize[0], await requests.initialize(session))
-                    first = None
                 await self._start(session.session, requests)
                 prompts_in, prompts = anyio.create_memory_object_stream[_Prompt](math.inf)
                 async with anyio.create_task_group() as work:
@@ -272,6 +272,7 @@ class _StreamSession:
     async def _run_prompts(
         self, session: Session, prompts: anyio.abc.ObjectReceiveStream[_Prompt]
     ) -> None:
+        calls = -1  # the renderer's count of calls when the sandbox was last described
         async for prompt in prompts:
             if self.stopped_by is not None:
                 return
@@ -279,8 +280,15 @@ class _StreamSession:
                 await session.ui.address.tell(Show(Notice("warning", note)))
             outcome = await self._run_one(session, prompt.text)
             self.last_failed = outcome.is_error
-            # The result says whether commands ran confined, as headless results do.
-            self.renderer.sandbox = await session.tools.address.ask(DescribeSandbox(try_it=False))
+            # The result says whether commands ran confined, as headless results do. Asked
+            # again only after calls ran (a command makes the sandbox's one trial) and while
+            # the trial is not over: most prompts of a long session do not pay for it.
+            known = self.renderer.sandbox
+            if known is None or (not known.tried and self.renderer.calls != calls):
+                calls = self.renderer.calls
+                self.renderer.sandbox = await session.tools.address.ask(
+                    DescribeSandbox(try_it=False)
+                )
             await session.ui.address.tell(Show(outcome))
 
     async def _run_one(self, session: Session, text: str) -> TurnOutcome:
