@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from claude_agent_sdk import ClaudeAgentOptions, Message, query
+
+from tests.frontends.conftest import Project
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterable
@@ -18,18 +19,8 @@ if TYPE_CHECKING:
 LEGATO = str(Path(sys.executable).with_name("legato"))
 
 
-@dataclass
-class Folder:
-    """A project and an empty home, so no real user config leaks into a test."""
-
-    root: Path
-    home: Path
-
-    def write(self, relative: str, content: str) -> Path:
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
-        return path
+class Folder(Project):
+    """A project folder and an empty home (tests/frontends), and the SDK's options for it."""
 
     def options(self, url: str, **fields: Any) -> ClaudeAgentOptions:
         """The SDK's options with ``cli_path`` pointing at Legato and its env at the server."""
