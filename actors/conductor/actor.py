@@ -87,6 +87,12 @@ DEFAULT_MAX_TOKENS = 16_384
 SESSION_END_WAIT = 5.0  # seconds the SessionEnd hooks may hold up the session's end
 
 
+# Answered at once, beside a running prompt (what a program driving the session asks while it
+# runs: the context's fill, the usage so far, another model from the next request on); the rest
+# wait their turn, so the conversation never has two writers.
+_AT_ONCE = (ListBackgroundAgents, StopBackgroundAgent, GetContextFill, GetUsage, SetModel)
+
+
 class Conductor(Actor[ConductorMsg]):
     name = "conductor"
     concurrent = True  # see the module's docstring: the order is kept by ``InOrder``
@@ -205,7 +211,7 @@ class Conductor(Actor[ConductorMsg]):
                 await self._hooks.run("SessionEnd", reason="other")
 
     def arrived(self, msg: ConductorMsg) -> None:
-        if not isinstance(msg, (ListBackgroundAgents, StopBackgroundAgent)):
+        if not isinstance(msg, _AT_ONCE):
             self._in_order.arrived(msg)
 
     def _mcp_specs_for_agents(self) -> list[Block]:
@@ -224,6 +230,13 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, listing)
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
+            case GetContextFill():
+                await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
+            case GetUsage():
+                await reply.answer(msg, self._usage)
+            case SetModel(model=name):
+                self._model_id = resolve_model(name).id  # UsageError goes back to the caller
+                await reply.answer(msg, self._model_id)
             case _:
                 async with self._in_order.turn(msg):
                     await self._handle_in_order(msg, reply)
@@ -248,9 +261,6 @@ class Conductor(Actor[ConductorMsg]):
                 finally:
                     await self._save_after_prompt()
                 await reply.answer(msg, outcome)
-            case SetModel(model=name):
-                self._model_id = resolve_model(name).id  # UsageError goes back to the caller
-                await reply.answer(msg, self._model_id)
             case SetFast(fast=fast):
                 self._fast = fast
                 await reply.answer(msg, self._fast_now())
@@ -264,10 +274,6 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, await self._undo())
             case Compact():
                 await reply.answer(msg, await self._compact(None, forced=True))
-            case GetContextFill():
-                await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
-            case GetUsage():
-                await reply.answer(msg, self._usage)
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
 

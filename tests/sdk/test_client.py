@@ -54,6 +54,9 @@ async def test_interrupt_stops_a_running_command_and_the_next_prompt_works(
                     await trio.sleep(0.01)
             running = [pid for pid in running_in(folder.root) if _command(pid) == "sleep 60"]
             assert len(running) == 1  # what the check below would miss if the name changed
+            with trio.fail_after(10):  # answered while the prompt runs, not after it
+                usage = await client.get_context_usage()
+            assert usage["totalTokens"] > 0
             await client.interrupt()
             with trio.fail_after(10):  # the command's 60 s are not waited for
                 stopped = await answer(client)
