@@ -26,6 +26,7 @@ from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, Skill
 from actors.skills import SkillLibrary
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 from frontends.flags import build_parser
+from frontends.skill_report import report_text
 from frontends.slash_line import split_command
 from runtime import supervise
 
@@ -174,15 +175,7 @@ def _split_argv(argv: Sequence[str]) -> tuple[str, str, list[str], list[str]]:
 
 
 def _test(project: str, name: str, *, home: str | None = None) -> int:
-    report = ask_library(project, CheckCommand(name=name), home=home)
-    print(f"ok: {report.kind} /{report.name} ({report.path})")
-    for note in report.notes:
-        print(f"  {note}")
-    for warning in report.warnings:
-        print(f"  warning: {warning}")
-    print(f"  rendered with sample arguments: {report.sample or '(none)'}")
-    print()
-    print(report.rendered)
+    print(report_text(ask_library(project, CheckCommand(name=name), home=home)))
     return EXIT_OK
 
 

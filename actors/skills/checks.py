@@ -13,17 +13,19 @@ from actors.errors import ConfigError, UsageError
 from actors.protocol import CheckReport
 from actors.skills import mockdata
 from actors.skills.changelog import CHANGELOG_FILE, check_changelog
-from actors.skills.invoke import find_command
+from actors.skills.frontmatter import Faults
+from actors.skills.invoke import find_file
 from actors.skills.patterns import (
     Pattern,
     bind,
     list_patterns,
+    load_pattern,
     project_patterns_dir,
     render,
     unbound,
 )
 from actors.skills.skills import PLACEHOLDER as SKILL_PLACEHOLDER
-from actors.skills.skills import Skill, load_skill, project_skills_dir, read_text, substitute
+from actors.skills.skills import Skill, load_skill, read_text, substitute
 
 SAMPLE_ARGS = tuple(f"sample-{n}" for n in range(1, 10))
 SAMPLE_SCHEMA = '{"id": "uuid", "name": "string", "email": "email"}'
@@ -37,19 +39,21 @@ _SECTIONS = (
 
 
 def check_command(project_root: str, name: str) -> CheckReport:
-    """Check ``/name``: the project's file when there is one, else the bundled one."""
-    skill_file = os.path.join(project_skills_dir(project_root), f"{name}.md")
-    if os.path.isfile(skill_file):
-        return check_skill(load_skill(skill_file, expected=name))  # a name mismatch is a fault
-    found = find_command(project_root, name)
-    if found is None:
+    """Check ``/name``: the file meant to be it, found by its file name or by the name in its
+    front matter (the project's when there is one, else the bundled one). Every fault of the
+    file is reported at once."""
+    meant = find_file(project_root, name)
+    if meant is None:
         raise UsageError(
-            f"/{name} is not a skill or a pattern",
+            f"/{name} is not a skill or a pattern: no file is named {name}.md or declares "
+            f"'name: {name}'",
             remedy=f"Create .legato/skills/{name}.md or .legato/patterns/{name}.md",
         )
-    if isinstance(found, Skill):
-        return check_skill(found)
-    return check_pattern(project_root, found)
+    kind, path = meant
+    if kind == "skill":
+        # The file's own name is what it is invoked as; a front matter that disagrees is a fault.
+        return check_skill(load_skill(path, expected=os.path.basename(path)[:-3]))
+    return check_pattern(project_root, load_pattern(path))
 
 
 def check_skill(skill: Skill) -> CheckReport:
@@ -63,6 +67,7 @@ def check_skill(skill: Skill) -> CheckReport:
         raise ConfigError("a placeholder was left unrendered", path=skill.path, field="body")
     if not _NUMBERED_STEP.search(skill.body):
         warnings.append("the body has no numbered steps (1. ..., 2. ...)")
+    warnings += _dangling(skill)
     for match in _STRAY_DOLLAR.finditer(skill.body):
         warnings.append(f"{match.group(0)} is not a placeholder; use $ARGUMENTS or $1..$9")
     return CheckReport(
@@ -76,16 +81,36 @@ def check_skill(skill: Skill) -> CheckReport:
     )
 
 
+def _dangling(skill: Skill) -> list[str]:
+    """The lines that would be sent with a hole in them when the arguments are left out: a
+    skill's arguments are all optional, so "Target: $1." must read well without them."""
+    found: list[str] = []
+    for offset, line in enumerate(skill.body.splitlines()):
+        if SKILL_PLACEHOLDER.search(line):
+            empty, _ = substitute(line, ())
+            found.append(
+                f"line {skill.body_line + offset}: without arguments it is sent as "
+                f"{empty.strip()!r}; refer to 'the arguments' in words instead (Legato appends "
+                "them as 'ARGUMENTS: ...' only when some are given)"
+            )
+    return found
+
+
 def check_pattern(project_root: str, pattern: Pattern) -> CheckReport:
+    faults = Faults(pattern.path)
     for placeholder, line in unbound(pattern):
         names = ", ".join(arg.name for arg in pattern.args) or "none"
-        raise ConfigError(
-            f"the placeholder {{{{{placeholder}}}}} is bound to no argument (arguments: {names})",
-            path=pattern.path,
-            line=line,
-            field="body",
-            remedy="Add the argument to 'args', or fix the placeholder's spelling",
+        faults.add(
+            ConfigError(
+                f"the placeholder {{{{{placeholder}}}}} is bound to no argument "
+                f"(arguments: {names})",
+                path=pattern.path,
+                line=line,
+                field="body",
+                remedy="Add the argument to 'args', or fix the placeholder's spelling",
+            )
         )
+    faults.check()
     sample = [_sample(arg.name, arg.type, arg.choices, arg.default) for arg in pattern.args]
     values = bind(pattern, sample)
     bind(pattern, [v for v, arg in zip(sample, pattern.args, strict=True) if arg.required])
@@ -122,7 +147,7 @@ def check_pattern(project_root: str, pattern: Pattern) -> CheckReport:
 def _sample(name: str, kind: str, choices: tuple[str, ...] | None, default: str | None) -> str:
     if choices:
         return choices[-1] if default == choices[0] and len(choices) > 1 else choices[0]
-    if kind == "json":
+    if kind in ("json", "schema"):
         return SAMPLE_SCHEMA
     if kind == "integer":
         return "3"

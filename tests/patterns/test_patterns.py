@@ -338,7 +338,7 @@ def test_mock_data_count_and_errors(project: Project, capsys: pytest.CaptureFixt
     assert run_slash([root, "/mock-data", '{"a": "email"}', "3"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 3
     assert run_slash([root, "/mock-data", '{"a": "colour"}']) == 2
-    assert "field 'a' has type 'colour'" in capsys.readouterr().err
+    assert "'schema' has the field 'a' of type \"colour\"" in capsys.readouterr().err
     assert run_slash([root, "/mock-data", '{"a": "email"}', "many"]) == 2
     assert "'count' 'many' is not a whole number" in capsys.readouterr().err
     assert run_slash([root, "/mock-data", '{"a": email}']) == 2
