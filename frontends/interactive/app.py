@@ -304,7 +304,7 @@ class InteractiveSession:
                 listing = PrepareCommand(name="help", in_session=True)
                 library = await self.session.skills.address.ask(listing)
                 if isinstance(library, SkillOutput):
-                    self.view.say(Text("\n" + library.text))
+                    self.view.say(slash_commands.Listing("\n" + library.text))
             case "/clear":
                 await conductor.ask(ClearConversation())
                 self.status.context_tokens = 0

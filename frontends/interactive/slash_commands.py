@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import difflib
+import re
+import textwrap
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from rich.console import Console, ConsoleOptions
+    from rich.text import Text
 
 COMMANDS: dict[str, str] = {
     "/help": "Show help",
@@ -68,3 +77,30 @@ def help_text() -> str:
     width = max(len(name) for name in COMMANDS)
     rows = [f"  {name:<{width}}  {what}" for name, what in COMMANDS.items()]
     return "Commands:\n" + "\n".join(rows) + "\n\nKeys:\n" + KEYS_HELP
+
+
+# A row of the skill library's /help: "  /usage  description", or a description alone, under
+# its column, after a usage too long to share a line with it.
+_ROW = re.compile(r"^(  \S.*?\s{2,}|\s{4,})(\S.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """Aligned two-column text that wraps a long description under its own column, at
+    whatever width the terminal has when it is drawn, rather than back to the left edge."""
+
+    text: str
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        from rich.text import Text
+
+        width = options.max_width
+        for line in self.text.splitlines():
+            row = _ROW.match(line)
+            column = len(row.group(1)) if row else 0
+            if row is None or len(line) <= width or width - column < 20:
+                yield Text(line)
+                continue
+            lines = textwrap.wrap(row.group(2), width - column)
+            yield Text(row.group(1) + lines[0])
+            yield from (Text(" " * column + rest) for rest in lines[1:])
