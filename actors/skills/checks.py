@@ -11,15 +11,17 @@ import re
 
 from actors.errors import ConfigError, UsageError
 from actors.protocol import CheckReport
-from actors.skills import mockdata
+from actors.skills import frontmatter, mockdata
 from actors.skills.changelog import CHANGELOG_FILE, check_changelog
-from actors.skills.frontmatter import Faults
+from actors.skills.frontmatter import Faults, FileFaults
 from actors.skills.invoke import find_file
+from actors.skills.patterns import PLACEHOLDER as PATTERN_PLACEHOLDER
 from actors.skills.patterns import (
     Pattern,
     bind,
     list_patterns,
     load_pattern,
+    lookup,
     project_patterns_dir,
     render,
     unbound,
@@ -53,7 +55,38 @@ def check_command(project_root: str, name: str) -> CheckReport:
     if kind == "skill":
         # The file's own name is what it is invoked as; a front matter that disagrees is a fault.
         return check_skill(load_skill(path, expected=os.path.basename(path)[:-3]))
-    return check_pattern(project_root, load_pattern(path))
+    return check_pattern(project_root, _load_pattern(path))
+
+
+def _load_pattern(path: str) -> Pattern:
+    """The pattern, or every fault of its file: the front matter's, and the placeholders bound
+    to no argument (which running it would send to the model as written)."""
+    document = frontmatter.parse(read_text(path), path)  # unreadable: nothing more to find
+    faults = Faults(path)
+    pattern: Pattern | None = None
+    try:
+        pattern = load_pattern(path)
+    except FileFaults as error:
+        faults.found.extend(error.faults)
+    except ConfigError as error:
+        faults.add(error)
+    raw = document.fields.get("args")
+    declared = raw if isinstance(raw, list) else []
+    names = [item["name"] for item in declared if isinstance(item, dict) and "name" in item]
+    for placeholder, line in unbound(document.body, [str(n) for n in names], document.body_line):
+        faults.add(
+            ConfigError(
+                f"the placeholder {{{{{placeholder}}}}} is bound to no argument "
+                f"(arguments: {', '.join(map(str, names)) or 'none'})",
+                path=path,
+                line=line,
+                field="body",
+                remedy="Add the argument to 'args', or fix the placeholder's spelling",
+            )
+        )
+    faults.check()
+    assert pattern is not None  # no fault was found, so it loaded
+    return pattern
 
 
 def check_skill(skill: Skill) -> CheckReport:
@@ -97,20 +130,6 @@ def _dangling(skill: Skill) -> list[str]:
 
 
 def check_pattern(project_root: str, pattern: Pattern) -> CheckReport:
-    faults = Faults(pattern.path)
-    for placeholder, line in unbound(pattern):
-        names = ", ".join(arg.name for arg in pattern.args) or "none"
-        faults.add(
-            ConfigError(
-                f"the placeholder {{{{{placeholder}}}}} is bound to no argument "
-                f"(arguments: {names})",
-                path=pattern.path,
-                line=line,
-                field="body",
-                remedy="Add the argument to 'args', or fix the placeholder's spelling",
-            )
-        )
-    faults.check()
     sample = [_sample(arg.name, arg.type, arg.choices, arg.default) for arg in pattern.args]
     values = bind(pattern, sample)
     bind(pattern, [v for v, arg in zip(sample, pattern.args, strict=True) if arg.required])
@@ -119,7 +138,7 @@ def check_pattern(project_root: str, pattern: Pattern) -> CheckReport:
         rendered = mockdata.generate(values["schema"], 2, seed=0)
     else:
         rendered = render(pattern, values)
-    warnings: list[str] = []
+    warnings: list[str] = _holes(pattern)
     notes: list[str] = []
     lowered = pattern.body.lower()
     for word, what in _SECTIONS:
@@ -142,6 +161,28 @@ def check_pattern(project_root: str, pattern: Pattern) -> CheckReport:
         warnings=tuple(warnings),
         notes=tuple(notes),
     )
+
+
+def _holes(pattern: Pattern) -> list[str]:
+    """The lines that would be sent with a hole in them when an optional argument with no
+    default is left out (the prompt's "Arguments:" line names only the given ones)."""
+    optional = {arg.name: "" for arg in pattern.args if not arg.required and arg.default is None}
+    found: list[str] = []
+    for offset, line in enumerate(pattern.body.splitlines()):
+        names = [m.group(1) for m in PATTERN_PLACEHOLDER.finditer(line)]
+        empty = [name for name in names if lookup(name, optional) is not None]
+        if empty:
+            shown = PATTERN_PLACEHOLDER.sub(lambda m: _left_out(m, optional), line)
+            found.append(
+                f"line {pattern.body_line + offset}: without {', '.join(empty)} it is sent as "
+                f"{shown.strip()!r}; give the argument a default, or refer to it in words"
+            )
+    return found
+
+
+def _left_out(match: re.Match[str], optional: dict[str, str]) -> str:
+    value = lookup(match.group(1), optional)
+    return match.group(0) if value is None else value
 
 
 def _sample(name: str, kind: str, choices: tuple[str, ...] | None, default: str | None) -> str:

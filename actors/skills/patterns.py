@@ -397,12 +397,13 @@ def _words(value: str) -> list[str]:
     return [word for word in re.split(r"[^A-Za-z0-9]+", spaced) if word]
 
 
-def unbound(pattern: Pattern) -> list[tuple[str, int]]:
-    """Placeholders bound to no argument, with their line numbers in the file."""
-    sample = {arg.name: "x" for arg in pattern.args}
+def unbound(body: str, names: Sequence[str], body_line: int) -> list[tuple[str, int]]:
+    """Placeholders of ``body`` bound to none of the argument ``names``, with their line
+    numbers in the file (the body starting at ``body_line``)."""
+    sample = dict.fromkeys(names, "x")
     found: list[tuple[str, int]] = []
-    for offset, line in enumerate(pattern.body.splitlines()):
+    for offset, line in enumerate(body.splitlines()):
         for match in PLACEHOLDER.finditer(line):
             if lookup(match.group(1), sample) is None:
-                found.append((match.group(1), pattern.body_line + offset))
+                found.append((match.group(1), body_line + offset))
     return found

@@ -33,6 +33,7 @@ args:
 ---
 ## Generates
 - {{Name}}Service
+- {{nmae}}Service
 """
 
 BROKEN_SKILL = """\
@@ -50,7 +51,7 @@ def test_a_broken_pattern_is_found_by_its_front_matter_name_with_every_fault(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
-        f"legato: {path}: 4 faults:",
+        f"legato: {path}: 5 faults:",
         f"  {path}:3: field 'description': must be a non-empty string, not empty",
         '    → Write it as description: "some text"',
         f"  {path}:7: field 'args[0].required': must be true or false, not 'maybe'",
@@ -59,6 +60,9 @@ def test_a_broken_pattern_is_found_by_its_front_matter_name_with_every_fault(
         "    → Use only choices, default, description, name, required, type",
         f"  {path}:11: field 'args[1].default': 'threads' is not one of the choices sync, async",
         "    → Fix the front matter (see docs/skills-and-patterns.md for its format)",
+        f"  {path}:16: field 'body': the placeholder {{{{nmae}}}} is bound to no argument "
+        "(arguments: name, style)",
+        "    → Add the argument to 'args', or fix the placeholder's spelling",
     ]
     by_file_name = project.legato(NO_SERVER, "/services", "--test")
     assert by_file_name.returncode == 2
@@ -90,7 +94,7 @@ def test_running_a_broken_pattern_names_its_faults_not_an_unknown_command(
         requests = server.requests
     assert requests == []
     assert done.returncode == 2
-    assert "services.md: 4 faults:" in done.stderr
+    assert "services.md: 4 faults:" in done.stderr  # what --test adds is about the body
     assert "is not a skill or a pattern" not in done.stderr
 
 
@@ -158,3 +162,34 @@ def test_help_lists_skills_and_patterns_apart_with_their_arguments(project: Proj
         "  /service-class".ljust(column) + ".legato/patterns/services.md: 4 faults"
     )
     assert "legato /<name> --test checks one and shows it rendered, listing every fault." in lines
+
+
+def test_a_pattern_run_without_its_optional_argument_leaves_no_hole(project: Project) -> None:
+    with ScriptedServer([text("Extracted.")]) as server:
+        done = project.legato(server.url, "/extract-function", "src/shop.py")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    prompt = first_prompt(requests[0].body)
+    assert "\nArguments: file=src/shop.py\n" in prompt
+    assert "# extract-function: src/shop.py\n" in prompt
+    assert "`{{" not in prompt and "``;" not in prompt and "{{" not in prompt
+    assert (
+        "Extract the lines the arguments above give as `selection`; without a selection" in prompt
+    )
+
+
+def test_test_shows_how_a_left_out_optional_argument_is_sent(project: Project) -> None:
+    project.write(
+        ".legato/patterns/hole.md",
+        "---\nname: review-file\ndescription: Review a file\nargs:\n"
+        "  - name: file\n    description: The file\n    required: true\n"
+        "  - name: focus\n    description: What to look at\n---\n"
+        "## Generates\n- notes\n## Steps\n1. Read {{file}} looking at {{focus}}.\n"
+        "## Template\n{{file}}\n",
+    )
+    checked = project.legato(NO_SERVER, "/review-file", "--test")
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.splitlines()[1] == (
+        "  warning: line 14: without focus it is sent as '1. Read {{file}} looking at .'; "
+        "give the argument a default, or refer to it in words"
+    )
