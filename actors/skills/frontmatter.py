@@ -14,7 +14,10 @@
     The body...
 
 Plain YAML, as Claude Code reads it, parsed by PyYAML's safe loader (``safe_yaml.py``: what it
-refuses and why). Every fault names the file, the line and, where it can, the field.
+refuses and why). Every fault names the file, the line and, where it can, the field. A loader
+gathers a file's faults in ``Faults`` and raises them together (``FileFaults``, a
+``ConfigError``), so one ``--test`` shows all there is to fix; only YAML that does not parse
+stops at its first fault, since nothing after it can be read.
 """
 
 from __future__ import annotations

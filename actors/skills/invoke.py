@@ -74,7 +74,10 @@ def find_command(project_root: str, name: str) -> Skill | Pattern | None:
         meant = find_file(project_root, name)
         if meant is not None:
             kind, path = meant
-            return load_skill(path) if kind == "skill" else load_pattern(path)
+            stem = os.path.basename(path).removesuffix(".md")
+            loaded = load_skill(path, expected=stem) if kind == "skill" else load_pattern(path)
+            # A pattern that loads is run by its own name only, not by its file's.
+            return loaded if loaded.name == name else None
     return found
 
 

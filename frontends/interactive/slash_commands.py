@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import re
-import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from frontends.skill_report import hang
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -79,28 +79,13 @@ def help_text() -> str:
     return "Commands:\n" + "\n".join(rows) + "\n\nKeys:\n" + KEYS_HELP
 
 
-# A row of the skill library's /help: "  /usage  description", or a description alone, under
-# its column, after a usage too long to share a line with it.
-_ROW = re.compile(r"^(  \S.*?\s{2,}|\s{4,})(\S.*)$")
-
-
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """Aligned two-column text that wraps a long description under its own column, at
-    whatever width the terminal has when it is drawn, rather than back to the left edge."""
+    """The skill library's /help, fitted to the terminal's width when it is drawn."""
 
     text: str
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
         from rich.text import Text
 
-        width = options.max_width
-        for line in self.text.splitlines():
-            row = _ROW.match(line)
-            column = len(row.group(1)) if row else 0
-            if row is None or len(line) <= width or width - column < 20:
-                yield Text(line)
-                continue
-            lines = textwrap.wrap(row.group(2), width - column)
-            yield Text(row.group(1) + lines[0])
-            yield from (Text(" " * column + rest) for rest in lines[1:])
+        yield from (Text(line) for line in hang(self.text, options.max_width))

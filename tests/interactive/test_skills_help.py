@@ -64,3 +64,19 @@ def test_in_a_real_terminal_help_lists_skills_and_patterns_with_session_advice(
         assert "legato /" not in terminal.screen()
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
+
+
+@pytest.mark.tmux
+def test_in_a_real_terminal_legato_help_wraps_under_the_column(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    terminal.start(root, session_env(home, "http://127.0.0.1:9"), "/help")
+    assert terminal.exit_code() == 0
+    lines = terminal.screen().splitlines()
+    column = lines[1].index("Find the performance")
+    row = "  /deploy-script <staging|production>".ljust(column) + "Write a deploy script"
+    deploy = next(n for n, line in enumerate(lines) if line.startswith(row))
+    assert lines[deploy + 1].startswith(" " * column + "verification")
+    assert all(len(line) <= 100 for line in lines if line.startswith("  /"))
+    assert "legato /<name> --test checks one and shows it rendered, listing every fault." in lines

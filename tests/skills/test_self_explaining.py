@@ -10,6 +10,7 @@ import pytest
 
 from actors.skills.skills import BUNDLED_SKILLS
 from frontends.demo.scripted_api import ScriptedServer, text
+from frontends.skill_report import hang
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
@@ -193,3 +194,39 @@ def test_test_shows_how_a_left_out_optional_argument_is_sent(project: Project) -
         "  warning: line 14: without focus it is sent as '1. Read {{file}} looking at .'; "
         "give the argument a default, or refer to it in words"
     )
+
+
+def test_a_skill_whose_names_disagree_is_not_run_by_either(project: Project) -> None:
+    path = project.write(
+        ".legato/skills/release.md", "---\nname: ship-it\ndescription: Ship\n---\n1. Ship.\n"
+    )
+    with ScriptedServer([]) as server:
+        runs = [project.legato(server.url, name) for name in ("/release", "/ship-it")]
+        requests = server.requests
+    assert requests == []
+    for done in runs:
+        assert done.returncode == 2
+        assert done.stderr.splitlines() == [
+            f"legato: {path}:2: field 'name': is 'ship-it', but the skill is invoked as /release",
+            "  → Set 'name: release', or rename the file to ship-it.md",
+        ]
+
+
+def test_a_long_description_wraps_under_its_column() -> None:
+    listing = (
+        "Patterns (run one: /<name> <required> [optional]):\n"
+        "  /db-seed <table>    Write a seed script that fills a table with data\n"
+        "  /api-endpoint <resource> <GET|POST|PUT|DELETE|PATCH>\n"
+        "                      Add one API endpoint for a resource, with validation\n"
+        "Memory: /home/me/.legato/projects/0123456789abcdef/memory"
+    )
+    assert hang(listing, 50) == [
+        "Patterns (run one: /<name> <required> [optional]):",
+        "  /db-seed <table>    Write a seed script that",
+        "                      fills a table with data",
+        "  /api-endpoint <resource> <GET|POST|PUT|DELETE|PATCH>",
+        "                      Add one API endpoint for a",
+        "                      resource, with validation",
+        "Memory: /home/me/.legato/projects/0123456789abcdef/memory",  # not a row: left as is
+    ]
+    assert hang(listing, 200) == listing.splitlines()
