@@ -19,23 +19,25 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
+    from actors.protocol import SkillPrompt
+
     # Makes a prompt ready before it runs (a skill or pattern's), given the prompt and the
-    # project: the text to send, or the exit code when nothing is left to send.
-    PreparePrompt = Callable[[str, str], str | int]
+    # project: the skill or pattern's prompt, or the exit code when nothing is left to send.
+    PreparePrompt = Callable[[str, str], SkillPrompt | int]
 
 # The prompts the headless session runs as its own commands, not as a prompt for the model
 # (frontends/headless/run.py sends each as the conductor's message of that name).
 SESSION_COMMANDS = ("/undo", "/compact")
 
 
-def run_session(argv: list[str]) -> int:
+def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
     """A session's command line (``[project] [flags] --headless <prompt>``), parsed and run;
-    a headless prompt goes as it is, nothing made of it (a skill's prompt is ready already)."""
+    a headless prompt goes as it is, nothing made of it (``command``'s prompt is ready already)."""
     args = build_parser().parse_args(argv)
     project = project_root(args)
     if isinstance(project, int):
         return project
-    return start(args, project)
+    return start(args, project, command=command)
 
 
 def project_root(args: argparse.Namespace) -> str | int:
@@ -51,9 +53,16 @@ def project_root(args: argparse.Namespace) -> str | int:
     return project
 
 
-def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | None = None) -> int:
+def start(
+    args: argparse.Namespace,
+    project: str,
+    *,
+    prepare: PreparePrompt | None = None,
+    command: SkillPrompt | None = None,
+) -> int:
     """Runs the session the flags describe; the exit code. ``prepare`` makes a headless prompt
-    that starts with ``/`` ready (a skill or pattern)."""
+    that starts with ``/`` ready (a skill or pattern); ``command``: the skill or pattern whose
+    prompt ``--headless`` already holds."""
     if os.environ.get("ASSISTANT_LOG"):
         from frontends.debug import start_debug_log
 
@@ -83,7 +92,7 @@ def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | No
         prepared = prepare(prompt, project)
         if isinstance(prepared, int):
             return prepared
-        prompt = prepared
+        prompt, command = prepared.prompt, prepared
     from frontends.headless import run_headless
 
     return run_headless(
@@ -98,6 +107,7 @@ def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | No
         session_id=resumed,
         resume=resumed is not None,
         partial_messages=args.include_partial_messages,
+        command=command,
     )
 
 

@@ -44,6 +44,7 @@ from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
     from actors.protocol import SandboxReport, UiEvent
+    from frontends.headless.denials import DenialTally
 
 _encoder = msgspec.json.Encoder()
 
@@ -139,6 +140,10 @@ class HeadlessRenderer(Renderer):
         self.usage = Usage()
         self.finished: tuple[str, str, float] | None = None  # the call a ToolFinished ends
         self.calls = 0  # tool calls started so far (a command's may be the sandbox's trial)
+        # A ``--headless`` run's denied calls, said before its result (frontends/headless/run.py
+        # sets it); ``denials_fail``: a skill or pattern run, which fails when it changed nothing.
+        self.denials: DenialTally | None = None
+        self.denials_fail = False
 
     async def show(self, event: UiEvent) -> None:
         match event:
@@ -155,6 +160,11 @@ class HeadlessRenderer(Renderer):
                 self.finished = self.running.pop(result.tool_use_id, None)
             case _:
                 pass
+        if self.denials is not None:
+            self.denials.see(event)
+            if isinstance(event, TurnOutcome) and (note := self.denials.report()) is not None:
+                failed = self.denials_fail and self.denials.nothing_changed
+                self.render(Notice("error" if failed else "warning", note))
         self.render(event)
         await self.stdout.drain()
         await self.stderr.drain()

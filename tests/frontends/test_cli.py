@@ -70,7 +70,8 @@ def test_help_lists_the_flags_and_exit_codes() -> None:
         assert flag in done.stdout
     said = " ".join(done.stdout.split())  # argparse wraps the epilog
     assert (
-        "Exit codes: 0 ok, 1 run-time failure, 2 usage or configuration error, 130 SIGINT, "
+        "Exit codes: 0 ok, 1 run-time failure, 2 usage or configuration error, 3 a skill or "
+        "pattern run whose every change was denied, 130 SIGINT, "
         "141 stdout's reader stopped reading, 143 SIGTERM." in said
     )
 
