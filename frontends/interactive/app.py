@@ -34,6 +34,7 @@ from actors.protocol import (
     ListBackgroundAgents,
     ListCommands,
     ListFiles,
+    LoadSession,
     PrepareCommand,
     RunPrompt,
     SetFast,
@@ -52,6 +53,7 @@ from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.hooks import hooks_text
 from frontends.interactive.mcp import mcp_command
 from frontends.interactive.renderer import TerminalRenderer
+from frontends.interactive.resumed import resumed_header, resumed_lines
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
 from frontends.interactive.tasks import status_lines, tasks_text
@@ -105,6 +107,7 @@ class InteractiveSession:
 
         self.root = project_root
         self.home = home or os.path.expanduser("~")
+        self.resumed = resume
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
         self.console = Console(
@@ -153,6 +156,8 @@ class InteractiveSession:
     async def run(self) -> int:
         async with supervise(self.session.actors, tracer=debug.tracer()):
             self._apply(await self.session.memory.address.ask(GetContext()))
+            if self.resumed:
+                await self._show_resumed()
             async with anyio.create_task_group() as tasks:
                 app_done = anyio.Event()
                 tasks.start_soon(self._run_app, app_done)
@@ -210,6 +215,22 @@ class InteractiveSession:
                 f"The project's hooks ({waiting_hooks[0].source}) are not approved, so they do "
                 "not run. /hooks shows their commands; /hooks approve runs them from now on.",
             )
+        self.screen.changed()
+
+    async def _show_resumed(self) -> None:
+        """The resumed conversation's last exchanges under the banner; its usage counted, so
+        that /cost and the status line go on from it."""
+        if self.session.sessions is None:
+            return
+        saved = await self.session.sessions.address.ask(LoadSession())
+        for counted in saved.spent:
+            self.status.count(counted.usage, model=counted.model)
+        self.status.context_tokens = (
+            await self.session.conductor.address.ask(GetContextFill())
+        ).tokens
+        self.view.say(resumed_header(saved))
+        for line in resumed_lines(saved.messages, root=self.root):
+            self.view.say(line)
         self.screen.changed()
 
     async def _run_app(self, done: anyio.Event) -> None:
