@@ -182,10 +182,10 @@ def _respelled(token: str, root: str) -> str | None:
             names = [entry.rstrip("/") for entry in door.list_folder(folder)]
         except (OSError, ToolFailure):  # a file where a folder should be, or unreadable
             return None
-        close = [part] if part in names else difflib.get_close_matches(part, names, n=1)
-        if not close:
+        close = _closest(part, names)
+        if close is None:
             return None
-        respelled.append(close[0])
+        respelled.append(close)
     return "/".join(respelled) if respelled != parts else None  # a broken symlink, say
 
 
@@ -200,7 +200,8 @@ def _looks_like_a_file(token: str) -> bool:
 
 def _elsewhere(token: str, files: Sequence[str]) -> str | None:
     """Among ``files`` (relative to the project), the one ``token`` most likely meant: one of
-    the same name, else one of a close name with the same extension; the shallowest wins."""
+    the same name, else one of a close name with the same extension (case aside); the
+    shallowest wins."""
     name = os.path.basename(token.rstrip("/"))
     extension = os.path.splitext(name)[1]
     by_name: dict[str, str] = {}
@@ -208,11 +209,24 @@ def _elsewhere(token: str, files: Sequence[str]) -> str | None:
         by_name.setdefault(os.path.basename(path), path)
     if name in by_name:
         return by_name[name]
-    if not extension:
-        return None
-    kin = [other for other in by_name if os.path.splitext(other)[1] == extension]
-    close = difflib.get_close_matches(name, kin, n=1)
-    return by_name[close[0]] if close else None
+    if extension:
+        kin = [
+            other for other in by_name if os.path.splitext(other)[1].lower() == extension.lower()
+        ]
+        close = _closest(name, kin)
+    else:  # only the name itself, case aside: ``docs/makefile`` for ``Makefile``
+        close = next((other for other in by_name if other.lower() == name.lower()), None)
+    return None if close is None else by_name[close]
+
+
+def _closest(name: str, names: Sequence[str]) -> str | None:
+    """``name`` itself among ``names``, else the closest, case aside (``@readme.md`` means
+    ``README.md`` on a file system that minds case)."""
+    if name in names:
+        return name
+    lowered = {other.lower(): other for other in reversed(names)}  # the first of equals wins
+    close = difflib.get_close_matches(name.lower(), lowered, n=1)
+    return lowered[close[0]] if close else None
 
 
 def _why(error: OSError | ToolFailure) -> str:

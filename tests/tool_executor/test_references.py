@@ -65,11 +65,12 @@ async def test_a_missing_path_names_the_closest_match(tmp_path: Path) -> None:
     async with session(tmp_path) as s:
         done = await attach(
             s,
-            "look at @src/mian.py, @scr/main.py, @./scr/mian.py, @docs/nothing-like-it.md "
-            f"and @{tmp_path}/sr/main.py",
+            "look at @src/mian.py, @SRC/Main.py, @scr/main.py, @./scr/mian.py, "
+            f"@docs/nothing-like-it.md and @{tmp_path}/sr/main.py",
         )
     assert done.notes == (
         "@src/mian.py not found; did you mean @src/main.py?",
+        "@SRC/Main.py not found; did you mean @src/main.py?",
         # Each part of the path is respelled from what its folder holds.
         "@scr/main.py not found; did you mean @src/main.py?",
         "@./scr/mian.py not found; did you mean @src/main.py?",
@@ -81,14 +82,21 @@ async def test_a_missing_path_names_the_closest_match(tmp_path: Path) -> None:
 
 
 async def test_a_file_named_without_its_folder_is_found_in_the_project(tmp_path: Path) -> None:
-    for path in ("src/app/main.py", "tests/app/main.py", "src/util.py", "notes/util.md"):
+    files = (
+        "src/app/main.py",
+        "tests/app/main.py",
+        "src/util.py",
+        "notes/util.md",
+        "docs/README.md",
+    )
+    for path in files:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("")
     (tmp_path / "build").mkdir()
     (tmp_path / "build" / "utils.py").write_text("")
     (tmp_path / ".gitignore").write_text("build/\n")
     prompt = (
-        "see @main.py, @utli.py, @utils.py, @mian.rs, @decorator, @pytest.fixture, "
+        "see @main.py, @utli.py, @utils.py, @readme.md, @mian.rs, @decorator, @pytest.fixture, "
         f"@~/main.py and @{tmp_path.parent}/main.py"
     )
     async with session(tmp_path) as s:
@@ -98,6 +106,7 @@ async def test_a_file_named_without_its_folder_is_found_in_the_project(tmp_path:
         "@utli.py not found; did you mean @src/util.py?",  # the same extension, not util.md
         # build/utils.py is what .gitignore leaves out, as @path completion does.
         "@utils.py not found; did you mean @src/util.py?",
+        "@readme.md not found; did you mean @docs/README.md?",  # case aside
         # A path from / or ~ says where it is: a project file of its name is not what it meant.
         "@~/main.py not found: no file or folder has that path, so nothing was attached",
         f"@{tmp_path.parent}/main.py not found: no file or folder has that path, so nothing was "
