@@ -244,6 +244,7 @@ class InteractiveSession:
         self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
         found = await self._commands()
         self.skills = [(f"/{info.name}", info.description) for info in found]
+        self.screen.offer_completions()
 
     async def _say_sandbox(self) -> None:
         # Under the banner, once the session's trial of the sandbox is made: asked in the

@@ -115,6 +115,12 @@ class Screen:
 
     # ── for the session ─────────────────────────────────────────────────────────────────────
 
+    def offer_completions(self) -> None:
+        """The completer's lists were just filled: completions are worked out as one types, so
+        what was typed before (``@sm`` in the first second) is offered now, not at the next key."""
+        if self.buffer.complete_state is None and self.buffer.text:
+            self.buffer.start_completion(select_first=False)
+
     def changed(self) -> None:
         """Something in the view changed: paint it at the next frame."""
         self._dirty.set()
