@@ -814,6 +814,9 @@ class ToolFinished(msgspec.Struct, frozen=True, tag=True):
     result: ToolResult
     elapsed: float
     diff: str | None = None  # for edits and writes: a unified diff of what changed
+    # For the person: what to do about a failed call they can fix (a command not on PATH).
+    # The model reads it in the result; the frontends show it beside the call.
+    remedy: str | None = None
 
 
 ToolEvent = ToolStarted | ToolOutput | ToolFinished

@@ -96,8 +96,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
         out.append("  (skipped: --no-probe)")
     else:
         out.append(f"  {answers.probe.line}")
-        # The probe can meet what the credentials check already found (a missing extra).
-        if answers.probe.problem is not None and answers.probe.problem not in problems:
+        if answers.probe.problem is not None:
             problems.append(answers.probe.problem)
     out += ["", "Tools on PATH"]
     tool_lines, tool_problems = _tools(env)
@@ -109,7 +108,9 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     problems += mcp_problems
     out += ["", "Debug log", f"  {_debug_line(env)}"]
     out += ["", "Problems" if problems else "No problems found."]
-    for problem in problems:
+    # The probe meets what the credentials check found (no key, no region, a missing extra):
+    # each is listed once.
+    for problem in dict.fromkeys(problems):
         out += [f"  ✗ {problem.what}", f"    → {problem.remedy}"]
     print("\n".join(out))
     return EXIT_FAILURE if problems else EXIT_OK

@@ -44,13 +44,33 @@ def project_root(args: argparse.Namespace) -> str | int:
     """The project folder, absolute; the exit code when it is not a folder (said on stderr)."""
     project = os.path.abspath(args.project_path or os.getcwd())
     if not os.path.isdir(project):
-        print(
-            f"legato: project path '{args.project_path}' is not a directory\n"
-            "  → Give the path of an existing project folder, or run legato inside it",
-            file=sys.stderr,
-        )
+        problem = f"project path '{args.project_path}' is not a directory"
+        remedy = "Give the path of an existing project folder, or run legato inside it"
+        if _reads_as_prompt(args):
+            # The words were meant for the model: the first positional word is the project.
+            problem += " (the first argument is the project folder; a prompt goes after --headless)"
+            remedy = (
+                f"To run it as a prompt: legato --headless {_quoted(args.project_path)}; "
+                "or start legato and type it"
+            )
+        print(f"legato: {problem}\n  → {remedy}", file=sys.stderr)
         return EXIT_USAGE
     return project
+
+
+def _reads_as_prompt(args: argparse.Namespace) -> bool:
+    """A missing "project" with a space in it, and no prompt given: words, not a path."""
+    path: str = args.project_path or ""
+    return args.headless is None and " " in path.strip() and not os.path.exists(path)
+
+
+def _quoted(text: str) -> str:
+    """``text`` as the shell takes it back: in double quotes when that is safe to read."""
+    if any(char in text for char in '"$`\\!'):
+        import shlex
+
+        return shlex.quote(text)
+    return f'"{text}"'
 
 
 def start(

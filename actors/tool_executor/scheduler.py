@@ -288,7 +288,10 @@ class Scheduler:
                 images=outcome.images,
                 stop_reason=outcome.stop_reason,
             )
-            await send(ToolFinished(result=result, elapsed=elapsed, diff=outcome.diff))
+            finished = ToolFinished(
+                result=result, elapsed=elapsed, diff=outcome.diff, remedy=outcome.remedy
+            )
+            await send(finished)
         finally:
             if holding:
                 self._limiter.release()

@@ -216,7 +216,7 @@ class TextRenderer(HeadlessRenderer):
                 self._end_line()
             case ToolStarted(name=name, summary=summary):
                 self._note(f"⏺ {name}({_short(summary)})")
-            case ToolFinished(result=result, elapsed=elapsed):
+            case ToolFinished(result=result, elapsed=elapsed, remedy=remedy):
                 lines = result.content.strip().splitlines()
                 first = lines[0].strip() if lines else ""
                 more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
@@ -225,6 +225,8 @@ class TextRenderer(HeadlessRenderer):
                     f"{self.finished[0]}({_tail(self.finished[1], 40)}) " if self.finished else ""
                 )
                 self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
+                if remedy:
+                    self._note(f"    → {remedy}")
             case Retrying(attempt=attempt, delay=delay, reason=reason):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):

@@ -28,6 +28,7 @@ from actors.protocol import (
     AttachReferences,
     ClearConversation,
     Compact,
+    DescribeProvider,
     GetContext,
     GetContextFill,
     ListBackground,
@@ -155,7 +156,9 @@ class InteractiveSession:
 
     async def run(self) -> int:
         async with supervise(self.session.actors, tracer=debug.tracer()):
-            self._apply(await self.session.memory.address.ask(GetContext()))
+            context = await self.session.memory.address.ask(GetContext())
+            self._apply(context)
+            await self._say_setup_problems(context.model)
             if self.resumed:
                 await self._show_resumed()
             async with anyio.create_task_group() as tasks:
@@ -232,6 +235,15 @@ class InteractiveSession:
         for line in resumed_lines(saved.messages, root=self.root):
             self.view.say(line)
         self.screen.changed()
+
+    async def _say_setup_problems(self, model: str) -> None:
+        """Under the banner, what would fail the first prompt (no API key, no region): said
+        now, with its remedy, rather than after the person has typed a prompt."""
+        report = await self.session.model.address.ask(DescribeProvider(model=model))
+        for problem in report.problems:
+            self.view.note("error", f"{problem.what}\n  → {problem.remedy}")
+        if report.problems:
+            self.screen.changed()
 
     async def _run_app(self, done: anyio.Event) -> None:
         try:

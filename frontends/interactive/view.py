@@ -311,6 +311,8 @@ class TurnView:
         if result.is_error:
             self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
             self._print(Text(f"    {_first_line(result.content)}", style="legato.bad"))
+            if event.remedy:
+                self._print(Text(f"    → {event.remedy}"))
             return
         self._print(self._tool_line("✓", "legato.good", run, f"{event.elapsed:.1f} s"))
         for line in run.lines():

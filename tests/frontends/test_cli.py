@@ -102,6 +102,32 @@ def test_bad_usage_exits_2_with_a_clear_message(args: list[str], needle: str) ->
     assert "→" in done.stderr  # every usage error carries a remedy
 
 
+@pytest.mark.parametrize(
+    ("prompt", "written"),
+    [
+        ("fix the bug", 'legato --headless "fix the bug"'),
+        ('say "hi" twice', """legato --headless 'say "hi" twice'"""),
+    ],
+)
+def test_a_prompt_where_the_project_goes_suggests_headless(
+    tmp_path: Path, prompt: str, written: str
+) -> None:
+    done = legato(prompt, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"legato: project path '{prompt}' is not a directory (the first argument is the "
+        "project folder; a prompt goes after --headless)\n"
+        f"  → To run it as a prompt: {written}; or start legato and type it\n"
+    )
+
+
+def test_a_missing_folder_is_not_taken_for_a_prompt(tmp_path: Path) -> None:
+    done = legato("no-such-folder", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--headless" not in done.stderr
+    assert "Give the path of an existing project folder" in done.stderr
+
+
 def test_unknown_model_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> None:
     env = dict(os.environ, HOME=str(tmp_path))
     done = subprocess.run(

@@ -101,6 +101,16 @@ def test_an_edit_shows_its_diff_and_failures_show_why() -> None:
     )
 
 
+def test_a_failed_call_with_a_remedy_shows_it_under_the_reason() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("c", "Bash", "foo --x"))
+    failed = ToolResult(tool_use_id="c", content="bash: foo: command not found", is_error=True)
+    view.apply(ToolFinished(result=failed, elapsed=0.0, remedy="Put foo on PATH"))
+    assert view.take_printed() == (
+        "✗ Bash(foo --x)  0.0 s\n    bash: foo: command not found\n    → Put foo on PATH\n"
+    )
+
+
 def test_diff_lines_are_coloured() -> None:
     console = Console(
         file=io.StringIO(), width=80, theme=DARK.rich_theme(), force_terminal=True,
