@@ -142,7 +142,12 @@ class _HeadlessRun:
         self.session_id = session_id or str(uuid.uuid4())
         self.resume = resume  # go on with the saved session (--continue, --resume)
         self.renderer: HeadlessRenderer = renderer_for(
-            output_format, stdout, stderr, self.session_id, partial=partial_messages
+            output_format,
+            stdout,
+            stderr,
+            self.session_id,
+            partial=partial_messages,
+            root=project_root,
         )
         # Everything goes through the renderer's guarded streams: a reader that stops reading
         # (`| head`) ends the run cleanly instead of with a BrokenPipeError.

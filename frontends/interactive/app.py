@@ -153,6 +153,9 @@ class InteractiveSession:
     async def run(self) -> int:
         async with supervise(self.session.actors, tracer=debug.tracer()):
             self._apply(await self.session.memory.address.ask(GetContext()))
+            # The banner goes out before the prompt is first drawn: written while the prompt
+            # shows, it would leave a copy of the prompt and status line above it.
+            await self.screen.paint()
             async with anyio.create_task_group() as tasks:
                 app_done = anyio.Event()
                 tasks.start_soon(self._run_app, app_done)
@@ -179,6 +182,7 @@ class InteractiveSession:
         for console in (self.console, self.printer):
             console.push_theme(colours.rich_theme())
         self.view.palette = colours
+        self.view.root = context.project_root
         self.screen.app.style = colours.prompt_style()
         self.status.model = context.model
         self.status.mode = context.permission_mode
