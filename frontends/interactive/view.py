@@ -146,7 +146,7 @@ class TurnView:
                 agent = self.running.get(parent)
                 if agent is not None:
                     agent.tail.clear()
-                    agent.partial = f"{name}({s})"
+                    agent.partial = _call(name, s)
             case _:
                 pass
 
@@ -340,7 +340,7 @@ class TurnView:
         return _first_line(project_relative(text, self.root))
 
     def _tool_line(self, mark: str, style: str, run: _Running, note: str) -> Text:
-        target = f"({run.summary})" if run.summary else ""
+        target = _call("", run.summary)
         return Text.assemble(
             (f"{mark} ", style), (run.name, "bold"), f"{target}  ", (note, "legato.muted")
         )
@@ -397,6 +397,11 @@ class TurnView:
 def _lexer(language: str) -> Any:
     # Looking a lexer up by name costs more than highlighting a line: once per language.
     return Syntax("", language or "text").lexer or "text"
+
+
+def _call(name: str, target: str) -> str:
+    """``Edit(src/x.py)``, or the name alone when nothing in the call's input names a target."""
+    return f"{name}({target})" if target else name
 
 
 def _first_line(text: str) -> str:
