@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from actors.counts import counted
 from frontends.config_command import build_parser, credential_lines, memory_store, setting_lines
 from frontends.exit_codes import EXIT_FAILURE, EXIT_OK
 
@@ -184,7 +185,8 @@ def mcp_server_report(
         head = f"  {status.name} ({status.source})"
         if status.state == "ready":
             names = [t.name.split("__", 2)[-1] for t in listing.tools if t.server == status.name]
-            lines.append(f"{head}: ready, {len(names)} tools: {', '.join(names) or 'none'}")
+            tools = counted(len(names), "tool")
+            lines.append(f"{head}: ready, {tools}: {', '.join(names) or 'none'}")
         elif status.state == "unapproved":
             lines.append(f"{head}: not approved, not started")
             lines.append(f"    → {approve_remedy(status.name)}")

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from actors.counts import counted
 from actors.errors import LegatoError
 from actors.models import cost_usd, resolve_model
 from actors.protocol import (
@@ -40,6 +41,7 @@ from actors.protocol import (
     Usage,
 )
 from actors.ui import Renderer
+from actors.visible import project_relative
 from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
@@ -176,7 +178,7 @@ class HeadlessRenderer(Renderer):
         """What was going on, in a few words: 'running Bash(sleep 100) for 3.2 s'."""
         now = time.monotonic()
         parts = [
-            f"{name}({_short(summary)}) after {now - started:.1f} s"
+            f"{_call(name, _short(summary))} after {now - started:.1f} s"
             for name, summary, started in self.running.values()
         ]
         if parts and self.streaming:  # calls start while the answer is still streaming
@@ -193,8 +195,9 @@ class HeadlessRenderer(Renderer):
 
 
 class TextRenderer(HeadlessRenderer):
-    def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
+    def __init__(self, stdout: IO[str], stderr: IO[str], *, root: str = "") -> None:
         super().__init__(stdout, stderr)
+        self.root = root  # the project's folder, left out of the paths in tool lines
         self._ends_with_newline = True
         # Notes that came while a text block streamed (a call starts as soon as its block is
         # complete, and the text goes on): a note ends stdout's line, which would put a line
@@ -215,14 +218,16 @@ class TextRenderer(HeadlessRenderer):
                 self._release()
                 self._end_line()
             case ToolStarted(name=name, summary=summary):
-                self._note(f"⏺ {name}({_short(summary)})")
+                self._note(f"⏺ {_call(name, _short(summary))}")
             case ToolFinished(result=result, elapsed=elapsed, remedy=remedy):
                 lines = result.content.strip().splitlines()
-                first = lines[0].strip() if lines else ""
-                more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+                first = project_relative(lines[0].strip(), self.root) if lines else ""
+                more = f" (+{counted(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
                 status = "✗" if result.is_error else "✓"
                 name = (
-                    f"{self.finished[0]}({_tail(self.finished[1], 40)}) " if self.finished else ""
+                    f"{_call(self.finished[0], _tail(self.finished[1], 40))} "
+                    if self.finished
+                    else ""
                 )
                 self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
                 if remedy:
@@ -477,6 +482,11 @@ def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) ->
     return obj
 
 
+def _call(name: str, target: str) -> str:
+    """A tool line's call: ``Edit(greet.py)``, or the name alone when nothing names a target."""
+    return f"{name}({target})" if target else name
+
+
 def _short(text: str, width: int = 80) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -489,10 +499,16 @@ def _tail(text: str, width: int) -> str:
 
 
 def renderer_for(
-    output_format: str, stdout: IO[str], stderr: IO[str], session_id: str, *, partial: bool = False
+    output_format: str,
+    stdout: IO[str],
+    stderr: IO[str],
+    session_id: str,
+    *,
+    partial: bool = False,
+    root: str = "",
 ) -> HeadlessRenderer:
     if output_format == "json":
         return JsonRenderer(stdout, stderr)
     if output_format == "stream-json":
         return StreamJsonRenderer(stdout, stderr, session_id, partial=partial)
-    return TextRenderer(stdout, stderr)
+    return TextRenderer(stdout, stderr, root=root)

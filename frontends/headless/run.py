@@ -151,7 +151,12 @@ class _HeadlessRun:
         self.resume = resume  # go on with the saved session (--continue, --resume)
         self.command = command
         self.renderer: HeadlessRenderer = renderer_for(
-            output_format, stdout, stderr, self.session_id, partial=partial_messages
+            output_format,
+            stdout,
+            stderr,
+            self.session_id,
+            partial=partial_messages,
+            root=project_root,
         )
         self.renderer.denials = DenialTally(project_root)
         self.renderer.denials_fail = command is not None

@@ -158,6 +158,9 @@ class InteractiveSession:
         async with supervise(self.session.actors, tracer=debug.tracer()):
             context = await self.session.memory.address.ask(GetContext())
             self._apply(context)
+            # The banner goes out before the prompt is first drawn: written while the prompt
+            # shows, it would leave a copy of the prompt and status line above it.
+            await self.screen.paint()
             await self._say_setup_problems(context.model)
             if self.resumed:
                 await self._show_resumed()
@@ -187,6 +190,7 @@ class InteractiveSession:
         for console in (self.console, self.printer):
             console.push_theme(colours.rich_theme())
         self.view.palette = colours
+        self.view.root = context.project_root
         self.screen.app.style = colours.prompt_style()
         self.status.model = context.model
         self.status.mode = context.permission_mode

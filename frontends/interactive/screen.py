@@ -31,8 +31,6 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Float,
-    FloatContainer,
     HSplit,
     Layout,
     Window,
@@ -195,15 +193,17 @@ class Screen:
             dont_extend_height=True,
         )
         status = Window(FormattedTextControl(self._status_line), height=1)
+        # The menu is a row of its own between the input and the status line, not a float: a
+        # float is drawn over whatever lies under the cursor, which here is the status line.
         body = HSplit(
             [
                 ConditionalContainer(live, filter=Condition(lambda: bool(self._live_text()))),
                 entry,
+                CompletionsMenu(max_height=8),
                 status,
             ]
         )
-        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
-        return Layout(FloatContainer(body, floats=[menu]), focused_element=entry)
+        return Layout(body, focused_element=entry)
 
     def _live_fragments(self) -> StyleAndTextTuples:
         """The live part as prompt_toolkit fragments, converted once per change.

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from frontends.cli import SUBCOMMANDS
 from frontends.exit_codes import MEANINGS
+from frontends.flags import SUBCOMMAND_HELP
+from frontends.interactive.slash_commands import COMMANDS
 from frontends.version import __version__
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,6 +77,17 @@ def test_help_lists_the_flags_and_exit_codes() -> None:
         "pattern run whose every change was denied, 130 SIGINT, "
         "141 stdout's reader stopped reading, 143 SIGTERM." in said
     )
+
+
+def test_help_lists_the_commands_besides_a_session_and_those_inside_one() -> None:
+    done = legato("--help")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    for name in SUBCOMMANDS:
+        assert any(line.startswith(f"  legato {name} ") for line in lines), name
+    for name in COMMANDS:
+        assert any(line.startswith(f"  {name} ") for line in lines), name
+    assert set(SUBCOMMAND_HELP) == set(SUBCOMMANDS)  # each described, none that is not there
 
 
 def test_the_readme_lists_every_exit_code_and_no_other() -> None:
