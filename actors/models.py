@@ -7,6 +7,7 @@ Prices are USD per million tokens, the providers' published list prices
 from __future__ import annotations
 
 import difflib
+import re
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -38,6 +39,7 @@ MODELS: tuple[ModelInfo, ...] = (
     ModelInfo("haiku", "claude-haiku-4-5-20251001", 200_000, Prices(1, 5, 1.25, 0.10)),
 )
 DEFAULT_ALIAS = "sonnet"
+_DATED = re.compile(r".+-\d{8}")  # an id ending in its release date
 STRONG_ALIAS = "opus"
 # Fast mode is priced at six times the standard rates.
 FAST_MODE_MULTIPLIER = 6.0
@@ -52,17 +54,25 @@ def resolve_model(name: str) -> ModelInfo:
     release knows), with no price: cost for them is reported as unknown rather than guessed.
     """
     wanted = name.strip()
+    # Aliases and Claude ids are lower case: OPUS and Claude-Opus-4-6 mean what they say. A
+    # name on an OpenAI-compatible server keeps its case, which that server may care about.
+    folded = wanted.lower()
     for model in MODELS:
-        if wanted in (model.alias, model.id):
+        if folded in (model.alias, model.id):
             return model
-    if wanted.startswith("claude-") and len(wanted) > len("claude-"):
-        return ModelInfo(None, wanted, 200_000, None)
+    # An id without its date (claude-haiku-4-5 for claude-haiku-4-5-20251001), when one table
+    # entry has it.
+    dated = [m for m in MODELS if _DATED.fullmatch(m.id) and m.id.rsplit("-", 1)[0] == folded]
+    if len(dated) == 1:
+        return dated[0]
+    if folded.startswith("claude-") and len(folded) > len("claude-"):
+        return ModelInfo(None, folded, 200_000, None)
     # A model on an OpenAI-compatible server (a local model): its price and window are unknown;
     # 128K is what current open models offer, and it only sizes context warnings.
     if wanted.startswith(OPENAI_PREFIX) and len(wanted) > len(OPENAI_PREFIX):
         return ModelInfo(None, wanted, 128_000, None)
     choices = [m.alias for m in MODELS if m.alias] + [m.id for m in MODELS]
-    close = difflib.get_close_matches(wanted, choices, n=1)
+    close = difflib.get_close_matches(folded, choices, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     raise UsageError(
         f"unknown model '{name}'.{hint}",

@@ -50,6 +50,12 @@ class Message(msgspec.Struct, frozen=True):
     content: list[Block]
 
 
+# How the text blocks the conductor itself writes into a user message begin, besides notes in
+# parentheses: a view of a saved conversation (a resumed session's) tells them from prompts.
+COMPACTED_HEADER = "Earlier turns of this conversation were compacted. Summary of them:"
+LEDGER_START = "<task-ledger>"
+
+
 class Usage(msgspec.Struct, frozen=True):
     input_tokens: int = 0
     output_tokens: int = 0
@@ -809,6 +815,9 @@ class ToolFinished(msgspec.Struct, frozen=True, tag=True):
     result: ToolResult
     elapsed: float
     diff: str | None = None  # for edits and writes: a unified diff of what changed
+    # For the person: what to do about a failed call they can fix (a command not on PATH).
+    # The model reads it in the result; the frontends show it beside the call.
+    remedy: str | None = None
 
 
 ToolEvent = ToolStarted | ToolOutput | ToolFinished
@@ -1283,6 +1292,14 @@ class CheckpointRestored(msgspec.Struct, frozen=True, tag=True):
     prompt: int
 
 
+class UsageCounted(msgspec.Struct, frozen=True, tag=True):
+    """One answer's tokens (the conversation's, a subagent's, a compaction's summary), with
+    the model that priced them: a resumed session's /cost goes on from its total."""
+
+    usage: Usage
+    model: str
+
+
 SessionEvent = (
     SessionStarted
     | MessagesKept
@@ -1290,6 +1307,7 @@ SessionEvent = (
     | LedgerChanged
     | CheckpointTaken
     | CheckpointRestored
+    | UsageCounted
 )
 
 
@@ -1301,6 +1319,14 @@ class SavedSession(msgspec.Struct, frozen=True, kw_only=True):
     ledger: TaskLedger = TaskLedger()
     checkpoints: tuple[Checkpoint, ...] = ()
     prompts: int = 0  # the highest prompt number seen
+    started: str = ""  # ISO 8601, UTC ("" when the file has no header)
+    added: int = 0  # messages added over the session's life, as the picker counts them
+    spent: tuple[UsageCounted, ...] = ()  # every answer's tokens, in order
+
+    @property
+    def tokens(self) -> int:
+        """The session's size in tokens: everything its answers read and wrote."""
+        return sum(counted.usage.context_tokens for counted in self.spent)
 
 
 class SaveEvents(Ask[None], frozen=True, tag=True):
@@ -1331,14 +1357,18 @@ class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):
     started: str  # ISO 8601, UTC ("" when the file has no header)
     first_prompt: str  # the first thing the user asked, on one line ("" if nothing yet)
     messages: int  # messages added over the session's life
+    tokens: int = 0  # every answer's tokens, read and written
 
 
 class ListSessions(Ask[tuple[SessionSummary, ...]], frozen=True, tag=True):
     """The project's saved sessions, the most recently used first, at most ``limit``:
     ``--continue`` takes the first, ``--resume`` lists them to pick from. A project with none
-    is answered with a UsageError saying how to start one: there is nothing to go on with."""
+    is answered with a UsageError saying how to start one: there is nothing to go on with.
+    ``prefix``: only the sessions whose id starts with it (``--resume <prefix>``); none is a
+    UsageError naming the prefix."""
 
     limit: int
+    prefix: str = ""
 
 
 SessionStoreMsg = AppendEvents | SaveEvents | LoadSession | ListSessions

@@ -9,6 +9,7 @@ it holds. Each becomes a visible escape (``\\x1b``, ``\\u202e``), the rest is le
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,18 @@ ONE_LINE = 100  # arguments whose JSON fits on a line this long are shown on one
 # C0 controls but newline, DEL, C1 controls, and the bidirectional embeddings, overrides and
 # isolates, plus the line and paragraph separators some terminals break lines at.
 _UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def project_relative(text: str, root: str) -> str:
+    """``text`` with the project's folder left out of the paths inside it (a tool's result
+    line, ``Edited /home/me/app/greet.py``, shown as ``Edited greet.py``): the person knows
+    which project this is, and the file's name is what tells the lines apart."""
+    if not root:
+        return text
+    # Results name a file by its real path; the project may have been named through a link.
+    for folder in dict.fromkeys((root, os.path.realpath(root))):
+        text = text.replace(os.path.join(folder, ""), "")
+    return text
 
 
 def escape_controls(text: str, *, newlines: bool = False) -> str:

@@ -24,6 +24,8 @@ from frontends.version import __version__
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from actors.protocol import SkillPrompt
+
 __all__ = ["main", "run"]
 
 
@@ -136,7 +138,7 @@ def run(argv: list[str]) -> int:
     return start(args, project, prepare=_skill_prompt)
 
 
-def _skill_prompt(prompt: str, project: str) -> str | int:
+def _skill_prompt(prompt: str, project: str) -> SkillPrompt | int:
     """``--headless "/<name> args"``: the skill or pattern's prompt (frontends/skill_commands.py,
     imported only for such a prompt)."""
     from frontends.skill_commands import headless_prompt

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from actors.counts import counted
 from frontends.config_command import build_parser, credential_lines, memory_store, setting_lines
 from frontends.exit_codes import EXIT_FAILURE, EXIT_OK
 
@@ -96,8 +97,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
         out.append("  (skipped: --no-probe)")
     else:
         out.append(f"  {answers.probe.line}")
-        # The probe can meet what the credentials check already found (a missing extra).
-        if answers.probe.problem is not None and answers.probe.problem not in problems:
+        if answers.probe.problem is not None:
             problems.append(answers.probe.problem)
     out += ["", "Tools on PATH"]
     tool_lines, tool_problems = _tools(env)
@@ -109,7 +109,9 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     problems += mcp_problems
     out += ["", "Debug log", f"  {_debug_line(env)}"]
     out += ["", "Problems" if problems else "No problems found."]
-    for problem in problems:
+    # The probe meets what the credentials check found (no key, no region, a missing extra):
+    # each is listed once.
+    for problem in dict.fromkeys(problems):
         out += [f"  ✗ {problem.what}", f"    → {problem.remedy}"]
     print("\n".join(out))
     return EXIT_FAILURE if problems else EXIT_OK
@@ -183,7 +185,8 @@ def mcp_server_report(
         head = f"  {status.name} ({status.source})"
         if status.state == "ready":
             names = [t.name.split("__", 2)[-1] for t in listing.tools if t.server == status.name]
-            lines.append(f"{head}: ready, {len(names)} tools: {', '.join(names) or 'none'}")
+            tools = counted(len(names), "tool")
+            lines.append(f"{head}: ready, {tools}: {', '.join(names) or 'none'}")
         elif status.state == "unapproved":
             lines.append(f"{head}: not approved, not started")
             lines.append(f"    → {approve_remedy(status.name)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from typing import NoReturn
 
 from frontends import exit_codes
@@ -16,6 +17,15 @@ from frontends.sdk_flags import SDK_PERMISSION_MODES, add_sdk_flags, split_unkno
 # Legato's own modes, then the Agent SDK's names (docs/sdk.md says how they map).
 PERMISSION_MODES = ("ask", "auto", "custom", *SDK_PERMISSION_MODES)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+# What each of frontends/cli.py's SUBCOMMANDS does, for --help (a test keeps the two in step).
+SUBCOMMAND_HELP = {
+    "config": "show the effective settings and where each value came from",
+    "doctor": "check what a session would run with, and what stands in its way",
+    "mcp": "list the MCP servers; 'legato mcp approve NAME' approves a project's",
+    "permissions": "show the rules; 'legato permissions explain' says what they decide",
+}
+_HELP_WIDTH = 79
 
 STREAM_TIMEOUT_ENV = "ASSISTANT_STREAM_TIMEOUT"
 DEFAULT_STREAM_TIMEOUT = 60.0
@@ -32,14 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="legato",
         description="Legato: a fast terminal coding assistant that asks before it touches files.",
-        epilog=(
-            "permission modes: ask = Normal (every operation asks; headless denies), "
-            "auto = Auto-Accept (file reads and edits inside the project are accepted), "
-            "custom = the rules in .legato/settings.json decide. "
-            f"{exit_codes.summary()} "
-            "Skills and patterns: legato /<name> [args] runs one, legato /<name> --test checks it, "
-            "legato /help lists them (docs/skills-and-patterns.md)."
-        ),
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "project_path", nargs="?", default=None, help="project directory (default: current)"
@@ -97,6 +101,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_sdk_flags(parser)
     return parser
+
+
+def _epilog() -> str:
+    """The commands besides a session, the commands inside one, then the modes and exit codes;
+    laid out by hand, since argparse would run the lists together into one paragraph."""
+    # Only the standard library: the slash commands' table imports nothing else.
+    from frontends.interactive.slash_commands import COMMANDS
+
+    def rows(entries: dict[str, str]) -> list[str]:
+        width = max(len(name) for name in entries) + 2
+        return [f"  {name:<{width}}{what}" for name, what in entries.items()]
+
+    def paragraph(text: str) -> list[str]:
+        return textwrap.wrap(text, _HELP_WIDTH, subsequent_indent="  ")
+
+    in_session = {name: what.split(";")[0] for name, what in COMMANDS.items()}
+    return "\n".join(
+        [
+            "commands:",
+            *rows({f"legato {name}": what for name, what in SUBCOMMAND_HELP.items()}),
+            "  (legato <command> --help for each one's options)",
+            "",
+            "in a session, type:",
+            *rows(in_session),
+            "",
+            *paragraph(
+                "permission modes: ask = Normal (every operation asks; headless denies), "
+                "auto = Auto-Accept (file reads and edits inside the project are accepted), "
+                "custom = the rules in .legato/settings.json decide."
+            ),
+            *paragraph(exit_codes.summary()),
+            *paragraph(
+                "Skills and patterns: legato /<name> [args] runs one, legato /<name> --test "
+                "checks it, legato /help lists them (docs/skills-and-patterns.md)."
+            ),
+        ]
+    )
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -19,41 +19,70 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
+    from actors.protocol import SkillPrompt
+
     # Makes a prompt ready before it runs (a skill or pattern's), given the prompt and the
-    # project: the text to send, or the exit code when nothing is left to send.
-    PreparePrompt = Callable[[str, str], str | int]
+    # project: the skill or pattern's prompt, or the exit code when nothing is left to send.
+    PreparePrompt = Callable[[str, str], SkillPrompt | int]
 
 # The prompts the headless session runs as its own commands, not as a prompt for the model
 # (frontends/headless/run.py sends each as the conductor's message of that name).
 SESSION_COMMANDS = ("/undo", "/compact")
 
 
-def run_session(argv: list[str]) -> int:
+def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
     """A session's command line (``[project] [flags] --headless <prompt>``), parsed and run;
-    a headless prompt goes as it is, nothing made of it (a skill's prompt is ready already)."""
+    a headless prompt goes as it is, nothing made of it (``command``'s prompt is ready already)."""
     args = build_parser().parse_args(argv)
     project = project_root(args)
     if isinstance(project, int):
         return project
-    return start(args, project)
+    return start(args, project, command=command)
 
 
 def project_root(args: argparse.Namespace) -> str | int:
     """The project folder, absolute; the exit code when it is not a folder (said on stderr)."""
     project = os.path.abspath(args.project_path or os.getcwd())
     if not os.path.isdir(project):
-        print(
-            f"legato: project path '{args.project_path}' is not a directory\n"
-            "  → Give the path of an existing project folder, or run legato inside it",
-            file=sys.stderr,
-        )
+        problem = f"project path '{args.project_path}' is not a directory"
+        remedy = "Give the path of an existing project folder, or run legato inside it"
+        if _reads_as_prompt(args):
+            # The words were meant for the model: the first positional word is the project.
+            problem += " (the first argument is the project folder; a prompt goes after --headless)"
+            remedy = (
+                f"To run it as a prompt: legato --headless {_quoted(args.project_path)}; "
+                "or start legato and type it"
+            )
+        print(f"legato: {problem}\n  → {remedy}", file=sys.stderr)
         return EXIT_USAGE
     return project
 
 
-def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | None = None) -> int:
+def _reads_as_prompt(args: argparse.Namespace) -> bool:
+    """A missing "project" with a space in it, and no prompt given: words, not a path."""
+    path: str = args.project_path or ""
+    return args.headless is None and " " in path.strip() and not os.path.exists(path)
+
+
+def _quoted(text: str) -> str:
+    """``text`` as the shell takes it back: in double quotes when that is safe to read."""
+    if any(char in text for char in '"$`\\!'):
+        import shlex
+
+        return shlex.quote(text)
+    return f'"{text}"'
+
+
+def start(
+    args: argparse.Namespace,
+    project: str,
+    *,
+    prepare: PreparePrompt | None = None,
+    command: SkillPrompt | None = None,
+) -> int:
     """Runs the session the flags describe; the exit code. ``prepare`` makes a headless prompt
-    that starts with ``/`` ready (a skill or pattern)."""
+    that starts with ``/`` ready (a skill or pattern); ``command``: the skill or pattern whose
+    prompt ``--headless`` already holds."""
     if os.environ.get("ASSISTANT_LOG"):
         from frontends.debug import start_debug_log
 
@@ -83,7 +112,7 @@ def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | No
         prepared = prepare(prompt, project)
         if isinstance(prepared, int):
             return prepared
-        prompt = prepared
+        prompt, command = prepared.prompt, prepared
     from frontends.headless import run_headless
 
     return run_headless(
@@ -98,6 +127,7 @@ def start(args: argparse.Namespace, project: str, *, prepare: PreparePrompt | No
         session_id=resumed,
         resume=resumed is not None,
         partial_messages=args.include_partial_messages,
+        command=command,
     )
 
 

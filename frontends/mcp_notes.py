@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from actors.counts import counted
+
 if TYPE_CHECKING:
     from actors.protocol import McpServer
 
@@ -41,7 +43,7 @@ def error_lines(error: str | None, indent: str) -> list[str]:
     if len(lines) > ERROR_LINES:
         lines = [
             lines[0],
-            f"... ({len(lines) - ERROR_LINES + 1} lines left out)",
+            f"... ({counted(len(lines) - ERROR_LINES + 1, 'line')} left out)",
             *lines[2 - ERROR_LINES :],
         ]
     return [

@@ -34,6 +34,7 @@ from runtime import supervise
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from actors.protocol import SkillPrompt
     from runtime import Ask
 
 R = TypeVar("R")
@@ -54,14 +55,16 @@ def run_slash(argv: Sequence[str]) -> int:
         return EXIT_OK
     from frontends.launch import run_session as run
 
-    # The rendered prompt runs like any headless prompt (its @path references included).
-    return run([project, *forwarded, "--headless", result.prompt])
+    # The rendered prompt runs like any headless prompt (its @path references included); the
+    # run knows it is a skill's or a pattern's, which must change something to have worked.
+    return run([project, *forwarded, "--headless", result.prompt], command=result)
 
 
-def headless_prompt(text: str, project: str, *, home: str | None = None) -> str | int:
+def headless_prompt(text: str, project: str, *, home: str | None = None) -> SkillPrompt | int:
     """A ``--headless "/name args"`` prompt made ready: the skill or pattern's prompt.
 
-    Returns the prompt to send, or an exit code when nothing is left to send (``/help``,
+    Returns the prompt to send, with the skill or pattern it was made from (the run judges
+    its denials by that), or an exit code when nothing is left to send (``/help``,
     mock data, an error; what there was to say is already printed). Its ``@path`` references
     are attached by the session's tool executor once it runs, like any prompt's.
     """
@@ -77,7 +80,7 @@ def headless_prompt(text: str, project: str, *, home: str | None = None) -> str 
     if isinstance(result, SkillOutput):
         _show(result.text)
         return EXIT_OK
-    return result.prompt
+    return result
 
 
 def ask_library(project: str, message: Ask[R], *, home: str | None = None) -> R:

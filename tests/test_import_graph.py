@@ -28,7 +28,7 @@ LAYERS = ("runtime", "actors", "frontends")
 # table, the names of Legato's own places under ~/.legato, and how text from a model or an MCP
 # server is shown safely (the broker's reasons and the questions of every frontend), and the
 # tool names that tool rules may hold (the Agent SDK's allowed_tools are checked with them),
-# and the permission modes in the Agent SDK's names.
+# the permission modes in the Agent SDK's names, and counts in words for every summary.
 SHARED = {
     "actors.protocol",
     "actors.errors",
@@ -37,6 +37,7 @@ SHARED = {
     "actors.visible",
     "actors.tool_names",
     "actors.permission_modes",
+    "actors.counts",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.

@@ -219,9 +219,10 @@ class Conductor(Actor[ConductorMsg]):
             return []
         return [spec for spec in self._mcp.specs() if spec["name"] != TOOL_SEARCH]
 
-    def _used(self, usage: Usage) -> None:
+    def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
         self._usage = self._usage + usage
+        self._keeper.count(usage, model)
 
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
         match msg:
@@ -478,6 +479,7 @@ class Conductor(Actor[ConductorMsg]):
         self, run: _PromptRun, request: ModelRequest, finished: MessageFinished
     ) -> None:
         self._usage = self._usage + finished.usage
+        self._keeper.count(finished.usage, request.model)
         run.usage = run.usage + finished.usage
         run.last_text = _text_of(finished.message.content) or run.last_text
         # Fast mode may silently run at standard speed: usage.speed says so.
@@ -576,6 +578,7 @@ class Conductor(Actor[ConductorMsg]):
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
         summary, usage = await compaction.summarise(self._model, request)
         self._usage = self._usage + usage
+        self._keeper.count(usage, request.model)
         if run is not None:
             run.usage = run.usage + usage
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))

@@ -99,7 +99,7 @@ class Subagents:
     tool_specs: list[Block]  # the executor's tools
     environment: str  # the project's context (root, guide, memory), after each agent's prompt
     max_tokens: int
-    on_usage: Callable[[Usage], None]  # the session's total
+    on_usage: Callable[[str, Usage], None]  # the session's total: the model, its tokens
     # The MCP tools the main conversation offers now (ToolSearch aside, which only it answers):
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
@@ -270,7 +270,7 @@ class _Runner:
 
         def used(usage: Usage) -> None:
             self.tally.add(model_id, usage)
-            agents.on_usage(usage)
+            agents.on_usage(model_id, usage)
 
         run = AgentRun(
             hooks=agents.hooks,

@@ -16,7 +16,13 @@ import msgspec
 
 from actors.conductor.ledger import render
 from actors.errors import SessionError
-from actors.protocol import Message, MessageFinished, ModelRequest, StreamMessage
+from actors.protocol import (
+    COMPACTED_HEADER,
+    Message,
+    MessageFinished,
+    ModelRequest,
+    StreamMessage,
+)
 
 if TYPE_CHECKING:
     from actors.protocol import Block, ModelClientMsg, TaskLedger, Usage
@@ -37,7 +43,6 @@ sections, each item on its own line starting with "- ":
 ## Open steps
 (what remains to do, in order)"""
 
-COMPACTED_HEADER = "Earlier turns of this conversation were compacted. Summary of them:"
 _SECTION = re.compile(r"^#+\s*(summary|decisions|open steps)\s*$", re.IGNORECASE | re.MULTILINE)
 
 

@@ -28,6 +28,7 @@ from actors.protocol import (
     MessagesKept,
     SaveEvents,
     TaskLedger,
+    UsageCounted,
 )
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         SessionStoreMsg,
         ToolCall,
         ToolExecutorMsg,
+        Usage,
     )
     from runtime import Address
 
@@ -74,6 +76,11 @@ class SessionKeeper:
             # Sent with the prompt's first message, which the conductor saves next.
             self.ledger = msgspec.structs.replace(self.ledger, goal=ledger.start(text).goal)
             self._staged.append(LedgerChanged(self.ledger))
+
+    def count(self, usage: Usage, model: str) -> None:
+        """An answer's tokens: saved with the next events sent, so that a resumed session's
+        /cost goes on from what this one spent."""
+        self._staged.append(UsageCounted(usage, model))
 
     async def save(self, messages: list[Message]) -> None:
         """Record how ``messages`` differs from what was saved last."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from actors.protocol import TaskLedger
+from actors.protocol import LEDGER_START, TaskLedger
 
 GOAL_CHARS = 2000  # a pasted log as the first prompt must not fill the window on its own
 MAX_DECISIONS = 40  # the oldest decisions go first when there are more
@@ -50,7 +50,7 @@ def render(ledger: TaskLedger) -> str:
         return "\n".join(f"- {item}" for item in items) if items else "- (none)"
 
     return (
-        "<task-ledger>\n"
+        f"{LEDGER_START}\n"
         f"Goal:\n{ledger.goal or '(not stated)'}\n"
         f"Decisions:\n{bullets(ledger.decisions)}\n"
         f"Files touched:\n{bullets(ledger.files_touched)}\n"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from actors.counts import counted
 from actors.protocol import ListMcpTools, McpToolListing, ToolResult
 
 if TYPE_CHECKING:
@@ -114,7 +115,9 @@ class McpOffer:
             names = ", ".join(tool.name for tool in self.listing.tools) or "none"
             return _error(call, f"No MCP tool matches {query!r}. The MCP tools are: {names}.")
         self.loaded.update(tool.name for tool in found)
-        lines = [f"Loaded {len(found)} MCP tool(s); call them from your next message on:"]
+        them = "it" if len(found) == 1 else "them"
+        loaded = counted(len(found), "MCP tool")
+        lines = [f"Loaded {loaded}; call {them} from your next message on:"]
         lines += [f"- {tool.name}: {_first_line(tool.description)}" for tool in found]
         return ToolResult(tool_use_id=call.id, content="\n".join(lines))
 

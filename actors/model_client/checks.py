@@ -9,18 +9,17 @@ means "reachable, credentials accepted" and costs nothing; 401/403 means they we
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import httpx
 
-from actors.errors import REMEDY_API_KEY, REMEDY_NETWORK, LegatoError
+from actors.errors import LegatoError
+from actors.model_client.http import connection_error, no_key_error
 from actors.model_client.providers import credentials, endpoint_for, provider_for
 from actors.model_client.providers.bedrock import (
-    REGION,
-    REMEDY_CLOUD,
     botocore_installed,
     botocore_missing,
+    region_missing,
 )
 from actors.protocol import Finding, ModelRequest, ProbeReport, ProviderReport
 
@@ -34,16 +33,18 @@ if TYPE_CHECKING:
 def describe(model: str, env: Mapping[str, str], config: GlobalConfig) -> ProviderReport:
     provider = provider_for(model, env)
     endpoint = endpoint_for(provider, env, config)
-    problems: list[Finding] = []
+    # The same errors a request would meet, so that doctor's probe, meeting them too, repeats
+    # nothing (it lists a problem once).
+    errors: list[LegatoError] = []
     if provider == "anthropic" and endpoint.api_key is None:
-        remedy = f"{REMEDY_API_KEY} (export ASSISTANT_API_KEY=...)"
-        problems.append(Finding("no API key is set", remedy))
+        errors.append(no_key_error())
     if provider == "bedrock":
-        if not (env.get(REGION) or "").strip():
-            problems.append(Finding(f"{REGION} is not set", f"Set {REGION}, e.g. us-east-1"))
+        missing_region = region_missing(env)
+        if missing_region is not None:
+            errors.append(missing_region)
         if not botocore_installed():
-            missing = botocore_missing()
-            problems.append(Finding(missing.message, missing.remedy or ""))
+            errors.append(botocore_missing())
+    problems = [finding(error) for error in errors]
     return ProviderReport(
         provider=provider,
         base_url=endpoint.base_url,
@@ -60,17 +61,18 @@ async def probe(
     try:
         url, body, headers = router.client_for(model).prepare(request)
     except LegatoError as error:
-        problem = Finding(error.message, error.remedy or "")
-        return ProbeReport(f"not probed: {error.message}", problem)
+        return ProbeReport(f"not probed: {error.message}", finding(error))
     try:
         response = await http.post(url, content=body, headers=headers, timeout=http_timeout)
     except httpx.HTTPError as error:
-        unreachable = f"cannot reach {url}: {_reason(error)}"
-        return ProbeReport(unreachable, Finding(unreachable, REMEDY_NETWORK))
+        failure = connection_error(router.client_for(model).endpoint, url, error)
+        return ProbeReport(failure.message, finding(failure))
     status = response.status_code
     line = f"POST {url} -> HTTP {status}"
     if status in (401, 403):
-        remedy = REMEDY_CLOUD if router.provider(model) == "bedrock" else REMEDY_API_KEY
+        # The remedy a request would get: it names where the key came from.
+        refused = router.client_for(model).status_failure(status, response.headers, b"")
+        remedy = refused.remedy or ""
         return ProbeReport(
             f"{line}: the credentials were refused",
             Finding(f"the API at {url} refused the credentials (HTTP {status})", remedy),
@@ -91,19 +93,5 @@ async def probe(
     return ProbeReport(f"{line}: reachable, credentials accepted")
 
 
-def _reason(error: httpx.HTTPError) -> str:
-    """Why a connection failed, as the system says it ("[Errno 111] Connection refused"): an
-    async connect wraps that in words of its own ("All connection attempts failed")."""
-    causes: list[BaseException] = [error]
-    seen: set[int] = set()
-    while causes:
-        cause = causes.pop(0)
-        if id(cause) in seen:
-            continue
-        seen.add(id(cause))
-        if isinstance(cause, OSError) and cause.errno is not None and cause.errno > 0:
-            return f"[Errno {cause.errno}] {os.strerror(cause.errno)}"
-        if isinstance(cause, BaseExceptionGroup):
-            causes += cause.exceptions
-        causes += [c for c in (cause.__cause__, cause.__context__) if c is not None]
-    return str(error) or type(error).__name__
+def finding(error: LegatoError) -> Finding:
+    return Finding(error.message, error.remedy or "")

@@ -180,6 +180,11 @@ class MessagesClient:
                     request_id=attempt.request_id,
                 ) from None
             problem = _timeout_problem(exc, self.read_timeout)
+            if isinstance(exc, httpx.ConnectTimeout):
+                failure = http.connection_error(
+                    self.endpoint, url, exc, attempt.request_id, reason=problem
+                )
+                raise _Retryable(failure, problem) from None
             # Connected but silent is a stall, not an unreachable address: say which it was.
             stalled = isinstance(exc, httpx.ReadTimeout)
             what = "The API at {} went silent" if stalled else "Could not reach the API at {}"
@@ -205,12 +210,8 @@ class MessagesClient:
                     f"The connection to {url} broke partway through the answer ({problem})",
                     request_id=attempt.request_id,
                 ) from None
-            raise _Retryable(
-                ConnectionFailed(
-                    f"Could not reach the API at {url}: {problem}", request_id=attempt.request_id
-                ),
-                f"connection failed: {problem}",
-            ) from None
+            failure = http.connection_error(self.endpoint, url, exc, attempt.request_id)
+            raise _Retryable(failure, f"connection failed: {problem}") from None
 
     def _status_failure(self, response: httpx.Response, body: bytes) -> Exception:
         status, headers = response.status_code, response.headers

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from typing import TYPE_CHECKING
 
+import httpx
 import msgspec
 
 from actors.errors import (
@@ -15,7 +18,7 @@ from actors.errors import (
     ServerError,
 )
 from actors.model_client import wire
-from actors.model_client.endpoint import CONFIG_FILE
+from actors.model_client.endpoint import CONFIG_FILE, key_remedy
 from actors.protocol import ModelRequest
 
 if TYPE_CHECKING:
@@ -93,6 +96,7 @@ def status_error(
             f"The API at {endpoint.base_url} {what} the API key from {source} ({detail})",
             status=status,
             request_id=request_id,
+            remedy=key_remedy(endpoint.key_source),
         )
     if status in (429, 529):
         return RateLimited(
@@ -110,6 +114,57 @@ def status_error(
         request_id=request_id,
         remedy=_REJECTION_REMEDIES.get(status),
     )
+
+
+def connection_error(
+    endpoint: Endpoint,
+    url: str,
+    error: httpx.HTTPError,
+    request_id: str | None = None,
+    *,
+    reason: str | None = None,
+) -> ConnectionFailed:
+    """The error for a request that reached no answer: through a proxy, the proxy is the part
+    that failed (the API was never tried), so it is named, with the variable that set it.
+    ``reason`` replaces the system's words (a connect timeout's "no connection within 10 s")."""
+    reason = reason or connection_reason(error)
+    proxy = endpoint.proxy
+    connecting = httpx.ConnectError | httpx.ConnectTimeout | httpx.ProxyError
+    if proxy is None or not isinstance(error, connecting):
+        return ConnectionFailed(
+            f"Could not reach the API at {url}: {reason}", request_id=request_id
+        )
+    remedy = (
+        f"Check that the proxy at {proxy} is running and {proxy.variable} names it "
+        f"(echo ${proxy.variable}); unset {proxy.variable} to connect directly"
+    )
+    if isinstance(error, httpx.ProxyError):
+        what = f"the proxy {proxy} (set by {proxy.variable}) would not open a tunnel: {reason}"
+    elif reason.startswith(f"[Errno {errno.ECONNREFUSED}]"):
+        what = f"the proxy {proxy} refused the connection (set by {proxy.variable})"
+    else:
+        what = f"the proxy {proxy} (set by {proxy.variable}) could not be reached: {reason}"
+    return ConnectionFailed(
+        f"Could not reach the API at {url}: {what}", request_id=request_id, remedy=remedy
+    )
+
+
+def connection_reason(error: httpx.HTTPError) -> str:
+    """Why a connection failed, as the system says it ("[Errno 111] Connection refused"): an
+    async connect wraps that in words of its own ("All connection attempts failed")."""
+    causes: list[BaseException] = [error]
+    seen: set[int] = set()
+    while causes:
+        cause = causes.pop(0)
+        if id(cause) in seen:
+            continue
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno is not None and cause.errno > 0:
+            return f"[Errno {cause.errno}] {os.strerror(cause.errno)}"
+        if isinstance(cause, BaseExceptionGroup):
+            causes += cause.exceptions
+        causes += [c for c in (cause.__cause__, cause.__context__) if c is not None]
+    return str(error) or type(error).__name__
 
 
 def _error_body(status: int, body: bytes) -> tuple[str, str]:

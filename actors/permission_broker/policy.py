@@ -305,7 +305,9 @@ class Policy:
             FULL_CHOICES,
             keys,
             ", ".join(_describe(key) for key in keys),  # writes and creates are one kind
-            self._headless_paths(verb, shown, judgement, inside=inside),
+            self._headless_paths(
+                verb, shown, judgement, [p for p in resolved if not rules.paths.inside(p)]
+            ),
             person_only=not inside,
         )
 
@@ -379,11 +381,17 @@ class Policy:
             outcome = self._unasked(request, outcome)  # what the mode settles; nobody is asked
         return isinstance(outcome, Decision) and outcome.allowed
 
-    def _headless_paths(self, verb: str, shown: str, judgement: Judgement, *, inside: bool) -> str:
-        if not inside:
+    def _headless_paths(
+        self, verb: str, shown: str, judgement: Judgement, outside: Sequence[str]
+    ) -> str:
+        if outside:
+            # An entry starting with // names an absolute path (the rules read like .gitignore).
+            entries = ", ".join(f"'/{path}'" for path in outside)
             return (
                 f"{judgement.reason}; {verb} outside the project always needs a person's "
-                "approval, and a headless run cannot ask. Run interactively to approve it"
+                "approval unless allowedPaths names it, and a headless run cannot ask. Run "
+                f"interactively to approve it, or add {entries} to allowedPaths in "
+                f"{self.settings_file}"
             )
         return (
             f"{judgement.reason}, so {self._mode_name} asks before {verb} {shown}, and a "

@@ -96,11 +96,20 @@ class SessionStore(Actor[SessionStoreMsg]):
                 await reply.answer(msg, None)
             case LoadSession():
                 await reply.answer(msg, self._saved)
-            case ListSessions(limit=limit):
-                await reply.answer(msg, await self._list(limit))
+            case ListSessions(limit=limit, prefix=prefix):
+                await reply.answer(msg, await self._list(limit, prefix))
 
-    async def _list(self, limit: int) -> tuple[SessionSummary, ...]:
-        found = await anyio.to_thread.run_sync(list_sessions, self._project_root, self._home)
+    async def _list(self, limit: int, prefix: str) -> tuple[SessionSummary, ...]:
+        found = await anyio.to_thread.run_sync(
+            list_sessions, self._project_root, self._home, prefix
+        )
+        if not found and prefix:
+            raise UsageError(
+                f"there is no saved session for {self._project_root} whose id starts with "
+                f"'{prefix}'",
+                remedy="Run 'legato --resume' without an id to pick one, or --continue "
+                "for the latest",
+            )
         if not found:
             raise UsageError(
                 f"there is no saved session for {self._project_root} to continue",

@@ -15,7 +15,8 @@ import msgspec
 
 from actors.errors import UsageError
 from actors.places import sessions_dir
-from actors.protocol import MessageAdded, SessionEvent, SessionStarted, SessionSummary
+from actors.protocol import MessageAdded, SessionEvent, SessionSummary
+from actors.session_store.replay import replay
 
 _DECODE_EVENT = msgspec.json.Decoder(SessionEvent)
 ENCODE_EVENT = msgspec.json.Encoder()
@@ -48,9 +49,9 @@ def read_events(path: str) -> list[SessionEvent]:
     return events
 
 
-def list_sessions(project_root: str, home: str) -> list[SessionSummary]:
-    """The project's saved sessions, the most recently used first. Blocking: the store calls
-    it from a worker thread."""
+def list_sessions(project_root: str, home: str, prefix: str = "") -> list[SessionSummary]:
+    """The project's saved sessions whose id starts with ``prefix``, the most recently used
+    first. Blocking: the store calls it from a worker thread."""
     folder = sessions_dir(project_root, home)
     try:
         names = os.listdir(folder)
@@ -58,7 +59,7 @@ def list_sessions(project_root: str, home: str) -> list[SessionSummary]:
         return []
     found: list[SessionSummary] = []
     for name in names:
-        if not name.endswith(".jsonl"):
+        if not name.endswith(".jsonl") or not name.startswith(prefix):
             continue
         path = os.path.join(folder, name)
         try:
@@ -74,24 +75,22 @@ def list_sessions(project_root: str, home: str) -> list[SessionSummary]:
 def _summary(
     session_id: str, path: str, modified: float, events: list[SessionEvent]
 ) -> SessionSummary:
-    started = ""
+    saved = replay(session_id, events)
     first = ""
-    count = 0
     for event in events:
         match event:
-            case SessionStarted():
-                started = event.started
-            case MessageAdded(message=message):
-                count += 1
-                if not first and message.role == "user":
-                    first = " ".join(
-                        b.get("text", "") for b in message.content if b.get("type") == "text"
-                    ).split("\n", 1)[0][:120]
+            case MessageAdded(message=message) if message.role == "user":
+                first = " ".join(
+                    b.get("text", "") for b in message.content if b.get("type") == "text"
+                ).split("\n", 1)[0][:120]
+                if first:
+                    break
     return SessionSummary(
         id=session_id,
         path=path,
         modified=modified,
-        started=started,
+        started=saved.started,
         first_prompt=first,
-        messages=count,
+        messages=saved.added,
+        tokens=saved.tokens,
     )

@@ -13,6 +13,7 @@ from actors.protocol import (
     SavedSession,
     SessionStarted,
     TaskLedger,
+    UsageCounted,
 )
 
 if TYPE_CHECKING:
@@ -26,14 +27,20 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
     ledger = TaskLedger()
     checkpoints: list[Checkpoint] = []
     prompts = 0
+    started = ""
+    added = 0
+    spent: list[UsageCounted] = []
     for event in events:
         match event:
             case SessionStarted():
-                pass
+                started = event.started
             case MessagesKept(count=count):
                 del messages[count:]
             case MessageAdded(message=message):
                 messages.append(message)
+                added += 1
+            case UsageCounted():
+                spent.append(event)
             case LedgerChanged(ledger=changed):
                 ledger = changed
             case CheckpointTaken(checkpoint=checkpoint):
@@ -47,4 +54,7 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
         ledger=ledger,
         checkpoints=tuple(checkpoints),
         prompts=prompts,
+        started=started,
+        added=added,
+        spent=tuple(spent),
     )

@@ -210,7 +210,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 self._scheduler.withdraw(ids)
             case AttachReferences(text=text):
                 await reply.answer(
-                    msg, await references.attach(text, self._root, self._permissions)
+                    msg,
+                    await references.attach(
+                        text, self._root, self._permissions, self._reference_candidates
+                    ),
                 )
             case ListFiles(limit=limit):
                 await reply.answer(msg, await readable_files(self._root, self._readable, limit))
@@ -239,6 +242,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             return f"{job.id} is not running: {job.status()}."
         job = await self._background.stop(job_id, by="the user")
         return f"Stopped {job.id}, with every process it started: {job.status()}."
+
+    async def _reference_candidates(self) -> tuple[str, ...]:
+        return await readable_files(self._root, self._readable, references.MAX_CANDIDATES)
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))

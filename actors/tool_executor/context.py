@@ -53,6 +53,7 @@ class ToolOutcome:
     diff: str | None = None
     images: tuple[Block, ...] = ()  # image blocks after the text (an MCP tool's)
     stop_reason: str | None = None  # a tool hook said "continue": false (``hooks.py``)
+    remedy: str | None = None  # shown to the person beside the failed call (``ToolFinished``)
 
 
 class InputUpdated(Exception):

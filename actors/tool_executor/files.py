@@ -22,6 +22,17 @@ def resolve_path(raw: str, root: str) -> str:
     return os.path.normpath(os.path.join(root, os.path.expanduser(raw)))
 
 
+def shown_path(raw: str, root: str) -> str:
+    """A path as tool lines show it: relative to the project inside it, absolute outside it.
+
+    The project's own folder says nothing the person does not know, and a long temporary or
+    home path would push the file's name off the line.
+    """
+    path = resolve_path(raw, root)
+    inside = os.path.relpath(path, root)
+    return path if inside == os.pardir or inside.startswith(os.pardir + os.sep) else inside
+
+
 @dataclass(frozen=True, slots=True)
 class FileStamp:
     """What a file was when the session last read or wrote it."""

@@ -9,7 +9,10 @@ Each read is put to the permission broker like a Read, marked as named by the pe
 the project that counts as their yes where the rules would ask, while ``blockedPaths``, the
 rules for Legato's own files and for files outside the project apply as the broker says. A
 binary file is refused before anything is asked. A token that names nothing stays text; when it
-looks like a path (it has a ``/``) or something close exists, a note says so.
+looks like a path (it has a ``/``) or something close exists, a note says so, with the closest
+name: each part of the path respelled from what its folder holds (``@scr/mian.py``: did you mean
+``@src/main.py``?), else a file of that name, or of a close name with the same extension,
+anywhere among the files ``@path`` completion offers (``@main.py``: ``@src/main.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from actors.tool_executor.context import CallContext
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
     from actors.protocol import PermissionBrokerMsg
     from actors.tool_executor.door import Target
     from runtime import Address
@@ -38,6 +43,7 @@ MAX_FILE_BYTES = 256 * 1024  # more would crowd the context; the model can Read 
 MAX_LISTING = 200
 _TOKEN = re.compile(r"(?:^|(?<=[\s(\[]))@([^\s\"'`,;()\[\]]+)")
 _TRAILING = ".:!?"
+MAX_CANDIDATES = 20_000  # project files looked through for what a missing name meant
 
 
 def tokens(text: str) -> list[str]:
@@ -52,16 +58,32 @@ class _Found:
     folder: bool
 
 
-async def attach(text: str, root: str, permissions: Address[PermissionBrokerMsg]) -> Attachment:
-    """``text`` with the files it names attached, each read allowed by the broker first."""
+async def attach(
+    text: str,
+    root: str,
+    permissions: Address[PermissionBrokerMsg],
+    project_files: Callable[[], Awaitable[Sequence[str]]],
+) -> Attachment:
+    """``text`` with the files it names attached, each read allowed by the broker first.
+
+    ``project_files`` lists the files a missing name may have meant (asked for only then)."""
     blocks: list[str] = []
     attached: list[str] = []
     notes: list[str] = []
+    files: Sequence[str] | None = None
     for token in tokens(text):
         found = await anyio.to_thread.run_sync(_look, token, root)
+        if found is None:
+            guess = await anyio.to_thread.run_sync(_respelled, token, root)
+            if guess is None and _looks_like_a_file(token):
+                files = await project_files() if files is None else files
+                guess = _elsewhere(token, files)
+            note = _not_found(token, guess)
+            if note is not None:
+                notes.append(note)
+            continue
         if isinstance(found, str):
             notes.append(found)
-        if not isinstance(found, _Found):
             continue
         target = found.target
         request = PermissionRequest(
@@ -86,13 +108,13 @@ async def attach(text: str, root: str, permissions: Address[PermissionBrokerMsg]
 
 
 def _look(token: str, root: str) -> _Found | str | None:
-    """What ``token`` names: a file or folder to ask about, else a note for the person (None:
-    it is just text)."""
+    """What ``token`` names: a file or folder to ask about, a note for the person saying why
+    it cannot be attached, or None: nothing."""
     try:
         target = door.locate(token, root)
         st = os.stat(target.real)
     except (FileNotFoundError, NotADirectoryError):
-        return _near_miss(token, root)
+        return None
     except (OSError, ToolFailure) as error:
         return f"@{token} was not attached: {_why(error)}"
     if stat.S_ISDIR(st.st_mode):
@@ -131,22 +153,80 @@ def _contents(found: _Found) -> str:
     return text
 
 
-def _near_miss(token: str, root: str) -> str | None:
-    """A note for a token that names nothing, with the closest name in its folder, if any."""
-    folder, name = os.path.split(token.rstrip("/"))
-    close: list[str] = []
-    try:
-        above = door.locate(folder or ".", root)
-        if door.within(above.real, os.path.realpath(root)):  # only the project is looked into
-            names = [entry.rstrip("/") for entry in door.list_folder(above)]
-            close = difflib.get_close_matches(name, names, n=1)
-    except (OSError, ToolFailure):
-        pass
-    if close:
-        return f"@{token} names no file or folder; did you mean @{os.path.join(folder, close[0])}?"
+def _not_found(token: str, guess: str | None) -> str | None:
+    """The note for a token that names nothing; None where it is likely just a word."""
+    if guess is not None:
+        return f"@{token} not found; did you mean @{guess}?"
     if "/" in token:
-        return f"@{token} names no file or folder, so nothing was attached for it"
+        return f"@{token} not found: no file or folder has that path, so nothing was attached"
     return None
+
+
+def _respelled(token: str, root: str) -> str | None:
+    """``token`` with each part that names nothing replaced by the closest entry of its folder,
+    relative to the project; None when a part has no close entry. Only the project is looked
+    into: the names go to the person, and outside it they are none of the session's business."""
+    path = token.rstrip("/")
+    if os.path.isabs(path):
+        path = os.path.relpath(path, root)
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    real_root = os.path.realpath(root)
+    respelled: list[str] = []
+    for part in parts:
+        try:
+            folder = door.locate(os.path.join(".", *respelled), root)
+            if not door.within(folder.real, real_root):
+                return None
+            names = [entry.rstrip("/") for entry in door.list_folder(folder)]
+        except (OSError, ToolFailure):  # a file where a folder should be, or unreadable
+            return None
+        close = _closest(part, names)
+        if close is None:
+            return None
+        respelled.append(close)
+    return "/".join(respelled) if respelled != parts else None  # a broken symlink, say
+
+
+def _looks_like_a_file(token: str) -> bool:
+    """Worth a look through the project's files: a relative path, or a name with an extension
+    (not ``@decorator``, which is most often just a word). A path from ``/`` or ``~`` says where
+    it is: a project file of that name is not what it meant."""
+    if token.startswith(("/", "~")):
+        return False
+    return "/" in token or bool(os.path.splitext(token)[1])
+
+
+def _elsewhere(token: str, files: Sequence[str]) -> str | None:
+    """Among ``files`` (relative to the project), the one ``token`` most likely meant: one of
+    the same name, else one of a close name with the same extension (case aside); the
+    shallowest wins."""
+    name = os.path.basename(token.rstrip("/"))
+    extension = os.path.splitext(name)[1]
+    by_name: dict[str, str] = {}
+    for path in sorted(files, key=lambda path: (path.count("/"), path)):
+        by_name.setdefault(os.path.basename(path), path)
+    if name in by_name:
+        return by_name[name]
+    if extension:
+        kin = [
+            other for other in by_name if os.path.splitext(other)[1].lower() == extension.lower()
+        ]
+        close = _closest(name, kin)
+    else:  # only the name itself, case aside: ``docs/makefile`` for ``Makefile``
+        close = next((other for other in by_name if other.lower() == name.lower()), None)
+    return None if close is None else by_name[close]
+
+
+def _closest(name: str, names: Sequence[str]) -> str | None:
+    """``name`` itself among ``names``, else the closest, case aside (``@readme.md`` means
+    ``README.md`` on a file system that minds case)."""
+    if name in names:
+        return name
+    lowered = {other.lower(): other for other in reversed(names)}  # the first of equals wins
+    close = difflib.get_close_matches(name.lower(), lowered, n=1)
+    return lowered[close[0]] if close else None
 
 
 def _why(error: OSError | ToolFailure) -> str:

@@ -32,8 +32,10 @@ from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, InputUpdated, ToolOutcome
+from actors.tool_executor.files import shown_path
 from actors.tool_executor.schemas import decode
 from actors.tool_executor.tools import mcp
+from actors.visible import escape_controls
 from runtime import KernelError
 
 if TYPE_CHECKING:
@@ -55,6 +57,11 @@ if TYPE_CHECKING:
     from runtime import Address
 
     Send = Callable[[ToolEvent], Awaitable[None]]
+
+
+# The input fields that name what a call works on, most telling first.
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+_TARGET_KEYS = (*_PATH_KEYS, "command", "pattern", "task_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,10 +199,10 @@ class Scheduler:
                 f"The tool {call.name!r} is not available to the agent {agent.name!r}; "
                 f"its tools are: {', '.join(allowed) or 'none'}. Nothing was done."
             )
-            return _Plan(call, None, None, failure, None, call.name)
+            return _Plan(call, None, None, failure, None, self._raw_summary(call))
         if tool is None:
             failure = f"Unknown tool {call.name!r}. The available tools are: {', '.join(allowed)}."
-            return _Plan(call, None, None, failure, None, call.name)
+            return _Plan(call, None, None, failure, None, self._raw_summary(call))
         try:
             args = decode(tool.name, call.input, tool.input_type)
             access = tool.access(args, self._root)
@@ -204,9 +211,21 @@ class Scheduler:
                 access = Access(real, access.writes)
             return _Plan(call, tool, args, None, access, tool.summary(args, self._root))
         except LegatoError as exc:  # a NUL byte in a path, too: it is no name at all
-            return _Plan(call, tool, None, exc.describe(), None, call.name)
+            return _Plan(call, tool, None, exc.describe(), None, self._raw_summary(call))
         except (ValueError, OSError) as exc:
-            return _Plan(call, tool, None, f"Invalid input for {tool.name}: {exc}", None, tool.name)
+            failure = f"Invalid input for {tool.name}: {exc}"
+            return _Plan(call, tool, None, failure, None, self._raw_summary(call))
+
+    def _raw_summary(self, call: ToolCall) -> str:
+        """What a call that could not be planned was aimed at, from its input as sent: the
+        failure line then names the file or command, not the tool a second time."""
+        for key in _TARGET_KEYS:
+            value = call.input.get(key)
+            if isinstance(value, str) and value.strip():
+                if key in _PATH_KEYS and "\0" not in value:
+                    value = shown_path(value, self._root)
+                return escape_controls(value, newlines=True)
+        return ""
 
     async def _plan_mcp(
         self, client: Address[McpClientMsg], call: ToolCall, agent: AgentScope | None
@@ -216,13 +235,13 @@ class Scheduler:
                 f"The tool {call.name!r} is not available to the agent {agent.name!r}. "
                 "Nothing was done."
             )
-            return _Plan(call, None, None, failure, None, call.name)
+            return _Plan(call, None, None, failure, None, self._raw_summary(call))
         try:
             tool = await mcp.plan_call(client, call)
         except KernelError:  # the client is gone: the session is ending
             tool = f"The MCP servers are not running; {call.name} was not called."
         if isinstance(tool, str):
-            return _Plan(call, None, None, tool, None, call.name)
+            return _Plan(call, None, None, tool, None, self._raw_summary(call))
         args = mcp.McpInput(arguments=call.input)
         return _Plan(call, tool, args, None, None, tool.summary(args, self._root))
 
@@ -288,7 +307,10 @@ class Scheduler:
                 images=outcome.images,
                 stop_reason=outcome.stop_reason,
             )
-            await send(ToolFinished(result=result, elapsed=elapsed, diff=outcome.diff))
+            finished = ToolFinished(
+                result=result, elapsed=elapsed, diff=outcome.diff, remedy=outcome.remedy
+            )
+            await send(finished)
         finally:
             if holding:
                 self._limiter.release()

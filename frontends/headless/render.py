@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from actors.counts import counted
 from actors.errors import LegatoError
 from actors.models import cost_usd, resolve_model
 from actors.protocol import (
@@ -40,10 +41,12 @@ from actors.protocol import (
     Usage,
 )
 from actors.ui import Renderer
+from actors.visible import project_relative
 from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
     from actors.protocol import SandboxReport, UiEvent
+    from frontends.headless.denials import DenialTally
 
 _encoder = msgspec.json.Encoder()
 
@@ -139,6 +142,10 @@ class HeadlessRenderer(Renderer):
         self.usage = Usage()
         self.finished: tuple[str, str, float] | None = None  # the call a ToolFinished ends
         self.calls = 0  # tool calls started so far (a command's may be the sandbox's trial)
+        # A ``--headless`` run's denied calls, said before its result (frontends/headless/run.py
+        # sets it); ``denials_fail``: a skill or pattern run, which fails when it changed nothing.
+        self.denials: DenialTally | None = None
+        self.denials_fail = False
 
     async def show(self, event: UiEvent) -> None:
         match event:
@@ -155,6 +162,11 @@ class HeadlessRenderer(Renderer):
                 self.finished = self.running.pop(result.tool_use_id, None)
             case _:
                 pass
+        if self.denials is not None:
+            self.denials.see(event)
+            if isinstance(event, TurnOutcome) and (note := self.denials.report()) is not None:
+                failed = self.denials_fail and self.denials.nothing_changed
+                self.render(Notice("error" if failed else "warning", note))
         self.render(event)
         await self.stdout.drain()
         await self.stderr.drain()
@@ -166,7 +178,7 @@ class HeadlessRenderer(Renderer):
         """What was going on, in a few words: 'running Bash(sleep 100) for 3.2 s'."""
         now = time.monotonic()
         parts = [
-            f"{name}({_short(summary)}) after {now - started:.1f} s"
+            f"{_call(name, _short(summary))} after {now - started:.1f} s"
             for name, summary, started in self.running.values()
         ]
         if parts and self.streaming:  # calls start while the answer is still streaming
@@ -183,8 +195,9 @@ class HeadlessRenderer(Renderer):
 
 
 class TextRenderer(HeadlessRenderer):
-    def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
+    def __init__(self, stdout: IO[str], stderr: IO[str], *, root: str = "") -> None:
         super().__init__(stdout, stderr)
+        self.root = root  # the project's folder, left out of the paths in tool lines
         self._ends_with_newline = True
         # Notes that came while a text block streamed (a call starts as soon as its block is
         # complete, and the text goes on): a note ends stdout's line, which would put a line
@@ -205,16 +218,20 @@ class TextRenderer(HeadlessRenderer):
                 self._release()
                 self._end_line()
             case ToolStarted(name=name, summary=summary):
-                self._note(f"⏺ {name}({_short(summary)})")
-            case ToolFinished(result=result, elapsed=elapsed):
+                self._note(f"⏺ {_call(name, _short(summary))}")
+            case ToolFinished(result=result, elapsed=elapsed, remedy=remedy):
                 lines = result.content.strip().splitlines()
-                first = lines[0].strip() if lines else ""
-                more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+                first = project_relative(lines[0].strip(), self.root) if lines else ""
+                more = f" (+{counted(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
                 status = "✗" if result.is_error else "✓"
                 name = (
-                    f"{self.finished[0]}({_tail(self.finished[1], 40)}) " if self.finished else ""
+                    f"{_call(self.finished[0], _tail(self.finished[1], 40))} "
+                    if self.finished
+                    else ""
                 )
                 self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
+                if remedy:
+                    self._note(f"    → {remedy}")
             case Retrying(attempt=attempt, delay=delay, reason=reason):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):
@@ -465,6 +482,11 @@ def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) ->
     return obj
 
 
+def _call(name: str, target: str) -> str:
+    """A tool line's call: ``Edit(greet.py)``, or the name alone when nothing names a target."""
+    return f"{name}({target})" if target else name
+
+
 def _short(text: str, width: int = 80) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -477,10 +499,16 @@ def _tail(text: str, width: int) -> str:
 
 
 def renderer_for(
-    output_format: str, stdout: IO[str], stderr: IO[str], session_id: str, *, partial: bool = False
+    output_format: str,
+    stdout: IO[str],
+    stderr: IO[str],
+    session_id: str,
+    *,
+    partial: bool = False,
+    root: str = "",
 ) -> HeadlessRenderer:
     if output_format == "json":
         return JsonRenderer(stdout, stderr)
     if output_format == "stream-json":
         return StreamJsonRenderer(stdout, stderr, session_id, partial=partial)
-    return TextRenderer(stdout, stderr)
+    return TextRenderer(stdout, stderr, root=root)

@@ -8,6 +8,7 @@ signal while that happens cancels everything at once. Either way every process i
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -22,19 +23,22 @@ from actors.protocol import (
     AttachReferences,
     Compact,
     DescribeSandbox,
+    ExplainPermissions,
     GetContext,
     GetConversation,
     GetUsage,
     ListBackground,
     ListBackgroundAgents,
     Notice,
+    PermissionRequest,
     RunPrompt,
     Show,
     TurnOutcome,
     Undo,
 )
 from frontends import debug
-from frontends.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
+from frontends.exit_codes import EXIT_DENIED, EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
+from frontends.headless.denials import DenialTally, writes_denied_warning
 from frontends.headless.render import (
     HeadlessRenderer,
     StreamJsonRenderer,
@@ -49,7 +53,7 @@ from runtime import ActorCrashed, first_error, supervise
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import PermissionMode
+    from actors.protocol import PermissionMode, SkillPrompt
     from frontends.session import Session
 
 # Prompts that are commands to the session rather than to the model.
@@ -80,8 +84,10 @@ def run_headless(
     session_id: str | None = None,
     resume: bool = False,
     partial_messages: bool = False,
+    command: SkillPrompt | None = None,
 ) -> int:
-    """Runs one prompt in a session of its own, on trio; the exit code."""
+    """Runs one prompt in a session of its own, on trio; the exit code. ``command``: the skill
+    or pattern the prompt was made from (``legato /<name> ...``)."""
     run = _HeadlessRun(
         project_root=project_root,
         prompt=prompt,
@@ -98,6 +104,7 @@ def run_headless(
         session_id=session_id,
         resume=resume,
         partial_messages=partial_messages,
+        command=command,
     )
     try:
         return anyio.run(run.exit_code, backend="trio")
@@ -128,6 +135,7 @@ class _HeadlessRun:
         session_id: str | None = None,
         resume: bool = False,
         partial_messages: bool = False,
+        command: SkillPrompt | None = None,
     ) -> None:
         self.project_root = project_root
         self.prompt = prompt
@@ -141,9 +149,17 @@ class _HeadlessRun:
         self.home = home
         self.session_id = session_id or str(uuid.uuid4())
         self.resume = resume  # go on with the saved session (--continue, --resume)
+        self.command = command
         self.renderer: HeadlessRenderer = renderer_for(
-            output_format, stdout, stderr, self.session_id, partial=partial_messages
+            output_format,
+            stdout,
+            stderr,
+            self.session_id,
+            partial=partial_messages,
+            root=project_root,
         )
+        self.renderer.denials = DenialTally(project_root)
+        self.renderer.denials_fail = command is not None
         # Everything goes through the renderer's guarded streams: a reader that stops reading
         # (`| head`) ends the run cleanly instead of with a BrokenPipeError.
         self.stdout = self.renderer.stdout
@@ -218,6 +234,8 @@ class _HeadlessRun:
                 if not server.approved:
                     note = not_started(server.name, server.source)
                     await session.ui.address.tell(Show(Notice("warning", note)))
+            if (denied := await self._writes_denied(session)) is not None:
+                await session.ui.address.tell(Show(Notice("warning", denied)))
             with prompt_scope:
                 outcome = await self._answer(session)
                 self.renderer.sandbox = await session.tools.address.ask(
@@ -237,7 +255,31 @@ class _HeadlessRun:
                 return EXIT_FAILURE  # replaced by the signal's code in ``exit_code``
         if outcome.is_error and isinstance(self.renderer, TextRenderer):
             self.stderr.write(f"legato: error: {outcome.error or outcome.subtype}\n")
-        return EXIT_FAILURE if outcome.is_error else EXIT_OK
+        if outcome.is_error:
+            return EXIT_FAILURE
+        # The tally saw the prompt's every event: the UI actor showed them all before it
+        # stopped, the outcome last.
+        nothing_done = self.renderer.denials is not None and self.renderer.denials.nothing_changed
+        return EXIT_DENIED if self.command is not None and nothing_done else EXIT_OK
+
+    async def _writes_denied(self, session: Session) -> str | None:
+        """Before a pattern runs (patterns generate files): a warning when the mode will deny
+        its writes whatever it writes, with the flag or setting that lets it write."""
+        if self.command is None or self.command.kind != "pattern":
+            return None
+        # A file the pattern might create, judged by the broker as the Write would be.
+        sample = os.path.join(self.project_root, f"{self.command.name}.generated")
+        request = PermissionRequest(tool="Write", kind="create", paths=(sample,))
+        report = await session.permissions.address.ask(ExplainPermissions(requests=(request,)))
+        if report.assessments[0].outcome == "allowed":
+            return None
+        # With allowedPaths entries another path may be allowed: not certain, so nothing said.
+        every_write = report.mode == "plan"
+        if not every_write and dict(report.rules).get("allowedPaths"):
+            return None
+        return writes_denied_warning(
+            self.command.name, report.mode, report.rules_file, all_denied=every_write
+        )
 
     async def _answer(self, session: Session) -> TurnOutcome:
         """The prompt run by the conductor, or the session command it names."""

@@ -29,12 +29,14 @@ from actors.protocol import (
     CheckCommand,
     ClearConversation,
     Compact,
+    DescribeProvider,
     GetContext,
     GetContextFill,
     ListBackground,
     ListBackgroundAgents,
     ListCommands,
     ListFiles,
+    LoadSession,
     PrepareCommand,
     RunPrompt,
     SetFast,
@@ -53,6 +55,7 @@ from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.hooks import hooks_text
 from frontends.interactive.mcp import mcp_command
 from frontends.interactive.renderer import TerminalRenderer
+from frontends.interactive.resumed import resumed_header, resumed_lines
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
 from frontends.interactive.tasks import status_lines, tasks_text
@@ -107,6 +110,7 @@ class InteractiveSession:
 
         self.root = project_root
         self.home = home or os.path.expanduser("~")
+        self.resumed = resume
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
         self.console = Console(
@@ -154,7 +158,14 @@ class InteractiveSession:
 
     async def run(self) -> int:
         async with supervise(self.session.actors, tracer=debug.tracer()):
-            self._apply(await self.session.memory.address.ask(GetContext()))
+            context = await self.session.memory.address.ask(GetContext())
+            self._apply(context)
+            # The banner goes out before the prompt is first drawn: written while the prompt
+            # shows, it would leave a copy of the prompt and status line above it.
+            await self.screen.paint()
+            await self._say_setup_problems(context.model)
+            if self.resumed:
+                await self._show_resumed()
             async with anyio.create_task_group() as tasks:
                 app_done = anyio.Event()
                 tasks.start_soon(self._run_app, app_done)
@@ -181,6 +192,7 @@ class InteractiveSession:
         for console in (self.console, self.printer):
             console.push_theme(colours.rich_theme())
         self.view.palette = colours
+        self.view.root = context.project_root
         self.screen.app.style = colours.prompt_style()
         self.status.model = context.model
         self.status.mode = context.permission_mode
@@ -214,6 +226,31 @@ class InteractiveSession:
             )
         self.screen.changed()
 
+    async def _show_resumed(self) -> None:
+        """The resumed conversation's last exchanges under the banner; its usage counted, so
+        that /cost and the status line go on from it."""
+        if self.session.sessions is None:
+            return
+        saved = await self.session.sessions.address.ask(LoadSession())
+        for counted in saved.spent:
+            self.status.count(counted.usage, model=counted.model)
+        self.status.context_tokens = (
+            await self.session.conductor.address.ask(GetContextFill())
+        ).tokens
+        self.view.say(resumed_header(saved))
+        for line in resumed_lines(saved.messages, root=self.root):
+            self.view.say(line)
+        self.screen.changed()
+
+    async def _say_setup_problems(self, model: str) -> None:
+        """Under the banner, what would fail the first prompt (no API key, no region): said
+        now, with its remedy, rather than after the person has typed a prompt."""
+        report = await self.session.model.address.ask(DescribeProvider(model=model))
+        for problem in report.problems:
+            self.view.note("error", f"{problem.what}\n  → {problem.remedy}")
+        if report.problems:
+            self.screen.changed()
+
     async def _run_app(self, done: anyio.Event) -> None:
         try:
             await self.screen.app.run_async(handle_sigint=False)
@@ -225,6 +262,7 @@ class InteractiveSession:
         self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
         found = await self._commands()
         self.skills = [(f"/{info.name}", info.description) for info in found]
+        self.screen.offer_completions()
 
     async def _say_sandbox(self) -> None:
         # Under the banner, once the session's trial of the sandbox is made: asked in the

@@ -31,8 +31,6 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Float,
-    FloatContainer,
     HSplit,
     Layout,
     Window,
@@ -115,6 +113,12 @@ class Screen:
 
     # ── for the session ─────────────────────────────────────────────────────────────────────
 
+    def offer_completions(self) -> None:
+        """The completer's lists were just filled: completions are worked out as one types, so
+        what was typed before (``@sm`` in the first second) is offered now, not at the next key."""
+        if self.buffer.complete_state is None and self.buffer.text:
+            self.buffer.start_completion(select_first=False)
+
     def changed(self) -> None:
         """Something in the view changed: paint it at the next frame."""
         self._dirty.set()
@@ -189,15 +193,17 @@ class Screen:
             dont_extend_height=True,
         )
         status = Window(FormattedTextControl(self._status_line), height=1)
+        # The menu is a row of its own between the input and the status line, not a float: a
+        # float is drawn over whatever lies under the cursor, which here is the status line.
         body = HSplit(
             [
                 ConditionalContainer(live, filter=Condition(lambda: bool(self._live_text()))),
                 entry,
+                CompletionsMenu(max_height=8),
                 status,
             ]
         )
-        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
-        return Layout(FloatContainer(body, floats=[menu]), focused_element=entry)
+        return Layout(body, focused_element=entry)
 
     def _live_fragments(self) -> StyleAndTextTuples:
         """The live part as prompt_toolkit fragments, converted once per change.

@@ -13,13 +13,14 @@ import re
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
-from rich.markdown import Markdown
+from rich.markdown import Heading, Markdown
 from rich.syntax import Syntax
 from rich.text import Text
 
+from actors.counts import counted
 from actors.protocol import (
     AgentEvent,
     BlockFinished,
@@ -32,13 +33,14 @@ from actors.protocol import (
     ToolOutput,
     ToolStarted,
 )
-from actors.visible import argument_lines, call_target, escape_controls
+from actors.visible import argument_lines, call_target, escape_controls, project_relative
 from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rich.console import Console, RenderableType
+    from rich.console import Console, JustifyMethod, RenderableType
+    from rich.markdown import MarkdownElement
 
     from actors.protocol import HowItRuns, PermissionRequest, UiEvent
     from frontends.interactive.theme import Palette
@@ -53,6 +55,19 @@ _HEADERS = {
     "run": "Run command",
     "call": "Call MCP tool",
 }
+
+
+class _LeftHeading(Heading):
+    # rich centres a level-1 heading; in a terminal transcript every other line starts at the
+    # left edge, and a centred title reads as part of some other program's output.
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+
+class _Markdown(Markdown):
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+    }
 
 
 @dataclass
@@ -91,6 +106,7 @@ class TurnView:
         self.printer = printer or console
         self.palette = palette
         self.clock = clock
+        self.root = ""  # the project's folder, left out of the paths in tool results
         self.stream = MarkdownStream()
         self.running: dict[str, _Running] = {}
         self.thinking = False
@@ -130,7 +146,7 @@ class TurnView:
                 agent = self.running.get(parent)
                 if agent is not None:
                     agent.tail.clear()
-                    agent.partial = f"{name}({s})"
+                    agent.partial = _call(name, s)
             case _:
                 pass
 
@@ -306,11 +322,13 @@ class TurnView:
             return  # a call already shown as stopped by an interruption, reporting late
         if result.denied:
             self._print(self._tool_line("✗", "legato.bad", run, "denied"))
-            self._print(Text(f"    {_first_line(result.content)}", style="legato.muted"))
+            self._print(Text(f"    {self._first_line(result.content)}", style="legato.muted"))
             return
         if result.is_error:
             self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
-            self._print(Text(f"    {_first_line(result.content)}", style="legato.bad"))
+            self._print(Text(f"    {self._first_line(result.content)}", style="legato.bad"))
+            if event.remedy:
+                self._print(Text(f"    → {event.remedy}"))
             return
         self._print(self._tool_line("✓", "legato.good", run, f"{event.elapsed:.1f} s"))
         for line in run.lines():
@@ -320,9 +338,13 @@ class TurnView:
         if event.diff:
             self._print(self._diff(event.diff))
 
+    def _first_line(self, text: str) -> str:
+        return _first_line(project_relative(text, self.root))
+
     def _tool_line(self, mark: str, style: str, run: _Running, note: str) -> Text:
+        target = _call("", run.summary)
         return Text.assemble(
-            (f"{mark} ", style), (run.name, "bold"), f"({run.summary})  ", (note, "legato.muted")
+            (f"{mark} ", style), (run.name, "bold"), f"{target}  ", (note, "legato.muted")
         )
 
     def _diff(self, diff: str) -> Text:
@@ -341,12 +363,13 @@ class TurnView:
                 style = ""
             text.append(f"    {line}\n", style=style)
         if len(lines) > DIFF_LINES:
-            text.append(f"    … {len(lines) - DIFF_LINES} more lines\n", style="legato.muted")
+            more = counted(len(lines) - DIFF_LINES, "more line")
+            text.append(f"    … {more}\n", style="legato.muted")
         text.rstrip()
         return text
 
     def _markdown(self, source: str) -> Markdown:
-        return Markdown(source, code_theme=self.palette.code_theme, hyperlinks=False)
+        return _Markdown(source, code_theme=self.palette.code_theme, hyperlinks=False)
 
     def _code(self, lines: tuple[str, ...], language: str) -> Syntax:
         return Syntax(
@@ -376,6 +399,11 @@ class TurnView:
 def _lexer(language: str) -> Any:
     # Looking a lexer up by name costs more than highlighting a line: once per language.
     return Syntax("", language or "text").lexer or "text"
+
+
+def _call(name: str, target: str) -> str:
+    """``Edit(src/x.py)``, or the name alone when nothing in the call's input names a target."""
+    return f"{name}({target})" if target else name
 
 
 def _first_line(text: str) -> str:

@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import socket
+import threading
 from typing import TYPE_CHECKING
 
 from actors.errors import REMEDY_API_KEY, REMEDY_COMMAND, REMEDY_NETWORK
@@ -63,11 +64,84 @@ def test_a_wrong_key_gets_the_key_remedy(
     assert "sk-wrong-key-99" not in out
 
 
-def test_no_key_at_all_is_a_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_key_at_all_is_one_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = doctor(tmp_path, capsys, ASSISTANT_BASE_URL=f"http://127.0.0.1:{closed_port()}")
     assert code == 1
-    assert "✗ no API key is set" in out
-    assert REMEDY_API_KEY in out
+    # The credentials check and the probe both meet it; it is listed once.
+    assert problems(out) == [
+        "✗ No API key is set: ASSISTANT_API_KEY, apiKey in ~/.config/legato/config.json and "
+        "ANTHROPIC_API_KEY are all empty",
+        "→ Set ASSISTANT_API_KEY to your API key: export ASSISTANT_API_KEY=<your key>",
+    ]
+
+
+def test_bedrock_without_a_region_is_one_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = doctor(
+        tmp_path, capsys, CLOUD_ACCESS_KEY_ID="AKID", CLOUD_SECRET_ACCESS_KEY="secret"
+    )
+    assert code == 1
+    assert problems(out) == [
+        "✗ CLOUD_ACCESS_KEY_ID is set, so Amazon Bedrock is used, but CLOUD_REGION is empty",
+        "→ Set CLOUD_REGION to the Bedrock region, e.g. export CLOUD_REGION=us-east-1",
+    ]
+
+
+def test_a_wrong_key_from_anthropic_api_key_sends_the_user_to_that_variable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedServer([], api_key=KEY) as server:
+        code, out = doctor(
+            tmp_path, capsys, ANTHROPIC_API_KEY="sk-wrong-key-98", ASSISTANT_BASE_URL=server.url
+        )
+    assert code == 1
+    assert problems(out)[1] == (
+        "→ Run 'echo $ANTHROPIC_API_KEY' to check the key, then set it again (or set "
+        "ASSISTANT_API_KEY or apiKey in ~/.config/legato/config.json, which are used before it)"
+    )
+
+
+def test_a_proxy_that_refuses_is_named_as_the_failing_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proxy = f"http://127.0.0.1:{closed_port()}"
+    code, out = doctor(tmp_path, capsys, ASSISTANT_API_KEY=KEY, HTTPS_PROXY=proxy)
+    assert code == 1
+    assert problems(out) == [
+        "✗ Could not reach the API at https://api.anthropic.com/v1/messages: the proxy "
+        f"{proxy} refused the connection (set by HTTPS_PROXY)",
+        f"→ Check that the proxy at {proxy} is running and HTTPS_PROXY names it "
+        "(echo $HTTPS_PROXY); unset HTTPS_PROXY to connect directly",
+    ]
+
+
+def test_a_proxy_that_refuses_the_tunnel_is_named_with_its_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        proxy = f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+        def refuse() -> None:  # one CONNECT, answered as a proxy that forbids it
+            connection, _ = listener.accept()
+            with connection:
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+
+        answering = threading.Thread(target=refuse)
+        answering.start()
+        code, out = doctor(tmp_path, capsys, ASSISTANT_API_KEY=KEY, HTTPS_PROXY=proxy)
+        answering.join()
+    assert code == 1
+    assert problems(out)[0] == (
+        "✗ Could not reach the API at https://api.anthropic.com/v1/messages: the proxy "
+        f"{proxy} (set by HTTPS_PROXY) would not open a tunnel: 403 Forbidden"
+    )
+
+
+def problems(out: str) -> list[str]:
+    """The lines under "Problems", stripped."""
+    return [line.strip() for line in out.split("\nProblems\n", 1)[1].splitlines() if line]
 
 
 def test_an_unreachable_api_gets_the_network_remedy(
@@ -78,7 +152,7 @@ def test_an_unreachable_api_gets_the_network_remedy(
     assert code == 1
     # The system's words for it, not the async connect's "All connection attempts failed".
     refused = f"[Errno {errno.ECONNREFUSED}] {os.strerror(errno.ECONNREFUSED)}"
-    assert f"  cannot reach {url}/v1/messages: {refused}\n" in out
+    assert f"  Could not reach the API at {url}/v1/messages: {refused}\n" in out
     assert f"→ {REMEDY_NETWORK}" in out
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,7 @@ from actors.errors import (
     UsageError,
 )
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
     from tests.doctor.conftest import Project
@@ -88,6 +91,75 @@ def test_invalid_api_key_end_to_end(project: Project) -> None:
     assert "sk-wrong-123" not in done.stderr + done.stdout
 
 
+def legato_with(
+    project: Project, base_url: str, *args: str, **env: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``legato`` with ``env`` over the project's environment (None: the variable unset)."""
+    merged: dict[str, str] = {}
+    for name, value in (project.env(base_url) | env).items():
+        if value is not None:
+            merged[name] = value
+    return subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=merged,
+        timeout=60,
+    )
+
+
+CONFIG_REMEDY = (
+    "Check apiKey in ~/.config/legato/config.json, then set it again there "
+    "(or set ASSISTANT_API_KEY, which is used before it)"
+)
+ANTHROPIC_REMEDY = (
+    "Run 'echo $ANTHROPIC_API_KEY' to check the key, then set it again (or set "
+    "ASSISTANT_API_KEY or apiKey in ~/.config/legato/config.json, which are used before it)"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "remedy"),
+    [
+        ("ASSISTANT_API_KEY", REMEDY_API_KEY),
+        ("apiKey in ~/.config/legato/config.json", CONFIG_REMEDY),
+        ("ANTHROPIC_API_KEY", ANTHROPIC_REMEDY),
+    ],
+)
+def test_an_invalid_key_remedy_names_where_the_key_came_from(
+    project: Project, source: str, remedy: str
+) -> None:
+    wrong = "sk-wrong-456"
+    env: dict[str, str | None] = {"ASSISTANT_API_KEY": None}
+    if source.startswith("apiKey"):
+        config = project.home / ".config" / "legato" / "config.json"
+        config.parent.mkdir(parents=True)
+        config.write_text(json.dumps({"apiKey": wrong}))
+        config.chmod(0o600)
+    else:
+        env[source] = wrong
+    with ScriptedServer([text("never")], api_key="sk-right") as server:
+        done = legato_with(project, server.url, "--headless", "hi", **env)
+    assert done.returncode == 1
+    assert f"rejected the API key from {source} (HTTP 401" in done.stderr
+    assert done.stderr.endswith(f"\n  → {remedy}\n")
+    assert wrong not in done.stderr + done.stdout
+
+
+def test_a_proxy_refusing_connections_is_named_end_to_end(project: Project) -> None:
+    proxy = f"http://127.0.0.1:{closed_port()}"
+    # The API's address is never tried: the request stops at the proxy.
+    done = legato_with(project, "https://api.anthropic.com", "--headless", "hi", HTTPS_PROXY=proxy)
+    assert done.returncode == 1
+    assert done.stderr.endswith(
+        "legato: error: Could not reach the API at https://api.anthropic.com/v1/messages: "
+        f"the proxy {proxy} refused the connection (set by HTTPS_PROXY)\n"
+        f"  → Check that the proxy at {proxy} is running and HTTPS_PROXY names it "
+        "(echo $HTTPS_PROXY); unset HTTPS_PROXY to connect directly\n"
+    )
+
+
 def test_network_problem_end_to_end(project: Project) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     done = project.legato(url, "--headless", "hi")
@@ -122,7 +194,12 @@ def test_command_not_found_end_to_end(project: Project) -> None:
     assert done.returncode == 0, done.stderr
     assert result["is_error"] is True
     assert "Exit code 127" in result["content"]
+    assert "'legato-no-such-tool' was not found." in result["content"]
     assert REMEDY_COMMAND in result["content"]
+    # The person sees it too, under the failed call, not only the model.
+    assert f"legato-no-such-tool: command not found (+3 lines)\n    → {REMEDY_COMMAND}\n" in (
+        done.stderr
+    )
 
 
 @pytest.mark.parametrize(

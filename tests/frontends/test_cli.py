@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from frontends.cli import SUBCOMMANDS
 from frontends.exit_codes import MEANINGS
+from frontends.flags import SUBCOMMAND_HELP
+from frontends.interactive.slash_commands import COMMANDS
 from frontends.version import __version__
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,9 +73,21 @@ def test_help_lists_the_flags_and_exit_codes() -> None:
         assert flag in done.stdout
     said = " ".join(done.stdout.split())  # argparse wraps the epilog
     assert (
-        "Exit codes: 0 ok, 1 run-time failure, 2 usage or configuration error, 130 SIGINT, "
+        "Exit codes: 0 ok, 1 run-time failure, 2 usage or configuration error, 3 a skill or "
+        "pattern run whose every change was denied, 130 SIGINT, "
         "141 stdout's reader stopped reading, 143 SIGTERM." in said
     )
+
+
+def test_help_lists_the_commands_besides_a_session_and_those_inside_one() -> None:
+    done = legato("--help")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    for name in SUBCOMMANDS:
+        assert any(line.startswith(f"  legato {name} ") for line in lines), name
+    for name in COMMANDS:
+        assert any(line.startswith(f"  {name} ") for line in lines), name
+    assert set(SUBCOMMAND_HELP) == set(SUBCOMMANDS)  # each described, none that is not there
 
 
 def test_the_readme_lists_every_exit_code_and_no_other() -> None:
@@ -99,6 +114,32 @@ def test_bad_usage_exits_2_with_a_clear_message(args: list[str], needle: str) ->
     assert needle in done.stderr
     assert "Traceback" not in done.stderr
     assert "→" in done.stderr  # every usage error carries a remedy
+
+
+@pytest.mark.parametrize(
+    ("prompt", "written"),
+    [
+        ("fix the bug", 'legato --headless "fix the bug"'),
+        ('say "hi" twice', """legato --headless 'say "hi" twice'"""),
+    ],
+)
+def test_a_prompt_where_the_project_goes_suggests_headless(
+    tmp_path: Path, prompt: str, written: str
+) -> None:
+    done = legato(prompt, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"legato: project path '{prompt}' is not a directory (the first argument is the "
+        "project folder; a prompt goes after --headless)\n"
+        f"  → To run it as a prompt: {written}; or start legato and type it\n"
+    )
+
+
+def test_a_missing_folder_is_not_taken_for_a_prompt(tmp_path: Path) -> None:
+    done = legato("no-such-folder", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--headless" not in done.stderr
+    assert "Give the path of an existing project folder" in done.stderr
 
 
 def test_unknown_model_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> None:

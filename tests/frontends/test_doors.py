@@ -21,8 +21,17 @@ if TYPE_CHECKING:
     from tests.frontends.conftest import Project
 
 COMMANDS = ("doctor", "config_command", "permissions", "asking")
-# The modes' SDK names are shared too: `legato config --permission-mode acceptEdits`.
-SHARED = frozenset({"actors.protocol", "actors.errors", "actors.models", "actors.permission_modes"})
+# The modes' SDK names are shared too: `legato config --permission-mode acceptEdits`; and counts
+# in words, which `legato doctor` shares with every summary.
+SHARED = frozenset(
+    {
+        "actors.protocol",
+        "actors.errors",
+        "actors.models",
+        "actors.permission_modes",
+        "actors.counts",
+    }
+)
 
 
 def imports_from_actors(module: str) -> list[tuple[str, str]]:

@@ -292,3 +292,52 @@ def test_a_reader_that_never_reads_does_not_stop_ctrl_c(project: Project) -> Non
             process.stderr.close()
     assert process.returncode == 130
     assert "stopped by SIGINT" in err
+
+
+def test_text_output_names_each_calls_file_inside_the_project_relative_to_it(
+    project: Project,
+) -> None:
+    source = project.write("src/x.py", "a = 1\nb = 2\n")
+    project.settings(permissionMode="custom", allowedPaths=["src/**"])
+    steps = [
+        tool_calls(
+            [
+                call("Read", {"file_path": str(source)}),
+                # No new_string: the input is refused before anything runs.
+                call("Edit", {"file_path": "src/x.py", "old_string": "a = 1"}),
+            ]
+        ),
+        tool_calls(
+            [call("Edit", {"file_path": str(source), "old_string": "a", "new_string": "z"})]
+        ),
+        text("Done."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "fix it")
+    assert done.returncode == 0, done.stderr
+    notes = done.stderr.splitlines()
+    assert "⏺ Read(src/x.py)" in notes
+    assert "⏺ Edit(src/x.py)" in notes
+    assert any(line.startswith("  ⎿ ✓ Read(src/x.py) ") for line in notes), notes
+    assert any(line.endswith(": 1 a = 1 (+1 line)") for line in notes), notes
+    assert any(line.startswith("  ⎿ ✗ Edit(src/x.py) ") for line in notes), notes
+    assert any(line.endswith("s: Edited src/x.py: replaced 1 occurrence of old_string.")
+               for line in notes), notes  # fmt: skip
+    assert str(project.root) not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        ("OPUS", "claude-opus-4-6"),
+        ("Sonnet", "claude-sonnet-4-6"),
+        ("Claude-Opus-4-6", "claude-opus-4-6"),
+        ("claude-haiku-4-5", "claude-haiku-4-5-20251001"),  # the one dated id it names
+    ],
+)
+def test_model_names_are_taken_in_any_case(project: Project, given: str, sent: str) -> None:
+    with ScriptedServer([text("Hi.")]) as server:
+        done = project.legato(server.url, "--model", given, "--headless", "hi")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert requests[0].body["model"] == sent

@@ -191,3 +191,33 @@ def test_without_a_terminal_it_says_to_use_headless(folders: tuple[Path, Path]) 
     assert "needs a terminal" in done.stderr
     assert 'legato --headless "<prompt>"' in done.stderr
     assert done.stdout == ""
+
+
+def test_the_screen_starts_with_the_banner_and_menus_leave_the_status_line_in_sight(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    (root / "x.py").write_text("a = 1\n")
+    steps = [
+        # No new_string: refused before it runs, and the failure names the file.
+        tool_calls([call("Edit", {"file_path": "x.py", "old_string": "a"})]),
+        text("# Title\n\nDone.\n"),
+    ]
+    with ScriptedServer(steps) as server:
+        terminal.start(root, session_env(home, server.url))
+        screen = terminal.wait_for("tokens", visible=True)
+        # Nothing above the banner: no copy of the prompt or the status line.
+        assert screen.lstrip("\n").startswith("✻ Legato")
+        assert screen.count("tokens") == 1
+        terminal.type("/")
+        terminal.wait_for("/compact", visible=True)
+        assert "tokens" in terminal.status_line()  # the menu is drawn above it, not over it
+        terminal.keys("C-u")
+        terminal.submit("fix x.py")
+        screen = terminal.wait_for("Done.")
+        lines = screen.splitlines()
+        assert any(line.startswith("✗ Edit(x.py)") for line in lines), screen
+        assert "Title" in lines  # a heading starts at the left edge, as rich would not have it
+        assert screen.lstrip("\n").startswith("✻ Legato")
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0

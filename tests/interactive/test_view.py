@@ -101,6 +101,16 @@ def test_an_edit_shows_its_diff_and_failures_show_why() -> None:
     )
 
 
+def test_a_failed_call_with_a_remedy_shows_it_under_the_reason() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("c", "Bash", "foo --x"))
+    failed = ToolResult(tool_use_id="c", content="bash: foo: command not found", is_error=True)
+    view.apply(ToolFinished(result=failed, elapsed=0.0, remedy="Put foo on PATH"))
+    assert view.take_printed() == (
+        "✗ Bash(foo --x)  0.0 s\n    bash: foo: command not found\n    → Put foo on PATH\n"
+    )
+
+
 def test_diff_lines_are_coloured() -> None:
     console = Console(
         file=io.StringIO(), width=80, theme=DARK.rich_theme(), force_terminal=True,
@@ -193,3 +203,42 @@ def test_a_background_command_question_says_it_runs_in_the_background() -> None:
         "    requested by Bash",
         "    runs in the background: the answer goes on; /tasks stop ends it",
     ]
+
+
+def test_headings_start_at_the_left_edge_like_every_other_line() -> None:
+    # rich centres a level-1 heading by default.
+    view, _ = make_view()
+    view.apply(TextDelta(0, "# Plan\n\nFirst.\n\n## Steps\n\nSecond.\n"))
+    view.apply(BlockFinished(0, {"type": "text", "text": "..."}))
+    lines = view.take_printed().splitlines()
+    assert lines[0] == "Plan"
+    assert "Steps" in lines
+
+
+def test_a_failed_call_names_its_target_and_the_project_is_left_out_of_its_result() -> None:
+    view, _ = make_view()
+    view.root = "/home/me/app"
+    view.apply(ToolStarted("e", "Edit", "src/x.py"))
+    failed = ToolResult(
+        tool_use_id="e", content="old_string not found in /home/me/app/src/x.py.", is_error=True
+    )
+    view.apply(ToolFinished(result=failed, elapsed=0.0))
+    view.apply(ToolStarted("u", "Frobnicate", ""))  # nothing in its input names a target
+    unknown = ToolResult(tool_use_id="u", content="Unknown tool 'Frobnicate'.", is_error=True)
+    view.apply(ToolFinished(result=unknown, elapsed=0.0))
+    assert view.take_printed() == (
+        "✗ Edit(src/x.py)  0.0 s\n"
+        "    old_string not found in src/x.py.\n"
+        "✗ Frobnicate  0.0 s\n"
+        "    Unknown tool 'Frobnicate'.\n"
+    )
+
+
+def test_a_long_diff_counts_what_it_leaves_out_in_words() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("e", "Edit", "a.py"))
+    diff = "".join(f"+line {n}\n" for n in range(41))  # one more than is shown
+    view.apply(
+        ToolFinished(result=ToolResult(tool_use_id="e", content="ok"), elapsed=0.0, diff=diff)
+    )
+    assert view.take_printed().splitlines()[-1] == "    … 1 more line"

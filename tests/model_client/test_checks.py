@@ -3,7 +3,6 @@ requests would go, with which credentials and what stands in the way, and the pr
 
 from __future__ import annotations
 
-from actors.errors import REMEDY_API_KEY
 from actors.model_client import ModelClient
 from actors.protocol import DescribeProvider, Finding, ProbeApi, ProbeReport, ProviderReport
 from frontends.demo.scripted_api import ScriptedServer
@@ -30,10 +29,14 @@ async def test_the_anthropic_api_with_its_key_named_never_shown() -> None:
     )
 
 
-async def test_no_key_is_a_problem_with_the_key_remedy() -> None:
+async def test_no_key_is_a_problem_with_the_remedy_a_request_would_give() -> None:
     report = await describe("claude-sonnet-4-6", {})
     assert report.problems == (
-        Finding("no API key is set", f"{REMEDY_API_KEY} (export ASSISTANT_API_KEY=...)"),
+        Finding(
+            "No API key is set: ASSISTANT_API_KEY, apiKey in ~/.config/legato/config.json and "
+            "ANTHROPIC_API_KEY are all empty",
+            "Set ASSISTANT_API_KEY to your API key: export ASSISTANT_API_KEY=<your key>",
+        ),
     )
 
 
@@ -48,7 +51,10 @@ async def test_a_local_model_and_bedrock_without_a_region() -> None:
     bedrock = await describe("claude-sonnet-4-6", cloud, key=KEY)
     assert bedrock.provider == "bedrock"
     assert bedrock.problems == (
-        Finding("CLOUD_REGION is not set", "Set CLOUD_REGION, e.g. us-east-1"),
+        Finding(
+            "CLOUD_ACCESS_KEY_ID is set, so Amazon Bedrock is used, but CLOUD_REGION is empty",
+            "Set CLOUD_REGION to the Bedrock region, e.g. export CLOUD_REGION=us-east-1",
+        ),
     )
     assert bedrock.credentials[1] == (
         "apiKey in ~/.config/legato/config.json is set but unused while CLOUD_ACCESS_KEY_ID is set"
@@ -71,5 +77,10 @@ async def test_the_probe_connects_on_demand_and_judges_the_answer() -> None:
     assert good == ProbeReport(f"POST {url} -> HTTP 400: reachable, credentials accepted")
     assert bad == ProbeReport(
         f"POST {url} -> HTTP 401: the credentials were refused",
-        Finding(f"the API at {url} refused the credentials (HTTP 401)", REMEDY_API_KEY),
+        # The key came from the config file (FakeMemory's), so the remedy sends the user there.
+        Finding(
+            f"the API at {url} refused the credentials (HTTP 401)",
+            "Check apiKey in ~/.config/legato/config.json, then set it again there "
+            "(or set ASSISTANT_API_KEY, which is used before it)",
+        ),
     )

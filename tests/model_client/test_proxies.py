@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from actors.model_client.proxies import proxy_routes
+from actors.model_client.proxies import Proxy, proxy_for, proxy_routes
 
 
 def test_each_scheme_gets_its_proxy_and_a_bare_host_is_http() -> None:
@@ -37,3 +37,31 @@ def test_no_proxy_hosts_go_direct(entry: str, pattern: str) -> None:
 def test_no_proxy_star_sends_everything_direct_and_empty_values_are_no_proxy() -> None:
     assert proxy_routes({"HTTPS_PROXY": "http://p:1", "no_proxy": "a.com,*"}) == {}
     assert proxy_routes({"HTTPS_PROXY": "", "NO_PROXY": ""}) == {}
+
+
+@pytest.mark.parametrize(
+    ("url", "env", "proxy"),
+    [
+        ("https://api.example/v1", {"HTTPS_PROXY": "p:1"}, Proxy("HTTPS_PROXY", "http://p:1")),
+        ("http://api.example/v1", {"HTTPS_PROXY": "http://p:1"}, None),
+        ("http://api.example/v1", {"all_proxy": "http://a:2"}, Proxy("all_proxy", "http://a:2")),
+        # The scheme's own variable comes before ALL_PROXY, NO_PROXY's hosts before both.
+        (
+            "https://api.example",
+            {"ALL_PROXY": "http://a:2", "HTTPS_PROXY": "http://p:1"},
+            Proxy("HTTPS_PROXY", "http://p:1"),
+        ),
+        ("https://api.example", {"HTTPS_PROXY": "http://p:1", "NO_PROXY": ".example"}, None),
+        ("https://api.example", {"HTTPS_PROXY": "http://p:1", "NO_PROXY": "api.example"}, None),
+        ("http://127.0.0.1:5", {"ALL_PROXY": "http://p:1", "NO_PROXY": "127.0.0.1"}, None),
+    ],
+)
+def test_the_proxy_a_request_goes_through_is_named_with_its_variable(
+    url: str, env: dict[str, str], proxy: Proxy | None
+) -> None:
+    assert proxy_for(url, env) == proxy
+
+
+def test_a_proxy_password_is_kept_out_of_its_name() -> None:
+    proxy = Proxy("HTTPS_PROXY", "http://alice:s3cret@proxy.corp:3128")
+    assert str(proxy) == "http://alice:***@proxy.corp:3128"

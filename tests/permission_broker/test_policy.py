@@ -334,8 +334,9 @@ def test_headless_reasons_say_why_and_how_to_allow(root: str) -> None:
     )
     assert question(policy.assess(files("read", "/etc/hostname"))).headless_reason == (
         "'/etc/hostname' is outside the project root; reading outside the project always "
-        "needs a person's approval, and a headless run cannot ask. Run interactively to "
-        "approve it"
+        "needs a person's approval unless allowedPaths names it, and a headless run cannot "
+        "ask. Run interactively to approve it, or add '//etc/hostname' to allowedPaths in "
+        f"{settings}"
     )
 
 

@@ -74,7 +74,7 @@ def test_a_server_still_starting_is_searched_for_and_its_tool_called(project: Pr
     assert "mcp__toy__shout" not in first
     assert "toy" in first["ToolSearch"]["description"]  # named as still starting
     found = first_result(requests[1])
-    assert found["content"].startswith("Loaded 1 MCP tool(s)")
+    assert found["content"].startswith("Loaded 1 MCP tool; call it")
     assert "mcp__toy__shout" in found["content"]
     assert "mcp__toy__shout" in seen[1]  # offered once the server was ready
     assert "ToolSearch" not in seen[1]  # nothing left to search for: all are offered

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actors.errors import RequestRejected, StreamFailed
+from actors.errors import AuthenticationError, RequestRejected, StreamFailed
 from actors.model_client.providers.openai import chat_body
 from actors.model_client.providers.openai_stream import ChatAssembler
 from actors.model_client.providers.router import ProviderRouter
@@ -245,6 +245,23 @@ async def test_an_unknown_local_model_names_the_remedy() -> None:
     assert "model 'nope' not found" in info.value.message
     assert info.value.remedy is not None
     assert "ollama list" in info.value.remedy
+
+
+@pytest.mark.parametrize(
+    ("key", "remedy"),
+    [
+        (None, "Set OPENAI_API_KEY to the server's key: export OPENAI_API_KEY=<your key>"),
+        ("wrong", "Run 'echo $OPENAI_API_KEY' to check the key, then set it again"),
+    ],
+)
+async def test_a_refused_key_is_sent_to_openai_api_key(key: str | None, remedy: str) -> None:
+    def answer(request: Request) -> Response:
+        return Response(401, {"content-type": "application/json"}, [b'{"error":"bad key"}'])
+
+    env = {"OPENAI_API_KEY": key} if key else {}
+    with Loopback(answer) as server, pytest.raises(AuthenticationError) as info:
+        await stream_through_router({"OPENAI_BASE_URL": server.url, **env}, "openai:qwen")
+    assert info.value.remedy == remedy
 
 
 @pytest.mark.parametrize(

@@ -50,17 +50,17 @@ async def test_interrupt_stops_a_running_command_and_the_next_prompt_works(
         async with ClaudeSDKClient(options) as client:
             await client.query("run the long thing")
             with trio.fail_after(30):
-                while not marker.exists():  # noqa: ASYNC110 - a file another process makes
+                # The marker comes just before the sleep starts: wait for the sleep itself,
+                # which the check below must then find gone.
+                while not marker.exists() or not _sleeping(folder):  # noqa: ASYNC110
                     await trio.sleep(0.01)
-            running = [pid for pid in running_in(folder.root) if _command(pid) == "sleep 60"]
-            assert len(running) == 1  # what the check below would miss if the name changed
             with trio.fail_after(10):  # answered while the prompt runs, not after it
                 usage = await client.get_context_usage()
             assert usage["totalTokens"] > 0
             await client.interrupt()
             with trio.fail_after(10):  # the command's 60 s are not waited for
                 stopped = await answer(client)
-            left = [pid for pid in running_in(folder.root) if _command(pid) == "sleep 60"]
+            left = _sleeping(folder)
             await client.query("something else")
             after = await answer(client)
         requests = server.requests
@@ -191,3 +191,8 @@ async def test_mcp_servers_given_in_the_options_run_without_approval(folder: Fol
     assert [(s["name"], s["status"], s["scope"]) for s in servers] == [
         ("clock", "connected", "--mcp-config")
     ]
+
+
+def _sleeping(folder: Folder) -> list[int]:
+    """The command's ``sleep 60``, found by its working folder (its pid is its sandbox's)."""
+    return [pid for pid in running_in(folder.root) if _command(pid) == "sleep 60"]

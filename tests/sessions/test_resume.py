@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from actors.places import sessions_dir
+from actors.session_store import session_path
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.resume import chosen_session
 from tests.frontends.conftest import REPO
@@ -93,18 +95,62 @@ def test_continue_without_a_saved_session_is_a_usage_error(project: Project) -> 
 
 
 def test_resume_by_id_and_a_bare_resume_headless_lists_the_sessions(project: Project) -> None:
-    with ScriptedServer([text("first answer")]) as server:
+    tokens = {"input_tokens": 1200, "output_tokens": 34}
+    uncached = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    answer = text("first answer", usage={**tokens, **uncached})
+    with ScriptedServer([answer]) as server:
         first = project.legato(server.url, "--headless", "remember 42", "--output-format", "json")
     session_id = json.loads(first.stdout)["session_id"]
     with ScriptedServer([]) as server:
         bare = project.legato(server.url, "--resume", "--headless", "hi")
     assert bare.returncode == 2
-    assert session_id in bare.stderr and "remember 42" in bare.stderr
+    # The start of the id (what --resume takes), the size, the first prompt.
+    row = bare.stderr.splitlines()[1]
+    assert row.startswith(f"  1. {session_id[:8]}  ")
+    assert row.endswith("  2 messages  1,234 tokens  remember 42")
     with ScriptedServer([text("42")]) as server:
         resumed = project.legato(server.url, "--resume", session_id, "--headless", "what?")
         body = server.requests[0].body
     assert resumed.returncode == 0, resumed.stderr
     assert texts(body) == ["remember 42", "first answer", "what?"]
+
+
+def test_resume_takes_the_start_of_an_id_when_it_names_one_session(project: Project) -> None:
+    with ScriptedServer([text("first answer")]) as server:
+        first = project.legato(server.url, "--headless", "remember 42", "--output-format", "json")
+    saved = session_path(
+        str(project.root), str(project.home), json.loads(first.stdout)["session_id"]
+    )
+    # Two sessions whose ids begin alike: copies of the one just saved, under chosen ids.
+    folder = os.path.dirname(saved)
+    alike = ["abcd1111-0000-4000-8000-000000000001", "abcd2222-0000-4000-8000-000000000002"]
+    for name in alike:
+        shutil.copy(saved, os.path.join(folder, f"{name}.jsonl"))
+
+    with ScriptedServer([]) as server:
+        ambiguous = project.legato(server.url, "--resume", "abcd", "--headless", "hi")
+    assert ambiguous.returncode == 2
+    assert "'abcd' begins the ids of 2 saved sessions" in ambiguous.stderr
+    assert all(name in ambiguous.stderr for name in alike)  # whole, to tell them apart
+    assert "→ Give --resume more of the id" in ambiguous.stderr
+
+    with ScriptedServer([]) as server:
+        unknown = project.legato(server.url, "--resume", "abce", "--headless", "hi")
+    assert unknown.returncode == 2
+    assert f"no saved session for {project.root} whose id starts with 'abce'" in unknown.stderr
+    assert "→ Run 'legato --resume' without an id to pick one" in unknown.stderr
+
+    with ScriptedServer([text("42")]) as server:
+        resumed = project.legato(
+            server.url, "--resume", "abcd2", "--headless", "what?", "--output-format", "json"
+        )
+        body = server.requests[0].body
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["session_id"] == alike[1]
+    assert texts(body) == ["remember 42", "first answer", "what?"]
+    # The prompt went on in the session named, not in the other one alike.
+    with open(os.path.join(folder, f"{alike[0]}.jsonl")) as other, open(saved) as original:
+        assert other.read() == original.read()
 
 
 def test_a_sessions_folder_that_is_a_file_is_a_warning_and_the_prompt_still_runs(
@@ -181,6 +227,6 @@ def test_the_picker_lists_the_sessions_and_takes_the_one_picked(project: Project
     assert chosen == ids[0]
     lines = shown.getvalue().splitlines()
     assert lines[0] == "Saved sessions, latest first:"
-    assert ids[1] in lines[1] and "newer task" in lines[1]
-    assert ids[0] in lines[2] and "older task" in lines[2]
+    assert ids[1][:8] in lines[1] and "newer task" in lines[1]
+    assert ids[0][:8] in lines[2] and "older task" in lines[2]
     assert lines[3] == "'x' is not one of the numbers 1-2 or a listed id"

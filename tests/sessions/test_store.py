@@ -27,6 +27,8 @@ from actors.protocol import (
     SaveEvents,
     SessionStarted,
     TaskLedger,
+    Usage,
+    UsageCounted,
 )
 from actors.session_store import SessionStore, read_events, replay, session_path
 from actors.session_store.files import list_sessions
@@ -231,3 +233,33 @@ async def test_a_session_file_that_cannot_be_written_is_said_once_and_the_sessio
     assert warning.text.startswith(f"Could not save this session to {path}: ")
     assert f"Make sure {os.path.dirname(path)} is a folder you can write to" in warning.text
     assert '"autoSave": false' in warning.text
+
+
+async def test_a_sessions_tokens_are_replayed_and_listed_and_a_prefix_narrows_the_list(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    write_session(root, home, "ab-old", "first task", 1000)
+    memory, store = stores(root, home, "ab-new")
+    spent = (
+        UsageCounted(Usage(1000, 20, cache_read_input_tokens=300), "claude-sonnet-4-6"),
+        UsageCounted(Usage(5, 4), "claude-haiku-4-5-20251001"),
+    )
+    async with supervise([memory, store]):
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("second task")), *spent)))
+    path = session_path(str(root), str(home), "ab-new")
+    saved = replay("ab-new", read_events(path))
+    assert saved.spent == spent and saved.tokens == 1329 and saved.added == 1
+    os.utime(path, (1001, 1001))
+
+    memory, store = stores(root, home, "lister")
+    async with supervise([memory, store]):
+        both = await store.address.ask(ListSessions(limit=10, prefix="ab-"))
+        one = await store.address.ask(ListSessions(limit=10, prefix="ab-o"))
+        with pytest.raises(UsageError) as caught:
+            await store.address.ask(ListSessions(limit=10, prefix="ab-x"))
+    assert [(s.id, s.tokens) for s in both] == [("ab-new", 1329), ("ab-old", 0)]
+    assert [s.id for s in one] == ["ab-old"]
+    assert f"no saved session for {root} whose id starts with 'ab-x'" in caught.value.message
+    assert "legato --resume' without an id" in (caught.value.remedy or "")

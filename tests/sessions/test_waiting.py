@@ -107,10 +107,14 @@ async def test_a_turn_that_changes_no_file_never_waits_for_the_session_file(
     assert outcome.subtype == "success" and outcome.num_turns == 2
     assert store.waited_for == []
     # Written afterwards, all of it: the goal and the prompt first, then the answer, the
-    # command's note (the two race), the results and the last answer.
+    # command's note (the two race), the results and the last answer, each answer's tokens.
     kinds = [type(event).__name__ for event in store.written]
     assert kinds[:2] == ["LedgerChanged", "MessageAdded"]
-    assert sorted(kinds[2:]) == ["CheckpointTaken", *["MessageAdded"] * 3]
+    assert sorted(kinds[2:]) == [
+        "CheckpointTaken",
+        *["MessageAdded"] * 3,
+        *["UsageCounted"] * 2,
+    ]
 
 
 async def test_a_file_is_written_only_once_its_checkpoint_is_on_disk(tmp_path: Path) -> None:

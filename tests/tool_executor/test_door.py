@@ -147,7 +147,7 @@ async def test_writing_through_a_symlink_names_the_real_file(tmp_path: Path) -> 
     assert (root / "link.py").is_symlink()
     assert (root / "src" / "real.py").read_text() == "x = 2\n"
     assert done.result.content == (
-        f"Wrote {root / 'src' / 'real.py'} through {root / 'link.py'} (1 lines)."
+        f"Wrote {root / 'src' / 'real.py'} through {root / 'link.py'} (1 line)."
     )
 
 
@@ -155,5 +155,5 @@ async def test_a_write_makes_missing_folders_inside_the_checked_one(tmp_path: Pa
     root, _ = folders(tmp_path)
     async with session(root) as s:
         done = await s.one("Write", file_path="src/a/b/c.txt", content="deep\n")
-    assert done.result.content == f"Created {root / 'src' / 'a' / 'b' / 'c.txt'} (1 lines)."
+    assert done.result.content == f"Created {root / 'src' / 'a' / 'b' / 'c.txt'} (1 line)."
     assert (root / "src" / "a" / "b" / "c.txt").read_text() == "deep\n"

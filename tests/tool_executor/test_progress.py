@@ -50,3 +50,27 @@ async def test_progress_goes_to_the_ui_and_only_results_come_back(tmp_path: Path
     assert sorted(started) == sorted([command.id, read.id])
     assert output.split() == ["one", "two"]
     assert not any(isinstance(e, ToolFinished) for e in screen.shown)
+
+
+async def test_a_call_names_its_file_relative_to_the_project_inside_it_absolute_outside(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    outside = tmp_path / "notes.txt"
+    screen, broker = Screen(), Broker()
+    executor = ToolExecutor(broker.address, project_root=str(root), ui=screen.address)
+    calls = (
+        call("Read", file_path=str(root / "a.txt")),
+        call("Read", file_path=str(outside)),
+        call("Edit", file_path="a.txt"),  # no old_string: refused before it runs
+        call("Edit", old_string="x"),  # nothing names a target
+    )
+    async with (
+        supervise([screen, broker, executor]),
+        executor.address.stream(RunTools(calls=calls)) as events,
+    ):
+        _ = [event async for event in events]
+    summaries = {e.id: e.summary for e in screen.shown if isinstance(e, ToolStarted)}
+    assert [summaries[c.id] for c in calls] == ["a.txt", str(outside), "a.txt", ""]

@@ -61,13 +61,58 @@ async def test_allowed_files_are_attached_and_the_rest_reported(tmp_path: Path) 
 async def test_a_missing_path_names_the_closest_match(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.py").write_text("")
+    (tmp_path / "docs").mkdir()
     async with session(tmp_path) as s:
-        done = await attach(s, "look at @src/mian.py and @docs/nothing-like-it.md")
+        done = await attach(
+            s,
+            "look at @src/mian.py, @SRC/Main.py, @scr/main.py, @./scr/mian.py, "
+            f"@docs/nothing-like-it.md and @{tmp_path}/sr/main.py",
+        )
     assert done.notes == (
-        "@src/mian.py names no file or folder; did you mean @src/main.py?",
-        "@docs/nothing-like-it.md names no file or folder, so nothing was attached for it",
+        "@src/mian.py not found; did you mean @src/main.py?",
+        "@SRC/Main.py not found; did you mean @src/main.py?",
+        # Each part of the path is respelled from what its folder holds.
+        "@scr/main.py not found; did you mean @src/main.py?",
+        "@./scr/mian.py not found; did you mean @src/main.py?",
+        "@docs/nothing-like-it.md not found: no file or folder has that path, so nothing was "
+        "attached",
+        f"@{tmp_path}/sr/main.py not found; did you mean @src/main.py?",
     )
     assert done.attached == () and s.broker.requests == []
+
+
+async def test_a_file_named_without_its_folder_is_found_in_the_project(tmp_path: Path) -> None:
+    files = (
+        "src/app/main.py",
+        "tests/app/main.py",
+        "src/util.py",
+        "notes/util.md",
+        "docs/README.md",
+    )
+    for path in files:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "utils.py").write_text("")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    prompt = (
+        "see @main.py, @utli.py, @utils.py, @readme.md, @mian.rs, @decorator, @pytest.fixture, "
+        f"@~/main.py and @{tmp_path.parent}/main.py"
+    )
+    async with session(tmp_path) as s:
+        done = await attach(s, prompt)
+    assert done.notes == (
+        "@main.py not found; did you mean @src/app/main.py?",  # the first of the shallowest
+        "@utli.py not found; did you mean @src/util.py?",  # the same extension, not util.md
+        # build/utils.py is what .gitignore leaves out, as @path completion does.
+        "@utils.py not found; did you mean @src/util.py?",
+        "@readme.md not found; did you mean @docs/README.md?",  # case aside
+        # A path from / or ~ says where it is: a project file of its name is not what it meant.
+        "@~/main.py not found: no file or folder has that path, so nothing was attached",
+        f"@{tmp_path.parent}/main.py not found: no file or folder has that path, so nothing was "
+        "attached",
+    )
+    assert done.prompt == prompt and s.broker.requests == []
 
 
 async def test_system_paths_are_refused_before_anything_is_asked(tmp_path: Path) -> None:
@@ -134,3 +179,13 @@ async def test_a_hard_link_named_with_at_still_needs_a_person(tmp_path: Path) ->
     assert done.notes[0].startswith(
         "@src/key-copy.txt was not attached: 'src/key-copy.txt' is a file with 2 names"
     )
+
+
+async def test_files_the_rules_keep_from_tools_are_not_suggested(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    (root / "secrets" / "deploy.env").write_text("TOKEN=1\n")
+    (root / "src" / "deploy.ini").write_text("[deploy]\n")
+    async with with_policy(root, mode="ask", blockedPaths=["secrets/"]) as s:
+        done = await attach(s, "@deploy.env and @deploy.ini")
+    assert done.notes == ("@deploy.ini not found; did you mean @src/deploy.ini?",)
+    assert done.attached == ()

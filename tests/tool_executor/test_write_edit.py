@@ -24,7 +24,7 @@ async def test_write_creates_a_file_and_its_folders(tmp_path: Path) -> None:
     async with session(tmp_path) as s:
         done = await s.one("Write", file_path=str(path), content="print('hi')\n")
     assert not done.result.is_error
-    assert done.result.content == f"Created {path} (1 lines)."
+    assert done.result.content == f"Created {path} (1 line)."
     assert path.read_text() == "print('hi')\n"
     request = s.broker.requests[0]
     assert (request.tool, request.kind, request.paths) == ("Write", "create", (str(path),))
@@ -50,7 +50,7 @@ async def test_write_over_a_file_needs_a_read_first(tmp_path: Path) -> None:
         assert path.read_text() == "precious\n"
         await s.read(path)
         done = await s.one("Write", file_path=str(path), content="replaced\n")
-    assert not done.result.is_error and done.result.content == f"Wrote {path} (1 lines)."
+    assert not done.result.is_error and done.result.content == f"Wrote {path} (1 line)."
     assert path.read_text() == "replaced\n"
     assert s.broker.requests[-1].kind == "write"
     assert done.diff == f"--- {path}\n+++ {path}\n@@ -1 +1 @@\n-precious\n+replaced\n"

@@ -70,6 +70,16 @@ REMEDY_EXTRA = (
 )
 
 
+def region_missing(env: Mapping[str, str]) -> AuthenticationError | None:
+    """The error for Bedrock with no region, or None when one is set."""
+    if (env.get(REGION) or "").strip():
+        return None
+    return AuthenticationError(
+        f"{ACCESS_KEY} is set, so Amazon Bedrock is used, but {REGION} is empty",
+        remedy=f"Set {REGION} to the Bedrock region, e.g. export {REGION}=us-east-1",
+    )
+
+
 def bedrock_selected(env: Mapping[str, str]) -> bool:
     return bool((env.get(ACCESS_KEY) or "").strip() and (env.get(SECRET_KEY) or "").strip())
 
@@ -143,12 +153,10 @@ class BedrockClient(MessagesClient):
         except ImportError as error:
             raise botocore_missing(error) from None
 
-        region = (self._env.get(REGION) or "").strip()
-        if not region:
-            raise AuthenticationError(
-                f"{ACCESS_KEY} is set, so Amazon Bedrock is used, but {REGION} is empty",
-                remedy=f"Set {REGION} to the Bedrock region, e.g. export {REGION}=us-east-1",
-            )
+        missing = region_missing(self._env)
+        if missing is not None:
+            raise missing
+        region = self._env[REGION].strip()
         if not self.endpoint.base_url.startswith(("http://", "https://")):
             raise ConnectionFailed(
                 f"{URL_OVERRIDE} is {self.endpoint.base_url!r}, which is not an http(s) address",

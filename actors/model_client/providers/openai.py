@@ -63,6 +63,11 @@ class OpenAIClient(MessagesClient):
 
     def status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> ApiError:
         error = http.status_error(self.endpoint, status, headers, body)
+        if status in (401, 403) and self.endpoint.key_source is None:
+            # None was sent: the remedy is to set one, not to check ASSISTANT_API_KEY.
+            error.remedy = (
+                "Set OPENAI_API_KEY to the server's key: export OPENAI_API_KEY=<your key>"
+            )
         if isinstance(error, RequestRejected) and status == 404:
             return RequestRejected(
                 error.message,

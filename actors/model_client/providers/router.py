@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from actors.model_client.client import MessagesClient
 from actors.model_client.providers import Provider, endpoint_for, provider_for
 from actors.model_client.providers.bedrock import BedrockClient
 from actors.model_client.providers.openai import OpenAIClient
+from actors.model_client.proxies import proxy_for
 from runtime import KernelError
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ class ProviderRouter:
         client = self._clients.get(provider)
         if client is None:
             endpoint = endpoint_for(provider, self._env, self._config)
+            endpoint = replace(endpoint, proxy=proxy_for(endpoint.base_url, self._env))
             tracer = self._options.get("tracer")
             if tracer is not None:
                 # Named api_key, the value is a secret for the tracer to hide from here on.

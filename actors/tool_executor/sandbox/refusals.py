@@ -20,6 +20,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Literal
 
+from actors.counts import counted
 from actors.tool_executor.sandbox.places import within
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def explain(output: str, layout: Layout, cwd: str) -> list[str]:
         return []
     lines = list(refused.values())[:MAX_PATHS]
     if len(refused) > MAX_PATHS:
-        lines.append(f"It refused {len(refused) - MAX_PATHS} other paths too.")
+        lines.append(f"It refused {counted(len(refused) - MAX_PATHS, 'other path')} too.")
     return [*lines, REMEDY]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 # bash's status for "command not found" (and for an executable it could not find to run).
 NOT_FOUND = 127
+# bash's words for it: "bash: line 1: foo: command not found" (or "bash: foo: ...").
+_NOT_FOUND_LINE = re.compile(
+    r"^\S*bash: (?:line \d+: )?([^:\n]+): command not found$", re.MULTILINE
+)
 
 
 async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
@@ -50,14 +55,19 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         parts.append(f"Killed by {_signal_name(-code)} after {done.elapsed:.1f}s")
     elif code != 0:
         parts.append(f"Exit code {code}")
+    remedy = None
     if code == NOT_FOUND:
-        parts.append(CommandNotFound("A command was not found.").describe())
+        missing = _NOT_FOUND_LINE.findall(done.output)
+        what = f"'{missing[-1]}' was not found." if missing else "A command was not found."
+        not_found = CommandNotFound(what)
+        parts.append(not_found.describe())
+        remedy = not_found.remedy
     if code and confinement.layout is not None:
         # Only a failed confined command: what the sandbox refused it, if that is why.
         parts += await anyio.to_thread.run_sync(
             refusals.explain, done.output, confinement.layout, ctx.project_root
         )
-    return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0)
+    return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0, remedy=remedy)
 
 
 async def _confinement(args: BashInput, ctx: CallContext) -> Confinement:

@@ -10,7 +10,7 @@ from actors.errors import ToolFailure
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.edits import fresh, write_if_unchanged
-from actors.tool_executor.files import resolve_path, unified_diff
+from actors.tool_executor.files import resolve_path, shown_path, unified_diff
 from actors.tool_executor.schemas import EditInput
 
 if TYPE_CHECKING:
@@ -82,6 +82,6 @@ TOOL = Tool(
     ),
     input_type=EditInput,
     run=run,
-    summary=lambda args, root: resolve_path(args.file_path, root),
+    summary=lambda args, root: shown_path(args.file_path, root),
     access=lambda args, root: Access(resolve_path(args.file_path, root), writes=True),
 )

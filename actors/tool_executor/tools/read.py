@@ -9,10 +9,17 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors.counts import counted
 from actors.errors import ToolFailure
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, Tool, ToolOutcome
-from actors.tool_executor.files import SNIFF_BYTES, FileStamp, is_binary, resolve_path
+from actors.tool_executor.files import (
+    SNIFF_BYTES,
+    FileStamp,
+    is_binary,
+    resolve_path,
+    shown_path,
+)
 from actors.tool_executor.schemas import DEFAULT_READ_LIMIT, ReadInput
 
 if TYPE_CHECKING:
@@ -99,9 +106,8 @@ class _Window:
         if self.total == 0:
             return f"(The file {shown} is empty.)"
         if not self.lines:
-            return (
-                f"(The file {shown} has {self.total} lines; offset {self.start} is past its end.)"
-            )
+            size = counted(self.total, "line")
+            return f"(The file {shown} has {size}; offset {self.start} is past its end.)"
         notes = []
         last = self.start + len(self.lines) - 1
         if self.start > 1 or last < self.total:
@@ -130,7 +136,7 @@ TOOL = Tool(
     ),
     input_type=ReadInput,
     run=run,
-    summary=lambda args, root: resolve_path(args.file_path, root),
+    summary=lambda args, root: shown_path(args.file_path, root),
     access=_access,
     read_only=True,
 )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors.counts import counted
 from actors.errors import InvalidToolInput, ToolFailure
 from actors.tool_executor import regexes
 from actors.tool_executor.context import Tool, ToolOutcome
@@ -62,7 +63,7 @@ async def _filtered(job: Job, pattern: regex.Pattern[str]) -> str:
     except ToolFailure:  # the pattern was stopped: the output stays to be read again
         job.read_to, job.reported = before
         raise
-    head.append(f"[{len(kept)} of {total} new lines match the filter]")
+    head.append(f"[{len(kept)} of {counted(total, 'new line')} match the filter]")
     return _shown(head, "\n".join(kept), tail)
 
 

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors.counts import counted
 from actors.tool_executor import door
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.edits import fresh, write_if_unchanged
-from actors.tool_executor.files import count_lines, resolve_path, unified_diff
+from actors.tool_executor.files import count_lines, resolve_path, shown_path, unified_diff
 from actors.tool_executor.schemas import WriteInput
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ async def run(args: WriteInput, ctx: CallContext) -> ToolOutcome:
     stamp = await anyio.to_thread.run_sync(lambda: write_if_unchanged(target, old, data, mode=mode))
     ctx.files_read.record(target.real, stamp)
     verb = "Created" if old is None else "Wrote"
-    return ToolOutcome(f"{verb} {target.where()} ({count_lines(args.content)} lines).", diff=diff)
+    size = counted(count_lines(args.content), "line")
+    return ToolOutcome(f"{verb} {target.where()} ({size}).", diff=diff)
 
 
 TOOL = Tool(
@@ -40,6 +42,6 @@ TOOL = Tool(
     description="Create or overwrite a file. Read an existing file first.",
     input_type=WriteInput,
     run=run,
-    summary=lambda args, root: resolve_path(args.file_path, root),
+    summary=lambda args, root: shown_path(args.file_path, root),
     access=lambda args, root: Access(resolve_path(args.file_path, root), writes=True),
 )

@@ -1,0 +1,115 @@
+"""What a resumed session shows first: a line saying which session it is and how big, then its
+last exchanges (the prompts, the answers cut to a few lines, each tool call on one line), so
+that ``--continue`` and ``--resume`` open on the conversation they go on with."""
+
+from __future__ import annotations
+
+import datetime
+import os
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from actors.protocol import COMPACTED_HEADER, LEDGER_START
+from actors.visible import escape_controls
+
+if TYPE_CHECKING:
+    from actors.protocol import Block, Message, SavedSession
+
+EXCHANGES = 3  # the prompts shown, with everything after each
+ANSWER_LINES = 6  # an answer's lines shown; the rest is one "…" line
+WIDTH = 80  # the view's width: one-line items are cut to it
+# The fields that say best what a tool call was about, in the order they are looked for.
+_TARGETS = ("file_path", "path", "command", "pattern", "url", "query", "description", "prompt")
+
+
+def resumed_header(saved: SavedSession) -> Text:
+    """``Resumed session 1a2b3c4d · started 2026-11-24 19:15 · 6 messages · 3,456 tokens``"""
+    parts = [f"Resumed session {saved.session_id[:8]}"]
+    if saved.started:
+        parts.append(f"started {_local(saved.started)}")
+    parts.append(f"{saved.added:,} {'message' if saved.added == 1 else 'messages'}")
+    parts.append(f"{saved.tokens:,} tokens")
+    return Text(" · ".join(parts), style="legato.accent")
+
+
+def resumed_lines(messages: list[Message], *, root: str, exchanges: int = EXCHANGES) -> list[Text]:
+    """The last ``exchanges`` prompts of the conversation and what followed each; paths in
+    the project ``root`` are shown relative to it."""
+    starts = [i for i, m in enumerate(messages) if _compacted(m) or _typed(m) is not None]
+    start = starts[-exchanges] if len(starts) >= exchanges else 0
+    lines: list[Text] = []
+    if start:
+        lines.append(Text(f"… {start} earlier messages", style="legato.muted"))
+    for message in messages[start:]:
+        if message.role == "user":
+            if _compacted(message):
+                lines.append(Text("(earlier turns compacted into a summary)", style="legato.muted"))
+            prompt = _typed(message)
+            if prompt is not None:
+                lines.append(_one_line(f"› {prompt}", "legato.accent"))
+            continue
+        for block in message.content:
+            if block.get("type") == "text" and block.get("text", "").strip():
+                lines.extend(_answer(block["text"]))
+            elif block.get("type") == "tool_use":
+                lines.append(_call(block, root))
+    return lines
+
+
+def _texts(message: Message) -> list[str]:
+    if message.role != "user":
+        return []
+    return [str(b.get("text", "")) for b in message.content if b.get("type") == "text"]
+
+
+def _compacted(message: Message) -> bool:
+    texts = _texts(message)
+    return bool(texts) and texts[0].startswith(COMPACTED_HEADER)
+
+
+def _typed(message: Message) -> str | None:
+    """What the user typed, its first line; None for a message without a prompt (tool
+    results, notes the session added)."""
+    for text in _texts(message):
+        text = text.strip()
+        # The session's own text beside a prompt: a compaction's summary and ledger, and
+        # notes in parentheses (/undo's, hooks' context, background news).
+        ours = text.startswith((COMPACTED_HEADER, LEDGER_START)) or (
+            text.startswith("(") and text.endswith(")")
+        )
+        if text and not ours:
+            return text.split("\n", 1)[0]
+    return None
+
+
+def _answer(text: str) -> list[Text]:
+    lines = text.strip().split("\n")
+    shown = [Text(escape_controls(line)) for line in lines[:ANSWER_LINES]]
+    if len(lines) > ANSWER_LINES:
+        shown.append(Text(f"  … {len(lines) - ANSWER_LINES} more lines", style="legato.muted"))
+    return shown
+
+
+def _call(block: Block, root: str) -> Text:
+    arguments: dict[str, Any] = block.get("input") or {}
+    target = next((str(arguments[k]) for k in _TARGETS if arguments.get(k)), "")
+    target = target.strip().split("\n", 1)[0]
+    if target.startswith(root.rstrip(os.sep) + os.sep):
+        target = os.path.relpath(target, root)
+    return _one_line(f"● {block.get('name', '?')}({target})", "legato.muted")
+
+
+def _one_line(text: str, style: str) -> Text:
+    text = escape_controls(text, newlines=True)
+    if len(text) > WIDTH:
+        text = text[: WIDTH - 1] + "…"
+    return Text(text, style=style)
+
+
+def _local(started: str) -> str:
+    try:
+        moment = datetime.datetime.fromisoformat(started).astimezone()
+    except ValueError:
+        return started  # written by hand or by another release: shown as it is
+    return moment.strftime("%Y-%m-%d %H:%M")

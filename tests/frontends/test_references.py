@@ -1,0 +1,60 @@
+"""``@path`` in a headless prompt, end to end: a real ``legato --headless``, the real executor and
+broker, the scripted server. The terminal's side is tests/interactive/test_references.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from frontends.demo.scripted_api import ScriptedServer, text
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+
+def warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("legato: warning: @")]
+
+
+def test_named_files_are_attached_and_what_is_not_is_a_warning(project: Project) -> None:
+    project.write("src/main.py", "print('hello main')\n")
+    project.write("secrets/key.txt", "TOKEN=abc\n")
+    (project.root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    outside = project.home / "notes.txt"
+    outside.write_text("private notes\n")
+    # Normal mode asks before every read; naming a file is the person's own request.
+    project.settings(permissionMode="ask", blockedPaths=["/secrets/"])
+    prompt = f"see @src/main.py @src/mian.py @secrets/key.txt @logo.png @{outside}"
+    with ScriptedServer([text("Seen.")]) as server:
+        done = project.legato(server.url, "--headless", prompt)
+        sent = server.requests[0].body["messages"][0]["content"][0]["text"]
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Seen.\n"
+    settings = project.root / ".legato" / "settings.json"
+    assert warnings(done.stderr) == [
+        "legato: warning: @src/mian.py not found; did you mean @src/main.py?",
+        "legato: warning: @secrets/key.txt was not attached: blocked by blockedPaths entry "
+        "'/secrets/' (path 'secrets/key.txt')",
+        "legato: warning: @logo.png was not attached: it is a binary file",
+        f"legato: warning: @{outside} was not attached: '{outside}' is outside the project "
+        "root; reading outside the project always needs a person's approval unless "
+        "allowedPaths names it, and a headless run cannot ask. Run interactively to approve "
+        f"it, or add '/{outside}' to allowedPaths in {settings}",
+    ]
+    assert sent == (
+        f"{prompt}\n\nReferenced files:\n"
+        "<file path=\"src/main.py\">\nprint('hello main')\n\n</file>"
+    )
+
+
+def test_an_allowed_paths_entry_lets_a_file_outside_the_project_be_attached(
+    project: Project,
+) -> None:
+    outside = project.home / "notes.txt"
+    outside.write_text("private notes\n")
+    project.settings(permissionMode="ask", allowedPaths=[f"/{outside}"])
+    with ScriptedServer([text("Seen.")]) as server:
+        done = project.legato(server.url, "--headless", f"what is in @{outside}?")
+        sent = server.requests[0].body["messages"][0]["content"][0]["text"]
+    assert done.returncode == 0, done.stderr
+    assert warnings(done.stderr) == []
+    assert sent.endswith(f'<file path="{outside}">\nprivate notes\n\n</file>')
