@@ -436,6 +436,7 @@ class PrepareCommand(Ask[SkillPrompt | SkillOutput], frozen=True, tag=True):
     name: str
     args: tuple[str, ...] = ()
     seed: int | None = None  # mock data: the same seed gives the same records
+    in_session: bool = False  # advice says what to type in a session, not in a shell
 
 
 class CheckCommand(Ask[CheckReport], frozen=True, tag=True):

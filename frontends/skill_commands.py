@@ -16,6 +16,7 @@ pattern that needs the model becomes an ordinary headless run of its prompt, thr
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from typing import TYPE_CHECKING, TypeVar
 
@@ -26,6 +27,7 @@ from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, Skill
 from actors.skills import SkillLibrary
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 from frontends.flags import build_parser
+from frontends.skill_report import hang, report_text
 from frontends.slash_line import split_command
 from runtime import supervise
 
@@ -49,7 +51,7 @@ def run_slash(argv: Sequence[str]) -> int:
     except LegatoError as error:
         return _fail(error)
     if isinstance(result, SkillOutput):
-        print(result.text)
+        _show(result.text)
         return EXIT_OK
     from frontends.launch import run_session as run
 
@@ -76,7 +78,7 @@ def headless_prompt(text: str, project: str, *, home: str | None = None) -> Skil
     except LegatoError as error:
         return _fail(error)
     if isinstance(result, SkillOutput):
-        print(result.text)
+        _show(result.text)
         return EXIT_OK
     return result
 
@@ -177,16 +179,16 @@ def _split_argv(argv: Sequence[str]) -> tuple[str, str, list[str], list[str]]:
 
 
 def _test(project: str, name: str, *, home: str | None = None) -> int:
-    report = ask_library(project, CheckCommand(name=name), home=home)
-    print(f"ok: {report.kind} /{report.name} ({report.path})")
-    for note in report.notes:
-        print(f"  {note}")
-    for warning in report.warnings:
-        print(f"  warning: {warning}")
-    print(f"  rendered with sample arguments: {report.sample or '(none)'}")
-    print()
-    print(report.rendered)
+    print(report_text(ask_library(project, CheckCommand(name=name), home=home)))
     return EXIT_OK
+
+
+def _show(text: str) -> None:
+    # On a terminal, /help's long descriptions wrap under their column; into a pipe each row
+    # stays one line, for grep.
+    if sys.stdout.isatty():
+        text = "\n".join(hang(text, shutil.get_terminal_size().columns))
+    print(text)
 
 
 def _fail(error: LegatoError) -> int:

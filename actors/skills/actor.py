@@ -54,7 +54,7 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
                 await reply.answer(msg, await run(_list, self._root))
             case PrepareCommand():
                 prepare = functools.partial(
-                    _prepare, msg.name, msg.args, self._root, self._home, msg.seed
+                    _prepare, msg.name, msg.args, self._root, self._home, msg.seed, msg.in_session
                 )
                 await reply.answer(msg, await run(prepare))
             case CheckCommand():
@@ -72,11 +72,11 @@ def _list(root: str) -> tuple[CommandInfo, ...]:
 
 
 def _prepare(
-    name: str, args: Sequence[str], root: str, home: str, seed: int | None
+    name: str, args: Sequence[str], root: str, home: str, seed: int | None, in_session: bool
 ) -> SkillPrompt | SkillOutput:
     from actors.skills.invoke import prepare
 
-    return prepare(name, args, root, home=home, seed=seed)
+    return prepare(name, args, root, home=home, seed=seed, in_session=in_session)
 
 
 def _check(root: str, name: str) -> CheckReport:

@@ -14,14 +14,21 @@
     The body...
 
 Plain YAML, as Claude Code reads it, parsed by PyYAML's safe loader (``safe_yaml.py``: what it
-refuses and why). Every fault names the file, the line and, where it can, the field.
+refuses and why). Every fault names the file, the line and, where it can, the field. A loader
+gathers a file's faults in ``Faults`` and raises them together (``FileFaults``, a
+``ConfigError``), so one ``--test`` shows all there is to fix; only YAML that does not parse
+stops at its first fault, since nothing after it can be read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _FENCE = "---"
 
@@ -73,3 +80,29 @@ def parse(text: str, path: str) -> Document:
     skip = next((i for i, line in enumerate(rest) if line.strip()), len(rest))
     body = "\n".join(rest[skip:]).rstrip()
     return Document(path, value, places, body, end + 2 + skip)
+
+
+class FileFaults(ConfigError):
+    """Every fault of one file at once: fixing them one run at a time is slow going."""
+
+    def __init__(self, path: str, faults: Sequence[ConfigError]) -> None:
+        listed = "\n".join(f"  {fault.describe()}".replace("\n", "\n  ") for fault in faults)
+        super().__init__(f"{len(faults)} faults:\n{listed}", path=path)
+        self.faults = tuple(faults)
+
+
+@dataclass
+class Faults:
+    """The faults found in one file so far; ``check`` raises them together."""
+
+    path: str
+    found: list[ConfigError] = field(default_factory=list)
+
+    def add(self, fault: ConfigError) -> None:
+        self.found.append(fault)
+
+    def check(self) -> None:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
+            raise FileFaults(self.path, self.found)

@@ -13,37 +13,88 @@ import difflib
 import os
 from typing import TYPE_CHECKING
 
-from actors.errors import UsageError
+from actors.errors import ConfigError, UsageError
 from actors.places import MEMORY_FILE, memory_dir
 from actors.protocol import CommandInfo, SkillOutput, SkillPrompt
 from actors.skills import mockdata
 from actors.skills.patterns import (
+    BUNDLED_PATTERNS,
     Pattern,
     bind,
     find_pattern,
     list_patterns,
+    load_pattern,
+    pattern_files,
+    project_patterns_dir,
     render,
     usage_line,
 )
-from actors.skills.skills import Skill, find_skill, list_skills, render_skill
+from actors.skills.skills import (
+    BUNDLED_SKILLS,
+    Skill,
+    declared_name,
+    find_skill,
+    list_skills,
+    load_skill,
+    markdown_files,
+    project_skills_dir,
+    render_skill,
+)
 from actors.skills.stats import record_run
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from actors.protocol import CommandKind
+
 BUILTINS = {
-    "help": "list the skills and patterns with their descriptions",
-    "memory": "show where this project's memory lives and what it holds",
+    "help": ("", "list the skills and patterns with their arguments"),
+    "memory": ("", "show where this project's memory lives and what it holds"),
+    "patterns": (
+        "[init]",
+        "show the pattern library's folder; init writes its README and changelog",
+    ),
 }
+# Past this, a usage column would push the descriptions off a narrow terminal.
+_USAGE_WIDTH = 40
 
 
 def find_command(project_root: str, name: str) -> Skill | Pattern | None:
-    """The skill or pattern ``/name`` runs: the project's before the bundled, skills first."""
+    """The skill or pattern ``/name`` runs: the project's before the bundled, skills first.
+
+    A file meant to be ``/name`` (by its file name or the name in its front matter) that does
+    not load raises its faults: "not a skill" would send the user looking in the wrong place.
+    """
     skill = find_skill(project_root, name)
     pattern = find_pattern(project_root, name)
     if skill is not None and pattern is not None:
         return pattern if skill.bundled and not pattern.bundled else skill
-    return skill or pattern
+    found = skill or pattern
+    if found is None:
+        meant = find_file(project_root, name)
+        if meant is not None:
+            kind, path = meant
+            stem = os.path.basename(path).removesuffix(".md")
+            loaded = load_skill(path, expected=stem) if kind == "skill" else load_pattern(path)
+            # A pattern that loads is run by its own name only, not by its file's.
+            return loaded if loaded.name == name else None
+    return found
+
+
+def find_file(project_root: str, name: str) -> tuple[CommandKind, str] | None:
+    """The file meant to be ``/name``, loadable or not: named ``<name>.md``, or declaring
+    ``name: <name>`` in its front matter. The project's before the bundled, skills first."""
+    folders: list[tuple[CommandKind, list[str]]] = [
+        ("skill", markdown_files(project_skills_dir(project_root))),
+        ("pattern", pattern_files(project_patterns_dir(project_root))),
+        ("skill", markdown_files(BUNDLED_SKILLS)),
+        ("pattern", pattern_files(BUNDLED_PATTERNS)),
+    ]
+    for kind, files in folders:
+        for path in files:
+            if os.path.basename(path) == f"{name}.md" or declared_name(path) == name:
+                return kind, path
+    return None
 
 
 def prepare(
@@ -53,20 +104,27 @@ def prepare(
     *,
     home: str | None = None,
     seed: int | None = None,
+    in_session: bool = False,
 ) -> SkillPrompt | SkillOutput:
     """What ``/name args`` runs: ``UsageError`` for a bad call, ``ConfigError`` for a bad file.
 
+    ``in_session``: the advice it gives says what to type in a session rather than in a shell.
     A pattern run is counted for ``--pattern-stats``.
     """
     home = home if home is not None else os.path.expanduser("~")
     if name == "help":
-        return SkillOutput(help_text(project_root, home))
+        return SkillOutput(help_text(project_root, home, in_session=in_session))
     if name == "memory":
         return SkillOutput(memory_text(project_root, home))
+    if name == "patterns":
+        from actors.skills.library_files import patterns_text
+
+        return SkillOutput(patterns_text(project_root, tuple(args), in_session=in_session))
     found = find_command(project_root, name)
     if found is None:
         raise UsageError(
-            f"/{name} is not a skill or a pattern", remedy=_suggest(project_root, name)
+            f"/{name} is not a skill or a pattern",
+            remedy=_suggest(project_root, name, in_session=in_session),
         )
     if isinstance(found, Skill):
         prompt = (
@@ -103,7 +161,7 @@ def list_commands(project_root: str) -> tuple[CommandInfo, ...]:
             kind="skill",
             path=s.path,
             bundled=s.bundled,
-            usage=f"/{s.name} [args]",
+            usage=f"/{s.name} {s.hint}",
         )
         for s in skills
     ]
@@ -121,27 +179,61 @@ def list_commands(project_root: str) -> tuple[CommandInfo, ...]:
     return tuple(infos)
 
 
-def help_text(project_root: str, home: str) -> str:
+def help_text(project_root: str, home: str, *, in_session: bool = False) -> str:
+    """Skills, patterns and the built-in commands, each with its arguments, in aligned columns;
+    then the files that do not load. The advice is what to type where the help is read."""
+    run = "" if in_session else "legato "
     skills, skill_faults = list_skills(project_root)
     patterns, pattern_faults = list_patterns(project_root)
-    names = [s.name for s in skills] + [p.name for p in patterns]
-    width = max(map(len, names), default=10) + 2
-    lines = ["Skills (/<name> [args]):"]
-    lines += [_entry(s.name, s.description, s.bundled, width) for s in skills]
-    lines += ["", "Patterns (/<name> <args>; legato /<name> --test shows one rendered):"]
-    lines += [_entry(p.name, p.description, p.bundled, width) for p in patterns]
-    lines += ["", "Built in:"]
-    lines += [f"  /{name:<{width}}{text}" for name, text in BUILTINS.items()]
+    rows: list[tuple[str, str] | str] = [f"Skills (run one: {run}/<name> [args]):"]
+    rows += [(f"/{s.name} {s.hint}", _described(s.description, s.bundled)) for s in skills]
+    rows += ["", f"Patterns (run one: {run}/<name> <required> [optional]):"]
+    rows += [(usage_line(p), _described(p.description, p.bundled)) for p in patterns]
+    rows += ["", "Built in:"]
+    rows += [(f"/{name} {hint}".rstrip(), text) for name, (hint, text) in BUILTINS.items()]
     faults = [*skill_faults, *pattern_faults]
     if faults:
-        lines += ["", "Not loaded (fix these files):"]
-        lines += [f"  {fault.message}" for fault in faults]
-    lines += ["", f"Memory: {memory_dir(os.path.realpath(project_root), home)}"]
+        rows += ["", "Not loaded (fix these files):"]
+        rows += [(f"/{_meant(fault.path)}", _summary(project_root, fault)) for fault in faults]
+    lines = _aligned(rows)
+    lines.append("")
+    lines.append(f"{run}/<name> --test checks one and shows it rendered, listing every fault.")
+    lines.append(f"Memory: {memory_dir(os.path.realpath(project_root), home)}")
     return "\n".join(lines)
 
 
-def _entry(name: str, description: str, bundled: bool, width: int) -> str:
-    return f"  /{name:<{width}}{description}{'' if bundled else '  (project)'}"
+def _described(description: str, bundled: bool) -> str:
+    return description if bundled else f"{description}  (project)"
+
+
+def _meant(path: str) -> str:
+    """The name a broken file is meant to run as: its front matter's, else its file name."""
+    return declared_name(path) or os.path.basename(path).removesuffix(".md")
+
+
+def _summary(project_root: str, fault: ConfigError) -> str:
+    """A fault on one line, its file named from the project's root."""
+    shown = os.path.relpath(fault.path, project_root)
+    if shown.startswith(".."):
+        shown = fault.path
+    first = fault.message.splitlines()[0].removesuffix(":")
+    return first.replace(fault.path, shown, 1)
+
+
+def _aligned(rows: Sequence[tuple[str, str] | str]) -> list[str]:
+    """Headings as they are; ``(usage, description)`` rows in two columns."""
+    usages = [row[0] for row in rows if isinstance(row, tuple)]
+    width = min(max(map(len, usages), default=0), _USAGE_WIDTH)
+    lines: list[str] = []
+    for row in rows:
+        if isinstance(row, str):
+            lines.append(row)
+        elif len(row[0]) > width:
+            lines.append(f"  {row[0]}")
+            lines.append(f"  {'':<{width}}  {row[1]}")
+        else:
+            lines.append(f"  {row[0]:<{width}}  {row[1]}")
+    return lines
 
 
 def memory_text(project_root: str, home: str) -> str:
@@ -164,8 +256,9 @@ def memory_text(project_root: str, home: str) -> str:
     return "\n".join(lines)
 
 
-def _suggest(project_root: str, name: str) -> str:
+def _suggest(project_root: str, name: str, *, in_session: bool) -> str:
     names = [info.name for info in list_commands(project_root)] + list(BUILTINS)
     close = difflib.get_close_matches(name, names, n=3)
     hint = f"Did you mean {', '.join('/' + c for c in close)}? " if close else ""
-    return f"{hint}Run 'legato /help' to list them; add your own in .legato/skills/<name>.md"
+    listing = "Type /help" if in_session else "Run 'legato /help'"
+    return f"{hint}{listing} to list them; add your own in .legato/skills/<name>.md"

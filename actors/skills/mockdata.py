@@ -15,12 +15,12 @@ import uuid
 from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
-from actors.skills.patterns import json_problem
+from actors.skills.patterns import SCHEMA_TYPES, json_problem, schema_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-TYPES = ("string", "number", "boolean", "date", "email", "url", "uuid")
+TYPES = SCHEMA_TYPES
 DEFAULT_COUNT = 10  # records when the pattern is not told how many
 MAX_COUNT = 100_000
 
@@ -52,19 +52,13 @@ def generate(schema_text: str, count: int = DEFAULT_COUNT, *, seed: int | None =
 
 
 def _check(schema: object, where: str) -> None:
-    if not isinstance(schema, dict) or not schema:
+    problem = schema_problem(schema)
+    if problem:
         raise UsageError(
-            f"/mock-data: {where} must be a JSON object of field names to types",
-            remedy=f'For example \'{{"id": "uuid", "email": "email"}}\'; types: {", ".join(TYPES)}',
+            f"/mock-data: '{where}' {problem}",
+            remedy="Give the schema as one quoted JSON object: "
+            '\'{"id": "uuid", "email": "email"}\'',
         )
-    for name, kind in schema.items():
-        if isinstance(kind, dict):
-            _check(kind, f"{where}.{name}")
-        elif kind not in TYPES:
-            raise UsageError(
-                f"/mock-data: field '{name}' has type {kind!r}, which is not supported",
-                remedy=f"Use one of {', '.join(TYPES)}, or a nested object",
-            )
 
 
 def _record(schema: dict[str, object], rng: random.Random, index: int) -> dict[str, object]:

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 BUNDLED_PATTERNS = os.path.join(os.path.dirname(__file__), "bundled", "patterns")
 PROJECT_PATTERNS = os.path.join(".legato", "patterns")
 NOT_PATTERNS = frozenset({"readme.md", "changelog.md"})  # the library's own documents
-ARG_TYPES = ("string", "json", "integer")
+ARG_TYPES = ("string", "json", "integer", "schema")
+# A ``schema`` argument's type names: the ones mock data can make, as the specification lists.
+SCHEMA_TYPES = ("string", "number", "boolean", "date", "email", "url", "uuid")
 GENERATORS = ("mock-data",)
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}")
 _ARG_FIELDS = frozenset({"name", "description", "required", "choices", "default", "type"})
@@ -67,33 +69,43 @@ def pattern_files(folder: str) -> list[str]:
 
 
 def load_pattern(path: str, *, bundled: bool = False) -> Pattern:
-    """Read and check one pattern file; ``ConfigError`` names the file, line and field."""
+    """Read and check one pattern file; ``ConfigError`` names the file, line and field (all the
+    faults at once, when there are several)."""
     document = frontmatter.parse(read_text(path), path)
-    name = require_string(document, "name")
-    if not NAME.match(name):
-        raise _fault(
-            document, "name", f"{name!r} cannot be typed as /{name}", "Use lower-case-words"
+    faults = frontmatter.Faults(path)
+    name = require_string(document, "name", faults)
+    if name and not NAME.match(name):
+        faults.add(
+            _fault(document, "name", f"{name!r} cannot be typed as /{name}", "Use lower-case-words")
         )
-    description = one_line(require_string(document, "description"))
+    description = one_line(require_string(document, "description", faults))
     generator = document.fields.get("generator")
     if generator is not None and generator not in GENERATORS:
-        raise _fault(document, "generator", f"{generator!r} is not one of {', '.join(GENERATORS)}")
+        faults.add(
+            _fault(document, "generator", f"{generator!r} is not one of {', '.join(GENERATORS)}")
+        )
     if not document.body.strip():
-        raise ConfigError(
-            "the body is empty",
-            path=path,
-            line=document.body_line,
-            field="body",
-            remedy="Write the generated-content list, the steps and the template",
+        faults.add(
+            ConfigError(
+                "the body is empty",
+                path=path,
+                line=document.body_line,
+                field="body",
+                remedy="Write the generated-content list, the steps and the template",
+            )
         )
-    args = _args(document)
+    args = _args(document, faults)
     if generator == "mock-data" and [arg.name for arg in args][:2] != ["schema", "count"]:
-        raise _fault(
-            document,
-            "generator",
-            "mock-data needs the arguments schema and count, in that order",
-            "Declare args 'schema' (type: json) and 'count' (type: integer), or drop 'generator'",
+        faults.add(
+            _fault(
+                document,
+                "generator",
+                "mock-data needs the arguments schema and count, in that order",
+                "Declare args 'schema' (type: schema) and 'count' (type: integer), or drop "
+                "'generator'",
+            )
         )
+    faults.check()
     return Pattern(
         name,
         description,
@@ -106,73 +118,101 @@ def load_pattern(path: str, *, bundled: bool = False) -> Pattern:
     )
 
 
-def _args(document: frontmatter.Document) -> tuple[PatternArg, ...]:
+def _args(document: frontmatter.Document, faults: frontmatter.Faults) -> tuple[PatternArg, ...]:
     raw = document.fields.get("args")
     if raw is None or raw == "":
         return ()
     if not isinstance(raw, list):
-        raise _fault(document, "args", "must be a list of argument objects")
+        faults.add(_fault(document, "args", "must be a list of argument objects"))
+        return ()
     args: list[PatternArg] = []
     for index, item in enumerate(raw):
         where = f"args[{index}]"
         if not isinstance(item, dict):
-            raise _fault(document, where, "must be an object with name and description")
-        args.append(_arg(document, where, item))
-    names = [arg.name for arg in args]
-    for index, name in enumerate(names):
-        if name in names[:index]:
-            raise _fault(document, f"args[{index}].name", f"repeats the argument '{name}'")
+            faults.add(_fault(document, where, "must be an object with name and description"))
+            continue
+        arg = _arg(document, where, item, faults)
+        if arg is not None:
+            args.append(arg)
+    seen: set[str] = set()
+    for index, item in enumerate(raw):
+        name = item.get("name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name in seen:
+            faults.add(_fault(document, f"args[{index}].name", f"repeats the argument '{name}'"))
+        if isinstance(name, str):
+            seen.add(name)
     return tuple(args)
 
 
-def _arg(document: frontmatter.Document, where: str, item: dict[str, object]) -> PatternArg:
+def _arg(
+    document: frontmatter.Document,
+    where: str,
+    item: dict[str, object],
+    faults: frontmatter.Faults,
+) -> PatternArg | None:
+    """One argument, or None when it has faults (each added to ``faults``)."""
+    before = len(faults.found)
     for key in item:
         if key not in _ARG_FIELDS:
-            raise _fault(
-                document,
-                f"{where}.{key}",
-                "is not an argument field",
-                f"Use only {', '.join(sorted(_ARG_FIELDS))}",
+            faults.add(
+                _fault(
+                    document,
+                    f"{where}.{key}",
+                    "is not an argument field",
+                    f"Use only {', '.join(sorted(_ARG_FIELDS))}",
+                )
             )
     for key in ("name", "description"):
         value = item.get(key)
         if not isinstance(value, str) or not value.strip():
-            raise _fault(document, f"{where}.{key}", "must be a non-empty string")
-    name, description = str(item["name"]), str(item["description"])
+            faults.add(_fault(document, f"{where}.{key}", "must be a non-empty string"))
+    name, description = str(item.get("name")), str(item.get("description"))
     required = item.get("required", False)
     if not isinstance(required, bool):
-        raise _fault(document, f"{where}.required", f"must be true or false, not {required!r}")
+        faults.add(
+            _fault(document, f"{where}.required", f"must be true or false, not {required!r}")
+        )
     kind = item.get("type", "string")
     if kind not in ARG_TYPES:
-        raise _fault(document, f"{where}.type", f"{kind!r} is not one of {', '.join(ARG_TYPES)}")
+        faults.add(
+            _fault(document, f"{where}.type", f"{kind!r} is not one of {', '.join(ARG_TYPES)}")
+        )
     choices = item.get("choices")
     if choices is not None and (
         not isinstance(choices, list) or not choices or any(isinstance(c, dict) for c in choices)
     ):
-        raise _fault(document, f"{where}.choices", "must be a non-empty list of values")
+        faults.add(_fault(document, f"{where}.choices", "must be a non-empty list of values"))
+        choices = None
     shown_choices = tuple(str(c) for c in choices) if isinstance(choices, list) else None
     default = item.get("default")
     if isinstance(default, list | dict):
-        raise _fault(document, f"{where}.default", "must be a single value")
+        faults.add(_fault(document, f"{where}.default", "must be a single value"))
+        default = None
     text_default = None if default is None else _text(default)
     if text_default is not None:
-        if required:
-            raise _fault(
-                document,
-                f"{where}.default",
-                "a required argument never uses its default",
-                "Drop the default, or make the argument optional",
+        if required is True:
+            faults.add(
+                _fault(
+                    document,
+                    f"{where}.default",
+                    "a required argument never uses its default",
+                    "Drop the default, or make the argument optional",
+                )
             )
         if shown_choices is not None and text_default not in shown_choices:
-            raise _fault(
-                document,
-                f"{where}.default",
-                f"{text_default!r} is not one of the choices {', '.join(shown_choices)}",
+            faults.add(
+                _fault(
+                    document,
+                    f"{where}.default",
+                    f"{text_default!r} is not one of the choices {', '.join(shown_choices)}",
+                )
             )
-        problem = _type_problem(str(kind), text_default)
+        problem = _type_problem(str(kind), text_default) if kind in ARG_TYPES else None
         if problem:
-            raise _fault(document, f"{where}.default", problem)
-    return PatternArg(name, description, required, shown_choices, text_default, str(kind))
+            faults.add(_fault(document, f"{where}.default", problem))
+    if len(faults.found) > before:
+        return None
+    return PatternArg(name, description, bool(required), shown_choices, text_default, str(kind))
 
 
 def _text(value: object) -> str:
@@ -182,11 +222,35 @@ def _text(value: object) -> str:
 def _type_problem(kind: str, value: str) -> str | None:
     if kind == "integer" and not re.fullmatch(r"-?\d+", value.strip()):
         return f"{value!r} is not a whole number"
-    if kind == "json":
+    if kind in ("json", "schema"):
         try:
-            json.loads(value)
+            parsed = json.loads(value)
         except json.JSONDecodeError as error:
             return json_problem(value, error)
+        if kind == "schema":
+            return schema_problem(parsed)
+    return None
+
+
+def schema_problem(schema: object, where: str = "") -> str | None:
+    """What is wrong with a schema (an object of field names to type names, or to nested
+    objects of the same kind), naming the entry; None when it is right."""
+    types = ", ".join(SCHEMA_TYPES)
+    if not isinstance(schema, dict) or not schema:
+        found = "an empty object" if schema == {} else f"{type(schema).__name__} {schema!r}"
+        inside = f" at '{where}'" if where else ""
+        return (
+            f"must be a JSON object of field names to type names{inside}, not {found}; "
+            f'for example {{"name": "string", "price": "number"}} (types: {types})'
+        )
+    for name, kind in schema.items():
+        entry = f"{where}.{name}" if where else name
+        if isinstance(kind, dict):
+            problem = schema_problem(kind, entry)
+            if problem:
+                return problem
+        elif kind not in SCHEMA_TYPES:
+            return f"has the field '{entry}' of type {json.dumps(kind)}; the types are {types}"
     return None
 
 
@@ -333,12 +397,13 @@ def _words(value: str) -> list[str]:
     return [word for word in re.split(r"[^A-Za-z0-9]+", spaced) if word]
 
 
-def unbound(pattern: Pattern) -> list[tuple[str, int]]:
-    """Placeholders bound to no argument, with their line numbers in the file."""
-    sample = {arg.name: "x" for arg in pattern.args}
+def unbound(body: str, names: Sequence[str], body_line: int) -> list[tuple[str, int]]:
+    """Placeholders of ``body`` bound to none of the argument ``names``, with their line
+    numbers in the file (the body starting at ``body_line``)."""
+    sample = dict.fromkeys(names, "x")
     found: list[tuple[str, int]] = []
-    for offset, line in enumerate(pattern.body.splitlines()):
+    for offset, line in enumerate(body.splitlines()):
         for match in PLACEHOLDER.finditer(line):
             if lookup(match.group(1), sample) is None:
-                found.append((match.group(1), pattern.body_line + offset))
+                found.append((match.group(1), body_line + offset))
     return found

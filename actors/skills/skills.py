@@ -29,6 +29,10 @@ PROJECT_SKILLS = os.path.join(".legato", "skills")
 # $ARGUMENTS, ${ARGUMENTS}, $1..$9, ${1}..${9}; "$10" is "$1" then "0", as in a shell.
 PLACEHOLDER = re.compile(r"\$(?:\{(ARGUMENTS|[1-9])\}|(ARGUMENTS)\b|([1-9]))")
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_NAME_LINE = re.compile(r"^name:\s*(\S.*?)\s*(?:#.*)?$")
+# Claude Code's field for the arguments a skill takes, shown by /help: "<file> [focus]".
+HINT_FIELD = "argument-hint"
+DEFAULT_HINT = "[args]"
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class Skill:
     body: str
     path: str
     bundled: bool
+    hint: str = DEFAULT_HINT  # the arguments, as /help shows them
+    body_line: int = 1  # the body's first line in the file, for messages
 
 
 def project_skills_dir(project_root: str) -> str:
@@ -45,50 +51,105 @@ def project_skills_dir(project_root: str) -> str:
 
 
 def load_skill(path: str, *, bundled: bool = False, expected: str | None = None) -> Skill:
-    """Read and check one skill file; ``ConfigError`` names the file, line and field."""
+    """Read and check one skill file; ``ConfigError`` names the file, line and field (all the
+    faults at once, when there are several)."""
     document = frontmatter.parse(read_text(path), path)
-    name = require_string(document, "name")
-    description = one_line(require_string(document, "description"))
-    if expected is not None and name != expected:
-        raise ConfigError(
-            f"is '{name}', but the skill is invoked as /{expected}",
-            path=path,
-            line=document.line_of("name"),
-            field="name",
-            remedy=f"Set 'name: {expected}', or rename the file to {name}.md",
+    faults = frontmatter.Faults(path)
+    name = require_string(document, "name", faults)
+    description = one_line(require_string(document, "description", faults))
+    if name and expected is not None and name != expected:
+        faults.add(
+            ConfigError(
+                f"is '{name}', but the skill is invoked as /{expected}",
+                path=path,
+                line=document.line_of("name"),
+                field="name",
+                remedy=f"Set 'name: {expected}', or rename the file to {name}.md",
+            )
         )
+    hint = document.fields.get(HINT_FIELD, DEFAULT_HINT)
+    if not isinstance(hint, str) or not hint.strip():
+        faults.add(
+            ConfigError(
+                f"must be a string such as '<file> [focus]', not {hint!r}",
+                path=path,
+                line=document.line_of(HINT_FIELD),
+                field=HINT_FIELD,
+                remedy=f"Write it as {HINT_FIELD}: <file> [focus], or drop it",
+            )
+        )
+        hint = DEFAULT_HINT
     if not document.body.strip():
-        raise ConfigError(
-            "the body is empty",
-            path=path,
-            line=document.body_line,
-            field="body",
-            remedy="Write the numbered steps the assistant should follow below the front matter",
+        faults.add(
+            ConfigError(
+                "the body is empty",
+                path=path,
+                line=document.body_line,
+                field="body",
+                remedy="Write the numbered steps the assistant should follow below the front "
+                "matter",
+            )
         )
-    return Skill(name, description, document.body, path, bundled)
+    faults.check()
+    hint = " ".join(hint.split())
+    return Skill(name, description, document.body, path, bundled, hint, document.body_line)
 
 
-def require_string(document: frontmatter.Document, key: str) -> str:
-    """A required, non-empty string field of the front matter."""
+def require_string(
+    document: frontmatter.Document, key: str, faults: frontmatter.Faults | None = None
+) -> str:
+    """A required, non-empty string field of the front matter: ``""`` after a fault added to
+    ``faults``, or the fault raised when there is no ``faults`` to gather it."""
+    if faults is None:
+        alone = frontmatter.Faults(document.path)
+        text = require_string(document, key, alone)
+        alone.check()
+        return text
     if key not in document.fields:
-        raise ConfigError(
-            "is missing",
-            path=document.path,
-            line=1,
-            field=key,
-            remedy=f"Add '{key}: ...' to the front matter",
+        faults.add(
+            ConfigError(
+                "is missing",
+                path=document.path,
+                line=1,
+                field=key,
+                remedy=f"Add '{key}: ...' to the front matter",
+            )
         )
+        return ""
     value = document.fields[key]
     if not isinstance(value, str) or not value.strip():
         shown = "empty" if value in ("", [], {}, None) else f"{type(value).__name__} {value!r}"
-        raise ConfigError(
-            f"must be a non-empty string, not {shown}",
-            path=document.path,
-            line=document.line_of(key),
-            field=key,
-            remedy=f'Write it as {key}: "some text"',
+        faults.add(
+            ConfigError(
+                f"must be a non-empty string, not {shown}",
+                path=document.path,
+                line=document.line_of(key),
+                field=key,
+                remedy=f'Write it as {key}: "some text"',
+            )
         )
+        return ""
     return value.strip()
+
+
+def declared_name(path: str) -> str | None:
+    """The ``name:`` a file's front matter declares, even when the file has other faults."""
+    try:
+        text = read_text(path)
+    except ConfigError:
+        return None
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return None
+    for line in lines[1:]:
+        if line.strip() == "---":
+            break
+        # A plain reading of one line, not the YAML parser: a file whose YAML is broken
+        # elsewhere still says which command it is meant to be.
+        match = _NAME_LINE.match(line)
+        if match:
+            return match.group(1).strip().strip("'\"")
+    return None
 
 
 def one_line(text: str) -> str:

@@ -26,6 +26,7 @@ from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
 from actors.protocol import (
     ApproveHooks,
     AttachReferences,
+    CheckCommand,
     ClearConversation,
     Compact,
     DescribeProvider,
@@ -62,6 +63,7 @@ from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.permissions import session_text
 from frontends.session import assemble
+from frontends.skill_report import report_text
 from frontends.slash_line import split_command
 from frontends.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, supervise
@@ -337,11 +339,10 @@ class InteractiveSession:
         match command.name:
             case "/help":
                 self.view.say(Text(slash_commands.help_text()))
-                found = await self._commands()
-                if found:
-                    width = max(len(info.name) for info in found) + 1
-                    rows = [f"  /{i.name:<{width}} {i.description}" for i in found]
-                    self.view.say(Text("\nSkills and patterns:\n" + "\n".join(rows)))
+                listing = PrepareCommand(name="help", in_session=True)
+                library = await self.session.skills.address.ask(listing)
+                if isinstance(library, SkillOutput):
+                    self.view.say(slash_commands.Listing("\n" + library.text))
             case "/clear":
                 await conductor.ask(ClearConversation())
                 self.status.context_tokens = 0
@@ -423,7 +424,12 @@ class InteractiveSession:
         """``/<skill-or-pattern> [args]``: its prompt runs like a typed one."""
         try:
             name, args = split_command(text)
-            prepare = PrepareCommand(name=name, args=tuple(args))
+            if "--test" in args:
+                # The same check as ``legato /<name> --test`` in a shell.
+                report = await self.session.skills.address.ask(CheckCommand(name=name))
+                self.view.say(Text(report_text(report)))
+                return
+            prepare = PrepareCommand(name=name, args=tuple(args), in_session=True)
             result = await self.session.skills.address.ask(prepare)
         except UsageError as error:
             # Neither a command nor a skill: a skill's did-you-mean first, else a command's.

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from frontends.skill_report import hang
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from rich.console import Console, ConsoleOptions
+    from rich.text import Text
 
 COMMANDS: dict[str, str] = {
     "/help": "Show help",
@@ -68,3 +77,15 @@ def help_text() -> str:
     width = max(len(name) for name in COMMANDS)
     rows = [f"  {name:<{width}}  {what}" for name, what in COMMANDS.items()]
     return "Commands:\n" + "\n".join(rows) + "\n\nKeys:\n" + KEYS_HELP
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The skill library's /help, fitted to the terminal's width when it is drawn."""
+
+    text: str
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        from rich.text import Text
+
+        yield from (Text(line) for line in hang(self.text, options.max_width))

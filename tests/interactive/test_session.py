@@ -216,7 +216,7 @@ async def test_parallel_calls_are_asked_one_at_a_time(folders: tuple[Path, Path]
 async def test_skills_run_in_session_and_help_lists_them(folders: tuple[Path, Path]) -> None:
     async for live, server in run(folders, [text("Reviewed.")]):
         await live.submit("/help")
-        await live.shown("Skills and patterns:")
+        await live.shown("Patterns (run one: /<name> <required> [optional]):")
         await live.shown("/review")
         await live.submit("/reviwe")
         await live.shown("Did you mean /review?")

@@ -230,4 +230,4 @@ def test_slash_name_on_the_command_line_runs_the_skill(project: Project) -> None
     assert done.returncode == 0, done.stderr
     prompt = first_prompt(requests[0].body)
     assert "Run the skill /commit" in prompt
-    assert "Use this extra guidance if given: keep it short" in prompt
+    assert prompt.endswith("\n\nARGUMENTS: keep it short")
