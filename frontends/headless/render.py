@@ -214,7 +214,12 @@ class TextRenderer(HeadlessRenderer):
                 name = (
                     f"{self.finished[0]}({_tail(self.finished[1], 40)}) " if self.finished else ""
                 )
-                self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
+                if result.denied:
+                    # Whole: a denial's remedy comes last, where a cut would fall.
+                    first, more = " ".join(result.content.split()), ""
+                else:
+                    first = _short(first, 80)
+                self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {first}{more}")
             case Retrying(attempt=attempt, delay=delay, reason=reason):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):
