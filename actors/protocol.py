@@ -620,6 +620,8 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     arguments: dict[str, Any] | None = None  # for kind "call": the tool's input
     server: str | None = None  # for kind "call": the MCP server, as .mcp.json names it
     preview: str | None = None  # a unified diff for writes, when known
+    # The paths are folders a search walks (Glob, Grep): the question is about a folder.
+    folder: bool = False
     # Names the file has (st_nlink). Rules judge names, and another name of the same file may
     # be a blocked one, so with blockedPaths a file of several names needs a person.
     hard_links: int = 1
@@ -664,6 +666,9 @@ class Decision(msgspec.Struct, frozen=True):
     updated_input: dict[str, Any] | None = None
     message: str | None = None
     interrupt: bool = False
+    # A refusal's one fitting remedy, where the reason does not end with it already; None
+    # where there is none (the user's own no).
+    remedy: str | None = None
 
 
 class CheckPermission(Ask[Decision], frozen=True, tag=True):
@@ -702,13 +707,28 @@ class Assessment(msgspec.Struct, frozen=True, kw_only=True):
     rules_file: str | None = None  # the settings file holding the entry that decided, if one did
 
 
+class Reply(msgspec.Struct, frozen=True):
+    """An ``always`` (allowed) or ``never`` the person gave this session, and what it covers."""
+
+    covers: str  # "creating new files inside the project"
+    allowed: bool
+
+
 class PermissionsReport(msgspec.Struct, frozen=True, kw_only=True):
-    """The broker's mode and rules as it enforces them, and an assessment per request."""
+    """The broker's mode and rules as it enforces them, the session's replies, and an
+    assessment per request."""
 
     mode: PermissionMode
     rules_file: str  # where the rules below come from (the project's settings file)
     rules: tuple[tuple[str, tuple[str, ...]], ...]  # ("allowedPaths", ("src/**", ...)), ...
     assessments: tuple[Assessment, ...] = ()
+    replies: tuple[Reply, ...] = ()  # in the order given; /permissions forget numbers them so
+
+
+class ForgetReply(Ask[Reply | None], frozen=True, tag=True):
+    """``/permissions forget <n>``: drop the n-th reply (from 1); replies with it, or None."""
+
+    number: int
 
 
 class ExplainPermissions(Ask[PermissionsReport], frozen=True, tag=True):
@@ -763,6 +783,7 @@ PermissionBrokerMsg = (
     | FilterReadable
     | FindBlocked
     | ExplainPermissions
+    | ForgetReply
     | CheckRuleCoverage
 )
 
@@ -1128,6 +1149,8 @@ class AskUser(Ask[str | PermissionAnswer], frozen=True, tag=True):
     # settings, or names a file the rules block that the command's program could read.
     warning: str | None = None
     confinement: HowItRuns | None = None  # for a command: in the sandbox or not
+    # What an 'always' or 'never' would cover: "creating new files inside the project".
+    covers: str = ""
 
 
 UiMsg = Show | AskUser

@@ -26,6 +26,7 @@ from actors.protocol import (
     ExplainPermissions,
     FilterReadable,
     FindBlocked,
+    ForgetReply,
     GetContext,
     PermissionBrokerMsg,
     PermissionRequest,
@@ -100,6 +101,10 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 await reply.answer(
                     msg, await anyio.to_thread.run_sync(report, self.policy, requests)
                 )
+            case ForgetReply(number=number):
+                # Under the checks' lock: a question being answered may be adding a reply.
+                async with self._checks:
+                    await reply.answer(msg, self.policy.forget(number))
             case CheckRuleCoverage(limit=limit):
                 # The entries as the broker compiled them: what it enforces is what is checked.
                 policy = self.policy
@@ -121,12 +126,14 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             if isinstance(outcome, Decision):
                 return outcome
             if self._ui is None:
+                # The reason ends with what would allow it (a settings entry or a flag).
                 return Decision(False, outcome.headless_reason)
             question = AskUser(
                 request=request,
                 choices=outcome.choices,
                 warning=outcome.warning,
                 confinement=outcome.confinement,
+                covers=outcome.scope,
             )
             if self._notify and self._hooks is not None:
                 # Beside the question, not before it: a slow hook must not hold it up.

@@ -36,6 +36,7 @@ def report(policy: Policy, requests: Sequence[PermissionRequest] = ()) -> Permis
             ("blockedTools", tuple(entry.text for entry in rules.blocked_tools)),
         ),
         assessments=tuple(assess_quietly(policy, request) for request in requests),
+        replies=policy.replies(),
     )
 
 

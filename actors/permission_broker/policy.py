@@ -51,7 +51,7 @@ from actors.permission_broker.rules import Rules
 from actors.permission_broker.shell import parse_command_line
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
-from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest
+from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -86,6 +86,15 @@ _MODE_NAMES: dict[PermissionMode, str] = {
     "dont_ask": "ask mode",
     "bypass": "bypassPermissions mode",
 }
+
+# How to leave Plan Mode: Shift+Tab in the terminal, the flag for a headless run.
+LEAVE_PLAN = (
+    "Leave Plan Mode to allow it: Shift+Tab in the terminal, or another --permission-mode "
+    "(auto accepts edits inside the project)"
+)
+
+# What undoes a 'never': the person's own reply, so only the person can.
+FORGET_NEVER = "/permissions lists the reply; /permissions forget <number> removes it"
 
 # How a question's denial says that nobody could be asked; ``_unasked`` puts why instead when a
 # mode or an answer given already is the reason.
@@ -158,7 +167,8 @@ class Policy:
                 ONCE_CHOICES,
                 (),
                 "this call",
-                f"a PreToolUse hook asks for a person ({reason}), and a headless run cannot ask",
+                f"a PreToolUse hook asks for a person ({reason}), and a headless run cannot ask. "
+                "Run interactively to answer it",
                 warning=f"a PreToolUse hook asks: {reason}",
                 person_only=True,
             )
@@ -194,7 +204,7 @@ class Policy:
     def _assess(self, request: PermissionRequest) -> Decision | Question:
         blocked = self.rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
-            return Decision(False, blocked.reason)
+            return self._blocked(blocked)
         if request.kind == "call":
             return self._assess_call(request)
         if request.kind == "run":
@@ -250,7 +260,11 @@ class Policy:
                 for key in question.keys:
                     self._answers[key] = allowed
                 verb = "allowed" if allowed else "denied"
-                return Decision(allowed, f"the user {verb} {question.scope} for this session")
+                return Decision(
+                    allowed,
+                    f"the user {verb} {question.scope} for this session",
+                    remedy=None if allowed else FORGET_NEVER,
+                )
         return Decision(False, f"the answer {answer!r} is not one of the choices; taken as no")
 
     # ── files ───────────────────────────────────────────────────────────────────────────────
@@ -262,13 +276,13 @@ class Policy:
         verb = _VERBS[request.kind]
         judgement = self._with_tool(request, rules.judge_paths(paths))
         if judgement.verdict == "blocked":
-            return Decision(False, judgement.reason)
+            return self._blocked(judgement)
         resolved = [rules.paths.resolve(path) for path in paths]
         inside = all(rules.paths.inside(path) for path in resolved)
         shown = ", ".join(f"'{rules.show(path)}'" for path in paths)
         writes = request.kind != "read"
         if writes and self.mode == "plan":
-            return Decision(False, f"plan mode is read-only: {verb} {shown} is not allowed")
+            return self._plan_refuses(f"{verb} {shown}")
         if request.hard_links > 1 and rules.paths.blocked:
             return _hard_links_question(request, verb, shown)
         if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
@@ -286,10 +300,11 @@ class Policy:
                     warning=f"This changes {own}.",
                     person_only=True,
                 )
-        group = "write" if writes else "read"
+        # Each kind is its own: an 'always' given to Create file does not cover editing the
+        # files that exist, which the person never saw a diff of.
         keys = tuple(
             dict.fromkeys(
-                (group, "inside" if rules.paths.inside(p) else "outside") for p in resolved
+                (request.kind, "inside" if rules.paths.inside(p) else "outside") for p in resolved
             )
         )
         remembered = self._remembered(keys)
@@ -304,7 +319,7 @@ class Policy:
         return Question(
             FULL_CHOICES,
             keys,
-            ", ".join(_describe(key) for key in keys),  # writes and creates are one kind
+            ", ".join(_describe(key) for key in keys),
             self._headless_paths(
                 verb, shown, judgement, [p for p in resolved if not rules.paths.inside(p)]
             ),
@@ -411,10 +426,10 @@ class Policy:
         line = parse_command_line(request.command or "")
         judgement = self._command_verdict(request, line)
         if judgement.verdict == "blocked":
-            return Decision(False, judgement.reason)
+            return self._blocked(judgement)
         if self.mode == "plan":
             shown = judgement.unlisted.text if judgement.unlisted else line.text
-            return Decision(False, f"plan mode is read-only: running '{shown}' is not allowed")
+            return self._plan_refuses(f"running '{shown}'")
         outside = self._runs_outside(line)
         parts = [
             self._command_part(line, judgement, confined=request.confined and not outside),
@@ -617,13 +632,9 @@ class Policy:
         judgement = self.verdict(request)
         shown = describe_tool(request.tool, request.server)
         if judgement.verdict == "blocked":
-            return Decision(False, judgement.reason)
+            return self._blocked(judgement)
         if self.mode == "plan":
-            return Decision(
-                False,
-                f"plan mode is read-only: calling {shown} is not allowed, as an MCP tool can "
-                "change anything",
-            )
+            return self._plan_refuses(f"calling {shown}", ", as an MCP tool can change anything")
         keys: tuple[SessionKey, ...] = (("call", request.tool),)
         remembered = self._remembered(keys)
         if remembered is not None:
@@ -648,6 +659,18 @@ class Policy:
 
     # ── the session's answers ───────────────────────────────────────────────────────────────
 
+    def replies(self) -> tuple[Reply, ...]:
+        """The session's ``always`` and ``never`` answers, in the order they were given."""
+        return tuple(Reply(_describe(key), allowed) for key, allowed in self._answers.items())
+
+    def forget(self, number: int) -> Reply | None:
+        """Drop the ``number``-th reply (from 1, as ``replies`` lists them); None if none is."""
+        keys = list(self._answers)
+        if not 1 <= number <= len(keys):
+            return None
+        key = keys[number - 1]
+        return Reply(_describe(key), self._answers.pop(key))
+
     def _remembered(self, keys: tuple[SessionKey, ...]) -> Decision | None:
         """'never' for any part denies; 'always' for every part allows."""
         if not keys:
@@ -655,11 +678,28 @@ class Policy:
         answers = [self._answers.get(key) for key in keys]
         for key, answer in zip(keys, answers, strict=True):
             if answer is False:
-                return Decision(False, f"the user denied {_describe(key)} for this session")
+                return Decision(
+                    False,
+                    f"the user denied {_describe(key)} for this session",
+                    remedy=FORGET_NEVER,
+                )
         if all(answers):
             scope = ", ".join(_describe(key) for key in keys)
             return Decision(True, f"the user allowed {scope} for this session")
         return None
+
+    def _blocked(self, judgement: Judgement) -> Decision:
+        """A blocked entry's refusal: it holds in every mode, whatever the person replies."""
+        return Decision(
+            False,
+            judgement.reason,
+            remedy="A blocked entry holds in every mode and no reply overrides it; to allow "
+            f"this, remove the entry from {self.settings_file}",
+        )
+
+    def _plan_refuses(self, what: str, why: str = "") -> Decision:
+        reason = f"plan mode is read-only: {what} is not allowed{why}"
+        return Decision(False, reason, remedy=LEAVE_PLAN)
 
     @property
     def _mode_name(self) -> str:
@@ -721,8 +761,10 @@ def _describe(key: SessionKey) -> str:
         return f"running '{scope}'"
     if group == "call":
         return f"calling '{escape_controls(scope, newlines=True)}'"
-    verb = "reading" if group == "read" else "writing"
-    return f"{verb} files {scope} the project"
+    what = {"read": "reading files", "write": "editing existing files"}.get(
+        group, "creating new files"
+    )
+    return f"{what} {scope} the project"
 
 
 def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Question:
@@ -734,7 +776,7 @@ def _hard_links_question(request: PermissionRequest, verb: str, shown: str) -> Q
         "",
         f"{shown} is a file with {request.hard_links} names (hard links), and the path rules "
         f"judge names: one of the others may be in blockedPaths. So {verb} it needs a person's "
-        "approval, and a headless run cannot ask",
+        "approval, and a headless run cannot ask. Run interactively to approve it",
         warning=f"This file has {request.hard_links} names (hard links); the path rules see "
         "only this one.",
         person_only=True,

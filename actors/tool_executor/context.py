@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+import anyio
 import msgspec
 
 from actors.errors import PermissionDenied
@@ -83,7 +84,9 @@ def refusal(decision: Decision) -> PermissionDenied:
     if decision.message is not None:
         # For the model as they are: the answerer said what to do instead, not our remedy.
         return PermissionDenied(decision.message, remedy="")
-    return PermissionDenied(decision.reason)
+    # The broker's reason names the cause, and its remedy the one that fits: the general
+    # advice (answer 'always') would be wrong for a blocked entry or a headless run.
+    return PermissionDenied(decision.reason, remedy=decision.remedy or "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,11 @@ class CallContext:
     # waiting for the person to allow it (then nothing was done yet).
     output_so_far: Callable[[], str] = lambda: ""
     asking: bool = False
+    # Seconds spent waiting for permission (a person's answer above all): the time a call
+    # reports is the time it took, not the time the person took.
+    waited: float = 0.0
+    # Set once the first check is decided: the calls after this one may then ask their own.
+    checked: anyio.Event | None = None
     # What a command runs with: the user's environment without Legato's credentials.
     command_env: Mapping[str, str] | None = None
     # Given the folder a command runs in: what confines it (the session's sandbox), nothing
@@ -151,6 +159,7 @@ class CallContext:
         confined: bool = False,
         partly_confined: bool = False,
         background: bool = False,
+        folder: bool = False,
     ) -> Decision:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal, and
         InputUpdated when the answer allows the call with other input."""
@@ -167,6 +176,7 @@ class CallContext:
             confined=confined,
             partly_confined=partly_confined,
             background=background,
+            folder=folder,
             agent=self.agent,
             tool_use_id=self.call_id,
             tool_input=self.input,
@@ -177,7 +187,13 @@ class CallContext:
             target = "target" if _same_target(request, answered) else "input"
             request = msgspec.structs.replace(request, preapproved=target)
         self.asking = True  # left set if the wait is interrupted: the result says so
-        decision = await self.permissions.ask(CheckPermission(request=request))
+        asked = anyio.current_time()
+        try:
+            decision = await self.permissions.ask(CheckPermission(request=request))
+        finally:
+            self.waited += anyio.current_time() - asked
+            if self.checked is not None:
+                self.checked.set()
         if not decision.allowed:
             self.asking = False
             raise refusal(decision)

@@ -82,6 +82,10 @@ class _Slot:
     scope: anyio.CancelScope  # cancelled by ``interrupt``
     earlier: tuple[_Slot, ...]  # the calls in flight when it arrived, in arrival order
     planned: anyio.Event = field(default_factory=anyio.Event)  # ``plan`` is known
+    # Its first permission check is decided (or it ended without one): the calls after it may
+    # put theirs, so questions reach the person in the model's order (calls arrive one by one
+    # as the answer streams, and what they do first before asking takes different times).
+    checked: anyio.Event = field(default_factory=anyio.Event)
     done: anyio.Event = field(default_factory=anyio.Event)
     plan: _Plan | None = None
     ctx: CallContext | None = None  # once it holds a slot: whether it waits for permission
@@ -166,6 +170,7 @@ class Scheduler:
             for slot in slots:
                 # Also when cancelled: nothing may wait on a call that will never end.
                 slot.planned.set()
+                slot.checked.set()
                 slot.done.set()
                 if self._slots.get(slot.call.id) is slot:
                     del self._slots[slot.call.id]
@@ -265,6 +270,7 @@ class Scheduler:
             agent=None if agent is None else agent.name,
             call_id=call.id,
             input=call.input,
+            checked=slot.checked,
         )
         if self.confining is not None:
             ctx.confining = self.confining
@@ -281,11 +287,21 @@ class Scheduler:
                 for earlier in slot.earlier:
                     await earlier.planned.wait()
                     if earlier.plan is not None and _ordered(earlier.plan, plan):
+                        slot.checked.set()  # waiting for a call to end: not for the person
                         await earlier.done.wait()
+                for earlier in slot.earlier:
+                    # Waited for holding nothing, as the calls before may still need a place.
+                    await earlier.checked.wait()
                 # Started and Finished are sent holding the slot, so the stream shows the limit.
+                # A call that must wait for a place gives up its turn to ask: the calls after it
+                # never wait behind the calls running (a file tool behind commands).
                 if command:
+                    if self._commands.available_tokens < 1:
+                        slot.checked.set()
                     await self._commands.acquire()
                     commanding = True
+                if self._limiter.available_tokens < 1:
+                    slot.checked.set()
                 await self._limiter.acquire()
                 holding = True
                 slot.ctx = ctx
@@ -294,11 +310,12 @@ class Scheduler:
                 )
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx)
-            elapsed = 0.0 if started is None else anyio.current_time() - started
+            took = 0.0 if started is None else anyio.current_time() - started
+            elapsed = max(0.0, took - ctx.waited)  # the call's own time, not the person's
             if outcome is None and slot.withdrawn and (started is None or ctx.asking):
                 outcome = _withdrawn(ctx)
             elif outcome is None:  # interrupted (or withdrawn just as its permission came)
-                outcome = _interrupted(plan, ctx, started is not None, elapsed)
+                outcome = _interrupted(plan, ctx, started is not None, took)
             result = ToolResult(
                 tool_use_id=call.id,
                 content=outcome.content,
@@ -316,6 +333,7 @@ class Scheduler:
                 self._limiter.release()
             if commanding:
                 self._commands.release()
+            slot.checked.set()
             slot.done.set()  # also on cancellation: nothing may wait on a call that will never end
 
     async def _progress(

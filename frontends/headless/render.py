@@ -229,7 +229,12 @@ class TextRenderer(HeadlessRenderer):
                     if self.finished
                     else ""
                 )
-                self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {_short(first, 80)}{more}")
+                if result.denied:
+                    # Whole: a denial's remedy comes last, where a cut would fall.
+                    first, more = " ".join(result.content.split()), ""
+                else:
+                    first = _short(first, 80)
+                self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {first}{more}")
                 if remedy:
                     self._note(f"    → {remedy}")
             case Retrying(attempt=attempt, delay=delay, reason=reason):

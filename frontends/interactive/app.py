@@ -30,6 +30,7 @@ from actors.protocol import (
     ClearConversation,
     Compact,
     DescribeProvider,
+    ExplainPermissions,
     GetContext,
     GetContextFill,
     ListBackground,
@@ -61,7 +62,7 @@ from frontends.interactive.status import CYCLE, Status
 from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
-from frontends.permissions import session_text
+from frontends.permissions import mode_note, session_text
 from frontends.session import assemble
 from frontends.skill_report import report_text
 from frontends.slash_line import split_command
@@ -311,7 +312,14 @@ class InteractiveSession:
         while True:
             await self._mode_changed.wait()
             self._mode_changed = anyio.Event()
-            await self.session.permissions.address.ask(SetMode(mode=self.status.mode))
+            broker = self.session.permissions.address
+            await broker.ask(SetMode(mode=self.status.mode))
+            # Whether the answers given earlier still hold is said with the change, not left
+            # to be found out when a question does not come.
+            note = mode_note(await broker.ask(ExplainPermissions()))
+            if note is not None:
+                self.view.say(Text(note, style="legato.muted"))
+                self.screen.changed()
 
     # ── the loop ────────────────────────────────────────────────────────────────────────────
 

@@ -56,7 +56,19 @@ class TerminalRenderer(Renderer):
         self.view.question(request, question.warning, question.confinement)
         self.screen.changed()
         answer = await self.screen.ask(question.choices, self.view.summary(request))
+        self.view.answered(request)
         style = "legato.good" if answer in ("y", "always") else "legato.bad"
-        self.view.say(Text(f"  → {answer}", style=style))
+        self.view.say(Text(f"  → {answer}{_covering(answer, question.covers)}", style=style))
         self.screen.changed()
         return answer
+
+
+def _covering(answer: str, covers: str) -> str:
+    """What an 'always' or 'never' now covers, said when it is given."""
+    if answer not in ("always", "never") or not covers:
+        return ""
+    verb = "allows" if answer == "always" else "refuses"
+    return (
+        f": {verb} {covers} for the rest of this session, in every mode "
+        "(/permissions forget undoes it)"
+    )

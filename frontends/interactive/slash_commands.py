@@ -23,8 +23,8 @@ COMMANDS: dict[str, str] = {
     "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
     "/undo": "Put back the files the latest prompt changed (not what shell commands did)",
     "/compact": "Summarise older turns now to free context (the task ledger is kept)",
-    "/permissions": "Show the mode and rules; /permissions explain <path or command> says "
-    "what they decide",
+    "/permissions": "Show the mode, the rules and your always/never replies; /permissions "
+    "forget <number> drops a reply; /permissions explain <path or command> says what they decide",
     "/tasks": "List the background commands and agents; /tasks stop <id> stops one",
     "/mcp": "List the MCP servers and their states; /mcp approve <name> approves a project's "
     "server and starts it",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
 from rich.markdown import Heading, Markdown
+from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Text
 
@@ -77,6 +78,14 @@ class _Running:
     started: float
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     partial: str = ""
+    # While its question waits for the person, and how long earlier ones did: the time shown
+    # is the call's own, as its ✓ line's is.
+    asked_since: float | None = None
+    waited: float = 0.0
+
+    def elapsed(self, now: float) -> float:
+        asking = 0.0 if self.asked_since is None else now - self.asked_since
+        return now - self.started - self.waited - asking
 
     def add(self, text: str) -> None:
         head, *rest = (self.partial + text).split("\n")
@@ -165,7 +174,7 @@ class TurnView:
         self.version += 1
         self._print_pieces(self.stream.finish())
         for run in self.running.values():
-            elapsed = self.clock() - run.started
+            elapsed = run.elapsed(self.clock())
             self._print(self._tool_line("⏹", "legato.warn", run, f"stopped after {elapsed:.1f} s"))
         self.running.clear()
         self.thinking = False
@@ -174,7 +183,7 @@ class TurnView:
     @staticmethod
     def summary(request: PermissionRequest) -> str:
         """One line: what the request wants ("Run command  npm test")."""
-        return f"{_HEADERS[request.kind]}  {_target(request)}"
+        return f"{_header(request)}  {_target(request)}"
 
     def question(
         self,
@@ -186,8 +195,11 @@ class TurnView:
         runs in the sandbox and with network, a warning when the rules call for care, and for
         writes the diff."""
         self.version += 1
+        run = self.running.get(request.tool_use_id or "")
+        if run is not None and run.asked_since is None:
+            run.asked_since = self.clock()
         header = Text.assemble(
-            ("? ", "legato.warn"), (_HEADERS[request.kind], "bold"), f"  {_target(request)}"
+            ("? ", "legato.warn"), (_header(request), "bold"), f"  {_target(request)}"
         )
         tool = escape_controls(request.tool, newlines=True)
         asker = tool if request.agent is None else f"{tool} (agent: {request.agent})"
@@ -210,6 +222,14 @@ class TurnView:
             lines.append(self._diff(escape_controls(request.preview.replace("\t", "    "))))
         for line in lines:
             self._print(line)
+
+    def answered(self, request: PermissionRequest) -> None:
+        """The person answered ``request``'s question: its call's clock runs again."""
+        self.version += 1
+        run = self.running.get(request.tool_use_id or "")
+        if run is not None and run.asked_since is not None:
+            run.waited += self.clock() - run.asked_since
+            run.asked_since = None
 
     # ── output ──────────────────────────────────────────────────────────────────────────────
 
@@ -301,7 +321,9 @@ class TurnView:
             parts.append(Text("✻ thinking…", style="legato.muted"))
         now = self.clock()
         for run in self.running.values():
-            parts.append(self._tool_line("●", "legato.accent", run, f"{now - run.started:.1f} s"))
+            asking = run.asked_since is not None
+            note = "waiting for your answer" if asking else f"{run.elapsed(now):.1f} s"
+            parts.append(self._tool_line("●", "legato.accent", run, note))
             for line in run.lines():
                 parts.append(
                     Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
@@ -322,7 +344,8 @@ class TurnView:
             return  # a call already shown as stopped by an interruption, reporting late
         if result.denied:
             self._print(self._tool_line("✗", "legato.bad", run, "denied"))
-            self._print(Text(f"    {self._first_line(result.content)}", style="legato.muted"))
+            # Whole and wrapped: a denial's cause and remedy come last, where a cut would fall.
+            self._print(Padding(Text(result.content.strip(), style="legato.muted"), (0, 0, 0, 4)))
             return
         if result.is_error:
             self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
@@ -411,6 +434,11 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 200 else line[:199] + "…"
 
 
+def _header(request: PermissionRequest) -> str:
+    # A search walks a folder: asking to "read file" src/ would misname what is read.
+    return "Read folder" if request.kind == "read" and request.folder else _HEADERS[request.kind]
+
+
 def _target(request: PermissionRequest) -> str:
     """What a question is about: the command, the paths, or the MCP tool and its server."""
     if request.kind == "call":
@@ -419,4 +447,5 @@ def _target(request: PermissionRequest) -> str:
     # may reach the terminal as control sequences.
     if request.kind == "run":
         return escape_controls(request.command or "")
-    return escape_controls(", ".join(request.paths), newlines=True)
+    paths = [p.rstrip("/") + "/" for p in request.paths] if request.folder else request.paths
+    return escape_controls(", ".join(paths), newlines=True)

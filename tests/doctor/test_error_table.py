@@ -180,7 +180,11 @@ def test_permission_denied_end_to_end(project: Project) -> None:
     assert done.returncode == 0  # a denial is reported to the model, the session goes on
     assert not target.exists()
     assert result["is_error"] is True
-    assert REMEDY_PERMISSION in result["content"]
+    # The table's advice, made exact: the settings file and the entry to add there. A headless
+    # run cannot take the 'always' reply, so the denial does not offer it.
+    settings = project.root / ".legato" / "settings.json"
+    assert f"add a matching pattern to allowedPaths in {settings}" in result["content"]
+    assert "always" not in result["content"]
     [denial] = json.loads(done.stdout)["permission_denials"]
     assert denial["tool_name"] == "Write"
 

@@ -36,6 +36,48 @@ def make_view() -> tuple[TurnView, Clock]:
     return TurnView(console, DARK, clock=clock), clock
 
 
+def test_a_calls_time_stops_while_its_question_waits_for_the_person() -> None:
+    view, clock = make_view()
+    view.apply(ToolStarted("w", "Write", "a.txt"))
+    clock.now += 0.5
+    request = PermissionRequest(tool="Write", kind="write", paths=("/p/a.txt",), tool_use_id="w")
+    view.question(request)
+    clock.now += 30  # the person thinks
+    assert view.live() == "● Write(a.txt)  waiting for your answer"
+    view.answered(request)
+    clock.now += 0.25
+    assert view.live() == "● Write(a.txt)  0.8 s"  # 0.5 before the question, 0.25 after
+
+
+def test_a_read_of_a_folder_is_asked_as_a_folder() -> None:
+    view, _ = make_view()
+    request = PermissionRequest(tool="Glob", kind="read", paths=("/p/src",), folder=True)
+    assert view.summary(request) == "Read folder  /p/src/"
+    assert view.summary(PermissionRequest(tool="Read", kind="read", paths=("/p/a",))) == (
+        "Read file  /p/a"
+    )
+
+
+def test_a_denial_is_shown_whole_wrapped_under_its_call() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("d", "Bash", "rm -rf build"))
+    denial = (
+        "Permission denied: blocked by blockedCommands entry 'rm' (command 'rm -rf build'). A "
+        "blocked entry holds in every mode and no reply overrides it; to allow this, remove "
+        "the entry from /p/.legato/settings.json"
+    )
+    view.apply(
+        ToolFinished(
+            result=ToolResult(tool_use_id="d", content=denial, is_error=True, denied=True),
+            elapsed=0.0,
+        )
+    )
+    printed = view.take_printed().split("\n")
+    assert printed[0] == "✗ Bash(rm -rf build)  denied"
+    assert all(line.startswith("    ") and len(line) <= 80 for line in printed[1:] if line)
+    assert " ".join(" ".join(printed[1:]).split()) == denial  # nothing cut, the remedy last
+
+
 def test_finished_blocks_are_printed_once_and_the_block_in_progress_is_live() -> None:
     view, _ = make_view()
     for delta in ["Some **bold** text\n", "\n```py", "thon\nx = 1\n```\n", "- a\n- b"]:

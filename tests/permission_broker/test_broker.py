@@ -9,6 +9,7 @@ import pytest
 
 from actors.memory_store import MemoryStore, Overrides
 from actors.permission_broker import PermissionBroker
+from actors.permission_broker.policy import FORGET_NEVER, LEAVE_PLAN
 from actors.protocol import (
     AskUser,
     CheckPermission,
@@ -20,6 +21,7 @@ from actors.protocol import (
     UiMsg,
 )
 from runtime import Actor, supervise
+from tests.permission_broker.test_policy import blocked_by
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -90,7 +92,9 @@ async def test_headless_denies_what_needs_a_prompt_and_says_how_to_allow_it(
         f"allowedCommands in {settings_file}",
     )
     assert allowed == Decision(True, "allowed by allowedCommands entry 'git status'")
-    assert blocked == Decision(False, "blocked by blockedCommands entry 'rm' (command 'rm -rf x')")
+    assert blocked == blocked_by(
+        project, "blocked by blockedCommands entry 'rm' (command 'rm -rf x')"
+    )
 
 
 async def test_always_is_remembered_for_the_rest_of_the_session(project: Path) -> None:
@@ -118,7 +122,9 @@ async def test_never_is_remembered_and_y_is_not(project: Path) -> None:
     assert once == Decision(True, "the user allowed it")
     assert never.allowed is False
     assert again == Decision(
-        False, "the user denied writing files inside the project for this session"
+        False,
+        "the user denied editing existing files inside the project for this session",
+        remedy=FORGET_NEVER,
     )
 
 
@@ -141,5 +147,7 @@ async def test_the_start_mode_comes_from_the_context_and_set_mode_switches_it(
         in_plan = await broker.address.ask(write(project, "a.txt"))
         assert await broker.address.ask(SetMode(mode="auto")) == "auto"
         in_auto = await broker.address.ask(write(project, "a.txt"))
-    assert in_plan == Decision(False, "plan mode is read-only: writing 'a.txt' is not allowed")
+    assert in_plan == Decision(
+        False, "plan mode is read-only: writing 'a.txt' is not allowed", remedy=LEAVE_PLAN
+    )
     assert in_auto == Decision(True, "writing inside the project is accepted in auto-accept mode")

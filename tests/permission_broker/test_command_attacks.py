@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import pytest
 
-from actors.permission_broker.policy import ONCE_CHOICES, Policy, Question
+from actors.permission_broker.policy import FORGET_NEVER, LEAVE_PLAN, ONCE_CHOICES, Policy, Question
 from actors.protocol import (
     Decision,
     GlobalConfig,
@@ -30,6 +30,7 @@ from actors.protocol import (
     ProjectContext,
     ProjectSettings,
 )
+from tests.permission_broker.test_policy import blocked_by
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -289,7 +290,7 @@ def test_a_redirection_asks_like_a_write_and_always_covers_that_kind(root: str) 
     policy = make_policy(root, "auto")
     asked = question(policy.assess(run("echo x > /tmp/legato-a")))
     assert asked.keys == (("write", "outside"),)
-    assert asked.scope == "writing files outside the project"
+    assert asked.scope == "editing existing files outside the project"
     assert asked.headless_reason.startswith(
         "In '> /tmp/legato-a': '/tmp/legato-a' is outside the project root; writing outside "
         "the project always needs a person's approval"
@@ -304,7 +305,9 @@ def test_never_for_a_kind_of_write_denies_a_line_that_redirects_so(root: str) ->
     policy = make_policy(root, "auto")
     policy.answer(question(policy.assess(run("echo x > /tmp/legato-a"))), "never")
     assert policy.assess(run("ls > /tmp/legato-b")) == Decision(
-        False, "the user denied writing files outside the project for this session"
+        False,
+        "the user denied editing existing files outside the project for this session",
+        remedy=FORGET_NEVER,
     )
 
 
@@ -365,8 +368,10 @@ def test_headless_reasons_name_the_rule_the_word_and_the_remedy(
 def test_plan_mode_denies_commands_but_blocked_rules_speak_first(root: str) -> None:
     policy = make_policy(root, "plan")
     assert policy.assess(run("ls > /tmp/x")) == Decision(
-        False, "plan mode is read-only: running 'ls > /tmp/x' is not allowed"
+        False,
+        "plan mode is read-only: running 'ls > /tmp/x' is not allowed",
+        remedy=LEAVE_PLAN,
     )
-    assert policy.assess(run("ls > secrets/x")) == Decision(
-        False, "blocked by blockedPaths entry 'secrets/' (redirection '> secrets/x')"
+    assert policy.assess(run("ls > secrets/x")) == blocked_by(
+        policy, "blocked by blockedPaths entry 'secrets/' (redirection '> secrets/x')"
     )

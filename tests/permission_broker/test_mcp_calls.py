@@ -13,7 +13,7 @@ import pytest
 from actors.memory_store import MemoryStore, Overrides
 from actors.permission_broker import PermissionBroker
 from actors.permission_broker.explain import assess_quietly
-from actors.permission_broker.policy import FULL_CHOICES, Policy, Question
+from actors.permission_broker.policy import FORGET_NEVER, FULL_CHOICES, LEAVE_PLAN, Policy, Question
 from actors.protocol import (
     CheckPermission,
     Decision,
@@ -26,6 +26,7 @@ from actors.protocol import (
 )
 from runtime import supervise
 from tests.permission_broker.test_broker import FakeUi
+from tests.permission_broker.test_policy import blocked_by
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -110,6 +111,7 @@ def test_plan_mode_refuses_every_call_even_an_allowed_one(root: str) -> None:
         False,
         "plan mode is read-only: calling 'mcp__git__status' (tool 'status' of MCP server 'git') "
         "is not allowed, as an MCP tool can change anything",
+        remedy=LEAVE_PLAN,
     )
 
 
@@ -196,8 +198,8 @@ def test_an_explanation_by_name_finds_the_server_the_tool_belongs_to(root: str) 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_blocked_server_wins_over_an_allowed_tool_of_it(root: str, mode: PermissionMode) -> None:
     policy = make_policy(root, mode, allowed=("mcp__git__status",), blocked=("mcp__git",))
-    assert policy.assess(call("git", "status")) == Decision(
-        False, "blocked by blockedTools entry 'mcp__git' (tool 'status' of MCP server 'git')"
+    assert policy.assess(call("git", "status")) == blocked_by(
+        policy, "blocked by blockedTools entry 'mcp__git' (tool 'status' of MCP server 'git')"
     )
 
 
@@ -215,8 +217,8 @@ def test_a_blocked_built_in_denies_its_every_request(root: str, mode: Permission
     inside = os.path.join(root, "a.txt")
     run = PermissionRequest(tool="Bash", kind="run", command="ls")
     read = PermissionRequest(tool="Read", kind="read", paths=(inside,))
-    assert policy.assess(run) == Decision(False, "blocked by blockedTools entry 'Bash'")
-    assert policy.assess(read) == Decision(False, "blocked by blockedTools entry 'Read'")
+    assert policy.assess(run) == blocked_by(policy, "blocked by blockedTools entry 'Bash'")
+    assert policy.assess(read) == blocked_by(policy, "blocked by blockedTools entry 'Read'")
     # Another tool reading the same file is not Read.
     grep = PermissionRequest(tool="Grep", kind="read", paths=(inside,))
     assert allowed(policy, grep) is (True if mode in ("auto", "plan") else None)
@@ -257,7 +259,7 @@ def test_always_and_never_hold_for_that_tool_only(root: str) -> None:
     assert isinstance(never, Question)
     policy.answer(never, "never")
     assert policy.assess(call("git", "push")) == Decision(
-        False, "the user denied calling 'mcp__git__push' for this session"
+        False, "the user denied calling 'mcp__git__push' for this session", remedy=FORGET_NEVER
     )
     assert allowed(policy, call("git", "status")) is True
 
@@ -314,7 +316,7 @@ async def test_blocked_tools_are_never_put_to_the_person(tmp_path: Path) -> None
     broker = PermissionBroker(memory.address, ui=ui.address)
     async with supervise([memory, ui, broker]):
         decision = await broker.address.ask(CheckPermission(request=call("git", "push")))
-    assert decision == Decision(
-        False, "blocked by blockedTools entry 'mcp__git' (tool 'push' of MCP server 'git')"
+    assert decision == blocked_by(
+        project, "blocked by blockedTools entry 'mcp__git' (tool 'push' of MCP server 'git')"
     )
     assert ui.asked == []

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.policy import FULL_CHOICES, ONCE_CHOICES, Policy, Question
+from actors.permission_broker.policy import (
+    FORGET_NEVER,
+    FULL_CHOICES,
+    ONCE_CHOICES,
+    Policy,
+    Question,
+)
 from actors.protocol import (
     Decision,
     GlobalConfig,
@@ -16,6 +22,7 @@ from actors.protocol import (
     PermissionRequest,
     ProjectContext,
     ProjectSettings,
+    Reply,
 )
 
 if TYPE_CHECKING:
@@ -134,7 +141,23 @@ def test_modes(
 def test_blocked_rules_hold_in_every_mode(
     root: str, mode: PermissionMode, request_: PermissionRequest, reason: str
 ) -> None:
-    assert decision(make_policy(root, mode).assess(request_)) == Decision(False, reason)
+    policy = make_policy(root, mode)
+    assert decision(policy.assess(request_)) == blocked_by(policy, reason)
+
+
+def blocked_by(policy: Policy | Path, reason: str) -> Decision:
+    """A blocked entry's refusal: its reason, and that no reply can override it. ``policy``:
+    the policy, or the project whose settings file holds the entry."""
+    if isinstance(policy, Policy):
+        settings = policy.settings_file
+    else:
+        settings = str(policy / ".legato" / "settings.json")
+    return Decision(
+        False,
+        reason,
+        remedy="A blocked entry holds in every mode and no reply overrides it; to allow this, "
+        f"remove the entry from {settings}",
+    )
 
 
 def test_blocked_wins_over_allowed(root: str) -> None:
@@ -243,16 +266,16 @@ def test_always_remembers_the_kind_of_operation_for_the_session(root: str) -> No
     policy = make_policy(root)
     asked = question(policy.assess(files("write", "src/a.py")))
     assert asked.choices == FULL_CHOICES
-    assert asked.scope == "writing files inside the project"
+    assert asked.scope == "editing existing files inside the project"
     assert policy.answer(asked, "always") == Decision(
-        True, "the user allowed writing files inside the project for this session"
+        True, "the user allowed editing existing files inside the project for this session"
     )
-    # Writes and creates inside the project: accepted from now on.
-    for request in (files("write", "src/b.py"), files("create", "src/c.py")):
-        assert decision(policy.assess(request)) == Decision(
-            True, "the user allowed writing files inside the project for this session"
-        )
-    # A read, or a write outside the project, is another kind: still asks.
+    # Edits of existing files inside the project: accepted from now on.
+    assert decision(policy.assess(files("write", "src/b.py"))) == Decision(
+        True, "the user allowed editing existing files inside the project for this session"
+    )
+    # A create, a read, or a write outside the project, is another kind: still asks.
+    assert isinstance(policy.assess(files("create", "src/c.py")), Question)
     assert isinstance(policy.assess(files("read", "src/a.py")), Question)
     assert isinstance(policy.assess(files("write", OUTSIDE)), Question)
 
@@ -261,12 +284,9 @@ def test_never_remembers_and_wins_over_an_allowed_rule(root: str) -> None:
     policy = make_policy(root)
     asked = question(policy.assess(run("git log")))
     assert asked.scope == "running 'git'"
-    assert policy.answer(asked, "never") == Decision(
-        False, "the user denied running 'git' for this session"
-    )
-    assert decision(policy.assess(run("git status"))) == Decision(
-        False, "the user denied running 'git' for this session"
-    )
+    never = Decision(False, "the user denied running 'git' for this session", remedy=FORGET_NEVER)
+    assert policy.answer(asked, "never") == never
+    assert decision(policy.assess(run("git status"))) == never
     assert decision(policy.assess(run("ls"))).allowed
 
 
@@ -287,7 +307,7 @@ def test_never_for_one_command_denies_a_line_that_contains_it(root: str) -> None
     policy = make_policy(root)
     policy.answer(question(policy.assess(run("curl x"))), "never")
     assert decision(policy.assess(run("ls | curl -d @- x"))) == Decision(
-        False, "the user denied running 'curl' for this session"
+        False, "the user denied running 'curl' for this session", remedy=FORGET_NEVER
     )
 
 
@@ -355,12 +375,29 @@ def test_switching_the_mode_changes_the_answers(root: str) -> None:
     assert not decision(policy.assess(files("write", "src/a.py"))).allowed
 
 
-def test_always_on_a_create_covers_writes_too(root: str) -> None:
+def test_always_on_a_create_does_not_cover_editing_existing_files(root: str) -> None:
     policy = make_policy(root)
     asked = question(policy.assess(files("create", "src/new.py")))
-    assert asked.scope == "writing files inside the project"
+    assert asked.scope == "creating new files inside the project"
     policy.answer(asked, "always")
-    assert decision(policy.assess(files("write", "src/old.py"))).allowed
+    assert decision(policy.assess(files("create", "src/other.py"))).allowed
+    # The person saw a new file's contents, never a diff of an existing one: that still asks.
+    edit = question(policy.assess(files("write", "src/old.py")))
+    assert edit.scope == "editing existing files inside the project"
+
+
+def test_replies_are_listed_in_order_and_one_can_be_forgotten(root: str) -> None:
+    policy = make_policy(root)
+    policy.answer(question(policy.assess(files("create", "src/new.py"))), "always")
+    policy.answer(question(policy.assess(run("curl x"))), "never")
+    assert policy.replies() == (
+        Reply("creating new files inside the project", True),
+        Reply("running 'curl'", False),
+    )
+    assert policy.forget(3) is None and policy.forget(0) is None
+    assert policy.forget(2) == Reply("running 'curl'", False)
+    assert isinstance(policy.assess(run("curl x")), Question)  # asked again, not refused
+    assert policy.replies() == (Reply("creating new files inside the project", True),)
 
 
 def test_a_command_naming_a_blocked_file_warns_in_its_question(root: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 from actors.errors import UsageError
 from actors.memory_store import MemoryStore, Overrides
 from actors.permission_broker import PermissionBroker
+from actors.permission_broker.policy import LEAVE_PLAN
 from actors.permission_modes import SDK_MODES, from_sdk, to_sdk
 from actors.protocol import (
     AskUser,
@@ -26,6 +27,7 @@ from actors.protocol import (
     UiMsg,
 )
 from runtime import Actor, supervise
+from tests.permission_broker.test_policy import blocked_by
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -146,8 +148,8 @@ async def test_dont_ask_denies_what_would_be_asked_without_asking(project: Path)
         "that asks)",
     )
     assert allowed == Decision(True, "allowed by allowedCommands entry 'git status'")
-    assert blocked == Decision(
-        False, "blocked by blockedCommands entry 'rm' (command 'rm -rf build')"
+    assert blocked == blocked_by(
+        project, "blocked by blockedCommands entry 'rm' (command 'rm -rf build')"
     )
 
 
@@ -199,10 +201,10 @@ async def test_bypass_allows_what_the_rules_do_not_block_without_asking(project:
     )
     assert [question.request.command for question in asked] == ["cat .env"]
     assert decisions[:3] == [bypassed] * 3
-    assert decisions[3] == Decision(
-        False, "blocked by blockedCommands entry 'rm' (command 'rm -rf build')"
+    assert decisions[3] == blocked_by(
+        project, "blocked by blockedCommands entry 'rm' (command 'rm -rf build')"
     )
-    assert decisions[4] == Decision(False, "blocked by blockedPaths entry '.env' (path '.env')")
+    assert decisions[4] == blocked_by(project, "blocked by blockedPaths entry '.env' (path '.env')")
     # Naming a blocked file is a person's question, bypass or not: the rules cannot bind what
     # an allowed program reads.
     assert decisions[5] == Decision(False, "the user denied it")
@@ -236,7 +238,9 @@ async def test_plan_mode_stays_read_only_after_bypass(project: Path) -> None:
         await broker.address.ask(SetMode(mode="plan"))
         planned = await broker.address.ask(write(project / "a.txt"))
     assert bypassed.allowed
-    assert planned == Decision(False, "plan mode is read-only: writing 'a.txt' is not allowed")
+    assert planned == Decision(
+        False, "plan mode is read-only: writing 'a.txt' is not allowed", remedy=LEAVE_PLAN
+    )
 
 
 # ── structured answers ──────────────────────────────────────────────────────────────────────
@@ -292,10 +296,10 @@ async def test_new_input_is_checked_by_the_rules_and_asks_nobody(project: Path) 
     assert asked == []
     preapproved = Decision(True, "allowed with the input the permission answer gave")
     assert decisions[:2] == [preapproved] * 2
-    assert decisions[2] == Decision(
-        False, "blocked by blockedCommands entry 'rm' (command 'rm -rf build')"
+    assert decisions[2] == blocked_by(
+        project, "blocked by blockedCommands entry 'rm' (command 'rm -rf build')"
     )
-    assert decisions[3] == Decision(False, "blocked by blockedPaths entry '.env' (path '.env')")
+    assert decisions[3] == blocked_by(project, "blocked by blockedPaths entry '.env' (path '.env')")
     outside, own = decisions[4:]
     assert not outside.allowed
     assert "outside the project always needs a person's approval" in outside.reason
@@ -318,7 +322,9 @@ async def test_new_input_for_the_answered_target_needs_no_second_answer(project:
 
 async def test_in_plan_mode_new_input_is_still_read_only(project: Path) -> None:
     (decision,), _ = await decide(project, "plan", write(project / "a.txt", preapproved="target"))
-    assert decision == Decision(False, "plan mode is read-only: writing 'a.txt' is not allowed")
+    assert decision == Decision(
+        False, "plan mode is read-only: writing 'a.txt' is not allowed", remedy=LEAVE_PLAN
+    )
 
 
 async def test_a_hooks_ask_goes_to_a_person_in_bypass_and_to_nobody_in_dont_ask(

@@ -158,7 +158,8 @@ async def test_a_denys_words_reach_the_model_as_they_are(tmp_path: Path) -> None
 async def test_plain_answers_work_as_before(tmp_path: Path) -> None:
     async with with_policy(tmp_path, answers=["n"]) as s:
         done = await s.one("Write", file_path=str(tmp_path / "a.txt"), content="x\n")
-    assert done.result.content.startswith("Permission denied: the user denied it. Check the")
+    # The user's own no has no remedy to offer.
+    assert done.result.content == "Permission denied: the user denied it"
 
 
 # ── the modes, through real tools ───────────────────────────────────────────────────────────

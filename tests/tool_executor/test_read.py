@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from actors.errors import REMEDY_PERMISSION
 from actors.protocol import PermissionRequest
 from tests.tool_executor.harness import call, session
 
@@ -88,5 +87,6 @@ async def test_a_refusal_reads_nothing(tmp_path: Path) -> None:
     async with session(tmp_path, deny=lambda request: "the path is blocked") as s:
         done = await s.one("Read", file_path=str(secret))
     assert done.result.is_error and done.result.denied
-    assert done.result.content == f"Permission denied: the path is blocked. {REMEDY_PERMISSION}"
+    # The broker's reason is all: no general advice that may not fit (answer 'always').
+    assert done.result.content == "Permission denied: the path is blocked"
     assert "hunter2" not in done.result.content

@@ -34,7 +34,8 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     base = ctx.resolve(args.path or ".")
     walk_base, pattern = split_pattern(base, args.pattern)
     real = await anyio.to_thread.run_sync(os.path.realpath, walk_base)
-    await ctx.check("read", ctx.paths(walk_base, real))
+    folder = await anyio.to_thread.run_sync(os.path.isdir, real)
+    await ctx.check("read", ctx.paths(walk_base, real), folder=folder)
     await anyio.to_thread.run_sync(_check_base, base)
     found: list[Found] = []
 

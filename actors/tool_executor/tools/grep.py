@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
     query = _query(args)
     target = await anyio.to_thread.run_sync(door.locate, args.path or ".", ctx.project_root)
-    await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
+    folder = await anyio.to_thread.run_sync(os.path.isdir, target.real)
+    await ctx.check(
+        "read", ctx.paths(target.shown, target.real), hard_links=target.links, folder=folder
+    )
     stop = threading.Event()
     searcher = Searcher(query, ctx.output_cap, stop)
     left_out = 0
