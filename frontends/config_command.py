@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
-from frontends.flags import PERMISSION_MODES
+from frontends.flags import PERMISSION_MODES, permission_mode
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -41,7 +41,12 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = Parser(prog=prog, description=description)
     parser.add_argument("project_path", nargs="?", default=None, help="project (default: here)")
     parser.add_argument("--model", help="as the session flag: an alias or a model id")
-    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="as the session flag")
+    parser.add_argument(
+        "--permission-mode",
+        type=permission_mode,
+        choices=PERMISSION_MODES,
+        help="as the session flag",
+    )
     return parser
 
 

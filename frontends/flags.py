@@ -52,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--headless", metavar="PROMPT", help="run one prompt without interaction")
     parser.add_argument("--model", help="model alias (opus, sonnet, haiku) or full model id")
     parser.add_argument(
-        "--permission-mode", choices=PERMISSION_MODES, help="start-up permission mode (ask)"
+        "--permission-mode",
+        type=permission_mode,
+        choices=PERMISSION_MODES,
+        help="start-up permission mode (ask)",
     )
     parser.add_argument(
         "--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output (text)"
@@ -151,6 +154,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.unknown_flags = unknown
     return args
+
+
+def permission_mode(text: str) -> str:
+    """A mode's name in any case (``Auto``, ``acceptedits``), as ``--model OPUS`` is taken; a
+    name that is none is left for argparse to refuse with the list."""
+    wanted = text.strip().lower()
+    return next((mode for mode in PERMISSION_MODES if mode.lower() == wanted), text)
 
 
 def value_flags() -> set[str]:

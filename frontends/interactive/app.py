@@ -346,7 +346,7 @@ class InteractiveSession:
         conductor = self.session.conductor.address
         match command.name:
             case "/help":
-                self.view.say(Text(slash_commands.help_text()))
+                self.view.say(slash_commands.Listing(slash_commands.help_text()))
                 listing = PrepareCommand(name="help", in_session=True)
                 library = await self.session.skills.address.ask(listing)
                 if isinstance(library, SkillOutput):

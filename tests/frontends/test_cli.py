@@ -171,3 +171,18 @@ def test_a_closed_stdout_ends_any_command_as_sigpipe_would(tmp_path: Path) -> No
         os.close(write_end)
     assert done.returncode == 141
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "taken"), [("Auto", "auto"), ("PLAN", "plan"), ("acceptedits", "acceptEdits")]
+)
+def test_permission_modes_are_taken_in_any_case(given: str, taken: str) -> None:
+    from frontends.flags import parse
+
+    assert parse(["--permission-mode", given]).permission_mode == taken
+
+
+def test_a_mode_that_is_none_is_refused_with_the_list(tmp_path: Path) -> None:
+    done = legato("--permission-mode", "sometimes", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "invalid choice: 'sometimes'" in done.stderr

@@ -137,9 +137,9 @@ def test_a_skill_run_headless_in_plan_mode_fails_with_json_still_on_stdout(
         "every write will be denied",
         "  → Run with --permission-mode auto to let it write",
         "legato: nothing was changed: 1 call was denied (Write(models/product.js))",
-        "  → plan mode is read-only: creating 'models/product.js' is not allowed. Run with "
-        "--permission-mode auto, or check the permission settings in .legato/settings.json "
-        "(allowedPaths, blockedPaths, allowedCommands, allowedTools)",
+        "  → plan mode is read-only: creating 'models/product.js' is not allowed. Leave Plan Mode "
+        "to allow it: Shift+Tab in the terminal, or another --permission-mode (auto accepts "
+        "edits inside the project)",
     ]
 
 

@@ -95,3 +95,13 @@ def test_completion_of_commands_and_at_paths(tmp_path: object) -> None:
     assert complete("look at @sapp") == ["@src/app.py"]
     assert complete("look at @") == ["@README.md", "@src/app.py", "@src/util.py"]
     assert complete("no reference here") == []
+
+
+def test_help_commands_wrap_under_their_own_column() -> None:
+    from frontends.interactive.slash_commands import help_text
+    from frontends.skill_report import hang
+
+    commands = help_text().split("\n\nKeys:")[0].splitlines()[1:]
+    lines = hang("\n".join(commands), 60)
+    assert len(lines) > len(commands)  # something was long enough to wrap at 60 columns
+    assert all(line.startswith("  ") for line in lines), lines
