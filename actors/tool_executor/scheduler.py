@@ -35,6 +35,7 @@ from actors.tool_executor.context import Access, CallContext, InputUpdated, Tool
 from actors.tool_executor.files import shown_path
 from actors.tool_executor.schemas import decode
 from actors.tool_executor.tools import mcp
+from actors.tool_names import UNCHECKED_TOOLS
 from actors.visible import escape_controls
 from runtime import KernelError
 
@@ -308,6 +309,10 @@ class Scheduler:
                 await self._progress(
                     ToolStarted(id=call.id, name=call.name, summary=plan.summary), send, agent
                 )
+                if plan.tool is None or plan.tool.name in UNCHECKED_TOOLS:
+                    # It asks nobody (TaskOutput may wait minutes for a command): the calls
+                    # after it take their turn to ask now, not at its end.
+                    slot.checked.set()
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx)
             took = 0.0 if started is None else anyio.current_time() - started

@@ -312,3 +312,25 @@ async def test_the_question_for_a_background_command_says_so(tmp_path: Path) -> 
         assert s.person is not None
         background, foreground = s.person.asked[:2]
     assert (background.request.background, foreground.request.background) == (True, False)
+
+
+async def test_a_call_after_a_blocking_task_output_runs_without_waiting_for_it(
+    tmp_path: Path,
+) -> None:
+    # TaskOutput asks nobody: the calls after it must not wait for its end to take their turn
+    # at the permission broker (they would sit behind a wait of minutes).
+    gate = tmp_path / "gate"
+    (tmp_path / "a.txt").write_text("x\n")
+    async with session(tmp_path) as s:
+        task_id = await start(s, WAIT_FOR.format(gate))
+        waiting = call("TaskOutput", task_id=task_id)  # block: until the command ends
+        reading = call("Read", file_path=str(tmp_path / "a.txt"))
+        order: list[str] = []
+        with anyio.fail_after(20):
+            calls = RunTools(calls=(waiting, reading))
+            async with s.executor.address.stream(calls) as stream:
+                async for event in stream:
+                    if isinstance(event, ToolFinished):
+                        order.append(event.result.tool_use_id)
+                        gate.touch()  # only once the Read is done does the command end
+    assert order == [reading.id, waiting.id]
