@@ -32,12 +32,22 @@ def with_breakpoints(request: ModelRequest) -> ModelRequest:
     elif isinstance(system, list) and system:
         system = [*system[:-1], {**system[-1], "cache_control": EPHEMERAL}]
     messages = list(request.messages)
-    users = [i for i, m in enumerate(messages) if m.role == "user"]
     # The last user message ends this request's prefix; the one before it ended the previous
-    # request's, which is what this request finds in the cache.
-    for index in users[-2:]:
+    # request's, which is what this request finds in the cache. Found from the end: roles
+    # alternate, so this looks at a few messages however long the conversation is.
+    for index in _last_users(messages, 2):
         messages[index] = _marked(messages[index])
     return msgspec.structs.replace(request, tools=tools, system=system, messages=messages)
+
+
+def _last_users(messages: list[Message], count: int) -> list[int]:
+    found: list[int] = []
+    for index in range(len(messages) - 1, -1, -1):
+        if len(found) == count:
+            break
+        if messages[index].role == "user":
+            found.append(index)
+    return found
 
 
 def _marked(message: Message) -> Message:

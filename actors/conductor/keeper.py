@@ -85,11 +85,16 @@ class SessionKeeper:
     async def save(self, messages: list[Message]) -> None:
         """Record how ``messages`` differs from what was saved last."""
         events: list[SessionEvent] = []
-        same = 0
-        for old, new in zip(self._saved, messages, strict=False):
-            if old is not new:
-                break
-            same += 1
+        same = len(self._saved)
+        # Nearly always the saved messages are still there, first: one comparison in C (it
+        # takes each identical pair as equal without looking inside), not a loop in Python
+        # over a history that grows with every turn.
+        if messages[:same] != self._saved:
+            same = 0
+            for old, new in zip(self._saved, messages, strict=False):
+                if old is not new:
+                    break
+                same += 1
         if same < len(self._saved):
             events.append(MessagesKept(same))
         events.extend(MessageAdded(message) for message in messages[same:])

@@ -90,6 +90,7 @@ class MessagesClient:
         self._jitter = jitter
         self._sleep = sleep  # anyio.sleep: cancellable, and virtual under trio's MockClock
         self._timeout = httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
+        self._body = http.BodyEncoder()  # a session's requests share their history
 
     def __repr__(self) -> str:
         return f"MessagesClient({self.endpoint!r})"
@@ -122,7 +123,7 @@ class MessagesClient:
         http.check_address(self.endpoint)
         return (
             self.endpoint.messages_url,
-            http.encode_body(request),
+            self._body.encode(request),
             http.request_headers(self.endpoint, request),
         )
 

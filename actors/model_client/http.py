@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import operator
 import os
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from actors.model_client.endpoint import Endpoint
+    from actors.protocol import Message
 
 ANTHROPIC_VERSION = "2023-06-01"
 FAST_MODE_BETA = "fast-mode-2026-02-01"
@@ -49,6 +51,45 @@ class _StreamingRequest(ModelRequest, frozen=True, kw_only=True):
 def encode_body(request: ModelRequest) -> bytes:
     fields = msgspec.structs.asdict(request)  # shallow: the messages are not copied
     return msgspec.json.encode(_StreamingRequest(**fields, stream=True))
+
+
+class BodyEncoder:
+    """``encode_body``, byte for byte, re-using the previous request's encoded messages.
+
+    Each request re-sends the conversation, and all but its last few messages are the very
+    objects the previous request sent (frozen; the conductor only appends, and the caching
+    marks copy the two messages they change). Encoding them again walks thousands of small
+    objects scattered over the heap, which in a 1,000-turn session costs more than the rest of
+    the turn. So the longest run of identical messages at the start is kept as JSON and only
+    the messages after it are encoded. Identity only (``is``): an equal dict can differ in key
+    order, hence in JSON. The previous messages are held, so no ``id`` is reused meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self._sent: list[Message] = []
+        self._json = b""  # the JSON of ``_sent``, joined with commas
+        self._ends: list[int] = []  # where each message of ``_sent`` ends in ``_json``
+        self.messages_encoded = 0  # for tests: the work must not grow with the conversation
+
+    def encode(self, request: ModelRequest) -> bytes:
+        messages = request.messages
+        # Compared in C: the pointers only, no message is looked into.
+        same = [*map(operator.is_, messages, self._sent), False]
+        kept = same.index(False)
+        prefix = self._json[: self._ends[kept - 1]] if kept else b""
+        parts = [msgspec.json.encode(message) for message in messages[kept:]]
+        self.messages_encoded += len(parts)
+        ends = self._ends[:kept]
+        offset = len(prefix)
+        for part in parts:
+            offset += len(part) + (1 if offset else 0)
+            ends.append(offset)
+        joined = b",".join([prefix, *parts]) if prefix else b",".join(parts)
+        self._sent, self._json, self._ends = list(messages), joined, ends
+        fields = msgspec.structs.asdict(request)
+        # Raw is written as it is: the messages' JSON array.
+        fields["messages"] = msgspec.Raw(b"[" + joined + b"]")
+        return msgspec.json.encode(_StreamingRequest(**fields, stream=True))
 
 
 def request_headers(endpoint: Endpoint, request: ModelRequest) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -42,3 +42,24 @@ def test_thinking_blocks_are_never_marked() -> None:
     thinking = {"type": "thinking", "thinking": "hm", "signature": "s"}
     request = ModelRequest(model="m", max_tokens=10, messages=[Message("user", [thinking])])
     assert with_breakpoints(request).messages[0].content == [thinking]
+
+
+class _Untouchable:
+    """A message early in a long conversation: finding the breakpoints must not look at it."""
+
+    @property
+    def role(self) -> str:
+        raise AssertionError("with_breakpoints scanned the whole conversation")
+
+
+def test_finding_the_last_two_user_messages_does_not_scan_the_history() -> None:
+    # The cost per request must not grow with the session: only the last messages are read.
+    turns = [
+        Message(role, [{"type": "text", "text": role}])
+        for _ in range(500)
+        for role in ("assistant", "user")
+    ]
+    history = [Message("user", [{"type": "text", "text": "go"}]), *turns]
+    messages = [cast("Message", _Untouchable()), *history]
+    cached = with_breakpoints(ModelRequest(model="m", max_tokens=10, messages=messages))
+    assert [i for i, m in enumerate(cached.messages) if m is not messages[i]] == [999, 1001]

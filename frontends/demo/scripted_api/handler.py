@@ -56,6 +56,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _exchange(self) -> None:
         scripted = self.server.scripted
+        if scripted.on_received is not None:
+            scripted.on_received()
         request, body_problem = self._receive()
         request_id = scripted._record(request)
         route = request.path.split("?", 1)[0]

@@ -50,11 +50,16 @@ class ScriptedServer:
         host: str = "127.0.0.1",
         port: int = 0,
         on_sent: Callable[[bytes], None] | None = None,
+        on_received: Callable[[], None] | None = None,
+        keep_requests: bool = True,
     ) -> None:
         self.api_key = api_key
         # Called with each SSE event of a streamed answer once it is written to the socket
         # (from the connection's thread): benchmarks time what the client does after it.
         self.on_sent = on_sent
+        # Called when a request's headers are read, before its body is read and checked: the
+        # moment the client is done, without the server's own time for a large body.
+        self.on_received = on_received
         self.host = host
         self.port = port
         self._script: Callable[[RecordedRequest], Step | Mapping[str, Any]] | None = None
@@ -67,6 +72,8 @@ class ScriptedServer:
         self._step_requests = 0  # requests that asked for a step, to number them
         self._responses = 0  # every answer, for request-id
         self._requests: list[RecordedRequest] = []
+        # A session of a thousand turns would keep a quadratic amount of request bodies.
+        self._keep_requests = keep_requests
         self.cache = PromptCache()  # answers cache_control marks as the API does (cache.py)
         # Reentrant: a script callable may read ``server.requests`` or ``server.remaining``.
         self._lock = threading.RLock()
@@ -155,7 +162,8 @@ class ScriptedServer:
     def _record(self, request: RecordedRequest) -> str:
         """Keep the request; return the request-id for its answer."""
         with self._lock:
-            self._requests.append(request)
+            if self._keep_requests:
+                self._requests.append(request)
             self._responses += 1
             return f"req_scripted_{self._responses:06d}"
 

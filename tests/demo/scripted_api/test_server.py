@@ -373,3 +373,21 @@ def test_on_sent_sees_each_event_as_it_leaves(http: httpx.Client) -> None:
         with ScriptedServer([step], on_sent=seen.append) as server:
             response = post(http, server, body())
         assert b"".join(seen) == response.content
+
+
+def test_on_received_comes_before_the_script_and_requests_can_go_unkept(
+    http: httpx.Client,
+) -> None:
+    order: list[str] = []
+
+    def answer(request: RecordedRequest) -> Step:
+        order.append("script")
+        return text("ok")
+
+    with ScriptedServer(
+        answer, on_received=lambda: order.append("received"), keep_requests=False
+    ) as server:
+        for _ in range(2):
+            assert post(http, server, body()).status_code == 200
+        assert server.requests == []  # a long benchmark session keeps no bodies
+    assert order == ["received", "script", "received", "script"]

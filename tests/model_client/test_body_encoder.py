@@ -1,0 +1,50 @@
+"""Request bodies: the encoder that re-uses the history's JSON sends the same bytes as a full
+encoding, and its work per request does not grow with the conversation."""
+
+from __future__ import annotations
+
+from actors.conductor.caching import with_breakpoints
+from actors.conductor.conversation import Conversation
+from actors.model_client.http import BodyEncoder, encode_body
+from actors.protocol import Message, ModelRequest, ToolResult
+
+
+def request(conversation: Conversation) -> ModelRequest:
+    plain = ModelRequest(
+        model="m",
+        max_tokens=100,
+        messages=list(conversation.messages),
+        system="You help.",
+        tools=[{"name": "Read", "input_schema": {"type": "object"}}],
+    )
+    return with_breakpoints(plain)
+
+
+def test_a_long_session_encodes_a_few_messages_per_request_and_the_same_bytes() -> None:
+    conversation = Conversation()
+    conversation.add_user_text('go, and say \u00e9 "quoted"')
+    encoder = BodyEncoder()
+    per_request = []
+    for turn in range(300):
+        body = request(conversation)
+        before = encoder.messages_encoded
+        assert encoder.encode(body) == encode_body(body)
+        per_request.append(encoder.messages_encoded - before)
+        call = {"type": "tool_use", "id": f"t{turn}", "name": "Read", "input": {"n": turn}}
+        conversation.add_assistant(Message("assistant", [call]))
+        conversation.add_tool_results([ToolResult(tool_use_id=f"t{turn}", content="x" * turn)])
+    # The newest messages and the two the caching marks copy, however long the history.
+    assert max(per_request[3:]) <= 5
+    assert encoder.messages_encoded < 5 * 300
+
+
+def test_a_history_changed_at_its_start_is_encoded_again() -> None:
+    conversation = Conversation()
+    conversation.add_user_text("first")
+    encoder = BodyEncoder()
+    encoder.encode(request(conversation))
+    conversation.messages = [Message("user", [{"type": "text", "text": "compacted"}])]
+    body = request(conversation)
+    assert encoder.encode(body) == encode_body(body)
+    empty = ModelRequest(model="m", max_tokens=1, messages=[])
+    assert encoder.encode(empty) == encode_body(empty)
