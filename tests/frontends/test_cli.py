@@ -50,6 +50,23 @@ def test_version_imports_nothing_heavy() -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_version_alone_builds_no_parser() -> None:
+    """``legato --version`` on its own is answered before the flags are parsed: the ~15 ms of
+    argparse, its help formatter (shutil, locale) and the help's command table are not paid."""
+    probe = (
+        "import sys\n"
+        "from frontends.cli import run\n"
+        "run(['--version'])\n"
+        "unwanted = {'argparse', 'shutil', 'typing', 'contextlib', 'importlib.util', 'dataclasses',"
+        " 'frontends.flags', 'frontends.launch', 'frontends.interactive'}\n"
+        "print(sorted(unwanted & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
 def test_a_session_does_not_import_what_only_other_tools_need() -> None:
     """httpx imports its command-line tool (click, pygments) when click is installed, and the
     MCP SDK installs click: 5 MB and 15 ms at every start, unless Legato stops it. Nor does a
