@@ -83,6 +83,26 @@ def test_a_session_does_not_import_what_only_other_tools_need() -> None:
     assert done.stdout.splitlines()[-1] == "[]", done.stderr
 
 
+def test_a_session_loads_the_shell_parser_only_for_a_command() -> None:
+    """The permission broker's shell parser and its wrapper tables (~6 ms) are imported by the
+    first command judged, not by a session that runs none."""
+    probe = (
+        "import sys\n"
+        "import frontends.session, frontends.headless.run\n"
+        "parsers = {'actors.permission_broker.shell', 'actors.permission_broker.wrappers'}\n"
+        "print(sorted(parsers & set(sys.modules)))\n"
+        "from actors.permission_broker import parse_command_line\n"
+        "parse_command_line('ls')\n"
+        "print(sorted(parsers & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
+    before, after = done.stdout.splitlines()[-2:]
+    assert before == "[]", done.stderr
+    assert after == "['actors.permission_broker.shell', 'actors.permission_broker.wrappers']"
+
+
 def test_help_lists_the_flags_and_exit_codes() -> None:
     done = legato("--help")
     assert done.returncode == 0
