@@ -32,6 +32,13 @@ DEFAULT_STREAM_TIMEOUT = 60.0
 
 
 class _Parser(argparse.ArgumentParser):
+    def format_help(self) -> str:
+        # The epilog is made only when the help is shown: its table of in-session commands
+        # costs ~10 ms of imports that every other run of `legato` would pay for nothing.
+        if self.epilog is None:
+            self.epilog = _epilog()
+        return super().format_help()
+
     def error(self, message: str) -> NoReturn:
         self.exit(
             exit_codes.EXIT_USAGE, f"legato: {message}\n  → Run 'legato --help' for the flags\n"
@@ -42,7 +49,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="legato",
         description="Legato: a fast terminal coding assistant that asks before it touches files.",
-        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

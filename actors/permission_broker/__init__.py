@@ -1,15 +1,20 @@
 """The permission broker: decides whether a tool may read, write or run.
 
-Importing this package stays cheap: the shell parser (tree-sitter) is loaded on the first
-command it checks.
+Importing this package stays cheap: the shell parser (its module, its wrapper tables and
+tree-sitter) is loaded on the first command it checks; its names below are imported when first
+asked for.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from actors.permission_broker.actor import PermissionBroker
 from actors.permission_broker.policy import Policy, Question
 from actors.permission_broker.rules import Judgement, Rules
-from actors.permission_broker.shell import CommandLine, SimpleCommand, parse_command_line
+
+if TYPE_CHECKING:
+    from actors.permission_broker.shell import CommandLine, SimpleCommand, parse_command_line
 
 __all__ = [
     "CommandLine",
@@ -21,3 +26,13 @@ __all__ = [
     "SimpleCommand",
     "parse_command_line",
 ]
+
+_SHELL_NAMES = frozenset({"CommandLine", "SimpleCommand", "parse_command_line"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _SHELL_NAMES:
+        from actors.permission_broker import shell
+
+        return getattr(shell, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.permission_broker.options import global_options
-from actors.permission_broker.wrappers import WRAPPERS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -141,6 +140,9 @@ def blockable_forms(command: SimpleCommand) -> Iterator[Words]:
     right as well; the tails are a net for what its options hide, and err on the side of
     blocking.
     """
+    # Imported here, with the command that needs it (the shell parser imports it too).
+    from actors.permission_broker.wrappers import WRAPPERS
+
     words = command.words
     yield words
     name = command.name

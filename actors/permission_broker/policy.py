@@ -48,7 +48,6 @@ import msgspec
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
-from actors.permission_broker.shell import parse_command_line
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
@@ -221,6 +220,8 @@ class Policy:
         if request.kind == "call":
             return rules.judge_call(request.tool, request.server)
         if request.kind == "run":
+            from actors.permission_broker.shell import parse_command_line
+
             return self._command_verdict(request, parse_command_line(request.command or ""))
         return self._with_tool(request, rules.judge_paths(request.paths or (rules.root,)))
 
@@ -423,6 +424,8 @@ class Policy:
         whole line need one ('always' is offered only when every such part allows it); what
         is left is the commands' verdict.
         """
+        from actors.permission_broker.shell import parse_command_line
+
         line = parse_command_line(request.command or "")
         judgement = self._command_verdict(request, line)
         if judgement.verdict == "blocked":

@@ -33,7 +33,6 @@ from actors.permission_broker.command_rules import (
     runs_chosen_program,
 )
 from actors.permission_broker.environment import harmless, matters_in_the_shell
-from actors.permission_broker.shell import parse_command_line
 from actors.permission_broker.tool_rules import ToolEntry, describe_tool, tool_of_server
 
 if TYPE_CHECKING:
@@ -143,7 +142,12 @@ class Rules:
     # ── commands ────────────────────────────────────────────────────────────────────────────
 
     def judge_command(self, line: str | CommandLine) -> Judgement:
-        parsed = parse_command_line(line) if isinstance(line, str) else line
+        if isinstance(line, str):
+            # Imported here: a session that runs no command does not load the shell parser.
+            from actors.permission_broker.shell import parse_command_line
+
+            line = parse_command_line(line)
+        parsed = line
         blocked = self._blocked_command(parsed)
         if blocked is not None:
             return blocked

@@ -50,6 +50,23 @@ def test_version_imports_nothing_heavy() -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_version_alone_builds_no_parser() -> None:
+    """``legato --version`` on its own is answered before the flags are parsed: the ~15 ms of
+    argparse, its help formatter (shutil, locale) and the help's command table are not paid."""
+    probe = (
+        "import sys\n"
+        "from frontends.cli import run\n"
+        "run(['--version'])\n"
+        "unwanted = {'argparse', 'shutil', 'typing', 'contextlib', 'importlib.util', 'dataclasses',"
+        " 'frontends.flags', 'frontends.launch', 'frontends.interactive'}\n"
+        "print(sorted(unwanted & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
 def test_a_session_does_not_import_what_only_other_tools_need() -> None:
     """httpx imports its command-line tool (click, pygments) when click is installed, and the
     MCP SDK installs click: 5 MB and 15 ms at every start, unless Legato stops it. Nor does a
@@ -64,6 +81,26 @@ def test_a_session_does_not_import_what_only_other_tools_need() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
     )
     assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
+def test_a_session_loads_the_shell_parser_only_for_a_command() -> None:
+    """The permission broker's shell parser and its wrapper tables (~6 ms) are imported by the
+    first command judged, not by a session that runs none."""
+    probe = (
+        "import sys\n"
+        "import frontends.session, frontends.headless.run\n"
+        "parsers = {'actors.permission_broker.shell', 'actors.permission_broker.wrappers'}\n"
+        "print(sorted(parsers & set(sys.modules)))\n"
+        "from actors.permission_broker import parse_command_line\n"
+        "parse_command_line('ls')\n"
+        "print(sorted(parsers & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
+    before, after = done.stdout.splitlines()[-2:]
+    assert before == "[]", done.stderr
+    assert after == "['actors.permission_broker.shell', 'actors.permission_broker.wrappers']"
 
 
 def test_help_lists_the_flags_and_exit_codes() -> None:
