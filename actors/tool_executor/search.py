@@ -178,9 +178,11 @@ def _text(found: Found, *, named: bool) -> str | None:
     with file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             return None
-        data = file.read(MAX_FILE_BYTES + 1)
-    if is_binary(data[:SNIFF_BYTES]):
-        return None
+        # The head first: a binary file (a shared library, an image) is not read whole.
+        head = file.read(SNIFF_BYTES)
+        if is_binary(head):
+            return None
+        data = head + file.read(MAX_FILE_BYTES + 1 - len(head))
     return data.decode("utf-8", errors="replace")
 
 
