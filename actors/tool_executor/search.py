@@ -195,6 +195,8 @@ def _split(text: str) -> list[str]:
 
 
 def _any_match(query: Query, text: str) -> bool:
+    if query.literal is not None:
+        return query.literal in text  # a plain word matches where its text is, on one line
     if query.multiline:
         return regexes.search(query.regex, text) is not None
     return any(regexes.search(query.regex, line) for line in _split(text))
@@ -202,6 +204,9 @@ def _any_match(query: Query, text: str) -> bool:
 
 def _hits(query: Query, text: str, lines: list[str]) -> list[int]:
     """The indexes of the lines a match touches."""
+    if query.literal is not None and not query.multiline:
+        word = query.literal
+        return [index for index, line in enumerate(lines) if word in line]
     if not query.multiline:
         return [index for index, line in enumerate(lines) if regexes.search(query.regex, line)]
     starts = [0] + [newline.end() for newline in re.finditer("\n", text)]
