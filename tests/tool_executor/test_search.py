@@ -216,7 +216,16 @@ async def test_a_plain_word_finds_what_the_regex_finds(tmp_path: Path) -> None:
     async with session(tmp_path) as s:
         plain = await s.one("Grep", pattern="needle", output_mode="content")
         regex = await s.one("Grep", pattern="need(le)", output_mode="content")
+        counted = [
+            await s.one("Grep", pattern=pattern, output_mode=mode)
+            for pattern in ("needle", "need(le)")
+            for mode in ("count", "files_with_matches")
+        ]
     assert plain.result.content == regex.result.content
+    assert [done.result.content for done in counted[:2]] == [
+        done.result.content for done in counted[2:]
+    ]
+    assert counted[0].result.content == (f"{tmp_path / 'crlf.txt'}:1\n{tmp_path / 'end.txt'}:1")
     assert plain.result.content == "\n".join(
         [f"{tmp_path / 'crlf.txt'}:2:needle here", f"{tmp_path / 'end.txt'}:1:no end line needle"]
     )
