@@ -59,6 +59,20 @@ class Query:
     before: int
     after: int
     head_limit: int | None
+    # The text every match contains, when the pattern is a plain word with no line end in it:
+    # a file without it is passed over without matching line by line, the slow part.
+    literal: str | None = None
+
+
+# What makes a pattern more than its own text in Python's syntax (VERSION0, without VERBOSE).
+_SPECIAL = frozenset(".^$*+?{}[]\\|()\n\r")
+
+
+def literal_of(pattern: str, *, ignore_case: bool) -> str | None:
+    """The text a pattern matches when it matches only itself, else None."""
+    if ignore_case or not pattern or not _SPECIAL.isdisjoint(pattern):
+        return None
+    return pattern
 
 
 class _Output:
@@ -113,7 +127,7 @@ class Searcher:
             self.too_big += 1
             return
         text = _text(found, named=named)
-        if text is None:
+        if text is None or (query.literal is not None and query.literal not in text):
             return
         if query.mode == "files_with_matches":
             if _any_match(query, text):
@@ -164,9 +178,11 @@ def _text(found: Found, *, named: bool) -> str | None:
     with file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             return None
-        data = file.read(MAX_FILE_BYTES + 1)
-    if is_binary(data[:SNIFF_BYTES]):
-        return None
+        # The head first: a binary file (a shared library, an image) is not read whole.
+        head = file.read(SNIFF_BYTES)
+        if is_binary(head):
+            return None
+        data = head + file.read(MAX_FILE_BYTES + 1 - len(head))
     return data.decode("utf-8", errors="replace")
 
 
@@ -179,6 +195,8 @@ def _split(text: str) -> list[str]:
 
 
 def _any_match(query: Query, text: str) -> bool:
+    if query.literal is not None:
+        return query.literal in text  # a plain word matches where its text is, on one line
     if query.multiline:
         return regexes.search(query.regex, text) is not None
     return any(regexes.search(query.regex, line) for line in _split(text))
@@ -186,6 +204,9 @@ def _any_match(query: Query, text: str) -> bool:
 
 def _hits(query: Query, text: str, lines: list[str]) -> list[int]:
     """The indexes of the lines a match touches."""
+    if query.literal is not None and not query.multiline:
+        word = query.literal
+        return [index for index, line in enumerate(lines) if word in line]
     if not query.multiline:
         return [index for index, line in enumerate(lines) if regexes.search(query.regex, line)]
     starts = [0] + [newline.end() for newline in re.finditer("\n", text)]

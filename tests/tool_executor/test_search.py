@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from actors.tool_executor.search import literal_of
 from tests.tool_executor.harness import session
 
 if TYPE_CHECKING:
@@ -196,3 +197,35 @@ async def test_glob_syntax_is_wcmatch_with_dotfiles_braces_classes_and_escapes(
         str(tmp_path / "src/b/c.py"),
     }
     assert by_path.result.content == str(tmp_path / "src/a.py")
+
+
+def test_only_a_plain_word_is_taken_as_literal() -> None:
+    assert literal_of("def __init__", ignore_case=False) == "def __init__"
+    assert literal_of("def __init__", ignore_case=True) is None
+    for pattern in ("a.b", "^a", "a$", "a|b", "a\\b", "(?i)a", "a{2}", "[a]", "a*", "a+?", ""):
+        assert literal_of(pattern, ignore_case=False) is None
+
+
+async def test_a_plain_word_finds_what_the_regex_finds(tmp_path: Path) -> None:
+    (tmp_path / "crlf.txt").write_bytes(b"one\r\nneedle here\r\n")
+    (tmp_path / "split.txt").write_text("need\nle\n")
+    (tmp_path / "end.txt").write_text("no end line needle")
+    (tmp_path / "none.txt").write_text("nothing\n")
+    for name in ("crlf.txt", "split.txt", "end.txt", "none.txt"):
+        os.utime(tmp_path / name, (1_000_000, 1_000_000))
+    async with session(tmp_path) as s:
+        plain = await s.one("Grep", pattern="needle", output_mode="content")
+        regex = await s.one("Grep", pattern="need(le)", output_mode="content")
+        counted = [
+            await s.one("Grep", pattern=pattern, output_mode=mode)
+            for pattern in ("needle", "need(le)")
+            for mode in ("count", "files_with_matches")
+        ]
+    assert plain.result.content == regex.result.content
+    assert [done.result.content for done in counted[:2]] == [
+        done.result.content for done in counted[2:]
+    ]
+    assert counted[0].result.content == (f"{tmp_path / 'crlf.txt'}:1\n{tmp_path / 'end.txt'}:1")
+    assert plain.result.content == "\n".join(
+        [f"{tmp_path / 'crlf.txt'}:2:needle here", f"{tmp_path / 'end.txt'}:1:no end line needle"]
+    )

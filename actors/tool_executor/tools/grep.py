@@ -15,7 +15,7 @@ from actors.tool_executor import door, regexes
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
-from actors.tool_executor.search import TYPES, Query, Searcher, candidates
+from actors.tool_executor.search import TYPES, Query, Searcher, candidates, literal_of
 from actors.tool_executor.walk import Found, walk_readable
 
 if TYPE_CHECKING:
@@ -83,6 +83,7 @@ def _query(args: GrepInput) -> Query:
         before=args.before if args.before is not None else context,
         after=args.after if args.after is not None else context,
         head_limit=args.head_limit,
+        literal=literal_of(args.pattern, ignore_case=args.ignore_case),
     )
 
 

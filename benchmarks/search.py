@@ -1,0 +1,161 @@
+"""Grep and Glob through the tool executor against ripgrep, GNU grep and find on the same tree.
+
+    .venv/bin/python -m benchmarks.search [--runs N] [--tree DIR] [--rg PATH]
+
+The tree is a copy of this environment's site-packages (``__pycache__`` left out), as in
+``benchmarks.walk``, put at ``project/site`` with no permission rules. Three searches, each
+timed as one whole tool call through the real tool executor, permission broker and memory store
+in one process (as a session runs them), and as the same search made directly by ``rg`` and by
+GNU ``grep -r`` / ``find``:
+
+- a regex listing the files that match (Grep's files_with_matches; ``rg -l``; ``grep -rl``);
+- the same regex with line numbers, the first 200 lines (Grep content, ``-n``, head_limit
+  200; ``rg -n`` and ``grep -rn`` read until 200 lines have come, then are stopped);
+- every ``*.py`` file (Glob ``**/*.py``; ``rg --files -g '*.py'``; ``find -name '*.py'``).
+
+ripgrep is run with ``--hidden`` because Legato's search includes dotfiles. ``rg`` is looked
+for beside this Python, then on PATH, unless ``--rg`` names it; without it its column is left
+out. Each figure is the median of ``--runs`` runs, the sides interleaved run by run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import site
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import trio
+
+from actors.memory_store import MemoryStore, Overrides
+from actors.permission_broker import PermissionBroker
+from actors.protocol import RunTools, ToolCall, ToolFinished
+from actors.tool_executor import ToolExecutor
+from runtime import supervise
+
+PATTERN = "def __init__"
+HEAD = 200
+
+# (label, the tool call, rg's arguments, GNU's command, lines wanted or None for all)
+SEARCHES: list[tuple[str, tuple[str, dict[str, Any]], list[str], list[str], int | None]] = [
+    (
+        "Grep files_with_matches",
+        ("Grep", {"pattern": PATTERN}),
+        ["-l", "--hidden", PATTERN, "site"],
+        ["grep", "-rl", PATTERN, "site"],
+        None,
+    ),
+    (
+        f"Grep content -n head_limit {HEAD}",
+        ("Grep", {"pattern": PATTERN, "output_mode": "content", "-n": True, "head_limit": HEAD}),
+        ["-n", "--hidden", PATTERN, "site"],
+        ["grep", "-rn", PATTERN, "site"],
+        HEAD,
+    ),
+    (
+        "Glob **/*.py",
+        ("Glob", {"pattern": "**/*.py"}),
+        ["--files", "--hidden", "-g", "*.py", "site"],
+        ["find", "site", "-name", "*.py", "-type", "f"],
+        None,
+    ),
+]
+
+
+def find_rg(given: str | None) -> str | None:
+    if given:
+        return given
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    if os.access(beside, os.X_OK):
+        return beside
+    return shutil.which("rg")
+
+
+def run_command(command: list[str], cwd: str, wanted: int | None) -> tuple[float, int]:
+    """Seconds until the command has given all its output (or ``wanted`` lines of it, after
+    which it is stopped, as ``| head`` would), and the lines it gave."""
+    start = time.perf_counter()
+    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        lines = 0
+        for _ in process.stdout:
+            lines += 1
+            if wanted is not None and lines >= wanted:
+                process.kill()
+                break
+        process.stdout.close()
+        process.wait()
+    return time.perf_counter() - start, lines
+
+
+async def call_tool(executor: ToolExecutor, name: str, args: dict[str, Any], n: int) -> float:
+    call = ToolCall(id=f"toolu_{n}", name=name, input=args)
+    start = time.perf_counter()
+    async with executor.address.stream(RunTools(calls=(call,))) as stream:
+        async for event in stream:
+            if isinstance(event, ToolFinished) and event.result.is_error:
+                raise RuntimeError(event.result.content)
+    return time.perf_counter() - start
+
+
+async def measure(root: str, home: str, runs: int, rg: str | None) -> None:
+    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="auto"))
+    broker = PermissionBroker(memory.address)
+    executor = ToolExecutor(broker.address, project_root=root)
+    header = f"  {'search':34} {'Legato':>9} {'rg':>9} {'GNU':>9}   Legato/rg  Legato/GNU"
+    print(header)
+    async with supervise([memory, broker, executor]):
+        for label, (name, args), rg_args, gnu, wanted in SEARCHES:
+            legato: list[float] = []
+            direct: list[float] = []
+            gnu_times: list[float] = []
+            for run in range(runs):
+                legato.append(await call_tool(executor, name, args, run))
+                if rg is not None:
+                    direct.append(run_command([rg, *rg_args], root, wanted)[0])
+                gnu_times.append(run_command(gnu, root, wanted)[0])
+            ours = statistics.median(legato) * 1000
+            theirs = statistics.median(gnu_times) * 1000
+            fastest = statistics.median(direct) * 1000 if direct else None
+            shown_rg = f"{fastest:7.0f}ms" if fastest is not None else "      --"
+            ratio_rg = f"{ours / fastest:9.1f}x" if fastest else "        --"
+            print(
+                f"  {label:34} {ours:7.0f}ms {shown_rg} {theirs:7.0f}ms"
+                f"  {ratio_rg}  {ours / theirs:9.1f}x"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--tree", help="a folder to copy the tree into and reuse")
+    parser.add_argument("--rg", help="the rg binary (default: beside this Python, or on PATH)")
+    options = parser.parse_args()
+    rg = find_rg(options.rg)
+    base = options.tree or tempfile.mkdtemp(prefix="legato-search-")
+    root = os.path.realpath(os.path.join(base, "project"))
+    if not os.path.isdir(os.path.join(root, "site")):
+        source = site.getsitepackages()[0]
+        ignore = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(source, os.path.join(root, "site"), symlinks=True, ignore=ignore)
+    os.makedirs(os.path.join(root, ".legato"), exist_ok=True)
+    with open(os.path.join(root, ".legato", "settings.json"), "w") as file:
+        json.dump({}, file)
+    files = sum(len(names) for _, _, names in os.walk(os.path.join(root, "site")))
+    print(f"{files} files under {root}; rg: {rg or 'not found'}; medians of {options.runs}")
+    try:
+        trio.run(measure, root, os.path.join(base, "home"), options.runs, rg)
+    finally:
+        if options.tree is None:
+            shutil.rmtree(base)
+
+
+if __name__ == "__main__":
+    main()
