@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from actors.memory_store import read_sdk_hooks
 from actors.permission_modes import from_sdk
-from actors.protocol import ListMcpServers, ListTools, Overrides, PermissionAnswer
+from actors.protocol import GetContext, ListMcpServers, ListTools, Overrides, PermissionAnswer
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
 from frontends.session import assemble
@@ -123,7 +125,7 @@ def assemble_for_sdk(
 ) -> SdkSession:
     mode = from_sdk(options.permission_mode)
     hooks, problems = read_sdk_hooks(init.get("hooks") if init is not None else None)
-    overrides = msgspec_replace(
+    overrides = msgspec.structs.replace(
         options.overrides, model=options.model, permission_mode=mode, hooks=hooks
     )
 
@@ -153,16 +155,8 @@ def assemble_for_sdk(
     return SdkSession(session, tuple(problems))
 
 
-def msgspec_replace(overrides: Overrides, **changes: Any) -> Overrides:
-    import msgspec
-
-    return msgspec.structs.replace(overrides, **changes)
-
-
 async def init_line(session: Session, options: SdkOptions, mode: str) -> dict[str, Any]:
     """The ``system`` ``init`` line: where, with what, and what was not taken."""
-    from actors.protocol import GetContext
-
     context = await session.memory.address.ask(GetContext())
     tools = await session.tools.address.ask(ListTools())
     names = [spec["name"] for spec in tools.definitions]
