@@ -73,3 +73,13 @@ def test_the_history_is_copied_once_per_request() -> None:
     # The body itself, and the join's bookkeeping (smaller than the body): no second copy of
     # the history's JSON on the way.
     assert allocated < 2 * len(sent)
+
+
+def test_nul_characters_anywhere_leave_the_same_bytes() -> None:
+    # The body is joined around a NUL byte in the request's JSON, which a string can never
+    # put there: JSON escapes it.
+    text = [{"type": "text", "text": "a\0b"}]
+    body = ModelRequest(
+        model="m\0", max_tokens=1, messages=[Message("user", text)], system="s\0", tools=[]
+    )
+    assert BodyEncoder().encode(body) == encode_body(body)
