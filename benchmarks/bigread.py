@@ -54,7 +54,7 @@ def make_files(root: str, size: int) -> dict[str, tuple[str, dict[str, Any]]]:
 
 
 def _write(path: str, piece: bytes, times: int) -> None:
-    # In pieces: a child inherits the parent's RSS high-water mark through fork and exec.
+    # In pieces: no string of the whole file is built in this process.
     with open(path, "wb") as file:
         for _ in range(times):
             file.write(piece)
