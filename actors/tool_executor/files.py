@@ -6,7 +6,6 @@ session has read (``FilesRead``) is touched only from the event loop.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 from dataclasses import dataclass
@@ -70,6 +69,8 @@ def unified_diff(old: str | None, new: str, path: str) -> str | None:
     """A unified diff from ``old`` (``None``: the file is new) to ``new``; ``None`` if too big."""
     if len(old or "") + len(new) > DIFF_LIMIT:
         return None
+    import difflib  # with the first edit, not with the tools' list
+
     lines = difflib.unified_diff(
         _diff_lines(old or ""),
         _diff_lines(new),
