@@ -7,7 +7,6 @@ not errors: a typo should not stop a session, but it should not pass silently ei
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -105,6 +104,8 @@ def _unknown_key(
         return f"{at}: '{key}' is ignored here; it belongs in {home}"
     # Compared case-blind, so that 'PermissionMode' and 'allowed_paths' find their key.
     by_lower = {known.lower().replace("_", ""): known for known in schema.accepts}
+    import difflib  # only for a key that is not one: not on every run's way
+
     close = difflib.get_close_matches(key.lower().replace("_", ""), list(by_lower), n=1)
     if close:
         hint = f"; did you mean '{by_lower[close[0]]}'?"
