@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from actors.conductor.agent_loop import AgentRun, run_agent
 from actors.conductor.background_agents import PREFIX, BackgroundAgents
 from actors.conductor.calls import AGENT_TOOL
 from actors.conductor.prompt import PLAN_MODE_NOTE
@@ -271,6 +270,9 @@ class _Runner:
         def used(usage: Usage) -> None:
             self.tally.add(model_id, usage)
             agents.on_usage(model_id, usage)
+
+        # A subagent's own loop loads with the first subagent, not with every session.
+        from actors.conductor.agent_loop import AgentRun, run_agent
 
         run = AgentRun(
             hooks=agents.hooks,
