@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+
+import msgspec
 
 # Bytes sniffed for a NUL to call a file binary (git and ripgrep look at the start the same way).
 SNIFF_BYTES = 8192
@@ -32,8 +33,7 @@ def shown_path(raw: str, root: str) -> str:
     return path if inside == os.pardir or inside.startswith(os.pardir + os.sep) else inside
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(msgspec.Struct, frozen=True):
     """What a file was when the session last read or wrote it."""
 
     mtime_ns: int
