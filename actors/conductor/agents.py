@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import msgspec
 
 from actors.conductor.background_agents import PREFIX, BackgroundAgents
 from actors.conductor.calls import AGENT_TOOL
@@ -71,13 +72,12 @@ Available agent types (subagent_type):
 """
 
 
-@dataclass
-class Tally:
+class Tally(msgspec.Struct):
     """What the subagents of one prompt used, for its outcome: usage, cost, denials."""
 
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = msgspec.field(default_factory=Usage)
     cost: float | None = 0.0  # None once one agent's model has no known price
-    denials: list[Block] = field(default_factory=list)
+    denials: list[Block] = msgspec.field(default_factory=list)
 
     def add(self, model_id: str, usage: Usage) -> None:
         self.usage = self.usage + usage
@@ -166,8 +166,7 @@ class Subagents:
         return _Runner(self, depth, parent_model, tally, allowed, asker, planning)
 
 
-@dataclass
-class _Runner:
+class _Runner(msgspec.Struct):
     agents: Subagents
     depth: int
     parent_model: str
