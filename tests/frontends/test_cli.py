@@ -105,11 +105,15 @@ def test_a_session_loads_the_shell_parser_only_for_a_command() -> None:
 
 
 def test_a_one_turn_answer_loads_nothing_only_tools_need(tmp_path: Path) -> None:
-    """A headless answer that runs no tool does not import the permission rules, the file walk
-    and its search, ``@path`` references, checkpoints, the sandbox's refusal patterns or difflib:
-    none of them is on the way to the first request."""
+    """A headless answer that runs no tool does not import the permission policy, the glob
+    engine its path rules are matched with, the file walk and its search, ``@path`` references,
+    checkpoints, the sandbox's refusal patterns, a subagent's loop or difflib: none of them is on
+    the way to the first request, even with path rules in the settings."""
+    settings = tmp_path / ".legato" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissionMode": "custom", "allowedPaths": ["**"]}')
     later = [
-        "actors.path_entries",
+        "actors.conductor.agent_loop",
         "actors.permission_broker.policy",
         "actors.permission_broker.rules",
         "actors.tool_executor.checkpoints",
@@ -118,6 +122,7 @@ def test_a_one_turn_answer_loads_nothing_only_tools_need(tmp_path: Path) -> None
         "actors.tool_executor.search",
         "actors.tool_executor.walk",
         "difflib",
+        "wcmatch",
     ]
     probe = (
         "import sys\n"
