@@ -16,7 +16,6 @@ entry does not silently do nothing. Reading the hooks runs nothing (docs/hooks.m
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from typing import TYPE_CHECKING, Any, get_args
@@ -190,6 +189,8 @@ def _commands(
 def _did_you_mean(event: str) -> str:
     # Compared case-blind, so that 'preToolUse' and 'pre_tool_use' find their event.
     by_lower = {known.lower(): known for known in EVENTS}
+    import difflib  # only for an event name that is not one: not on every run's way
+
     close = difflib.get_close_matches(event.lower().replace("_", ""), list(by_lower), n=1)
     return f"; did you mean '{by_lower[close[0]]}'?" if close else ""
 

@@ -9,17 +9,9 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import ToolFailure
-from actors.path_patterns import literal_prefix
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
-from actors.tool_executor.walk import (
-    glob_matcher,
-    left_out_note,
-    named_dirs,
-    walk_files,
-    walk_readable,
-)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -31,6 +23,10 @@ MAX_FILES = 1000
 
 
 async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
+    # The walk and its pattern matchers load with the first search, not with the tools' list
+    # that goes into the first request.
+    from actors.tool_executor.walk import walk_readable
+
     base = ctx.resolve(args.path or ".")
     walk_base, pattern = split_pattern(base, args.pattern)
     real = await anyio.to_thread.run_sync(os.path.realpath, walk_base)
@@ -58,6 +54,8 @@ def split_pattern(base: str, pattern: str) -> tuple[str, str]:
 
     An absolute pattern (``/etc/*.conf``) brings its own base.
     """
+    from actors.path_patterns import literal_prefix
+
     pattern = os.path.expanduser(pattern)
     if os.path.isabs(pattern):
         base, pattern = os.sep, os.path.normpath(pattern).lstrip(os.sep)
@@ -75,6 +73,8 @@ def _check_base(base: str) -> None:
 
 
 def _matching(walk_base: str, pattern: str, top: str, stop: threading.Event) -> Iterator[Found]:
+    from actors.tool_executor.walk import glob_matcher, named_dirs, walk_files
+
     matches = glob_matcher(pattern)
     for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern)):
         if matches(hit.rel):
@@ -82,6 +82,8 @@ def _matching(walk_base: str, pattern: str, top: str, stop: threading.Event) -> 
 
 
 def _listing(found: list[Found], pattern: str, walk_base: str, left_out: int) -> str:
+    from actors.tool_executor.walk import left_out_note
+
     notes = [left_out_note(left_out, "listed")] if left_out else []
     if not found:
         return "\n".join([f"No files match {pattern} in {walk_base}.", *notes])

@@ -15,14 +15,19 @@ from actors.tool_executor import door, regexes
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
-from actors.tool_executor.search import TYPES, Query, Searcher, candidates, literal_of
-from actors.tool_executor.walk import Found, walk_readable
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
+    from actors.tool_executor.search import Query
+    from actors.tool_executor.walk import Found
 
 
 async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
+    # The search and the walk load with the first search, not with the tools' list that goes
+    # into the first request.
+    from actors.tool_executor.search import Searcher, candidates
+    from actors.tool_executor.walk import walk_readable
+
     query = _query(args)
     target = await anyio.to_thread.run_sync(door.locate, args.path or ".", ctx.project_root)
     folder = await anyio.to_thread.run_sync(os.path.isdir, target.real)
@@ -50,6 +55,8 @@ async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
 
 def _single_file(target: door.Target) -> Found | None:
     """The file the call names, or None when it is a folder."""
+    from actors.tool_executor.walk import Found
+
     try:
         st = os.stat(target.real)
     except FileNotFoundError:
@@ -61,6 +68,8 @@ def _single_file(target: door.Target) -> Found | None:
 
 
 def _query(args: GrepInput) -> Query:
+    from actors.tool_executor.search import TYPES, Query, literal_of
+
     try:
         regex = regexes.compile_pattern(
             args.pattern, ignore_case=args.ignore_case, multiline=args.multiline
