@@ -64,7 +64,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from runtime import Actor, KernelError
+from runtime import Actor, KernelError, collector
 
 if TYPE_CHECKING:
     from actors.protocol import (
@@ -429,6 +429,8 @@ class Conductor(Actor[ConductorMsg]):
                 if cut is not None:
                     display.show_nowait(cut)
                 display.release_nowait()
+            # Start-up is over: from here on a long session makes garbage in cycles.
+            collector.release()
         if failure is not None:
             raise failure
         if finished is None:
