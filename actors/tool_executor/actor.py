@@ -38,11 +38,11 @@ from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
 from actors.tool_executor.hooks import ToolHooks
+from actors.tool_executor.ripgrep import readable_files
 from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.sandbox.locate import configured_bwrap
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
-from actors.tool_executor.walk import readable_files
 from runtime import Actor
 
 if TYPE_CHECKING:

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import heapq
 import os
+import re
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
 
 from actors.errors import ToolFailure
 from actors.path_patterns import literal_prefix
+from actors.tool_executor import ripgrep
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
-from actors.tool_executor.walk import (
-    glob_matcher,
-    left_out_note,
-    named_dirs,
-    walk_files,
-    walk_readable,
-)
+from actors.tool_executor.walk import glob_matcher, left_out_note, named_dirs, walk_readable
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable
 
     from actors.tool_executor.context import CallContext
     from actors.tool_executor.walk import Found
@@ -37,20 +35,75 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     folder = await anyio.to_thread.run_sync(os.path.isdir, real)
     await ctx.check("read", ctx.paths(walk_base, real), folder=folder)
     await anyio.to_thread.run_sync(_check_base, base)
-    found: list[Found] = []
+    newest = Newest(MAX_FILES)
 
     def take(readable: list[Found]) -> bool:
-        found.extend(readable)
+        newest.add(readable)
         return False
 
     stop = threading.Event()
     try:
-        files = _matching(walk_base, pattern, ctx.project_root, stop)
+        name, depth = narrowing(pattern)
+        files = ripgrep.files(
+            walk_base,
+            ctx.project_root,
+            stop,
+            enter=named_dirs(pattern),
+            keep=glob_matcher(pattern),
+            names=(name,) if name is not None else (),
+            depth=depth,
+        )
         # A blocked file is not even named: each one is checked like a Read of its own.
         left_out = await walk_readable(ctx.readable, walk_base, files, take, stop)
     finally:
         stop.set()  # an abandoned walk stops at its next folder
-    return ToolOutcome(_listing(found, pattern, walk_base, left_out))
+    return ToolOutcome(_listing(newest, pattern, walk_base, left_out))
+
+
+# What a glob's last part may hold to be given to ripgrep as a file name glob: its syntax and
+# the Python matcher's agree on these (the Python matcher has the last word all the same).
+_PLAIN_NAME = re.compile(r"[\w.*?{},@+=~-]+")
+
+
+def narrowing(pattern: str) -> tuple[str | None, int | None]:
+    """A glob the names of the files ``pattern`` matches all match, and the depth they are at
+    most, where the pattern says so simply (``src/*/*.py``, ``**/*.{ts,tsx}``)."""
+    parts = pattern.split("/")
+    name = parts[-1] if _PLAIN_NAME.fullmatch(parts[-1]) and "**" not in parts[-1] else None
+    depth = None if any("**" in part for part in parts) else len(parts)
+    return name, depth
+
+
+class Newest:
+    """The ``limit`` newest files of those added, newest first (ties by path), and how many
+    there were: a bounded heap, so that a listing of many files keeps few."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+        self._heap: list[_Entry] = []  # the oldest kept first
+
+    def add(self, found: Iterable[Found]) -> None:
+        heap = self._heap
+        for hit in found:
+            self.count += 1
+            if len(heap) < self.limit:
+                heapq.heappush(heap, _Entry(hit.mtime, hit.path))
+            elif hit.mtime >= heap[0].mtime:
+                heapq.heappushpop(heap, _Entry(hit.mtime, hit.path))
+
+    def paths(self) -> list[str]:
+        return [entry.path for entry in sorted(self._heap, reverse=True)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    mtime: float
+    path: str
+
+    def __lt__(self, other: _Entry) -> bool:
+        """Older, or as old and later by path: the first to go."""
+        return (self.mtime, other.path) < (other.mtime, self.path)
 
 
 def split_pattern(base: str, pattern: str) -> tuple[str, str]:
@@ -74,22 +127,14 @@ def _check_base(base: str) -> None:
         raise ToolFailure(f"{base} is not a directory; give a directory as path.")
 
 
-def _matching(walk_base: str, pattern: str, top: str, stop: threading.Event) -> Iterator[Found]:
-    matches = glob_matcher(pattern)
-    for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern)):
-        if matches(hit.rel):
-            yield hit
-
-
-def _listing(found: list[Found], pattern: str, walk_base: str, left_out: int) -> str:
+def _listing(newest: Newest, pattern: str, walk_base: str, left_out: int) -> str:
     notes = [left_out_note(left_out, "listed")] if left_out else []
-    if not found:
+    if not newest.count:
         return "\n".join([f"No files match {pattern} in {walk_base}.", *notes])
-    found.sort(key=lambda hit: hit.mtime, reverse=True)
-    lines = [hit.path for hit in found[:MAX_FILES]]
-    if len(found) > MAX_FILES:
+    lines = newest.paths()
+    if newest.count > MAX_FILES:
         lines.append(
-            f"(Showing the {MAX_FILES} newest of {len(found)} files. "
+            f"(Showing the {MAX_FILES} newest of {newest.count} files. "
             "Use a narrower pattern or path.)"
         )
     return "\n".join([*lines, *notes])

@@ -1,7 +1,9 @@
-"""Grep: search file contents with a Python regex, in a worker thread (no ripgrep needed)."""
+"""Grep: search file contents with a Python regex, by ripgrep where it reads the pattern alike,
+else by the Python search in worker threads."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import stat
@@ -11,12 +13,12 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import ToolFailure
-from actors.tool_executor import door, regexes
+from actors.tool_executor import door, regexes, ripgrep, search_rg
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
-from actors.tool_executor.search import TYPES, Query, Searcher, candidates, literal_of
-from actors.tool_executor.walk import Found, walk_readable
+from actors.tool_executor.search import TYPES, Query, Searcher, literal_of, wanted
+from actors.tool_executor.walk import Found, named_dirs, walk_readable
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
@@ -29,23 +31,38 @@ async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
     await ctx.check(
         "read", ctx.paths(target.shown, target.real), hard_links=target.links, folder=folder
     )
+    single = await anyio.to_thread.run_sync(_single_file, target)
+    if single is None:
+        rg = ripgrep.locate()
+        if rg is not None:
+            with contextlib.suppress(ripgrep.Rejected, ripgrep.Unavailable):
+                found = await search_rg.grep(
+                    rg, query, target.shown, ctx.project_root, ctx.readable, ctx.output_cap
+                )
+                if found is not None:
+                    return ToolOutcome(found)
     stop = threading.Event()
     searcher = Searcher(query, ctx.output_cap, stop)
-    left_out = 0
     try:
-        single = await anyio.to_thread.run_sync(_single_file, target)
         if single is None:
             # Each file of the walk is checked like a Read of its own: the folder's permission
-            # says nothing of a blocked file in it, or of where a symlink in it leads.
-            files = candidates(target.shown, query, ctx.project_root, stop)
-            left_out = await walk_readable(ctx.readable, target.shown, files, searcher.feed, stop)
+            # says nothing of a blocked file in it.
+            files = ripgrep.files(
+                target.shown,
+                ctx.project_root,
+                stop,
+                enter=named_dirs(query.glob or ""),
+                keep=wanted(query),
+                ordered=True,
+            )
+            await walk_readable(ctx.readable, target.shown, files, searcher.feed, stop)
         else:
             # Opened as checked: the real path, not whatever the name leads to by then.
             search = functools.partial(searcher.search, single, named=True)
             await anyio.to_thread.run_sync(search, abandon_on_cancel=True)
     finally:
         stop.set()  # an abandoned search stops at its next file
-    return ToolOutcome(searcher.report(target.shown, left_out))
+    return ToolOutcome(searcher.report(target.shown))
 
 
 def _single_file(target: door.Target) -> Found | None:
@@ -84,6 +101,7 @@ def _query(args: GrepInput) -> Query:
         after=args.after if args.after is not None else context,
         head_limit=args.head_limit,
         literal=literal_of(args.pattern, ignore_case=args.ignore_case),
+        ignore_case=args.ignore_case,
     )
 
 
@@ -91,8 +109,9 @@ TOOL = Tool(
     name="Grep",
     description=(
         "Search file contents with a Python regex. output_mode: files_with_matches (default), "
-        "content (-A/-B/-C context, -n), count. Skips .git, node_modules and what .gitignore "
-        "excludes; glob filters file names (*.py) or paths (src/**/*.ts), dotfiles included."
+        "content (-A/-B/-C context, -n), count. Skips .git, node_modules, what .gitignore "
+        "excludes, binary files, files over 20 MB and files the permission rules keep from "
+        "tools; glob filters file names (*.py) or paths (src/**/*.ts), dotfiles included."
     ),
     input_type=GrepInput,
     run=run,
