@@ -134,7 +134,7 @@ class Run:
     def __init__(self, process: Process) -> None:
         self.process = process
 
-    async def records(self, sep: bytes) -> AsyncIterator[list[bytes]]:
+    async def records(self, sep: bytes) -> AsyncGenerator[list[bytes]]:
         """rg's output split at ``sep``, the records each read completes, as they come."""
         stdout = self.process.stdout
         assert stdout is not None  # opened with stdout=PIPE
@@ -271,8 +271,9 @@ async def files(
     walk = walk_files(root, stop, top=top, enter=enter)
     if keep is not None:
         walk = (found for found in walk if keep(found.rel))
-    async for batch in batches(walk):
-        yield batch
+    async with contextlib.aclosing(batches(walk)) as walked:
+        async for batch in walked:
+            yield batch
 
 
 async def readable_files(root: str, readable: Readable, limit: int) -> tuple[str, ...]:
