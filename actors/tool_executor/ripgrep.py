@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 import anyio.to_thread
@@ -38,7 +38,7 @@ from actors.tool_executor.walk import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+    from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 
     from anyio.abc import Process
 
@@ -57,6 +57,12 @@ BASE = (
     "--no-messages",  # unreadable files are passed over, as the walk passes over them
 )
 _READ = 65536
+Order = Literal["any", "path", "newest"]
+_ORDERS: dict[Order, list[str]] = {
+    "any": [],
+    "path": ["--sort=path"],
+    "newest": ["--sortr=modified"],
+}
 # rg's exit status when it found nothing; 2 is an error (which may come with partial results).
 NO_MATCH = 1
 ERROR = 2
@@ -197,41 +203,48 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
 
 
 async def listing(
-    rg: str, root: str, args: Sequence[str], keep: Keep | None = None
+    rg: str, root: str, args: Sequence[str], keep: Keep | None = None, *, look: bool = False
 ) -> AsyncGenerator[list[Found]]:
     """The files rg's walk of ``root`` meets that ``keep`` keeps (given the path from the
-    root), in batches as they come, with what the permission check and the tools need of each
-    (``Found``). Files gone by the time they are looked at are left out."""
+    root), in batches as they come. ``look``: with each file's size, time and links (a stat
+    each); else only its paths (0 and 1 stand in for the rest)."""
     real = await anyio.to_thread.run_sync(os.path.realpath, root)
     async with running(rg, ["--files", "--null", *args, "--", "./"], root) as run:
         async with contextlib.aclosing(run.records(b"\0")) as chunks:
             async for records in chunks:
-                batch = await anyio.to_thread.run_sync(_stat, root, real, records, keep)
+                if look:
+                    batch = await anyio.to_thread.run_sync(_stat, root, real, records, keep)
+                else:
+                    batch = _paths(root, real, records, keep)
                 if batch:
                     yield batch
         await run.ended()
 
 
-def _stat(shown: str, real: str, records: list[bytes], keep: Keep | None) -> list[Found]:
+def _paths(shown: str, real: str, records: list[bytes], keep: Keep | None) -> list[Found]:
+    # rg follows no symlink: the file is where the root's real path and rel put it.
+    shown, real = _folder(shown), _folder(real)
     found = []
     for record in records:
-        rel = os.fsdecode(record).removeprefix("./")
-        if keep is not None and not keep(rel):
-            continue
+        rel = os.fsdecode(record)[2:]  # after "./"
+        if keep is None or keep(rel):
+            found.append(Found(shown + rel, rel, 0.0, 0, real + rel, 1))
+    return found
+
+
+def _folder(path: str) -> str:
+    return path if path.endswith(os.sep) else path + os.sep
+
+
+def _stat(shown: str, real: str, records: list[bytes], keep: Keep | None) -> list[Found]:
+    found = []
+    for listed in _paths(shown, real, records, keep):
         try:
-            # rg follows no symlink: the file is where the root's real path and rel put it.
-            st = os.stat(os.path.join(real, rel), follow_symlinks=False)
+            st = os.stat(listed.real, follow_symlinks=False)
         except OSError:
-            continue
+            continue  # gone since
         found.append(
-            Found(
-                os.path.join(shown, rel),
-                rel,
-                st.st_mtime,
-                st.st_size,
-                os.path.join(real, rel),
-                st.st_nlink,
-            )
+            Found(listed.path, listed.rel, st.st_mtime, st.st_size, listed.real, st.st_nlink)
         )
     return found
 
@@ -245,22 +258,24 @@ async def files(
     keep: Keep | None = None,
     names: Sequence[str] = (),
     depth: int | None = None,
-    ordered: bool = False,
+    order: Order = "any",
+    look: bool = False,
 ) -> AsyncGenerator[list[Found]]:
     """The project walk of ``root`` (see ``walk.walk_files``) in batches, less what ``keep``
     (given the path from the root) leaves out: rg's where rg can make it, else the Python
     walk's, ``stop`` ending that one. ``names`` and ``depth`` may narrow rg's walk to spare
     ``keep`` work: globs a kept file's name matches one of, and how deep it may be.
-    ``ordered``: in the walk's order (rg then works in one thread)."""
+    ``order``: "path", the walk's order, or "newest" first (rg then works in one thread).
+    ``look``: with each file's size, time and links, which the Python walk always has."""
     rg = locate()
     args = await anyio.to_thread.run_sync(walk_args, root, top, enter) if rg else None
     if rg is not None and args is not None:
         args = [*args, *name_filter(names)]
         args += [f"--max-depth={depth}"] if depth is not None else []
-        args += ["--sort=path"] if ordered else []
+        args += _ORDERS[order]
         met = False
         try:
-            async with contextlib.aclosing(listing(rg, root, args, keep)) as found:
+            async with contextlib.aclosing(listing(rg, root, args, keep, look=look)) as found:
                 async for batch in found:
                     met = True
                     yield batch
@@ -271,9 +286,16 @@ async def files(
     walk = walk_files(root, stop, top=top, enter=enter)
     if keep is not None:
         walk = (found for found in walk if keep(found.rel))
+    if order == "newest":
+        walk = _newest_first(walk)
     async with contextlib.aclosing(batches(walk)) as walked:
         async for batch in walked:
             yield batch
+
+
+def _newest_first(walk: Iterator[Found]) -> Iterator[Found]:
+    # A generator, so that the whole walk is made on the first batch, in a worker thread.
+    yield from sorted(walk, key=lambda found: (-found.mtime, found.path))
 
 
 async def readable_files(root: str, readable: Readable, limit: int) -> tuple[str, ...]:
@@ -287,7 +309,7 @@ async def readable_files(root: str, readable: Readable, limit: int) -> tuple[str
 
     stop = threading.Event()
     try:
-        listed = files(root, root, stop, ordered=True)
+        listed = files(root, root, stop, order="path")
         await walk_readable(readable, root, listed, take, stop)
     finally:
         stop.set()  # an abandoned listing stops at its next folder

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
@@ -20,8 +18,6 @@ from actors.tool_executor.schemas import GlobInput
 from actors.tool_executor.walk import glob_matcher, left_out_note, named_dirs, walk_readable
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from actors.tool_executor.context import CallContext
     from actors.tool_executor.walk import Found
 
@@ -35,29 +31,33 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     folder = await anyio.to_thread.run_sync(os.path.isdir, real)
     await ctx.check("read", ctx.paths(walk_base, real), folder=folder)
     await anyio.to_thread.run_sync(_check_base, base)
-    newest = Newest(MAX_FILES)
+    newest: list[str] = []
+    count = 0
 
     def take(readable: list[Found]) -> bool:
-        newest.add(readable)
+        nonlocal count
+        count += len(readable)
+        newest.extend(found.path for found in readable[: MAX_FILES - len(newest)])
         return False
 
     stop = threading.Event()
     try:
-        name, depth = narrowing(pattern)
+        name, depth, exact = narrowing(pattern)
         files = ripgrep.files(
             walk_base,
             ctx.project_root,
             stop,
             enter=named_dirs(pattern),
-            keep=glob_matcher(pattern),
+            keep=None if exact else glob_matcher(pattern),
             names=(name,) if name is not None else (),
             depth=depth,
+            order="newest",
         )
         # A blocked file is not even named: each one is checked like a Read of its own.
         left_out = await walk_readable(ctx.readable, walk_base, files, take, stop)
     finally:
         stop.set()  # an abandoned walk stops at its next folder
-    return ToolOutcome(_listing(newest, pattern, walk_base, left_out))
+    return ToolOutcome(_listing(newest, count, pattern, walk_base, left_out))
 
 
 # What a glob's last part may hold to be given to ripgrep as a file name glob: its syntax and
@@ -65,45 +65,15 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
 _PLAIN_NAME = re.compile(r"[\w.*?{},@+=~-]+")
 
 
-def narrowing(pattern: str) -> tuple[str | None, int | None]:
-    """A glob the names of the files ``pattern`` matches all match, and the depth they are at
-    most, where the pattern says so simply (``src/*/*.py``, ``**/*.{ts,tsx}``)."""
+def narrowing(pattern: str) -> tuple[str | None, int | None, bool]:
+    """A glob the names of the files ``pattern`` matches all match, the depth they are at
+    most, where the pattern says so simply (``src/*/*.py``, ``**/*.{ts,tsx}``), and whether
+    those two say all the pattern does (``*.py``, ``**/*.py``)."""
     parts = pattern.split("/")
     name = parts[-1] if _PLAIN_NAME.fullmatch(parts[-1]) and "**" not in parts[-1] else None
     depth = None if any("**" in part for part in parts) else len(parts)
-    return name, depth
-
-
-class Newest:
-    """The ``limit`` newest files of those added, newest first (ties by path), and how many
-    there were: a bounded heap, so that a listing of many files keeps few."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.count = 0
-        self._heap: list[_Entry] = []  # the oldest kept first
-
-    def add(self, found: Iterable[Found]) -> None:
-        heap = self._heap
-        for hit in found:
-            self.count += 1
-            if len(heap) < self.limit:
-                heapq.heappush(heap, _Entry(hit.mtime, hit.path))
-            elif hit.mtime >= heap[0].mtime:
-                heapq.heappushpop(heap, _Entry(hit.mtime, hit.path))
-
-    def paths(self) -> list[str]:
-        return [entry.path for entry in sorted(self._heap, reverse=True)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    mtime: float
-    path: str
-
-    def __lt__(self, other: _Entry) -> bool:
-        """Older, or as old and later by path: the first to go."""
-        return (self.mtime, other.path) < (other.mtime, self.path)
+    exact = name is not None and (len(parts) == 1 or parts[:-1] == ["**"])
+    return name, depth, exact
 
 
 def split_pattern(base: str, pattern: str) -> tuple[str, str]:
@@ -127,15 +97,14 @@ def _check_base(base: str) -> None:
         raise ToolFailure(f"{base} is not a directory; give a directory as path.")
 
 
-def _listing(newest: Newest, pattern: str, walk_base: str, left_out: int) -> str:
+def _listing(newest: list[str], count: int, pattern: str, walk_base: str, left_out: int) -> str:
     notes = [left_out_note(left_out, "listed")] if left_out else []
-    if not newest.count:
+    if not count:
         return "\n".join([f"No files match {pattern} in {walk_base}.", *notes])
-    lines = newest.paths()
-    if newest.count > MAX_FILES:
+    lines = list(newest)
+    if count > MAX_FILES:
         lines.append(
-            f"(Showing the {MAX_FILES} newest of {newest.count} files. "
-            "Use a narrower pattern or path.)"
+            f"(Showing the {MAX_FILES} newest of {count} files. Use a narrower pattern or path.)"
         )
     return "\n".join([*lines, *notes])
 

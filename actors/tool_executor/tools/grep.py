@@ -53,7 +53,8 @@ async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
                 stop,
                 enter=named_dirs(query.glob or ""),
                 keep=wanted(query),
-                ordered=True,
+                order="path",
+                look=True,  # sizes, and the links the door checks
             )
             await walk_readable(ctx.readable, target.shown, files, searcher.feed, stop)
         else:
