@@ -258,13 +258,15 @@ async def files(
     keep: Keep | None = None,
     names: Sequence[str] = (),
     depth: int | None = None,
+    exact: bool = False,
     order: Order = "any",
     look: bool = False,
 ) -> AsyncGenerator[list[Found]]:
     """The project walk of ``root`` (see ``walk.walk_files``) in batches, less what ``keep``
     (given the path from the root) leaves out: rg's where rg can make it, else the Python
     walk's, ``stop`` ending that one. ``names`` and ``depth`` may narrow rg's walk to spare
-    ``keep`` work: globs a kept file's name matches one of, and how deep it may be.
+    ``keep`` work: globs a kept file's name matches one of, and how deep it may be; ``exact``:
+    they say all ``keep`` does, which rg's listing then need not ask.
     ``order``: "path", the walk's order, or "newest" first (rg then works in one thread).
     ``look``: with each file's size, time and links, which the Python walk always has."""
     rg = locate()
@@ -275,7 +277,8 @@ async def files(
         args += _ORDERS[order]
         met = False
         try:
-            async with contextlib.aclosing(listing(rg, root, args, keep, look=look)) as found:
+            wanted = None if exact else keep
+            async with contextlib.aclosing(listing(rg, root, args, wanted, look=look)) as found:
                 async for batch in found:
                     met = True
                     yield batch

@@ -48,9 +48,10 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
             ctx.project_root,
             stop,
             enter=named_dirs(pattern),
-            keep=None if exact else glob_matcher(pattern),
+            keep=glob_matcher(pattern),
             names=(name,) if name is not None else (),
             depth=depth,
+            exact=exact,
             order="newest",
         )
         # A blocked file is not even named: each one is checked like a Read of its own.
