@@ -206,21 +206,35 @@ class _Search:
             args += [f"--before-context={query.before}", f"--after-context={query.after}"]
         done: list[tuple[str, dict[int, tuple[str, bool]]]] = []  # files read to their end
         rows: dict[int, tuple[str, bool]] = {}
+        chars = 0  # in ``rows``
         async with self._run(args) as run:
             async with contextlib.aclosing(run.records(b"\n")) as chunks:
                 async for records in chunks:
                     for record in records:
+                        # Lines past those that would fill the output are passed over unread;
+                        # the file's end still says whether it was binary.
+                        if record.startswith(_LINES) and self._enough(len(rows), chars):
+                            continue
                         event = _EVENT.decode(record)
                         if event.type == "begin":
-                            rows = {}
+                            rows, chars = {}, 0
                         elif event.type in ("match", "context"):
-                            _add_rows(rows, event.data, matched=event.type == "match")
+                            chars += _add_rows(rows, event.data, matched=event.type == "match")
                         elif event.type == "end" and event.data.get("binary_offset") is None:
                             done.append((_rel_of(event.data), rows))
                     if done and await self._show(done):
                         return
                     done = []
             await run.ended()
+
+    def _enough(self, rows: int, chars: int) -> bool:
+        """Whether a file's ``rows`` lines of ``chars`` characters would fill the output."""
+        out = self.out
+        if self.query.mode != "content":
+            return False  # counted: every line counts
+        if out.limit is not None and rows > out.limit - len(out.lines):
+            return True
+        return chars > out.cap - out.chars
 
     async def _show(self, done: list[tuple[str, dict[int, tuple[str, bool]]]]) -> bool:
         """Show the files of ``done`` the rules let tools read; True once the output is full."""
@@ -246,6 +260,7 @@ class _Event(msgspec.Struct):
 
 
 _EVENT = msgspec.json.Decoder(_Event)
+_LINES = (b'{"type":"match"', b'{"type":"context"')
 
 
 def _rel(record: bytes) -> str:
@@ -266,8 +281,9 @@ def _rel_of(data: dict[str, Any]) -> str:
     return _rel(base64.b64decode(path["bytes"]))
 
 
-def _add_rows(rows: dict[int, tuple[str, bool]], data: dict[str, Any], *, matched: bool) -> None:
-    """A match's lines (several, in multiline mode) or a context line, by index from 0."""
+def _add_rows(rows: dict[int, tuple[str, bool]], data: dict[str, Any], *, matched: bool) -> int:
+    """A match's lines (several, in multiline mode) or a context line, by index from 0; the
+    characters they hold."""
     lines = _text(data["lines"]).split("\n")
     if lines[-1] == "":
         lines.pop()
@@ -276,3 +292,4 @@ def _add_rows(rows: dict[int, tuple[str, bool]], data: dict[str, Any], *, matche
         index = first + offset
         if matched or index not in rows:
             rows[index] = (line.removesuffix("\r"), matched)
+    return sum(map(len, lines))
