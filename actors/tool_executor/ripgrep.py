@@ -57,6 +57,7 @@ BASE = (
     "--no-messages",  # unreadable files are passed over, as the walk passes over them
 )
 _READ = 65536
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 Order = Literal["any", "path", "newest"]
 _ORDERS: dict[Order, list[str]] = {
     "any": [],
@@ -226,7 +227,7 @@ def _paths(shown: str, real: str, records: list[bytes], keep: Keep | None) -> li
     shown, real = _folder(shown), _folder(real)
     found = []
     for record in records:
-        rel = os.fsdecode(record)[2:]  # after "./"
+        rel = record[2:].decode(_FS_ENCODING, _FS_ERRORS)  # after "./", as os.fsdecode
         if keep is None or keep(rel):
             found.append(Found(shown + rel, rel, 0.0, 0, real + rel, 1))
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -15,9 +16,11 @@ from actors.tool_executor import ripgrep
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
-from actors.tool_executor.walk import glob_matcher, left_out_note, named_dirs, walk_readable
+from actors.tool_executor.walk import allowed, glob_matcher, left_out_note, named_dirs
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
+
     from actors.tool_executor.context import CallContext
     from actors.tool_executor.walk import Found
 
@@ -31,15 +34,6 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     folder = await anyio.to_thread.run_sync(os.path.isdir, real)
     await ctx.check("read", ctx.paths(walk_base, real), folder=folder)
     await anyio.to_thread.run_sync(_check_base, base)
-    newest: list[str] = []
-    count = 0
-
-    def take(readable: list[Found]) -> bool:
-        nonlocal count
-        count += len(readable)
-        newest.extend(found.path for found in readable[: MAX_FILES - len(newest)])
-        return False
-
     stop = threading.Event()
     try:
         name, depth, exact = narrowing(pattern)
@@ -54,11 +48,35 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
             exact=exact,
             order="newest",
         )
-        # A blocked file is not even named: each one is checked like a Read of its own.
-        left_out = await walk_readable(ctx.readable, walk_base, files, take, stop)
+        newest, count, left_out = await _newest(ctx, walk_base, files)
     finally:
         stop.set()  # an abandoned walk stops at its next folder
     return ToolOutcome(_listing(newest, count, pattern, walk_base, left_out))
+
+
+async def _newest(
+    ctx: CallContext, walk_base: str, files: AsyncGenerator[list[Found]]
+) -> tuple[list[str], int, int]:
+    """The MAX_FILES newest of ``files`` (newest first) the permission rules let tools read,
+    how many files match in all, and how many the rules left out.
+
+    A blocked file is not even named: each one is checked like a Read of its own, up to the
+    last one shown. Those after it are counted, not judged: the count is of names matching a
+    pattern, and the rules decide on names, so the files they hide could be counted as well
+    (they are, by the note on files left out).
+    """
+    newest: list[str] = []
+    count = left_out = 0
+    async with contextlib.aclosing(files):
+        async for batch in files:
+            if len(newest) < MAX_FILES:
+                kept = await allowed(ctx.readable, walk_base, batch)
+                left_out += len(batch) - len(kept)
+                newest.extend(found.path for found in kept[: MAX_FILES - len(newest)])
+                count += len(kept)
+            else:
+                count += len(batch)
+    return newest, count, left_out
 
 
 # What a glob's last part may hold to be given to ripgrep as a file name glob: its syntax and
