@@ -159,14 +159,16 @@ class _Search:
         return Found(os.path.join(self.root, rel), rel, 0.0, 0, os.path.join(self.real, rel), 1)
 
     async def files(self, args: list[str]) -> None:
-        rels: list[str] = []
+        matched: list[Found] = []
         async with self._run([*args, "--files-with-matches", "--null"]) as run:
             async with contextlib.aclosing(run.records(b"\0")) as chunks:
+                # Each read's files are judged and dated while rg goes on searching.
                 async for records in chunks:
-                    rels.extend(_rel(record) for record in records)
+                    rels = [_rel(record) for record in records]
+                    kept = await self._allowed(rels)
+                    rels = [rel for rel in rels if rel in kept]
+                    matched += await anyio.to_thread.run_sync(self._stat, rels)
             await run.ended()
-        kept = await self._allowed(rels)
-        matched = await anyio.to_thread.run_sync(self._stat, [rel for rel in rels if rel in kept])
         add_newest_first(matched, self.out)
 
     def _stat(self, rels: list[str]) -> list[Found]:
