@@ -133,7 +133,7 @@ TOOL = Tool(
     description=(
         "Find files by glob pattern (**/*.py, src/*.{ts,tsx}), newest first. * and ? stay within "
         "a name, ** spans folders; names starting with a dot match too. Skips .git, "
-        "node_modules, what .gitignore excludes and symlinks."
+        "node_modules and what .gitignore excludes."
     ),
     input_type=GlobInput,
     run=run,

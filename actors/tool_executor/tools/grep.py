@@ -110,9 +110,9 @@ TOOL = Tool(
     name="Grep",
     description=(
         "Search file contents with a Python regex. output_mode: files_with_matches (default), "
-        "content (-A/-B/-C context, -n), count. Skips .git, node_modules, what .gitignore "
-        "excludes, binary files, files over 20 MB and files the permission rules keep from "
-        "tools; glob filters file names (*.py) or paths (src/**/*.ts), dotfiles included."
+        "content (-A/-B/-C context, -n), count. Skips .git, node_modules, .gitignored, "
+        "binary, >20 MB and blocked files; glob filters file names (*.py) or paths "
+        "(src/**/*.ts), dotfiles included."
     ),
     input_type=GrepInput,
     run=run,
