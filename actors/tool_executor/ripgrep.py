@@ -98,24 +98,21 @@ def walk_args(root: str, top: str, enter: frozenset[str] = frozenset()) -> list[
         args.append("--no-ignore-parent")  # the walk root's own ignore files, and those below
     elif _ignores_above(top):
         return None
-    # Else rg reads the ignore files from ``root`` up: up to ``top``, where it finds a .git or
-    # nothing more (``_ignores_above``).
+    # Else rg reads the ignore files from ``root`` up, and there are none above ``top``.
     return args
 
 
 def _ignores_above(top: str) -> bool:
     """Whether rg, looking for ignore files above a folder inside ``top``, would find some above
-    ``top``: it goes up until it has seen a repository (a ``.git``)."""
-    folder = top
+    ``top``: it looks up to the root of the file system, past repositories too."""
+    folder = os.path.dirname(top)
     while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return folder != top and _has_excludes(folder)
+        if os.path.lexists(os.path.join(folder, ".gitignore")) or _has_excludes(folder):
+            return True
         parent = os.path.dirname(folder)
         if parent == folder:
             return False
         folder = parent
-        if os.path.lexists(os.path.join(folder, ".gitignore")):
-            return True
 
 
 def _has_excludes(folder: str) -> bool:

@@ -184,3 +184,35 @@ def rg_in(folder: Path) -> list[int]:
         if cwd == str(folder) and exe == "rg" and state != "Z":
             found.append(int(pid))
     return found
+
+
+async def test_ignore_files_above_the_project_do_not_count(tmp_path: Path) -> None:
+    # rg looks for .gitignore files up to / from a folder inside, past a repository too.
+    (tmp_path / ".gitignore").write_text("*.txt\n")
+    root = tmp_path / "project"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.txt").write_text("found\n")
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "sub" / "b.log").write_text("found\n")
+    assert ripgrep.walk_args(str(root), str(root)) is not None
+    assert ripgrep.walk_args(str(root / "sub"), str(root)) is None  # the Python walk's then
+    (root / ".git").mkdir()
+    assert ripgrep.walk_args(str(root / "sub"), str(root)) is None
+    for git in (True, False):
+        if not git:
+            (root / ".git").rmdir()
+        async with session(root) as s:
+            whole = (await s.one("Grep", pattern="found")).result.content
+            sub = (await s.one("Grep", pattern="found", path="sub")).result.content
+            listed = (await s.one("Glob", pattern="sub/*")).result.content
+        assert whole == sub == listed == str(root / "sub" / "a.txt")
+
+
+async def test_files_over_20_mb_are_not_searched(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_bytes(b"found\n" + b"x" * (20 * 2**20))
+    (tmp_path / "small.txt").write_text("found\n")
+    async with session(tmp_path) as s:
+        found = (await s.one("Grep", pattern="found")).result.content
+        named = (await s.one("Grep", pattern="found", path="big.txt")).result.content
+    assert found == str(tmp_path / "small.txt")
+    assert named == f"No matches for 'found' in {tmp_path / 'big.txt'}."
