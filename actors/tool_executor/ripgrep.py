@@ -74,7 +74,8 @@ class Unavailable(Exception):
 
 
 class Rejected(Exception):
-    """rg refused the pattern (its regex syntax is not Python's): use the Python matcher."""
+    """rg refused the pattern (its regex syntax is not Python's), or its answer has a record
+    too long to hold (a long line, in JSON with every match in it): use the Python matcher."""
 
 
 def locate() -> str | None:
@@ -138,8 +139,9 @@ class Run:
     def __init__(self, process: Process) -> None:
         self.process = process
 
-    async def records(self, sep: bytes) -> AsyncGenerator[list[bytes]]:
-        """rg's output split at ``sep``, the records each read completes, as they come."""
+    async def records(self, sep: bytes, longest: int | None = None) -> AsyncGenerator[list[bytes]]:
+        """rg's output split at ``sep``, the records each read completes, as they come; a
+        record longer than ``longest`` raises Rejected."""
         stdout = self.process.stdout
         assert stdout is not None  # opened with stdout=PIPE
         pending = bytearray()
@@ -149,9 +151,13 @@ class Run:
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 break
             pending += data
-            end = pending.rfind(sep)
+            # Looked for in what came only: a long line read in many pieces is scanned once.
+            end = data.rfind(sep)
             if end < 0:
+                if longest is not None and len(pending) > longest:
+                    raise Rejected(f"a record of rg's output is longer than {longest} bytes")
                 continue
+            end += len(pending) - len(data)
             records = bytes(pending[:end]).split(sep)
             del pending[: end + len(sep)]
             yield records

@@ -210,7 +210,7 @@ class _Search:
         rows: dict[int, tuple[str, bool]] = {}
         chars = 0  # in ``rows``
         async with self._run(args) as run:
-            async with contextlib.aclosing(run.records(b"\n")) as chunks:
+            async with contextlib.aclosing(run.records(b"\n", _LONGEST)) as chunks:
                 async for records in chunks:
                     for record in records:
                         # Lines past those that would fill the output are passed over unread;
@@ -263,6 +263,9 @@ class _Event(msgspec.Struct):
 
 _EVENT = msgspec.json.Decoder(_Event)
 _LINES = (b'{"type":"match"', b'{"type":"context"')
+# A JSON record this long is a long line, often with many matches in it (each one listed):
+# the Python matcher, which reads the line once and shows 500 characters of it, takes over.
+_LONGEST = 4 * 2**20
 
 
 def _rel(record: bytes) -> str:

@@ -216,3 +216,11 @@ async def test_files_over_20_mb_are_not_searched(tmp_path: Path) -> None:
         named = (await s.one("Grep", pattern="found", path="big.txt")).result.content
     assert found == str(tmp_path / "small.txt")
     assert named == f"No matches for 'found' in {tmp_path / 'big.txt'}."
+
+
+async def test_a_long_line_full_of_matches_is_read_by_the_python_matcher(tmp_path: Path) -> None:
+    # rg's JSON would list every one of the million matches: the Python matcher takes over.
+    (tmp_path / "long.txt").write_text("x" * 2**20 + "\n")
+    async with session(tmp_path) as s:
+        done = await s.one("Grep", pattern="x", output_mode="content")
+    assert done.result.content == f"{tmp_path / 'long.txt'}:1:{'x' * 500} [...]"
