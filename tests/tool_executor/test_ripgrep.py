@@ -37,6 +37,16 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("Glob", {"pattern": "src/*.{py,ts}"}),
     ("Glob", {"pattern": "**/[a-m]*"}),
     ("Glob", {"pattern": "node_modules/**"}),
+    # Syntax both read alike, on ASCII and beyond.
+    *(
+        ("Grep", {"pattern": pattern, "output_mode": "content", "path": "mixed"})
+        for pattern in (
+            r"\d+", r"\w+\s\w+$", r"\bwörld\b", r"[^a-z ]+", r"^\s*#", r"\S+$", r"a{2,}",
+            r"[\w.-]+@[\w-]+\.\w+", r"(?i)HÉLLO", r"colou?r", r"\x41|\u00e9", r"\p{Lu}", r"\W\W",
+            r"^$", r".", r"é{2}", r"[[]", r"\[x\]", r"(?:ab)+c",
+        )
+    ),
+    ("Grep", {"pattern": "WÖRLD", "-i": True, "output_mode": "count", "path": "mixed"}),
 ]
 
 
@@ -55,6 +65,10 @@ def tree(tmp_path: Path) -> Path:
         "logs/app.log": "TODO in a log\n",
         ".gitignore": "build/\n*.log\n",
         ".ignore": "src/\n",  # rg's own ignore file: not the project's
+        "mixed/text.txt": (
+            "héllo wörld 42\n  # a comment\n\nmail me: a.b-c@d-e.org\naaa colour color\n"
+            "A [x] ÉÉ ééé ababc\nTabs\tand  spaces \nUPPER Ünïcode Ωmega\n"
+        ),
     }
     for index, (name, text) in enumerate(sorted(files.items())):
         path = tmp_path / name
