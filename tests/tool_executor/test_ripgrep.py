@@ -41,9 +41,25 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     *(
         ("Grep", {"pattern": pattern, "output_mode": "content", "path": "mixed"})
         for pattern in (
-            r"\d+", r"\w+\s\w+$", r"\bwörld\b", r"[^a-z ]+", r"^\s*#", r"\S+$", r"a{2,}",
-            r"[\w.-]+@[\w-]+\.\w+", r"(?i)HÉLLO", r"colou?r", r"\x41|\u00e9", r"\p{Lu}", r"\W\W",
-            r"^$", r".", r"é{2}", r"[[]", r"\[x\]", r"(?:ab)+c",
+            r"\d+",
+            r"\w+\s\w+$",
+            r"\bwörld\b",
+            r"[^a-z ]+",
+            r"^\s*#",
+            r"\S+$",
+            r"a{2,}",
+            r"[\w.-]+@[\w-]+\.\w+",
+            r"(?i)HÉLLO",
+            r"colou?r",
+            r"\x41|\u00e9",
+            r"\p{Lu}",
+            r"\W\W",
+            r"^$",
+            r".",
+            r"é{2}",
+            r"[[]",
+            r"\[x\]",
+            r"(?:ab)+c",
         )
     ),
     ("Grep", {"pattern": "WÖRLD", "-i": True, "output_mode": "count", "path": "mixed"}),
