@@ -64,8 +64,7 @@ _ORDERS: dict[Order, list[str]] = {
     "path": ["--sort=path"],
     "newest": ["--sortr=modified"],
 }
-# rg's exit status when it found nothing; 2 is an error (which may come with partial results).
-NO_MATCH = 1
+# rg's exit status on an error, which may come with partial results (1: nothing found).
 ERROR = 2
 
 
@@ -138,6 +137,7 @@ class Run:
 
     def __init__(self, process: Process) -> None:
         self.process = process
+        self.output = False  # whether rg wrote anything yet
 
     async def records(self, sep: bytes, longest: int | None = None) -> AsyncGenerator[list[bytes]]:
         """rg's output split at ``sep``, the records each read completes, as they come; a
@@ -150,6 +150,7 @@ class Run:
                 data = await stdout.receive(_READ)
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 break
+            self.output = True
             pending += data
             # Looked for in what came only: a long line read in many pieces is scanned once.
             end = data.rfind(sep)
@@ -165,17 +166,14 @@ class Run:
             yield [bytes(pending)]
 
     async def ended(self) -> int:
-        """rg's exit status once it has ended by itself. A pattern it cannot read raises
-        Rejected; an error with nothing found raises Unavailable only where rg could not run."""
+        """rg's exit status once it has ended by itself, its output read to the end. An error
+        with no output at all raises Rejected: rg could not read the pattern (or, rarely, no
+        file, which the Python search then finds out for itself)."""
         code = await self.process.wait()
-        stderr = b""
-        if self.process.stderr is not None:
-            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError):
-                stderr = await self.process.stderr.receive(_READ)
-        if code == ERROR and b"regex" in stderr:
-            raise Rejected(stderr.decode("utf-8", "replace"))
+        if code == ERROR and not self.output:
+            raise Rejected("rg ended with an error and no output")
         if code in (126, 127) or code < 0:
-            raise Unavailable(stderr.decode("utf-8", "replace"))
+            raise Unavailable(f"rg ended with status {code}")
         return code
 
 
@@ -188,7 +186,8 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            # Not read: an error quoting a long pattern could fill a pipe and stall rg.
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
             env={},
         )
@@ -287,9 +286,9 @@ async def files(
                     met = True
                     yield batch
             return
-        except Unavailable:
+        except (Unavailable, Rejected):
             if met:
-                return  # rg died part way: what it listed is what there is
+                return  # rg failed part way: what it listed is what there is
     walk = walk_files(root, stop, top=top, enter=enter)
     if keep is not None:
         walk = (found for found in walk if keep(found.rel))

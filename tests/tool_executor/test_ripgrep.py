@@ -254,3 +254,14 @@ async def test_a_long_line_full_of_matches_is_read_by_the_python_matcher(tmp_pat
     async with session(tmp_path) as s:
         done = await s.one("Grep", pattern="x", output_mode="content")
     assert done.result.content == f"{tmp_path / 'long.txt'}:1:{'x' * 500} [...]"
+
+
+async def test_a_long_pattern_rg_refuses_is_matched_by_python(tmp_path: Path) -> None:
+    # Python reads {,1} as {0,1}, rg refuses it, and its error quotes the pattern: more than
+    # a pipe holds.
+    (tmp_path / "a.txt").write_text("ab\n")
+    pattern = "(?:" + "x" * 40_000 + ")?a{,1}b"
+    assert search_rg.alike(pattern)
+    async with session(tmp_path) as s:
+        done = await s.one("Grep", pattern=pattern)
+    assert done.result.content == str(tmp_path / "a.txt")
