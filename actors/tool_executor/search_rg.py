@@ -74,13 +74,15 @@ def alike(pattern: str) -> bool:
     return True
 
 
-def rg_filters(query: Query) -> list[str] | None:
-    """The name filter rg can apply for ``query``'s glob or type, or None where the glob is
-    one rg's type globs cannot express (a path, a class): the Python matcher's walk then."""
-    if query.glob is not None:
-        if "/" in query.glob or not _NAME.fullmatch(query.glob):
-            return None
-        return ripgrep.name_filter([query.glob])
+def rg_filters(query: Query) -> list[str]:
+    """A name filter for rg that lets through every file ``query``'s glob or type does (its
+    output is then held to the glob and type exactly, ``search.wanted``)."""
+    glob = query.glob
+    if glob is not None:
+        # A glob's last part, where no brace alternative spans a "/" into it.
+        name = glob if "/" not in glob else None if "{" in glob else glob.rsplit("/", 1)[1]
+        if name is not None and _NAME.fullmatch(name) and "**" not in name:
+            return ripgrep.name_filter([name])
     if query.type is not None:
         return ripgrep.name_filter([f"*{extension}" for extension in TYPES[query.type]])
     return []
@@ -97,9 +99,9 @@ async def grep(
     """Grep ``root`` with rg, or None where rg cannot do it as the Python search would (the
     caller runs that). Raises ripgrep.Rejected and ripgrep.Unavailable before anything is
     shown, for the same."""
-    filters = rg_filters(query)
-    if filters is None or not alike(query.regex.pattern):
+    if not alike(query.regex.pattern):
         return None
+    filters = rg_filters(query)
     walk = await anyio.to_thread.run_sync(
         ripgrep.walk_args, root, top, named_dirs(query.glob or "")
     )

@@ -63,6 +63,9 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
         )
     ),
     ("Grep", {"pattern": "WÖRLD", "-i": True, "output_mode": "count", "path": "mixed"}),
+    ("Grep", {"pattern": "TODO", "glob": "[a-u]*.py", "output_mode": "content"}),
+    ("Grep", {"pattern": "TODO", "glob": "src/*.{py,ts}", "output_mode": "count"}),
+    ("Grep", {"pattern": "TODO", "glob": "*.py", "type": "ts"}),
 ]
 
 
