@@ -4,7 +4,7 @@ permission broker before a line of it is shown, and lays the output out as the P
 
 rg reads the pattern in its own syntax, which is Python's for nearly all a model writes. Where
 the two differ, rg is not asked: ``alike`` passes over what rg would read otherwise
-(look-around, backreferences, POSIX classes), and what rg refuses (``\Z``, ``{,3}``) raises
+(look-around, backreferences, POSIX classes), and what rg refuses (``\\Z``, ``{,3}``) raises
 ``ripgrep.Rejected``, as does a JSON record too long to hold; the Python matcher then takes the
 call. Nothing is shown before either is known.
 """
