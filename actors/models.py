@@ -6,7 +6,6 @@ Prices are USD per million tokens, the providers' published list prices
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import TYPE_CHECKING
 
@@ -72,6 +71,8 @@ def resolve_model(name: str) -> ModelInfo:
     if wanted.startswith(OPENAI_PREFIX) and len(wanted) > len(OPENAI_PREFIX):
         return ModelInfo(None, wanted, 128_000, None)
     choices = [m.alias for m in MODELS if m.alias] + [m.id for m in MODELS]
+    import difflib  # only for a name that is not a model's: not on every run's way
+
     close = difflib.get_close_matches(folded, choices, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     raise UsageError(

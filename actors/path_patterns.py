@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,15 +33,52 @@ class PatternError(ValueError):
     """A pattern that cannot mean what it says; the message says why and what to write."""
 
 
-@dataclass(frozen=True, slots=True)
 class GitPattern:
-    """One pattern line, compiled. ``text`` is the line as written, for messages."""
+    """One pattern line. ``text`` is the line as written, for messages.
 
-    text: str
-    regexes: tuple[re.Pattern[str], ...]  # one per brace alternative, each matched whole
-    negated: bool
-    dir_only: bool
-    by_name: bool = False  # no slash: matched against the last name alone
+    Its regexes are made on its first match, not as it is read: the memory store reads every
+    rule as the session starts, and a session that then matches no path (a one-turn answer)
+    never imports wcmatch (~17 ms).
+    """
+
+    __slots__ = ("_braces", "_glob", "_regexes", "by_name", "dir_only", "negated", "text")
+
+    def __init__(
+        self,
+        text: str,
+        glob: str,  # the pattern as wcmatch reads it; empty: it matches nothing
+        negated: bool,
+        dir_only: bool,
+        *,
+        braces: bool,
+        by_name: bool = False,  # no slash: matched against the last name alone
+    ) -> None:
+        self.text = text
+        self.negated = negated
+        self.dir_only = dir_only
+        self.by_name = by_name
+        self._glob = glob
+        self._braces = braces
+        self._regexes: tuple[re.Pattern[str], ...] | None = None if glob else ()
+
+    @property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        """One per brace alternative, each matched whole."""
+        if self._regexes is None:
+            self._regexes = _translate(self._glob, braces=self._braces)
+        return self._regexes
+
+    def _key(self) -> tuple[str, str, bool, bool, bool, bool]:
+        return (self.text, self._glob, self._braces, self.negated, self.dir_only, self.by_name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GitPattern) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"GitPattern({self.text!r})"
 
     def matches_entry(self, rel: str, is_dir: bool) -> bool:
         """Whether this pattern names ``rel`` itself (a ``/``-separated path from the base)."""
@@ -154,21 +190,22 @@ def _compile(line: str, *, braces: bool) -> GitPattern:
     line = line.rstrip("/")
     anchored = "/" in line
     line = line.lstrip("/")
-    if not line:
-        return GitPattern(text, (), negated, dir_only)
     # Without a slash a pattern matches a name at any depth ("**/" + line). Nothing in such a
     # line can match a "/", so matching the last name alone means the same, and a walk or the
     # broker, which match every file met, pay for a short regex instead of one that scans the
     # whole path.
+    return GitPattern(text, line, negated, dir_only, braces=braces, by_name=not anchored)
+
+
+def _translate(glob: str, *, braces: bool) -> tuple[re.Pattern[str], ...]:
     # Imported here: wcmatch costs every start ~17 ms, and a session compiles its first
     # pattern only when a tool or a walk needs the rules.
     from wcmatch import glob as wcglob
 
     flags = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.NOUNIQUE | wcglob.FORCEUNIX
     flags |= wcglob.BRACE if braces else 0
-    regexes, _ = wcglob.translate(line, flags=flags)
-    compiled = tuple(re.compile(r) for r in regexes)
-    return GitPattern(text, compiled, negated, dir_only, by_name=not anchored)
+    regexes, _ = wcglob.translate(glob, flags=flags)
+    return tuple(re.compile(r) for r in regexes)
 
 
 def check_rule(text: str, *, negation: bool) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from actors.conductor import Conductor
 from actors.hooks import HookRunner
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
     from runtime import Actor
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(msgspec.Struct, frozen=True):
     id: str
     memory: MemoryStore
     ui: UiActor

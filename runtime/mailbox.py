@@ -9,10 +9,10 @@ raised in the caller's task.
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import anyio
+import msgspec
 
 from runtime.errors import ActorGone
 
@@ -31,13 +31,11 @@ R = TypeVar("R")
 STREAM_BUFFER = 64
 
 
-@dataclass(slots=True, frozen=True)
-class Ok:
+class Ok(msgspec.Struct, frozen=True):
     value: Any
 
 
-@dataclass(slots=True, frozen=True)
-class Err:
+class Err(msgspec.Struct, frozen=True):
     error: Exception
 
 
@@ -102,8 +100,7 @@ class Reply:
             self._port.close()
 
 
-@dataclass(slots=True, frozen=True)
-class Envelope(Generic[M]):
+class Envelope(msgspec.Struct, Generic[M], frozen=True):
     msg: M
     reply: Reply
 

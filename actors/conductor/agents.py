@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import msgspec
 
-from actors.conductor.agent_loop import AgentRun, run_agent
 from actors.conductor.background_agents import PREFIX, BackgroundAgents
 from actors.conductor.calls import AGENT_TOOL
 from actors.conductor.prompt import PLAN_MODE_NOTE
@@ -72,13 +72,12 @@ Available agent types (subagent_type):
 """
 
 
-@dataclass
-class Tally:
+class Tally(msgspec.Struct):
     """What the subagents of one prompt used, for its outcome: usage, cost, denials."""
 
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = msgspec.field(default_factory=Usage)
     cost: float | None = 0.0  # None once one agent's model has no known price
-    denials: list[Block] = field(default_factory=list)
+    denials: list[Block] = msgspec.field(default_factory=list)
 
     def add(self, model_id: str, usage: Usage) -> None:
         self.usage = self.usage + usage
@@ -167,8 +166,7 @@ class Subagents:
         return _Runner(self, depth, parent_model, tally, allowed, asker, planning)
 
 
-@dataclass
-class _Runner:
+class _Runner(msgspec.Struct):
     agents: Subagents
     depth: int
     parent_model: str
@@ -271,6 +269,9 @@ class _Runner:
         def used(usage: Usage) -> None:
             self.tally.add(model_id, usage)
             agents.on_usage(model_id, usage)
+
+        # A subagent's own loop loads with the first subagent, not with every session.
+        from actors.conductor.agent_loop import AgentRun, run_agent
 
         run = AgentRun(
             hooks=agents.hooks,

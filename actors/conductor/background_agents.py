@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import anyio
+import msgspec
 
 from actors.protocol import AgentEvent, BackgroundAgent, BlockFinished, TextDelta, ToolResult
 
@@ -36,12 +36,11 @@ PREFIX = "agent_"  # a background command's ids begin "bash_"
 State = Literal["waiting", "running", "completed", "failed", "stopped", "ended with the session"]
 
 
-@dataclass(eq=False)
-class AgentJob:
+class AgentJob(msgspec.Struct, eq=False):
     id: str
     agent: str
     description: str
-    started: float = field(default_factory=time.monotonic)
+    started: float = msgspec.field(default_factory=time.monotonic)
     state: State = "waiting"
     ended: float | None = None
     answer: str = ""  # its final answer, or why it failed
@@ -49,8 +48,8 @@ class AgentJob:
     _said: str = ""  # the end of what it is saying now, for ``activity``
     who_stopped: str = ""  # "the model", "the user"
     reported: bool = False  # the model has been told of its end
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    done: anyio.Event = field(default_factory=anyio.Event)
+    scope: anyio.CancelScope = msgspec.field(default_factory=anyio.CancelScope)
+    done: anyio.Event = msgspec.field(default_factory=anyio.Event)
 
     def age(self) -> float:
         return (self.ended or time.monotonic()) - self.started

@@ -15,8 +15,9 @@ Only the events that have hooks are sent: a session without them sends the runne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from actors.protocol import HookOutcome, Notice, RunHooks, Show
 
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
 MAX_STOP_BLOCKS = 8
 
 
-@dataclass
-class ConversationHooks:
+class ConversationHooks(msgspec.Struct):
     runner: Address[HookRunnerMsg]
     events: frozenset[HookEvent]
     ui: Address[UiMsg]

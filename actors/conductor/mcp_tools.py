@@ -18,7 +18,6 @@ a prompt's first answer streams while servers connect and can still reach their 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -75,14 +74,14 @@ def search_definition(listing: McpToolListing, deferred: int) -> Block:
     }
 
 
-@dataclass
-class McpOffer:
+class McpOffer(msgspec.Struct):
     """The MCP tools of one session's requests (see the module's docstring)."""
 
     client: Address[McpClientMsg]
     window: int  # the model's context window, in tokens
-    listing: McpToolListing = field(default_factory=lambda: McpToolListing(tools=()))
-    loaded: set[str] = field(default_factory=set)  # found by ToolSearch: offered from then on
+    listing: McpToolListing = msgspec.field(default_factory=lambda: McpToolListing(tools=()))
+    # found by ToolSearch: offered from then on
+    loaded: set[str] = msgspec.field(default_factory=set)
 
     async def refresh(self) -> None:
         self.listing = await self.client.ask(ListMcpTools())

@@ -11,8 +11,9 @@ hook is reported); contexts and messages are joined in configured order.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from actors.protocol import HookOutcome
 
@@ -35,8 +36,7 @@ _OLD_DECISIONS: dict[str, Decision] = {"approve": "allow", "block": "deny"}
 _TAIL = 400  # of stderr, in an error's text
 
 
-@dataclass
-class Verdict:
+class Verdict(msgspec.Struct):
     """What one run said."""
 
     blocked: bool = False
@@ -48,7 +48,7 @@ class Verdict:
     stop_reason: str = ""
     suppress_output: bool = False
     system_message: str = ""
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)
 
 
 def read_run(event: HookEvent, run: HookRun) -> Verdict:

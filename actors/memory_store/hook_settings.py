@@ -16,7 +16,6 @@ entry does not silently do nothing. Reading the hooks runs nothing (docs/hooks.m
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from typing import TYPE_CHECKING, Any, get_args
@@ -118,9 +117,8 @@ def _matcher(event: HookEvent, matcher: Any, fail: Fail, at: JsonPath) -> str:
         return ""  # accepted and ignored, as Claude Code does: the group runs every time
     # "*" is Claude Code's word for every tool, not a regular expression (it would not compile).
     if matcher not in MATCH_ALL:
-        try:
-            re.compile(matcher)
-        except re.error as error:
+        error = matcher_problem(matcher)
+        if error is not None:
             raise fail(
                 f"{matcher!r} is not a valid regular expression: {error}",
                 *at,
@@ -190,6 +188,8 @@ def _commands(
 def _did_you_mean(event: str) -> str:
     # Compared case-blind, so that 'preToolUse' and 'pre_tool_use' find their event.
     by_lower = {known.lower(): known for known in EVENTS}
+    import difflib  # only for an event name that is not one: not on every run's way
+
     close = difflib.get_close_matches(event.lower().replace("_", ""), list(by_lower), n=1)
     return f"; did you mean '{by_lower[close[0]]}'?" if close else ""
 
@@ -209,3 +209,32 @@ def _kind(value: Any) -> str:
         case dict():
             return "an object"
     return type(value).__name__
+
+
+# Deeper than any real matcher. Python's regex compiler recurses once per level, and whether
+# it runs out of stack depends on where it is called from: the limit is set here instead.
+MAX_NESTING = 100
+
+
+def matcher_problem(matcher: str) -> str | None:
+    """Why ``matcher`` is not a usable regular expression, or None when it compiles."""
+    depth = deepest = 0
+    escaped = False
+    for char in matcher:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        return f"groups nested {deepest} deep (at most {MAX_NESTING})"
+    try:
+        re.compile(matcher)
+    # OverflowError: a repetition count too large.
+    except (re.error, OverflowError, RecursionError) as error:
+        return str(error)
+    return None

@@ -27,8 +27,6 @@ from actors.memory_store.mcp_servers import (
     parse_mcp_servers,
     read_mcp_servers,
 )
-from actors.memory_store.migration import migration_warnings
-from actors.memory_store.path_rules import check_path_rules
 from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
 from actors.memory_store.sandbox_settings import ACCEPTS as SANDBOX_ACCEPTS
 from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
@@ -159,10 +157,18 @@ def explain_context(
         trust_all=config.value.enable_all_project_mcp_servers,
     )
     mcp_servers = _with_given_servers(mcp_servers, overrides, env, warnings)
-    warnings += check_path_rules(settings, root, home)
+    # Path rules are read by the broker's own parser, loaded only for settings that have some.
+    path_rules = bool(settings.value.allowed_paths or settings.value.blocked_paths)
+    if path_rules:
+        from actors.memory_store.path_rules import check_path_rules
+
+        warnings += check_path_rules(settings, root, home)
     warnings += tool_rule_warnings(settings, mcp_servers)
-    note = path_rules_note_path(root, home)
-    warnings += migration_warnings(settings, note, remember=remember_notices)
+    if path_rules:
+        from actors.memory_store.migration import migration_warnings
+
+        note = path_rules_note_path(root, home)
+        warnings += migration_warnings(settings, note, remember=remember_notices)
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
 

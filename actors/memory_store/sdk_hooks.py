@@ -15,10 +15,15 @@ CLI reads it, so that a guard meant to fail closed never fails open.
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING
 
-from actors.memory_store.hook_settings import DEFAULT_TIMEOUT, EVENTS, MATCH_ALL, MATCHED
+from actors.memory_store.hook_settings import (
+    DEFAULT_TIMEOUT,
+    EVENTS,
+    MATCH_ALL,
+    MATCHED,
+    matcher_problem,
+)
 from actors.memory_store.jsonpos import format_path
 from actors.protocol import HookCommand, HookGroup
 
@@ -78,10 +83,8 @@ def _group(
     if event not in MATCHED:
         matcher = ""  # as in the settings files: accepted, and ignored
     elif matcher not in MATCH_ALL:
-        try:
-            re.compile(matcher)
-        # OverflowError: a repetition count too large; RecursionError: nested too deeply.
-        except (re.error, OverflowError, RecursionError) as error:
+        error = matcher_problem(matcher)
+        if error is not None:
             problem("matcher", f"{_shown(matcher)} is not a valid regular expression: {error}")
             return None
     ids = entry.get("hookCallbackIds")

@@ -7,8 +7,6 @@ not errors: a typo should not stop a session, but it should not pass silently ei
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
@@ -31,28 +29,29 @@ S = TypeVar("S", bound=msgspec.Struct)
 REMEDY_SYNTAX = "Fix the JSON at that line, or move the file aside to use the defaults"
 
 
-@dataclass(frozen=True)
-class FileSchema(Generic[S]):
+class FileSchema(msgspec.Struct, Generic[S], frozen=True):
     """What a file holds: its struct, and for each key the words for what it accepts."""
 
     struct: type[S]
     accepts: Mapping[str, str]  # camelCase key -> "one of ask, auto, custom, plan"
-    items: Mapping[str, str] = field(default_factory=dict)  # list key -> what one element takes
+    # list key -> what one element takes
+    items: Mapping[str, str] = msgspec.field(default_factory=dict)
     secret: frozenset[str] = frozenset()  # keys whose values are never shown
-    elsewhere: Mapping[str, str] = field(default_factory=dict)  # key -> the file it belongs in
+    # key -> the file it belongs in
+    elsewhere: Mapping[str, str] = msgspec.field(default_factory=dict)
     # An object's own keys: "sandbox" -> {"network": "true or false", ...}; what a list inside
     # one takes is in ``items`` as "sandbox.allowWrite".
-    nested: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    nested: Mapping[str, Mapping[str, str]] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Loaded(Generic[S]):
+class Loaded(msgspec.Struct, Generic[S], frozen=True):
     """A validated file, with the positions of its keys for later messages."""
 
     path: str
     value: S
     positions: Mapping[JsonPath, Position]
-    raw: Mapping[str, Any] = field(default_factory=dict)  # the decoded object, for hook_settings.py
+    # the decoded object, for hook_settings.py
+    raw: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
     def line_of(self, *steps: str | int) -> int | None:
         position = self.positions.get(steps)
@@ -105,6 +104,8 @@ def _unknown_key(
         return f"{at}: '{key}' is ignored here; it belongs in {home}"
     # Compared case-blind, so that 'PermissionMode' and 'allowed_paths' find their key.
     by_lower = {known.lower().replace("_", ""): known for known in schema.accepts}
+    import difflib  # only for a key that is not one: not on every run's way
+
     close = difflib.get_close_matches(key.lower().replace("_", ""), list(by_lower), n=1)
     if close:
         hint = f"; did you mean '{by_lower[close[0]]}'?"

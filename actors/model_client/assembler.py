@@ -8,7 +8,6 @@ it cannot interpret folded in rather than dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -48,13 +47,13 @@ _USAGE_FIELDS = (
 )
 
 
-@dataclass(slots=True)
-class _OpenBlock:
+class _OpenBlock(msgspec.Struct):
     block: Block
-    json: list[str] = field(default_factory=list)  # input_json_delta pieces, parsed at the stop
+    # input_json_delta pieces, parsed at the stop
+    json: list[str] = msgspec.field(default_factory=list)
     # Streamed text and thinking, kept as pieces and joined once at the stop: appending to one
     # growing string would copy it again for every delta.
-    pieces: dict[str, list[str]] = field(default_factory=dict)
+    pieces: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     def add(self, key: str, text: str) -> None:
         pieces = self.pieces.get(key)

@@ -60,36 +60,41 @@ class BodyEncoder:
     objects the previous request sent (frozen; the conductor only appends, and the caching
     marks copy the two messages they change). Encoding them again walks thousands of small
     objects scattered over the heap, which in a 1,000-turn session costs more than the rest of
-    the turn. So the longest run of identical messages at the start is kept as JSON and only
-    the messages after it are encoded. Identity only (``is``): an equal dict can differ in key
-    order, hence in JSON. The previous messages are held, so no ``id`` is reused meanwhile.
+    the turn. So each message's JSON is kept, for the longest run of identical messages at the
+    start, and only the messages after it are encoded. Identity only (``is``): an equal dict
+    can differ in key order, hence in JSON. The previous messages are held, so no ``id`` is
+    reused meanwhile.
+
+    The body is joined once from the pieces: the history's JSON is copied once per request
+    (a 1,000-turn history is ~400 KB, and each copy of that size costs more than encoding the
+    newest messages).
     """
 
     def __init__(self) -> None:
         self._sent: list[Message] = []
-        self._json = b""  # the JSON of ``_sent``, joined with commas
-        self._ends: list[int] = []  # where each message of ``_sent`` ends in ``_json``
+        self._parts: list[bytes] = []  # each message of ``_sent`` as JSON, after the first with
+        # the comma that separates it from the one before
         self.messages_encoded = 0  # for tests: the work must not grow with the conversation
 
     def encode(self, request: ModelRequest) -> bytes:
         messages = request.messages
         # Compared in C: the pointers only, no message is looked into.
-        same = [*map(operator.is_, messages, self._sent), False]
-        kept = same.index(False)
-        prefix = self._json[: self._ends[kept - 1]] if kept else b""
-        parts = [msgspec.json.encode(message) for message in messages[kept:]]
-        self.messages_encoded += len(parts)
-        ends = self._ends[:kept]
-        offset = len(prefix)
-        for part in parts:
-            offset += len(part) + (1 if offset else 0)
-            ends.append(offset)
-        joined = b",".join([prefix, *parts]) if prefix else b",".join(parts)
-        self._sent, self._json, self._ends = list(messages), joined, ends
+        kept = [*map(operator.is_, messages, self._sent), False].index(False)
+        parts = self._parts[:kept]
+        for message in messages[kept:]:
+            encoded = msgspec.json.encode(message)
+            parts.append(b"," + encoded if parts else encoded)
+        self.messages_encoded += len(messages) - kept
+        self._sent, self._parts = list(messages), parts
         fields = msgspec.structs.asdict(request)
-        # Raw is written as it is: the messages' JSON array.
-        fields["messages"] = msgspec.Raw(b"[" + joined + b"]")
-        return msgspec.json.encode(_StreamingRequest(**fields, stream=True))
+        # The rest of the request around a mark that JSON cannot hold (a NUL byte is always
+        # escaped), where the messages go.
+        fields["messages"] = msgspec.Raw(_HOLE)
+        head, tail = msgspec.json.encode(_StreamingRequest(**fields, stream=True)).split(_HOLE)
+        return b"".join([head, b"[", *parts, b"]", tail])
+
+
+_HOLE = b"\0"
 
 
 def request_headers(endpoint: Endpoint, request: ModelRequest) -> dict[str, str]:

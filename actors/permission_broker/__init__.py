@@ -1,8 +1,8 @@
 """The permission broker: decides whether a tool may read, write or run.
 
-Importing this package stays cheap: the shell parser (its module, its wrapper tables and
-tree-sitter) is loaded on the first command it checks; its names below are imported when first
-asked for.
+Importing this package stays cheap: the rules (the policy and its modules) are loaded on the
+first check, and the shell parser (its module, its wrapper tables and tree-sitter) on the first
+command it checks; their names below are imported when first asked for.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.permission_broker.actor import PermissionBroker
-from actors.permission_broker.policy import Policy, Question
-from actors.permission_broker.rules import Judgement, Rules
 
 if TYPE_CHECKING:
+    from actors.permission_broker.policy import Policy, Question
+    from actors.permission_broker.rules import Judgement, Rules
     from actors.permission_broker.shell import CommandLine, SimpleCommand, parse_command_line
 
 __all__ = [
@@ -28,6 +28,8 @@ __all__ = [
 ]
 
 _SHELL_NAMES = frozenset({"CommandLine", "SimpleCommand", "parse_command_line"})
+_POLICY_NAMES = frozenset({"Policy", "Question"})
+_RULES_NAMES = frozenset({"Judgement", "Rules"})
 
 
 def __getattr__(name: str) -> object:
@@ -35,4 +37,12 @@ def __getattr__(name: str) -> object:
         from actors.permission_broker import shell
 
         return getattr(shell, name)
+    if name in _POLICY_NAMES:
+        from actors.permission_broker import policy
+
+        return getattr(policy, name)
+    if name in _RULES_NAMES:
+        from actors.permission_broker import rules
+
+        return getattr(rules, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

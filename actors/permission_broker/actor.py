@@ -15,9 +15,6 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
-from actors.permission_broker.coverage import coverage
-from actors.permission_broker.explain import report
-from actors.permission_broker.policy import Policy
 from actors.protocol import (
     AskUser,
     CheckPermission,
@@ -36,6 +33,7 @@ from actors.protocol import (
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
+    from actors.permission_broker.policy import Policy
     from actors.protocol import HookRunnerMsg, MemoryStoreMsg, ProjectContext, UiMsg
     from runtime import Address, Reply
 
@@ -70,6 +68,9 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         if self._policy is None:
             if self._context is None:
                 raise KernelError(f"{self.name} has not started")
+            # Imported here too: the rules' modules (~6 ms) load with the first check.
+            from actors.permission_broker.policy import Policy
+
             self._policy = Policy(self._context)
         return self._policy
 
@@ -97,6 +98,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 self.policy.mode = mode
                 await reply.answer(msg, mode)
             case ExplainPermissions(requests=requests):
+                from actors.permission_broker.explain import report
+
                 # The policy's own verdicts, nobody asked: what /permissions explain shows.
                 await reply.answer(
                     msg, await anyio.to_thread.run_sync(report, self.policy, requests)
@@ -106,6 +109,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 async with self._checks:
                     await reply.answer(msg, self.policy.forget(number))
             case CheckRuleCoverage(limit=limit):
+                from actors.permission_broker.coverage import coverage
+
                 # The entries as the broker compiled them: what it enforces is what is checked.
                 policy = self.policy
                 found = await anyio.to_thread.run_sync(

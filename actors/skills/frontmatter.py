@@ -22,8 +22,9 @@ stops at its first fault, since nothing after it can be read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from actors.errors import ConfigError
 
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
 _FENCE = "---"
 
 
-@dataclass
-class Document:
+class Document(msgspec.Struct):
     path: str
     fields: dict[str, object]
     lines: dict[str, int]  # "args[0].name" -> line number, for messages
@@ -91,12 +91,11 @@ class FileFaults(ConfigError):
         self.faults = tuple(faults)
 
 
-@dataclass
-class Faults:
+class Faults(msgspec.Struct):
     """The faults found in one file so far; ``check`` raises them together."""
 
     path: str
-    found: list[ConfigError] = field(default_factory=list)
+    found: list[ConfigError] = msgspec.field(default_factory=list)
 
     def add(self, fault: ConfigError) -> None:
         self.found.append(fault)

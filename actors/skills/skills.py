@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from actors.errors import ConfigError
 from actors.skills import frontmatter
@@ -35,8 +36,7 @@ HINT_FIELD = "argument-hint"
 DEFAULT_HINT = "[args]"
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     name: str
     description: str
     body: str

@@ -33,17 +33,18 @@ from actors.protocol import (
     ToolSet,
     WithdrawTools,
 )
-from actors.tool_executor import checkpoints, references
 from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
 from actors.tool_executor.hooks import ToolHooks
-from actors.tool_executor.ripgrep import readable_files
 from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.sandbox.locate import configured_bwrap
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
 from runtime import Actor
+
+# The walk, ``@path`` references and checkpoints are imported where they are used: none of them
+# is on the way to the first request (``ListTools``).
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -209,6 +210,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             case WithdrawTools(ids=ids):
                 self._scheduler.withdraw(ids)
             case AttachReferences(text=text):
+                from actors.tool_executor import references
+
                 await reply.answer(
                     msg,
                     await references.attach(
@@ -216,10 +219,14 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                     ),
                 )
             case ListFiles(limit=limit):
+                from actors.tool_executor.ripgrep import readable_files
+
                 await reply.answer(msg, await readable_files(self._root, self._readable, limit))
             case CaptureCheckpoint(calls=calls, taken=taken):
                 await reply.answer(msg, await self._capture(calls, taken))
             case RestoreCheckpoint(files=files):
+                from actors.tool_executor import checkpoints
+
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
             case DescribeSandbox(try_it=try_it):
@@ -244,12 +251,17 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         return f"Stopped {job.id}, with every process it started: {job.status()}."
 
     async def _reference_candidates(self) -> tuple[str, ...]:
+        from actors.tool_executor import references
+        from actors.tool_executor.ripgrep import readable_files
+
         return await readable_files(self._root, self._readable, references.MAX_CANDIDATES)
 
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))
 
     async def _capture(self, calls: tuple[ToolCall, ...], taken: tuple[str, ...]) -> Changes:
+        from actors.tool_executor import checkpoints
+
         changes = checkpoints.changes(TOOLS, calls, self._root)
         fresh = tuple(path for path in changes.paths if path not in taken)
         if not fresh:

@@ -19,10 +19,10 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import anyio
+import msgspec
 
 from actors.errors import ToolFailure
 from actors.protocol import MAX_BACKGROUND_COMMANDS, BackgroundCommand
@@ -51,13 +51,12 @@ async def _quiet(text: str) -> None:
     """Live output of a background command goes nowhere: it is read with TaskOutput."""
 
 
-@dataclass(eq=False)
-class Job:
+class Job(msgspec.Struct, eq=False):
     id: str
     command: str
     spool: Spool
     timeout: float
-    started: float = field(default_factory=time.monotonic)
+    started: float = msgspec.field(default_factory=time.monotonic)
     state: State = "running"
     code: int | None = None  # when it exited, its status (negative: the signal that ended it)
     ended: float | None = None
@@ -68,8 +67,8 @@ class Job:
     layout: Layout | None = None  # what the sandbox enforced on it; None: it ran unconfined
     explained: bool = False  # a read has said what the sandbox refused it, if anything
     reported: bool = False  # the model has been told of its end
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    done: anyio.Event = field(default_factory=anyio.Event)
+    scope: anyio.CancelScope = msgspec.field(default_factory=anyio.CancelScope)
+    done: anyio.Event = msgspec.field(default_factory=anyio.Event)
 
     def age(self) -> float:
         return (self.ended or time.monotonic()) - self.started

@@ -24,8 +24,9 @@ import contextlib
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+import msgspec
 
 from actors.atomic import write_in_directory
 from actors.errors import InvalidToolInput, ToolFailure
@@ -48,8 +49,7 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 Purpose = Literal["read", "written", "removed"]
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """A path as it was checked: as named (absolute) and as resolved."""
 
     shown: str

@@ -6,10 +6,10 @@ session has read (``FilesRead``) is touched only from the event loop.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
-from dataclasses import dataclass
+
+import msgspec
 
 # Bytes sniffed for a NUL to call a file binary (git and ripgrep look at the start the same way).
 SNIFF_BYTES = 8192
@@ -33,8 +33,7 @@ def shown_path(raw: str, root: str) -> str:
     return path if inside == os.pardir or inside.startswith(os.pardir + os.sep) else inside
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(msgspec.Struct, frozen=True):
     """What a file was when the session last read or wrote it."""
 
     mtime_ns: int
@@ -70,6 +69,8 @@ def unified_diff(old: str | None, new: str, path: str) -> str | None:
     """A unified diff from ``old`` (``None``: the file is new) to ``new``; ``None`` if too big."""
     if len(old or "") + len(new) > DIFF_LIMIT:
         return None
+    import difflib  # with the first edit, not with the tools' list
+
     lines = difflib.unified_diff(
         _diff_lines(old or ""),
         _diff_lines(new),

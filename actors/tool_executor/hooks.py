@@ -20,7 +20,6 @@ The runner (``actors/hooks``) picks the hooks by matcher and runs them.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -122,12 +121,12 @@ class ToolHooks:
             notes.append(outcome.context)
         if not notes:
             return done
-        return replace(done, content=done.content + "\n\n" + "\n".join(notes))
+        return msgspec.structs.replace(done, content=done.content + "\n\n" + "\n".join(notes))
 
     def finish(self, call: ToolCall, done: ToolOutcome) -> ToolOutcome:
         """``done`` with the stop a hook of this call asked for, if one did."""
         reason = self.stops.pop(call.id, None)
-        return done if reason is None else replace(done, stop_reason=reason)
+        return done if reason is None else msgspec.structs.replace(done, stop_reason=reason)
 
     async def _ask(self, event: HookEvent, payload: dict[str, Any], tool: str) -> HookOutcome:
         outcome = await self._runner.ask(RunHooks(event=event, payload=payload, tool_name=tool))

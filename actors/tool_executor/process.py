@@ -18,10 +18,10 @@ import os
 import re
 import signal
 import subprocess
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
+import msgspec
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -137,8 +137,7 @@ class LiveLines:
             await emit(text)
 
 
-@dataclass(frozen=True, slots=True)
-class Confinement:
+class Confinement(msgspec.Struct, frozen=True):
     """What a command runs under: the programs before ``bash -c`` (bubblewrap and its
     arguments, or the Landlock launcher), the variables it gets besides its environment, and
     the descriptors it inherits, which ``run_group`` closes once it has started (theirs then).
@@ -155,8 +154,7 @@ class Confinement:
 UNCONFINED = Confinement()
 
 
-@dataclass(frozen=True, slots=True)
-class Ran:
+class Ran(msgspec.Struct, frozen=True):
     output: str
     returncode: int | None  # None: it did not end by itself (timed out)
     elapsed: float  # until it ended or ran out of time, not counting the cleanup

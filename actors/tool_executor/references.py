@@ -17,7 +17,6 @@ anywhere among the files ``@path`` completion offers (``@main.py``: ``@src/main.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import stat
@@ -225,6 +224,8 @@ def _closest(name: str, names: Sequence[str]) -> str | None:
     if name in names:
         return name
     lowered = {other.lower(): other for other in reversed(names)}  # the first of equals wins
+    import difflib  # only for a reference that names no file
+
     close = difflib.get_close_matches(name.lower(), lowered, n=1)
     return lowered[close[0]] if close else None
 

@@ -22,7 +22,6 @@ with no result at all, since nobody is listening.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -65,8 +64,7 @@ _PATH_KEYS = ("file_path", "notebook_path", "path")
 _TARGET_KEYS = (*_PATH_KEYS, "command", "pattern", "task_id")
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
+class _Plan(msgspec.Struct, frozen=True):
     call: ToolCall
     tool: Tool[Any] | None
     args: Any
@@ -75,19 +73,18 @@ class _Plan:
     summary: str
 
 
-@dataclass(eq=False, slots=True)
-class _Slot:
+class _Slot(msgspec.Struct, eq=False):
     """A call from its arrival to its end: what later calls on the same path wait for."""
 
     call: ToolCall
     scope: anyio.CancelScope  # cancelled by ``interrupt``
     earlier: tuple[_Slot, ...]  # the calls in flight when it arrived, in arrival order
-    planned: anyio.Event = field(default_factory=anyio.Event)  # ``plan`` is known
+    planned: anyio.Event = msgspec.field(default_factory=anyio.Event)  # ``plan`` is known
     # Its first permission check is decided (or it ended without one): the calls after it may
     # put theirs, so questions reach the person in the model's order (calls arrive one by one
     # as the answer streams, and what they do first before asking takes different times).
-    checked: anyio.Event = field(default_factory=anyio.Event)
-    done: anyio.Event = field(default_factory=anyio.Event)
+    checked: anyio.Event = msgspec.field(default_factory=anyio.Event)
+    done: anyio.Event = msgspec.field(default_factory=anyio.Event)
     plan: _Plan | None = None
     ctx: CallContext | None = None  # once it holds a slot: whether it waits for permission
     withdrawn: bool = False  # stopped by ``withdraw``: it was not run
@@ -395,8 +392,8 @@ class Scheduler:
         planned = await self._plan(call, None)
         if planned.failure is not None:
             failure = f"The input {source} gave is unusable, so nothing was done: {planned.failure}"
-            planned = replace(planned, failure=failure)
-        return replace(planned, summary=plan.summary)
+            planned = msgspec.structs.replace(planned, failure=failure)
+        return msgspec.structs.replace(planned, summary=plan.summary)
 
     async def _attempt(self, plan: _Plan, ctx: CallContext) -> ToolOutcome | InputUpdated:
         if plan.failure is not None or plan.tool is None:

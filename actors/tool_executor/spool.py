@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
+
+import msgspec
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 SPILL_CAP = 256 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     """New output from one read: the bytes a read may show, and what it had to leave out."""
 
     data: bytes

@@ -9,8 +9,9 @@ broker's own reason and remedy, and whether the run changed nothing at all becau
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from actors.errors import REMEDY_PERMISSION
 from actors.protocol import AgentEvent, ToolFinished, ToolStarted
@@ -33,8 +34,7 @@ _HEADLESS_REMEDY = (
 )
 
 
-@dataclass(frozen=True)
-class Denial:
+class Denial(msgspec.Struct, frozen=True):
     tool: str
     target: str  # the file or the command, relative to the project where it is inside
     reason: str  # the broker's reason, ending with its remedy

@@ -8,7 +8,6 @@ denied. ``dontAsk`` denies it either way (the broker asks nobody in that mode).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -37,8 +36,7 @@ CLAUDE_CODE_PROTOCOL = "2.1.0"
 PROTOCOL_VERSION = 1
 
 
-@dataclass(frozen=True)
-class SdkOptions:
+class SdkOptions(msgspec.Struct, frozen=True):
     project_root: str
     model: str | None = None
     permission_mode: str = "default"  # the SDK's name
@@ -50,12 +48,11 @@ class SdkOptions:
     partial_messages: bool = False
     hook_events: bool = False
     ask_program: bool = False  # --permission-prompt-tool stdio
-    overrides: Overrides = field(default_factory=Overrides)
+    overrides: Overrides = msgspec.field(default_factory=Overrides)
     unsupported: tuple[str, ...] = ()  # the options given that Legato does not act on
 
 
-@dataclass(frozen=True)
-class SdkSession:
+class SdkSession(msgspec.Struct, frozen=True):
     session: Session
     init_problems: tuple[str, ...] = ()  # what initialize asked for that was not taken
 

@@ -225,6 +225,18 @@ BAD: list[tuple[object, str, str, str]] = [
         'write "*" for every tool',
     ),
     (
+        {"PostToolUse": [{"matcher": "a{99999999999}", "hooks": []}]},
+        "hooks.PostToolUse[0].matcher",
+        "'a{99999999999}' is not a valid regular expression",
+        'write "*" for every tool',
+    ),
+    (
+        {"PostToolUse": [{"matcher": "(" * 5000 + ")" * 5000, "hooks": []}]},
+        "hooks.PostToolUse[0].matcher",
+        "groups nested 5000 deep (at most 100)",
+        'write "*" for every tool',
+    ),
+    (
         {"Stop": [{"matcher": 3, "hooks": []}]},
         "hooks.Stop[0].matcher",
         "must be a string",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from frontends.cli import SUBCOMMANDS
+from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.exit_codes import MEANINGS
 from frontends.flags import SUBCOMMAND_HELP
 from frontends.interactive.slash_commands import COMMANDS
@@ -101,6 +102,48 @@ def test_a_session_loads_the_shell_parser_only_for_a_command() -> None:
     before, after = done.stdout.splitlines()[-2:]
     assert before == "[]", done.stderr
     assert after == "['actors.permission_broker.shell', 'actors.permission_broker.wrappers']"
+
+
+def test_a_one_turn_answer_loads_nothing_only_tools_need(tmp_path: Path) -> None:
+    """A headless answer that runs no tool does not import the permission policy, the glob
+    engine its path rules are matched with, the file walk and its search, ``@path`` references,
+    checkpoints, the sandbox's refusal patterns, a subagent's loop or difflib: none of them is on
+    the way to the first request, even with path rules in the settings."""
+    settings = tmp_path / ".legato" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissionMode": "custom", "allowedPaths": ["**"]}')
+    later = [
+        "actors.conductor.agent_loop",
+        "actors.permission_broker.policy",
+        "actors.permission_broker.rules",
+        "actors.tool_executor.checkpoints",
+        "actors.tool_executor.references",
+        "actors.tool_executor.ripgrep",
+        "actors.tool_executor.sandbox.refusals",
+        "actors.tool_executor.search",
+        "actors.tool_executor.search_rg",
+        "actors.tool_executor.walk",
+        "difflib",
+        "wcmatch",
+    ]
+    probe = (
+        "import sys\n"
+        "from frontends.headless import run_headless\n"
+        f"code = run_headless(project_root={str(tmp_path)!r}, prompt='hi', output_format='json')\n"
+        f"print(code, sorted(set({later!r}) & set(sys.modules)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    with ScriptedServer([text("hi")]) as server:
+        env.update(HOME=str(tmp_path), ASSISTANT_BASE_URL=server.url, ASSISTANT_API_KEY="k")
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=env,
+            timeout=30,
+        )
+    assert done.stdout.splitlines()[-1] == "0 []", done.stderr
 
 
 def test_help_lists_the_flags_and_exit_codes() -> None:

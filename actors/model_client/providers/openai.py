@@ -19,7 +19,6 @@ from actors.errors import ApiError, ConnectionFailed, RequestRejected
 from actors.model_client import http
 from actors.model_client.client import MessagesClient
 from actors.model_client.endpoint import Endpoint, normalise_base_url
-from actors.model_client.providers.openai_stream import ChatAssembler
 from actors.model_client.sse import SSEDecoder
 
 if TYPE_CHECKING:
@@ -78,6 +77,9 @@ class OpenAIClient(MessagesClient):
         return error
 
     def decoders(self, request_id: str | None) -> tuple[Decoder, Assembler]:
+        # Loaded with the first request to such a server, not with every session's providers.
+        from actors.model_client.providers.openai_stream import ChatAssembler
+
         return SSEDecoder(), ChatAssembler(request_id=request_id)
 
 

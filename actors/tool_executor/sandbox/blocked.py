@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -33,8 +33,7 @@ _BATCH = 5_000  # paths in one question to the broker
 _SETTLED_NS = 1_000_000_000
 
 
-@dataclass(slots=True)
-class _Folder:
+class _Folder(msgspec.Struct):
     mtime: int  # -1: taken too soon after a change to be trusted next time
     entries: tuple[tuple[str, bool], ...]  # (path, is a folder)
     blocked: tuple[tuple[str, bool], ...] | None = None  # None: not judged yet

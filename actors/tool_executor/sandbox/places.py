@@ -16,8 +16,9 @@ writable, hooks included, until that command ends; the next command finds ``.git
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from actors.tool_executor.sandbox.layout import Layout
 
@@ -74,11 +75,10 @@ def service_sockets(env: Mapping[str, str], uid: int) -> tuple[str, ...]:
     return tuple(place for place in places if place.startswith("/"))
 
 
-@dataclass(slots=True)
-class Skipped:
+class Skipped(msgspec.Struct):
     """Entries that could not be applied, in words for ``legato doctor``."""
 
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
 
 def expand(entry: str, project: str, home: str) -> str:

@@ -8,9 +8,9 @@ may refuse the mounts. Only a trial says.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 
 import anyio
+import msgspec
 
 # A working bwrap answers in milliseconds; a stuck one must not hold the first command long.
 TRIAL_TIMEOUT = 5.0
@@ -30,8 +30,7 @@ TRIAL_ARGS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Trial:
+class Trial(msgspec.Struct, frozen=True):
     works: bool
     version: str  # "bubblewrap 0.11.0", or "" when it did not say
     reason: str | None = None  # why it does not work, in words

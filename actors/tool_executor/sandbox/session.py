@@ -15,10 +15,10 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import anyio
+import msgspec
 
 from actors.protocol import SandboxReport
 from actors.tool_executor.process import INFO_FD, UNCONFINED, Confinement
@@ -71,8 +71,7 @@ _CONFINING: dict[str | None, Confining] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Found:
+class _Found(msgspec.Struct, frozen=True):
     """What the session's commands run under, found once."""
 
     # None: nothing, they run unconfined. seatbelt: macOS's sandbox-exec.

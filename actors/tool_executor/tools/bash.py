@@ -12,7 +12,6 @@ from actors.errors import CommandNotFound, ToolFailure
 from actors.tool_executor import background
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.process import UNCONFINED, HeadTail, run_group
-from actors.tool_executor.sandbox import refusals
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
@@ -63,7 +62,10 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         parts.append(not_found.describe())
         remedy = not_found.remedy
     if code and confinement.layout is not None:
-        # Only a failed confined command: what the sandbox refused it, if that is why.
+        # Only a failed confined command: what the sandbox refused it, if that is why (its
+        # patterns load then, not with the tools' list).
+        from actors.tool_executor.sandbox import refusals
+
         parts += await anyio.to_thread.run_sync(
             refusals.explain, done.output, confinement.layout, ctx.project_root
         )

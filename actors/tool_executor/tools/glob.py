@@ -11,12 +11,9 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import ToolFailure
-from actors.path_patterns import literal_prefix
-from actors.tool_executor import ripgrep
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
-from actors.tool_executor.walk import allowed, glob_matcher, left_out_note, named_dirs
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
@@ -28,6 +25,11 @@ MAX_FILES = 1000
 
 
 async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
+    # ripgrep's driver, the walk and its pattern matchers load with the first search, not with
+    # the tools' list that goes into the first request.
+    from actors.tool_executor import ripgrep
+    from actors.tool_executor.walk import glob_matcher, named_dirs
+
     base = ctx.resolve(args.path or ".")
     walk_base, pattern = split_pattern(base, args.pattern)
     real = await anyio.to_thread.run_sync(os.path.realpath, walk_base)
@@ -65,6 +67,8 @@ async def _newest(
     pattern, and the rules decide on names, so the files they hide could be counted as well
     (they are, by the note on files left out).
     """
+    from actors.tool_executor.walk import allowed
+
     newest: list[str] = []
     count = left_out = 0
     async with contextlib.aclosing(files):
@@ -100,6 +104,8 @@ def split_pattern(base: str, pattern: str) -> tuple[str, str]:
 
     An absolute pattern (``/etc/*.conf``) brings its own base.
     """
+    from actors.path_patterns import literal_prefix
+
     pattern = os.path.expanduser(pattern)
     if os.path.isabs(pattern):
         base, pattern = os.sep, os.path.normpath(pattern).lstrip(os.sep)
@@ -117,6 +123,8 @@ def _check_base(base: str) -> None:
 
 
 def _listing(newest: list[str], count: int, pattern: str, walk_base: str, left_out: int) -> str:
+    from actors.tool_executor.walk import left_out_note
+
     notes = [left_out_note(left_out, "listed")] if left_out else []
     if not count:
         return "\n".join([f"No files match {pattern} in {walk_base}.", *notes])

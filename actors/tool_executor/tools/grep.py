@@ -13,18 +13,24 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import ToolFailure
-from actors.tool_executor import door, regexes, ripgrep, search_rg
+from actors.tool_executor import door, regexes
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput
-from actors.tool_executor.search import TYPES, Query, Searcher, literal_of, wanted
-from actors.tool_executor.walk import Found, named_dirs, walk_readable
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import CallContext
+    from actors.tool_executor.search import Query
+    from actors.tool_executor.walk import Found
 
 
 async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
+    # ripgrep's driver, the search and the walk load with the first search, not with the tools'
+    # list that goes into the first request.
+    from actors.tool_executor import ripgrep, search_rg
+    from actors.tool_executor.search import Searcher, wanted
+    from actors.tool_executor.walk import named_dirs, walk_readable
+
     query = _query(args)
     target = await anyio.to_thread.run_sync(door.locate, args.path or ".", ctx.project_root)
     folder = await anyio.to_thread.run_sync(os.path.isdir, target.real)
@@ -68,6 +74,8 @@ async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
 
 def _single_file(target: door.Target) -> Found | None:
     """The file the call names, or None when it is a folder."""
+    from actors.tool_executor.walk import Found
+
     try:
         st = os.stat(target.real)
     except FileNotFoundError:
@@ -79,6 +87,8 @@ def _single_file(target: door.Target) -> Found | None:
 
 
 def _query(args: GrepInput) -> Query:
+    from actors.tool_executor.search import TYPES, Query, literal_of
+
     try:
         regex = regexes.compile_pattern(
             args.pattern, ignore_case=args.ignore_case, multiline=args.multiline

@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 MAX_LINE_CHARS = 2000
 # A whole 2000-line window of long lines would flood the context; stop adding lines past this.
 MAX_CHARS = 100_000
-# Reading in pieces keeps memory flat on a file that is one enormous line.
+# The file is read in pieces, hashed and its lines counted piece by piece, so a big file costs
+# little memory; lines are split out only until the window is complete.
 PIECE = 1 << 20
+# The head of a line kept to show it: a UTF-8 character is at most four bytes, so a line longer
+# than this has more than MAX_LINE_CHARS characters whatever it holds.
+KEEP = 4 * MAX_LINE_CHARS + 4
 
 
 async def run(args: ReadInput, ctx: CallContext) -> ToolOutcome:
@@ -61,40 +65,86 @@ def _read(target: Target, start: int, limit: int) -> tuple[str, FileStamp]:
             raise ToolFailure(f"{shown} is a binary file; Read shows text files only.")
         file.seek(0)
         window = _Window(start, limit)
+        # The whole file is hashed even when the window ends early: Edit's staleness check
+        # compares the content, not only the window the model saw.
         hasher = hashlib.sha256()
-        while piece := file.readline(PIECE):
+        while piece := file.read(PIECE):
             hasher.update(piece)
             window.feed(piece)
+        window.finish()
     stamp = FileStamp(st.st_mtime_ns, st.st_size, hasher.digest())
     return window.render(shown), stamp
 
 
 class _Window:
-    """The lines from ``start`` on, at most ``limit`` of them, counting every line of the file."""
+    """The lines from ``start`` on, at most ``limit`` of them, counting every line of the file.
+
+    Fed the file piece by piece; past the window, a piece only has its newlines counted.
+    """
 
     def __init__(self, start: int, limit: int) -> None:
         self.start = start
         self.end = start + limit
-        self.total = 0
+        self.total = 0  # lines ended so far; the line being read is number total + 1
         self.lines: list[str] = []
         self.chars = 0
         self.full = False  # MAX_CHARS reached: the window ends early
         self.cut: list[int] = []  # numbers of lines longer than MAX_LINE_CHARS
-        self._in_line = False  # the last piece did not end its line
+        self._head = bytearray()  # the start of the line being read, at most KEEP bytes
+        self._long = False  # the line being read is longer than KEEP bytes
+        self._open = False  # the last piece did not end with a newline
 
     def feed(self, piece: bytes) -> None:
-        ends_short = len(piece) == PIECE and not piece.endswith(b"\n")  # readline hit its limit
-        if self._in_line:  # the rest of a line longer than a piece: already cut
-            self._in_line = ends_short
+        self._open = not piece.endswith(b"\n")
+        at = 0
+        if self.total + 1 < self.start:  # before the window: skip whole lines
+            skip = self.start - 1 - self.total
+            newlines = piece.count(b"\n")
+            if newlines < skip:
+                self.total += newlines
+                return
+            at = _after_newlines(piece, skip)
+            self.total += skip
+        while not self.done:
+            newline = piece.find(b"\n", at)
+            if newline < 0:
+                self._add(piece, at, len(piece))
+                return
+            self._add(piece, at, newline)
+            self._end_line()
+            at = newline + 1
+        self.total += piece.count(b"\n", at)
+
+    @property
+    def done(self) -> bool:
+        return self.full or self.total + 1 >= self.end
+
+    def finish(self) -> None:
+        """The file's last line, when it does not end with a newline."""
+        if not self._open:
             return
-        self._in_line = ends_short
+        if self.done or self.total + 1 < self.start:
+            self.total += 1
+        else:
+            self._end_line()
+
+    def _add(self, piece: bytes, begin: int, end: int) -> None:
+        room = KEEP - len(self._head)
+        if end - begin > room:
+            self._long = True
+            end = begin + room
+        self._head += piece[begin:end]
+
+    def _end_line(self) -> None:
         self.total += 1
-        if not self.start <= self.total < self.end or self.full:
-            return
-        line = piece.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
-        if len(line) > MAX_LINE_CHARS or self._in_line:
+        line = self._head.decode("utf-8", errors="replace")
+        if not self._long:
+            line = line.removesuffix("\r")
+        self._head.clear()
+        if len(line) > MAX_LINE_CHARS or self._long:
             line = line[:MAX_LINE_CHARS]
             self.cut.append(self.total)
+        self._long = False
         entry = f"{self.total:>6}\t{line}"
         if self.lines and self.chars + len(entry) > MAX_CHARS:
             self.full = True
@@ -122,6 +172,24 @@ class _Window:
                 "Use Bash to see them whole.)"
             )
         return "\n".join([*self.lines, *notes])
+
+
+def _after_newlines(piece: bytes, count: int) -> int:
+    """Where the line after the ``count``-th newline of ``piece`` starts (there are enough).
+
+    Halving the range with ``bytes.count`` rather than finding newline after newline: a piece of
+    a million empty lines costs two passes over it, not a million steps.
+    """
+    low, high = 0, len(piece)  # the newline sought lies in piece[low:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        found = piece.count(b"\n", low, middle)
+        if found >= count:
+            high = middle
+        else:
+            count -= found
+            low = middle
+    return high
 
 
 def _access(args: ReadInput, root: str) -> Access:

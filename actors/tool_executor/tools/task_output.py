@@ -15,7 +15,6 @@ from actors.counts import counted
 from actors.errors import InvalidToolInput, ToolFailure
 from actors.tool_executor import regexes
 from actors.tool_executor.context import Tool, ToolOutcome
-from actors.tool_executor.sandbox import refusals
 from actors.tool_executor.schemas import DEFAULT_WAIT_MS, TaskOutputInput
 
 if TYPE_CHECKING:
@@ -39,6 +38,8 @@ async def run(args: TaskOutputInput, ctx: CallContext) -> ToolOutcome:
     if not job.explained and job.state == "exited" and job.code and job.layout is not None:
         # The first read after its failure: what the sandbox refused it, if that is why.
         job.explained = True
+        from actors.tool_executor.sandbox import refusals  # loaded for a failed command only
+
         explained = await anyio.to_thread.run_sync(
             refusals.explain, job.spool.text(), job.layout, job.cwd
         )
