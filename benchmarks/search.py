@@ -1,6 +1,6 @@
 """Grep and Glob through the tool executor against ripgrep, GNU grep and find on the same tree.
 
-    .venv/bin/python -m benchmarks.search [--runs N] [--tree DIR] [--rg PATH]
+    .venv/bin/python -m benchmarks.search [--runs N] [--tree DIR] [--rg PATH] [--no-big]
 
 The tree is a copy of this environment's site-packages (``__pycache__`` left out), as in
 ``benchmarks.walk``, put at ``project/site`` with no permission rules. Three searches, each
@@ -11,7 +11,12 @@ GNU ``grep -r`` / ``find``:
 - a regex listing the files that match (Grep's files_with_matches; ``rg -l``; ``grep -rl``);
 - the same regex with line numbers, the first 200 lines (Grep content, ``-n``, head_limit
   200; ``rg -n`` and ``grep -rn`` read until 200 lines have come, then are stopped);
+- a real regex, ``def \\w+\\(self``, listing the files that match (as the first);
 - every ``*.py`` file (Glob ``**/*.py``; ``rg --files -g '*.py'``; ``find -name '*.py'``).
+
+Then the big inputs, each in a fresh process so that its peak RSS is its own: a Grep whose
+matches would be 100 MB (50 files of 2 MB, every line a match) and a Glob matching 200,000
+files, both built in a temporary folder. Each prints its time and the process's peak RSS.
 
 ripgrep is run with ``--hidden`` because Legato's search includes dotfiles. ``rg`` is looked
 for beside this Python, then on PATH, unless ``--rg`` names it; without it its column is left
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import site
 import statistics
@@ -41,6 +47,7 @@ from actors.tool_executor import ToolExecutor
 from runtime import supervise
 
 PATTERN = "def __init__"
+REGEX = r"def \w+\(self"
 HEAD = 200
 
 # (label, the tool call, rg's arguments, GNU's command, lines wanted or None for all)
@@ -58,6 +65,13 @@ SEARCHES: list[tuple[str, tuple[str, dict[str, Any]], list[str], list[str], int 
         ["-n", "--hidden", PATTERN, "site"],
         ["grep", "-rn", PATTERN, "site"],
         HEAD,
+    ),
+    (
+        "Grep regex files_with_matches",
+        ("Grep", {"pattern": REGEX}),
+        ["-l", "--hidden", REGEX, "site"],
+        ["grep", "-rlP", REGEX, "site"],
+        None,
     ),
     (
         "Glob **/*.py",
@@ -132,9 +146,73 @@ async def measure(root: str, home: str, runs: int, rg: str | None) -> None:
             )
 
 
+def build_big(base: str) -> None:
+    """100 MB of matching lines, and 200,000 small files."""
+    os.makedirs(os.path.join(base, "matches"))
+    line = b"a line that matches the search, and then some more text to make it long\n"
+    block = line * (2 * 2**20 // len(line))
+    for index in range(50):
+        with open(os.path.join(base, "matches", f"m{index}.txt"), "wb") as file:
+            file.write(block)
+    for folder in range(200):
+        path = os.path.join(base, "many", f"d{folder}")
+        os.makedirs(path)
+        for index in range(1000):
+            with open(os.path.join(path, f"f{index}.txt"), "wb"):
+                pass
+
+
+async def measure_big(root: str, home: str, name: str, args: dict[str, Any]) -> None:
+    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="auto"))
+    broker = PermissionBroker(memory.address)
+    executor = ToolExecutor(broker.address, project_root=root)
+    async with supervise([memory, broker, executor]):
+        seconds = await call_tool(executor, name, args, 0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  {name} {json.dumps(args)}: {seconds * 1000:.0f} ms, peak RSS {peak:.0f} MB")
+
+
+BIG = [
+    ("Grep", {"pattern": "matches", "path": "matches", "output_mode": "content"}),
+    ("Grep", {"pattern": "matches", "path": "matches"}),
+    ("Glob", {"pattern": "many/**/*.txt"}),
+]
+
+
+def big_inputs(rg: str | None) -> None:
+    base = tempfile.mkdtemp(prefix="legato-search-big-")
+    try:
+        root = os.path.join(base, "project")
+        build_big(root)
+        os.makedirs(os.path.join(root, ".legato"))
+        with open(os.path.join(root, ".legato", "settings.json"), "w") as file:
+            json.dump({}, file)
+        print("big inputs (each a fresh process):")
+        for name, args in BIG:
+            command = [sys.executable, "-m", "benchmarks.search", "--one", root, name]
+            subprocess.run([*command, json.dumps(args)], check=True)
+        if rg is not None:
+            peak, seconds = rg_peak([rg, "--hidden", "-c", "matches", "matches"], root)
+            print(f"  rg -c over the 100 MB: {seconds * 1000:.0f} ms, peak RSS {peak:.0f} MB")
+    finally:
+        shutil.rmtree(base)
+
+
+def rg_peak(command: list[str], cwd: str) -> tuple[float, float]:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, check=False)
+    seconds = time.perf_counter() - start
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, seconds
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--one"]:  # one big-input call, in this fresh process
+        root, name, args = sys.argv[2:5]
+        trio.run(measure_big, root, os.path.join(root, "..", "home"), name, json.loads(args))
+        return
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-big", action="store_true", help="leave out the big inputs")
     parser.add_argument("--tree", help="a folder to copy the tree into and reuse")
     parser.add_argument("--rg", help="the rg binary (default: beside this Python, or on PATH)")
     options = parser.parse_args()
@@ -155,6 +233,8 @@ def main() -> None:
     finally:
         if options.tree is None:
             shutil.rmtree(base)
+    if not options.no_big:
+        big_inputs(rg)
 
 
 if __name__ == "__main__":

@@ -219,7 +219,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                     ),
                 )
             case ListFiles(limit=limit):
-                from actors.tool_executor.walk import readable_files
+                from actors.tool_executor.ripgrep import readable_files
 
                 await reply.answer(msg, await readable_files(self._root, self._readable, limit))
             case CaptureCheckpoint(calls=calls, taken=taken):
@@ -252,7 +252,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
 
     async def _reference_candidates(self) -> tuple[str, ...]:
         from actors.tool_executor import references
-        from actors.tool_executor.walk import readable_files
+        from actors.tool_executor.ripgrep import readable_files
 
         return await readable_files(self._root, self._readable, references.MAX_CANDIDATES)
 

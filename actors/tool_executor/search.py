@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from actors.tool_executor import door, regexes
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
-from actors.tool_executor.walk import Found, glob_matcher, left_out_note, named_dirs, walk_files
+from actors.tool_executor.walk import Found, glob_matcher
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable
 
     import regex
 
@@ -62,6 +62,7 @@ class Query:
     # The text every match contains, when the pattern is a plain word with no line end in it:
     # a file without it is passed over without matching line by line, the slow part.
     literal: str | None = None
+    ignore_case: bool = False
 
 
 # What makes a pattern more than its own text in Python's syntax (VERSION0, without VERBOSE).
@@ -75,7 +76,7 @@ def literal_of(pattern: str, *, ignore_case: bool) -> str | None:
     return pattern
 
 
-class _Output:
+class Output:
     """Result lines up to ``head_limit`` of them and ``cap`` characters in all."""
 
     def __init__(self, limit: int | None, cap: int) -> None:
@@ -107,9 +108,8 @@ class Searcher:
     def __init__(self, query: Query, cap: int, stop: threading.Event) -> None:
         self.query = query
         self.stop = stop
-        self.out = _Output(query.head_limit, cap)
+        self.out = Output(query.head_limit, cap)
         self.matched: list[Found] = []  # files_with_matches, in the order met
-        self.too_big = 0
 
     def feed(self, files: Iterable[Found]) -> bool:
         """Search ``files``; True when the output is full and no more files are wanted."""
@@ -124,7 +124,6 @@ class Searcher:
         call's."""
         query = self.query
         if found.size > MAX_FILE_BYTES:
-            self.too_big += 1
             return
         text = _text(found, named=named)
         if text is None or (query.literal is not None and query.literal not in text):
@@ -142,23 +141,31 @@ class Searcher:
         else:
             _render(found.path, lines, hits, query, self.out)
 
-    def report(self, shown: str, left_out: int = 0) -> str:
-        # Newest first, like Glob: the files being worked on come up before old ones.
-        for found in sorted(self.matched, key=lambda hit: hit.mtime, reverse=True):
-            self.out.add(found.path)
-        return _report(shown, self.query, self.out, self.too_big, left_out)
+    def report(self, shown: str) -> str:
+        add_newest_first(self.matched, self.out)
+        return report(shown, self.query, self.out)
 
 
-def candidates(root: str, query: Query, top: str, stop: threading.Event) -> Iterator[Found]:
-    """The files under ``root`` that ``query``'s glob and type let through."""
-    wanted = glob_matcher(query.glob, by_name=True) if query.glob else None
+def add_newest_first(matched: list[Found], out: Output) -> None:
+    """Files with matches newest first (ties by path), like Glob: the files being worked on
+    come up before old ones."""
+    for found in sorted(matched, key=lambda hit: (-hit.mtime, hit.path)):
+        out.add(found.path)
+
+
+def wanted(query: Query) -> Callable[[str], bool] | None:
+    """The test of a file's path from the walk root that ``query``'s glob and type make."""
+    matches = glob_matcher(query.glob, by_name=True) if query.glob else None
     extensions = TYPES[query.type] if query.type else None
-    for found in walk_files(root, stop, top=top, enter=named_dirs(query.glob or "")):
-        if extensions is not None and not found.rel.endswith(extensions):
-            continue
-        if wanted is not None and not wanted(found.rel):
-            continue
-        yield found
+    if matches is None and extensions is None:
+        return None
+
+    def test(rel: str) -> bool:
+        if extensions is not None and not rel.endswith(extensions):
+            return False
+        return matches is None or matches(rel)
+
+    return test
 
 
 def _text(found: Found, *, named: bool) -> str | None:
@@ -218,28 +225,38 @@ def _hits(query: Query, text: str, lines: list[str]) -> list[int]:
     return sorted(hit for hit in hits if hit < len(lines))
 
 
-def _render(path: str, lines: list[str], hits: list[int], query: Query, out: _Output) -> None:
-    """ripgrep's layout: ``path:12:text`` for matches, ``path-11-text`` for context, ``--``
-    between runs of lines that are not adjacent."""
+def _render(path: str, lines: list[str], hits: list[int], query: Query, out: Output) -> None:
     wanted = set(hits)
-    shown: list[int] = []
+    shown: set[int] = set()
     for hit in hits:
-        shown.extend(range(max(hit - query.before, 0), min(hit + query.after, len(lines) - 1) + 1))
+        shown.update(range(max(hit - query.before, 0), min(hit + query.after, len(lines) - 1) + 1))
+    render(path, [(index, lines[index], index in wanted) for index in sorted(shown)], query, out)
+
+
+def render(path: str, rows: list[tuple[int, str, bool]], query: Query, out: Output) -> None:
+    """ripgrep's layout: ``path:12:text`` for matches, ``path-11-text`` for context, ``--``
+    between runs of lines that are not adjacent. ``rows``: a file's lines to show, by index
+    (from 0), each with whether it is a match."""
     previous: int | None = None
     with_context = bool(query.before or query.after)
-    for index in sorted(set(shown)):
+    for index, text, matched in rows:
         if with_context and out.lines and (previous is None or index > previous + 1):
             out.add("--")
         previous = index
-        mark = ":" if index in wanted else "-"
-        line = lines[index]
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " [...]"
+        mark = ":" if matched else "-"
+        line = text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + " [...]"
         number = f"{index + 1}{mark}" if query.numbers else ""
         out.add(f"{path}{mark}{number}{line}")
 
 
-def _report(shown: str, query: Query, out: _Output, too_big: int, left_out: int) -> str:
+def report(shown: str, query: Query, out: Output) -> str:
+    """The result: the lines found and what cut them short.
+
+    Nothing is said of files the permission rules keep from tools: a count of those that
+    matched would tell whether a blocked file holds the pattern, and a count of all of them
+    would mean judging every file of the tree for every search. The tool's description says
+    that such files are not searched.
+    """
     notes = []
     if out.limited:
         notes.append(f"(Showing the first {query.head_limit} results; there are more.)")
@@ -248,10 +265,6 @@ def _report(shown: str, query: Query, out: _Output, too_big: int, left_out: int)
             f"(Output cut at {out.cap} characters; narrow the search with path, glob, type or "
             "head_limit.)"
         )
-    if too_big:
-        notes.append(f"(Skipped {too_big} files larger than {MAX_FILE_BYTES // 2**20} MB.)")
-    if left_out:
-        notes.append(left_out_note(left_out, "searched"))
     if not out.lines:
         return "\n".join([f"No matches for {query.regex.pattern!r} in {shown}.", *notes])
     return "\n".join([*out.lines, *notes])

@@ -4,22 +4,23 @@ A walk yields files in depth-first name order. It skips SKIP_DIRS and what git w
 each folder's ``.gitignore`` and the project's ``.git/info/exclude`` are read with the one path
 matcher (``actors.path_patterns``), and for each entry the deepest ``.gitignore`` with a
 matching pattern decides, the last match within it winning, as in git. A matched folder is not
-entered. Symlinked folders are not followed; a symlinked file is yielded as met, and where it
-leads is for the permission broker to judge.
+entered. Symlinks are not followed, neither to folders nor to files, as ripgrep does: a walk
+lists the files that are in the tree (naming a symlink as a tool's path still reads it).
 
-``walk_files`` is blocking and runs in a worker thread; ``stop`` is checked between folders so
-that an abandoned search ends soon instead of scanning on in the background. ``walk_readable``
-is the async half a tool uses: it sends what the walk meets to the permission broker in
-batches and hands on only the files a tool may read. ``readable_files`` is the same walk of the
-whole project for ``@path`` completion (``ListFiles``).
+This walk is the fallback of ripgrep's (``actors.tool_executor.ripgrep``), which makes the
+same one faster, and the definition that one is tested against. ``walk_files`` is blocking
+and runs in a worker thread; ``stop`` is checked between folders so that an abandoned search
+ends soon instead of scanning on in the background. ``walk_readable`` is the async half a tool
+uses: it sends what a walk meets to the permission broker in batches and hands on only the
+files a tool may read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
-import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,7 +31,8 @@ import anyio.to_thread
 from actors.path_patterns import PatternList, parse_gitignore
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterator
+    import threading
+    from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 
     # Which of these paths, met on a walk of the folder, may be read: one flag each (the
     # broker's ``FilterReadable``).
@@ -88,7 +90,7 @@ class Found:
     rel: str  # from the walk root, "/"-separated
     mtime: float
     size: int
-    real: str  # where it is: the path of the walk root resolved, or a symlink's target
+    real: str  # where it is: the walk root's path resolved, and the rest of the path
     links: int  # names the file has (hard links)
 
     def names(self) -> tuple[str, ...]:
@@ -135,7 +137,7 @@ def walk_files(
     A walk asked to look inside an ignored folder (``.venv/lib``, ``build``) looks: there the
     ignore files are not applied at all.
     """
-    key, chain = _start(root, top)
+    key, chain = start(root, top)
     # A stack of files to yield and folders to open, so the order is a depth-first name order.
     pending: list[Found | _Folder] = [_Folder(root, os.path.realpath(root), "", key, chain)]
     while pending and not stop.is_set():
@@ -166,12 +168,9 @@ def _open(folder: _Folder, enter: frozenset[str]) -> Iterator[Found | _Folder]:
                 skipped = entry.name in SKIP_DIRS and entry.name not in enter
                 if not skipped and not _ignored(chain, key, True):
                     yield _Folder(entry.path, _join(folder.real, entry.name), rel, key, chain)
-            elif entry.is_file() and not _ignored(chain, key, False):
-                st = entry.stat()
-                if entry.is_symlink():
-                    real = os.path.realpath(entry.path)
-                else:
-                    real = _join(folder.real, entry.name)
+            elif entry.is_file(follow_symlinks=False) and not _ignored(chain, key, False):
+                st = entry.stat(follow_symlinks=False)
+                real = _join(folder.real, entry.name)
                 yield Found(entry.path, rel, st.st_mtime, st.st_size, real, st.st_nlink)
         except OSError:
             continue
@@ -205,7 +204,7 @@ def _read_ignore(path: str, base: str) -> _Ignore | None:
     return _Ignore(base, PatternList(patterns)) if patterns else None
 
 
-def _start(root: str, top: str | None) -> tuple[str, _Chain]:
+def start(root: str, top: str | None) -> tuple[str, _Chain]:
     """``root``'s path from the project root ``top``, and the ignore files that apply above it;
     ``None`` when ``root`` is in an ignored folder.
 
@@ -244,60 +243,54 @@ def _start(root: str, top: str | None) -> tuple[str, _Chain]:
 # ── the permission check ────────────────────────────────────────────────────────────────────
 
 
-async def walk_readable(
-    readable: Readable,
-    folder: str,
-    files: Iterator[Found],
-    take: Callable[[list[Found]], bool],
-    stop: threading.Event,
-) -> int:
-    """Give ``take`` the files of ``files`` (a walk of ``folder``, which the tool was allowed
-    to read) that the permission rules let it read (``readable`` asks the broker), a batch at
-    a time; ``take`` returns True when it wants no more. Returns how many files the rules left
-    out.
-
-    Walking and ``take`` run in worker threads; a cancelled call leaves them behind, and the
-    caller's ``stop`` ends them at their next file or folder.
-    """
-    left_out = 0
-    while not stop.is_set():
-        batch = await anyio.to_thread.run_sync(_next_batch, files, abandon_on_cancel=True)
-        if not batch:
-            break
-        # A file's real path goes too: it is what will be opened, and the broker must have
-        # judged that very path, whatever a symlink leads to by the time it looks.
-        owners = [index for index, found in enumerate(batch) for _ in found.names()]
-        names = tuple(name for found in batch for name in found.names())
-        allowed = await readable(folder, names)
-        refused = {owner for owner, ok in zip(owners, allowed, strict=True) if not ok}
-        kept = [found for index, found in enumerate(batch) if index not in refused]
-        left_out += len(batch) - len(kept)
-        if not kept:
-            continue
-        if await anyio.to_thread.run_sync(take, kept, abandon_on_cancel=True):
-            break
-    return left_out
+async def batches(files: Iterator[Found]) -> AsyncGenerator[list[Found]]:
+    """A blocking walk's files a batch at a time, each batch taken in a worker thread."""
+    while batch := await anyio.to_thread.run_sync(_next_batch, files, abandon_on_cancel=True):
+        yield batch
 
 
 def _next_batch(files: Iterator[Found]) -> list[Found]:
     return list(itertools.islice(files, BATCH))
 
 
-async def readable_files(root: str, readable: Readable, limit: int) -> tuple[str, ...]:
-    """The project's files, relative to ``root``, that the permission rules let tools read,
-    in walk order, at most ``limit``: what ``@path`` completion offers."""
-    found: list[str] = []
+async def walk_readable(
+    readable: Readable,
+    folder: str,
+    files: AsyncGenerator[list[Found]],
+    take: Callable[[list[Found]], bool],
+    stop: threading.Event,
+) -> int:
+    """Give ``take`` the files of ``files`` (batches of a walk of ``folder``, which the tool
+    was allowed to read) that the permission rules let it read (``readable`` asks the broker);
+    ``take`` returns True when it wants no more. Returns how many files the rules left out.
 
-    def take(batch: list[Found]) -> bool:
-        found.extend(hit.rel for hit in batch)
-        return len(found) >= limit
+    ``take`` runs in a worker thread; a cancelled call leaves it behind, and the caller's
+    ``stop`` ends it (and a Python walk) at its next file or folder.
+    """
+    left_out = 0
+    # Closed on the way out, so that a listing stopped early ends (rg is killed) at once.
+    async with contextlib.aclosing(files):
+        async for batch in files:
+            if stop.is_set():
+                break
+            kept = await allowed(readable, folder, batch)
+            left_out += len(batch) - len(kept)
+            if not kept:
+                continue
+            if await anyio.to_thread.run_sync(take, kept, abandon_on_cancel=True):
+                break
+    return left_out
 
-    stop = threading.Event()
-    try:
-        await walk_readable(readable, root, walk_files(root, stop, top=root), take, stop)
-    finally:
-        stop.set()  # an abandoned listing stops at its next folder
-    return tuple(found[:limit])
+
+async def allowed(readable: Readable, folder: str, batch: list[Found]) -> list[Found]:
+    """The files of ``batch`` the permission rules let tools read."""
+    # A file's real path goes too: it is what will be opened, and the broker must have
+    # judged that very path.
+    owners = [index for index, found in enumerate(batch) for _ in found.names()]
+    names = tuple(name for found in batch for name in found.names())
+    answers = await readable(folder, names)
+    refused = {owner for owner, ok in zip(owners, answers, strict=True) if not ok}
+    return [found for index, found in enumerate(batch) if index not in refused]
 
 
 def left_out_note(count: int, verb: str) -> str:

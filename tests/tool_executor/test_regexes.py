@@ -46,8 +46,12 @@ async def test_a_backtracking_grep_pattern_is_stopped_and_the_session_goes_on(
 ) -> None:
     (tmp_path / "a.txt").write_text(f"fine\n{LINE}\n")
     async with session(tmp_path) as s:
-        done, ticks = await while_counting(lambda: s.one("Grep", pattern=HOSTILE, path="."))
+        # A file named directly is searched by the Python matcher (so is a folder where
+        # ripgrep cannot run); ripgrep's matcher does not backtrack at all.
+        done, ticks = await while_counting(lambda: s.one("Grep", pattern=HOSTILE, path="a.txt"))
         plain = await s.one("Grep", pattern="fin[e]", path=".")
+        by_rg = await s.one("Grep", pattern=HOSTILE, path=".")
+    assert by_rg.result.content == f"No matches for {HOSTILE!r} in {tmp_path}."
     assert done.result.is_error
     assert f"took more than {MATCH_TIMEOUT:.0f} s on one text and was stopped" in (
         done.result.content

@@ -1,8 +1,10 @@
 """The walk skips what git ignores: on random trees with random .gitignore files (nested ones,
-negations, folder patterns) and a random ``.git/info/exclude``, git itself is the reference."""
+negations, folder patterns) and a random ``.git/info/exclude``, git itself is the reference,
+for the Python walk and for ripgrep's alike."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -11,9 +13,11 @@ import threading
 from typing import TYPE_CHECKING
 
 import pytest
+import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from actors.tool_executor import ripgrep
 from actors.tool_executor.walk import walk_files
 
 if TYPE_CHECKING:
@@ -79,7 +83,18 @@ def build(
 
 
 def walked(root: str, top: str) -> set[str]:
-    return {found.rel for found in walk_files(root, threading.Event(), top=top)}
+    """What the Python walk lists, having checked that ripgrep's lists the same."""
+    python = {found.rel for found in walk_files(root, threading.Event(), top=top)}
+    assert trio.run(listed, root, top) == python
+    return python
+
+
+async def listed(root: str, top: str) -> set[str]:
+    found: set[str] = set()
+    async with contextlib.aclosing(ripgrep.files(root, top, threading.Event())) as batches:
+        async for batch in batches:
+            found.update(hit.rel for hit in batch)
+    return found
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

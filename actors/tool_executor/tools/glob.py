@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import threading
 from typing import TYPE_CHECKING
 
@@ -14,7 +16,7 @@ from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import AsyncGenerator
 
     from actors.tool_executor.context import CallContext
     from actors.tool_executor.walk import Found
@@ -23,9 +25,10 @@ MAX_FILES = 1000
 
 
 async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
-    # The walk and its pattern matchers load with the first search, not with the tools' list
-    # that goes into the first request.
-    from actors.tool_executor.walk import walk_readable
+    # ripgrep's driver, the walk and its pattern matchers load with the first search, not with
+    # the tools' list that goes into the first request.
+    from actors.tool_executor import ripgrep
+    from actors.tool_executor.walk import glob_matcher, named_dirs
 
     base = ctx.resolve(args.path or ".")
     walk_base, pattern = split_pattern(base, args.pattern)
@@ -33,20 +36,67 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     folder = await anyio.to_thread.run_sync(os.path.isdir, real)
     await ctx.check("read", ctx.paths(walk_base, real), folder=folder)
     await anyio.to_thread.run_sync(_check_base, base)
-    found: list[Found] = []
-
-    def take(readable: list[Found]) -> bool:
-        found.extend(readable)
-        return False
-
     stop = threading.Event()
     try:
-        files = _matching(walk_base, pattern, ctx.project_root, stop)
-        # A blocked file is not even named: each one is checked like a Read of its own.
-        left_out = await walk_readable(ctx.readable, walk_base, files, take, stop)
+        name, depth, exact = narrowing(pattern)
+        files = ripgrep.files(
+            walk_base,
+            ctx.project_root,
+            stop,
+            enter=named_dirs(pattern),
+            keep=glob_matcher(pattern),
+            names=(name,) if name is not None else (),
+            depth=depth,
+            exact=exact,
+            order="newest",
+        )
+        newest, count, left_out = await _newest(ctx, walk_base, files)
     finally:
         stop.set()  # an abandoned walk stops at its next folder
-    return ToolOutcome(_listing(found, pattern, walk_base, left_out))
+    return ToolOutcome(_listing(newest, count, pattern, walk_base, left_out))
+
+
+async def _newest(
+    ctx: CallContext, walk_base: str, files: AsyncGenerator[list[Found]]
+) -> tuple[list[str], int, int]:
+    """The MAX_FILES newest of ``files`` (newest first) the permission rules let tools read,
+    how many files match in all, and how many the rules left out.
+
+    A blocked file is not even named: each one is checked like a Read of its own, up to the
+    last one shown. Those after it are counted, not judged: the count is of names matching a
+    pattern, and the rules decide on names, so the files they hide could be counted as well
+    (they are, by the note on files left out).
+    """
+    from actors.tool_executor.walk import allowed
+
+    newest: list[str] = []
+    count = left_out = 0
+    async with contextlib.aclosing(files):
+        async for batch in files:
+            if len(newest) < MAX_FILES:
+                kept = await allowed(ctx.readable, walk_base, batch)
+                left_out += len(batch) - len(kept)
+                newest.extend(found.path for found in kept[: MAX_FILES - len(newest)])
+                count += len(kept)
+            else:
+                count += len(batch)
+    return newest, count, left_out
+
+
+# What a glob's last part may hold to be given to ripgrep as a file name glob: its syntax and
+# the Python matcher's agree on these (the Python matcher has the last word all the same).
+_PLAIN_NAME = re.compile(r"[\w.*?{},@+=~-]+")
+
+
+def narrowing(pattern: str) -> tuple[str | None, int | None, bool]:
+    """A glob the names of the files ``pattern`` matches all match, the depth they are at
+    most, where the pattern says so simply (``src/*/*.py``, ``**/*.{ts,tsx}``), and whether
+    those two say all the pattern does (``*.py``, ``**/*.py``)."""
+    parts = pattern.split("/")
+    name = parts[-1] if _PLAIN_NAME.fullmatch(parts[-1]) and "**" not in parts[-1] else None
+    depth = None if any("**" in part for part in parts) else len(parts)
+    exact = name is not None and (len(parts) == 1 or parts[:-1] == ["**"])
+    return name, depth, exact
 
 
 def split_pattern(base: str, pattern: str) -> tuple[str, str]:
@@ -72,27 +122,16 @@ def _check_base(base: str) -> None:
         raise ToolFailure(f"{base} is not a directory; give a directory as path.")
 
 
-def _matching(walk_base: str, pattern: str, top: str, stop: threading.Event) -> Iterator[Found]:
-    from actors.tool_executor.walk import glob_matcher, named_dirs, walk_files
-
-    matches = glob_matcher(pattern)
-    for hit in walk_files(walk_base, stop, top=top, enter=named_dirs(pattern)):
-        if matches(hit.rel):
-            yield hit
-
-
-def _listing(found: list[Found], pattern: str, walk_base: str, left_out: int) -> str:
+def _listing(newest: list[str], count: int, pattern: str, walk_base: str, left_out: int) -> str:
     from actors.tool_executor.walk import left_out_note
 
     notes = [left_out_note(left_out, "listed")] if left_out else []
-    if not found:
+    if not count:
         return "\n".join([f"No files match {pattern} in {walk_base}.", *notes])
-    found.sort(key=lambda hit: hit.mtime, reverse=True)
-    lines = [hit.path for hit in found[:MAX_FILES]]
-    if len(found) > MAX_FILES:
+    lines = list(newest)
+    if count > MAX_FILES:
         lines.append(
-            f"(Showing the {MAX_FILES} newest of {len(found)} files. "
-            "Use a narrower pattern or path.)"
+            f"(Showing the {MAX_FILES} newest of {count} files. Use a narrower pattern or path.)"
         )
     return "\n".join([*lines, *notes])
 

@@ -1,7 +1,9 @@
-"""Grep: search file contents with a Python regex, in a worker thread (no ripgrep needed)."""
+"""Grep: search file contents with a Python regex, by ripgrep where it reads the pattern alike,
+else by the Python search in worker threads."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import stat
@@ -23,10 +25,11 @@ if TYPE_CHECKING:
 
 
 async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
-    # The search and the walk load with the first search, not with the tools' list that goes
-    # into the first request.
-    from actors.tool_executor.search import Searcher, candidates
-    from actors.tool_executor.walk import walk_readable
+    # ripgrep's driver, the search and the walk load with the first search, not with the tools'
+    # list that goes into the first request.
+    from actors.tool_executor import ripgrep, search_rg
+    from actors.tool_executor.search import Searcher, wanted
+    from actors.tool_executor.walk import named_dirs, walk_readable
 
     query = _query(args)
     target = await anyio.to_thread.run_sync(door.locate, args.path or ".", ctx.project_root)
@@ -34,23 +37,39 @@ async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
     await ctx.check(
         "read", ctx.paths(target.shown, target.real), hard_links=target.links, folder=folder
     )
+    single = await anyio.to_thread.run_sync(_single_file, target)
+    if single is None:
+        rg = ripgrep.locate()
+        if rg is not None:
+            with contextlib.suppress(ripgrep.Rejected, ripgrep.Unavailable):
+                found = await search_rg.grep(
+                    rg, query, target.shown, ctx.project_root, ctx.readable, ctx.output_cap
+                )
+                if found is not None:
+                    return ToolOutcome(found)
     stop = threading.Event()
     searcher = Searcher(query, ctx.output_cap, stop)
-    left_out = 0
     try:
-        single = await anyio.to_thread.run_sync(_single_file, target)
         if single is None:
             # Each file of the walk is checked like a Read of its own: the folder's permission
-            # says nothing of a blocked file in it, or of where a symlink in it leads.
-            files = candidates(target.shown, query, ctx.project_root, stop)
-            left_out = await walk_readable(ctx.readable, target.shown, files, searcher.feed, stop)
+            # says nothing of a blocked file in it.
+            files = ripgrep.files(
+                target.shown,
+                ctx.project_root,
+                stop,
+                enter=named_dirs(query.glob or ""),
+                keep=wanted(query),
+                order="path",
+                look=True,  # sizes, and the links the door checks
+            )
+            await walk_readable(ctx.readable, target.shown, files, searcher.feed, stop)
         else:
             # Opened as checked: the real path, not whatever the name leads to by then.
             search = functools.partial(searcher.search, single, named=True)
             await anyio.to_thread.run_sync(search, abandon_on_cancel=True)
     finally:
         stop.set()  # an abandoned search stops at its next file
-    return ToolOutcome(searcher.report(target.shown, left_out))
+    return ToolOutcome(searcher.report(target.shown))
 
 
 def _single_file(target: door.Target) -> Found | None:
@@ -93,6 +112,7 @@ def _query(args: GrepInput) -> Query:
         after=args.after if args.after is not None else context,
         head_limit=args.head_limit,
         literal=literal_of(args.pattern, ignore_case=args.ignore_case),
+        ignore_case=args.ignore_case,
     )
 
 
@@ -100,8 +120,9 @@ TOOL = Tool(
     name="Grep",
     description=(
         "Search file contents with a Python regex. output_mode: files_with_matches (default), "
-        "content (-A/-B/-C context, -n), count. Skips .git, node_modules and what .gitignore "
-        "excludes; glob filters file names (*.py) or paths (src/**/*.ts), dotfiles included."
+        "content (-A/-B/-C context, -n), count. Skips .git, node_modules, .gitignored, "
+        "binary, >20 MB and blocked files; glob filters file names (*.py) or paths "
+        "(src/**/*.ts), dotfiles included."
     ),
     input_type=GrepInput,
     run=run,
