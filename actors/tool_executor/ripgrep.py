@@ -205,20 +205,40 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
             await process.aclose()
 
 
+class Tally:
+    """The files a listing met past the number it was asked to give: counted, not given."""
+
+    def __init__(self, give: int) -> None:
+        self.give = give
+        self.more = 0
+
+
 async def listing(
-    rg: str, root: str, args: Sequence[str], keep: Keep | None = None, *, look: bool = False
+    rg: str,
+    root: str,
+    args: Sequence[str],
+    keep: Keep | None = None,
+    *,
+    look: bool = False,
+    tally: Tally | None = None,
 ) -> AsyncGenerator[list[Found]]:
     """The files rg's walk of ``root`` meets that ``keep`` keeps (given the path from the
     root), in batches as they come. ``look``: with each file's size, time and links (a stat
-    each); else only its paths (0 and 1 stand in for the rest)."""
+    each); else only its paths (0 and 1 stand in for the rest). ``tally``: past the number it
+    says, with no ``keep`` to ask, files are only counted, into it."""
     real = await anyio.to_thread.run_sync(os.path.realpath, root)
+    given = 0
     async with running(rg, ["--files", "--null", *args, "--", "./"], root) as run:
         async with contextlib.aclosing(run.records(b"\0")) as chunks:
             async for records in chunks:
+                if tally is not None and keep is None and given >= tally.give:
+                    tally.more += len(records)  # 200,000 names are not made into objects
+                    continue
                 if look:
                     batch = await anyio.to_thread.run_sync(_stat, root, real, records, keep)
                 else:
                     batch = _paths(root, real, records, keep)
+                given += len(batch)
                 if batch:
                     yield batch
         await run.ended()
@@ -264,6 +284,7 @@ async def files(
     exact: bool = False,
     order: Order = "any",
     look: bool = False,
+    tally: Tally | None = None,
 ) -> AsyncGenerator[list[Found]]:
     """The project walk of ``root`` (see ``walk.walk_files``) in batches, less what ``keep``
     (given the path from the root) leaves out: rg's where rg can make it, else the Python
@@ -271,7 +292,9 @@ async def files(
     ``keep`` work: globs a kept file's name matches one of, and how deep it may be; ``exact``:
     they say all ``keep`` does, which rg's listing then need not ask.
     ``order``: "path", the walk's order, or "newest" first (rg then works in one thread).
-    ``look``: with each file's size, time and links, which the Python walk always has."""
+    ``look``: with each file's size, time and links, which the Python walk always has.
+    ``tally``: past the files it says to give, rg's listing may only count them, into it (the
+    Python walk gives them all)."""
     rg = locate()
     args = await anyio.to_thread.run_sync(walk_args, root, top, enter) if rg else None
     if rg is not None and args is not None:
@@ -281,7 +304,8 @@ async def files(
         met = False
         try:
             wanted = None if exact else keep
-            async with contextlib.aclosing(listing(rg, root, args, wanted, look=look)) as found:
+            listed = listing(rg, root, args, wanted, look=look, tally=tally)
+            async with contextlib.aclosing(listed) as found:
                 async for batch in found:
                     met = True
                     yield batch

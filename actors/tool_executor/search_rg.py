@@ -15,6 +15,7 @@ import base64
 import contextlib
 import os
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -138,6 +139,9 @@ class _Search:
         self.rg = rg
         self.query = query
         self.root, self.real = root
+        # What a file's path from the root is put after: paths built by concatenation, as
+        # thousands of files may match.
+        self._prefixes = tuple(path if path.endswith(os.sep) else path + os.sep for path in root)
         self.readable = readable
         self.keep = keep
         self.out = Output(query.head_limit, cap)
@@ -159,7 +163,8 @@ class _Search:
 
     def _found(self, rel: str) -> Found:
         # rg follows no symlink: the file is where the root's real path and rel put it.
-        return Found(os.path.join(self.root, rel), rel, 0.0, 0, os.path.join(self.real, rel), 1)
+        shown, real = self._prefixes
+        return Found(shown + rel, rel, 0.0, 0, real + rel, 1)
 
     async def files(self, args: list[str]) -> None:
         matched: list[Found] = []
@@ -175,13 +180,14 @@ class _Search:
         add_newest_first(matched, self.out)
 
     def _stat(self, rels: list[str]) -> list[Found]:
+        shown, real = self._prefixes
         found = []
         for rel in rels:
             try:
-                mtime = os.stat(os.path.join(self.real, rel), follow_symlinks=False).st_mtime
+                mtime = os.stat(real + rel, follow_symlinks=False).st_mtime
             except OSError:
                 continue
-            found.append(Found(os.path.join(self.root, rel), rel, mtime, 0, "", 1))
+            found.append(Found(shown + rel, rel, mtime, 0, "", 1))
         return found
 
     async def counts(self, args: list[str]) -> None:
@@ -272,7 +278,10 @@ _LONGEST = 4 * 2**20
 
 
 def _rel(record: bytes) -> str:
-    return os.fsdecode(record).removeprefix("./")
+    return record.decode(_FS_ENCODING, _FS_ERRORS).removeprefix("./")  # as os.fsdecode
+
+
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
 def _text(value: dict[str, str]) -> str:

@@ -240,3 +240,29 @@ def test_a_file_swapped_after_the_check_is_not_opened(project: Path) -> None:
     assert walked.report(str(project)) == f"No matches for 'SECRET' in {project}."
     with pytest.raises(door.Changed):
         Searcher(query, 10_000, threading.Event()).search(found, named=True)
+
+
+async def test_glob_shows_its_full_thousand_when_the_newest_files_are_blocked(
+    tmp_path: Path,
+) -> None:
+    """Files past the thousand shown are only counted: those the rules refuse among the
+    newest make room for as many more, which are judged too."""
+    root = tmp_path / "many"
+    # Long names, so that the listing comes in many reads (the blocked ones fill several).
+    opened, secret = root / "open", root / "secret"
+    opened.mkdir(parents=True)
+    secret.mkdir()
+    for index in range(1500):
+        (opened / f"{'f' * 150}{index:04}.txt").write_text("")
+        os.utime(opened / f"{'f' * 150}{index:04}.txt", (1_000_000 + index,) * 2)
+    for index in range(1200):  # all newer than every open file
+        (secret / f"{'s' * 150}{index:04}.txt").write_text("")
+        os.utime(secret / f"{'s' * 150}{index:04}.txt", (2_000_000 + index,) * 2)
+    async with tools(root, "auto", blockedPaths=["secret/"]) as run:
+        listing = (await run("Glob", pattern="**/*.txt")).content.split("\n")
+    shown, notes = listing[:1000], listing[1000:]
+    # The thousand newest open files, newest first: none blocked, none missing.
+    expected = [str(opened / f"{'f' * 150}{index:04}.txt") for index in range(1499, 499, -1)]
+    assert shown == expected
+    assert notes[0] == "(Showing the 1000 newest of 1500 files. Use a narrower pattern or path.)"
+    assert notes[1:] == [f"(1200 {NOT_LISTED}"]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
 
     from actors.tool_executor.context import CallContext
+    from actors.tool_executor.ripgrep import Tally
     from actors.tool_executor.walk import Found
 
 MAX_FILES = 1000
@@ -37,6 +38,8 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     await ctx.check("read", ctx.paths(walk_base, real), folder=folder)
     await anyio.to_thread.run_sync(_check_base, base)
     stop = threading.Event()
+    # Past the files shown (and as many more as the rules refuse), the rest are only counted.
+    tally = ripgrep.Tally(MAX_FILES)
     try:
         name, depth, exact = narrowing(pattern)
         files = ripgrep.files(
@@ -49,15 +52,17 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
             depth=depth,
             exact=exact,
             order="newest",
+            tally=tally,
         )
-        newest, count, left_out = await _newest(ctx, walk_base, files)
+        newest, count, left_out = await _newest(ctx, walk_base, files, tally)
+        count += tally.more
     finally:
         stop.set()  # an abandoned walk stops at its next folder
     return ToolOutcome(_listing(newest, count, pattern, walk_base, left_out))
 
 
 async def _newest(
-    ctx: CallContext, walk_base: str, files: AsyncGenerator[list[Found]]
+    ctx: CallContext, walk_base: str, files: AsyncGenerator[list[Found]], tally: Tally
 ) -> tuple[list[str], int, int]:
     """The MAX_FILES newest of ``files`` (newest first) the permission rules let tools read,
     how many files match in all, and how many the rules left out.
@@ -76,6 +81,7 @@ async def _newest(
             if len(newest) < MAX_FILES:
                 kept = await allowed(ctx.readable, walk_base, batch)
                 left_out += len(batch) - len(kept)
+                tally.give += len(batch) - len(kept)  # as many more in their place
                 newest.extend(found.path for found in kept[: MAX_FILES - len(newest)])
                 count += len(kept)
             else:
