@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 # Seconds one match may take. An ordinary pattern takes microseconds on a line and well under a
 # second on a whole large file; what takes longer is backtracking, and waiting would not help.
 MATCH_TIMEOUT = 1.0
+# A whole text's matches, one after the other (a multiline Grep), may take longer on a big file
+# with many of them: a second more for every so many characters.
+CHARS_PER_SECOND = 4 * 2**20
 
 
 class BadPattern(ValueError):
@@ -53,16 +56,18 @@ def search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
 
 
 def finditer(pattern: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
+    """Every match in ``text``, within a time limit for them all that grows with the text."""
+    limit = MATCH_TIMEOUT + len(text) / CHARS_PER_SECOND
     try:
-        yield from pattern.finditer(text, concurrent=True, timeout=MATCH_TIMEOUT)
+        yield from pattern.finditer(text, concurrent=True, timeout=limit)
     except TimeoutError:
-        raise _too_slow(pattern) from None
+        raise _too_slow(pattern, limit) from None
 
 
-def _too_slow(pattern: regex.Pattern[str]) -> ToolFailure:
+def _too_slow(pattern: regex.Pattern[str], limit: float = MATCH_TIMEOUT) -> ToolFailure:
     shown = pattern.pattern if len(pattern.pattern) <= 80 else pattern.pattern[:77] + "..."
     return ToolFailure(
-        f"The pattern {shown!r} took more than {MATCH_TIMEOUT:.0f} s on one text and was "
+        f"The pattern {shown!r} took more than {limit:.0f} s on one text and was "
         "stopped: it backtracks (nested repetition such as (a+)+ or (a|aa)+).",
         remedy="Write it without repetition inside repetition, or search for a plain word",
     )

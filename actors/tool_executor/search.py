@@ -3,10 +3,10 @@ when asked to."""
 
 from __future__ import annotations
 
-import bisect
+import io
 import os
-import re
 import stat
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,7 +16,7 @@ from actors.tool_executor.walk import Found, glob_matcher
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     import regex
 
@@ -121,25 +121,62 @@ class Searcher:
 
     def search(self, found: Found, *, named: bool = False) -> None:
         """Search one file; ``named``: the one the call named, whose failure to open is the
-        call's."""
+        call's.
+
+        The file is held as read (at most MAX_FILE_BYTES) and its lines are made one at a time
+        as the search goes: a 20 MB file of short lines, split into a list, would take five
+        times its size, and a full output stops the search where it is.
+        """
         query = self.query
         if found.size > MAX_FILE_BYTES:
             return
-        text = _text(found, named=named)
-        if text is None or (query.literal is not None and query.literal not in text):
+        data = _read(found, named=named)
+        if data is None or (query.literal is not None and not _may_hold(data, query.literal)):
             return
+        if query.multiline:
+            text = data.decode("utf-8", errors="replace")
+            del data  # the text is what is searched now
+            self._multiline(found, text)
+            return
+        matches = _matcher(query)
+        lines = _byte_lines(data)
         if query.mode == "files_with_matches":
-            if _any_match(query, text):
+            if any(map(matches, lines)):
+                self.matched.append(found)
+        elif query.mode == "count":
+            count = sum(1 for line in lines if matches(line))
+            if count:
+                self.out.add(f"{found.path}:{count}")
+        else:
+            hits = ((index, line, matches(line)) for index, line in enumerate(lines))
+            render(found.path, _with_context(hits, query), query, self.out)
+
+    def _multiline(self, found: Found, text: str) -> None:
+        """A pattern that may span lines: matched against the whole text, and a line is a hit
+        where a match touches it."""
+        query = self.query
+        if query.mode == "files_with_matches":
+            if regexes.search(query.regex, text) is not None:
                 self.matched.append(found)
             return
-        lines = _split(text)
-        hits = _hits(query, text, lines)
-        if not hits:
-            return
+        spans = _hit_spans(query, text)
         if query.mode == "count":
-            self.out.add(f"{found.path}:{len(hits)}")
-        else:
-            _render(found.path, lines, hits, query, self.out)
+            total = _line_count(text)
+            count = sum(min(last, total - 1) - first + 1 for first, last in spans if first < total)
+            if count:
+                self.out.add(f"{found.path}:{count}")
+            return
+        spans_left = iter(spans)
+        span = next(spans_left, None)
+
+        def hit(index: int) -> bool:
+            nonlocal span
+            while span is not None and span[1] < index:
+                span = next(spans_left, None)
+            return span is not None and span[0] <= index
+
+        hits = ((index, line, hit(index)) for index, line in enumerate(_text_lines(text)))
+        render(found.path, _with_context(hits, query), query, self.out)
 
     def report(self, shown: str) -> str:
         add_newest_first(self.matched, self.out)
@@ -168,8 +205,9 @@ def wanted(query: Query) -> Callable[[str], bool] | None:
     return test
 
 
-def _text(found: Found, *, named: bool) -> str | None:
-    """The file as text; ``None`` for binary files, which a search passes over.
+def _read(found: Found, *, named: bool) -> bytes | None:
+    """The file's bytes, at most MAX_FILE_BYTES + 1; ``None`` for binary files, which a search
+    passes over.
 
     Opened through the door at the real path the broker judged: a file swapped for a symlink
     meanwhile is not opened (``door.Changed``), nor is a pipe or device put in its place read.
@@ -183,63 +221,105 @@ def _text(found: Found, *, named: bool) -> str | None:
             raise
         return None
     with file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        st = os.fstat(file.fileno())
+        if not stat.S_ISREG(st.st_mode):
             return None
         # The head first: a binary file (a shared library, an image) is not read whole.
         head = file.read(SNIFF_BYTES)
         if is_binary(head):
             return None
-        data = head + file.read(MAX_FILE_BYTES + 1 - len(head))
-    return data.decode("utf-8", errors="replace")
+        if len(head) < SNIFF_BYTES:
+            return head  # the whole file
+        # Read again whole, in one buffer of the file's size: no copy joins the head to it.
+        file.seek(0)
+        return file.read(min(st.st_size, MAX_FILE_BYTES) + 1)
 
 
-def _split(text: str) -> list[str]:
-    """Lines split on "\\n" only (as Read numbers them), without their line ends."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+def _may_hold(data: bytes, word: str) -> bool:
+    """Whether a file may hold a plain word, looked for in its bytes (in C, without decoding):
+    UTF-8 text holds a word where its bytes hold the word's. A word with the character that
+    stands in for undecodable bytes is looked for line by line."""
+    return "\ufffd" in word or word.encode() in data
 
 
-def _any_match(query: Query, text: str) -> bool:
-    if query.literal is not None:
-        return query.literal in text  # a plain word matches where its text is, on one line
-    if query.multiline:
-        return regexes.search(query.regex, text) is not None
-    return any(regexes.search(query.regex, line) for line in _split(text))
+def _matcher(query: Query) -> Callable[[str], bool]:
+    word = query.literal
+    if word is not None:
+        return lambda line: word in line  # a plain word matches where its text is
+    pattern = query.regex
+    return lambda line: regexes.search(pattern, line) is not None
 
 
-def _hits(query: Query, text: str, lines: list[str]) -> list[int]:
-    """The indexes of the lines a match touches."""
-    if query.literal is not None and not query.multiline:
-        word = query.literal
-        return [index for index, line in enumerate(lines) if word in line]
-    if not query.multiline:
-        return [index for index, line in enumerate(lines) if regexes.search(query.regex, line)]
-    starts = [0] + [newline.end() for newline in re.finditer("\n", text)]
-    hits: set[int] = set()
+def _byte_lines(data: bytes) -> Iterator[str]:
+    """Lines split on "\n" only (as Read numbers them), without their line ends, one at a
+    time. Decoding a line alone gives what decoding the whole does: no byte of a UTF-8
+    sequence is a newline."""
+    for raw in io.BytesIO(data):
+        yield raw.removesuffix(b"\n").removesuffix(b"\r").decode("utf-8", errors="replace")
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    """``_byte_lines`` of a text already decoded."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:].removesuffix("\r")
+            return
+        yield text[start:end].removesuffix("\r")
+        start = end + 1
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def _hit_spans(query: Query, text: str) -> list[tuple[int, int]]:
+    """The runs of lines (first and last index) the matches touch, in order, those that
+    touch or overlap merged: the line numbers are counted as the matches come, in C."""
+    spans: list[tuple[int, int]] = []
+    at = line = 0  # a place in the text, and the index of its line
     for match in regexes.finditer(query.regex, text):
-        first = bisect.bisect_right(starts, match.start()) - 1
-        last = bisect.bisect_right(starts, max(match.end() - 1, match.start())) - 1
-        hits.update(range(first, last + 1))
-    return sorted(hit for hit in hits if hit < len(lines))
+        start, end = match.start(), max(match.end() - 1, match.start())
+        line += text.count("\n", at, start)
+        last = line + text.count("\n", start, end)
+        at = start
+        if spans and line <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], last))
+        else:
+            spans.append((line, last))
+    return spans
 
 
-def _render(path: str, lines: list[str], hits: list[int], query: Query, out: Output) -> None:
-    wanted = set(hits)
-    shown: set[int] = set()
-    for hit in hits:
-        shown.update(range(max(hit - query.before, 0), min(hit + query.after, len(lines) - 1) + 1))
-    render(path, [(index, lines[index], index in wanted) for index in sorted(shown)], query, out)
+def _with_context(
+    lines: Iterable[tuple[int, str, bool]], query: Query
+) -> Iterator[tuple[int, str, bool]]:
+    """The hits of ``lines`` (index, text, whether a hit) with ``before`` lines ahead of each
+    and ``after`` lines behind, each line once, in order."""
+    before: deque[tuple[int, str, bool]] = deque(maxlen=query.before)
+    after = 0
+    for row in lines:
+        if row[2]:
+            yield from before
+            before.clear()
+            yield row
+            after = query.after
+        elif after:
+            yield row
+            after -= 1
+        elif query.before:
+            before.append(row)
 
 
-def render(path: str, rows: list[tuple[int, str, bool]], query: Query, out: Output) -> None:
+def render(path: str, rows: Iterable[tuple[int, str, bool]], query: Query, out: Output) -> None:
     """ripgrep's layout: ``path:12:text`` for matches, ``path-11-text`` for context, ``--``
     between runs of lines that are not adjacent. ``rows``: a file's lines to show, by index
-    (from 0), each with whether it is a match."""
+    (from 0), each with whether it is a match; taken until the output is full."""
     previous: int | None = None
     with_context = bool(query.before or query.after)
     for index, text, matched in rows:
+        if out.full:
+            return
         if with_context and out.lines and (previous is None or index > previous + 1):
             out.add("--")
         previous = index
