@@ -116,6 +116,8 @@ class PathRules:
 
     def written(self, path: str) -> str:
         """The absolute path as written, ``..`` folded but symlinks not followed."""
+        if _normal(path):
+            return path  # as a walk gives them: thousands at a time, each as it is
         return os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
 
     def inside(self, resolved: str) -> bool:
@@ -149,6 +151,8 @@ class PathRules:
         (``PatternList.decide``), so the verdict on its folder, kept in ``folders``, leaves
         only its name to match.
         """
+        if not self.blocked:
+            return False
         for candidate in dict.fromkeys((resolved, written)):
             parent = os.path.dirname(candidate)
             if parent not in folders:
@@ -228,6 +232,18 @@ def _decide_name(groups: Sequence[_Group], absolute: str, is_dir: bool) -> bool:
         if found is not None and not found.negated:
             return True
     return False
+
+
+def _normal(path: str) -> bool:
+    """Whether ``path`` is absolute and ``os.path.normpath`` would leave it as it is: no ``.``
+    or ``..`` part (nor any name starting with a dot: a quick look), no empty part, no ``/``
+    at its end."""
+    return (
+        path.startswith(os.sep)
+        and f"{os.sep}." not in path
+        and os.sep * 2 not in path
+        and not path.endswith(os.sep)
+    )
 
 
 def within(path: str, folder: str) -> bool:

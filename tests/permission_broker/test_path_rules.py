@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from actors.path_entries import PathRules, parse_entry
 from actors.path_patterns import PatternError
@@ -250,3 +252,19 @@ def test_an_entry_that_cannot_mean_what_it_says_is_refused(
 ) -> None:
     with pytest.raises(PatternError, match=why):
         parse_entry(text, str(tmp_path), negation=negation)
+
+
+@hypothesis.given(
+    st.lists(st.sampled_from(["a", "b.c", ".", "..", ".env", "", "~", "x y"]), max_size=6),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_path_taken_as_written_is_what_normalising_gives(
+    parts: list[str], absolute: bool, trailing: bool
+) -> None:
+    """A walk's paths skip normalising; any path that does must come out as it would."""
+    path = ("/" if absolute else "") + "/".join(parts) + ("/" if trailing else "")
+    rules = PathRules("/project", (), (".env",), home="/home/me")
+    assert rules.written(path) == os.path.normpath(
+        os.path.join("/project", os.path.expanduser(path))
+    )
