@@ -188,6 +188,8 @@ def add_newest_first(matched: list[Found], out: Output) -> None:
     come up before old ones."""
     for found in sorted(matched, key=lambda hit: (-hit.mtime, hit.path)):
         out.add(found.path)
+        if out.full:
+            return
 
 
 def wanted(query: Query) -> Callable[[str], bool] | None:

@@ -26,7 +26,6 @@ from actors.tool_executor.search import (
     MAX_FILE_BYTES,
     TYPES,
     Output,
-    add_newest_first,
     render,
     report,
     wanted,
@@ -167,28 +166,35 @@ class _Search:
         return Found(shown + rel, rel, 0.0, 0, real + rel, 1)
 
     async def files(self, args: list[str]) -> None:
-        matched: list[Found] = []
+        """files_with_matches: each read's files are dated while rg goes on searching; once
+        the newest are known, they are judged a batch at a time, only as far as the output
+        takes them (a full output is a few hundred paths, a match may be in thousands)."""
+        dated: list[tuple[float, str]] = []
         async with self._run([*args, "--files-with-matches", "--null"]) as run:
             async with contextlib.aclosing(run.records(b"\0")) as chunks:
-                # Each read's files are judged and dated while rg goes on searching.
                 async for records in chunks:
                     rels = [_rel(record) for record in records]
-                    kept = await self._allowed(rels)
-                    rels = [rel for rel in rels if rel in kept]
-                    matched += await anyio.to_thread.run_sync(self._stat, rels)
+                    if self.keep is not None:
+                        rels = [rel for rel in rels if self.keep(rel)]
+                    dated += await anyio.to_thread.run_sync(self._dates, rels)
             await run.ended()
-        add_newest_first(matched, self.out)
+        dated.sort(key=lambda date: (-date[0], date[1]))  # newest first, ties by path
+        for start in range(0, len(dated), BATCH):
+            batch = [self._found(rel) for _, rel in dated[start : start + BATCH]]
+            for found in await allowed(self.readable, self.root, batch):
+                self.out.add(found.path)
+                if self.out.full:
+                    return
 
-    def _stat(self, rels: list[str]) -> list[Found]:
-        shown, real = self._prefixes
-        found = []
+    def _dates(self, rels: list[str]) -> list[tuple[float, str]]:
+        real = self._prefixes[1]
+        dated = []
         for rel in rels:
             try:
-                mtime = os.stat(real + rel, follow_symlinks=False).st_mtime
+                dated.append((os.stat(real + rel, follow_symlinks=False).st_mtime, rel))
             except OSError:
-                continue
-            found.append(Found(shown + rel, rel, mtime, 0, "", 1))
-        return found
+                continue  # gone since
+        return dated
 
     async def counts(self, args: list[str]) -> None:
         counted: dict[str, int] = {}

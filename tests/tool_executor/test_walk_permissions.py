@@ -266,3 +266,24 @@ async def test_glob_shows_its_full_thousand_when_the_newest_files_are_blocked(
     assert shown == expected
     assert notes[0] == "(Showing the 1000 newest of 1500 files. Use a narrower pattern or path.)"
     assert notes[1:] == [f"(1200 {NOT_LISTED}"]
+
+
+async def test_grep_lists_the_newest_files_it_may_read_past_blocked_newer_ones(
+    tmp_path: Path,
+) -> None:
+    """files_with_matches judges the newest files first, only as far as its output goes: the
+    blocked ones among them (more than a batch) are passed over and older ones take their
+    place."""
+    root = tmp_path / "grep"
+    (root / "open").mkdir(parents=True)
+    (root / "secret").mkdir()
+    for index in range(100):
+        (root / "open" / f"o{index:03}.txt").write_text("TOKEN\n")
+        os.utime(root / "open" / f"o{index:03}.txt", (1_000_000 + index,) * 2)
+    for index in range(BATCH + 88):  # all newer than every open file
+        (root / "secret" / f"s{index:03}.txt").write_text("TOKEN\n")
+        os.utime(root / "secret" / f"s{index:03}.txt", (2_000_000 + index,) * 2)
+    async with tools(root, "auto", blockedPaths=["secret/"]) as run:
+        said = (await run("Grep", pattern="TOKEN", head_limit=50)).content.split("\n")
+    assert said[:50] == [str(root / "open" / f"o{index:03}.txt") for index in range(99, 49, -1)]
+    assert said[50:] == ["(Showing the first 50 results; there are more.)"]
