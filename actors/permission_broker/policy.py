@@ -322,7 +322,11 @@ class Policy:
             keys,
             ", ".join(_describe(key) for key in keys),
             self._headless_paths(
-                verb, shown, judgement, [p for p in resolved if not rules.paths.inside(p)]
+                # Once each: a path and the real path it resolves to are often the same.
+                verb,
+                shown,
+                judgement,
+                [*dict.fromkeys(p for p in resolved if not rules.paths.inside(p))],
             ),
             person_only=not inside,
         )

@@ -48,6 +48,8 @@ def alike(pattern: str) -> bool:
     """Whether rg reads ``pattern`` as Python does, as far as a quick look can tell: no
     ``\\<`` ``\\>`` (word boundaries to rg), no backreference or octal escape, no ``[`` or set
     operation inside a class (POSIX classes, nesting to rg), only the plain inline flags."""
+    if "\0" in pattern:
+        return False  # no argument can hold it
     index, in_class = 0, False
     while index < len(pattern):
         char = pattern[index]

@@ -358,6 +358,10 @@ def test_headless_reasons_say_why_and_how_to_allow(root: str) -> None:
         "ask. Run interactively to approve it, or add '//etc/hostname' to allowedPaths in "
         f"{settings}"
     )
+    # A symlink in the project named with the folder it leads to: the folder is named once.
+    os.symlink("/etc", os.path.join(root, "etcdir"))
+    reason = question(policy.assess(files("read", "etcdir", "/etc"))).headless_reason
+    assert reason.endswith(f"or add '//etc' to allowedPaths in {settings}")
 
 
 def test_a_request_without_paths_is_about_the_project_root(root: str) -> None:

@@ -229,3 +229,16 @@ async def test_a_plain_word_finds_what_the_regex_finds(tmp_path: Path) -> None:
     assert plain.result.content == "\n".join(
         [f"{tmp_path / 'crlf.txt'}:2:needle here", f"{tmp_path / 'end.txt'}:1:no end line needle"]
     )
+
+
+async def test_a_pattern_with_a_nul_character_is_searched_for_not_an_error(
+    tmp_path: Path,
+) -> None:
+    """No argument can hold a NUL: such a pattern goes to the Python matcher."""
+    (tmp_path / "text.txt").write_bytes(b"x" * 9000 + b"\nbefore a\x00b after\n")
+    async with session(tmp_path) as calls:
+        found = await calls.one("Grep", pattern="a\x00b", output_mode="content", **{"-n": True})
+        none = await calls.one("Grep", pattern="z\x00z")
+    assert not found.result.is_error
+    assert found.result.content == f"{tmp_path / 'text.txt'}:2:before a\x00b after"
+    assert none.result.content == f"No matches for 'z\\x00z' in {tmp_path}."
