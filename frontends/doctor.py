@@ -269,7 +269,18 @@ def _tools(env: Mapping[str, str]) -> tuple[list[str], list[Finding]]:
         lines.append(f"  {tool:<8} {found or 'not found'}  ({why})")
         if found is None and required:
             problems.append(Finding(f"{tool} was not found on PATH", REMEDY_COMMAND))
+    lines.append(f"  {'search':<8} {_search_backend()}")
     return lines, problems
+
+
+def _search_backend() -> str:
+    """What Grep, Glob and ``@path`` completion walk and match with."""
+    from actors.tool_executor import search_binary
+
+    rg = search_binary()
+    if rg is None:
+        return "the Python walk and matcher (no rg beside Legato or on PATH: slower on big trees)"
+    return f"{rg}  (Grep, Glob and @path completion; the Python walk where it cannot run)"
 
 
 def _debug_line(env: Mapping[str, str]) -> str:

@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import socket
+import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -184,6 +185,9 @@ def test_a_missing_bash_gets_the_command_remedy(
     assert "bash     not found" in out
     assert "✗ bash was not found on PATH" in out
     assert f"→ {REMEDY_COMMAND}" in out
+    # Grep and Glob's rg is the one installed beside Legato, whatever PATH holds.
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    assert f"search   {beside}  (Grep, Glob and @path completion;" in out
 
 
 def test_a_broken_settings_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
