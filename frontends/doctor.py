@@ -275,9 +275,9 @@ def _tools(env: Mapping[str, str]) -> tuple[list[str], list[Finding]]:
 
 def _search_backend() -> str:
     """What Grep, Glob and ``@path`` completion walk and match with."""
-    from actors.tool_executor import search_binary
+    from actors.tool_executor import ToolExecutor
 
-    rg = search_binary()
+    rg = ToolExecutor.search_binary()
     if rg is None:
         return "the Python walk and matcher (no rg beside Legato or on PATH: slower on big trees)"
     return f"{rg}  (Grep, Glob and @path completion; the Python walk where it cannot run)"

@@ -12,12 +12,4 @@ from __future__ import annotations
 from actors.tool_executor.actor import ToolExecutor
 from actors.tool_executor.process import HeadTail, stop_group
 
-__all__ = ["HeadTail", "ToolExecutor", "search_binary", "stop_group"]
-
-
-def search_binary() -> str | None:
-    """The rg that Grep, Glob and ``@path`` completion run, or None: they then use the Python
-    walk and matcher. (ripgrep's driver loads with the first search, not with the executor.)"""
-    from actors.tool_executor.ripgrep import locate
-
-    return locate()
+__all__ = ["HeadTail", "ToolExecutor", "stop_group"]

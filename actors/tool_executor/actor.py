@@ -80,6 +80,14 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
     name = "tool_executor"
     concurrent = True  # a long Bash call must not hold up ListTools or the next batch
 
+    @staticmethod
+    def search_binary() -> str | None:
+        """The rg that Grep, Glob and ``@path`` completion run, or None: they then use the
+        Python walk and matcher. (ripgrep's driver loads with the first search.)"""
+        from actors.tool_executor.ripgrep import locate
+
+        return locate()
+
     def __init__(
         self,
         permissions: Address[PermissionBrokerMsg],

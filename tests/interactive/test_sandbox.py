@@ -46,7 +46,7 @@ def words(screen: str) -> str:
 
 def run_a_command(terminal: Terminal) -> str:
     terminal.submit("run it")
-    terminal.wait_for("Done.")
+    terminal.wait_for("Done.", visible=True)  # on the screen that is then read
     return terminal.screen()
 
 
