@@ -31,8 +31,8 @@ __all__ = ["main", "run"]
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     import gc
 
-    # Start-up makes no garbage worth walking every object for; the conductor switches the
-    # collector back on after the first model turn (runtime/collector.py).
+    # Start-up makes no garbage worth walking every object for; the collector is switched
+    # back on once it is over (runtime/collector.py).
     gc.disable()
     from frontends.installation import shadowed
 

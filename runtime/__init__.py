@@ -6,6 +6,7 @@ It knows nothing about coding assistants; ``actors/`` builds Legato on top of it
 from __future__ import annotations
 
 from runtime.actor import Actor
+from runtime.collector import release_collector
 from runtime.errors import ActorCrashed, ActorGone, KernelError
 from runtime.mailbox import Address, Reply
 from runtime.messages import Ask, Streamed
@@ -24,5 +25,6 @@ __all__ = [
     "Supervision",
     "Tracer",
     "first_error",
+    "release_collector",
     "supervise",
 ]

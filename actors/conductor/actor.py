@@ -64,7 +64,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from runtime import Actor, KernelError, collector
+from runtime import Actor, KernelError, release_collector
 
 if TYPE_CHECKING:
     from actors.protocol import (
@@ -430,7 +430,7 @@ class Conductor(Actor[ConductorMsg]):
                     display.show_nowait(cut)
                 display.release_nowait()
             # Start-up is over: from here on a long session makes garbage in cycles.
-            collector.release()
+            release_collector()
         if failure is not None:
             raise failure
         if finished is None:

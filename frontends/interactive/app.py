@@ -67,7 +67,7 @@ from frontends.session import assemble
 from frontends.skill_report import report_text
 from frontends.slash_line import split_command
 from frontends.version import __version__
-from runtime import ActorCrashed, KernelError, first_error, supervise
+from runtime import ActorCrashed, KernelError, first_error, release_collector, supervise
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -264,6 +264,10 @@ class InteractiveSession:
         found = await self._commands()
         self.skills = [(f"/{info.name}", info.description) for info in found]
         self.screen.offer_completions()
+        # Start-up is over, the prompt up and its completions loaded: the cycle collector,
+        # held since `main`, runs from here on whether or not a prompt comes (the screen's
+        # redraws make garbage while the person reads or types).
+        release_collector()
 
     async def _say_sandbox(self) -> None:
         # Under the banner, once the session's trial of the sandbox is made: asked in the

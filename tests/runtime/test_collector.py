@@ -58,6 +58,6 @@ def test_release_leaves_a_collector_that_was_never_held_alone(
     monkeypatch.setattr(collector, "_released", False)
     frozen = gc.get_freeze_count()
     assert gc.isenabled()
-    collector.release()
+    collector.release_collector()
     assert gc.isenabled()
     assert gc.get_freeze_count() == frozen
