@@ -1,9 +1,16 @@
 from __future__ import annotations
 
+import gc
 import inspect
 import shutil
+from typing import TYPE_CHECKING
 
 import pytest
+
+from runtime import collector
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 NO_TMUX = pytest.mark.skip(reason="tmux is not installed (.ci/run installs it)")
 
@@ -23,3 +30,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             and item.get_closest_marker("trio") is None
         ):
             item.add_marker(pytest.mark.trio)
+
+
+@pytest.fixture
+def held_collector(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The cycle collector off and not yet released, as `legato` leaves it at its start; put
+    back as it was afterwards."""
+    monkeypatch.setattr(collector, "_released", False)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()

@@ -10,31 +10,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from frontends.demo.scripted_api import text
-from runtime import collector
 from tests.interactive.test_session import run
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The collector off, as `legato` leaves it, and put back as it was afterwards."""
-    monkeypatch.setattr(collector, "_released", False)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-@pytest.mark.usefixtures("held")
+@pytest.mark.usefixtures("held_collector")
 async def test_the_collector_runs_again_once_the_prompt_is_ready(
     folders: tuple[Path, Path],
 ) -> None:

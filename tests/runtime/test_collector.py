@@ -16,25 +16,10 @@ from runtime import collector, supervise
 from tests.compaction.test_long_session import Quiet
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
 
-@pytest.fixture
-def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The collector off, as the entry point leaves it, and put back as it was afterwards."""
-    monkeypatch.setattr(collector, "_released", False)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-@pytest.mark.usefixtures("held")
+@pytest.mark.usefixtures("held_collector")
 async def test_the_first_model_turn_switches_the_collector_back_on(tmp_path: Path) -> None:
     root, home = tmp_path / "project", tmp_path / "home"
     await anyio.Path(root).mkdir()
