@@ -32,6 +32,7 @@ from actors.tool_executor.walk import (
     SKIP_DIRS,
     Found,
     batches,
+    read_ignore_file,
     start,
     walk_files,
     walk_readable,
@@ -66,6 +67,8 @@ _ORDERS: dict[Order, list[str]] = {
 }
 # rg's exit status on an error, which may come with partial results (1: nothing found).
 ERROR = 2
+# The most memory rg may take (see ``_limit_memory``).
+MAX_MEMORY = 512 * 2**20
 
 
 class Unavailable(Exception):
@@ -116,11 +119,8 @@ def _ignores_above(top: str) -> bool:
 
 
 def _has_excludes(folder: str) -> bool:
-    try:
-        with open(os.path.join(folder, ".git", "info", "exclude"), "rb") as file:
-            lines = file.read().splitlines()
-    except OSError:
-        return False
+    data = read_ignore_file(os.path.join(folder, ".git", "info", "exclude"))
+    lines = data.splitlines() if data is not None else []
     return any(line.strip() and not line.startswith(b"#") for line in lines)
 
 
@@ -193,6 +193,7 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
         )
     except OSError as exc:  # missing, not executable, another platform's binary
         raise Unavailable(str(exc)) from None
+    _limit_memory(process.pid)
     try:
         yield Run(process)
     finally:
@@ -203,6 +204,23 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, signal.SIGKILL)
             await process.aclose()
+
+
+def _limit_memory(pid: int) -> None:
+    """Cap the memory rg may take (Linux; elsewhere nothing is done).
+
+    rg holds a few read buffers and the ignore rules, tens of MB on any tree, but it follows a
+    symlinked ignore file: a repository's ``.gitignore`` leading to ``/dev/zero`` would have it
+    read until the machine runs out of memory (3 GB in 3 s here). Past the cap its allocation
+    fails, it ends, and the Python walk, which reads no symlinked ignore file, answers instead.
+    Set just after rg starts: the cap holds for every allocation from then on.
+    """
+    import resource
+
+    prlimit = getattr(resource, "prlimit", None)
+    if prlimit is not None:
+        with contextlib.suppress(OSError):  # rg already gone
+            prlimit(pid, resource.RLIMIT_DATA, (MAX_MEMORY, MAX_MEMORY))
 
 
 class Tally:

@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -196,12 +197,33 @@ def _ignored(chain: _Chain, key: str, is_dir: bool) -> bool:
 
 
 def _read_ignore(path: str, base: str) -> _Ignore | None:
+    data = read_ignore_file(path)
+    if data is None:
+        return None
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as file:
-            patterns = parse_gitignore(file.read().split("\n"))
-    except (OSError, ValueError):
+        patterns = parse_gitignore(data.decode("utf-8", "surrogateescape").split("\n"))
+    except ValueError:
         return None
     return _Ignore(base, PatternList(patterns)) if patterns else None
+
+
+# Larger than any real ignore file: a repository's must not make a walk read without end.
+MAX_IGNORE_BYTES = 1 << 20
+
+
+def read_ignore_file(path: str) -> bytes | None:
+    """An ignore file's bytes, or None where there is none to read: missing, a symlink (git
+    does not follow those either; one leading to /dev/zero would be read forever), not a
+    regular file (a FIFO would never end), or over MAX_IGNORE_BYTES."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as file:
+        st = os.fstat(descriptor)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IGNORE_BYTES:
+            return None
+        return file.read(MAX_IGNORE_BYTES + 1)[:MAX_IGNORE_BYTES]
 
 
 def start(root: str, top: str | None) -> tuple[str, _Chain]:

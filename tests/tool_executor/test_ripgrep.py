@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import pytest
 
 from actors.protocol import InterruptTools, ListFiles, RunTools, ToolFinished, ToolStarted
 from actors.tool_executor import ToolExecutor, ripgrep, search_rg
+from actors.tool_executor.walk import MAX_IGNORE_BYTES, read_ignore_file
 from runtime import supervise
 from tests.tool_executor.harness import call, session
 from tests.tool_executor.test_walk_permissions import HeldBroker, tools
@@ -268,3 +270,54 @@ async def test_a_long_pattern_rg_refuses_is_matched_by_python(tmp_path: Path) ->
     async with session(tmp_path) as s:
         done = await s.one("Grep", pattern=pattern)
     assert done.result.content == str(tmp_path / "a.txt")
+
+
+async def test_rg_runs_with_its_memory_capped(tmp_path: Path) -> None:
+    rg = ripgrep.locate()
+    assert rg is not None
+    async with ripgrep.running(rg, ["--files", "--", "./"], str(tmp_path)) as run:
+        limits = await anyio.Path(f"/proc/{run.process.pid}/limits").read_text()
+    line = next(line for line in limits.split("\n") if line.startswith("Max data size"))
+    assert line.split()[3:5] == [str(ripgrep.MAX_MEMORY)] * 2
+
+
+async def test_an_ignore_file_that_never_ends_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile repository's .gitignore, a symlink to /dev/zero (git keeps symlinks): rg
+    follows it and reads until its memory cap; the Python walk then answers, and it does not
+    follow it, as git does not."""
+    monkeypatch.setattr(ripgrep, "MAX_MEMORY", 64 * 2**20)  # the cap, reached sooner
+    (tmp_path / "a.txt").write_text("hello\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("hello again\n")
+    (tmp_path / "sub" / ".gitignore").symlink_to("/dev/zero")
+    with anyio.fail_after(30):
+        async with session(tmp_path) as s:
+            content = (await s.one("Grep", pattern="hello", output_mode="content")).result
+            listed = (await s.one("Glob", pattern="**/*.txt")).result
+    assert content.content.split("\n") == [
+        f"{tmp_path / 'a.txt'}:1:hello",
+        f"{tmp_path / 'sub' / 'b.txt'}:1:hello again",
+    ]
+    assert sorted(listed.content.split("\n")) == [
+        str(tmp_path / "a.txt"),
+        str(tmp_path / "sub" / "b.txt"),
+    ]
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "too big", "plain"])
+def test_an_ignore_file_is_read_only_when_it_is_a_small_regular_file(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / ".gitignore"
+    if kind == "symlink":
+        (tmp_path / "real").write_text("*.log\n")
+        path.symlink_to(tmp_path / "real")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "too big":
+        path.write_bytes(b"#" * (MAX_IGNORE_BYTES + 1))
+    else:
+        path.write_text("*.log\n")
+    assert read_ignore_file(str(path)) == (b"*.log\n" if kind == "plain" else None)
