@@ -65,7 +65,10 @@ def test_a_command_not_found_shows_the_person_its_remedy(
         terminal.start(root, session_env(home, server.url))
         terminal.wait_for("tokens", visible=True)
         terminal.submit("run the tool")
-        screen = terminal.wait_for("Gone.")
+        # Both, on the screen read below: the answer may be painted before the result's block.
+        screen = terminal.wait_for(
+            lambda text: "Gone." in text and "legato-no-such-tool: command not found" in text
+        )
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
     below = screen.split("legato-no-such-tool: command not found", 1)[1].splitlines()
