@@ -65,7 +65,7 @@ def test_a_command_not_found_shows_the_person_its_remedy(
         terminal.start(root, session_env(home, server.url))
         terminal.wait_for("tokens", visible=True)
         terminal.submit("run the tool")
-        # Both, on the screen read below: the answer may be painted before the result's block.
+        # Both lines read below: under load, one capture can fall between two paints.
         screen = terminal.wait_for(
             lambda text: "Gone." in text and "legato-no-such-tool: command not found" in text
         )
