@@ -8,23 +8,34 @@ it holds. Each becomes a visible escape (``\\x1b``, ``\\u202e``), the rest is le
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
+import sys
+from typing import IO, TYPE_CHECKING, Any, ParamSpec, TextIO, cast
 
 from actors.tool_names import short_name
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from actors.protocol import PermissionRequest
+
+P = ParamSpec("P")
 
 ARGUMENT_LINES = 20  # of the arguments' JSON shown before "… more"
 ARGUMENT_CHARS = 2000
 ONE_LINE = 100  # arguments whose JSON fits on a line this long are shown on one line
 
-# C0 controls but newline, DEL, C1 controls, and the bidirectional embeddings, overrides and
-# isolates, plus the line and paragraph separators some terminals break lines at.
-_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# C0 controls but newline and tab, DEL, C1 controls, the bidirectional marks, embeddings,
+# overrides and isolates, plus the line and paragraph separators some terminals break lines at.
+# A tab cannot paint, only move the cursor to the next tab stop: in text of many lines it is
+# the file's own spacing and stays; in a one-line field it is escaped with the newline, since
+# there it could push the rest of a line out of sight.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def project_relative(text: str, root: str) -> str:
@@ -41,9 +52,49 @@ def project_relative(text: str, root: str) -> str:
 
 def escape_controls(text: str, *, newlines: bool = False) -> str:
     """``text`` with every character that could paint the terminal shown as an escape;
-    ``newlines``: a newline is escaped too, for text that must stay on one line."""
+    ``newlines``: a newline and a tab are escaped too, for text that must stay on one line.
+
+    Each character is escaped on its own, so text that arrives in pieces (a streamed answer
+    whose escape sequence is split between two deltas) is escaped the same as when whole."""
     escaped = _UNSAFE.sub(_escape, text)
-    return escaped.replace("\n", "\\n") if newlines else escaped
+    return escaped.replace("\n", "\\n").replace("\t", "\\t") if newlines else escaped
+
+
+class VisibleStream:
+    """A text stream whose writes have their control characters escaped: for output that
+    Legato styles with no escape sequences of its own (the reports of ``legato config``,
+    ``legato mcp``, ``legato permissions``, ``legato doctor``; a headless run's text), so that
+    nothing quoted in them, a value, a file name, an error, reaches the terminal as control."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(escape_controls(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        # fileno, isatty, encoding...: what the stream underneath says.
+        return getattr(self.stream, name)
+
+
+def printed_visibly(command: Callable[P, int]) -> Callable[P, int]:
+    """A command whose printed report, errors and warnings included, go out through
+    ``VisibleStream``: ``sys.stdout`` and ``sys.stderr`` are wrapped while it runs."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+        stdout, stderr = sys.stdout, sys.stderr
+        sys.stdout = cast("TextIO", VisibleStream(stdout))
+        sys.stderr = cast("TextIO", VisibleStream(stderr))
+        try:
+            return command(*args, **kwargs)
+        finally:
+            sys.stdout, sys.stderr = stdout, stderr
+
+    return run
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -15,6 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from actors.visible import escape_controls, printed_visibly
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 from frontends.flags import PERMISSION_MODES, permission_mode
 
@@ -68,7 +69,7 @@ def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStor
 
 
 def setting_lines(explained: Explained) -> list[str]:
-    rows = [(s.key, _show(s.value), s.source) for s in explained.settings]
+    rows = [(_field(s.key), _field(_show(s.value)), _field(s.source)) for s in explained.settings]
     width = max(len(key) for key, _, _ in rows)
     value_width = min(max(len(value) for _, value, _ in rows), 40)
     return [f"  {key:<{width}}  {value:<{value_width}}  {source}" for key, value, source in rows]
@@ -95,6 +96,7 @@ def _ask(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[Explained, P
     return ask_actors([memory, client], questions)
 
 
+@printed_visibly
 def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     parser = build_parser("legato config", "Print the effective settings and their sources.")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -141,20 +143,24 @@ def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> 
 
     lines = []
     for server in servers:
+        # Each field on its own: a return or a newline inside one would let the line show
+        # another command than the one approved.
+        name = _field(server.name)
         if server.transport == "stdio":
-            target = " ".join([server.command, *server.args])
+            target = " ".join(_field(word) for word in [server.command, *server.args])
             hidden = ("env", server.env)
         else:
-            target = server.url
+            target = _field(server.url)
             hidden = ("headers", server.headers)
         state = ""
         if approval and is_project_server(server):
             state = "  approved" if server.approved else "  not approved"
-        lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source}){state}")
+        lines.append(f"  {name}  {server.transport}  {target}  ({_field(server.source)}){state}")
         if hidden[1]:
-            lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+            names = ", ".join(_field(key) for key in hidden[1])
+            lines.append(f"    {hidden[0]}: {names} (values hidden)")
         if approval and not server.approved:
-            lines.append(f"    → approve it: 'legato mcp approve {server.name}'")
+            lines.append(f"    → approve it: 'legato mcp approve {name}'")
     return lines
 
 
@@ -174,11 +180,18 @@ def hook_lines(groups: Sequence[HookGroup]) -> list[str]:
             event = group.event
             lines.append(f"  {event}")
         # "" and "*" match everything; an event without a matcher holds "".
-        matcher = "every time" if group.matcher in ("", "*") else f"matcher {group.matcher}"
+        matcher = "every time" if group.matcher in ("", "*") else f"matcher {_field(group.matcher)}"
         waiting = "" if group.approved else "  not approved: /hooks approve"
-        lines.append(f"    {matcher}  ({group.source}){waiting}")
-        lines += [f"      {hook.command}  (timeout {hook.timeout:g} s)" for hook in group.hooks]
+        lines.append(f"    {matcher}  ({_field(group.source)}){waiting}")
+        lines += [
+            f"      {_field(hook.command)}  (timeout {hook.timeout:g} s)" for hook in group.hooks
+        ]
     return lines
+
+
+def _field(text: str) -> str:
+    """A value from a settings file or .mcp.json, on one line, its controls shown."""
+    return escape_controls(text, newlines=True)
 
 
 def _hook_json(group: HookGroup) -> dict[str, Any]:

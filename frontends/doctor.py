@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from actors.counts import counted
+from actors.visible import printed_visibly
 from frontends.config_command import build_parser, credential_lines, memory_store, setting_lines
 from frontends.exit_codes import EXIT_FAILURE, EXIT_OK
 
@@ -69,6 +70,7 @@ class Answers:
     mcp_tools: McpToolListing
 
 
+@printed_visibly
 def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     parser = build_parser("legato doctor", "Check the configuration, credentials and network.")
     parser.add_argument("--no-probe", action="store_true", help="skip the connectivity probe")

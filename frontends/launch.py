@@ -183,7 +183,7 @@ def _check_session_flags(args: argparse.Namespace) -> int | None:
         try:
             resolve_model(args.model)
         except UsageError as error:
-            print(f"legato: {error.describe()}", file=sys.stderr)
+            _say(f"legato: {error.describe()}")
             return error.exit_code
     timeout = stream_timeout(args.stream_timeout)
     if timeout is None:
@@ -233,12 +233,20 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
         if driven and args.continue_session and args.resume is None:
             # The Agent SDK's continue_conversation with nothing saved yet: a new session, as
             # the SDK documents it.
-            print(f"legato: note: {error.message}; starting a new session", file=sys.stderr)
+            _say(f"legato: note: {error.message}; starting a new session")
             return None
-        print(f"legato: {error.describe()}", file=sys.stderr)
+        _say(f"legato: {error.describe()}")
         return error.exit_code
     except LegatoError as error:
         # The configuration the sessions are listed with would not load: said as the session
         # itself would have said it.
-        print(f"legato: error: {error.describe()}", file=sys.stderr)
+        _say(f"legato: error: {error.describe()}")
         return error.exit_code
+
+
+def _say(text: str) -> None:
+    """An error on stderr: its message may quote a value from a project's files, whose control
+    characters are shown, not obeyed."""
+    from actors.visible import escape_controls
+
+    print(escape_controls(text), file=sys.stderr)

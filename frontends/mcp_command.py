@@ -18,6 +18,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from actors.visible import printed_visibly
 from frontends.config_command import (
     NOT_STARTED,
     Parser,
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@printed_visibly
 def run_mcp(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(list(argv))

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from actors.counts import counted
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from actors.protocol import McpServer
@@ -46,7 +47,9 @@ def error_lines(error: str | None, indent: str) -> list[str]:
             f"... ({counted(len(lines) - ERROR_LINES + 1, 'line')} left out)",
             *lines[2 - ERROR_LINES :],
         ]
+    # A program's stderr, its control characters shown rather than obeyed.
     return [
-        indent + (line if len(line) <= ERROR_WIDTH else line[: ERROR_WIDTH - 1] + "…")
+        indent
+        + escape_controls(line if len(line) <= ERROR_WIDTH else line[: ERROR_WIDTH - 1] + "…")
         for line in lines
     ]

@@ -26,6 +26,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Literal, NoReturn
 
+from actors.visible import printed_visibly
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -251,6 +252,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 _OWN_FLAGS = frozenset({"--project", "--permission-mode", "--path", "--command"})
 
 
+@printed_visibly
 def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))

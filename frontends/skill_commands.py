@@ -25,6 +25,7 @@ import anyio
 from actors.errors import LegatoError, UsageError
 from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
 from actors.skills import SkillLibrary
+from actors.visible import escape_controls
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 from frontends.flags import build_parser
 from frontends.skill_report import hang, report_text
@@ -97,7 +98,7 @@ def ask_library(project: str, message: Ask[R], *, home: str | None = None) -> R:
 def pattern_stats(project: str, *, home: str | None = None) -> int:
     """``legato --pattern-stats``: ``name count`` for every pattern, then any retired ones."""
     for runs in ask_library(project, GetPatternStats(), home=home):
-        print(f"{runs.name} {runs.runs}")
+        print(escape_controls(f"{runs.name} {runs.runs}"))
     return EXIT_OK
 
 
@@ -179,7 +180,7 @@ def _split_argv(argv: Sequence[str]) -> tuple[str, str, list[str], list[str]]:
 
 
 def _test(project: str, name: str, *, home: str | None = None) -> int:
-    print(report_text(ask_library(project, CheckCommand(name=name), home=home)))
+    print(escape_controls(report_text(ask_library(project, CheckCommand(name=name), home=home))))
     return EXIT_OK
 
 
@@ -188,9 +189,9 @@ def _show(text: str) -> None:
     # stays one line, for grep.
     if sys.stdout.isatty():
         text = "\n".join(hang(text, shutil.get_terminal_size().columns))
-    print(text)
+    print(escape_controls(text))
 
 
 def _fail(error: LegatoError) -> int:
-    print(f"legato: {error.describe()}", file=sys.stderr)
+    print(escape_controls(f"legato: {error.describe()}"), file=sys.stderr)
     return error.exit_code or EXIT_USAGE

@@ -41,7 +41,7 @@ from actors.protocol import (
     Usage,
 )
 from actors.ui import Renderer
-from actors.visible import project_relative
+from actors.visible import escape_controls, project_relative
 from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
@@ -66,11 +66,16 @@ class _Guarded:
     Python ignores SIGPIPE, so a reader that went away shows as ``BrokenPipeError``: on stdout
     that ends the run as SIGPIPE would (``OutputClosed``, once; later output is dropped); on
     stderr, where only notes go, the notes are dropped.
+
+    ``visible``: what is written has its control characters escaped (actors/visible.py), for
+    output a terminal shows: the model's text, a tool's output, a file's name. Legato's own
+    headless output has no escape sequences, so nothing of its own is lost.
     """
 
-    def __init__(self, stream: IO[str], *, fatal: bool) -> None:
+    def __init__(self, stream: IO[str], *, fatal: bool, visible: bool = True) -> None:
         self._stream = stream
         self._fatal = fatal
+        self._visible = visible
         self._pending: list[str] = []
         self._in_flight = False  # a worker thread is writing (perhaps blocked on a full pipe)
         self._draining: anyio.Lock | None = None  # one writer at a time keeps lines in order
@@ -78,7 +83,7 @@ class _Guarded:
 
     def write(self, text: str) -> None:
         if not self.closed_by_reader:
-            self._pending.append(text)
+            self._pending.append(escape_controls(text) if self._visible else text)
 
     def flush(self) -> None:
         """Nothing to do here: output leaves in ``drain`` (or ``flush_now`` at the very end)."""
@@ -132,8 +137,12 @@ class _Guarded:
 class HeadlessRenderer(Renderer):
     """Keeps track of what is running, so an interruption can say what it stopped."""
 
+    # Whether stdout is shown as text; the JSON formats' stdout stays exact JSON (whose
+    # strings carry control characters escaped already).
+    visible_stdout = True
+
     def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
-        self.stdout = _Guarded(stdout, fatal=True)
+        self.stdout = _Guarded(stdout, fatal=True, visible=self.visible_stdout)
         self.stderr = _Guarded(stderr, fatal=False)
         self.streaming = False
         self.running: dict[str, tuple[str, str, float]] = {}  # id -> (tool, summary, started)
@@ -271,6 +280,8 @@ class TextRenderer(HeadlessRenderer):
 
 
 class JsonRenderer(HeadlessRenderer):
+    visible_stdout = False
+
     def render(self, event: UiEvent) -> None:
         match event:
             case TurnOutcome():
@@ -286,6 +297,8 @@ class StreamJsonRenderer(HeadlessRenderer):
     reads Claude Code's (docs/headless.md): stream events only when asked for, hook lines only
     when asked for (or outside the SDK), assistant messages with their id and model, and a
     result with the stop reason and the usage of each model."""
+
+    visible_stdout = False
 
     def __init__(
         self,

@@ -50,6 +50,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
+from actors.visible import escape_controls
 from frontends import debug
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
@@ -572,7 +573,7 @@ async def run_session(
 
 def _fail(error: BaseException) -> int:
     cause = error.cause if isinstance(error, ActorCrashed) else error
-    print(describe_failure(cause), file=sys.stderr)
+    print(escape_controls(describe_failure(cause)), file=sys.stderr)
     return cause.exit_code if isinstance(cause, LegatoError) else 1
 
 

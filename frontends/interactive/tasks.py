@@ -18,6 +18,7 @@ from actors.protocol import (
     StopBackground,
     StopBackgroundAgent,
 )
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -61,7 +62,8 @@ def listing(commands: Sequence[BackgroundCommand], agents: Sequence[BackgroundAg
         rows.append(_row(agent.id, "agent", agent.state, agent.age, what))
         if agent.activity:
             rows.append(f"      {agent.activity[:200]}")
-    return "\n".join(rows)
+    # A command, its output and an agent's description come from the model or a program.
+    return escape_controls("\n".join(rows))
 
 
 def _row(task_id: str, kind: str, state: str, seconds: float, what: str) -> str:
@@ -86,7 +88,9 @@ def status_lines(
         what = f"{agent.agent}: {agent.description}"
         last = f" · {agent.activity}" if agent.activity else ""
         lines.append(f"◦ {agent.id} {agent.state} {age(agent.age)} · {what[:60]}{last[:80]}")
-    return tuple(lines)
+    # Shown through prompt_toolkit's ANSI parser, which passes escapes between \x01 and \x02
+    # to the terminal as they are: nothing of the model's or a program's may get there.
+    return tuple(escape_controls(line, newlines=True) for line in lines)
 
 
 def age(seconds: float) -> str:

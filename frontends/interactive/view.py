@@ -19,7 +19,7 @@ from rich.console import Group
 from rich.markdown import Heading, Markdown
 from rich.padding import Padding
 from rich.syntax import Syntax
-from rich.text import Text
+from rich.text import Span, Text
 
 from actors.counts import counted
 from actors.protocol import (
@@ -131,7 +131,10 @@ class TurnView:
         match event:
             case TextDelta(text=text):
                 self.thinking = False
-                self._print_pieces(self.stream.feed(text))
+                # Escaped before rich reads it as markdown: rich keeps ESC, and the model's
+                # text must not reach the terminal as a title, a clipboard write or a cursor
+                # move; rich's own styling of the markdown is added after.
+                self._print_pieces(self.stream.feed(escape_controls(text)))
             case ThinkingDelta():
                 self.thinking = True
             case BlockFinished(block=block) if block.get("type") == "text":
@@ -139,10 +142,10 @@ class TurnView:
             case MessageStarted():
                 self.thinking = False
             case ToolStarted(id=call_id, name=name, summary=summary):
-                self.running[call_id] = _Running(name, summary, self.clock())
+                self.running[call_id] = _Running(_one_line(name), _one_line(summary), self.clock())
             case ToolOutput(id=call_id, text=text):
                 if call_id in self.running:
-                    self.running[call_id].add(text)
+                    self.running[call_id].add(escape_controls(text))
             case ToolFinished():
                 self._finished(event)
             case Retrying(attempt=attempt, delay=delay, reason=reason):
@@ -155,19 +158,19 @@ class TurnView:
                 agent = self.running.get(parent)
                 if agent is not None:
                     agent.tail.clear()
-                    agent.partial = _call(name, s)
+                    agent.partial = _one_line(_call(name, s))
             case _:
                 pass
 
     def note(self, level: str, text: str) -> None:
         style = {"info": "legato.muted", "warning": "legato.warn"}.get(level, "legato.bad")
         self.version += 1
-        self._print(Text(text, style=style))
+        self._print(Text(escape_controls(text), style=style))
 
     def say(self, renderable: RenderableType) -> None:
         """Print anything the session wants kept in the scrollback (command output, help)."""
         self.version += 1
-        self._print(renderable)
+        self._print(_visible(renderable) if isinstance(renderable, Text) else renderable)
 
     def interrupted(self) -> None:
         """The turn was stopped: keep what was shown, mark what was cut off."""
@@ -202,7 +205,8 @@ class TurnView:
             ("? ", "legato.warn"), (_header(request), "bold"), f"  {_target(request)}"
         )
         tool = escape_controls(request.tool, newlines=True)
-        asker = tool if request.agent is None else f"{tool} (agent: {request.agent})"
+        agent = request.agent
+        asker = tool if agent is None else f"{tool} (agent: {_one_line(agent)})"
         lines: list[RenderableType] = [header, Text(f"    requested by {asker}", "dim")]
         if request.kind == "call":
             # What the server will be given: the person judges the call by it.
@@ -216,7 +220,7 @@ class TurnView:
             style = "dim" if confinement.confined else "legato.warn"
             lines.append(Text(f"    {confinement.words()}", style))
         if warning:
-            lines.append(Text(f"    ⚠ {warning}", "legato.warn"))
+            lines.append(Text(f"    ⚠ {escape_controls(warning)}", "legato.warn"))
         if request.preview:
             # The diff shows what the model would write: tabs stay spacing, the rest is escaped.
             lines.append(self._diff(escape_controls(request.preview.replace("\t", "    "))))
@@ -345,13 +349,14 @@ class TurnView:
         if result.denied:
             self._print(self._tool_line("✗", "legato.bad", run, "denied"))
             # Whole and wrapped: a denial's cause and remedy come last, where a cut would fall.
-            self._print(Padding(Text(result.content.strip(), style="legato.muted"), (0, 0, 0, 4)))
+            denial = escape_controls(result.content.strip())
+            self._print(Padding(Text(denial, style="legato.muted"), (0, 0, 0, 4)))
             return
         if result.is_error:
             self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
             self._print(Text(f"    {self._first_line(result.content)}", style="legato.bad"))
             if event.remedy:
-                self._print(Text(f"    → {event.remedy}"))
+                self._print(Text(f"    → {escape_controls(event.remedy)}"))
             return
         self._print(self._tool_line("✓", "legato.good", run, f"{event.elapsed:.1f} s"))
         for line in run.lines():
@@ -359,10 +364,10 @@ class TurnView:
                 Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
             )
         if event.diff:
-            self._print(self._diff(event.diff))
+            self._print(self._diff(escape_controls(event.diff)))
 
     def _first_line(self, text: str) -> str:
-        return _first_line(project_relative(text, self.root))
+        return escape_controls(_first_line(project_relative(text, self.root)), newlines=True)
 
     def _tool_line(self, mark: str, style: str, run: _Running, note: str) -> Text:
         target = _call("", run.summary)
@@ -427,6 +432,31 @@ def _lexer(language: str) -> Any:
 def _call(name: str, target: str) -> str:
     """``Edit(src/x.py)``, or the name alone when nothing in the call's input names a target."""
     return f"{name}({target})" if target else name
+
+
+def _one_line(text: str) -> str:
+    return escape_controls(text, newlines=True)
+
+
+def _visible(text: Text) -> Text:
+    """``text`` with its control characters escaped and its styles kept. (rich drops a few
+    controls, the carriage return among them, when a Text is made, but keeps ESC: text from
+    outside is best escaped before it becomes a Text; this catches what was not.)"""
+    plain = text.plain
+    if escape_controls(plain) == plain:
+        return text
+    cuts: list[int] = []
+    for at, char in enumerate(plain):
+        if escape_controls(char) != char:
+            cuts += [at, at + 1]
+    shown = text.blank_copy()
+    for piece in text.divide(cuts):
+        escaped = escape_controls(piece.plain)
+        if escaped != piece.plain:
+            spans = [Span(0, len(escaped), span.style) for span in piece.spans]
+            piece = Text(escaped, style=piece.style, spans=spans)
+        shown.append_text(piece)
+    return shown
 
 
 def _first_line(text: str) -> str:
