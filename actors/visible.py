@@ -98,7 +98,10 @@ def printed_visibly(command: Callable[P, int]) -> Callable[P, int]:
 
 
 def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
+    char = match.group()
+    if char == "\r":  # the one a person knows by name, in the spelling they know
+        return "\\r"
+    code = ord(char)
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
