@@ -445,17 +445,12 @@ def _visible(text: Text) -> Text:
     plain = text.plain
     if escape_controls(plain) == plain:
         return text
-    cuts: list[int] = []
-    for at, char in enumerate(plain):
-        if escape_controls(char) != char:
-            cuts += [at, at + 1]
-    shown = text.blank_copy()
-    for piece in text.divide(cuts):
-        escaped = escape_controls(piece.plain)
-        if escaped != piece.plain:
-            spans = [Span(0, len(escaped), span.style) for span in piece.spans]
-            piece = Text(escaped, style=piece.style, spans=spans)
-        shown.append_text(piece)
+    pieces = [escape_controls(char) for char in plain]
+    at = [0]  # where each character of ``plain`` starts in the escaped text
+    for piece in pieces:
+        at.append(at[-1] + len(piece))
+    shown = text.blank_copy("".join(pieces))
+    shown.spans = [Span(at[span.start], at[span.end], span.style) for span in text.spans]
     return shown
 
 

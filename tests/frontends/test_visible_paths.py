@@ -1,0 +1,197 @@
+"""Each way text from others leaves for the terminal, below the edge: the one escaping function,
+the headless renderers, the report commands' streams, the terminal's view, /tasks and the MCP
+notes. Each is fed a title (OSC 2), a clipboard write (OSC 52), an erase-line and a carriage
+return, and what comes out is compared exactly."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+from rich.console import Console
+from rich.text import Text
+
+from actors.protocol import (
+    BackgroundCommand,
+    BlockFinished,
+    HookCommand,
+    HookGroup,
+    Message,
+    MessageFinished,
+    Notice,
+    TextDelta,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+    TurnOutcome,
+    Usage,
+)
+from actors.visible import VisibleStream, escape_controls, printed_visibly
+from frontends.config_command import hook_lines
+from frontends.headless.render import JsonRenderer, TextRenderer
+from frontends.interactive.tasks import listing, status_lines
+from frontends.interactive.theme import DARK
+from frontends.interactive.view import TurnView
+from frontends.mcp_notes import error_lines
+
+TITLE = "\x1b]2;T\x07"
+CLIPBOARD = "\x1b]52;c;aGk=\x1b\\"
+ERASE = "\x1b[2K\r"
+
+
+def test_escape_controls_shows_each_control_and_keeps_what_cannot_paint() -> None:
+    assert escape_controls(f"a{TITLE}b") == "a\\x1b]2;T\\x07b"
+    assert escape_controls(f"x{ERASE}y") == "x\\x1b[2K\\ry"
+    assert escape_controls("\x9b31m \x7f \u202egnp.exe \u2028 \u200f") == (
+        "\\x9b31m \\x7f \\u202egnp.exe \\u2028 \\u200f"
+    )
+    # Text of many lines keeps its lines and its tabs; a one-line field escapes both.
+    assert escape_controls("a\tb\nc") == "a\tb\nc"
+    assert escape_controls("a\tb\nc", newlines=True) == "a\\tb\\nc"
+    # Letters, accents, emoji and their joiners are left as they are.
+    assert escape_controls("café 👩\u200d💻") == "café 👩\u200d💻"
+
+
+def test_a_sequence_split_between_two_pieces_is_escaped_as_if_whole() -> None:
+    whole = f"see {CLIPBOARD} and {TITLE}"
+    for at in range(len(whole)):
+        assert escape_controls(whole[:at]) + escape_controls(whole[at:]) == escape_controls(whole)
+
+
+def test_a_visible_stream_escapes_what_is_printed_to_it() -> None:
+    out = io.StringIO()
+    print(f"server{ERASE}ok", "second", sep="\n", file=VisibleStream(out))  # type: ignore[arg-type]
+    assert out.getvalue() == "server\\x1b[2K\\rok\nsecond\n"
+
+
+def test_a_command_printed_visibly_escapes_stdout_and_stderr_and_gives_them_back() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+
+    @printed_visibly
+    def command(value: str) -> int:
+        print(f"value: {value}")
+        print(f"warning: {value}", file=sys.stderr)
+        return 3
+
+    try:
+        assert command(TITLE) == 3
+        assert (sys.stdout, sys.stderr) == (out, err)
+    finally:
+        sys.stdout, sys.stderr = saved
+    assert out.getvalue() == "value: \\x1b]2;T\\x07\n"
+    assert err.getvalue() == "warning: \\x1b]2;T\\x07\n"
+
+
+async def test_headless_text_escapes_the_answer_split_across_deltas_and_the_tool_lines() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    renderer = TextRenderer(stdout, stderr)
+    block = {"type": "text", "text": "done"}
+    events = [
+        ToolStarted(id="t1", name="Read", summary=f"{TITLE}a.txt"),
+        ToolFinished(ToolResult(tool_use_id="t1", content=f"{CLIPBOARD}line"), elapsed=0.25),
+        Notice("warning", f"a file {TITLE}"),
+        TextDelta(0, "one \x1b]5"),  # the sequence cut in two, as two SSE deltas carry it
+        TextDelta(0, f"2;c;aGk=\x07 two{ERASE}three\ttab"),
+        BlockFinished(0, block),
+        MessageFinished(Message("assistant", [block]), "end_turn", Usage()),
+    ]
+    for event in events:
+        await renderer.show(event)
+    await renderer.close()
+    assert stdout.getvalue() == "one \\x1b]52;c;aGk=\\x07 two\\x1b[2K\\rthree\ttab\n"
+    assert stderr.getvalue() == (
+        "⏺ Read(\\x1b]2;T\\x07a.txt)\n"
+        "  ⎿ ✓ Read(\\x1b]2;T\\x07a.txt) 0.2s: \\x1b]52;c;aGk=\\x1b\\line\n"
+        "legato: warning: a file \\x1b]2;T\\x07\n"
+    )
+
+
+async def test_headless_json_escapes_its_notes_and_leaves_its_json_exact() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    renderer = JsonRenderer(stdout, stderr)
+    await renderer.show(Notice("warning", f"hook {ERASE}said"))
+    await renderer.show(
+        TurnOutcome(
+            result=f"x{TITLE}",
+            is_error=False,
+            subtype="success",
+            num_turns=1,
+            duration_ms=1,
+            duration_api_ms=1,
+            usage=Usage(),
+            total_cost_usd=None,
+            session_id="s",
+        )
+    )
+    assert stderr.getvalue() == "legato: hook \\x1b[2K\\rsaid\n"
+    assert '"result":"x\\u001b]2;T\\u0007"' in stdout.getvalue()
+
+
+def _view() -> tuple[TurnView, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, width=80, theme=DARK.rich_theme(), force_terminal=True)
+    return TurnView(console, DARK), out
+
+
+def test_the_terminal_view_escapes_the_models_markdown_and_keeps_rich_styling() -> None:
+    view, _ = _view()
+    block = {"type": "text", "text": ""}
+    view.apply(TextDelta(0, "Some **bold** \x1b]5"))
+    view.apply(TextDelta(0, f"2;c;aGk=\x07 text{ERASE}.\n\n"))
+    view.apply(BlockFinished(0, block))
+    printed = view.take_printed()
+    assert "\x1b]" not in printed
+    assert "\x07" not in printed
+    assert "\r" not in printed
+    assert "\x1b[1mbold\x1b[0m" in printed  # rich's own escapes for the markdown stay
+    assert "\\x1b]52;c;aGk=\\x07 text\\x1b[2K\\r." in printed
+
+
+def test_the_terminal_view_escapes_tool_lines_output_notes_and_said_text() -> None:
+    view, _ = _view()
+    view.apply(ToolStarted("t1", "Bash", f"cat {TITLE}\nrm -rf ~"))
+    view.apply(ToolOutput("t1", f"out{CLIPBOARD}\n"))
+    assert "\x1b]" not in view.live()
+    assert "cat \\x1b]2;T\\x07\\nrm -rf ~" in view.live()
+    view.apply(ToolFinished(ToolResult(tool_use_id="t1", content="fine"), elapsed=1.0))
+    view.apply(Notice("warning", f"read {TITLE}"))
+    view.say(Text(f"/tasks {CLIPBOARD}", style="bold"))
+    printed = view.take_printed()
+    assert "\x1b]" not in printed
+    assert "\\x1b]2;T\\x07" in printed
+    assert "out\\x1b]52;c;aGk=\\x1b\\" in printed
+    assert "/tasks \\x1b]52;c;aGk=\\x1b\\" in printed
+    assert "\x1b[1m/tasks" in printed  # the said text keeps its style
+    view.say(Text.assemble(("kept ", "bold"), f"a{TITLE}b", ("end", "italic")))
+    # rich itself dropped the BEL when the Text was made; the ESC it keeps is shown.
+    assert view.take_printed() == "\x1b[1mkept \x1b[0ma\\x1b]2;Tb\x1b[3mend\x1b[0m\n"
+
+
+def test_tasks_and_mcp_errors_and_hooks_show_escapes() -> None:
+    command = BackgroundCommand(
+        id="b1",
+        command=f"make {TITLE}",
+        state="running",
+        status="running",
+        age=1.0,
+        last_line=f"50%{ERASE}",
+    )
+    assert status_lines([command]) == ("◦ b1 running 1s · make \\x1b]2;T\\x07 · 50%\\x1b[2K\\r",)
+    assert "make \\x1b]2;T\\x07" in listing([command])
+    assert "\x1b" not in listing([command])
+    assert error_lines(f"boom{TITLE}", "  ") == ["  boom\\x1b]2;T\\x07"]
+    group = HookGroup(
+        event="PreToolUse",
+        matcher=f"Bash{ERASE}",
+        hooks=(HookCommand(command=f"evil\n{ERASE}fmt", timeout=5),),
+        source=".legato/settings.json",
+        approved=True,
+    )
+    assert hook_lines([group]) == [
+        "  PreToolUse",
+        "    matcher Bash\\x1b[2K\\r  (.legato/settings.json)",
+        "      evil\\n\\x1b[2K\\rfmt  (timeout 5 s)",
+    ]
