@@ -25,6 +25,7 @@ from actors.errors import LegatoError, UsageError
 from actors.memory_store import MemoryStore
 from actors.protocol import ListSessions
 from actors.session_store import SessionStore
+from actors.visible import escape_controls
 from runtime import ActorCrashed, supervise
 
 if TYPE_CHECKING:
@@ -138,7 +139,8 @@ def listing(sessions: Sequence[SessionSummary], *, ids: int = ID_SHOWN, width: i
             _when(info.modified),
             f"{info.messages:,} {'message' if info.messages == 1 else 'messages'}",
             f"{info.tokens:,} tokens",
-            info.first_prompt or "(no prompt)",
+            # A prompt may be a pasted page or a script's text: one line, controls shown.
+            escape_controls(info.first_prompt, newlines=True) or "(no prompt)",
         )
         for number, info in enumerate(sessions, start=1)
     ]

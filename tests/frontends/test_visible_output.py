@@ -99,3 +99,16 @@ def test_a_config_error_quoting_a_value_shows_its_escapes(project: Project) -> N
     assert _raw_controls(done.stderr) == []
     assert "\\x1b]2;PWNED TITLE\\x07" in done.stderr.decode()
     assert "Traceback" not in done.stderr.decode()
+
+
+def test_permissions_and_doctor_show_the_rules_escapes(project: Project) -> None:
+    project.settings(blockedPaths=[f"secret{TITLE}.txt"], allowedCommands=[f"npm test{HIDDEN}*"])
+    for args in (
+        ["permissions", "--project", str(project.root)],
+        ["doctor", "--no-probe", str(project.root)],
+    ):
+        done = _legato(project, "http://127.0.0.1:9", *args)
+        assert _raw_controls(done.stdout) == [], args
+        assert _raw_controls(done.stderr) == [], args
+        assert "secret\\x1b]2;PWNED TITLE\\x07.txt" in done.stdout.decode(), done.stdout
+    assert "npm test" in done.stdout.decode()

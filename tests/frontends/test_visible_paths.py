@@ -19,6 +19,7 @@ from actors.protocol import (
     Message,
     MessageFinished,
     Notice,
+    SessionSummary,
     TextDelta,
     ToolFinished,
     ToolOutput,
@@ -34,6 +35,7 @@ from frontends.interactive.tasks import listing, status_lines
 from frontends.interactive.theme import DARK
 from frontends.interactive.view import TurnView
 from frontends.mcp_notes import error_lines
+from frontends.resume import listing as resume_listing
 
 TITLE = "\x1b]2;T\x07"
 CLIPBOARD = "\x1b]52;c;aGk=\x1b\\"
@@ -195,3 +197,12 @@ def test_tasks_and_mcp_errors_and_hooks_show_escapes() -> None:
         "    matcher Bash\\x1b[2K\\r  (.legato/settings.json)",
         "      evil\\n\\x1b[2K\\rfmt  (timeout 5 s)",
     ]
+
+
+def test_the_resume_pickers_prompts_show_escapes() -> None:
+    summary = SessionSummary(
+        id="abcdef12", path="", modified=0.0, started="", first_prompt=f"fix {TITLE}", messages=2
+    )
+    shown = resume_listing([summary])
+    assert shown.endswith("fix \\x1b]2;T\\x07")
+    assert "\x1b" not in shown
