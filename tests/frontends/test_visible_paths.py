@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -37,6 +38,9 @@ from frontends.interactive.view import TurnView
 from frontends.mcp_notes import error_lines
 from frontends.resume import listing as resume_listing
 
+if TYPE_CHECKING:
+    from actors.protocol import UiEvent
+
 TITLE = "\x1b]2;T\x07"
 CLIPBOARD = "\x1b]52;c;aGk=\x1b\\"
 ERASE = "\x1b[2K\r"
@@ -63,7 +67,7 @@ def test_a_sequence_split_between_two_pieces_is_escaped_as_if_whole() -> None:
 
 def test_a_visible_stream_escapes_what_is_printed_to_it() -> None:
     out = io.StringIO()
-    print(f"server{ERASE}ok", "second", sep="\n", file=VisibleStream(out))  # type: ignore[arg-type]
+    print(f"server{ERASE}ok", "second", sep="\n", file=VisibleStream(out))
     assert out.getvalue() == "server\\x1b[2K\\rok\nsecond\n"
 
 
@@ -91,7 +95,7 @@ async def test_headless_text_escapes_the_answer_split_across_deltas_and_the_tool
     stdout, stderr = io.StringIO(), io.StringIO()
     renderer = TextRenderer(stdout, stderr)
     block = {"type": "text", "text": "done"}
-    events = [
+    events: list[UiEvent] = [
         ToolStarted(id="t1", name="Read", summary=f"{TITLE}a.txt"),
         ToolFinished(ToolResult(tool_use_id="t1", content=f"{CLIPBOARD}line"), elapsed=0.25),
         Notice("warning", f"a file {TITLE}"),
