@@ -210,3 +210,17 @@ def test_the_resume_pickers_prompts_show_escapes() -> None:
     shown = resume_listing([summary])
     assert shown.endswith("fix \\x1b]2;T\\x07")
     assert "\x1b" not in shown
+
+
+def test_the_live_part_gives_prompt_toolkit_no_escape_to_pass_through() -> None:
+    # prompt_toolkit's ANSI parser writes what lies between \x01 and \x02 to the terminal as
+    # it is; the answer still streaming is drawn through it.
+    view, _ = _view()
+    view.apply(TextDelta(0, "working \x01\x1b]2;T\x07\x02 on"))
+    view.apply(ToolStarted("t1", "Bash", "make"))
+    view.apply(ToolOutput("t1", "\x01\x1b]52;c;aGk=\x07\x02 50%"))
+    live = view.live()
+    assert "\x01" not in live
+    assert "\x1b]" not in live
+    assert "working \\x01\\x1b]2;T\\x07\\x02 on" in live
+    assert "\\x01\\x1b]52;c;aGk=\\x07\\x02 50%" in live
