@@ -18,6 +18,7 @@ from actors.protocol import (
     GetContext,
     ListMcpServers,
 )
+from actors.visible import escape_controls
 from frontends.config_command import mcp_server_lines
 from frontends.mcp_notes import error_lines
 
@@ -87,23 +88,31 @@ def listing(statuses: Sequence[McpServerStatus], servers: Sequence[McpServer]) -
 
 
 def _rows(statuses: Sequence[McpServerStatus], servers: dict[str, McpServer]) -> list[str]:
-    width = max(len(status.name) for status in statuses)
+    width = max(len(_field(status.name)) for status in statuses)
     rows = []
     for status in statuses:
-        rows.append(f"  {status.name:<{width}}  {_state(status)}  ({status.source})")
+        name = _field(status.name)
+        rows.append(f"  {name:<{width}}  {_state(status)}  ({_field(status.source)})")
         if status.state == "failed":
             rows += error_lines(status.error, "      ")
         elif status.state == "unapproved":
             server = servers.get(status.name)
             if server is not None:
-                runs = " ".join([server.command, *server.args]) if server.command else server.url
+                words = [server.command, *server.args] if server.command else [server.url]
+                # Each word on its own: a return or a newline in one would show another command.
+                runs = " ".join(_field(word) for word in words)
                 # In full: what is left out could be what the user needs to read.
                 rows.append(f"      runs: {runs}")
                 hidden = ("env", server.env) if server.command else ("headers", server.headers)
                 if hidden[1]:
-                    rows.append(f"      {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
-            rows.append(f"      → /mcp approve {status.name} (after reading what it runs)")
+                    names = ", ".join(_field(key) for key in hidden[1])
+                    rows.append(f"      {hidden[0]}: {names} (values hidden)")
+            rows.append(f"      → /mcp approve {name} (after reading what it runs)")
     return rows
+
+
+def _field(text: str) -> str:
+    return escape_controls(text, newlines=True)
 
 
 def _state(status: McpServerStatus) -> str:
