@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from actors.visible import escape_controls
 from frontends.skill_report import hang
 
 if TYPE_CHECKING:
@@ -88,4 +89,6 @@ class Listing:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
         from rich.text import Text
 
-        yield from (Text(line) for line in hang(self.text, options.max_width))
+        # A skill's description is a repository's text: its controls are shown, not obeyed.
+        shown = escape_controls(self.text)
+        yield from (Text(line) for line in hang(shown, options.max_width))
