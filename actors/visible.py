@@ -62,9 +62,9 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
 
 class VisibleStream:
     """A text stream whose writes have their control characters escaped: for output that
-    Legato styles with no escape sequences of its own (the reports of ``legato config``,
-    ``legato mcp``, ``legato permissions``, ``legato doctor``; a headless run's text), so that
-    nothing quoted in them, a value, a file name, an error, reaches the terminal as control."""
+    Legato writes with no escape sequences of its own (the reports of ``legato config``,
+    ``legato mcp``, ``legato permissions``, ``legato doctor``), so that nothing quoted in it,
+    a value, a file name, an error, reaches the terminal as a control."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
