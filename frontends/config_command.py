@@ -136,23 +136,17 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
 def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> list[str]:
     """Each server, its transport, what it runs or reaches, and its file; with ``approval``,
     whether a project's is approved and how to approve it. Env and header values often hold
-    tokens: only their names are shown."""
-    from frontends.mcp_notes import is_project_server
+    tokens: each shows the variables it comes from by name, a value written out stays hidden."""
+    from frontends.mcp_notes import is_project_server, server_target, server_value_lines
 
     lines = []
     for server in servers:
-        if server.transport == "stdio":
-            target = " ".join([server.command, *server.args])
-            hidden = ("env", server.env)
-        else:
-            target = server.url
-            hidden = ("headers", server.headers)
+        target = server_target(server)
         state = ""
         if approval and is_project_server(server):
             state = "  approved" if server.approved else "  not approved"
         lines.append(f"  {server.name}  {server.transport}  {target}  ({server.source}){state}")
-        if hidden[1]:
-            lines.append(f"    {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+        lines += server_value_lines(server, "    ")
         if approval and not server.approved:
             lines.append(f"    → approve it: 'legato mcp approve {server.name}'")
     return lines

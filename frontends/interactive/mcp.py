@@ -19,7 +19,7 @@ from actors.protocol import (
     ListMcpServers,
 )
 from frontends.config_command import mcp_server_lines
-from frontends.mcp_notes import error_lines
+from frontends.mcp_notes import error_lines, server_target, server_value_lines
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
@@ -96,12 +96,9 @@ def _rows(statuses: Sequence[McpServerStatus], servers: dict[str, McpServer]) ->
         elif status.state == "unapproved":
             server = servers.get(status.name)
             if server is not None:
-                runs = " ".join([server.command, *server.args]) if server.command else server.url
                 # In full: what is left out could be what the user needs to read.
-                rows.append(f"      runs: {runs}")
-                hidden = ("env", server.env) if server.command else ("headers", server.headers)
-                if hidden[1]:
-                    rows.append(f"      {hidden[0]}: {', '.join(hidden[1])} (values hidden)")
+                rows.append(f"      runs: {server_target(server)}")
+                rows += server_value_lines(server, "      ")
             rows.append(f"      → /mcp approve {status.name} (after reading what it runs)")
     return rows
 
