@@ -214,6 +214,9 @@ def entry_fingerprint(kind: str, entry: Mapping[str, Any]) -> str:
 def _expand(value: str, env: Mapping[str, str], unset: Callable[[str], ConfigError]) -> str:
     def one(match: re.Match[str]) -> str:
         var, default = match.group(1), match.group(2)
+        if var in LEGATO_CREDENTIALS:
+            # Never its value, set or not: the server is refused (without_credential_servers).
+            return ""
         if var in env:
             return env[var]
         if default is not None:
