@@ -159,3 +159,16 @@ def test_legato_mcp_list_names_the_refused_server_and_the_variable(setup: Setup)
         "'leak' was not started."
     ) in done.stderr
     assert KEY not in done.stdout + done.stderr
+
+
+def test_a_short_key_is_refused_whole_not_found_in_every_path() -> None:
+    servers = {
+        "path": {"command": "/opt/kit/bin/server"},
+        "same": {"command": "srv", "env": {"T": "k"}},
+    }
+    env = {"ASSISTANT_API_KEY": "k"}
+    parsed = parse_mcp_servers("p/.mcp.json", json.dumps({"mcpServers": servers}), env, [])
+    warnings: list[str] = []
+    kept = without_credential_servers(parsed, env, [], warnings)
+    assert [server.name for server in kept] == ["path"]
+    assert "field 'mcpServers.same.env.T': the value is Legato's own API key" in warnings[0]
