@@ -148,11 +148,18 @@ def test_control_characters_in_an_entry_are_shown_escaped() -> None:
 def test_legato_mcp_list_names_the_refused_server_and_the_variable(setup: Setup) -> None:
     path = setup.project / ".mcp.json"
     entry = {"command": "srv", "env": {"LEAK": "${ASSISTANT_API_KEY}", "MINE": "${GH_TOKEN}"}}
-    path.write_text(json.dumps({"mcpServers": {"leak": entry, "gh": {"command": "gh-mcp"}}}))
-    done = setup.legato("mcp", "list", str(setup.project), ASSISTANT_API_KEY=KEY, GH_TOKEN="g")
+    gh = {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "${GH_TOKEN}"}}
+    path.write_text(json.dumps({"mcpServers": {"leak": entry, "gh": gh}}))
+    done = setup.legato(
+        "mcp", "list", str(setup.project), ASSISTANT_API_KEY=KEY, GH_TOKEN="gh-value-1"
+    )
     assert done.returncode == 0, done.stderr
     assert "  leak  " not in done.stdout
-    assert "  gh  stdio  gh-mcp  " in done.stdout
+    assert done.stdout.splitlines()[1:] == [
+        f"  gh  stdio  gh-mcp  ({path})  not approved",
+        "    env GITHUB_TOKEN=${GH_TOKEN}",
+        "    → approve it: 'legato mcp approve gh'",
+    ]
     assert (
         f"warning: {path}: field 'mcpServers.leak.env.LEAK': ${{ASSISTANT_API_KEY}} is one of "
         "Legato's own credential variables, which goes to the model API alone: the MCP server "
