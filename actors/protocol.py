@@ -145,7 +145,8 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     allow_write: tuple[str, ...] = ()  # writable besides the project and the session's TMPDIR
     read_only: tuple[str, ...] = ()  # read-only inside the project, besides .legato/ and .git's
     deny_read: tuple[str, ...] = DEFAULT_DENY_READ  # unreadable; replaces the default list
-    pass_env: tuple[str, ...] = ()  # variables let through although Legato keeps them back
+    # variables let through although Legato keeps them back; never its own credentials
+    pass_env: tuple[str, ...] = ()
     auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
     unconfined_commands: tuple[str, ...] = ()  # programs whose lines run outside the sandbox
     # Sockets of services outside the sandbox that confined commands may still reach (the

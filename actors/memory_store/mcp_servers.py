@@ -189,7 +189,8 @@ def _server(
     if kind == "stdio":
         raise fail("a stdio server takes command, not url", *at, "url")
     url = text(entry["url"], "url")
-    if not url.startswith(("http://", "https://")):
+    # One that names a credential is refused with that reason (without_credential_servers).
+    if not url.startswith(("http://", "https://")) and not _credential_named(entry["url"]):
         raise fail(f"{url!r} is not an http:// or https:// address", *at, "url")
     return McpServer(
         name=name,
@@ -267,17 +268,22 @@ def _credential_problem(
 ) -> tuple[str, str] | None:
     """The first field that would carry a credential, and what is wrong with it."""
     for field, (as_written, expanded) in _fields(server).items():
+        if named := _credential_named(as_written):
+            return field, f"${{{named}}} is one of Legato's own credential variables"
         names = _REFERENCE.findall(as_written)
-        for name in names:
-            if name in LEGATO_CREDENTIALS:
-                return field, f"${{{name}}} is one of Legato's own credential variables"
-        # The field's name too: a header's or variable's name is sent as it is.
-        if credential_in(expanded, values) or credential_in(field, values):
+        # A header's or variable's name too, which is sent as it is written.
+        key = field.partition(".")[2]
+        if credential_in(expanded, values) or credential_in(key, values):
             copies = [name for name in names if credential_in(env.get(name, ""), values)]
             if copies:
                 return field, f"${{{copies[0]}}} holds Legato's own API key"
             return field, "the value is Legato's own API key"
     return None
+
+
+def _credential_named(written: str) -> str | None:
+    """The first of Legato's credential variables ``written`` refers to, if any."""
+    return next((n for n in _REFERENCE.findall(written) if n in LEGATO_CREDENTIALS), None)
 
 
 def _fields(server: McpServer) -> dict[str, tuple[str, str]]:
