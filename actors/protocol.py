@@ -145,7 +145,8 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     allow_write: tuple[str, ...] = ()  # writable besides the project and the session's TMPDIR
     read_only: tuple[str, ...] = ()  # read-only inside the project, besides .legato/ and .git's
     deny_read: tuple[str, ...] = DEFAULT_DENY_READ  # unreadable; replaces the default list
-    pass_env: tuple[str, ...] = ()  # variables let through although Legato keeps them back
+    # variables let through although Legato keeps them back; never its own credentials
+    pass_env: tuple[str, ...] = ()
     auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
     unconfined_commands: tuple[str, ...] = ()  # programs whose lines run outside the sandbox
     # Sockets of services outside the sandbox that confined commands may still reach (the
@@ -199,6 +200,17 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         ]
 
 
+class McpWritten(msgspec.Struct, frozen=True, kw_only=True):
+    """An MCP server's entry as its file writes it, before ``${VAR}`` expansion: what an
+    approval shows (the names of the variables its values come from)."""
+
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+
+
 class McpServer(msgspec.Struct, frozen=True, kw_only=True):
     """One MCP server as .mcp.json or the global config declares it, ``${VAR}`` expanded.
 
@@ -219,6 +231,7 @@ class McpServer(msgspec.Struct, frozen=True, kw_only=True):
     # sha256 of the entry as the file writes it, before ``${VAR}`` expansion: what an approval
     # of a project's server holds (actors/memory_store/mcp_approvals.py).
     fingerprint: str = ""
+    written: McpWritten = McpWritten()  # the entry before expansion, for approvals
 
     # Env and header values often hold tokens: a log line or a failed assertion shows names.
     def __repr__(self) -> str:

@@ -138,27 +138,20 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
 def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> list[str]:
     """Each server, its transport, what it runs or reaches, and its file; with ``approval``,
     whether a project's is approved and how to approve it. Env and header values often hold
-    tokens: only their names are shown."""
-    from frontends.mcp_notes import is_project_server
+    tokens: each shows the variables it comes from by name, a value written out stays hidden."""
+    from frontends.mcp_notes import is_project_server, server_target, server_value_lines
 
     lines = []
     for server in servers:
-        # Each field on its own: a return or a newline inside one would let the line show
-        # another command than the one approved.
+        # Each field escaped on its own: a return or a newline inside one would let the line
+        # show another command than the one approved.
         name = _field(server.name)
-        if server.transport == "stdio":
-            target = " ".join(_field(word) for word in [server.command, *server.args])
-            hidden = ("env", server.env)
-        else:
-            target = _field(server.url)
-            hidden = ("headers", server.headers)
+        target = server_target(server)
         state = ""
         if approval and is_project_server(server):
             state = "  approved" if server.approved else "  not approved"
         lines.append(f"  {name}  {server.transport}  {target}  ({_field(server.source)}){state}")
-        if hidden[1]:
-            names = ", ".join(_field(key) for key in hidden[1])
-            lines.append(f"    {hidden[0]}: {names} (values hidden)")
+        lines += server_value_lines(server, "    ")
         if approval and not server.approved:
             lines.append(f"    → approve it: 'legato mcp approve {name}'")
     return lines

@@ -100,6 +100,9 @@ def _approve(memory: MemoryStore, args: argparse.Namespace) -> None:
 
     async def approving() -> tuple[ProjectContext, tuple[McpServer, ...]]:
         context = await memory.address.ask(GetContext())
+        # First: a warning may say why a name is not among the servers (one refused for
+        # asking for Legato's key), before the error that says it is unknown.
+        _warn(context)
         names = tuple(args.names)
         if args.all:
             names = tuple(s.name for s in context.mcp_servers if not s.approved)
@@ -120,7 +123,6 @@ def _approve(memory: MemoryStore, args: argparse.Namespace) -> None:
             print(f"Approved {server.name}: the next session here starts it.")
         else:
             print(f"{server.name} is the global config's ({server.source}): always approved.")
-    _warn(context)
 
 
 def _revoke(memory: MemoryStore, names: Sequence[str]) -> None:

@@ -1,9 +1,11 @@
 """What every frontend says of a project's MCP server the user has not approved: one wording
-for ``legato -p``, the interactive session, ``legato mcp list`` and ``legato doctor``."""
+for ``legato -p``, the interactive session, ``legato mcp list`` and ``legato doctor``; and what
+a server runs, as its file writes it, for every approval."""
 
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 from actors.counts import counted
@@ -13,6 +15,11 @@ if TYPE_CHECKING:
     from actors.protocol import McpServer
 
 MCP_FILE = ".mcp.json"  # as actors/memory_store/mcp_servers.py reads it
+# ``${VAR}`` and ``${VAR:-default}``, as actors/memory_store/mcp_servers.py expands them.
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# The longest text written beside a variable that an approval shows ("Bearer ", "https://"...):
+# longer may be a token written out, and shows as "(hidden)".
+SHOWN_LITERAL = 8
 
 
 def is_project_server(server: McpServer) -> bool:
@@ -53,3 +60,52 @@ def error_lines(error: str | None, indent: str) -> list[str]:
         + escape_controls(line if len(line) <= ERROR_WIDTH else line[: ERROR_WIDTH - 1] + "…")
         for line in lines
     ]
+
+
+def server_target(server: McpServer) -> str:
+    """What a server runs (its command and args) or reaches (its url), as its file writes
+    them: ``${VAR}`` shows the variable's name, not its value. On one line, escaped."""
+    written = server.written
+    if server.transport == "stdio":
+        parts = [written.command, *written.args] if written.command else [server.command]
+        return escape_controls(" ".join(parts or [""]), newlines=True)
+    return escape_controls(written.url or server.url, newlines=True)
+
+
+def server_value_lines(server: McpServer, indent: str) -> list[str]:
+    """A line for each env variable (``TOKEN=${GITHUB_TOKEN}``) or header
+    (``Authorization: Bearer ${GH_TOKEN}``): the variables its value comes from by name, while
+    a value written out, which may be a token, stays hidden."""
+    written = server.written
+    if server.transport == "stdio":
+        values, label, between = written.env or dict.fromkeys(server.env, ""), "env", "="
+    else:
+        values, label, between = (
+            written.headers or dict.fromkeys(server.headers, ""),
+            "header",
+            ": ",
+        )
+    return [
+        f"{indent}{label} {escape_controls(name, newlines=True)}{between}{shown_value(value)}"
+        for name, value in values.items()
+    ]
+
+
+def shown_value(value: str) -> str:
+    """``value`` as an approval shows it: each ``${VAR}`` by name, a short text beside one as
+    written, and anything else (a value with no variable, a long text, a long default) as
+    "(hidden)"."""
+    if not _VAR.search(value):
+        return "(value hidden)"
+    shown, end = [], 0
+    for match in _VAR.finditer(value):
+        shown.append(_literal(value[end : match.start()]))
+        name, default = match.group(1), match.group(2)
+        shown.append(f"${{{name}}}" if default is None else f"${{{name}:-{_literal(default)}}}")
+        end = match.end()
+    shown.append(_literal(value[end:]))
+    return escape_controls("".join(shown), newlines=True)
+
+
+def _literal(text: str) -> str:
+    return text if len(text) <= SHOWN_LITERAL else "(hidden)"

@@ -38,6 +38,8 @@ SHARED = {
     "actors.tool_names",
     "actors.permission_modes",
     "actors.counts",
+    # Legato's own credentials, which no command, hook or MCP server gets.
+    "actors.credentials",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.

@@ -86,10 +86,12 @@ class HookRunner(Actor["HookRunnerMsg"]):
         # The mode the hooks are told: the context's at start. A RunHooks whose payload holds
         # ``permission_mode`` (the asker knows the mode of the moment) overrides it for that run.
         self._permission_mode = "default"
+        self._api_key: str | None = None  # the configured one: no hook gets it either
 
     async def on_start(self) -> None:
         if self._memory is not None:
             context = await self._memory.ask(GetContext())
+            self._api_key = context.config.api_key
             self._groups = context.hooks
             self._permission_mode = to_sdk(context.permission_mode)
 
@@ -131,7 +133,12 @@ class HookRunner(Actor["HookRunnerMsg"]):
             try:
                 if hook.callback is None:
                     run = await run_hook(
-                        hook, source=source, stdin=stdin, cwd=self._root, env=self._env
+                        hook,
+                        source=source,
+                        stdin=stdin,
+                        cwd=self._root,
+                        env=self._env,
+                        secrets=[self._api_key],
                     )
                 else:
                     run = await call_hook(

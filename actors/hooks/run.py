@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors.credentials import without_credentials
 from actors.protocol import HookRun
 from actors.tool_executor import HeadTail, stop_group
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from anyio.abc import ByteReceiveStream, ByteSendStream
 
@@ -31,11 +32,21 @@ _READ = 65536
 
 
 async def run_hook(
-    hook: HookCommand, *, source: str, stdin: bytes, cwd: str, env: Mapping[str, str]
+    hook: HookCommand,
+    *,
+    source: str,
+    stdin: bytes,
+    cwd: str,
+    env: Mapping[str, str],
+    secrets: Iterable[str | None] = (),
 ) -> HookRun:
     """Run ``bash -c hook.command`` in a new process group until it exits or its timeout passes;
     the group is gone when this returns or raises. A command that cannot start is a run with no
-    exit code and the reason on stderr."""
+    exit code and the reason on stderr.
+
+    The hook gets ``env`` without Legato's own credentials (a command's rule: those variables,
+    and any holding one of their values or one of ``secrets``, the configured ``apiKey``): a
+    hook is a project's or the user's program, and Legato's keys go to the model API alone."""
     started = anyio.current_time()
     try:
         # Shielded (it takes a moment): once the process exists, the cleanup below has its handle.
@@ -43,7 +54,7 @@ async def run_hook(
             process = await anyio.open_process(
                 ["bash", "-c", hook.command],
                 cwd=cwd,
-                env=dict(env),
+                env=without_credentials(env, secrets=secrets),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

@@ -26,11 +26,12 @@ from actors.memory_store.mcp_servers import (
     load_mcp_servers,
     parse_mcp_servers,
     read_mcp_servers,
+    without_credential_servers,
 )
 from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
 from actors.memory_store.sandbox_settings import ACCEPTS as SANDBOX_ACCEPTS
 from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
-from actors.memory_store.sandbox_settings import check_sandbox
+from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, resolve_model
@@ -130,6 +131,7 @@ def explain_context(
     _check_models(config, settings)
     _check_entries(settings)
     check_sandbox(settings)
+    warnings += pass_env_warnings(settings, env, [config.value.api_key])
     # Both files' hooks run: the user's own first, then the project's, once approved.
     hooks = tuple(
         group
@@ -157,6 +159,7 @@ def explain_context(
         trust_all=config.value.enable_all_project_mcp_servers,
     )
     mcp_servers = _with_given_servers(mcp_servers, overrides, env, warnings)
+    mcp_servers = without_credential_servers(mcp_servers, env, [config.value.api_key], warnings)
     # Path rules are read by the broker's own parser, loaded only for settings that have some.
     path_rules = bool(settings.value.allowed_paths or settings.value.blocked_paths)
     if path_rules:

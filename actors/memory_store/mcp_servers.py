@@ -4,9 +4,10 @@
     {"mcpServers": {"<name>": {"type": "http", "url": "...", "headers": {...}}}}      http, sse
 
 ``${VAR}`` and ``${VAR:-default}`` expand in command, args, env values, url and header values,
-from the session's environment, as Claude Code expands them. A server's name becomes part of
-its tools' names (``mcp__<server>__<tool>``), so it holds only letters, digits, ``_`` and ``-``.
-Reading the file starts nothing (docs/mcp.md).
+from the session's environment, as Claude Code expands them; a server whose entry would hand it
+one of Legato's own credentials is refused (``without_credential_servers``). A server's name
+becomes part of its tools' names (``mcp__<server>__<tool>``), so it holds only letters, digits,
+``_`` and ``-``. Reading the file starts nothing (docs/mcp.md).
 
 A project's servers (its ``.mcp.json``, which a cloned repository brings) are approved only
 when the user approved the entry as it is written (mcp_approvals.py), or turned
@@ -16,18 +17,20 @@ when the user approved the entry as it is written (mcp_approvals.py), or turned
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from actors.credentials import LEGATO_CREDENTIALS, credential_in, credential_values
 from actors.errors import ConfigError
 from actors.memory_store.jsonpos import key_positions, syntax_error
-from actors.protocol import McpServer
+from actors.protocol import McpServer, McpWritten
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     # The error for a message at a field path (its line found from the path), with a remedy.
     Fail = Callable[..., ConfigError]
@@ -179,11 +182,15 @@ def _server(
             args=tuple(text(a, "args") for a in args),
             env=strings("env"),
             fingerprint=fingerprint,
+            written=McpWritten(
+                command=entry["command"], args=tuple(args), env=dict(entry.get("env", {}))
+            ),
         )
     if kind == "stdio":
         raise fail("a stdio server takes command, not url", *at, "url")
     url = text(entry["url"], "url")
-    if not url.startswith(("http://", "https://")):
+    # One that names a credential is refused with that reason (without_credential_servers).
+    if not url.startswith(("http://", "https://")) and not _credential_named(entry["url"]):
         raise fail(f"{url!r} is not an http:// or https:// address", *at, "url")
     return McpServer(
         name=name,
@@ -192,6 +199,7 @@ def _server(
         url=url,
         headers=strings("headers"),
         fingerprint=fingerprint,
+        written=McpWritten(url=entry["url"], headers=dict(entry.get("headers", {}))),
     )
 
 
@@ -207,6 +215,9 @@ def entry_fingerprint(kind: str, entry: Mapping[str, Any]) -> str:
 def _expand(value: str, env: Mapping[str, str], unset: Callable[[str], ConfigError]) -> str:
     def one(match: re.Match[str]) -> str:
         var, default = match.group(1), match.group(2)
+        if var in LEGATO_CREDENTIALS:
+            # Never its value, set or not: the server is refused (without_credential_servers).
+            return ""
         if var in env:
             return env[var]
         if default is not None:
@@ -214,3 +225,77 @@ def _expand(value: str, env: Mapping[str, str], unset: Callable[[str], ConfigErr
         raise unset(var)
 
     return _VAR.sub(one, value)
+
+
+# Any ``${NAME`` of an entry, nested in another's default too: ``${X:-${ASSISTANT_API_KEY}}``.
+_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
+_OWN_VARIABLE = (
+    "Give the server a key of its own from a variable of your own, such as ${MY_SERVER_TOKEN}"
+)
+
+
+def without_credential_servers(
+    servers: tuple[McpServer, ...],
+    env: Mapping[str, str],
+    secrets: Iterable[str | None],
+    warnings: list[str],
+) -> tuple[McpServer, ...]:
+    """``servers`` but those whose entry would hand them one of Legato's own credentials (in
+    command, args, env, url or headers: a ``${...}`` of a credential variable, or a value, as
+    written or expanded, holding a credential's value). Legato's keys go to the model API
+    alone, whatever file asks, so such a server is not started; a warning names its file, the
+    field and the variable, and the session goes on with the others."""
+    values = credential_values(env, secrets)
+    kept = []
+    for server in servers:
+        problem = _credential_problem(server, env, values)
+        if problem is None:
+            kept.append(server)
+            continue
+        field, message = problem
+        refused = ConfigError(
+            f"{message}, which goes to the model API alone: the MCP server '{server.name}' "
+            f"was not started. {_OWN_VARIABLE}",
+            path=server.source,
+            field=f"mcpServers.{server.name}.{field}",
+        )
+        warnings.append(refused.message)
+    return tuple(kept)
+
+
+def _credential_problem(
+    server: McpServer, env: Mapping[str, str], values: frozenset[str]
+) -> tuple[str, str] | None:
+    """The first field that would carry a credential, and what is wrong with it."""
+    for field, (as_written, expanded) in _fields(server).items():
+        if named := _credential_named(as_written):
+            return field, f"${{{named}}} is one of Legato's own credential variables"
+        names = _REFERENCE.findall(as_written)
+        # A header's or variable's name too, which is sent as it is written.
+        key = field.partition(".")[2]
+        if credential_in(expanded, values) or credential_in(key, values):
+            copies = [name for name in names if credential_in(env.get(name, ""), values)]
+            if copies:
+                return field, f"${{{copies[0]}}} holds Legato's own API key"
+            return field, "the value is Legato's own API key"
+    return None
+
+
+def _credential_named(written: str) -> str | None:
+    """The first of Legato's credential variables ``written`` refers to, if any."""
+    return next((n for n in _REFERENCE.findall(written) if n in LEGATO_CREDENTIALS), None)
+
+
+def _fields(server: McpServer) -> dict[str, tuple[str, str]]:
+    """Each field of ``server`` by its name in the file: as written, and expanded."""
+    written = server.written
+    fields = {"command": (written.command, server.command), "url": (written.url, server.url)}
+    args = itertools.zip_longest(written.args, server.args, fillvalue="")
+    fields.update((f"args[{index}]", pair) for index, pair in enumerate(args))
+    for key, as_written, expanded in (
+        ("env", written.env, server.env),
+        ("headers", written.headers, server.headers),
+    ):
+        for name in {**as_written, **expanded}:
+            fields[f"{key}.{name}"] = (as_written.get(name, ""), expanded.get(name, ""))
+    return fields

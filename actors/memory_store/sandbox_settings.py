@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from actors.credentials import LEGATO_CREDENTIALS, credential_values, is_credential
 from actors.errors import ConfigError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     from actors.memory_store.validate import Loaded
     from actors.protocol import ProjectSettings
 
@@ -75,3 +78,29 @@ def _path_problem(entry: str) -> str | None:
     if "\x00" in entry:
         return "a path cannot hold a NUL character"
     return None
+
+
+def pass_env_warnings(
+    settings: Loaded[ProjectSettings], env: Mapping[str, str], secrets: Iterable[str | None]
+) -> list[str]:
+    """A warning for each ``sandbox.passEnv`` entry naming one of Legato's own credentials (a
+    credential variable, or one holding a credential's value): it is not passed, whatever the
+    file (a command the model chose would get the key), and the session goes on."""
+    values = credential_values(env, secrets)
+    warnings = []
+    for index, name in enumerate(settings.value.sandbox.pass_env):
+        if not is_credential(name, env.get(name, ""), values):
+            continue
+        line = settings.line_of("sandbox", "passEnv", index) or settings.line_of("sandbox")
+        where = settings.path if line is None else f"{settings.path}:{line}"
+        why = (
+            "is one of Legato's own credential variables"
+            if name in LEGATO_CREDENTIALS
+            else "holds Legato's own API key"
+        )
+        warnings.append(
+            f"{where}: field 'sandbox.passEnv[{index}]': {name} {why}, which "
+            "goes to the model API alone: no command gets it. Remove it from 'sandbox.passEnv'; "
+            "a command that needs a key of its own reads it from a variable of its own"
+        )
+    return warnings

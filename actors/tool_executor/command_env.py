@@ -2,42 +2,31 @@
 
 The model chooses the commands, so whatever a command can read, the model can print, and a
 hostile repository can send elsewhere. Legato's keys are Legato's: the variables it reads
-its credentials from are left out, and so is any other variable holding the same value as the
-``apiKey`` of the global config (a key exported under a second name). Everything else of the
-user's environment stays, so builds and tools behave as in the user's own shell.
+its credentials from are left out, and so is any other variable holding one of their values or
+the ``apiKey`` of the global config (a key exported under a second name); ``sandbox.passEnv``
+cannot let one through. Everything else of the user's environment stays, so builds and tools
+behave as in the user's own shell.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from actors.credentials import LEGATO_CREDENTIALS, without_credentials
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-# The variables the model client takes credentials from (actors/model_client: endpoint.py,
-# providers/openai.py, providers/bedrock.py).
-LEGATO_CREDENTIALS = frozenset(
-    {
-        "ASSISTANT_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "OPENAI_API_KEY",
-        "CLOUD_ACCESS_KEY_ID",
-        "CLOUD_SECRET_ACCESS_KEY",
-        "CLOUD_SESSION_TOKEN",
-    }
-)
+__all__ = ["LEGATO_CREDENTIALS", "command_environment"]
 
 
 def command_environment(
     env: Mapping[str, str], *, secrets: Iterable[str | None] = (), passed: Iterable[str] = ()
 ) -> dict[str, str]:
-    """``env`` without Legato's credentials: the named variables, and any variable whose value
-    is one of ``secrets`` (the configured ``apiKey``). ``passed`` names variables the user
-    lets through all the same."""
-    keep = frozenset(passed)
-    hidden = {secret.strip() for secret in secrets if secret and secret.strip()}
-    return {
-        name: value
-        for name, value in env.items()
-        if name in keep or (name not in LEGATO_CREDENTIALS and value.strip() not in hidden)
-    }
+    """``env`` without Legato's credentials (``actors/credentials.py``): the credential
+    variables, and any variable whose value is one of theirs or one of ``secrets`` (the
+    configured ``apiKey``). ``passed`` (``sandbox.passEnv``) names variables the user lets
+    through of what Legato keeps back for other reasons; a credential is never one of them,
+    whatever the settings say, since the model chooses the commands."""
+    del passed  # nothing but the credentials is kept back
+    return without_credentials(env, secrets=secrets)

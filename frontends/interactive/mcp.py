@@ -20,7 +20,7 @@ from actors.protocol import (
 )
 from actors.visible import escape_controls
 from frontends.config_command import mcp_server_lines
-from frontends.mcp_notes import error_lines
+from frontends.mcp_notes import error_lines, server_target, server_value_lines
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
@@ -98,15 +98,9 @@ def _rows(statuses: Sequence[McpServerStatus], servers: dict[str, McpServer]) ->
         elif status.state == "unapproved":
             server = servers.get(status.name)
             if server is not None:
-                words = [server.command, *server.args] if server.command else [server.url]
-                # Each word on its own: a return or a newline in one would show another command.
-                runs = " ".join(_field(word) for word in words)
                 # In full: what is left out could be what the user needs to read.
-                rows.append(f"      runs: {runs}")
-                hidden = ("env", server.env) if server.command else ("headers", server.headers)
-                if hidden[1]:
-                    names = ", ".join(_field(key) for key in hidden[1])
-                    rows.append(f"      {hidden[0]}: {names} (values hidden)")
+                rows.append(f"      runs: {server_target(server)}")
+                rows += server_value_lines(server, "      ")
             rows.append(f"      → /mcp approve {name} (after reading what it runs)")
     return rows
 

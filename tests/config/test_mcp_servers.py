@@ -12,17 +12,20 @@ import pytest
 
 from actors.errors import ConfigError
 from actors.memory_store.mcp_servers import parse_mcp_servers
-from actors.protocol import McpServer
+from actors.protocol import McpServer, McpWritten
 
 if TYPE_CHECKING:
     from tests.config.conftest import Setup
 
 
 def _parse(servers: object, env: dict[str, str] | None = None) -> tuple[McpServer, ...]:
-    """The servers, without their fingerprints (tests/config/test_mcp_approval.py has them)."""
+    """The servers, without their fingerprints (tests/config/test_mcp_approval.py has them) and
+    their entries as written (tests/config/test_mcp_credentials.py has those)."""
     text = json.dumps({"mcpServers": servers})
     parsed = parse_mcp_servers("p/.mcp.json", text, env or {}, [])
-    return tuple(msgspec.structs.replace(server, fingerprint="") for server in parsed)
+    return tuple(
+        msgspec.structs.replace(server, fingerprint="", written=McpWritten()) for server in parsed
+    )
 
 
 def test_stdio_and_http_servers_are_read_with_variables_expanded() -> None:
@@ -126,10 +129,10 @@ def test_config_lists_servers_with_env_and_header_values_hidden(setup: Setup) ->
     )
     assert tail[1].splitlines() == [
         f"  fs  stdio  npx -y srv  ({path})  not approved",
-        "    env: TOKEN (values hidden)",
+        "    env TOKEN=${T}",
         "    → approve it: 'legato mcp approve fs'",
         f"  web  http  https://h/mcp  ({path})  not approved",
-        "    headers: Auth (values hidden)",
+        "    header Auth: ${T}",
         "    → approve it: 'legato mcp approve web'",
     ]
 
@@ -181,7 +184,7 @@ def test_mcp_list_prints_the_servers_without_starting_them(setup: Setup) -> None
         f"MCP servers for {setup.project.resolve()} "
         "(not started here: 'legato doctor' starts the approved ones)",
         f"  fs  stdio  npx  ({path})  not approved",
-        "    env: K (values hidden)",
+        "    env K=(value hidden)",
         "    → approve it: 'legato mcp approve fs'",
         f"  web  http  https://g/mcp  ({config})",
     ]

@@ -164,10 +164,12 @@ def test_an_unknown_name_exits_2_listing_the_known_ones(project: Project) -> Non
     assert _run(project, "mcp", "approve").returncode == 2  # neither names nor --all
 
 
-def test_approving_shows_env_names_never_their_values(project: Project) -> None:
-    entry = {"command": "srv", "args": ["--x"], "env": {"TOKEN": "s3cret-value"}}
+def test_approving_shows_each_values_variable_never_a_value(project: Project) -> None:
+    env = {"TOKEN": "s3cret-value", "GH": "Bearer ${GH_TOKEN:-none}"}
+    entry = {"command": "srv", "args": ["--x"], "env": env}
     project.write(".mcp.json", json.dumps({"mcpServers": {"tok": entry}}))
     done = _run(project, "mcp", "approve", "tok")
     assert done.returncode == 0, done.stderr
     assert "s3cret-value" not in done.stdout
-    assert "    env: TOKEN (values hidden)" in done.stdout
+    assert "    env TOKEN=(value hidden)" in done.stdout
+    assert "    env GH=Bearer ${GH_TOKEN:-none}" in done.stdout

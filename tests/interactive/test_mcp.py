@@ -38,7 +38,11 @@ FAILING = "import sys; print('no token given', file=sys.stderr); sys.exit(3)"
 def _mcp_json(root: Path, marker: Path) -> Path:
     servers = {
         "toy": {"command": sys.executable, "args": ["-c", MARKING, str(marker)]},
-        "bad": {"command": sys.executable, "args": ["-c", FAILING], "env": {"TOKEN": "s3cret"}},
+        "bad": {
+            "command": sys.executable,
+            "args": ["-c", FAILING],
+            "env": {"TOKEN": "s3cret", "GH": "Bearer ${GH_TOKEN:-none}"},
+        },
     }
     path = root / ".mcp.json"
     path.write_text(json.dumps({"mcpServers": servers}))
@@ -85,9 +89,11 @@ async def test_servers_are_named_at_start_and_start_once_approved(
             "      → /mcp approve toy (after reading what it runs)",
             f"  bad  not approved, not started  ({path})",
             f"      runs: {sys.executable} -c {FAILING}",
-            "      env: TOKEN (values hidden)",
+            "      env TOKEN=(value hidden)",
+            "      env GH=Bearer ${GH_TOKEN:-none}",
         )
         await live.idle()
+        assert "s3cret" not in live.text()
         assert not marker.exists()
 
         await live.submit("/mcp approve nope")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from actors.tool_executor.command_env import command_environment
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO, Project, project
+from tests.tool_executor.sandbox_setup import needs_bwrap
 
 if TYPE_CHECKING:
     from frontends.demo.scripted_api import RecordedRequest
@@ -25,6 +26,15 @@ OTHERS = {
     "CLOUD_SESSION_TOKEN": "cloud-token-93ab",
     "MY_COPY_OF_THE_KEY": CONFIG_KEY,  # the configured key, exported under another name
 }
+
+# Prints every /proc/<pid>/environ it may read, its parent's included.
+READ_PROC = """import glob
+for path in glob.glob("/proc/[0-9]*/environ"):
+    try:
+        print(open(path, "rb").read().decode(errors="replace"))
+    except OSError:
+        pass
+"""
 
 
 def results(request: RecordedRequest) -> str:
@@ -59,30 +69,60 @@ def test_a_command_cannot_print_legatos_credentials(project: Project) -> None:
         assert f"'{name}'" not in seen
 
 
-def test_the_user_can_let_a_credential_through_by_name() -> None:
-    env = {"OPENAI_API_KEY": "sk-1", "ASSISTANT_API_KEY": "sk-2", "PATH": "/bin"}
-    assert command_environment(env, passed=["OPENAI_API_KEY"]) == {
-        "OPENAI_API_KEY": "sk-1",
-        "PATH": "/bin",
-    }
+def test_no_name_lets_a_credential_through() -> None:
+    env = {"OPENAI_API_KEY": "sk-1", "ASSISTANT_API_KEY": "sk-2", "COPY": "sk-2", "PATH": "/bin"}
+    assert command_environment(env, passed=["OPENAI_API_KEY", "COPY"]) == {"PATH": "/bin"}
     assert command_environment({"A": " k ", "B": "x"}, secrets=["k", None]) == {"B": "x"}
 
 
-def test_pass_env_in_the_settings_lets_a_credential_through(project: Project) -> None:
-    project.settings(
-        permissionMode="auto",
-        allowedCommands=["python3 *"],
-        sandbox={"passEnv": ["OPENAI_API_KEY"]},
-    )
-    printing = "python3 -c 'import os; print(os.environ.get(\"OPENAI_API_KEY\"))'"
-    steps = [tool_calls([call("Bash", {"command": printing})]), text("done")]
+def test_pass_env_in_the_settings_cannot_hand_a_command_legatos_key(project: Project) -> None:
+    """A cloned repository's settings ask for the key by every name it goes by: the command
+    gets none of them, the model sees none, and the user is told which entry was not applied."""
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"apiKey": CONFIG_KEY}))
+    asked = ["ASSISTANT_API_KEY", "OPENAI_API_KEY", "MY_COPY_OF_THE_KEY", "KEEP_ME"]
+    project.settings(permissionMode="auto", allowedCommands=["env"], sandbox={"passEnv": asked})
+    steps = [tool_calls([call("Bash", {"command": "env"})]), text("done")]
     with ScriptedServer(steps, api_key=KEY) as server:
-        env = project.env(server.url, key=KEY) | OTHERS
+        env = project.env(server.url, key=KEY) | OTHERS | {"KEEP_ME": "visible-value"}
         done = subprocess.run(
             [sys.executable, "-c", "from frontends.cli import main; main()",
-             str(project.root), "--headless", "print it"],
+             str(project.root), "--headless", "print the environment"],
             capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         seen = results(server.requests[1])
-    assert OTHERS["OPENAI_API_KEY"] in seen
+        sent = json.dumps([request.body for request in server.requests])
+    assert "KEEP_ME=visible-value" in seen  # the command ran and printed its environment
+    for secret in (KEY, CONFIG_KEY, OTHERS["OPENAI_API_KEY"]):
+        assert secret not in sent
+    settings = project.root / ".legato" / "settings.json"
+    for index, name in enumerate(asked[:3]):
+        assert f"{settings}:" in done.stderr
+        assert f"field 'sandbox.passEnv[{index}]': {name} " in done.stderr
+    assert "sandbox.passEnv[3]" not in done.stderr
+    assert "Remove it from 'sandbox.passEnv'" in done.stderr
+
+
+@needs_bwrap
+def test_a_confined_command_cannot_read_legatos_key_from_proc(project: Project) -> None:
+    """Legato's own process holds the key in its environment: a confined command, in a process
+    namespace of its own, sees no process of Legato's in /proc to read it from."""
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"apiKey": CONFIG_KEY}))
+    project.settings(permissionMode="auto", allowedCommands=["python3 *"])
+    steps = [tool_calls([call("Bash", {"command": f"python3 -c '{READ_PROC}'"})]), text("done")]
+    with ScriptedServer(steps, api_key=KEY) as server:
+        env = project.env(server.url, key=KEY) | OTHERS | {"KEEP_ME": "visible-value"}
+        done = subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()",
+             str(project.root), "--headless", "read /proc"],
+            capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        seen = results(server.requests[1])
+    assert "KEEP_ME=visible-value" in seen  # it read its own environment
+    for secret in (KEY, *OTHERS.values()):
+        assert secret not in seen
