@@ -150,7 +150,7 @@ def test_control_characters_in_an_entry_are_shown_escaped() -> None:
     servers = {"s": {"command": "ok\r\x1b[2Kharmless", "env": {"T\x1b]2;x\x07": "${A}\x1b[1m"}}}
     parsed = parse_mcp_servers("p/.mcp.json", json.dumps({"mcpServers": servers}), {"A": ""}, [])
     assert mcp_server_lines(parsed, approval=False) == [
-        "  s  stdio  ok\\x0d\\x1b[2Kharmless  (p/.mcp.json)",
+        "  s  stdio  ok\\r\\x1b[2Kharmless  (p/.mcp.json)",
         "    env T\\x1b]2;x\\x07=${A}\\x1b[1m",
     ]
 
