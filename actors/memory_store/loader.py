@@ -129,7 +129,7 @@ def explain_context(
     settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
     _check_models(config, settings)
     _check_entries(settings)
-    check_sandbox(settings)
+    check_sandbox(settings, home=home, root=root)
     # Both files' hooks run: the user's own first, then the project's, once approved.
     hooks = tuple(
         group

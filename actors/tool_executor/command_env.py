@@ -41,3 +41,17 @@ def command_environment(
         for name, value in env.items()
         if name in keep or (name not in LEGATO_CREDENTIALS and value.strip() not in hidden)
     }
+
+
+# Where the terminal multiplexer the user runs Legato in listens: a confined command that finds
+# the server could have it run anything outside the sandbox (``tmux run-shell``). The sockets
+# themselves are hidden (a private /tmp); these name them, and say a confined command is not
+# the user's shell in a pane.
+TERMINAL_SESSIONS = frozenset(
+    {"TMUX", "TMUX_PANE", "STY", "WINDOW", "ZELLIJ", "ZELLIJ_SESSION_NAME"}
+)
+
+
+def without_terminal_sessions(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a confined command: without ``TERMINAL_SESSIONS``."""
+    return {name: value for name, value in env.items() if name not in TERMINAL_SESSIONS}

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.places import legato_folders, opens_legato_folder, sandbox_path
+from actors.protocol import DEFAULT_DENY_READ
 from actors.tool_executor.sandbox.layout import Layout
 
 if TYPE_CHECKING:
@@ -84,13 +86,7 @@ class Skipped(msgspec.Struct):
 def expand(entry: str, project: str, home: str) -> str:
     """A real absolute path: ``~/x`` under the home folder, ``/x`` or ``//x`` absolute, else
     relative to the project root."""
-    if entry == "~" or entry.startswith("~/"):
-        path = os.path.join(home, entry[2:])
-    elif entry.startswith("/"):
-        path = "/" + entry.lstrip("/")
-    else:
-        path = os.path.join(project, entry)
-    return os.path.realpath(path)
+    return sandbox_path(entry, project, home)
 
 
 def within(path: str, folder: str) -> bool:
@@ -116,7 +112,10 @@ def layout(
     writable = [project]
     for entry in settings.allow_write:
         path = expand(entry, project, home)
-        if os.path.isdir(path):
+        opened = opens_legato_folder(entry, project, home)
+        if opened is not None:  # the settings loader refuses it too; a link may lead there since
+            skipped.notes.append(f"allowWrite '{entry}': not writable, it opens {opened}")
+        elif os.path.isdir(path):
             writable.append(path)
         else:
             skipped.notes.append(f"allowWrite '{entry}': {path} is not an existing folder")
@@ -153,13 +152,14 @@ def layout(
     hidden: list[tuple[str, bool]] = []
     denied: set[str] = set()
     guarded = [*places, *read_only]
-    for entry in settings.deny_read:
+    for entry in dict.fromkeys((*DEFAULT_DENY_READ, *settings.deny_read)):
         path = expand(entry, project, home)
         if not os.path.lexists(path):
             continue
         holds = [place for place in guarded if within(place, path)]
         if holds:
-            skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
+            if entry in settings.deny_read:  # the defaults are said once, in words.py
+                skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
             continue
         hidden.append((path, os.path.isdir(path)))
         denied.add(path)
@@ -179,7 +179,17 @@ def layout(
         if real == project or not os.path.exists(real):
             continue
         hidden.append((real, os.path.isdir(real) if real != path else is_folder))
+    # Legato's own folders, even inside a writable place (the project is the home folder).
+    hidden += [
+        (path, os.path.isdir(path))
+        for path in legato_folders(home)
+        if os.path.lexists(path) and not any(within(place, path) for place in guarded)
+    ]
     outermost_hidden = _outermost_pairs(hidden)
+    private = private_temporary(tmpdir, home=home, writable=writable)
+    # Inside a private temporary folder, bound back in: the home folder (HOME=/tmp/... in some
+    # CI), Legato's own environment, and the sockets sandbox.allowUnixSockets names.
+    kept = [home, *(os.path.realpath(path) for path in own), *allowed]
     return Layout(
         tmpdir=tmpdir,
         writable=tuple(writable),
@@ -190,7 +200,34 @@ def layout(
         denied=tuple(_outermost(sorted(denied))),
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
+        private=private,
+        kept=tuple(
+            path
+            for path in _outermost([path for path in kept if os.path.exists(path)])
+            if any(within(path, folder) and path != folder for folder in private)
+        ),
     )
+
+
+# Where every user's programs leave files and sockets: tmux's and screen's servers, other
+# sessions' and other programs' files. A confined command gets each as an empty, read-only
+# folder of its own; its TMPDIR is its place to write.
+TEMPORARY = ("/tmp", "/var/tmp")
+
+
+def private_temporary(tmpdir: str, *, home: str, writable: Sequence[str]) -> tuple[str, ...]:
+    """The temporary folders a command gets empty: ``TEMPORARY`` and the folder holding the
+    session's TMPDIR, unless one is or holds the home folder, or is a writable place or inside
+    one (the project is /tmp itself: the user's choice)."""
+    found: list[str] = []
+    for folder in (*TEMPORARY, os.path.dirname(tmpdir)):
+        real = os.path.realpath(folder)
+        if real == "/" or not os.path.isdir(real) or within(os.path.realpath(home), real):
+            continue
+        if any(within(real, place) for place in writable):
+            continue
+        found.append(real)
+    return tuple(_outermost(found))
 
 
 def _first_missing(path: str, is_folder: bool) -> tuple[str, bool]:
