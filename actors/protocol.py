@@ -196,7 +196,9 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     max_processes: Annotated[int, msgspec.Meta(ge=8, le=1_000_000)] = MAX_PROCESSES
     # Each confined process's data (heap and private writable memory, RLIMIT_DATA), in MiB;
     # None: half the machine's memory.
-    max_memory_mb: Annotated[int, msgspec.Meta(ge=64, le=16_777_216)] | None = None
+    max_memory_mb: Annotated[int, msgspec.Meta(ge=64, le=16_777_216)] | None = msgspec.field(
+        default=None, name="maxMemoryMB"
+    )
 
 
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

@@ -44,7 +44,9 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     # PR_SET_PDEATHSIG is per thread), a worker thread that trio ends after 10 s idle, which
     # killed every confined command at 10 s. The command's group is ended as an unconfined
     # one's is, and its PID namespace with it.
-    args = ["--unshare-pid"]
+    # --cap-drop: run by root, bubblewrap keeps every capability for the command otherwise, and
+    # a command with CAP_SYS_ADMIN unmounts what hides ~/.ssh. Unprivileged, it has none anyway.
+    args = ["--unshare-pid", "--cap-drop", "ALL"]
     if not layout.network:
         args.append("--unshare-net")  # its own network: only a loopback of its own
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]

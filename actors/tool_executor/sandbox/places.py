@@ -217,12 +217,13 @@ TEMPORARY = ("/tmp", "/var/tmp")
 
 def private_temporary(tmpdir: str, *, home: str, writable: Sequence[str]) -> tuple[str, ...]:
     """The temporary folders a command gets empty: ``TEMPORARY`` and the folder holding the
-    session's TMPDIR, unless one is or holds the home folder, or is a writable place or inside
-    one (the project is /tmp itself: the user's choice)."""
+    session's TMPDIR, unless one is the home folder or inside it (HOME=/tmp), or is a writable
+    place or inside one (the project is /tmp itself: the user's choice). A home inside one is
+    bound back (``Layout.kept``)."""
     found: list[str] = []
     for folder in (*TEMPORARY, os.path.dirname(tmpdir)):
         real = os.path.realpath(folder)
-        if real == "/" or not os.path.isdir(real) or within(os.path.realpath(home), real):
+        if real == "/" or not os.path.isdir(real) or within(real, os.path.realpath(home)):
             continue
         if any(within(real, place) for place in writable):
             continue
