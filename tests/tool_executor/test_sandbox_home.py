@@ -168,6 +168,8 @@ async def test_another_sessions_files_in_tmp_are_invisible(tmp_path: Path) -> No
     finally:
         shutil.rmtree(other)
     assert failed and SECRET not in output
+    # The model is told why.
+    assert f"{os.path.realpath(tempfile.gettempdir())} is private to each command" in output
     assert os.path.basename(other) not in listed
     assert (ours, ours_failed) == ("mine", False)  # the session's own TMPDIR still works
     assert written_failed and "Read-only file system" in written
