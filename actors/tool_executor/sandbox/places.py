@@ -183,7 +183,7 @@ def layout(
     hidden += [
         (path, os.path.isdir(path))
         for path in legato_folders(home)
-        if os.path.lexists(path) and not any(within(place, path) for place in guarded)
+        if os.path.lexists(path) and not any(within(place, path) for place in places)
     ]
     outermost_hidden = _outermost_pairs(hidden)
     private = private_temporary(tmpdir, home=home, writable=writable)
