@@ -158,6 +158,7 @@ async def test_the_tmux_server_cannot_be_reached_from_a_command(
 async def test_another_sessions_files_in_tmp_are_invisible(tmp_path: Path) -> None:
     project, _ = project_and_home(tmp_path)
     other = tempfile.mkdtemp(prefix="legato-tmp-")  # another session's TMPDIR
+    shared = await anyio.Path(tempfile.gettempdir()).resolve()
     try:
         (Path(other) / "notes").write_text(SECRET)
         async with confined(project) as s:
@@ -169,8 +170,8 @@ async def test_another_sessions_files_in_tmp_are_invisible(tmp_path: Path) -> No
         shutil.rmtree(other)
     assert failed and SECRET not in output
     # The model is told why.
-    assert f"{os.path.realpath(tempfile.gettempdir())} is private to each command" in output
-    assert os.path.basename(other) not in listed
+    assert f"{shared} is private to each command" in output
+    assert Path(other).name not in listed
     assert (ours, ours_failed) == ("mine", False)  # the session's own TMPDIR still works
     assert written_failed and "Read-only file system" in written
 
