@@ -245,9 +245,15 @@ async def test_a_process_cannot_take_more_memory_than_the_limit(tmp_path: Path) 
     async with confined(project, sandbox={"maxMemoryMB": 256}) as s:
         big, big_failed = await run(s, f'{sys.executable} -c "{grab.format(512)}"')
         small, small_failed = await run(s, f'{sys.executable} -c "{grab.format(64)}"')
+        # Files in memory, which no process's limit counts: /dev/shm is as big as the limit,
+        # and /dev takes no file.
+        shm, shm_failed = await run(s, "head -c 300M /dev/zero > /dev/shm/big")
+        dev, dev_failed = await run(s, "head -c 1M /dev/zero > /dev/big")
         report = await s.executor.address.ask(DescribeSandbox())
     assert big_failed and "MemoryError" in big
     assert (small, small_failed) == ("took 64", False)
+    assert shm_failed and "No space left on device" in shm
+    assert dev_failed and "Read-only file system" in dev
     assert "limits: 1024 processes" in "\n".join(report.enforces)
     assert "256 MiB of data memory per process" in "\n".join(report.enforces)
 

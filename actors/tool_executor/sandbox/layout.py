@@ -36,6 +36,9 @@ class Layout:
     # other program's sockets and files there; and what inside them is bound back, read-only.
     private: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()
+    # The size of the command's own /dev/shm, in bytes (0: bubblewrap's, unbounded): files
+    # there are memory that no process limit counts.
+    shm_bytes: int = 0
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:
@@ -50,6 +53,8 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     if not layout.network:
         args.append("--unshare-net")  # its own network: only a loopback of its own
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if layout.shm_bytes:
+        args += ["--size", str(layout.shm_bytes), "--tmpfs", "/dev/shm"]
     for folder in layout.private:  # first: what is bound back below lies inside
         args += ["--tmpfs", folder]
     for path in layout.kept:
@@ -69,7 +74,8 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     # read-only (bubblewrap makes its mount point there); its source is the host's.
     for path in layout.reopened:
         args += ["--ro-bind", path, path]
-    for path in (*empty, *layout.private):
+    # /dev last: a file made there would be memory too; its devices and /dev/shm stay usable.
+    for path in (*empty, *layout.private, "/dev"):
         args += ["--remount-ro", path]
     args += ["--setenv", "TMPDIR", layout.tmpdir, "--chdir", cwd]
     return args

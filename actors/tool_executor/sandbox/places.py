@@ -23,6 +23,7 @@ import msgspec
 from actors.places import legato_folders, opens_legato_folder, sandbox_path
 from actors.protocol import DEFAULT_DENY_READ
 from actors.tool_executor.sandbox.layout import Layout
+from actors.tool_executor.sandbox.limits import MIB, memory_mb
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -201,6 +202,7 @@ def layout(
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
         private=private,
+        shm_bytes=memory_mb(settings) * MIB,
         kept=tuple(
             path
             for path in _outermost([path for path in kept if os.path.exists(path)])
