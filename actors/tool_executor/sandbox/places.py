@@ -58,6 +58,9 @@ SERVICE_SOCKETS = (
     "/run/libvirt",
     "/tmp/.X11-unix",
     "/tmp/.ICE-unix",
+    # GNU screen's servers run what they are sent (``screen -X exec``), as tmux's do.
+    "/run/screen",
+    "/var/run/screen",
 )
 
 
@@ -70,6 +73,16 @@ def service_sockets(env: Mapping[str, str], uid: int) -> tuple[str, ...]:
     places += SERVICE_SOCKETS
     if agent := env.get("SSH_AUTH_SOCK"):
         places.append(agent)
+    # The terminal multiplexers' servers wherever they were told to listen: /tmp is private
+    # already, these may lie elsewhere (the socket is the first field of TMUX).
+    if tmux := env.get("TMUX", "").split(",")[0]:
+        places.append(tmux)
+    if tmux_tmpdir := env.get("TMUX_TMPDIR"):
+        places.append(f"{tmux_tmpdir.rstrip('/')}/tmux-{uid}")
+    if screen := env.get("SCREENDIR"):
+        places.append(screen)
+    if home := env.get("HOME"):
+        places.append(f"{home.rstrip('/')}/.screen")
     for address in env.get("DBUS_SESSION_BUS_ADDRESS", "").split(";"):
         transport, _, keys = address.partition(":")
         for key, _, value in (pair.partition("=") for pair in keys.split(",")):
