@@ -8,6 +8,10 @@ folder or file there to mount over, on the real disk, and it stays after the com
 ``.legato/`` folder, for one). Git does not track an empty folder, and without it a command
 could create ``.legato/settings.json`` and loosen the next session's rules.
 
+Besides what the settings name, every command finds ``DEFAULT_DENY_READ`` and Legato's own
+folders hidden, and /tmp and /var/tmp empty (``private_temporary``): the settings add to these,
+and cannot take them away.
+
 A missing ``.git`` is left alone: ``git init`` must work. The repository a command creates is
 writable, hooks included, until that command ends; the next command finds ``.git/config`` and
 ``.git/hooks/`` and gets them read-only.
