@@ -24,6 +24,43 @@ PATH_RULES_NOTE_FILE = "path-rules-noted.json"
 MCP_APPROVALS_FILE = "mcp-approved.json"
 
 
+# Legato's own folders, as sandbox settings name them: its key and global hooks (the global
+# config's folder), approvals, memory and sessions. Never readable by a confined command, and
+# never writable from any settings.
+LEGATO_FOLDERS = ("~/.config/legato", "~/.legato")
+
+
+def legato_folders(home: str) -> tuple[str, ...]:
+    """``LEGATO_FOLDERS`` as real absolute paths."""
+    return tuple(os.path.realpath(os.path.join(home, folder[2:])) for folder in LEGATO_FOLDERS)
+
+
+def sandbox_path(entry: str, project: str, home: str) -> str:
+    """A sandbox setting's path entry as a real absolute path: ``~/x`` under the home folder,
+    ``/x`` or ``//x`` absolute, else relative to the project root."""
+    if entry == "~" or entry.startswith("~/"):
+        path = os.path.join(home, entry[2:])
+    elif entry.startswith("/"):
+        path = "/" + entry.lstrip("/")
+    else:
+        path = os.path.join(project, entry)
+    return os.path.realpath(path)
+
+
+def opens_legato_folder(entry: str, project: str, home: str) -> str | None:
+    """Which of Legato's folders a writable ``entry`` would equal, hold or lie inside (links
+    followed, as a mount follows them); None when it opens none."""
+    path = sandbox_path(entry, project, home)
+    for own in legato_folders(home):
+        if _within(path, own) or _within(own, path):
+            return own
+    return None
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def legato_dir(home: str) -> str:
     """``~/.legato``: everything Legato keeps of its own."""
     return os.path.join(home, ".legato")

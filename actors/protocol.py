@@ -100,7 +100,10 @@ do not block is allowed unasked, except what only a person may allow. A cloned r
 settings file cannot start a session without questions, so no file may choose these two."""
 
 
-# The user's credential folders: no command may read them (``sandbox.denyRead`` replaces it).
+# Where tokens live in a home folder, by the tools in current use: no confined command may read
+# them, whatever the settings (``sandbox.denyRead`` adds to these, never removes). A deny list
+# rather than hiding the home: toolchains keep their caches and homes (~/.cargo, ~/.rustup,
+# ~/.npm, ~/.cache) where they expect them. docs/security.md says why and what is left.
 DEFAULT_DENY_READ = (
     "~/.ssh",
     "~/.aws",
@@ -112,7 +115,45 @@ DEFAULT_DENY_READ = (
     "~/.netrc",
     "~/.config/legato",
     "~/.legato",
+    "~/.config/gh",  # GitHub CLI: hosts.yml holds its token
+    "~/.config/hub",
+    "~/.git-credentials",  # git's credential store
+    "~/.config/git/credentials",
+    "~/.npmrc",
+    "~/.yarnrc",
+    "~/.yarnrc.yml",
+    "~/.config/yarn",
+    "~/.pnpmrc",
+    "~/.config/pnpm",
+    "~/.pypirc",
+    "~/.config/pip",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.gem/credentials",
+    "~/.config/composer/auth.json",
+    "~/.composer/auth.json",
+    "~/.terraform.d",
+    "~/.config/doctl",
+    "~/.config/op",  # 1Password CLI
+    "~/.password-store",
+    "~/.vault-token",
+    "~/.local/share/keyrings",  # GNOME keyring
+    "~/.local/share/kwalletd",
+    "~/Library/Keychains",
+    "~/.mozilla",
+    "~/.config/google-chrome",
+    "~/.config/chromium",
+    "~/.config/BraveSoftware",
+    "~/.config/microsoft-edge",
+    "~/Library/Application Support/Google/Chrome",
+    "~/Library/Application Support/Firefox",
+    "~/.claude",  # the reference assistant's credentials and settings
+    "~/.claude.json",
 )
+
+# Confined commands' limits when the settings do not say: enough for a parallel build (each
+# thread counts as a process) and a fork bomb that stops there.
+MAX_PROCESSES = 1024
 
 
 # Background commands that may run at once when .legato/settings.json does not say: a server, a
@@ -144,7 +185,7 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     network: bool = True  # false: commands get a network of their own, with only loopback
     allow_write: tuple[str, ...] = ()  # writable besides the project and the session's TMPDIR
     read_only: tuple[str, ...] = ()  # read-only inside the project, besides .legato/ and .git's
-    deny_read: tuple[str, ...] = DEFAULT_DENY_READ  # unreadable; replaces the default list
+    deny_read: tuple[str, ...] = ()  # unreadable besides DEFAULT_DENY_READ, which always holds
     # variables let through although Legato keeps them back; never its own credentials
     pass_env: tuple[str, ...] = ()
     auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
@@ -152,6 +193,13 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     # Sockets of services outside the sandbox that confined commands may still reach (the
     # docker daemon's, say): a socket or a folder of them.
     allow_unix_sockets: tuple[str, ...] = ()
+    # Processes (threads count) a confined command may have at once, itself included.
+    max_processes: Annotated[int, msgspec.Meta(ge=8, le=1_000_000)] = MAX_PROCESSES
+    # Each confined process's data (heap and private writable memory, RLIMIT_DATA), in MiB;
+    # None: half the machine's memory.
+    max_memory_mb: Annotated[int, msgspec.Meta(ge=64, le=16_777_216)] | None = msgspec.field(
+        default=None, name="maxMemoryMB"
+    )
 
 
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

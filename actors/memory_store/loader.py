@@ -130,7 +130,7 @@ def explain_context(
     settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
     _check_models(config, settings)
     _check_entries(settings)
-    check_sandbox(settings)
+    check_sandbox(settings, home=home, root=root)
     warnings += pass_env_warnings(settings, env, [config.value.api_key])
     # Both files' hooks run: the user's own first, then the project's, once approved.
     hooks = tuple(

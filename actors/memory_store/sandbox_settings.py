@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from actors.credentials import LEGATO_CREDENTIALS, credential_values, is_credential
 from actors.errors import ConfigError
+from actors.places import opens_legato_folder
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -32,6 +33,8 @@ ACCEPTS = {
     "unconfinedCommands": _COMMANDS,
     "passEnv": _NAMES,
     "allowUnixSockets": 'a list of paths such as ["/run/docker.sock"]',
+    "maxProcesses": "a whole number from 8 to 1000000 (default 1024)",
+    "maxMemoryMB": "a whole number of MiB from 64 to 16777216 (default: half the memory)",
 }
 ITEMS = {
     "sandbox.allowWrite": "a path",
@@ -44,8 +47,12 @@ ITEMS = {
 _GLOB = frozenset("*?[{")
 
 
-def check_sandbox(settings: Loaded[ProjectSettings]) -> None:
-    """Refuse a path entry no mount could mean; raises ConfigError naming file, line and field."""
+def check_sandbox(
+    settings: Loaded[ProjectSettings], *, home: str | None = None, root: str | None = None
+) -> None:
+    """Refuse a path entry no mount could mean, and an ``allowWrite`` entry that would open
+    Legato's own folders (``home`` and ``root`` given); raises ConfigError naming file, line
+    and field."""
     sandbox = settings.value.sandbox
     for key, entries in (
         ("allowWrite", sandbox.allow_write),
@@ -66,6 +73,23 @@ def check_sandbox(settings: Loaded[ProjectSettings]) -> None:
                         "to the project; docs/configuration.md describes them)"
                     ),
                 )
+    if home is None or root is None:
+        return
+    for index, entry in enumerate(sandbox.allow_write):
+        own = opens_legato_folder(entry, root, home)
+        if own is not None:
+            raise ConfigError(
+                f"{entry!r} would let commands write {own}, where Legato keeps its key, global "
+                "hooks and approvals: a command could plant a hook that runs in every session",
+                path=settings.path,
+                line=settings.line_of("sandbox", "allowWrite", index)
+                or settings.line_of("sandbox"),
+                field=f"sandbox.allowWrite[{index}]",
+                remedy=(
+                    "Name only the folders commands need to write (such as ~/.cache/pip), none "
+                    "that holds or lies in ~/.config/legato or ~/.legato"
+                ),
+            )
 
 
 def _path_problem(entry: str) -> str | None:

@@ -30,3 +30,17 @@ def command_environment(
     whatever the settings say, since the model chooses the commands."""
     del passed  # nothing but the credentials is kept back
     return without_credentials(env, secrets=secrets)
+
+
+# Where the terminal multiplexer the user runs Legato in listens: a confined command that finds
+# the server could have it run anything outside the sandbox (``tmux run-shell``). The sockets
+# themselves are hidden (a private /tmp); these name them, and say a confined command is not
+# the user's shell in a pane.
+TERMINAL_SESSIONS = frozenset(
+    {"TMUX", "TMUX_PANE", "STY", "WINDOW", "ZELLIJ", "ZELLIJ_SESSION_NAME"}
+)
+
+
+def without_terminal_sessions(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a confined command: without ``TERMINAL_SESSIONS``."""
+    return {name: value for name, value in env.items() if name not in TERMINAL_SESSIONS}

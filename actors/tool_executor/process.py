@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 import msgspec
 
+from actors.tool_executor.command_env import without_terminal_sessions
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -137,6 +139,29 @@ class LiveLines:
             await emit(text)
 
 
+class Limits(msgspec.Struct, frozen=True):
+    """What one confined command may take: its processes (threads count, RLIMIT_NPROC) and
+    each process's data memory in bytes (RLIMIT_DATA)."""
+
+    processes: int
+    data: int
+
+
+# Sets the limits in the shell that becomes the command, before it runs anything: a limit set
+# there holds for everything it starts, and ``ulimit`` sets the hard limit too, so the command
+# cannot raise it again. Inside bubblewrap this shell already runs in the sandbox's user
+# namespace, where RLIMIT_NPROC counts the sandbox's own processes (Linux 5.14 on).
+_LIMITED = 'ulimit -u "$1" -d "$2" || exit 126; exec bash -c "$3"'
+
+
+def shell(command: str, limits: Limits | None) -> list[str]:
+    """``bash -c command``, within ``limits`` when given."""
+    if limits is None:
+        return ["bash", "-c", command]
+    kib = max(1, limits.data // 1024)  # ulimit -d counts KiB
+    return ["bash", "-c", _LIMITED, "bash", str(limits.processes), str(kib), command]
+
+
 class Confinement(msgspec.Struct, frozen=True):
     """What a command runs under: the programs before ``bash -c`` (bubblewrap and its
     arguments, or the Landlock launcher), the variables it gets besides its environment, and
@@ -149,6 +174,7 @@ class Confinement(msgspec.Struct, frozen=True):
     fds: tuple[int, ...] = ()
     parent: bool = False
     layout: Layout | None = None  # what it enforces: a failed command's refusals are judged by it
+    limits: Limits | None = None
 
 
 UNCONFINED = Confinement()
@@ -181,12 +207,13 @@ async def run_group(
     capture = capture if capture is not None else HeadTail(cap)
     live = LiveLines()
     started = anyio.current_time()
-    if confinement.env:
-        env = {**(os.environ if env is None else env), **dict(confinement.env)}
+    if confinement.argv:
+        env = {**without_terminal_sessions(os.environ if env is None else env)}
+        env.update(confinement.env)
     info = _InitPid(confinement.argv)
     try:
         process = await anyio.open_process(
-            [*info.argv, "bash", "-c", command],
+            [*info.argv, *shell(command, confinement.limits)],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -460,3 +460,31 @@ def test_a_session_under_bubblewrap_does_not_load_the_fallback() -> None:
         "assert not loaded & set(sys.modules), loaded & set(sys.modules)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
+
+
+async def test_the_token_stores_and_the_limits_hold_under_landlock(
+    tmp_path: Path, failing_bwrap: str
+) -> None:
+    project = project_in(tmp_path)
+    home = home_of(project)
+    for store in (".config/gh/hosts.yml", ".git-credentials", ".npmrc"):
+        (home / store).parent.mkdir(parents=True, exist_ok=True)
+        (home / store).write_text(SECRET)
+    grab = "b = bytearray({} * 1024 * 1024); print('took', len(b) >> 20)"
+    env = {**os.environ, "TMUX": "/tmp/tmux-0/default,1,0", "STY": "1.pts-0.h"}
+    settings = {"denyRead": [], "maxMemoryMB": 256}
+    async with with_policy(
+        project, answers=YES, bwrap=failing_bwrap, env=env, sandbox=settings
+    ) as s:
+        tokens, tokens_failed = await run(
+            s, f"cat {home}/.config/gh/hosts.yml {home}/.git-credentials {home}/.npmrc"
+        )
+        big, big_failed = await run(s, f'{sys.executable} -c "{grab.format(512)}"')
+        small, _ = await run(s, f'{sys.executable} -c "{grab.format(64)}"')
+        names, _ = await run(s, 'echo "[$TMUX][$STY]"')
+        report = await s.executor.address.ask(DescribeSandbox())
+    assert tokens_failed and SECRET not in tokens
+    assert big_failed and "MemoryError" in big
+    assert small == "took 64"
+    assert names == "[][]"
+    assert any(line.startswith("a private /tmp: Landlock cannot") for line in report.not_enforced)

@@ -4,6 +4,7 @@ holds."""
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import TYPE_CHECKING
 
 from actors.protocol import SandboxSettings
@@ -49,3 +50,43 @@ def test_a_real_legato_folder_is_read_only_and_not_reported(tmp_path: Path) -> N
     )
     assert plan.read_only == (os.path.realpath(tmp_path / ".legato"),)
     assert skipped.notes == []
+
+
+def test_tmp_is_private_with_the_home_and_writable_folders_bound_back(tmp_path: Path) -> None:
+    """The home folder (HOME=/tmp/... in some CI) stays readable, a writable folder under
+    /var/tmp stays writable: each is mounted again over the empty /tmp or /var/tmp."""
+    real = tmp_path.resolve()
+    home, project, tmpdir = real / "home", real / "project", real / "tmp" / "legato-tmp-x"
+    for folder in (home, project, tmpdir):
+        folder.mkdir(parents=True)
+    build = tempfile.mkdtemp(dir="/var/tmp")
+    try:
+        plan = layout(
+            SandboxSettings(allow_write=(build,)),
+            project=str(project),
+            home=str(home),
+            tmpdir=str(tmpdir),
+        )
+    finally:
+        os.rmdir(build)
+    assert "/tmp" in plan.private and "/var/tmp" in plan.private
+    assert str(home) in plan.kept
+    assert build in plan.writable and str(project) in plan.writable
+
+
+def test_a_home_that_is_tmp_leaves_tmp_shared(tmp_path: Path) -> None:
+    project = tmp_path.resolve() / "project"
+    project.mkdir()
+    plan = layout(SandboxSettings(), project=str(project), home="/tmp", tmpdir="/tmp/legato-x")
+    assert "/tmp" not in plan.private
+
+
+def test_legatos_folders_stay_hidden_inside_a_writable_project(tmp_path: Path) -> None:
+    """A project that is the home folder: ~/.config/legato lies inside what commands write."""
+    home = tmp_path.resolve()
+    (home / ".config" / "legato").mkdir(parents=True)
+    (home / ".legato").mkdir()
+    plan = layout(SandboxSettings(), project=str(home), home=str(home), tmpdir="/nonexistent")
+    hidden = dict(plan.hidden)
+    assert hidden[str(home / ".config" / "legato")] is True
+    assert hidden[str(home / ".legato")] is True

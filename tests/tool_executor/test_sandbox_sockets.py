@@ -9,6 +9,7 @@ places where services listen are hidden like credential folders, unless
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import subprocess
@@ -105,6 +106,9 @@ def confined(project: Path, settings: SandboxSettings, services: list[str], *pat
     plan = layout(
         settings, project=str(project), home=str(project), tmpdir=str(project), services=services
     )
+    # The services' own hiding, alone: the private /tmp would hide this runtime folder anyway
+    # (test_sandbox_home.py shows that).
+    plan = dataclasses.replace(plan, private=(), kept=())
     argv = [bwrap, *bwrap_args(plan, str(project)), "--", "python3", "-c", CONNECT]
     ran = subprocess.run(
         [*argv, *map(str, paths)], capture_output=True, text=True, check=False, timeout=30

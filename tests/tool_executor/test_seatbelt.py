@@ -606,3 +606,25 @@ async def test_mac_the_trial_finds_sandbox_exec_working() -> None:
     trial = await try_seatbelt()
     assert trial.works, trial.reason
     assert trial.version.startswith("sandbox-exec (macOS ")
+
+
+def test_unix_sockets_in_the_temporary_folders_are_refused_but_in_writable_places() -> None:
+    """tmux's and screen's servers listen in /private/tmp; a project there keeps its own."""
+    private = dataclasses.replace(
+        LAYOUT,
+        writable=("/private/tmp/project",),
+        network=True,
+        private=("/private/tmp", "/private/var/folders/xy/T"),
+    )
+    text, params = profile(private)
+    about_network = [
+        (action, operations, [params[name] for name in names])
+        for action, operations, names in rules(text)
+        if any(op.startswith("network") for op in operations)
+    ]
+    assert about_network == [
+        ("deny", ["network-outbound"], ["/private/tmp"]),
+        ("deny", ["network-outbound"], ["/private/var/folders/xy/T"]),
+        ("allow", ["network-outbound"], ["/private/tmp/project"]),
+        ("allow", ["network-outbound"], ["/private/var/folders/xy/T/legato-tmp-1"]),
+    ]

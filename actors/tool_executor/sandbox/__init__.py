@@ -7,6 +7,7 @@ confines it. ``places.py`` decides from the settings what is writable, read-only
 ``layout.py`` says it to bubblewrap; ``landlock.py`` builds it as a Landlock ruleset, which
 ``launcher.py`` applies in the process that becomes the command; ``words.py`` says what each
 enforces, and what the fallback does not.
+``limits.py`` says how many processes and how much memory a command may take.
 ``refusals.py`` tells the model which paths that layout refused a command that failed.
 """
 

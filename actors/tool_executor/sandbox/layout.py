@@ -1,7 +1,8 @@
 """The sandbox as bubblewrap arguments: which folders are writable, read-only or hidden.
 
 Mounts stack in the order given, later over earlier: the whole filesystem read-only first, then
-the writable folders, then what stays read-only inside them, then what is hidden, so that a
+the private temporary folders (empty) and what is bound back inside them, then the writable
+folders, then what stays read-only inside them, then what is hidden, so that a
 blocked file inside ``.legato/`` is still hidden, and the project's ``.git/config`` is read-only
 although the project is writable.
 """
@@ -31,6 +32,13 @@ class Layout:
     services: tuple[str, ...] = ()
     # Inside hidden folders: what sandbox.allowUnixSockets lets through, bound back in.
     reopened: tuple[str, ...] = ()
+    # Temporary folders (/tmp) the command gets empty and read-only, so that it reaches no
+    # other program's sockets and files there; and what inside them is bound back, read-only.
+    private: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    # The size of the command's own /dev/shm, in bytes (0: bubblewrap's, unbounded): files
+    # there are memory that no process limit counts.
+    shm_bytes: int = 0
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:
@@ -39,10 +47,18 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     # PR_SET_PDEATHSIG is per thread), a worker thread that trio ends after 10 s idle, which
     # killed every confined command at 10 s. The command's group is ended as an unconfined
     # one's is, and its PID namespace with it.
-    args = ["--unshare-pid"]
+    # --cap-drop: run by root, bubblewrap keeps every capability for the command otherwise, and
+    # a command with CAP_SYS_ADMIN unmounts what hides ~/.ssh. Unprivileged, it has none anyway.
+    args = ["--unshare-pid", "--cap-drop", "ALL"]
     if not layout.network:
         args.append("--unshare-net")  # its own network: only a loopback of its own
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if layout.shm_bytes:
+        args += ["--size", str(layout.shm_bytes), "--tmpfs", "/dev/shm"]
+    for folder in layout.private:  # first: what is bound back below lies inside
+        args += ["--tmpfs", folder]
+    for path in layout.kept:
+        args += ["--ro-bind", path, path]
     for folder in (*layout.writable, layout.tmpdir):
         args += ["--bind", folder, folder]
     for path in layout.read_only:
@@ -58,7 +74,8 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     # read-only (bubblewrap makes its mount point there); its source is the host's.
     for path in layout.reopened:
         args += ["--ro-bind", path, path]
-    for path in empty:
+    # /dev last: a file made there would be memory too; its devices and /dev/shm stay usable.
+    for path in (*empty, *layout.private, "/dev"):
         args += ["--remount-ro", path]
     args += ["--setenv", "TMPDIR", layout.tmpdir, "--chdir", cwd]
     return args

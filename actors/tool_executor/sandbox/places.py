@@ -8,6 +8,10 @@ folder or file there to mount over, on the real disk, and it stays after the com
 ``.legato/`` folder, for one). Git does not track an empty folder, and without it a command
 could create ``.legato/settings.json`` and loosen the next session's rules.
 
+Besides what the settings name, every command finds ``DEFAULT_DENY_READ`` and Legato's own
+folders hidden, and /tmp and /var/tmp empty (``private_temporary``): the settings add to these,
+and cannot take them away.
+
 A missing ``.git`` is left alone: ``git init`` must work. The repository a command creates is
 writable, hooks included, until that command ends; the next command finds ``.git/config`` and
 ``.git/hooks/`` and gets them read-only.
@@ -20,7 +24,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.places import legato_folders, opens_legato_folder, sandbox_path
+from actors.protocol import DEFAULT_DENY_READ
 from actors.tool_executor.sandbox.layout import Layout
+from actors.tool_executor.sandbox.limits import MIB, memory_mb
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -55,6 +62,9 @@ SERVICE_SOCKETS = (
     "/run/libvirt",
     "/tmp/.X11-unix",
     "/tmp/.ICE-unix",
+    # GNU screen's servers run what they are sent (``screen -X exec``), as tmux's do.
+    "/run/screen",
+    "/var/run/screen",
 )
 
 
@@ -67,6 +77,16 @@ def service_sockets(env: Mapping[str, str], uid: int) -> tuple[str, ...]:
     places += SERVICE_SOCKETS
     if agent := env.get("SSH_AUTH_SOCK"):
         places.append(agent)
+    # The terminal multiplexers' servers wherever they were told to listen: /tmp is private
+    # already, these may lie elsewhere (the socket is the first field of TMUX).
+    if tmux := env.get("TMUX", "").split(",")[0]:
+        places.append(tmux)
+    if tmux_tmpdir := env.get("TMUX_TMPDIR"):
+        places.append(f"{tmux_tmpdir.rstrip('/')}/tmux-{uid}")
+    if screen := env.get("SCREENDIR"):
+        places.append(screen)
+    if home := env.get("HOME"):
+        places.append(f"{home.rstrip('/')}/.screen")
     for address in env.get("DBUS_SESSION_BUS_ADDRESS", "").split(";"):
         transport, _, keys = address.partition(":")
         for key, _, value in (pair.partition("=") for pair in keys.split(",")):
@@ -84,13 +104,7 @@ class Skipped(msgspec.Struct):
 def expand(entry: str, project: str, home: str) -> str:
     """A real absolute path: ``~/x`` under the home folder, ``/x`` or ``//x`` absolute, else
     relative to the project root."""
-    if entry == "~" or entry.startswith("~/"):
-        path = os.path.join(home, entry[2:])
-    elif entry.startswith("/"):
-        path = "/" + entry.lstrip("/")
-    else:
-        path = os.path.join(project, entry)
-    return os.path.realpath(path)
+    return sandbox_path(entry, project, home)
 
 
 def within(path: str, folder: str) -> bool:
@@ -116,7 +130,10 @@ def layout(
     writable = [project]
     for entry in settings.allow_write:
         path = expand(entry, project, home)
-        if os.path.isdir(path):
+        opened = opens_legato_folder(entry, project, home)
+        if opened is not None:  # the settings loader refuses it too; a link may lead there since
+            skipped.notes.append(f"allowWrite '{entry}': not writable, it opens {opened}")
+        elif os.path.isdir(path):
             writable.append(path)
         else:
             skipped.notes.append(f"allowWrite '{entry}': {path} is not an existing folder")
@@ -153,13 +170,14 @@ def layout(
     hidden: list[tuple[str, bool]] = []
     denied: set[str] = set()
     guarded = [*places, *read_only]
-    for entry in settings.deny_read:
+    for entry in dict.fromkeys((*DEFAULT_DENY_READ, *settings.deny_read)):
         path = expand(entry, project, home)
         if not os.path.lexists(path):
             continue
         holds = [place for place in guarded if within(place, path)]
         if holds:
-            skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
+            if entry in settings.deny_read:  # the defaults are said once, in words.py
+                skipped.notes.append(f"denyRead '{entry}' is not hidden: it holds {holds[0]}")
             continue
         hidden.append((path, os.path.isdir(path)))
         denied.add(path)
@@ -179,7 +197,17 @@ def layout(
         if real == project or not os.path.exists(real):
             continue
         hidden.append((real, os.path.isdir(real) if real != path else is_folder))
+    # Legato's own folders, even inside a writable place (the project is the home folder).
+    hidden += [
+        (path, os.path.isdir(path))
+        for path in legato_folders(home)
+        if os.path.lexists(path) and not any(within(place, path) for place in places)
+    ]
     outermost_hidden = _outermost_pairs(hidden)
+    private = private_temporary(tmpdir, home=home, writable=writable)
+    # Inside a private temporary folder, bound back in: the home folder (HOME=/tmp/... in some
+    # CI), Legato's own environment, and the sockets sandbox.allowUnixSockets names.
+    kept = [home, *(os.path.realpath(path) for path in own), *allowed]
     return Layout(
         tmpdir=tmpdir,
         writable=tuple(writable),
@@ -190,7 +218,36 @@ def layout(
         denied=tuple(_outermost(sorted(denied))),
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
+        private=private,
+        shm_bytes=memory_mb(settings) * MIB,
+        kept=tuple(
+            path
+            for path in _outermost([path for path in kept if os.path.exists(path)])
+            if any(within(path, folder) and path != folder for folder in private)
+        ),
     )
+
+
+# Where every user's programs leave files and sockets: tmux's and screen's servers, other
+# sessions' and other programs' files. A confined command gets each as an empty, read-only
+# folder of its own; its TMPDIR is its place to write.
+TEMPORARY = ("/tmp", "/var/tmp")
+
+
+def private_temporary(tmpdir: str, *, home: str, writable: Sequence[str]) -> tuple[str, ...]:
+    """The temporary folders a command gets empty: ``TEMPORARY`` and the folder holding the
+    session's TMPDIR, unless one is the home folder or inside it (HOME=/tmp), or is a writable
+    place or inside one (the project is /tmp itself: the user's choice). A home inside one is
+    bound back (``Layout.kept``)."""
+    found: list[str] = []
+    for folder in (*TEMPORARY, os.path.dirname(tmpdir)):
+        real = os.path.realpath(folder)
+        if real == "/" or not os.path.isdir(real) or within(real, os.path.realpath(home)):
+            continue
+        if any(within(real, place) for place in writable):
+            continue
+        found.append(real)
+    return tuple(_outermost(found))
 
 
 def _first_missing(path: str, is_folder: bool) -> tuple[str, bool]:

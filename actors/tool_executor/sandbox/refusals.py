@@ -124,6 +124,11 @@ def _judge(path: str, failure: Failure, layout: Layout) -> str | None:
                 )
             rule = "sandbox.denyRead" if place in layout.denied else "blockedPaths"
             return f"{what} unreadable to commands ({rule})"
+    if failure == "missing" and (private := _private(path, layout)):
+        return (
+            f"{private} is private to each command, empty but for the project and $TMPDIR: "
+            "other programs' files and sockets there are out of its reach"
+        )
     if failure in ("denied", "missing"):
         return None  # the program's own reasons: the file's mode, or it is not there
     kept = [(place, os.path.isdir(place)) for place in layout.read_only] + list(layout.sealed)
@@ -139,6 +144,14 @@ def _judge(path: str, failure: Failure, layout: Layout) -> str | None:
         "it is outside the places commands may write (the project, $TMPDIR and the folders "
         "in sandbox.allowWrite)"
     )
+
+
+def _private(path: str, layout: Layout) -> str | None:
+    """The private temporary folder that hides ``path`` from the command, if one does."""
+    shown = (*layout.kept, *layout.writable, layout.tmpdir)
+    if any(within(path, place) for place in shown):
+        return None
+    return next((folder for folder in layout.private if within(path, folder)), None)
 
 
 def _place(path: str, place: str, is_folder: bool, layout: Layout) -> str:

@@ -98,6 +98,7 @@ def profile(layout: Layout) -> tuple[str, dict[str, str]]:
     # walking the project do not fail on a blocked ``.env``: they learn it exists, and its size.
     lines += _rule("deny file-read-data file-read-xattr", hidden)
     lines += CONTAINED
+    lines += _private(layout, params)
     if not layout.network:
         lines += _offline(layout, params)
     return "\n".join(lines) + "\n", params.values
@@ -115,6 +116,21 @@ def _offline(layout: Layout, params: _Params) -> list[str]:
         # One path per unix-socket filter: Seatbelt reads only the first.
         lines.append(f"(allow network-bind (local unix-socket {where}))")
         lines.append(f"(allow network-outbound (remote unix-socket {where}))")
+    return lines
+
+
+def _private(layout: Layout, params: _Params) -> list[str]:
+    """No Unix socket in the shared temporary folders (tmux's and screen's servers run any
+    command sent to them, unconfined), except in the writable places inside them. Their files
+    stay readable: a profile cannot give a folder empty, as a mount does."""
+    lines = []
+    for path in layout.private:
+        where = params.subpath(path, "P")
+        lines.append(f"(deny network-outbound (remote unix-socket {where}))")
+    for path in (*layout.writable, layout.tmpdir):
+        if any(within(path, folder) for folder in layout.private):
+            where = params.subpath(path, "W")
+            lines.append(f"(allow network-outbound (remote unix-socket {where}))")
     return lines
 
 
@@ -177,6 +193,7 @@ TRIAL_LAYOUT = Layout(
     sealed=((f"{_TRIAL_ROOT}/project/.legato", True),),
     hidden=((f"{_TRIAL_ROOT}/project/.env", False),),
     network=False,
+    private=(_TRIAL_ROOT,),
 )
 
 

@@ -24,6 +24,7 @@ from actors.protocol import SandboxReport
 from actors.tool_executor.process import INFO_FD, UNCONFINED, Confinement
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
 from actors.tool_executor.sandbox.layout import bwrap_args
+from actors.tool_executor.sandbox.limits import limits
 from actors.tool_executor.sandbox.locate import find_bwrap, kept_apart
 from actors.tool_executor.sandbox.places import (
     Skipped,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import SandboxSettings
     from actors.tool_executor.context import Confining
+    from actors.tool_executor.process import Limits
     from actors.tool_executor.sandbox.blocked import AskBlocked
     from actors.tool_executor.sandbox.landlock import LandlockTrial, Rulesets
     from actors.tool_executor.sandbox.layout import Layout
@@ -139,8 +141,14 @@ class Sandbox:
 
                 return Confinement((SANDBOX_EXEC, *seatbelt_args(plan)), layout=plan)
             assert bwrap is not None  # bubblewrap was found, and works
+            assert self._settings is not None  # else nothing was found to confine with
             args = bwrap_args(plan, os.path.realpath(cwd))
-            return Confinement((bwrap, "--info-fd", INFO_FD, *args, "--"), parent=True, layout=plan)
+            return Confinement(
+                (bwrap, "--info-fd", INFO_FD, *args, "--"),
+                parent=True,
+                layout=plan,
+                limits=limits(self._settings, namespaced=True),
+            )
 
         confinement = await anyio.to_thread.run_sync(arguments)
         self._skipped = skipped
@@ -157,14 +165,20 @@ class Sandbox:
         skipped = Skipped()
         from actors.tool_executor.sandbox.landlock import plan  # loaded by _try already
 
-        def borrow() -> int:
-            return rulesets.borrow(plan(self._layout(tmpdir, skipped)))
+        settings = self._settings
+        assert settings is not None  # Landlock's trial ran for these settings
 
-        fd = await anyio.to_thread.run_sync(borrow)
+        def borrow() -> tuple[int, Limits]:
+            fd = rulesets.borrow(plan(self._layout(tmpdir, skipped)))
+            return fd, limits(settings, namespaced=False)
+
+        fd, within = await anyio.to_thread.run_sync(borrow)
         self._skipped = skipped
         assert self._landlock is not None and self._landlock.launcher is not None
         launcher = self._landlock.launcher
-        return Confinement(argv=launcher.argv(fd), env=(("TMPDIR", tmpdir),), fds=(fd,))
+        return Confinement(
+            argv=launcher.argv(fd), env=(("TMPDIR", tmpdir),), fds=(fd,), limits=within
+        )
 
     async def confining(self) -> Confining:
         """How far commands run confined. Once the trial is made (``warm`` starts it with the
@@ -346,7 +360,9 @@ class Sandbox:
 
     def _enforces(self, shown: Layout) -> tuple[str, ...]:
         assert self._settings is not None and self._found is not None
-        lines = bubblewrap_enforces(self._settings, shown, blocked_rules=self._blocked_rules)
+        lines = bubblewrap_enforces(
+            self._settings, shown, blocked_rules=self._blocked_rules, home=self._home
+        )
         if self._found.mechanism == "seatbelt":
             lines = seatbelt_enforces(lines)
         if self._files.capped:

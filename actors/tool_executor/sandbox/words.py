@@ -3,9 +3,12 @@ doctor``, the json result's ``sandbox`` field and the session's warning."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
-from actors.tool_executor.sandbox.places import DEVICES, expand, inside_writable
+from actors.protocol import DEFAULT_DENY_READ
+from actors.tool_executor.sandbox.limits import memory_mb
+from actors.tool_executor.sandbox.places import DEVICES, inside_writable, within
 
 if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
@@ -15,14 +18,14 @@ PROTECTED = (".legato/", ".git/config", ".git/hooks/")
 
 
 def bubblewrap_enforces(
-    settings: SandboxSettings, layout: Layout, *, blocked_rules: bool
+    settings: SandboxSettings, layout: Layout, *, blocked_rules: bool, home: str = ""
 ) -> list[str]:
     writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write))
     read_only = ", ".join((*PROTECTED, *settings.read_only, "Legato's own .venv if it is there"))
     return [
         f"writable: {writable}; everything else read-only",
         f"read-only inside the project: {read_only}",
-        f"unreadable: {', '.join(settings.deny_read) or 'nothing listed'}",
+        *unreadable(layout, home),
         "unreadable: the project's files that blockedPaths block"
         if blocked_rules
         else "blockedPaths: no entries",
@@ -31,14 +34,61 @@ def bubblewrap_enforces(
         "through",
         "network: allowed" if settings.network else "network: none (sandbox.network false)",
         "processes: a PID namespace of their own, ended with the command",
+        _temporary(layout),
+        limits_line(settings),
     ]
+
+
+def unreadable(layout: Layout, home: str) -> list[str]:
+    """What a command can and cannot read, for the doctor: the places hidden here."""
+    shown = [_tilde(path, home) for path in layout.denied]
+    return [
+        f"unreadable here: {', '.join(shown) or 'nothing'}",
+        f"unreadable wherever they appear: the {len(DEFAULT_DENY_READ)} places where tokens live "
+        "that Legato always hides (gh, git's credential store, npm, yarn, PyPI, cargo, netrc, "
+        "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, Legato's own; "
+        "docs/security.md lists them); sandbox.denyRead adds to them",
+        "readable: everything else, the rest of your home folder included",
+    ]
+
+
+def _tilde(path: str, home: str) -> str:
+    home = home.rstrip("/")
+    return "~" + path[len(home) :] if home and within(path, home) else path
+
+
+def _temporary(layout: Layout) -> str:
+    if not layout.private:
+        return "! /tmp is shared: it holds the home folder or the project"
+    return (
+        f"private: {', '.join(layout.private)} empty and read-only (other programs' sockets and "
+        "files there unreachable, tmux's and screen's included); TMUX and STY unset"
+    )
+
+
+def limits_line(settings: SandboxSettings) -> str:
+    line = (
+        f"limits: {settings.max_processes} processes (threads count; sandbox.maxProcesses), "
+        f"{memory_mb(settings)} MiB of data memory per process (sandbox.maxMemoryMB)"
+    )
+    if os.geteuid() == 0:  # the kernel never applies RLIMIT_NPROC to uid 0
+        line += "; run as root, the process limit does not hold"
+    return line
 
 
 def seatbelt_enforces(bubblewrap: list[str]) -> list[str]:
     """What sandbox-exec enforces: bubblewrap's list, less what macOS does differently."""
     out = []
     for line in bubblewrap:
-        if line.startswith("unreachable: the sockets"):
+        if line.startswith("private:"):
+            out.append(
+                "unreachable: Unix sockets in the shared temporary folders (tmux's, screen's); "
+                "TMUX and STY unset"
+            )
+            out.append("! the files of other programs in /tmp stay readable (no private /tmp)")
+        elif line.startswith("limits:"):
+            out.append("! limits on processes and memory: not applied by sandbox-exec")
+        elif line.startswith("unreachable: the sockets"):
             out.append("unreachable: Unix sockets outside the writable folders, with network off")
         elif line.startswith("processes:"):
             out += [
@@ -57,10 +107,11 @@ def landlock_enforces(
     """What a command under Landlock cannot do, in words, one line each."""
     writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write, *DEVICES))
     held = {path for path, _ in inside_writable(layout)}
-    denied = [entry for entry in settings.deny_read if expand(entry, project, home) not in held]
+    denied = [_tilde(path, home) for path in layout.denied if path not in held]
     lines = [
         f"writable: {writable}; everything else read-only",
-        f"unreadable: {', '.join(denied) or 'nothing listed'}; the terminals in /dev/pts",
+        f"unreadable here: {', '.join(denied) or 'nothing'}; the terminals in /dev/pts",
+        unreadable(layout, home)[1],
     ]
     if settings.network:
         lines.append("network: allowed")
@@ -73,6 +124,10 @@ def landlock_enforces(
     )
     if version >= 6:
         lines.append("processes: signals reach only the command's own processes")
+    lines.append(
+        limits_line(settings)
+        + "; the processes count all of yours, so those you run already are added"
+    )
     lines.append(
         "! the names inside an unreadable folder can be listed; an entry added while a command "
         "runs to a folder on the way to one (/, /dev, your home) is unreadable to that command"
@@ -104,6 +159,11 @@ def landlock_not_enforced(
             lines.append(
                 f"network: open; refusing TCP needs Landlock ABI 4, this kernel has {version}"
             )
+    lines.append(
+        "a private /tmp: Landlock cannot give one; other programs' files and sockets there "
+        "(tmux's and screen's servers, which run what they are sent) stay reachable"
+        + ("" if settings.network or version < 6 else ", abstract Unix sockets excepted")
+    )
     if layout.services:
         lines.append(
             "the sockets of services outside the sandbox "
