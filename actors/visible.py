@@ -46,6 +46,13 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
     return escaped.replace("\n", "\\n") if newlines else escaped
 
 
+def setting_line(key: str, value: Any) -> str:
+    """``key: value`` on one line, the value as JSON with every control character shown as an
+    escape: a person approving a setting approves what the file holds, not what a terminal
+    would draw of it."""
+    return escape_controls(f"{key}: {json.dumps(value, ensure_ascii=False)}", newlines=True)
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
