@@ -14,7 +14,7 @@ read trusts nothing; writing it is atomic.
 
 The widening items (docs/security.md lists them for users):
 
-- ``permissionMode`` other than ``ask`` or ``plan``;
+- ``permissionMode: auto`` (``ask``, ``custom`` and ``plan`` accept nothing unasked);
 - an ``allowedCommands`` entry that allows any command line: ``*`` or a wildcard program, a
   shell or an interpreter alone, with a wildcard or with its inline-code option (``bash -c``,
   ``python -c``, ``node -e``), a wrapper that runs its words with a wildcard (``env *``);
@@ -50,8 +50,10 @@ if TYPE_CHECKING:
 
     from actors.protocol import ProjectSettings
 
-# Modes that accept nothing a person has not: the rest accept edits or commands unasked.
-NARROW_MODES = ("ask", "plan")
+# Modes that accept nothing a person has not: ``custom`` is ``ask`` with the project's rules,
+# which every mode applies (actors/permission_broker/policy.py), so it accepts nothing more.
+# ``auto`` accepts edits, and confined commands unasked: it widens.
+NARROW_MODES = ("ask", "custom", "plan")
 # Programs that run any code their words hold.
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "pwsh"}
