@@ -196,7 +196,8 @@ def _sandbox_path_widens(entry: str, root: str, home: str) -> bool:
         path = os.path.join(home, entry[2:])
     else:
         path = os.path.join(root, entry)  # an absolute entry stays itself
-    path = os.path.normpath(path)
+    # Where a mount of it would lead: a folder of the project may be a link out of it.
+    path = os.path.realpath(path)
     inside = os.path.relpath(path, root) if _within(path, root) else None
     if inside is None:
         return True

@@ -181,3 +181,12 @@ def test_the_projects_model_stays_on_the_users_provider(
     context = load_context(str(dirs.project), home=str(dirs.home), env={})
     assert context.model == applied
     assert any("another provider than yours" in w for w in context.warnings) == refused
+
+
+def test_allow_write_of_a_project_folder_that_links_out_widens(dirs: Dirs) -> None:
+    root = dirs.project.resolve()
+    (root / "build").symlink_to(dirs.home)
+    (root / "out").mkdir()
+    wide = settings(sandbox={"allowWrite": ["build", "out"]})
+    items = trust.widening_items(wide, None, str(root), str(dirs.home))
+    assert keys(items) == [("sandbox.allowWrite", "build")]
