@@ -78,10 +78,9 @@ def _trust(memory: MemoryStore, *, record: bool) -> None:
 
     async def trusting() -> tuple[ProjectContext, bool]:
         context = await memory.address.ask(GetContext())
-        asks = asked_for(context)
-        if not asks:
+        if not context.trust_items:
             return context, False
-        print(*item_lines(context, asks), sep="\n")
+        print(*item_lines(context, context.trust_items), sep="\n")
         if context.trusted or not record:
             return context, False
         return await memory.address.ask(TrustProject(fingerprint=context.trust_fingerprint)), True
@@ -110,10 +109,6 @@ def _revoke(memory: MemoryStore) -> None:
         print(f"Revoked: the next session in {context.project_root} does not apply them.")
     else:
         print(f"{context.project_root} was not trusted: nothing to revoke.")
-
-
-def asked_for(context: ProjectContext) -> tuple[TrustItem, ...]:
-    return context.trust_items
 
 
 def item_lines(context: ProjectContext, items: Sequence[TrustItem]) -> list[str]:
