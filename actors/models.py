@@ -82,6 +82,14 @@ def resolve_model(name: str) -> ModelInfo:
     )
 
 
+def same_provider(model_id: str, other_id: str) -> bool:
+    """Whether two resolved model ids are answered by the same API: an ``openai:`` model by the
+    OpenAI-compatible server, any other by the Anthropic API (or Bedrock, which the
+    environment chooses for both alike). Which endpoint a conversation goes to is the user's
+    choice: a project's settings or the model's Agent call may change the model, not that."""
+    return model_id.startswith(OPENAI_PREFIX) == other_id.startswith(OPENAI_PREFIX)
+
+
 def default_model() -> ModelInfo:
     return resolve_model(DEFAULT_ALIAS)
 

@@ -6,7 +6,8 @@
      │    ├── sessions/<id>.jsonl  saved sessions (the session store)
      │    ├── pattern-stats.json   how often each pattern ran (the skill library)
      │    ├── path-rules-noted.json  which path rules were already explained (the memory store)
-     │    └── mcp-approved.json    the .mcp.json servers the user approved (the memory store)
+     │    ├── mcp-approved.json    the .mcp.json servers the user approved (the memory store)
+     │    └── trusted.json         the project settings' widening items the user trusted
      └── logs/legato-<day>.log     the debug log (frontends/debug.py)
 
 Plain functions of the project's real absolute path and the home folder, so that two actors
@@ -22,6 +23,7 @@ MEMORY_FILE = "MEMORY.md"
 PATTERN_STATS_FILE = "pattern-stats.json"
 PATH_RULES_NOTE_FILE = "path-rules-noted.json"
 MCP_APPROVALS_FILE = "mcp-approved.json"
+TRUST_FILE = "trusted.json"
 
 
 # Legato's own folders, as sandbox settings name them: its key and global hooks (the global
@@ -110,3 +112,9 @@ def mcp_approvals_path(project_root: str, home: str) -> str:
     """Which of the project's .mcp.json servers the user approved: in the user's folder, since
     the project's own files are the repository's to write."""
     return os.path.join(project_dir(project_root, home), MCP_APPROVALS_FILE)
+
+
+def trust_path(project_root: str, home: str) -> str:
+    """What the user trusted of the project's settings: in the user's folder, since a
+    repository must not be able to trust itself."""
+    return os.path.join(project_dir(project_root, home), TRUST_FILE)

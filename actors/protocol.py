@@ -330,6 +330,14 @@ class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
     approved: bool = True
 
 
+class TrustItem(msgspec.Struct, frozen=True):
+    """One setting of the project's file that lets commands or the model reach past the
+    project (actors/memory_store/trust.py): applied only once the user trusts the project."""
+
+    key: str  # as in the file: "permissionMode", "allowedCommands", "sandbox.passEnv", "hooks"
+    value: Any  # one entry of a list, or the whole value
+
+
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     """What the memory store knows at start: where we are and what the user configured."""
 
@@ -353,6 +361,11 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     offered_tools: tuple[str, ...] | None = None  # the built-in tools offered; None: all
     refused_tools: tuple[str, ...] = ()  # built-in tools never offered, whatever the above
     add_dirs: tuple[str, ...] = ()  # other folders the tools work in, as in the project
+    # What the project's settings ask for that widens what commands may do, and whether the
+    # user trusts exactly that (actors/memory_store/trust.py). Untrusted: none is applied.
+    trust_items: tuple[TrustItem, ...] = ()
+    trusted: bool = False
+    trust_fingerprint: str = ""  # of ``trust_items``: what a trust record holds
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -394,6 +407,8 @@ class Explained(msgspec.Struct, frozen=True):
 
     context: ProjectContext
     settings: tuple[Setting[Any], ...]
+    # What the project's file sets that is not applied, the source saying why (trust.py).
+    not_applied: tuple[Setting[Any], ...] = ()
 
 
 class GetContext(Ask[ProjectContext], frozen=True, tag=True):
@@ -425,12 +440,27 @@ class RevokeProjectMcpServers(Ask[tuple[str, ...]], frozen=True, tag=True):
     names: tuple[str, ...]
 
 
+class TrustProject(Ask[ProjectContext], frozen=True, tag=True):
+    """Record that the user trusts the project's widening settings as they are now, and load
+    the context again with them applied; answers the new context. ``fingerprint``: the one the
+    person was shown; when the file has changed since, nothing is recorded (the answer is
+    still untrusted)."""
+
+    fingerprint: str
+
+
+class RevokeTrust(Ask[bool], frozen=True, tag=True):
+    """Forget the user's trust in the project's settings; answers whether there was one."""
+
+
 MemoryStoreMsg = (
     GetContext
     | ExplainContext
     | ApproveProjectMcpServers
     | RevokeProjectMcpServers
     | ApproveProjectHooks
+    | TrustProject
+    | RevokeTrust
 )
 
 

@@ -97,6 +97,13 @@ def printed_visibly(command: Callable[P, int]) -> Callable[P, int]:
     return run
 
 
+def setting_line(key: str, value: Any) -> str:
+    """``key: value`` on one line, the value as JSON with every control character shown as an
+    escape: a person approving a setting approves what the file holds, not what a terminal
+    would draw of it."""
+    return escape_controls(f"{key}: {json.dumps(value, ensure_ascii=False)}", newlines=True)
+
+
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
     if char == "\r":  # the one a person knows by name, in the spelling they know

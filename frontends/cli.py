@@ -80,6 +80,7 @@ SUBCOMMANDS: dict[str, str] = {
     "doctor": "frontends.doctor:run_doctor",
     "mcp": "frontends.mcp_command:run_mcp",
     "permissions": "frontends.permissions:run_permissions",
+    "trust": "frontends.trust_command:run_trust",
 }
 
 

@@ -69,7 +69,11 @@ def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStor
 
 
 def setting_lines(explained: Explained) -> list[str]:
-    rows = [(_field(s.key), _field(_show(s.value)), _field(s.source)) for s in explained.settings]
+    # What the project's file sets but is not applied shows as such, beside what is.
+    rows = [
+        (_field(s.key), _field(_show(s.value)), _field(s.source))
+        for s in (*explained.settings, *explained.not_applied)
+    ]
     width = max(len(key) for key, _, _ in rows)
     value_width = min(max(len(value) for _, value, _ in rows), 40)
     return [f"  {key:<{width}}  {value:<{value_width}}  {source}" for key, value, source in rows]
@@ -118,6 +122,9 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "mcpServers": [_server_json(s) for s in context.mcp_servers],
             "hooks": [_hook_json(group) for group in context.hooks],
             "warnings": list(context.warnings),
+            "notApplied": [
+                {"key": s.key, "value": s.value, "source": s.source} for s in explained.not_applied
+            ],
         }
         print(json.dumps(out, indent=2))
         return EXIT_OK

@@ -25,6 +25,7 @@ SUBCOMMAND_HELP = {
     "doctor": "check what a session would run with, and what stands in its way",
     "mcp": "list the MCP servers; 'legato mcp approve NAME' approves a project's",
     "permissions": "show the rules; 'legato permissions explain' says what they decide",
+    "trust": "show and trust what the project's settings widen (--show, --revoke)",
 }
 _HELP_WIDTH = 79
 

@@ -119,7 +119,6 @@ def assemble(
             sessions_dir(project_root, home or os.path.expanduser("~")), f"{session_id}.jsonl"
         ),
         env=env,
-        run_unapproved=headless,  # CI owns its checkout; a person approves a clone's hooks
         ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
         invoke=hook_callbacks,
     )

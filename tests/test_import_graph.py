@@ -69,6 +69,8 @@ ROOT_IMPORTS: dict[str, set[str]] = {
         "actors.tool_executor",
     },
     "frontends.mcp_command": {"actors.memory_store"},
+    # legato trust, and the terminal's question at start, ask the memory store.
+    "frontends.trust_command": {"actors.memory_store"},
     "frontends.permissions": {"actors.memory_store", "actors.permission_broker"},
     # The --resume picker starts a memory store and a session store to list the sessions.
     "frontends.resume": {"actors.memory_store", "actors.session_store"},

@@ -25,7 +25,7 @@ from actors.conductor.background_agents import PREFIX, BackgroundAgents
 from actors.conductor.calls import AGENT_TOOL
 from actors.conductor.prompt import PLAN_MODE_NOTE
 from actors.errors import UsageError
-from actors.models import cost_usd, resolve_model
+from actors.models import cost_usd, resolve_model, same_provider
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
 
 if TYPE_CHECKING:
@@ -342,6 +342,14 @@ class _Runner(msgspec.Struct):
                 model_id = kind.model or self.parent_model
         except UsageError as error:
             return f"Invalid input for Agent: {error.message}"
+        if not same_provider(model_id, self.parent_model):
+            # The endpoint (and the key sent to it) is the user's choice, not the model's.
+            return (
+                f"Invalid input for Agent: model {model_id!r} is served "
+                f"by another provider than this conversation's ({self.parent_model}); an agent "
+                "stays on the session's provider. Leave 'model' out, or name a model of the "
+                "same provider. Nothing was started."
+            )
         return kind, model_id, given["prompt"]
 
 

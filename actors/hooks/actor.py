@@ -62,8 +62,10 @@ class HookRunner(Actor["HookRunnerMsg"]):
         transcript_path: str = "",
         groups: Sequence[HookGroup] = (),
         env: Mapping[str, str] | None = None,
-        # Headless: the project's hooks run unapproved (CI owns its checkout). Interactive:
-        # only once the user has approved them (``ApproveHooks``, docs/hooks.md).
+        # The project's hooks run only once the user has approved them (``ApproveHooks``,
+        # docs/hooks.md) or trusted the project (``legato trust``), headless too: a cloned
+        # repository's hooks are commands that run as the user. True only for tests that do
+        # not exercise approval.
         run_unapproved: bool = False,
         ui: Address[UiMsg] | None = None,  # shown each hook's start and end; None: not shown
         # Runs an Agent SDK callback hook through the frontend that speaks the SDK's protocol;
@@ -184,8 +186,8 @@ class HookRunner(Actor["HookRunnerMsg"]):
         self._told_unapproved = True
         note = (
             f"The project's hooks ({skipped[0].source}) have not been approved, so they do not "
-            "run. "
-            "Read them with /hooks, then approve them with /hooks approve."
+            "run. Read them with /hooks, then approve them with /hooks approve; headless, "
+            "trust the project with 'legato trust'."
         )
         return runnable, [note]
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import anyio.to_thread
 import msgspec
 
-from actors.memory_store import hooks_approval, mcp_approvals
+from actors.memory_store import hooks_approval, mcp_approvals, trust
 from actors.memory_store.loader import explain_context
 from actors.memory_store.mcp_servers import MCP_FILE
-from actors.places import hooks_approval_path, mcp_approvals_path
+from actors.places import hooks_approval_path, mcp_approvals_path, trust_path
 from actors.protocol import (
     ApproveProjectHooks,
     ApproveProjectMcpServers,
@@ -27,6 +27,8 @@ from actors.protocol import (
     MemoryStoreMsg,
     Overrides,
     RevokeProjectMcpServers,
+    RevokeTrust,
+    TrustProject,
 )
 from runtime import Actor, KernelError
 
@@ -60,9 +62,12 @@ class MemoryStore(Actor[MemoryStoreMsg]):
         self._explained: Explained | None = None
 
     async def on_start(self) -> None:
+        self._explained = await self._load()
+
+    async def _load(self) -> Explained:
         # File reading blocks; a worker thread keeps the event loop free meanwhile. Where each
         # value came from is kept as it is found: it costs nothing more than the loading.
-        self._explained = await anyio.to_thread.run_sync(
+        return await anyio.to_thread.run_sync(
             functools.partial(
                 explain_context,
                 self._project_root,
@@ -83,6 +88,16 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 await reply.answer(msg, self._explained)
             case ApproveProjectHooks():
                 await reply.answer(msg, await self._approve_hooks(self._explained))
+            case TrustProject(fingerprint=shown):
+                context = self._explained.context
+                path = trust_path(context.project_root, self._home)
+                if shown and shown == context.trust_fingerprint:
+                    await anyio.to_thread.run_sync(trust.record, path, shown)
+                    self._explained = await self._load()
+                await reply.answer(msg, self._explained.context)
+            case RevokeTrust():
+                path = trust_path(self._explained.context.project_root, self._home)
+                await reply.answer(msg, await anyio.to_thread.run_sync(trust.revoke, path))
             case ApproveProjectMcpServers(names=names):
                 await reply.answer(msg, await self._approve(self._explained, names))
             case RevokeProjectMcpServers(names=names):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from actors.errors import ConfigError, UsageError
-from actors.memory_store import hooks_approval
+from actors.memory_store import hooks_approval, trust
 from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import (
@@ -34,13 +34,14 @@ from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
 from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
-from actors.models import DEFAULT_ALIAS, resolve_model
+from actors.models import DEFAULT_ALIAS, OPENAI_PREFIX, resolve_model, same_provider
 from actors.places import (
     MEMORY_FILE,
     hooks_approval_path,
     mcp_approvals_path,
     memory_dir,
     path_rules_note_path,
+    trust_path,
 )
 from actors.protocol import (
     Explained,
@@ -53,6 +54,7 @@ from actors.protocol import (
 )
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -174,7 +176,33 @@ def explain_context(
         warnings += migration_warnings(settings, note, remember=remember_notices)
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
+    # What the project widens applies once the user trusts it as it is now (trust.py).
+    trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home)
+    trust_print = trust.fingerprint(trust_items)
+    trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
+        trust_path(root, home), warnings
+    )
+    not_applied: list[Setting[Any]] = []
+    if trust_items and not trusted:
+        settings = msgspec.structs.replace(
+            settings, value=trust.without_widening(settings.value, root, home)
+        )
+        warnings += trust.not_applied(settings_file, trust_items)
+        not_applied += (
+            Setting(item.key, item.value, f"not applied (project not trusted): {settings_file}")
+            for item in trust_items
+            if item.key != "hooks"
+        )
+    elif trusted:
+        hooks = tuple(msgspec.structs.replace(group, approved=True) for group in hooks)
 
+    users_model = first(
+        "model",
+        DEFAULT_ALIAS,
+        (overrides.model, "--model"),
+        (env_model(env), "ASSISTANT_MODEL"),
+        (config.value.default_model, f"{config_file} (defaultModel)"),
+    )
     chosen_model = first(
         "model",
         DEFAULT_ALIAS,
@@ -184,6 +212,14 @@ def explain_context(
         (config.value.default_model, f"{config_file} (defaultModel)"),
     )
     model = resolve_model(chosen_model.value).id
+    users = resolve_model(users_model.value).id
+    if not same_provider(model, users):
+        # Trusted or not: the provider and its endpoint are the user's choice alone.
+        warnings.append(_provider_warning(settings_file, chosen_model.value, users))
+        not_applied.append(
+            Setting("model", chosen_model.value, f"not applied (another provider): {settings_file}")
+        )
+        chosen_model, model = users_model, users
     mode = first(
         "permissionMode",
         DEFAULT_MODE,
@@ -208,10 +244,24 @@ def explain_context(
         mcp_servers=mcp_servers,
         hooks=hooks,
         project_hooks_fingerprint=project_hooks,
+        trust_items=trust_items,
+        trusted=trusted,
+        trust_fingerprint=trust_print,
     )
     context = _with_program_options(context, overrides)
     return Explained(
-        context, (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings))
+        context,
+        (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings)),
+        not_applied=tuple(not_applied),
+    )
+
+
+def _provider_warning(settings_file: str, wanted: str, users: str) -> str:
+    where = "an OpenAI-compatible server" if users.startswith(OPENAI_PREFIX) else "Claude"
+    return (
+        f"{settings_file}: model {escape_controls(wanted, newlines=True)!r} not applied: it would "
+        f"send the conversation to another provider than yours ({where}, {users}); choose the "
+        "model with --model or the global config's defaultModel"
     )
 
 

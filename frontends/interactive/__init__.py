@@ -46,6 +46,12 @@ def run_interactive(
             file=sys.stderr,
         )
         return EXIT_USAGE
+    import os
+
+    from frontends.trust_command import ask_at_start
+
+    # Before the session's actors load the settings, so that a yes applies to this session.
+    ask_at_start(project_root, env=os.environ if env is None else env, home=home)
     import anyio
 
     from frontends.interactive.app import run_session

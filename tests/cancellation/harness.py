@@ -36,6 +36,7 @@ from actors.ui import Renderer
 from frontends.session import assemble
 from runtime import supervise
 from tests.tool_executor.harness import is_running
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -171,6 +172,7 @@ async def live_session(
     }
     if not sandbox:
         unconfined(root)
+        trust_project(root, home)  # as its user would: the sandbox off widens
     session = assemble(
         str(root),
         renderer=renderer,

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.trusting import trust_project
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -33,9 +35,13 @@ class Setup:
         self.config_file.chmod(0o600)
         return str(self.config_file)
 
-    def settings(self, text: str | dict[str, object]) -> str:
+    def settings(self, text: str | dict[str, object], *, trust: bool = True) -> str:
         self.settings_file.parent.mkdir(parents=True, exist_ok=True)
         self.settings_file.write_text(text if isinstance(text, str) else json.dumps(text))
+        # Trusted, as the user would with ``legato trust``: these tests are about what
+        # settings do once applied (tests/config/test_trust.py is about trust itself).
+        if trust:
+            trust_project(self.project, self.home)
         return str(self.settings_file)
 
     def env(self, **extra: str) -> dict[str, str]:

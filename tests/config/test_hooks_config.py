@@ -107,7 +107,8 @@ def test_the_users_hooks_come_before_the_projects(setup: Setup) -> None:
                 "PostToolUse": [{"matcher": "Write", "hooks": [_command("theirs")]}],
                 "PreToolUse": [{"matcher": "Bash", "hooks": [_command("theirs too", 5)]}],
             }
-        }
+        },
+        trust=False,
     )
     context = load_context(str(setup.project), home=str(setup.home), env={})
     assert context.hooks == (
@@ -341,7 +342,8 @@ def test_config_lists_the_hooks_by_event_and_in_json(setup: Setup) -> None:
                 "PostToolUse": [{"matcher": "Edit|Write", "hooks": [_command("fmt.sh", 30)]}],
                 "PreToolUse": [{"matcher": "*", "hooks": [_command("log.sh"), _command("b", 2.5)]}],
             }
-        }
+        },
+        trust=False,
     )
     done = setup.legato("config", str(setup.project))
     assert done.returncode == 0, done.stderr

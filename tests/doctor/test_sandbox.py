@@ -10,6 +10,7 @@ from actors.tool_executor.sandbox import landlock, session
 from actors.tool_executor.sandbox.landlock import abi
 from frontends.doctor import run_doctor
 from tests.tool_executor.sandbox_setup import needs_bwrap, needs_landlock
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,6 +24,7 @@ def doctor(
     (tmp_path / "home").mkdir()
     (tmp_path / ".legato").mkdir()
     (tmp_path / ".legato" / "settings.json").write_text(json.dumps(settings))
+    trust_project(tmp_path, tmp_path / "home")  # as the user would with ``legato trust``
     env = {"HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"], "ASSISTANT_API_KEY": "k"}
     run_doctor([str(tmp_path), "--no-probe"], env=env | more)
     out = capsys.readouterr()

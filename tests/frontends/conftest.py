@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.trusting import trust_project
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -26,7 +28,10 @@ class Project:
         return path
 
     def settings(self, **fields: object) -> None:
+        """Writes the project's settings, trusted as the user would with ``legato trust``
+        (``write`` alone leaves them untrusted)."""
         self.write(".legato/settings.json", json.dumps(fields))
+        trust_project(self.root, self.home)
 
     def env(self, base_url: str, key: str = "test-key") -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}

@@ -30,6 +30,8 @@ SHARED = frozenset(
         "actors.models",
         "actors.permission_modes",
         "actors.counts",
+        # How a value from a repository's file is shown: its control characters escaped.
+        "actors.visible",
     }
 )
 

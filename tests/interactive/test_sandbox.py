@@ -22,6 +22,7 @@ from tests.tool_executor.sandbox_setup import (
     needs_bwrap,
     why_landlock_cannot_run,
 )
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -37,6 +38,7 @@ def settings(root: Path, **sandbox: bool) -> None:
     (root / ".legato").mkdir()
     values = {"permissionMode": "custom", "allowedCommands": ["echo"], "sandbox": sandbox}
     (root / ".legato" / "settings.json").write_text(json.dumps(values))
+    trust_project(root, root.parent / "home")  # as its user would: the sandbox off widens
 
 
 def words(screen: str) -> str:

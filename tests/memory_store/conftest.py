@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.trusting import trust_project
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -32,6 +34,7 @@ class Dirs:
     def write_settings(self, text: str) -> str:
         self.settings.parent.mkdir(parents=True, exist_ok=True)
         self.settings.write_text(text)
+        trust_project(self.project, self.home)  # as the user would with ``legato trust``
         return os.path.realpath(self.settings)
 
 

@@ -181,7 +181,8 @@ def test_the_frontends_hooks_follow_the_files_and_are_approved(dirs: Dirs) -> No
     mine = {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}
     dirs.write_config(json.dumps({"hooks": mine}))
     theirs = {"Stop": [{"hooks": [{"type": "command", "command": "theirs"}]}]}
-    dirs.write_settings(json.dumps({"hooks": theirs}))  # never approved here
+    dirs.settings.parent.mkdir(parents=True, exist_ok=True)
+    dirs.settings.write_text(json.dumps({"hooks": theirs}))  # never approved, nor trusted
     sdk, _ = read_sdk_hooks({"Stop": [{"hookCallbackIds": ["hook_0"]}]})
     context = load_context(
         str(dirs.project), home=str(dirs.home), overrides=Overrides(hooks=sdk), env={}

@@ -27,6 +27,7 @@ from actors.protocol import (
 from runtime import supervise
 from tests.permission_broker.test_broker import FakeUi
 from tests.permission_broker.test_policy import blocked_by
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -271,6 +272,7 @@ def memory_for(project: Path, settings: dict[str, object], mode: PermissionMode)
     (project / ".legato").mkdir(parents=True, exist_ok=True)
     (project / ".legato" / "settings.json").write_text(json.dumps(settings))
     home = project.parent / "home"
+    trust_project(project, home)  # as the user would with ``legato trust``
     return MemoryStore(str(project), home=str(home), overrides=Overrides(permission_mode=mode))
 
 

@@ -30,6 +30,7 @@ from actors.protocol import (
 )
 from actors.tool_executor import ToolExecutor
 from runtime import Actor, Reply, supervise
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -161,6 +162,7 @@ async def with_policy(
     (root / ".legato" / "settings.json").write_text(json.dumps(settings))
     home = root.parent / f"{root.name}-home"
     home.mkdir(exist_ok=True)
+    trust_project(root, home)  # as the user would with ``legato trust``
     memory = MemoryStore(str(root), home=str(home), overrides=Overrides(permission_mode=mode))
     person = None if answers is None else Person(answers)
     broker = PermissionBroker(memory.address, ui=None if person is None else person.address)

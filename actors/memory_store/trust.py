@@ -1,0 +1,271 @@
+"""Settings of a project's file that widen what commands and the model may do, and whether the
+user trusts them, kept in the user's own folder.
+
+    ~/.legato/projects/<hash>/trusted.json
+    {"fingerprint": "<sha256 of the widening items as now>"}
+
+A project's ``.legato/settings.json`` comes with the repository. What it narrows always applies;
+what it widens (the items below) applies only once the user has trusted this project's widening
+items as they are now: the terminal asks once, ``legato trust`` records it for headless runs.
+The fingerprint covers the canonical JSON of the list of items (key and value), and the
+project's hooks with them, so any change to any of them makes the project untrusted again.
+Never in the project: a repository must not be able to trust itself. A record that cannot be
+read trusts nothing; writing it is atomic.
+
+The widening items (docs/security.md lists them for users):
+
+- ``permissionMode: auto`` (``ask``, ``custom`` and ``plan`` accept nothing unasked);
+- an ``allowedCommands`` entry that allows any command line: ``*`` or a wildcard program, a
+  shell or an interpreter alone, with a wildcard or with its inline-code option (``bash -c``,
+  ``python -c``, ``node -e``), a wrapper that runs its words with a wildcard (``env *``);
+- an ``allowedPaths`` entry reaching outside the project (``~/...``, ``//...``, ``..``), or
+  naming Legato's or git's own folder (``.legato``, ``.git``: their files change the rules or
+  run programs);
+- every ``allowedTools`` entry: it allows a tool's calls whatever path or command they name;
+- ``sandbox.enabled: false``; ``sandbox.allowWrite`` outside the project or into ``.git`` or
+  ``.legato``; every ``sandbox.passEnv``, ``sandbox.unconfinedCommands`` and
+  ``sandbox.allowUnixSockets`` entry; a ``sandbox.denyRead`` that leaves out one of the
+  default list's folders;
+- ``hooks``: commands that run as the user, outside the sandbox.
+
+``sandbox.network: true`` and ``sandbox.autoAllow: true`` are the defaults, so never widen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from actors.atomic import write_atomically
+from actors.protocol import DEFAULT_DENY_READ, TrustItem
+from actors.visible import setting_line
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from actors.protocol import ProjectSettings
+
+# Modes that accept nothing a person has not: ``custom`` is ``ask`` with the project's rules,
+# which every mode applies (actors/permission_broker/policy.py), so it accepts nothing more.
+# ``auto`` accepts edits, and confined commands unasked: it widens.
+NARROW_MODES = ("ask", "custom", "plan")
+# Programs that run any code their words hold.
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "pwsh"}
+)
+INTERPRETERS = frozenset(
+    {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "tclsh", "osascript"}
+)
+# Their inline-code options: ``python -c CODE`` is any program.
+INLINE_CODE = frozenset({"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "--command"})
+# Programs that run the command their words name.
+WRAPPERS = frozenset(
+    {
+        "env", "sudo", "doas", "su", "xargs", "nice", "nohup", "timeout", "time", "command",
+        "exec", "eval", "stdbuf", "setsid", "chroot", "strace", "ltrace", "watch", "flock",
+        "parallel", "npx", "uvx", "bunx", "pnpx", "uv", "pipx", "find", "ssh", "script",
+    }
+)  # fmt: skip
+_GLOB = frozenset("*?[")
+# Folders inside the project whose files change Legato's rules or run programs.
+_OWN = (".legato", ".git")
+_MAX_RECORD = 64 * 1024  # a trust record is one short line; more is not one
+
+
+class _Record(msgspec.Struct, frozen=True):
+    fingerprint: str = ""
+
+
+# ── which items widen ────────────────────────────────────────────────────────────────────────
+
+
+def widening_items(
+    settings: ProjectSettings, hooks: Any, root: str, home: str
+) -> tuple[TrustItem, ...]:
+    """The settings' widening items, in the file's key order, then the hooks."""
+    sandbox = settings.sandbox
+    items: list[TrustItem] = []
+    if settings.permission_mode not in (None, *NARROW_MODES):
+        items.append(TrustItem("permissionMode", settings.permission_mode))
+    for key, entries, widens in _lists(settings, root, home):
+        items += (TrustItem(key, entry) for entry in entries if widens(entry))
+    if not sandbox.enabled:
+        items.append(TrustItem("sandbox.enabled", False))
+    if not set(DEFAULT_DENY_READ) <= set(sandbox.deny_read):
+        items.append(TrustItem("sandbox.denyRead", list(sandbox.deny_read)))
+    if hooks:
+        items.append(TrustItem("hooks", hooks))
+    return tuple(items)
+
+
+def without_widening(settings: ProjectSettings, root: str, home: str) -> ProjectSettings:
+    """The settings with each widening item left out: what applies while untrusted. A value
+    left out falls back to what it would be without the project's file."""
+    sandbox = settings.sandbox
+    kept = {
+        key: tuple(entry for entry in entries if not widens(entry))
+        for key, entries, widens in _lists(settings, root, home)
+    }
+    # The default list stays whole; the project's own additions narrow, so they stay too.
+    deny_read = tuple(dict.fromkeys((*DEFAULT_DENY_READ, *sandbox.deny_read)))
+    sandbox = msgspec.structs.replace(
+        sandbox,
+        enabled=True,
+        deny_read=deny_read,
+        allow_write=kept["sandbox.allowWrite"],
+        pass_env=kept["sandbox.passEnv"],
+        unconfined_commands=kept["sandbox.unconfinedCommands"],
+        allow_unix_sockets=kept["sandbox.allowUnixSockets"],
+    )
+    mode = settings.permission_mode if settings.permission_mode in NARROW_MODES else None
+    return msgspec.structs.replace(
+        settings,
+        permission_mode=mode,
+        allowed_commands=kept["allowedCommands"],
+        allowed_paths=kept["allowedPaths"],
+        allowed_tools=kept["allowedTools"],
+        sandbox=sandbox,
+    )
+
+
+def _lists(
+    settings: ProjectSettings, root: str, home: str
+) -> list[tuple[str, Sequence[str], Callable[[str], bool]]]:
+    sandbox = settings.sandbox
+
+    def every(_entry: str) -> bool:
+        return True
+
+    def writable(entry: str) -> bool:
+        return _sandbox_path_widens(entry, root, home)
+
+    return [
+        ("allowedPaths", settings.allowed_paths, _path_rule_widens),
+        ("allowedCommands", settings.allowed_commands, command_widens),
+        ("allowedTools", settings.allowed_tools, every),
+        ("sandbox.allowWrite", sandbox.allow_write, writable),
+        ("sandbox.passEnv", sandbox.pass_env, every),
+        ("sandbox.unconfinedCommands", sandbox.unconfined_commands, every),
+        ("sandbox.allowUnixSockets", sandbox.allow_unix_sockets, every),
+    ]
+
+
+def command_widens(entry: str) -> bool:
+    """Whether an allowedCommands entry allows any command line (the module docstring)."""
+    try:
+        words = shlex.split(entry)
+    except ValueError:
+        words = entry.split()
+    if not words:
+        return False
+    program, rest = os.path.basename(words[0]), words[1:]
+    wildcard = any(_GLOB & set(word) for word in rest)
+    if _GLOB & set(words[0]):
+        return True
+    if program in SHELLS or program in INTERPRETERS or _is_python(program):
+        # An entry matches by word prefix: ``python`` alone covers ``python -c CODE``.
+        return not rest or wildcard or rest[0] in INLINE_CODE
+    return program in WRAPPERS and wildcard
+
+
+def _is_python(program: str) -> bool:
+    return program.startswith(("python", "pypy")) and all(
+        c.isdigit() or c == "." for c in program.removeprefix("python").removeprefix("pypy")
+    )
+
+
+def _path_rule_widens(entry: str) -> bool:
+    """An allowedPaths entry outside the project (``~/``, ``//``, ``..``) or in its own
+    folders. A ``!`` entry takes away from what is allowed, so it never widens."""
+    if entry.startswith("!"):
+        return False
+    if entry.startswith(("~", "//")):
+        return True
+    parts = [part for part in entry.strip("/").split("/") if part not in ("", ".")]
+    return ".." in parts or any(part.strip("*") in _OWN for part in parts)
+
+
+def _sandbox_path_widens(entry: str, root: str, home: str) -> bool:
+    """A ``sandbox.allowWrite`` path outside the project, or inside git's or Legato's folder."""
+    if entry == "~" or entry.startswith("~/"):
+        path = os.path.join(home, entry[2:])
+    else:
+        path = os.path.join(root, entry)  # an absolute entry stays itself
+    # Where a mount of it would lead: a folder of the project may be a link out of it.
+    path = os.path.realpath(path)
+    inside = os.path.relpath(path, root) if _within(path, root) else None
+    if inside is None:
+        return True
+    return inside.split(os.sep)[0] in _OWN
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# ── the fingerprint and the record ───────────────────────────────────────────────────────────
+
+
+def fingerprint(items: Iterable[TrustItem]) -> str:
+    """The items, canonical, hashed; "" when there are none."""
+    listed = [[item.key, item.value] for item in items]
+    if not listed:
+        return ""
+    canonical = json.dumps(listed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trusted_fingerprint(path: str, warnings: list[str]) -> str:
+    """The fingerprint the user trusted, or "" (none, or a record that cannot be read)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(_MAX_RECORD + 1)
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        warnings.append(f"{path}: cannot be read ({error}); the project is not trusted")
+        return ""
+    try:
+        if len(data) > _MAX_RECORD:
+            raise msgspec.DecodeError("larger than a trust record")
+        return msgspec.json.decode(data, type=_Record).fingerprint
+    except msgspec.DecodeError as error:
+        warnings.append(
+            f"{path}: not a trust record ({error}); the project is not trusted. "
+            "Remove it and trust the project again with 'legato trust'"
+        )
+        return ""
+
+
+def record(path: str, trusted: str) -> None:
+    write_atomically(path, msgspec.json.encode(_Record(fingerprint=trusted)), mode=0o600)
+
+
+def revoke(path: str) -> bool:
+    """Forget the trust; whether there was one to forget."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+# ── in words ─────────────────────────────────────────────────────────────────────────────────
+
+
+REMEDY = "run 'legato trust' to trust this project's settings, or answer the question at start"
+
+
+def not_applied(settings_file: str, items: Iterable[TrustItem]) -> list[str]:
+    """One warning per item left out (the hooks have the hook runner's own note)."""
+    return [
+        f"{settings_file}: {setting_line(item.key, item.value)} not applied "
+        f"(project not trusted); {REMEDY}"
+        for item in items
+        if item.key != "hooks"
+    ]
