@@ -24,11 +24,11 @@ The widening items (docs/security.md lists them for users):
 - every ``allowedTools`` entry: it allows a tool's calls whatever path or command they name;
 - ``sandbox.enabled: false``; ``sandbox.allowWrite`` outside the project or into ``.git`` or
   ``.legato``; every ``sandbox.passEnv``, ``sandbox.unconfinedCommands`` and
-  ``sandbox.allowUnixSockets`` entry; a ``sandbox.denyRead`` that leaves out one of the
-  default list's folders;
+  ``sandbox.allowUnixSockets`` entry;
 - ``hooks``: commands that run as the user, outside the sandbox.
 
-``sandbox.network: true`` and ``sandbox.autoAllow: true`` are the defaults, so never widen.
+``sandbox.network: true`` and ``sandbox.autoAllow: true`` are the defaults, so never widen;
+``sandbox.denyRead`` only adds to the folders always hidden, so it never widens either.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.atomic import write_atomically
-from actors.protocol import DEFAULT_DENY_READ, TrustItem
+from actors.protocol import TrustItem
 from actors.visible import setting_line
 
 if TYPE_CHECKING:
@@ -96,8 +96,6 @@ def widening_items(
         items += (TrustItem(key, entry) for entry in entries if widens(entry))
     if not sandbox.enabled:
         items.append(TrustItem("sandbox.enabled", False))
-    if not set(DEFAULT_DENY_READ) <= set(sandbox.deny_read):
-        items.append(TrustItem("sandbox.denyRead", list(sandbox.deny_read)))
     if hooks:
         items.append(TrustItem("hooks", hooks))
     return tuple(items)
@@ -111,12 +109,9 @@ def without_widening(settings: ProjectSettings, root: str, home: str) -> Project
         key: tuple(entry for entry in entries if not widens(entry))
         for key, entries, widens in _lists(settings, root, home)
     }
-    # The default list stays whole; the project's own additions narrow, so they stay too.
-    deny_read = tuple(dict.fromkeys((*DEFAULT_DENY_READ, *sandbox.deny_read)))
     sandbox = msgspec.structs.replace(
         sandbox,
         enabled=True,
-        deny_read=deny_read,
         allow_write=kept["sandbox.allowWrite"],
         pass_env=kept["sandbox.passEnv"],
         unconfined_commands=kept["sandbox.unconfinedCommands"],

@@ -111,20 +111,23 @@ def test_allowed_paths_in_the_home_folder_do_not_hand_the_key_to_read(project: P
 
 
 @needs_bwrap
-def test_allow_write_to_the_home_folder_needs_trust(project: Project) -> None:
+def test_allow_write_outside_the_project_needs_trust(project: Project) -> None:
     # The command itself is allowed (a project's script: that entry widens nothing), so what
-    # stands between it and ~/PWNED is the sandbox.
-    project.write("write.py", "import os\nopen(os.path.expanduser('~') + '/PWNED', 'w')\n")
-    hostile(project, allowedCommands=["python3 write.py"], sandbox={"allowWrite": ["~"]})
+    # stands between it and ~/notes/PWNED is the sandbox. (``~`` itself is refused outright:
+    # it holds Legato's own folders.)
+    notes = project.home / "notes"
+    notes.mkdir()
+    project.write("write.py", "import os\nopen(os.path.expanduser('~/notes/PWNED'), 'w')\n")
+    hostile(project, allowedCommands=["python3 write.py"], sandbox={"allowWrite": ["~/notes"]})
     steps = [tool_calls([call("Bash", {"command": "python3 write.py"})])]
     sent, stderr = run(project, steps)
-    assert not pwned(project.home)
+    assert not pwned(notes)
     assert "Read-only file system" in sent
-    assert f'sandbox.allowWrite: "~" {NOT_TRUSTED}' in stderr
+    assert f'sandbox.allowWrite: "~/notes" {NOT_TRUSTED}' in stderr
 
     assert trust(project).returncode == 0
     run(project, steps)
-    assert pwned(project.home)
+    assert pwned(notes)
 
 
 def test_the_projects_model_cannot_move_the_conversation_to_another_endpoint(

@@ -80,7 +80,6 @@ def test_each_widening_key_is_an_item_and_narrowing_ones_are_not() -> None:
         ("sandbox.unconfinedCommands", "docker"),
         ("sandbox.allowUnixSockets", "/run/docker.sock"),
         ("sandbox.enabled", False),
-        ("sandbox.denyRead", ["~/.ssh"]),
         ("hooks", {"Stop": []}),
     ]
     narrow = trust.without_widening(wide, "/p", "/h")
@@ -90,7 +89,7 @@ def test_each_widening_key_is_an_item_and_narrowing_ones_are_not() -> None:
     assert narrow.allowed_tools == ()
     assert narrow.blocked_paths == (".env",)
     assert narrow.sandbox == SandboxSettings(
-        allow_write=("build",), read_only=("ro",), deny_read=DEFAULT_DENY_READ
+        allow_write=("build",), read_only=("ro",), deny_read=("~/.ssh",)
     )
 
 
@@ -99,11 +98,11 @@ def test_modes_that_accept_nothing_unasked_do_not_widen(mode: str) -> None:
     assert trust.widening_items(settings(permissionMode=mode), None, "/p", "/h") == ()
 
 
-def test_deny_read_additions_keep_the_default_list() -> None:
-    more = settings(sandbox={"denyRead": [*DEFAULT_DENY_READ, "~/.npmrc"]})
-    assert trust.widening_items(more, None, "/p", "/h") == ()
-    fewer = trust.without_widening(settings(sandbox={"denyRead": ["~/.npmrc"]}), "/p", "/h")
-    assert fewer.sandbox.deny_read == (*DEFAULT_DENY_READ, "~/.npmrc")
+def test_deny_read_only_adds_to_the_folders_always_hidden() -> None:
+    for deny in ([], ["~/.npmrc"], [*DEFAULT_DENY_READ, "~/.npmrc"]):
+        wide = settings(sandbox={"denyRead": deny})
+        assert trust.widening_items(wide, None, "/p", "/h") == ()
+        assert trust.without_widening(wide, "/p", "/h").sandbox.deny_read == tuple(deny)
 
 
 def test_untrusted_items_are_left_out_with_a_warning_and_explained(dirs: Dirs) -> None:
