@@ -87,7 +87,7 @@ def test_mcp_list_and_config_show_the_command_hidden_behind_an_erase(project: Pr
         assert _raw_controls(done.stderr) == [], args
         stdout = done.stdout.decode()
         assert f"sh -c {shown}" in stdout, stdout
-        assert "env: TOKEN\\r" in stdout
+        assert "env TOKEN\\r=" in stdout
         if args[0] == "config":
             assert f"      {shown}  (timeout" in stdout, stdout
 
