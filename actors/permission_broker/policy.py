@@ -45,12 +45,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
+from actors.run_files import MCP_FILE, files_that_run
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -155,6 +157,16 @@ class Policy:
              "programs"),
             (os.path.join(home, ".config", "legato"), "Legato's global configuration"),
             (legato_dir(home), "Legato's own data (~/.legato/)"),
+        )  # fmt: skip
+        # Files that run with the user's full rights, outside the sandbox: what hooks and MCP
+        # servers run, and .mcp.json, where a server written starts unasked when the user has
+        # enabled all of a project's servers.
+        runs = files_that_run(root, home, context.hooks, context.mcp_servers)
+        self.own_places += (
+            (os.path.join(root, MCP_FILE), "the project's MCP servers (.mcp.json), which run "
+             "outside the sandbox"),
+            *((path, f"a file that {escape_controls(who)} runs outside the sandbox")
+              for path, who in runs.items()),
         )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
@@ -609,9 +621,10 @@ class Policy:
     def _own_file_named(self, path: str, *, whole: bool) -> str | None:
         """Which of Legato's or git's own files a command's word names, if any.
 
-        In .git/ only the files that run programs count (config, hooks) and the folder itself
-        named as a whole word ('cp x .git', 'mv repo .git'): 'ls .git/refs' changes nothing,
-        and '--exclude-dir=.git' is common.
+        In .git/ only the files that run programs or say where the repository lies count
+        (``actors/git_files.py``: config, hooks, commondir...) and the folder itself named as
+        a whole word ('cp x .git', 'mv repo .git'): 'ls .git/refs' changes nothing, and
+        '--exclude-dir=.git' is common.
         """
         rules = self.rules.paths
         git = os.path.join(rules.root, ".git")
@@ -619,11 +632,7 @@ class Policy:
         for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
             if self.memory_dir and self._in_memory_folder(candidate):
                 continue
-            if within(candidate, git) and not (
-                (whole and candidate == git)
-                or within(candidate, os.path.join(git, "config"))
-                or within(candidate, os.path.join(git, "hooks"))
-            ):
+            if within(candidate, git) and not is_control(candidate, git, whole=whole):
                 continue
             kept.append(candidate)
         return self._own_place(kept) if kept else None
