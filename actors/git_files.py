@@ -82,14 +82,3 @@ def _holding_head(folder: str, depth: int) -> Iterator[str]:
             yield from _holding_head(os.path.join(entry.path, "modules"), depth - 1)
         else:
             yield from _holding_head(entry.path, depth - 1)
-
-
-def uses_worktree_config(git: str) -> bool:
-    """Whether the repository's config turns on ``extensions.worktreeConfig``, without which git
-    never reads ``config.worktree``. Read as text: a guess on the side of yes."""
-    try:
-        with open(os.path.join(git, "config"), "rb") as config:
-            text = config.read(1 << 20).lower()
-    except OSError:
-        return False
-    return b"worktreeconfig" in text

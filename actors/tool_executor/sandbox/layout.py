@@ -31,6 +31,9 @@ class Layout:
     services: tuple[str, ...] = ()
     # Inside hidden folders: what sandbox.allowUnixSockets lets through, bound back in.
     reopened: tuple[str, ...] = ()
+    # Existing folders bound over themselves, writable: a mount point cannot be renamed nor
+    # removed, so ``.git`` (and a nested repository's folder) cannot be swapped for another.
+    fixed: tuple[str, ...] = ()
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:
@@ -44,6 +47,8 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
         args.append("--unshare-net")  # its own network: only a loopback of its own
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for folder in (*layout.writable, layout.tmpdir):
+        args += ["--bind", folder, folder]
+    for folder in layout.fixed:
         args += ["--bind", folder, folder]
     for path in layout.read_only:
         args += ["--ro-bind", path, path]

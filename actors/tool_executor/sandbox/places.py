@@ -9,8 +9,8 @@ folder or file there to mount over, on the real disk, and it stays after the com
 could create ``.legato/settings.json`` and loosen the next session's rules.
 
 A missing ``.git`` is left alone: ``git init`` must work. The repository a command creates is
-writable, hooks included, until that command ends; the next command finds ``.git/config`` and
-``.git/hooks/`` and gets them read-only.
+writable, hooks included, until that command ends; the next command finds it and gets its
+config-bearing files read-only (``git_places.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.run_files import MCP_FILE
+from actors.tool_executor.sandbox.git_places import git_controls
 from actors.tool_executor.sandbox.layout import Layout
 
 if TYPE_CHECKING:
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
 
 # Inside the project, read-only in every confined command: (path, is a folder). Legato's
-# settings, and what git runs by itself (hooks, and programs named in the config).
-PROTECTED = ((".legato", True), (".git/config", False), (".git/hooks", True))
+# settings; git's files that run programs or locate the repository come from ``git_controls``.
+PROTECTED = ((".legato", True),)
 
 # Writable besides the places the settings give: the character devices bubblewrap's own /dev
 # offers for writing, which shells and programs open as sinks (``> /dev/null``).
@@ -110,6 +112,11 @@ def layout(
     # would have its code run, unconfined, by the next session.
     own: Iterable[str] = (),
     skipped: Skipped | None = None,
+    # Files inside the project that hooks and MCP servers run, outside the sandbox
+    # (``actors/run_files.py``); and whether a missing .mcp.json must not be created, as where
+    # the user has enabled all of a project's servers (a server written there starts unasked).
+    runs: Iterable[str] = (),
+    mcp_sealed: bool = False,
 ) -> Layout:
     """What a confined command may write, may only read, may not read, and may not reach."""
     skipped = skipped if skipped is not None else Skipped()
@@ -125,10 +132,19 @@ def layout(
 
     read_only: list[str] = []
     sealed: list[tuple[str, bool]] = []
-    wanted = list(PROTECTED if os.path.isdir(os.path.join(project, ".git")) else PROTECTED[:1])
+    wanted = list(PROTECTED)
+    git = os.path.join(project, ".git")
+    fixed: list[str] = []
+    if os.path.isdir(git) and not os.path.islink(git):
+        git_wanted, fixed = git_controls(git)
+        wanted += git_wanted
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
     wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
+    wanted += [(path, False) for path in runs]
+    mcp = os.path.join(project, MCP_FILE)
+    if mcp_sealed or os.path.lexists(mcp):
+        wanted.append((mcp, False))
     # Not when it is a writable folder itself (a project that is a venv): that stays writable.
     wanted += [
         ("/" + path.lstrip("/"), True) for path in own if os.path.realpath(path) not in writable
@@ -190,6 +206,7 @@ def layout(
         denied=tuple(_outermost(sorted(denied))),
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
+        fixed=tuple(fixed),
     )
 
 

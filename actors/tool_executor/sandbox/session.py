@@ -23,6 +23,7 @@ import msgspec
 from actors.protocol import SandboxReport
 from actors.tool_executor.process import INFO_FD, UNCONFINED, Confinement
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
+from actors.tool_executor.sandbox.git_places import pin, unpin
 from actors.tool_executor.sandbox.layout import bwrap_args
 from actors.tool_executor.sandbox.locate import find_bwrap, kept_apart
 from actors.tool_executor.sandbox.places import (
@@ -41,7 +42,7 @@ from actors.tool_executor.sandbox.words import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from actors.protocol import SandboxSettings
     from actors.tool_executor.context import Confining
@@ -94,7 +95,12 @@ class Sandbox:
         warn: Callable[[str], Awaitable[None]],
         bwrap: str | None = None,  # None: the wheel's, else PATH's
         env: Mapping[str, str] | None = None,  # where services listen; None: os.environ
+        runs: Sequence[str] = (),  # files of the project that hooks and MCP servers run
+        mcp_sealed: bool = False,  # a missing .mcp.json must not be created
     ) -> None:
+        self._runs = tuple(runs)
+        self._mcp_sealed = mcp_sealed
+        self._pinned: list[str] = []  # commondir files written for bubblewrap (git_places.py)
         self._settings = settings
         self._services = service_sockets(os.environ if env is None else env, os.getuid())
         self._project = os.path.realpath(project)
@@ -132,6 +138,8 @@ class Sandbox:
         bwrap = self._bwrap
 
         def arguments() -> Confinement:
+            if found.mechanism == "bubblewrap":
+                self._pinned += pin(os.path.join(self._project, ".git"))
             plan = self._layout(tmpdir, skipped, blocked)
             # The refusals of a failed command are judged against ``plan``.
             if found.mechanism == "seatbelt":
@@ -242,6 +250,8 @@ class Sandbox:
                     functools.partial(shutil.rmtree, folder, ignore_errors=True)
                 )
         self._tmpdir = self._bwrap_copy = None
+        pinned, self._pinned = self._pinned, []
+        await anyio.to_thread.run_sync(unpin, pinned)
 
     def _writable(self, path: str) -> bool:
         """Whether ``path`` lies where confined commands may write."""
@@ -310,6 +320,8 @@ class Sandbox:
             services=self._services,
             own=(sys.prefix,),
             skipped=skipped,
+            runs=self._runs,
+            mcp_sealed=self._mcp_sealed,
         )
 
     def _mechanism(self) -> str:

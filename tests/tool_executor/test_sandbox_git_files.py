@@ -1,0 +1,165 @@
+"""git's files, and the files hooks and MCP servers run, against confined commands (real bwrap,
+real git, the real executor, broker and memory store).
+
+A person answers yes to every question, so each command reaches the kernel. The attack each
+time: make the user's next ``git status`` (outside the sandbox) run a program, by pointing git
+at a config of the command's own (``commondir``, a swapped ``.git``) or by changing a file that
+a hook or a server runs with the user's full rights.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.tool_executor.harness import with_policy
+from tests.tool_executor.sandbox_setup import needs_bwrap
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.tool_executor.harness import PolicySession
+
+pytestmark = needs_bwrap
+
+IDENTITY = "-c user.name=t -c user.email=t@example.com"
+YES = ["y"] * 50
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+async def run(s: PolicySession, command: str) -> tuple[str, bool]:
+    done = await s.one("Bash", command=command)
+    return done.result.content, done.result.is_error
+
+
+def repository(root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    git(root, "init", "-q")
+    git(root, *IDENTITY.split(), "commit", "-q", "--allow-empty", "-m", "first")
+
+
+def planted(root: Path) -> str:
+    """A shell line that copies the repository to ``evil/`` in the project, with a config that
+    runs a program leaving ``marker`` beside the project, and sets E to it."""
+    marker = root.parent / f"{root.name}-marker"
+    config = f'[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch {marker}; false"\\n'
+    return f'E="$PWD/evil"; mkdir -p "$E" && cp -r .git/. "$E"/ && printf \'{config}\' > "$E/config"'
+
+
+def ran_planted(root: Path) -> bool:
+    marker = root.parent / f"{root.name}-marker"
+    subprocess.run(["git", "status"], cwd=root, capture_output=True, check=False)
+    return marker.exists()
+
+
+ATTACKS = [
+    # Point git at another repository's folder: its config runs core.fsmonitor.
+    'echo "$E" > .git/commondir',
+    # A per-worktree config that git reads once extensions.worktreeConfig is on.
+    'echo "[core] fsmonitor = touch x" > .git/config.worktree',
+    "echo '* filter=x' > .git/info/attributes",
+    # Swap .git for a copy whose config runs a program.
+    'mv .git old && cp -r "$E" .git',
+    'rm -rf .git && cp -r "$E" .git',
+    'mv .git old; mkdir .git; echo "gitdir: $E" > .git',
+]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+async def test_a_command_cannot_point_git_at_a_config_of_its_own(
+    tmp_path: Path, attack: str
+) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    repository(root)
+    attributes = (root / ".git" / "info" / "exclude").read_text()
+    async with with_policy(root, answers=YES) as s:
+        output, failed = await run(s, f"{planted(root)}; {attack}")
+    assert failed, output
+    assert (root / ".git").is_dir()
+    assert not (root / ".git" / "commondir").exists()  # nor left behind by the session
+    # What keeps it from being created stays behind, empty: git reads it as no settings.
+    assert (root / ".git" / "config.worktree").read_text() == ""
+    assert not (root / ".git" / "info" / "attributes").exists()
+    assert (root / ".git" / "info" / "exclude").read_text() == attributes
+    assert not ran_planted(root)
+
+
+async def test_git_add_commit_checkout_and_stash_work_in_a_repository_that_was_there(
+    tmp_path: Path,
+) -> None:
+    repository(tmp_path)
+    async with with_policy(tmp_path, answers=YES) as s:
+        done, failed = await run(
+            s,
+            f"echo two >> a.txt && git add a.txt && git {IDENTITY} commit -qm second && "
+            f"git checkout -q -b other && echo three >> a.txt && git {IDENTITY} stash -q && "
+            "git stash list | wc -l && git checkout -q - && git status --short a.txt && "
+            "git rev-parse --git-common-dir",
+        )
+        # Outside, while the session lasts, git works too: the commondir written says '.'.
+        outside = git(tmp_path, "log", "--format=%s")
+    # Absolute, where git alone would say '.git': the one difference the written one makes.
+    assert (done, failed) == (f"1\n{tmp_path.resolve()}/.git", False), done
+    assert outside == "second\nfirst\n"
+    assert git(tmp_path, "branch", "--format=%(refname:short)").split() == ["master", "other"]
+    assert not (tmp_path / ".git" / "commondir").exists()
+
+
+async def test_a_submodules_repository_is_kept_like_the_main_one(tmp_path: Path) -> None:
+    repository(tmp_path)
+    module = tmp_path / ".git" / "modules" / "lib"
+    module.mkdir(parents=True)
+    git(module, "init", "-q", "--bare")
+    config = (module / "config").read_text()
+    async with with_policy(tmp_path, answers=YES) as s:
+        for command in (
+            "echo '[core] fsmonitor = touch x' >> .git/modules/lib/config",
+            "echo x > .git/modules/lib/hooks/pre-commit",
+            "echo /tmp > .git/modules/lib/commondir",
+            "mv .git/modules/lib .git/modules/old",
+            "mv .git/modules .git/old",
+        ):
+            output, failed = await run(s, command)
+            assert failed, (command, output)
+    assert (module / "config").read_text() == config
+    assert not (module / "commondir").exists()
+    assert not (module / "hooks" / "pre-commit").exists()
+
+
+async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "fmt.sh").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "server.py").write_text("print('serving')\n")
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"tools": {"command": "python3", "args": ["tools/server.py"]}}})
+    )
+    hooks = {
+        "PostToolUse": [
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "./fmt.sh --all"}]}
+        ]
+    }
+    async with with_policy(tmp_path, answers=YES, hooks=hooks) as s:
+        for command in (
+            "echo 'touch pwned' >> fmt.sh",
+            "echo 'import os' > tools/server.py",
+            "echo '{}' > .mcp.json",
+            "cp /dev/null fmt.sh",
+        ):
+            output, failed = await run(s, command)
+            assert failed, (command, output)
+        other, other_failed = await run(s, "echo x > other.sh && cat other.sh")
+    assert (other, other_failed) == ("x", False)
+    assert (tmp_path / "fmt.sh").read_text() == "#!/bin/sh\nexit 0\n"
+    assert (tmp_path / "tools" / "server.py").read_text() == "print('serving')\n"
+    assert "tools" in (tmp_path / ".mcp.json").read_text()
