@@ -10,6 +10,7 @@ a hook or a server runs with the user's full rights.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -40,10 +41,12 @@ async def run(s: PolicySession, command: str) -> tuple[str, bool]:
     return done.result.content, done.result.is_error
 
 
-def repository(root: Path) -> None:
+def repository(root: Path) -> str:
+    """A repository with one commit in ``root``; its real path."""
     (root / "a.txt").write_text("one\n")
     git(root, "init", "-q")
     git(root, *IDENTITY.split(), "commit", "-q", "--allow-empty", "-m", "first")
+    return os.path.realpath(root)
 
 
 def planted(root: Path) -> str:
@@ -51,7 +54,8 @@ def planted(root: Path) -> str:
     runs a program leaving ``marker`` beside the project, and sets E to it."""
     marker = root.parent / f"{root.name}-marker"
     config = f'[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch {marker}; false"\\n'
-    return f'E="$PWD/evil"; mkdir -p "$E" && cp -r .git/. "$E"/ && printf \'{config}\' > "$E/config"'
+    copy = 'E="$PWD/evil"; mkdir -p "$E" && cp -r .git/. "$E"/'
+    return f"{copy} && printf '{config}' > \"$E/config\""
 
 
 def ran_planted(root: Path) -> bool:
@@ -96,7 +100,7 @@ async def test_a_command_cannot_point_git_at_a_config_of_its_own(
 async def test_git_add_commit_checkout_and_stash_work_in_a_repository_that_was_there(
     tmp_path: Path,
 ) -> None:
-    repository(tmp_path)
+    real = repository(tmp_path)
     async with with_policy(tmp_path, answers=YES) as s:
         done, failed = await run(
             s,
@@ -108,7 +112,7 @@ async def test_git_add_commit_checkout_and_stash_work_in_a_repository_that_was_t
         # Outside, while the session lasts, git works too: the commondir written says '.'.
         outside = git(tmp_path, "log", "--format=%s")
     # Absolute, where git alone would say '.git': the one difference the written one makes.
-    assert (done, failed) == (f"1\n{tmp_path.resolve()}/.git", False), done
+    assert (done, failed) == (f"1\n{real}/.git", False), done
     assert outside == "second\nfirst\n"
     assert git(tmp_path, "branch", "--format=%(refname:short)").split() == ["master", "other"]
     assert not (tmp_path / ".git" / "commondir").exists()
