@@ -34,6 +34,8 @@ class Layout:
     # Existing folders bound over themselves, writable: a mount point cannot be renamed nor
     # removed, so ``.git`` (and a nested repository's folder) cannot be swapped for another.
     fixed: tuple[str, ...] = ()
+    # Those of ``read_only`` that a hook or an MCP server runs, outside the sandbox.
+    runs: tuple[str, ...] = ()
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:

@@ -120,6 +120,7 @@ def layout(
 ) -> Layout:
     """What a confined command may write, may only read, may not read, and may not reach."""
     skipped = skipped if skipped is not None else Skipped()
+    runs = tuple(runs)
     writable = [project]
     for entry in settings.allow_write:
         path = expand(entry, project, home)
@@ -135,7 +136,12 @@ def layout(
     wanted = list(PROTECTED)
     git = os.path.join(project, ".git")
     fixed: list[str] = []
-    if os.path.isdir(git) and not os.path.islink(git):
+    if os.path.islink(git):
+        skipped.notes.append(
+            ".git is a symlink: a command can replace the link, and git would follow the "
+            "new one; make it a real folder to keep git's files read-only"
+        )
+    elif os.path.isdir(git):
         git_wanted, fixed = git_controls(git)
         wanted += git_wanted
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
@@ -207,6 +213,7 @@ def layout(
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
         fixed=tuple(fixed),
+        runs=tuple(path for path in map(os.path.realpath, runs) if path in read_only),
     )
 
 

@@ -11,7 +11,12 @@ if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
     from actors.tool_executor.sandbox.layout import Layout
 
-PROTECTED = (".legato/", ".git/config", ".git/hooks/")
+PROTECTED = (
+    ".legato/",
+    ".mcp.json",
+    "git's config, hooks, info/ and commondir (and .git cannot be moved)",
+    "the files hooks and MCP servers run",
+)
 
 
 def bubblewrap_enforces(
