@@ -8,9 +8,11 @@ The order of the checks:
    its other names.
 3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
    is accepted, so "remember that ..." works in every mode but plan. A write to Legato's own
-   files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``) or to ``.git/`` always asks,
+   files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``), to ``.git/``, to ``.mcp.json``
+   or to a file that a hook or an MCP server runs (``actors/run_files.py``) always asks,
    whatever the mode, unless an allowedPaths entry names that place explicitly: those files
-   change the rules themselves, or run programs (git hooks, ``core.fsmonitor``).
+   change the rules themselves, or run programs (git hooks, ``core.fsmonitor``), outside the
+   sandbox.
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts. The
    allowed rules are allowedPaths, allowedCommands and allowedTools, in every mode.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
