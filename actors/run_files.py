@@ -10,8 +10,10 @@ starts unasked.
 Each hook command and each server's command and args are split like a shell line (``shlex``);
 every word, and the value of every ``--option=value``, that names an existing file inside the
 project counts: relative to the project root (where both run), absolute, ``~/...``, or through
-``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. For ``python -m pkg.mod`` the module's own
-file (``pkg/mod.py``, ``pkg/mod/__main__.py``) counts. What those programs import or read in
+``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named by a path (``./fmt.sh``,
+``bash scripts/x.sh``) counts even when it does not exist yet, since creating it is enough.
+For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``, ``pkg/mod/__main__.py``)
+counts. What those programs import or read in
 turn cannot be known from the command, and is not covered. There is no status line command.
 """
 
@@ -28,6 +30,15 @@ if TYPE_CHECKING:
     from actors.protocol import HookGroup, McpServer
 
 MCP_FILE = ".mcp.json"
+# Programs whose first word that is not an option is the program they run: a script.
+_INTERPRETERS = frozenset(
+    {
+        "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "deno", "bun", "ruby",
+        "perl", "php", "tsx", "ts-node", "exec", "env", "uv", "run",
+    }
+)  # fmt: skip
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
 _PROJECT_VARIABLE = re.compile(
     r"\$(?:\{(?:CLAUDE|LEGATO)_PROJECT_DIR\}|(?:CLAUDE|LEGATO)_PROJECT_DIR\b)"
 )
@@ -60,6 +71,7 @@ def _named_files(line: str, root: str, home: str) -> Iterator[str]:
         words = shlex.split(line)
     except ValueError:  # an unclosed quote: the words as they stand
         words = line.split()
+    program = True  # the word is where a program is named: first, or after an interpreter
     for index, word in enumerate(words):
         candidates = [word]
         _, equals, value = word.partition("=")
@@ -68,9 +80,16 @@ def _named_files(line: str, root: str, home: str) -> Iterator[str]:
         if index > 0 and words[index - 1] == "-m":
             candidates += _module_files(word)
         for candidate in candidates:
-            path = _inside(candidate, root, home)
+            # A program named by its path counts before it exists: the model could create
+            # the very file the hook will run.
+            named = program and candidate is word and "/" in word
+            path = _inside(candidate, root, home, missing_too=named)
             if path is not None:
                 yield path
+        if word in _SEPARATORS:
+            program = True
+        elif program and not word.startswith("-") and not _ASSIGNMENT.match(word):
+            program = os.path.basename(word) in _INTERPRETERS
 
 
 def _module_files(module: str) -> list[str]:
@@ -78,12 +97,14 @@ def _module_files(module: str) -> list[str]:
     return [f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
 
 
-def _inside(word: str, root: str, home: str) -> str | None:
+def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> str | None:
     if not word or word.startswith("-"):
         return None
     if word == "~" or word.startswith("~/"):
         word = os.path.join(home, word[2:])
     path = os.path.realpath(os.path.join(root, word))
-    if not path.startswith(root.rstrip("/") + "/") or not os.path.isfile(path):
+    if not path.startswith(root.rstrip("/") + "/"):
         return None
-    return path
+    if os.path.isfile(path) or (missing_too and not os.path.lexists(path)):
+        return path
+    return None

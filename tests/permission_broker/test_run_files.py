@@ -160,3 +160,37 @@ def test_an_allowed_git_diff_without_output_still_runs_unasked(root: str) -> Non
     assert policy.assess(run("git diff --stat -- src")) == Decision(
         True, "allowed by allowedCommands entry 'git diff'"
     )
+
+
+def test_a_program_named_by_a_path_counts_before_it_exists(root: str) -> None:
+    hooks = (
+        HookGroup(
+            event="Stop",
+            hooks=(
+                HookCommand(command="FOO=1 ./hooks/missing.sh --out=build/out.json"),
+                HookCommand(command="true && bash -x scripts/new.sh later.sh"),
+                HookCommand(command="ruff check --output-file=report.json src/"),
+            ),
+        ),
+    )
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        "hooks/missing.sh",
+        "scripts/new.sh",
+    ]
+    policy = Policy(
+        ProjectContext(
+            project_root=root,
+            config=GlobalConfig(),
+            settings=ProjectSettings(),
+            model="claude-sonnet-4-6",
+            permission_mode="auto",
+            hooks=hooks,
+        )
+    )
+    created = policy.assess(
+        PermissionRequest(tool="Write", kind="create", paths=("hooks/missing.sh",))
+    )
+    assert isinstance(created, Question) and created.person_only
+    elsewhere = policy.assess(PermissionRequest(tool="Write", kind="create", paths=("later.sh",)))
+    assert isinstance(elsewhere, Decision) and elsewhere.allowed

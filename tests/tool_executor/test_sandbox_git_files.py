@@ -153,7 +153,9 @@ async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
     hooks = {
         "PostToolUse": [
             {"matcher": "Write", "hooks": [{"type": "command", "command": "./fmt.sh --all"}]}
-        ]
+        ],
+        # Not there yet: creating it is enough to have the hook run it.
+        "Stop": [{"hooks": [{"type": "command", "command": "bash scripts/done.sh"}]}],
     }
     async with with_policy(tmp_path, answers=YES, hooks=hooks) as s:
         for command in (
@@ -161,6 +163,7 @@ async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
             "echo 'import os' > tools/server.py",
             "echo '{}' > .mcp.json",
             "cp /dev/null fmt.sh",
+            "mkdir -p scripts && echo 'touch pwned' > scripts/done.sh",
         ):
             output, failed = await run(s, command)
             assert failed, (command, output)
@@ -173,6 +176,8 @@ async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
     assert "'.mcp.json': it is read-only to commands (the project's MCP servers, " in mcp
     assert (other, other_failed) == ("x", False)
     assert (tmp_path / "fmt.sh").read_text() == "#!/bin/sh\nexit 0\n"
+    # What kept it from being created stays, empty (an empty folder, then an empty file).
+    assert (tmp_path / "scripts" / "done.sh").read_text() == ""
     assert (tmp_path / "tools" / "server.py").read_text() == "print('serving')\n"
     assert "tools" in (tmp_path / ".mcp.json").read_text()
 

@@ -34,7 +34,7 @@ class Layout:
     # Existing folders bound over themselves, writable: a mount point cannot be renamed nor
     # removed, so ``.git`` (and a nested repository's folder) cannot be swapped for another.
     fixed: tuple[str, ...] = ()
-    # Those of ``read_only`` that a hook or an MCP server runs, outside the sandbox.
+    # The files a hook or an MCP server runs, outside the sandbox: read-only, or sealed.
     runs: tuple[str, ...] = ()
 
 

@@ -213,7 +213,7 @@ def layout(
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
         fixed=tuple(fixed),
-        runs=tuple(path for path in map(os.path.realpath, runs) if path in read_only),
+        runs=tuple(map(os.path.realpath, runs)),
     )
 
 
