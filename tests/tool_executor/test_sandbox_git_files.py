@@ -164,6 +164,8 @@ async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
             "echo '{}' > .mcp.json",
             "cp /dev/null fmt.sh",
             "mkdir -p scripts && echo 'touch pwned' > scripts/done.sh",
+            # Carry the read-only file away with its folder, and put another in its place.
+            "mv tools t && mkdir tools && echo 'import os' > tools/server.py",
         ):
             output, failed = await run(s, command)
             assert failed, (command, output)

@@ -212,9 +212,32 @@ def layout(
         denied=tuple(_outermost(sorted(denied))),
         services=tuple(path for path, _ in outermost_hidden if path in listening),
         reopened=tuple(path for path in _outermost(reopened) if os.path.exists(path)),
-        fixed=tuple(fixed),
+        fixed=tuple(_outermost_first(fixed + _on_the_way([*read_only, *dict(sealed)], writable))),
         runs=tuple(map(os.path.realpath, runs)),
     )
+
+
+def _on_the_way(paths: Sequence[str], writable: Sequence[str]) -> list[str]:
+    """The folders between a writable place and each of ``paths`` inside it. Renaming one would
+    carry the read-only path away (its mount with it) and let a command put its own in its
+    place: ``mv scripts s && mkdir scripts && echo ... > scripts/fmt.sh``. Each is bound over
+    itself, and a mount point cannot be renamed."""
+    folders: list[str] = []
+    for path in paths:
+        place = next((place for place in writable if within(path, place)), None)
+        if place is None:
+            continue
+        folder = os.path.dirname(path)
+        while folder != place and within(folder, place):
+            folders.append(folder)
+            folder = os.path.dirname(folder)
+    return folders
+
+
+def _outermost_first(folders: Sequence[str]) -> list[str]:
+    """Each once, a folder before the folders inside it: a later bind over an outer folder
+    would cover the inner ones' mounts."""
+    return sorted(set(folders), key=lambda folder: (folder.count("/"), folder))
 
 
 def _first_missing(path: str, is_folder: bool) -> tuple[str, bool]:
