@@ -194,3 +194,24 @@ def test_a_program_named_by_a_path_counts_before_it_exists(root: str) -> None:
     assert isinstance(created, Question) and created.person_only
     elsewhere = policy.assess(PermissionRequest(tool="Write", kind="create", paths=("later.sh",)))
     assert isinstance(elsewhere, Decision) and elsewhere.allowed
+
+
+def test_an_allowed_paths_entry_naming_the_file_lets_it_be_edited(root: str) -> None:
+    hooks = (HookGroup(event="PostToolUse", hooks=(HookCommand(command=HOOK),)),)
+
+    def policy(*allowed: str) -> Policy:
+        return Policy(
+            ProjectContext(
+                project_root=root,
+                config=GlobalConfig(),
+                settings=ProjectSettings(allowed_paths=allowed),
+                model="claude-sonnet-4-6",
+                permission_mode="auto",
+                hooks=hooks,
+            )
+        )
+
+    named = policy("scripts/fmt.sh").assess(write("scripts/fmt.sh"))
+    assert isinstance(named, Decision) and named.allowed
+    everything = policy("**").assess(write("scripts/fmt.sh"))
+    assert isinstance(everything, Question) and everything.person_only
