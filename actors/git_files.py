@@ -82,3 +82,69 @@ def _holding_head(folder: str, depth: int) -> Iterator[str]:
             yield from _holding_head(os.path.join(entry.path, "modules"), depth - 1)
         else:
             yield from _holding_head(entry.path, depth - 1)
+
+
+def configured_places(git: str, home: str) -> list[tuple[str, bool, str]]:
+    """(real path, is a folder, what it is) of the files and folders outside ``.git`` that git takes
+    programs from, as the repository's config and the user's global ones say: the files
+    ``include.path`` and ``includeIf.*.path`` name (config of the same power as
+    ``.git/config``), and the hooks folder ``core.hooksPath`` names. Husky's hooks folder
+    (``.husky/_``) runs the scripts beside it, so its parent counts as well.
+
+    Read as git reads the simple cases: one level of includes, the last ``hooksPath`` wins."""
+    places: list[tuple[str, bool, str]] = []
+    work_tree = os.path.dirname(git)
+    hooks: str | None = None
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    configs = [
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+        os.path.join(git, "config"),
+    ]
+    for config in configs:
+        for section, key, value in _entries(config):
+            if key == "path" and section in ("include", "includeif"):
+                base = os.path.dirname(config)
+                included = os.path.realpath(os.path.join(base, _expand(value, home)))
+                places.append((included, False, f"git's config (included by {config})"))
+                for inner_section, inner_key, inner_value in _entries(included):
+                    if inner_section == "core" and inner_key == "hookspath":
+                        hooks = inner_value
+            elif section == "core" and key == "hookspath":
+                hooks = value
+    if hooks:
+        folder = os.path.realpath(os.path.join(work_tree, _expand(hooks, home)))
+        places.append((folder, True, "git's hooks (core.hooksPath)"))
+        if os.path.basename(folder) == "_" and os.path.basename(os.path.dirname(folder)) == (
+            ".husky"
+        ):
+            places.append((os.path.dirname(folder), True, "git's hooks (husky's scripts)"))
+    return places
+
+
+def _expand(value: str, home: str) -> str:
+    return os.path.join(home, value[2:]) if value.startswith("~/") else value
+
+
+def _entries(path: str) -> Iterator[tuple[str, str, str]]:
+    """(section, key, value) of a git config file, both names lowercased; nothing when it
+    cannot be read. Enough for ``path`` and ``hooksPath``: no continuation lines."""
+    try:
+        with open(path, "rb") as file:
+            text = file.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            name = line[1 : line.find("]") if "]" in line else len(line)].strip()
+            section = name.split(None, 1)[0].split(".", 1)[0].lower() if name else ""
+            continue
+        key, equals, value = line.partition("=")
+        if not equals or line.startswith(("#", ";")):
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        yield section, key.strip().lower(), value

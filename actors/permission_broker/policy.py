@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.git_files import is_control
+from actors.git_files import configured_places, is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
@@ -163,13 +163,19 @@ class Policy:
         )  # fmt: skip
         # Files that run with the user's full rights, outside the sandbox: what hooks and MCP
         # servers run, and .mcp.json, where a server written starts unasked when the user has
-        # enabled all of a project's servers.
+        # enabled all of a project's servers; and the files and folders outside .git that
+        # git's config names (an included config, core.hooksPath).
         runs = files_that_run(root, home, context.hooks, context.mcp_servers)
+        git = os.path.join(root, ".git")
+        configured = configured_places(git, home) if os.path.isdir(git) else []
         self.own_places += (
             (os.path.join(root, MCP_FILE), "the project's MCP servers (.mcp.json), which run "
              "outside the sandbox"),
             *((path, f"a file that {escape_controls(who)} runs outside the sandbox")
               for path, who in runs.items()),
+            *((path, f"{escape_controls(what)}, where git finds programs to run")
+              for path, _, what in configured
+              if within(path, root) and not within(path, git)),
         )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:

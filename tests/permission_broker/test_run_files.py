@@ -215,3 +215,14 @@ def test_an_allowed_paths_entry_naming_the_file_lets_it_be_edited(root: str) -> 
     assert isinstance(named, Decision) and named.allowed
     everything = policy("**").assess(write("scripts/fmt.sh"))
     assert isinstance(everything, Question) and everything.person_only
+
+
+def test_what_gits_config_names_in_the_working_tree_asks(root: str) -> None:
+    os.makedirs(os.path.join(root, ".githooks"))
+    with open(os.path.join(root, ".git", "config"), "w") as config:
+        config.write('[core]\n\thooksPath = .githooks\n[include]\n\tpath = "../local.cfg"\n')
+    policy = make_policy(root, "auto")
+    for path in (".githooks/pre-commit", "local.cfg"):
+        outcome = policy.assess(write(path))
+        assert isinstance(outcome, Question) and outcome.person_only, path
+        assert "where git finds programs to run" in outcome.headless_reason

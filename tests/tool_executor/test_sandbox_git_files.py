@@ -201,3 +201,28 @@ async def test_where_every_project_server_is_trusted_mcp_json_cannot_be_created(
     async with with_policy(root, answers=YES) as s:
         listed, _ = await run(s, "true")
     assert listed == "(no output)"
+
+
+async def test_what_gits_config_names_outside_git_is_read_only(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    repository(root)
+    # A shared hooks folder in the working tree, husky's layout, and a local config to include.
+    for name in ("pre-commit", "_/pre-commit"):
+        (root / ".husky" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / ".husky" / name).write_text("#!/bin/sh\nexit 0\n")
+    git(root, "config", "core.hooksPath", ".husky/_")
+    git(root, "config", "include.path", "../.gitconfig.local")
+    marker = tmp_path / "p-marker"
+    async with with_policy(root, answers=YES) as s:
+        for command in (
+            f"printf '[core]\\n\\tfsmonitor = \"touch {marker}; false\"\\n' > .gitconfig.local",
+            "echo 'touch pwned' >> .husky/pre-commit",
+            "echo 'touch pwned' >> .husky/_/pre-commit",
+            "mv .husky h && mkdir -p .husky/_",
+        ):
+            output, failed = await run(s, command)
+            assert failed, (command, output)
+    assert (root / ".gitconfig.local").read_text() == ""  # kept from being created: empty
+    assert (root / ".husky" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    assert not ran_planted(root)

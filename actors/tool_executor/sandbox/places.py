@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.git_files import configured_places
 from actors.run_files import MCP_FILE
 from actors.tool_executor.sandbox.git_places import git_controls
 from actors.tool_executor.sandbox.layout import Layout
@@ -144,6 +145,11 @@ def layout(
     elif os.path.isdir(git):
         git_wanted, fixed = git_controls(git)
         wanted += git_wanted
+        wanted += [
+            (path, is_folder)
+            for path, is_folder, _ in configured_places(git, home)
+            if within(path, project) and not within(path, git)
+        ]
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
     wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
