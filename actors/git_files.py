@@ -148,3 +148,13 @@ def _entries(path: str) -> Iterator[tuple[str, str, str]]:
         if len(value) >= 2 and value[0] == value[-1] == '"':
             value = value[1:-1]
         yield section, key.strip().lower(), value
+
+
+def hook_folders(git: str, home: str) -> list[str]:
+    """Where git takes the repository's hooks from: ``.git/hooks``, and the folder
+    ``core.hooksPath`` names."""
+    folders = [os.path.join(git, "hooks")]
+    folders += [
+        path for path, _, what in configured_places(git, home) if what.endswith("(core.hooksPath)")
+    ]
+    return folders

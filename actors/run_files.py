@@ -37,6 +37,8 @@ _INTERPRETERS = frozenset(
         "perl", "php", "tsx", "ts-node", "exec", "env", "uv", "run",
     }
 )  # fmt: skip
+_MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
+_MAX_SCRIPT = 64 * 1024
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
 _PROJECT_VARIABLE = re.compile(
@@ -65,7 +67,34 @@ def files_that_run(
     return found
 
 
-def _named_files(line: str, root: str, home: str) -> Iterator[str]:
+def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[str, str]:
+    """Each file inside ``root`` that a hook script of git's, in ``folders``, names: the
+    configuration a hook manager reads and runs programs from (pre-commit's hook says
+    ``--config=.pre-commit-config.yaml``, whose ``entry`` lines are commands), with the hook
+    in words. Only files that exist: a script's words are not all paths."""
+    found: dict[str, str] = {}
+    for folder in folders:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)[:_MAX_HOOKS]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".sample") or not entry.is_file():
+                continue
+            try:
+                with open(entry.path, "rb") as script:
+                    text = script.read(_MAX_SCRIPT).decode("utf-8", "replace")
+            except OSError:
+                continue
+            for line in text.splitlines():
+                if line.lstrip().startswith("#"):
+                    continue
+                for path in _named_files(line, root, home, missing_too=False):
+                    found.setdefault(path, f"git's {entry.name} hook")
+    return found
+
+
+def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -> Iterator[str]:
     line = _PROJECT_VARIABLE.sub(lambda _: root, line)
     try:
         words = shlex.split(line)
@@ -82,7 +111,7 @@ def _named_files(line: str, root: str, home: str) -> Iterator[str]:
         for candidate in candidates:
             # A program named by its path counts before it exists: the model could create
             # the very file the hook will run.
-            named = program and candidate is word and "/" in word
+            named = missing_too and program and candidate is word and "/" in word
             path = _inside(candidate, root, home, missing_too=named)
             if path is not None:
                 yield path

@@ -48,14 +48,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.git_files import configured_places, is_control
+from actors.git_files import configured_places, hook_folders, is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
-from actors.run_files import MCP_FILE, files_that_run
+from actors.run_files import MCP_FILE, files_git_hooks_name, files_that_run
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -168,6 +168,8 @@ class Policy:
         runs = files_that_run(root, home, context.hooks, context.mcp_servers)
         git = os.path.join(root, ".git")
         configured = configured_places(git, home) if os.path.isdir(git) else []
+        if os.path.isdir(git):
+            runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
         self.own_places += (
             (os.path.join(root, MCP_FILE), "the project's MCP servers (.mcp.json), which run "
              "outside the sandbox"),

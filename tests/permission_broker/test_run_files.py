@@ -226,3 +226,14 @@ def test_what_gits_config_names_in_the_working_tree_asks(root: str) -> None:
         outcome = policy.assess(write(path))
         assert isinstance(outcome, Question) and outcome.person_only, path
         assert "where git finds programs to run" in outcome.headless_reason
+
+
+def test_the_config_a_git_hook_names_asks(root: str) -> None:
+    os.makedirs(os.path.join(root, ".git", "hooks"))
+    with open(os.path.join(root, ".git", "hooks", "pre-commit"), "w") as hook:
+        hook.write("#!/bin/sh\nexec pre-commit hook-impl --config=.pre-commit-config.yaml\n")
+    with open(os.path.join(root, ".pre-commit-config.yaml"), "w") as config:
+        config.write("repos: []\n")
+    outcome = make_policy(root, "auto").assess(write(".pre-commit-config.yaml"))
+    assert isinstance(outcome, Question) and outcome.person_only
+    assert "a file that git's pre-commit hook runs outside the sandbox" in outcome.headless_reason

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.git_files import configured_places
-from actors.run_files import MCP_FILE
+from actors.git_files import configured_places, hook_folders
+from actors.run_files import MCP_FILE, files_git_hooks_name
 from actors.tool_executor.sandbox.git_places import git_controls
 from actors.tool_executor.sandbox.layout import Layout
 
@@ -149,6 +149,9 @@ def layout(
             (path, is_folder)
             for path, is_folder, _ in configured_places(git, home)
             if within(path, project) and not within(path, git)
+        ]
+        wanted += [
+            (path, False) for path in files_git_hooks_name(project, home, hook_folders(git, home))
         ]
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
