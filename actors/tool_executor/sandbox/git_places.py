@@ -24,10 +24,38 @@ from __future__ import annotations
 import contextlib
 import os
 
-from actors.git_files import CONTROLS, repositories
+from actors.git_files import CONTROLS, configured_places, hook_folders, repositories
+from actors.path_entries import within
+from actors.run_files import files_git_hooks_name
 
 PINNED = b".\n"  # commondir: the repository's folder itself
 MAX_REPOSITORIES = 256  # of modules/ and worktrees/: past this, nested ones are not looked at
+
+
+def git_protected(
+    project: str, home: str, notes: list[str]
+) -> tuple[list[tuple[str, bool]], list[str]]:
+    """What must be read-only for git's sake in ``project`` (existing, or sealed where
+    missing, with whether it is a folder), and the folders to fix in place: ``.git``'s own
+    files (``git_controls``), and what git's config and hooks name in the working tree."""
+    git = os.path.join(project, ".git")
+    if os.path.islink(git):
+        notes.append(
+            ".git is a symlink: a command can replace the link, and git would follow the "
+            "new one; make it a real folder to keep git's files read-only"
+        )
+        return [], []
+    if not os.path.isdir(git):
+        return [], []
+    wanted, fixed = git_controls(git)
+    wanted += [
+        (path, is_folder)
+        for path, is_folder, _ in configured_places(git, home)
+        if within(path, project) and not within(path, git)
+    ]
+    named = files_git_hooks_name(project, home, hook_folders(git, home))
+    wanted += [(path, False) for path in named]
+    return wanted, fixed
 
 
 def git_controls(git: str) -> tuple[list[tuple[str, bool]], list[str]]:

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.git_files import configured_places, hook_folders
-from actors.run_files import MCP_FILE, files_git_hooks_name
-from actors.tool_executor.sandbox.git_places import git_controls
+from actors.run_files import MCP_FILE
+from actors.tool_executor.sandbox.git_places import git_protected
 from actors.tool_executor.sandbox.layout import Layout
 
 if TYPE_CHECKING:
@@ -135,24 +134,8 @@ def layout(
     read_only: list[str] = []
     sealed: list[tuple[str, bool]] = []
     wanted = list(PROTECTED)
-    git = os.path.join(project, ".git")
-    fixed: list[str] = []
-    if os.path.islink(git):
-        skipped.notes.append(
-            ".git is a symlink: a command can replace the link, and git would follow the "
-            "new one; make it a real folder to keep git's files read-only"
-        )
-    elif os.path.isdir(git):
-        git_wanted, fixed = git_controls(git)
-        wanted += git_wanted
-        wanted += [
-            (path, is_folder)
-            for path, is_folder, _ in configured_places(git, home)
-            if within(path, project) and not within(path, git)
-        ]
-        wanted += [
-            (path, False) for path in files_git_hooks_name(project, home, hook_folders(git, home))
-        ]
+    git_wanted, fixed = git_protected(project, home, skipped.notes)
+    wanted += git_wanted
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
     wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
