@@ -9,8 +9,8 @@ starts unasked.
 
 Each hook command and each server's command and args are split like a shell line (``shlex``);
 every word, and the value of every ``--option=value``, that names an existing file inside the
-project counts: relative to the project root (where both run), absolute, ``~/...``, or through
-``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named by a path (``./fmt.sh``,
+project counts: relative to the project root (where both run), absolute, ``~/...`` or ``$HOME/...``, or
+through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named by a path (``./fmt.sh``,
 ``bash scripts/x.sh``) counts even when it does not exist yet, since creating it is enough.
 For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``, ``pkg/mod/__main__.py``)
 counts. What those programs import or read in
@@ -37,6 +37,7 @@ _INTERPRETERS = frozenset(
         "perl", "php", "tsx", "ts-node", "exec", "env", "uv", "run",
     }
 )  # fmt: skip
+_HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
 _MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
 _MAX_SCRIPT = 64 * 1024
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
@@ -96,6 +97,7 @@ def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[s
 
 def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -> Iterator[str]:
     line = _PROJECT_VARIABLE.sub(lambda _: root, line)
+    line = _HOME_VARIABLE.sub(lambda _: home, line)
     try:
         words = shlex.split(line)
     except ValueError:  # an unclosed quote: the words as they stand

@@ -83,6 +83,7 @@ def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) ->
                 HookCommand(command=HOOK),
                 HookCommand(command="python -m pkg.fmt ${LEGATO_PROJECT_DIR}/src/a.py"),
                 HookCommand(command="/bin/true ~/outside.sh missing.sh ../elsewhere.sh"),
+                HookCommand(command="sh ${HOME}/project/tools/server.toml"),
                 HookCommand(command="fmt", callback="hook_0"),
             ),
         ),
