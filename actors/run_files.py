@@ -9,12 +9,12 @@ starts unasked.
 
 Each hook command and each server's command and args are split like a shell line (``shlex``);
 every word, and the value of every ``--option=value``, that names an existing file inside the
-project counts: relative to the project root (where both run), absolute, ``~/...`` or ``$HOME/...``, or
-through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named by a path (``./fmt.sh``,
-``bash scripts/x.sh``) counts even when it does not exist yet, since creating it is enough.
-For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``, ``pkg/mod/__main__.py``)
-counts. What those programs import or read in
-turn cannot be known from the command, and is not covered. There is no status line command.
+project counts: relative to the project root (where both run), absolute, ``~/...`` or
+``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
+by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
+creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
+``pkg/mod/__main__.py``) counts. What those programs import or read in turn cannot be known
+from the command, and is not covered. There is no status line command.
 """
 
 from __future__ import annotations
