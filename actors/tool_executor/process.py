@@ -149,6 +149,9 @@ class Confinement(msgspec.Struct, frozen=True):
     fds: tuple[int, ...] = ()
     parent: bool = False
     layout: Layout | None = None  # what it enforces: a failed command's refusals are judged by it
+    # Under Landlock, what should be read-only inside the project: put back after the command
+    # when it has changed (sandbox/watch.py).
+    watched: tuple[str, ...] = ()
 
 
 UNCONFINED = Confinement()

@@ -75,7 +75,8 @@ def test_doctor_shows_what_landlock_enforces_and_what_not_where_bwrap_is_missing
     assert (
         "  ! not enforced: read-only inside the project (.legato/, .mcp.json, git's config, "
         "hooks, info/ and commondir (and .git cannot be moved), the files hooks and MCP servers "
-        "run): writable, since a right on a folder holds for everything in it"
+        "run): writable while a command runs, since a right on a folder holds for everything "
+        "in it; what a command changes there is put back after it"
     ) in lines
     assert "  ! not enforced: network: UDP and Unix sockets stay open" in section
     assert lines[-1].startswith("  ! Why not bubblewrap: bubblewrap (bwrap) was not found. Allow")

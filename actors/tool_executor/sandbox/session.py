@@ -165,14 +165,28 @@ class Sandbox:
         skipped = Skipped()
         from actors.tool_executor.sandbox.landlock import plan  # loaded by _try already
 
-        def borrow() -> int:
-            return rulesets.borrow(plan(self._layout(tmpdir, skipped)))
+        def borrow() -> tuple[int, tuple[str, ...]]:
+            shown = self._layout(tmpdir, skipped)
+            return rulesets.borrow(plan(shown)), self._watched(shown)
 
-        fd = await anyio.to_thread.run_sync(borrow)
+        fd, watched = await anyio.to_thread.run_sync(borrow)
         self._skipped = skipped
         assert self._landlock is not None and self._landlock.launcher is not None
         launcher = self._landlock.launcher
-        return Confinement(argv=launcher.argv(fd), env=(("TMPDIR", tmpdir),), fds=(fd,))
+        return Confinement(
+            argv=launcher.argv(fd), env=(("TMPDIR", tmpdir),), fds=(fd,), watched=watched
+        )
+
+    def _watched(self, shown: Layout) -> tuple[str, ...]:
+        """What Landlock leaves writable that bubblewrap keeps read-only inside the project,
+        but Legato's own environment (a .venv, too big to copy each time)."""
+        kept = (*shown.read_only, *(path for path, _ in shown.sealed))
+        own = os.path.realpath(sys.prefix)
+        return tuple(
+            path
+            for path in kept
+            if within(path, self._project) and not within(path, own) and not within(own, path)
+        )
 
     async def confining(self) -> Confining:
         """How far commands run confined. Once the trial is made (``warm`` starts it with the
