@@ -101,3 +101,23 @@ async def test_commands_that_leave_them_alone_say_nothing_and_git_still_commits(
             "git checkout -q -b other && git log --format=%s",
         )
     assert (output, failed) == ("second\nfirst", False)
+
+
+async def test_a_background_command_is_put_back_when_it_ends(
+    tmp_path: Path, failing_bwrap: str
+) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    repository(root)
+    marker = tmp_path / "marker"
+    async with with_policy(root, answers=YES, bwrap=failing_bwrap) as s:
+        started = await s.one(
+            "Bash",
+            command=f'{planted(marker)} && echo "$E" > .git/commondir',
+            run_in_background=True,
+        )
+        assert "in the background with ID: bash_1" in started.result.content
+        ended = await s.one("TaskOutput", task_id="bash_1")  # waits for its end
+    assert "Legato put back '.git/commondir' as before the command" in ended.result.content
+    assert not (root / ".git" / "commondir").exists()
+    assert not ran_planted(root, marker)

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors.visible import escape_controls
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
@@ -54,6 +56,15 @@ async def putting_back(paths: Sequence[str], project: str) -> AsyncIterator[list
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(5):
             changed += await anyio.to_thread.run_sync(put_back, kept, project)
+
+
+def put_back_line(names: Sequence[str]) -> str:
+    """What the command's result says about what was put back."""
+    shown = ", ".join(f"'{escape_controls(name)}'" for name in names)
+    return (
+        f"Legato put back {shown} as before the command: commands may not change it "
+        "(Landlock cannot keep it read-only, so changes are undone after the command)."
+    )
 
 
 def take(paths: Sequence[str]) -> dict[str, Tree]:

@@ -12,7 +12,7 @@ from actors.errors import CommandNotFound, ToolFailure
 from actors.tool_executor import background
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.process import UNCONFINED, HeadTail, run_group
-from actors.tool_executor.sandbox.watch import putting_back
+from actors.tool_executor.sandbox.watch import put_back_line, putting_back
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
@@ -71,13 +71,8 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         parts += await anyio.to_thread.run_sync(
             refusals.explain, done.output, confinement.layout, ctx.project_root
         )
-    if put_back:
-        # Landlock let it write there; the change is undone, and the model is told so.
-        names = ", ".join(f"'{name}'" for name in put_back)
-        parts.append(
-            f"Legato put back {names} as before the command: commands may not change it "
-            "(Landlock cannot keep it read-only, so changes are undone after the command)."
-        )
+    if put_back:  # Landlock let it write there; the change is undone, and the model told so
+        parts.append(put_back_line(put_back))
     return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0, remedy=remedy)
 
 
