@@ -40,6 +40,10 @@ _INTERPRETERS = frozenset(
 _HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
 _MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
 _MAX_SCRIPT = 64 * 1024
+# Of those, the ones whose first word, when not an option, is the script they run.
+SCRIPT_RUNNERS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php"}
+)
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
 _PROJECT_VARIABLE = re.compile(

@@ -55,7 +55,7 @@ from actors.permission_broker.rules import Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
-from actors.run_files import MCP_FILE, files_git_hooks_name, files_that_run
+from actors.run_files import MCP_FILE, SCRIPT_RUNNERS, files_git_hooks_name, files_that_run
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from actors.permission_broker.rules import Judgement
-    from actors.permission_broker.shell import CommandLine
+    from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import OperationKind, PermissionMode, ProjectContext
 
 # ("read", "inside"), ("write", "outside"), ("run", "git"), ("call", "mcp__git__status")
@@ -634,6 +634,8 @@ class Policy:
                         "covers: the rules cannot stop an allowed program from reading it.",
                     )
                 ]
+            if whole and os.path.normpath(path) in _programs_run(command, rules.root):
+                continue  # running a hook's script does not change it: the sandbox holds it
             own = self._own_file_named(path, whole=whole)
             if own is not None:
                 return [
@@ -748,6 +750,22 @@ class Policy:
     @property
     def _mode_name(self) -> str:
         return _MODE_NAMES[self.mode]
+
+
+def _programs_run(command: SimpleCommand, root: str) -> set[str]:
+    """The files ``command`` runs by naming them: its program (``./fmt.sh``), and the script
+    an interpreter is given first (``bash scripts/fmt.sh``), as absolute paths from ``root``."""
+    words = command.words
+    name = words[0] if words else None
+    if name is None:
+        return set()
+    run = [name]
+    # The word right after it only: past an option, a word may be that option's value
+    # ('env -C .legato tee x' runs tee in .legato).
+    script = words[1] if len(words) > 1 else None
+    if os.path.basename(name) in SCRIPT_RUNNERS and script and not script.startswith("-"):
+        run.append(script)
+    return {os.path.normpath(os.path.join(root, os.path.expanduser(word))) for word in run}
 
 
 def _nested_git(path: str) -> list[tuple[str, str]]:

@@ -238,3 +238,23 @@ def test_the_config_a_git_hook_names_asks(root: str) -> None:
     outcome = make_policy(root, "auto").assess(write(".pre-commit-config.yaml"))
     assert isinstance(outcome, Question) and outcome.person_only
     assert "a file that git's pre-commit hook runs outside the sandbox" in outcome.headless_reason
+
+
+@pytest.mark.parametrize(
+    ("command", "asks"),
+    [
+        ("./scripts/fmt.sh --all", False),
+        ("bash scripts/fmt.sh", False),
+        ("bash -x scripts/fmt.sh", True),  # past an option, a word may be the option's value
+        ("python3 tools/server.py --check", False),
+        ("cat scripts/fmt.sh", True),
+        ("sed -i s/a/b/ scripts/fmt.sh", True),
+        ("bash scripts/fmt.sh > tools/server.py", True),
+    ],
+)
+def test_running_the_script_is_not_changing_it(root: str, command: str, asks: bool) -> None:
+    policy = make_policy(
+        root, "custom", allowed_commands=("bash", "python3", "cat", "sed", "./scripts/fmt.sh")
+    )
+    outcome = policy.assess(run(command))
+    assert isinstance(outcome, Question) == asks, outcome
