@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from actors.protocol import SandboxSettings
+from actors.tool_executor.sandbox.places import Skipped, layout
 from tests.tool_executor.harness import with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -251,3 +253,41 @@ async def test_the_config_a_git_hook_names_is_read_only(tmp_path: Path) -> None:
     assert (tmp_path / ".pre-commit-config.yaml").read_text() == config
     # No folder nor file left behind for words of the script that are not files.
     assert "$" not in listed and "(" not in listed, listed
+
+
+def test_a_git_folder_that_is_a_symlink_is_reported_and_the_layout_is_exact(
+    tmp_path: Path,
+) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    repository(project)
+    (project / ".git").rename(elsewhere)
+    (project / ".git").symlink_to(elsewhere)
+    skipped = Skipped()
+    real = os.path.realpath(project)
+    linked = layout(
+        SandboxSettings(deny_read=()),
+        project=real,
+        home=str(tmp_path),
+        tmpdir="/t",
+        skipped=skipped,
+    )
+    assert linked.fixed == () and ".git is a symlink" in skipped.notes[0]
+    (project / ".git").unlink()
+    elsewhere.rename(project / ".git")
+    (project / "sub").mkdir()
+    plan = layout(
+        SandboxSettings(deny_read=()),
+        project=real,
+        home=str(tmp_path),
+        tmpdir="/t",
+        runs=(f"{real}/sub/run.sh",),
+    )
+    git_dir = f"{real}/.git"
+    assert plan.fixed == (git_dir, f"{real}/sub")
+    assert set(plan.read_only) >= {f"{git_dir}/config", f"{git_dir}/hooks", f"{git_dir}/info"}
+    assert set(plan.sealed) >= {
+        (f"{git_dir}/commondir", False),
+        (f"{git_dir}/config.worktree", False),
+        (f"{real}/sub/run.sh", False),
+    }
