@@ -85,6 +85,9 @@ def read_mcp_servers(
         raise ConfigError(
             f"cannot be read: {error}", path=path, remedy="Make it a readable UTF-8 file"
         ) from None
+    if not text:
+        # What the sandbox leaves where it keeps a command from creating .mcp.json.
+        return ()
     return parse_mcp_servers(path, text, env, warnings)
 
 

@@ -8,9 +8,11 @@ The order of the checks:
    its other names.
 3. Reading and writing in the project's memory folder (``~/.legato/projects/<hash>/memory``)
    is accepted, so "remember that ..." works in every mode but plan. A write to Legato's own
-   files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``) or to ``.git/`` always asks,
+   files (``.legato/``, ``~/.config/legato/``, ``~/.legato/``), to ``.git/``, to ``.mcp.json``
+   or to a file that a hook or an MCP server runs (``actors/run_files.py``) always asks,
    whatever the mode, unless an allowedPaths entry names that place explicitly: those files
-   change the rules themselves, or run programs (git hooks, ``core.fsmonitor``).
+   change the rules themselves, or run programs (git hooks, ``core.fsmonitor``), outside the
+   sandbox.
 4. An earlier ``never`` denies, an allowed rule accepts, an earlier ``always`` accepts. The
    allowed rules are allowedPaths, allowedCommands and allowedTools, in every mode.
 5. The mode: ``auto`` accepts reading and editing inside the project, ``plan`` accepts reading
@@ -38,6 +40,7 @@ The policy is plain synchronous code; the actor only carries the questions to th
 from __future__ import annotations
 
 import dataclasses
+import glob
 import os
 import stat
 from dataclasses import dataclass
@@ -45,12 +48,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.git_files import configured_places, hook_folders, is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
+from actors.run_files import MCP_FILE, SCRIPT_RUNNERS, files_git_hooks_name, files_that_run
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -58,7 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from actors.permission_broker.rules import Judgement
-    from actors.permission_broker.shell import CommandLine
+    from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import OperationKind, PermissionMode, ProjectContext
 
 # ("read", "inside"), ("write", "outside"), ("run", "git"), ("call", "mcp__git__status")
@@ -155,6 +160,24 @@ class Policy:
              "programs"),
             (os.path.join(home, ".config", "legato"), "Legato's global configuration"),
             (legato_dir(home), "Legato's own data (~/.legato/)"),
+        )  # fmt: skip
+        # Files that run with the user's full rights, outside the sandbox: what hooks and MCP
+        # servers run, and .mcp.json, where a server written starts unasked when the user has
+        # enabled all of a project's servers; and the files and folders outside .git that
+        # git's config names (an included config, core.hooksPath).
+        runs = files_that_run(root, home, context.hooks, context.mcp_servers)
+        git = os.path.join(root, ".git")
+        configured = configured_places(git, home) if os.path.isdir(git) else []
+        if os.path.isdir(git):
+            runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
+        self.own_places += (
+            (os.path.join(root, MCP_FILE), "the project's MCP servers (.mcp.json), which run "
+             "outside the sandbox"),
+            *((path, f"a file that {escape_controls(who)} runs outside the sandbox")
+              for path, who in runs.items()),
+            *((path, f"{escape_controls(what)}, where git finds programs to run")
+              for path, _, what in configured
+              if within(path, root) and not within(path, git)),
         )  # fmt: skip
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
@@ -343,9 +366,26 @@ class Policy:
                 for place, description in (*self.own_places, *_nested_git(candidate)):
                     if not within(candidate, place):
                         continue
-                    if rules.names_explicitly(candidate, place) is None:
+                    if rules.names_explicitly(candidate, place) is None and not self._names_file(
+                        candidate
+                    ):
                         return description
         return None
+
+    def _names_file(self, path: str) -> bool:
+        """An allowedPaths entry names the file ``path`` itself, with no wildcard (``fmt.sh``,
+        ``/scripts/fmt.sh``): what allows a file a hook runs to be edited unasked, as
+        ``.legato/skills/**`` allows a folder of Legato's own."""
+        rules = self.rules.paths
+        if rules.allowed_by(path) is None:
+            return False
+        for rule in rules.allowed:
+            body = rule.text.strip().removeprefix("./").strip("/")
+            if rule.negated or rule.scope != "project" or glob.has_magic(body):
+                continue
+            if os.path.join(rule.base, body) == path:
+                return True
+        return False
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
 
@@ -594,6 +634,8 @@ class Policy:
                         "covers: the rules cannot stop an allowed program from reading it.",
                     )
                 ]
+            if whole and os.path.normpath(path) in _programs_run(command, rules.root):
+                continue  # running a hook's script does not change it: the sandbox holds it
             own = self._own_file_named(path, whole=whole)
             if own is not None:
                 return [
@@ -609,9 +651,10 @@ class Policy:
     def _own_file_named(self, path: str, *, whole: bool) -> str | None:
         """Which of Legato's or git's own files a command's word names, if any.
 
-        In .git/ only the files that run programs count (config, hooks) and the folder itself
-        named as a whole word ('cp x .git', 'mv repo .git'): 'ls .git/refs' changes nothing,
-        and '--exclude-dir=.git' is common.
+        In .git/ only the files that run programs or say where the repository lies count
+        (``actors/git_files.py``: config, hooks, commondir...) and the folder itself named as
+        a whole word ('cp x .git', 'mv repo .git'): 'ls .git/refs' changes nothing, and
+        '--exclude-dir=.git' is common.
         """
         rules = self.rules.paths
         git = os.path.join(rules.root, ".git")
@@ -619,11 +662,7 @@ class Policy:
         for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
             if self.memory_dir and self._in_memory_folder(candidate):
                 continue
-            if within(candidate, git) and not (
-                (whole and candidate == git)
-                or within(candidate, os.path.join(git, "config"))
-                or within(candidate, os.path.join(git, "hooks"))
-            ):
+            if within(candidate, git) and not is_control(candidate, git, whole=whole):
                 continue
             kept.append(candidate)
         return self._own_place(kept) if kept else None
@@ -711,6 +750,22 @@ class Policy:
     @property
     def _mode_name(self) -> str:
         return _MODE_NAMES[self.mode]
+
+
+def _programs_run(command: SimpleCommand, root: str) -> set[str]:
+    """The files ``command`` runs by naming them: its program (``./fmt.sh``), and the script
+    an interpreter is given first (``bash scripts/fmt.sh``), as absolute paths from ``root``."""
+    words = command.words
+    name = words[0] if words else None
+    if name is None:
+        return set()
+    run = [name]
+    # The word right after it only: past an option, a word may be that option's value
+    # ('env -C .legato tee x' runs tee in .legato).
+    script = words[1] if len(words) > 1 else None
+    if os.path.basename(name) in SCRIPT_RUNNERS and script and not script.startswith("-"):
+        run.append(script)
+    return {os.path.normpath(os.path.join(root, os.path.expanduser(word))) for word in run}
 
 
 def _nested_git(path: str) -> list[tuple[str, str]]:

@@ -22,6 +22,7 @@ from actors.permission_broker.options import (
     read_options,
     spec,
 )
+from actors.permission_broker.write_options import option_writes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -80,7 +81,7 @@ def what_it_runs(words: Words) -> list[Runs]:
             return runner
     except UnknownOption as error:
         return [Unclear(str(error))]
-    return []
+    return [Writes(target, shown) for target, shown in option_writes(words)]
 
 
 def _inner(words: Words, start: int, assignments: tuple[str, ...] = ()) -> list[Runs]:

@@ -33,6 +33,7 @@ from actors.protocol import (
     ToolSet,
     WithdrawTools,
 )
+from actors.run_files import files_that_run
 from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
@@ -47,7 +48,7 @@ from runtime import Actor
 # is on the way to the first request (``ListTools``).
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from actors.protocol import (
         Changes,
@@ -146,10 +147,18 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 secrets=[context.config.api_key],
                 passed=() if sandbox is None else sandbox.pass_env,
             )
+            home = context.home or _home()
+            runs = await anyio.to_thread.run_sync(
+                lambda: files_that_run(
+                    os.path.realpath(self._root), home, context.hooks, context.mcp_servers
+                )
+            )
             self._sandbox = self._make_sandbox(
                 context.settings.sandbox,
-                home=context.home or _home(),
+                home=home,
                 blocked_rules=bool(context.settings.blocked_paths),
+                runs=runs,
+                mcp_sealed=context.config.enable_all_project_mcp_servers,
             )
             self.tasks.start_soon(self._sandbox.warm)
             self._background.limit = context.settings.max_background_commands
@@ -173,7 +182,13 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             await anyio.to_thread.run_sync(self._background.remove_files)
 
     def _make_sandbox(
-        self, settings: SandboxSettings | None, *, home: str, blocked_rules: bool
+        self,
+        settings: SandboxSettings | None,
+        *,
+        home: str,
+        blocked_rules: bool,
+        runs: Iterable[str] = (),
+        mcp_sealed: bool = False,
     ) -> Sandbox:
         return Sandbox(
             settings,
@@ -184,6 +199,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             warn=self._warn,
             bwrap=self._bwrap,
             env=self._env,
+            runs=tuple(runs),
+            mcp_sealed=mcp_sealed,
         )
 
     async def _confine(self, cwd: str) -> Confinement:

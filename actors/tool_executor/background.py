@@ -27,6 +27,7 @@ import msgspec
 from actors.errors import ToolFailure
 from actors.protocol import MAX_BACKGROUND_COMMANDS, BackgroundCommand
 from actors.tool_executor.process import run_group
+from actors.tool_executor.sandbox.watch import put_back_line, putting_back
 from actors.tool_executor.spool import Spool
 
 if TYPE_CHECKING:
@@ -186,16 +187,19 @@ class Jobs:
     async def _run(self, job: Job, confinement: Confinement, env: Mapping[str, str] | None) -> None:
         try:
             with job.scope:
-                ran = await run_group(
-                    job.command,
-                    cwd=job.cwd,
-                    confinement=confinement,
-                    timeout=job.timeout,
-                    cap=self.buffer,
-                    emit=_quiet,
-                    capture=job.spool,
-                    env=env,
-                )
+                async with putting_back(confinement.watched, job.cwd) as put_back:
+                    ran = await run_group(
+                        job.command,
+                        cwd=job.cwd,
+                        confinement=confinement,
+                        timeout=job.timeout,
+                        cap=self.buffer,
+                        emit=_quiet,
+                        capture=job.spool,
+                        env=env,
+                    )
+                if put_back:
+                    job.spool.feed(put_back_line(put_back).encode() + b"\n")
                 if ran.returncode is None:
                     job.state = "timed out"
                 else:

@@ -175,6 +175,9 @@ class Confinement(msgspec.Struct, frozen=True):
     parent: bool = False
     layout: Layout | None = None  # what it enforces: a failed command's refusals are judged by it
     limits: Limits | None = None
+    # Under Landlock, what should be read-only inside the project: put back after the command
+    # when it has changed (sandbox/watch.py).
+    watched: tuple[str, ...] = ()
 
 
 UNCONFINED = Confinement()

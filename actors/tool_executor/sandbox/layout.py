@@ -39,6 +39,11 @@ class Layout:
     # The size of the command's own /dev/shm, in bytes (0: bubblewrap's, unbounded): files
     # there are memory that no process limit counts.
     shm_bytes: int = 0
+    # Existing folders bound over themselves, writable: a mount point cannot be renamed nor
+    # removed, so ``.git`` (and a nested repository's folder) cannot be swapped for another.
+    fixed: tuple[str, ...] = ()
+    # The files a hook or an MCP server runs, outside the sandbox: read-only, or sealed.
+    runs: tuple[str, ...] = ()
 
 
 def bwrap_args(layout: Layout, cwd: str) -> list[str]:
@@ -60,6 +65,8 @@ def bwrap_args(layout: Layout, cwd: str) -> list[str]:
     for path in layout.kept:
         args += ["--ro-bind", path, path]
     for folder in (*layout.writable, layout.tmpdir):
+        args += ["--bind", folder, folder]
+    for folder in layout.fixed:
         args += ["--bind", folder, folder]
     for path in layout.read_only:
         args += ["--ro-bind", path, path]

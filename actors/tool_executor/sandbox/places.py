@@ -13,8 +13,8 @@ folders hidden, and /tmp and /var/tmp empty (``private_temporary``): the setting
 and cannot take them away.
 
 A missing ``.git`` is left alone: ``git init`` must work. The repository a command creates is
-writable, hooks included, until that command ends; the next command finds ``.git/config`` and
-``.git/hooks/`` and gets them read-only.
+writable, hooks included, until that command ends; the next command finds it and gets its
+config-bearing files read-only (``git_places.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import msgspec
 
 from actors.places import legato_folders, opens_legato_folder, sandbox_path
 from actors.protocol import DEFAULT_DENY_READ
+from actors.run_files import MCP_FILE
+from actors.tool_executor.sandbox.git_places import git_protected
 from actors.tool_executor.sandbox.layout import Layout
 from actors.tool_executor.sandbox.limits import MIB, memory_mb
 
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
 
 # Inside the project, read-only in every confined command: (path, is a folder). Legato's
-# settings, and what git runs by itself (hooks, and programs named in the config).
-PROTECTED = ((".legato", True), (".git/config", False), (".git/hooks", True))
+# settings; git's files that run programs or locate the repository come from ``git_controls``.
+PROTECTED = ((".legato", True),)
 
 # Writable besides the places the settings give: the character devices bubblewrap's own /dev
 # offers for writing, which shells and programs open as sinks (``> /dev/null``).
@@ -124,9 +126,15 @@ def layout(
     # would have its code run, unconfined, by the next session.
     own: Iterable[str] = (),
     skipped: Skipped | None = None,
+    # Files inside the project that hooks and MCP servers run, outside the sandbox
+    # (``actors/run_files.py``); and whether a missing .mcp.json must not be created, as where
+    # the user has enabled all of a project's servers (a server written there starts unasked).
+    runs: Iterable[str] = (),
+    mcp_sealed: bool = False,
 ) -> Layout:
     """What a confined command may write, may only read, may not read, and may not reach."""
     skipped = skipped if skipped is not None else Skipped()
+    runs = tuple(runs)
     writable = [project]
     for entry in settings.allow_write:
         path = expand(entry, project, home)
@@ -142,10 +150,16 @@ def layout(
 
     read_only: list[str] = []
     sealed: list[tuple[str, bool]] = []
-    wanted = list(PROTECTED if os.path.isdir(os.path.join(project, ".git")) else PROTECTED[:1])
+    wanted = list(PROTECTED)
+    git_wanted, fixed = git_protected(project, home, skipped.notes)
+    wanted += git_wanted
     if os.path.isfile(os.path.join(project, ".git")):  # a worktree's or submodule's pointer
         wanted.append((".git", False))
     wanted += [(entry.rstrip("/"), entry.endswith("/")) for entry in settings.read_only]
+    wanted += [(path, False) for path in runs]
+    mcp = os.path.join(project, MCP_FILE)
+    if mcp_sealed or os.path.lexists(mcp):
+        wanted.append((mcp, False))
     # Not when it is a writable folder itself (a project that is a venv): that stays writable.
     wanted += [
         ("/" + path.lstrip("/"), True) for path in own if os.path.realpath(path) not in writable
@@ -225,6 +239,8 @@ def layout(
             for path in _outermost([path for path in kept if os.path.exists(path)])
             if any(within(path, folder) and path != folder for folder in private)
         ),
+        fixed=tuple(_outermost_first(fixed + _on_the_way([*read_only, *dict(sealed)], writable))),
+        runs=tuple(map(os.path.realpath, runs)),
     )
 
 
@@ -248,6 +264,29 @@ def private_temporary(tmpdir: str, *, home: str, writable: Sequence[str]) -> tup
             continue
         found.append(real)
     return tuple(_outermost(found))
+
+
+def _on_the_way(paths: Sequence[str], writable: Sequence[str]) -> list[str]:
+    """The folders between a writable place and each of ``paths`` inside it. Renaming one would
+    carry the read-only path away (its mount with it) and let a command put its own in its
+    place: ``mv scripts s && mkdir scripts && echo ... > scripts/fmt.sh``. Each is bound over
+    itself, and a mount point cannot be renamed."""
+    folders: list[str] = []
+    for path in paths:
+        place = next((place for place in writable if within(path, place)), None)
+        if place is None:
+            continue
+        folder = os.path.dirname(path)
+        while folder != place and within(folder, place):
+            folders.append(folder)
+            folder = os.path.dirname(folder)
+    return folders
+
+
+def _outermost_first(folders: Sequence[str]) -> list[str]:
+    """Each once, a folder before the folders inside it: a later bind over an outer folder
+    would cover the inner ones' mounts."""
+    return sorted(set(folders), key=lambda folder: (folder.count("/"), folder))
 
 
 def _first_missing(path: str, is_folder: bool) -> tuple[str, bool]:

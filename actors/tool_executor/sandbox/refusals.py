@@ -136,6 +136,10 @@ def _judge(path: str, failure: Failure, layout: Layout) -> str | None:
         if within(path, place):
             what = _place(path, place, is_folder, layout)
             return f"{what} read-only to commands ({_why_read_only(place, layout)})"
+    if failure == "busy" and path in layout.fixed:
+        return (
+            "commands cannot move, remove or replace it (git finds its config and hooks through it)"
+        )
     if failure == "busy":
         return None  # only a mount point is busy this way, and those are all above
     if any(within(path, place) for place in (*layout.writable, layout.tmpdir, *_OWN_MOUNTS)):
@@ -164,6 +168,10 @@ def _place(path: str, place: str, is_folder: bool, layout: Layout) -> str:
 
 def _why_read_only(place: str, layout: Layout) -> str:
     name = os.path.relpath(place, layout.writable[0])
+    if any(within(run, place) for run in layout.runs):
+        return "a hook or an MCP server runs it outside the sandbox"
+    if name == ".mcp.json":
+        return "the project's MCP servers, which run outside the sandbox"
     if name == ".legato" or name.startswith(".legato/"):
         return "Legato's own settings"
     if name == ".git" or name.startswith(".git/"):

@@ -23,6 +23,7 @@ import msgspec
 from actors.protocol import SandboxReport
 from actors.tool_executor.process import INFO_FD, UNCONFINED, Confinement
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
+from actors.tool_executor.sandbox.git_places import pin, unpin
 from actors.tool_executor.sandbox.layout import bwrap_args
 from actors.tool_executor.sandbox.limits import limits
 from actors.tool_executor.sandbox.locate import find_bwrap, kept_apart
@@ -42,7 +43,7 @@ from actors.tool_executor.sandbox.words import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from actors.protocol import SandboxSettings
     from actors.tool_executor.context import Confining
@@ -96,7 +97,12 @@ class Sandbox:
         warn: Callable[[str], Awaitable[None]],
         bwrap: str | None = None,  # None: the wheel's, else PATH's
         env: Mapping[str, str] | None = None,  # where services listen; None: os.environ
+        runs: Sequence[str] = (),  # files of the project that hooks and MCP servers run
+        mcp_sealed: bool = False,  # a missing .mcp.json must not be created
     ) -> None:
+        self._runs = tuple(runs)
+        self._mcp_sealed = mcp_sealed
+        self._pinned: list[str] = []  # commondir files written for bubblewrap (git_places.py)
         self._settings = settings
         self._services = service_sockets(os.environ if env is None else env, os.getuid())
         self._project = os.path.realpath(project)
@@ -134,6 +140,8 @@ class Sandbox:
         bwrap = self._bwrap
 
         def arguments() -> Confinement:
+            if found.mechanism == "bubblewrap":
+                self._pinned += pin(os.path.join(self._project, ".git"))
             plan = self._layout(tmpdir, skipped, blocked)
             # The refusals of a failed command are judged against ``plan``.
             if found.mechanism == "seatbelt":
@@ -168,16 +176,32 @@ class Sandbox:
         settings = self._settings
         assert settings is not None  # Landlock's trial ran for these settings
 
-        def borrow() -> tuple[int, Limits]:
-            fd = rulesets.borrow(plan(self._layout(tmpdir, skipped)))
-            return fd, limits(settings, namespaced=False)
+        def borrow() -> tuple[int, Limits, tuple[str, ...]]:
+            shown = self._layout(tmpdir, skipped)
+            fd = rulesets.borrow(plan(shown))
+            return fd, limits(settings, namespaced=False), self._watched(shown)
 
-        fd, within = await anyio.to_thread.run_sync(borrow)
+        fd, within_limits, watched = await anyio.to_thread.run_sync(borrow)
         self._skipped = skipped
         assert self._landlock is not None and self._landlock.launcher is not None
         launcher = self._landlock.launcher
         return Confinement(
-            argv=launcher.argv(fd), env=(("TMPDIR", tmpdir),), fds=(fd,), limits=within
+            argv=launcher.argv(fd),
+            env=(("TMPDIR", tmpdir),),
+            fds=(fd,),
+            limits=within_limits,
+            watched=watched,
+        )
+
+    def _watched(self, shown: Layout) -> tuple[str, ...]:
+        """What Landlock leaves writable that bubblewrap keeps read-only inside the project,
+        but Legato's own environment (a .venv, too big to copy each time)."""
+        kept = (*shown.read_only, *(path for path, _ in shown.sealed))
+        own = os.path.realpath(sys.prefix)
+        return tuple(
+            path
+            for path in kept
+            if within(path, self._project) and not within(path, own) and not within(own, path)
         )
 
     async def confining(self) -> Confining:
@@ -256,6 +280,8 @@ class Sandbox:
                     functools.partial(shutil.rmtree, folder, ignore_errors=True)
                 )
         self._tmpdir = self._bwrap_copy = None
+        pinned, self._pinned = self._pinned, []
+        await anyio.to_thread.run_sync(unpin, pinned)
 
     def _writable(self, path: str) -> bool:
         """Whether ``path`` lies where confined commands may write."""
@@ -324,6 +350,8 @@ class Sandbox:
             services=self._services,
             own=(sys.prefix,),
             skipped=skipped,
+            runs=self._runs,
+            mcp_sealed=self._mcp_sealed,
         )
 
     def _mechanism(self) -> str:

@@ -14,7 +14,12 @@ if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
     from actors.tool_executor.sandbox.layout import Layout
 
-PROTECTED = (".legato/", ".git/config", ".git/hooks/")
+PROTECTED = (
+    ".legato/",
+    ".mcp.json",
+    "git's config, hooks, info/ and commondir (and .git cannot be moved)",
+    "the files hooks and MCP servers run",
+)
 
 
 def bubblewrap_enforces(
@@ -143,8 +148,9 @@ def landlock_not_enforced(
     """What bubblewrap would enforce and Landlock here does not, in words, one line each."""
     read_only = ", ".join((*PROTECTED, *settings.read_only))
     lines = [
-        f"read-only inside the project ({read_only}): writable, since a right on a folder "
-        "holds for everything in it"
+        f"read-only inside the project ({read_only}): writable while a command runs, since a "
+        "right on a folder holds for everything in it; what a command changes there is put "
+        "back after it"
     ]
     if blocked_rules:
         lines.append("the project's files that blockedPaths block: readable, for the same reason")

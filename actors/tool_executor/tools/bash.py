@@ -12,6 +12,7 @@ from actors.errors import CommandNotFound, ToolFailure
 from actors.tool_executor import background
 from actors.tool_executor.context import Tool, ToolOutcome
 from actors.tool_executor.process import UNCONFINED, HeadTail, run_group
+from actors.tool_executor.sandbox.watch import put_back_line, putting_back
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, BashInput
 
 if TYPE_CHECKING:
@@ -33,16 +34,17 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     capture = HeadTail(ctx.output_cap)
     ctx.output_so_far = capture.text  # an interrupted call still reports what it printed
-    done = await run_group(
-        args.command,
-        cwd=ctx.project_root,
-        confinement=confinement,
-        timeout=timeout_ms / 1000,
-        cap=ctx.output_cap,
-        emit=ctx.emit,
-        capture=capture,
-        env=ctx.command_env,
-    )
+    async with putting_back(confinement.watched, ctx.project_root) as put_back:
+        done = await run_group(
+            args.command,
+            cwd=ctx.project_root,
+            confinement=confinement,
+            timeout=timeout_ms / 1000,
+            cap=ctx.output_cap,
+            emit=ctx.emit,
+            capture=capture,
+            env=ctx.command_env,
+        )
     parts = [done.output.rstrip("\n")] if done.output.strip() else []
     code = done.returncode
     if code is None:
@@ -69,6 +71,8 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         parts += await anyio.to_thread.run_sync(
             refusals.explain, done.output, confinement.layout, ctx.project_root
         )
+    if put_back:  # Landlock let it write there; the change is undone, and the model told so
+        parts.append(put_back_line(put_back))
     return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0, remedy=remedy)
 
 

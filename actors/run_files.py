@@ -1,0 +1,145 @@
+"""The files inside the project that run outside the sandbox: what hooks and MCP servers run.
+
+A hook runs with the user's full rights, and so does an MCP server: when the program it runs is
+a file of the project (``./scripts/fmt.sh``, ``python tools/server.py``), whoever edits that file
+runs code unconfined at the next tool call or session. So these files are protected like
+Legato's own: an edit always asks (the broker), and a confined command cannot write them (the
+sandbox). ``.mcp.json`` itself too: with ``enableAllProjectMcpServers`` a server written there
+starts unasked.
+
+Each hook command and each server's command and args are split like a shell line (``shlex``);
+every word, and the value of every ``--option=value``, that names an existing file inside the
+project counts: relative to the project root (where both run), absolute, ``~/...`` or
+``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
+by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
+creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
+``pkg/mod/__main__.py``) counts. What those programs import or read in turn cannot be known
+from the command, and is not covered. There is no status line command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from actors.protocol import HookGroup, McpServer
+
+MCP_FILE = ".mcp.json"
+# Programs whose first word that is not an option is the program they run: a script.
+_INTERPRETERS = frozenset(
+    {
+        "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "deno", "bun", "ruby",
+        "perl", "php", "tsx", "ts-node", "exec", "env", "uv", "run",
+    }
+)  # fmt: skip
+_HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
+_MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
+_MAX_SCRIPT = 64 * 1024
+# Of those, the ones whose first word, when not an option, is the script they run.
+SCRIPT_RUNNERS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php"}
+)
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
+_PROJECT_VARIABLE = re.compile(
+    r"\$(?:\{(?:CLAUDE|LEGATO)_PROJECT_DIR\}|(?:CLAUDE|LEGATO)_PROJECT_DIR\b)"
+)
+
+
+def files_that_run(
+    root: str, home: str, hooks: Iterable[HookGroup], servers: Iterable[McpServer]
+) -> dict[str, str]:
+    """Each file inside ``root`` (a real absolute path) that a hook or a server runs, real and
+    absolute, with who runs it in words ("the PostToolUse hook 'fmt.sh x'")."""
+    found: dict[str, str] = {}
+    for group in hooks:
+        for hook in group.hooks:
+            if hook.callback is not None:
+                continue  # the embedding program's own function, not a file
+            for path in _named_files(hook.command, root, home):
+                found.setdefault(path, f"the {group.event} hook '{hook.command}'")
+    for server in servers:
+        if server.transport != "stdio":
+            continue
+        line = shlex.join((server.command, *server.args))
+        for path in _named_files(line, root, home):
+            found.setdefault(path, f"the MCP server '{server.name}'")
+    return found
+
+
+def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[str, str]:
+    """Each file inside ``root`` that a hook script of git's, in ``folders``, names: the
+    configuration a hook manager reads and runs programs from (pre-commit's hook says
+    ``--config=.pre-commit-config.yaml``, whose ``entry`` lines are commands), with the hook
+    in words. Only files that exist: a script's words are not all paths."""
+    found: dict[str, str] = {}
+    for folder in folders:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)[:_MAX_HOOKS]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".sample") or not entry.is_file():
+                continue
+            try:
+                with open(entry.path, "rb") as script:
+                    text = script.read(_MAX_SCRIPT).decode("utf-8", "replace")
+            except OSError:
+                continue
+            for line in text.splitlines():
+                if line.lstrip().startswith("#"):
+                    continue
+                for path in _named_files(line, root, home, missing_too=False):
+                    found.setdefault(path, f"git's {entry.name} hook")
+    return found
+
+
+def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -> Iterator[str]:
+    line = _PROJECT_VARIABLE.sub(lambda _: root, line)
+    line = _HOME_VARIABLE.sub(lambda _: home, line)
+    try:
+        words = shlex.split(line)
+    except ValueError:  # an unclosed quote: the words as they stand
+        words = line.split()
+    program = True  # the word is where a program is named: first, or after an interpreter
+    for index, word in enumerate(words):
+        candidates = [word]
+        _, equals, value = word.partition("=")
+        if equals and value:
+            candidates.append(value)
+        if index > 0 and words[index - 1] == "-m":
+            candidates += _module_files(word)
+        for candidate in candidates:
+            # A program named by its path counts before it exists: the model could create
+            # the very file the hook will run.
+            named = missing_too and program and candidate is word and "/" in word
+            path = _inside(candidate, root, home, missing_too=named)
+            if path is not None:
+                yield path
+        if word in _SEPARATORS:
+            program = True
+        elif program and not word.startswith("-") and not _ASSIGNMENT.match(word):
+            program = os.path.basename(word) in _INTERPRETERS
+
+
+def _module_files(module: str) -> list[str]:
+    base = module.replace(".", "/")
+    return [f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
+
+
+def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> str | None:
+    if not word or word.startswith("-"):
+        return None
+    if word == "~" or word.startswith("~/"):
+        word = os.path.join(home, word[2:])
+    path = os.path.realpath(os.path.join(root, word))
+    if not path.startswith(root.rstrip("/") + "/"):
+        return None
+    if os.path.isfile(path) or (missing_too and not os.path.lexists(path)):
+        return path
+    return None
