@@ -10,6 +10,26 @@ background (TaskOutput reads it, TaskStop stops it), with the session at the lat
 from __future__ import annotations
 
 from actors.tool_executor.actor import ToolExecutor
+from actors.tool_executor.own_files import (
+    GUIDE_CAP,
+    LIBRARY_CAP,
+    SETTINGS_CAP,
+    OwnFile,
+    Refused,
+    read_own,
+    user_folders,
+)
 from actors.tool_executor.process import HeadTail, stop_group
 
-__all__ = ["HeadTail", "ToolExecutor", "stop_group"]
+__all__ = [
+    "GUIDE_CAP",
+    "LIBRARY_CAP",
+    "SETTINGS_CAP",
+    "HeadTail",
+    "OwnFile",
+    "Refused",
+    "ToolExecutor",
+    "read_own",
+    "stop_group",
+    "user_folders",
+]
