@@ -547,7 +547,8 @@ def _with_given_servers(
             text = _without_sdk_servers(config, warnings)
             given += parse_mcp_servers("--mcp-config", text, env, warnings)
         else:
-            given += read_mcp_servers(config, env, warnings)
+            # A file the driving program names: its to choose, wherever it is.
+            given += read_mcp_servers(config, env, warnings, inside=(os.sep,))
     given = [msgspec.structs.replace(server, approved=True) for server in given]
     if overrides.strict_mcp_config:
         return tuple(given)
@@ -560,8 +561,8 @@ def _without_sdk_servers(text: str, warnings: list[str]) -> str:
     driving program and which Legato cannot reach; each left out is a warning."""
     try:
         raw = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return text  # the parser says where it is malformed
+    except (msgspec.DecodeError, RecursionError):
+        return text  # the parser says where it is malformed, or nested too deep
     servers = raw.get("mcpServers") if isinstance(raw, dict) else None
     if not isinstance(servers, dict):
         return text

@@ -75,7 +75,8 @@ def read_own(
 
     ``inside``: the folders its real path must be in. ``cap``: the most bytes read; a longer
     file is refused, or with ``cut`` its first ``cap`` bytes are returned. ``blocked``: the
-    ``blockedPaths`` entry a real path matches, if any: a link to such a file is refused. Raises Refused.
+    ``blockedPaths`` entry a real path matches, if any: a link to such a file is refused.
+    Raises Refused.
     """
     try:
         target = door.locate(path, os.sep)
