@@ -5,6 +5,9 @@ Calls of one turn run side by side, in the model's order where they touch the sa
 asks the permission broker first; files change only by atomic replacement; shell commands run
 in their own process group, which ends with the call, or, for a command the model runs in the
 background (TaskOutput reads it, TaskStop stops it), with the session at the latest.
+
+``read_own`` is the same door for the files Legato reads for itself (guide, memory, skills,
+settings, its records): the memory store and the skill library open them through it.
 """
 
 from __future__ import annotations
