@@ -204,7 +204,7 @@ def explain_context(
             os.path.join(folder, MEMORY_FILE),
             MEMORY_LINES,
             warnings,
-            inside=user_folders(home)[:1],
+            inside=(folder,),
             blocked=blocked,
         ),
         memory_dir=folder,

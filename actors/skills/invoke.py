@@ -41,7 +41,7 @@ from actors.skills.skills import (
     render_skill,
 )
 from actors.skills.stats import record_run
-from actors.tool_executor import GUIDE_CAP, Refused, read_own, user_folders
+from actors.tool_executor import GUIDE_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -248,7 +248,7 @@ def memory_text(project_root: str, home: str) -> str:
         try:
             found = read_own(
                 os.path.join(folder, MEMORY_FILE),
-                inside=user_folders(home)[:1],
+                inside=(folder,),
                 cap=GUIDE_CAP,
                 cut=True,
             )
