@@ -94,6 +94,8 @@ def read_own(
             return None
         how = "is" if target.real == target.shown else f"leads to {target.real},"
         raise Refused(path, f"{how} outside {' and '.join(folders)}", remedy=_REMEDY_LINK)
+    if os.path.islink(target.real):  # realpath stops at a loop of links: it names a link
+        raise Refused(path, "is a loop of symlinks that reaches no file", remedy=_REMEDY_LINK)
     if blocked is not None and target.real != target.shown:
         # Through a link only: a guide file itself is meant for the model, whatever the
         # entries say, but a link must not bring in a file the model may not read.
@@ -110,9 +112,9 @@ def read_own(
         return None
     except IsADirectoryError:
         raise Refused(path, "is a directory, not a file", remedy="Remove or rename it") from None
-    except ToolFailure as error:  # door.Changed: swapped for a link while it was opened
+    except ToolFailure:  # door.Changed: swapped for a link between the check and the open
         raise Refused(
-            path, f"changed as it was opened ({error.message})", remedy=_REMEDY_LINK
+            path, "became a symlink while it was being opened", remedy=_REMEDY_LINK
         ) from None
     except OSError as error:
         if error.errno == errno.ENXIO:  # a socket, or a FIFO: nothing to read

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.tool_executor import OwnFile, Refused, read_own, user_folders
+from actors.tool_executor import OwnFile, Refused, door, read_own, user_folders
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
+    from typing import BinaryIO
 
 
 @pytest.fixture
@@ -130,3 +131,26 @@ def test_a_link_to_a_blocked_file_is_refused_the_blocked_file_itself_is_not(root
 def test_the_users_own_folders(tmp_path: Path) -> None:
     home = str(tmp_path)
     assert user_folders(home) == (f"{home}/.legato", f"{home}/.config/legato")
+
+
+def test_a_loop_of_links_is_refused(root: Path) -> None:
+    (root / "LEGATO.md").symlink_to("other.md")
+    (root / "other.md").symlink_to("LEGATO.md")
+    assert refusal(root / "LEGATO.md", root) == "is a loop of symlinks that reaches no file"
+
+
+def test_a_file_swapped_for_a_link_after_the_check_is_not_read(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "id_rsa").write_text("key")
+    guide = root / "LEGATO.md"
+    guide.write_text("guide")
+    opening = door.open_read
+
+    def swapped_first(target: door.Target, purpose: door.Purpose = "read") -> BinaryIO:
+        guide.unlink()  # as a command running alongside could, between the check and the open
+        guide.symlink_to(tmp_path / "id_rsa")
+        return opening(target, purpose)
+
+    monkeypatch.setattr(door, "open_read", swapped_first)
+    assert refusal(guide, root) == "became a symlink while it was being opened"
