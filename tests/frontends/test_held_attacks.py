@@ -2,10 +2,8 @@
 end: a real ``legato --headless`` (ask mode, so nothing unlisted runs) and the scripted server
 playing the model.
 
-The third of them, ``/undo`` after the model swapped a folder for a link to the home folder, is
-the checkpoints' to hold: tests/sessions/test_checkpoints.py
-(``test_restore_does_not_follow_a_folder_swapped_for_a_symlink``) runs the restore itself on a
-real swapped folder.
+The third, ``/undo`` after the model swapped a folder for a link to the home folder, needs a
+terminal: tests/sessions/test_undo_swap.py.
 """
 
 from __future__ import annotations
