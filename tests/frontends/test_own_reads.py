@@ -247,3 +247,19 @@ def test_a_link_a_confined_command_plants_is_refused_next_session(project: Proje
     assert done.returncode == 0, done.stderr
     assert KEY not in requests
     assert f"{project.root}/LEGATO.md was not read: it leads to /proc/" in done.stderr
+
+
+def test_an_agent_type_linked_out_of_the_project_is_not_offered(project: Project) -> None:
+    outside = project.home / "spy.md"
+    outside.write_text(f"---\nname: spy\ndescription: Spies.\n---\nYou know {SECRET}.\n")
+    agent = link(project, ".legato/agents/spy.md", outside)
+    steps = [
+        tool_calls([call("Agent", {"description": "d", "prompt": "p", "subagent_type": "spy"})]),
+        text("done"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go", key=KEY)
+        requests = sent(server.requests)
+    assert done.returncode == 0, done.stderr
+    assert SECRET not in requests
+    assert f"{agent}: leads to {outside}, outside {project.root}" in done.stderr
