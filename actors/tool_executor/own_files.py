@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.errors import LegatoError, ToolFailure
+from actors.errors import InvalidToolInput, LegatoError, ToolFailure
 from actors.tool_executor import door
 
 if TYPE_CHECKING:
@@ -80,9 +80,11 @@ def read_own(
     """
     try:
         target = door.locate(path, os.sep)
-    except ToolFailure:
-        # A bad name, or /proc, /dev or /sys as named or as resolved.
-        real = os.path.realpath(path) if "\0" not in path else path
+    except InvalidToolInput as error:  # a NUL byte, or longer than the system takes
+        why = f"has no name a file can have: {error.message}"
+        raise Refused(path, why, remedy=_REMEDY_NAME) from None
+    except ToolFailure:  # /proc, /dev or /sys, as named or as resolved
+        real = os.path.realpath(path)
         raise Refused(
             path,
             f"leads to {real}, and Legato reads no file in /proc, /dev or /sys for itself",
@@ -149,6 +151,7 @@ def read_own(
 
 _REMEDY_LINK = "Replace the link with the file itself, or remove it"
 _REMEDY_KIND = "Replace it with a regular file, or remove it"
+_REMEDY_NAME = "Rename it, or the folder it is in, to something shorter"
 
 
 def _kind(mode: int) -> str:

@@ -154,3 +154,8 @@ def test_a_file_swapped_for_a_link_after_the_check_is_not_read(
 
     monkeypatch.setattr(door, "open_read", swapped_first)
     assert refusal(guide, root) == "became a symlink while it was being opened"
+
+
+def test_a_name_no_file_can_have_is_refused_saying_so(root: Path) -> None:
+    why = refusal(root / ("x" * 300), root)
+    assert why.startswith("has no name a file can have: Invalid path: the name 'xxxx")
