@@ -473,8 +473,10 @@ def _read_optional(
             f"{path} is larger than {GUIDE_CAP // 1024} KiB; only its first "
             f"{text.count(chr(10))} lines were loaded"
         )
-    if max_lines is not None:
-        text = "".join(text.splitlines(keepends=True)[:max_lines])
+    if max_lines is not None:  # lines end at "\n" alone, as a file's lines do
+        pieces = text.split("\n", max_lines)
+        if len(pieces) > max_lines and pieces[max_lines]:
+            text = "\n".join(pieces[:max_lines]) + "\n"
     return text
 
 

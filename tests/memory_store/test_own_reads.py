@@ -101,3 +101,12 @@ def test_topic_files_that_are_links_are_not_named(dirs: Dirs) -> None:
     os.symlink(str(dirs.home / ".ssh" / "id_rsa"), os.path.join(folder, "keys.md"))
     context = load_context(str(dirs.project), home=str(dirs.home))
     assert context.memory_topics == ("debugging.md",)
+
+
+def test_memory_lines_end_at_newlines_alone(dirs: Dirs) -> None:
+    folder = memory_dir(os.path.realpath(dirs.project), str(dirs.home))
+    os.makedirs(folder)
+    with open(os.path.join(folder, "MEMORY.md"), "w", encoding="utf-8") as file:
+        file.write("- a\u2028b\r\n" * 199 + "- last\n- cut\n")
+    memory = load_context(str(dirs.project), home=str(dirs.home)).memory
+    assert memory == "- a\u2028b\r\n" * 199 + "- last\n"
