@@ -466,14 +466,15 @@ def _read_optional(
         return None
     if found is None:
         return None
-    text = found.data.decode("utf-8", errors="replace")
+    # Newlines as a text file reads them (universal newlines): a guide saved on Windows too.
+    text = found.data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     if found.cut:
         text = text[: text.rfind("\n") + 1] or text
         warnings.append(
             f"{path} is larger than {GUIDE_CAP // 1024} KiB; only its first "
             f"{text.count(chr(10))} lines were loaded"
         )
-    if max_lines is not None:  # lines end at "\n" alone, as a file's lines do
+    if max_lines is not None:
         pieces = text.split("\n", max_lines)
         if len(pieces) > max_lines and pieces[max_lines]:
             text = "\n".join(pieces[:max_lines]) + "\n"

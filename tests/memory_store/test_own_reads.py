@@ -103,10 +103,10 @@ def test_topic_files_that_are_links_are_not_named(dirs: Dirs) -> None:
     assert context.memory_topics == ("debugging.md",)
 
 
-def test_memory_lines_end_at_newlines_alone(dirs: Dirs) -> None:
+def test_memory_lines_end_at_newlines_as_a_text_file_s_do(dirs: Dirs) -> None:
     folder = memory_dir(os.path.realpath(dirs.project), str(dirs.home))
     os.makedirs(folder)
-    with open(os.path.join(folder, "MEMORY.md"), "w", encoding="utf-8") as file:
-        file.write("- a\u2028b\r\n" * 199 + "- last\n- cut\n")
+    with open(os.path.join(folder, "MEMORY.md"), "w", encoding="utf-8", newline="") as file:
+        file.write("- a\u2028b\r\n" * 198 + "- mac\r- last\n- cut\n")
     memory = load_context(str(dirs.project), home=str(dirs.home)).memory
-    assert memory == "- a\u2028b\r\n" * 199 + "- last\n"
+    assert memory == "- a\u2028b\n" * 198 + "- mac\n- last\n"
