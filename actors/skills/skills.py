@@ -230,9 +230,11 @@ def read_text(path: str) -> str:
             remedy="Check the file's permissions",
         )
     try:
-        return found.data.decode("utf-8")
+        text = found.data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError("is not UTF-8 text", path=path, remedy="Save it as UTF-8") from None
+    # Newlines as a text file reads them (universal newlines): a file saved on Windows too.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 _BUNDLED = os.path.join(os.path.dirname(__file__), "bundled")
