@@ -28,7 +28,8 @@ LAYERS = ("runtime", "actors", "frontends")
 # table, the names of Legato's own places under ~/.legato, and how text from a model or an MCP
 # server is shown safely (the broker's reasons and the questions of every frontend), and the
 # tool names that tool rules may hold (the Agent SDK's allowed_tools are checked with them),
-# the permission modes in the Agent SDK's names, and counts in words for every summary.
+# the permission modes in the Agent SDK's names, and counts in words for every summary, and
+# how deep a JSON text nests (a stream-json line is measured before it is decoded).
 SHARED = {
     "actors.protocol",
     "actors.errors",
@@ -40,6 +41,7 @@ SHARED = {
     "actors.counts",
     # Legato's own credentials, which no command, hook or MCP server gets.
     "actors.credentials",
+    "actors.nesting",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.

@@ -89,7 +89,7 @@ def _json_object(stdout: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hook's output nested past the parser's stack
         return None
     return value if isinstance(value, dict) else None
 

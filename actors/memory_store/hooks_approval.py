@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Any
 
 import msgspec
 
 from actors.atomic import write_atomically
+from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 
 class _Approval(msgspec.Struct, frozen=True):
@@ -35,16 +37,17 @@ def fingerprint(hooks: Any) -> str:
 
 def approved_fingerprint(path: str, warnings: list[str]) -> str:
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
+        found = read_own(path, inside=(os.path.dirname(path),), cap=SETTINGS_CAP)
+    except Refused as refused:
+        refusal = f"{refused.message}; the project's hooks are not approved"
+        warnings.append(f"{refusal}. {refused.remedy}")
         return ""
-    except OSError as error:
-        warnings.append(f"{path}: cannot be read ({error}); the project's hooks are not approved")
+    if found is None:
         return ""
+    data = found.data
     try:
         return msgspec.json.decode(data, type=_Approval).fingerprint
-    except msgspec.DecodeError as error:
+    except (msgspec.DecodeError, RecursionError) as error:
         warnings.append(
             f"{path}: not an approval file ({error}); the project's hooks are not approved. "
             "Remove it and approve them again with /hooks approve"

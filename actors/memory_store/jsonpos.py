@@ -11,6 +11,8 @@ import re
 
 import msgspec
 
+from actors.nesting import MAX_DEPTH, too_deep
+
 JsonPath = tuple[str | int, ...]
 
 # One token of a JSON text that is already known to be valid: a string, a punctuation mark,
@@ -79,6 +81,14 @@ def key_positions(text: str) -> dict[JsonPath, Position]:
         elif punct == "[":
             frames.append((here, False, [0]))
     return {path: position_of(text, offset) for path, offset in offsets.items()}
+
+
+def depth_error(text: str) -> tuple[str, Position] | None:
+    """What is wrong with a JSON text nested deeper than ``MAX_DEPTH``, and where."""
+    offset = too_deep(text)
+    if offset is None:
+        return None
+    return f"the JSON is nested more than {MAX_DEPTH} levels deep", position_of(text, offset)
 
 
 def parse_error_path(path: str) -> JsonPath:

@@ -10,7 +10,6 @@ settings, then the global config, then the built-in default (see precedence.py).
 
 from __future__ import annotations
 
-import itertools
 import os
 import shlex
 import stat
@@ -52,12 +51,13 @@ from actors.protocol import (
     ProjectSettings,
     Setting,
 )
+from actors.tool_executor import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from actors.protocol import McpServer
 
@@ -229,14 +229,23 @@ def explain_context(
         (config.value.permission_mode, config_file),
     )
     folder = memory_dir(root, home)
+    blocked = _blocked_rule(settings.value, root, home)
     context = ProjectContext(
         project_root=root,
         config=config.value,
         settings=settings.value,
         model=model,
         permission_mode=mode.value,
-        guide=_read_optional(os.path.join(root, GUIDE_FILE), None, warnings),
-        memory=_read_optional(os.path.join(folder, MEMORY_FILE), MEMORY_LINES, warnings),
+        guide=_read_optional(
+            os.path.join(root, GUIDE_FILE), None, warnings, inside=(root,), blocked=blocked
+        ),
+        memory=_read_optional(
+            os.path.join(folder, MEMORY_FILE),
+            MEMORY_LINES,
+            warnings,
+            inside=(folder,),
+            blocked=blocked,
+        ),
         memory_dir=folder,
         home=home,
         memory_topics=_memory_topics(folder),
@@ -371,22 +380,20 @@ def _load_file(path: str, schema: FileSchema[S], default: S, warnings: list[str]
 
 
 def _read_config_text(path: str) -> str | None:
-    """The file's text, or None when it does not exist; unreadable is an error, not absent."""
+    """The file's text, or None when it does not exist; unreadable is an error, not absent.
+
+    Read through the door for Legato's own files: a settings file that is a link out of the
+    project (or, for the global config, out of ~/.config/legato), a FIFO, a device or a file
+    over the cap stops the start with a ConfigError, since going on without it would quietly
+    run with other permissions than the ones written.
+    """
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
+        found = read_own(path, inside=_folders_of(path), cap=SETTINGS_CAP)
+    except Refused as refused:
+        raise ConfigError(refused.why, path=path, remedy=refused.remedy) from None
+    if found is None:
         return None
-    except IsADirectoryError:
-        raise ConfigError(
-            "is a directory, not a JSON file", path=path, remedy="Remove or rename it"
-        ) from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot be read: {error.strerror}",
-            path=path,
-            remedy=f"Check the file's permissions (ls -l {shlex.quote(path)})",
-        ) from None
+    data = found.data
     try:
         return data.decode("utf-8-sig")  # tolerate the BOM some editors write
     except UnicodeDecodeError as error:
@@ -397,6 +404,16 @@ def _read_config_text(path: str) -> str | None:
             line=text.count("\n") + 1,
             remedy="Save the file as UTF-8",
         ) from None
+
+
+def _folders_of(path: str) -> tuple[str, ...]:
+    """Where a settings file may lead: the project holding ``.legato/settings.json``, or the
+    user's own Legato folders for the global config."""
+    for name, home_of in ((SETTINGS_FILE, False), (CONFIG_FILE, True)):
+        if path.endswith(os.sep + name):
+            above = path[: -len(name) - 1]
+            return user_folders(above) if home_of else (above,)
+    return (os.path.dirname(path),)
 
 
 def _check_models(config: Loaded[GlobalConfig], settings: Loaded[ProjectSettings]) -> None:
@@ -475,34 +492,79 @@ def _warn_if_readable(path: str, warnings: list[str]) -> None:
 # ── the markdown files ──────────────────────────────────────────────────────────────────────
 
 
-def _read_optional(path: str, max_lines: int | None, warnings: list[str]) -> str | None:
+def _read_optional(
+    path: str,
+    max_lines: int | None,
+    warnings: list[str],
+    *,
+    inside: Sequence[str] = (),
+    blocked: Callable[[str], str | None] | None = None,
+) -> str | None:
     """A markdown file's text (its first ``max_lines`` lines), or None when absent.
 
-    An unreadable guide or memory file is worth a warning, not a stopped session.
+    Read through the door for Legato's own files, its real path inside ``inside`` (the
+    file's own folder when empty). A file refused there, or unreadable, is worth a warning
+    naming it, not a stopped session; one over the cap is cut at its last whole line.
     """
     try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            lines: Sequence[str] = (
-                list(itertools.islice(file, max_lines))
-                if max_lines is not None
-                else file.readlines()
-            )
-    except FileNotFoundError:
+        found = read_own(
+            path,
+            inside=inside or (os.path.dirname(path),),
+            cap=GUIDE_CAP,
+            cut=True,
+            blocked=blocked,
+        )
+    except Refused as refused:
+        warnings.append(f"{refused.message}. {refused.remedy}")
         return None
-    except OSError as error:
-        warnings.append(f"{path} was not loaded: {error.strerror}")
+    if found is None:
         return None
-    return "".join(lines)
+    # Newlines as a text file reads them (universal newlines): a guide saved on Windows too.
+    text = found.data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    if found.cut:
+        text = text[: text.rfind("\n") + 1] or text
+        warnings.append(
+            f"{path} is larger than {GUIDE_CAP // 1024} KiB; only its first "
+            f"{text.count(chr(10))} lines were loaded"
+        )
+    if max_lines is not None:
+        pieces = text.split("\n", max_lines)
+        if len(pieces) > max_lines and pieces[max_lines]:
+            text = "\n".join(pieces[:max_lines]) + "\n"
+    return text
+
+
+def _blocked_rule(
+    settings: ProjectSettings, root: str, home: str
+) -> Callable[[str], str | None] | None:
+    """The ``blockedPaths`` entry a path matches, as the broker reads it; None without any."""
+    if not settings.blocked_paths:
+        return None
+    from actors.path_entries import PathRules  # only for settings that block paths
+
+    rules = PathRules(root, (), settings.blocked_paths, home=home)
+
+    def entry(path: str) -> str | None:
+        found = rules.blocked_by(path)
+        return None if found is None else found.text
+
+    return entry
 
 
 def _memory_topics(folder: str) -> tuple[str, ...]:
     """Topic files beside MEMORY.md (debugging.md, conventions.md...): named to the model,
-    which reads one when it is relevant, so they cost no context until then."""
+    which reads one when it is relevant, so they cost no context until then. Only files
+    themselves are named: a link could lead anywhere."""
     try:
-        names = os.listdir(folder)
+        with os.scandir(folder) as entries:
+            names = [
+                entry.name
+                for entry in entries
+                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False)
+            ]
     except OSError:
         return ()
-    return tuple(sorted(n for n in names if n.endswith(".md") and n != MEMORY_FILE))
+    return tuple(sorted(n for n in names if n != MEMORY_FILE))
 
 
 def _with_program_options(context: ProjectContext, overrides: Overrides) -> ProjectContext:
@@ -541,7 +603,8 @@ def _with_given_servers(
             text = _without_sdk_servers(config, warnings)
             given += parse_mcp_servers("--mcp-config", text, env, warnings)
         else:
-            given += read_mcp_servers(config, env, warnings)
+            # A file the driving program names: its to choose, wherever it is.
+            given += read_mcp_servers(config, env, warnings, inside=(os.sep,))
     given = [msgspec.structs.replace(server, approved=True) for server in given]
     if overrides.strict_mcp_config:
         return tuple(given)
@@ -554,8 +617,8 @@ def _without_sdk_servers(text: str, warnings: list[str]) -> str:
     driving program and which Legato cannot reach; each left out is a warning."""
     try:
         raw = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return text  # the parser says where it is malformed
+    except (msgspec.DecodeError, RecursionError):
+        return text  # the parser says where it is malformed, or nested too deep
     servers = raw.get("mcpServers") if isinstance(raw, dict) else None
     if not isinstance(servers, dict):
         return text

@@ -15,12 +15,14 @@ warning says why); writing it is atomic.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from actors.atomic import write_atomically
 from actors.errors import UsageError
+from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -35,16 +37,16 @@ class _Approvals(msgspec.Struct, frozen=True):
 def read_approvals(path: str, warnings: list[str]) -> dict[str, str]:
     """The approved fingerprint by server name; none when the file is absent or unreadable."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
+        found = read_own(path, inside=(os.path.dirname(path),), cap=SETTINGS_CAP)
+    except Refused as refused:
+        warnings.append(f"{refused.message}; no project MCP server is approved. {refused.remedy}")
         return {}
-    except OSError as error:
-        warnings.append(f"{path}: cannot be read ({error}); no project MCP server is approved")
+    if found is None:
         return {}
+    data = found.data
     try:
         return dict(msgspec.json.decode(data, type=_Approvals).servers)
-    except msgspec.DecodeError as error:
+    except (msgspec.DecodeError, RecursionError) as error:
         warnings.append(
             f"{path}: not an approvals file ({error}); no project MCP server is approved. "
             "Remove it and approve the servers again with 'legato mcp approve'"

@@ -26,11 +26,12 @@ import msgspec
 
 from actors.credentials import LEGATO_CREDENTIALS, credential_in, credential_values
 from actors.errors import ConfigError
-from actors.memory_store.jsonpos import key_positions, syntax_error
+from actors.memory_store.jsonpos import depth_error, key_positions, syntax_error
 from actors.protocol import McpServer, McpWritten
+from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     # The error for a message at a field path (its line found from the path), with a remedy.
     Fail = Callable[..., ConfigError]
@@ -73,15 +74,27 @@ def load_mcp_servers(
 
 
 def read_mcp_servers(
-    path: str, env: Mapping[str, str], warnings: list[str]
+    path: str,
+    env: Mapping[str, str],
+    warnings: list[str],
+    *,
+    inside: Sequence[str] = (),
 ) -> tuple[McpServer, ...]:
-    """The ``mcpServers`` of one file (none when the file is absent)."""
+    """The ``mcpServers`` of one file (none when the file is absent).
+
+    Read through the door for Legato's own files: its real path must stay in ``inside`` (its
+    own folder when empty: the project for ``.mcp.json``, ``~/.config/legato`` for the config),
+    so a link out of the project is a ConfigError, as is a FIFO, a device or a file over the cap.
+    """
     try:
-        with open(path, encoding="utf-8-sig") as file:
-            text = file.read()
-    except FileNotFoundError:
+        found = read_own(path, inside=inside or (os.path.dirname(path),), cap=SETTINGS_CAP)
+    except Refused as refused:
+        raise ConfigError(refused.why, path=path, remedy=refused.remedy) from None
+    if found is None:
         return ()
-    except (OSError, UnicodeDecodeError) as error:
+    try:
+        text = found.data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
         raise ConfigError(
             f"cannot be read: {error}", path=path, remedy="Make it a readable UTF-8 file"
         ) from None
@@ -94,6 +107,15 @@ def read_mcp_servers(
 def parse_mcp_servers(
     path: str, text: str, env: Mapping[str, str], warnings: list[str]
 ) -> tuple[McpServer, ...]:
+    deep = depth_error(text)
+    if deep is not None:
+        message, where = deep
+        raise ConfigError(
+            f"{message} at column {where.column}",
+            path=path,
+            line=where.line,
+            remedy="No server entry nests that deep: fix the file",
+        )
     try:
         raw = msgspec.json.decode(text)
     except msgspec.DecodeError:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from typing import TYPE_CHECKING
 
 from actors.atomic import write_atomically
 from actors.memory_store.path_rules import ALLOWED, BLOCKED, where
+from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -86,9 +88,9 @@ def _digest(settings: ProjectSettings) -> str:
 
 def _noted(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, ValueError):
+        found = read_own(path, inside=(os.path.dirname(path),), cap=SETTINGS_CAP)
+        data = json.loads(found.data) if found is not None else None
+    except (Refused, ValueError, RecursionError):
         return None  # absent or damaged: the note is simply given again
     noted = data.get("noted") if isinstance(data, dict) else None
     return noted if isinstance(noted, str) else None

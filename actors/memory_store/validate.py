@@ -13,6 +13,7 @@ import msgspec
 
 from actors.errors import ConfigError
 from actors.memory_store.jsonpos import (
+    depth_error,
     format_path,
     key_positions,
     parse_error_path,
@@ -60,6 +61,15 @@ class Loaded(msgspec.Struct, Generic[S], frozen=True):
 
 def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) -> Loaded[S]:
     """Decode and validate ``text`` (the contents of ``path``); append warnings for unknown keys."""
+    deep = depth_error(text)
+    if deep is not None:
+        message, where = deep
+        raise ConfigError(
+            f"{message} at column {where.column}",
+            path=path,
+            line=where.line,
+            remedy="No setting nests that deep: fix the file, or move it aside",
+        )
     try:
         raw = msgspec.json.decode(text)
     except msgspec.DecodeError:

@@ -41,6 +41,7 @@ from actors.skills.skills import (
     render_skill,
 )
 from actors.skills.stats import record_run
+from actors.tool_executor import GUIDE_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -244,11 +245,20 @@ def memory_text(project_root: str, home: str) -> str:
     except FileNotFoundError:
         names = []
     if MEMORY_FILE in names:
-        with open(os.path.join(folder, MEMORY_FILE), encoding="utf-8", errors="replace") as file:
-            count = sum(1 for _ in file)
-        lines.append(
-            f"  {MEMORY_FILE}: {count} lines (the first 200 are loaded into every session)"
-        )
+        try:
+            found = read_own(
+                os.path.join(folder, MEMORY_FILE),
+                inside=(folder,),
+                cap=GUIDE_CAP,
+                cut=True,
+            )
+        except Refused as refused:
+            lines.append(f"  {MEMORY_FILE}: {refused.why}, so it is not loaded")
+        else:
+            count = found.data.count(b"\n") if found is not None else 0
+            lines.append(
+                f"  {MEMORY_FILE}: {count} lines (the first 200 are loaded into every session)"
+            )
     else:
         lines.append(f"  {MEMORY_FILE}: not written yet; ask 'remember that ...' to start it")
     topics = [name for name in names if name != MEMORY_FILE]

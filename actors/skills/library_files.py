@@ -12,6 +12,7 @@ import os
 import shutil
 
 from actors.errors import ConfigError, UsageError
+from actors.path_entries import within
 from actors.skills.changelog import CHANGELOG_FILE
 from actors.skills.patterns import BUNDLED_PATTERNS, PROJECT_PATTERNS, project_patterns_dir
 
@@ -30,7 +31,7 @@ def patterns_text(project_root: str, args: tuple[str, ...], *, in_session: bool)
     folder = project_patterns_dir(project_root)
     lines: list[str] = []
     if args == ("init",):
-        lines += _init(folder)
+        lines += _init(folder, project_root)
     lines.append(f"Pattern library: {PROJECT_PATTERNS}{os.sep}")
     missing = False
     for name in LIBRARY_FILES:
@@ -42,7 +43,7 @@ def patterns_text(project_root: str, args: tuple[str, ...], *, in_session: bool)
     return "\n".join(lines)
 
 
-def _init(folder: str) -> list[str]:
+def _init(folder: str, project_root: str) -> list[str]:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
@@ -54,11 +55,11 @@ def _init(folder: str) -> list[str]:
     done: list[str] = []
     for name in LIBRARY_FILES:
         target = os.path.join(folder, name)
-        if os.path.exists(target):
+        if os.path.lexists(target):  # a link too, even to nothing: never written through
             done.append(f"Kept {os.path.join(PROJECT_PATTERNS, name)} as it is")
             continue
         try:
-            shutil.copyfile(os.path.join(BUNDLED_PATTERNS, name), target)
+            _copy_new(os.path.join(BUNDLED_PATTERNS, name), target, project_root)
         except OSError as error:
             raise ConfigError(
                 f"cannot be written: {error.strerror}",
@@ -67,3 +68,18 @@ def _init(folder: str) -> list[str]:
             ) from None
         done.append(f"Created {os.path.join(PROJECT_PATTERNS, name)}")
     return [*done, ""]
+
+
+def _copy_new(source: str, target: str, project_root: str) -> None:
+    """Copy ``source`` to a ``target`` that does not exist yet, in the project: a repository's
+    ``.legato/patterns`` that is a link out of it, or a name that appears meanwhile, is not
+    written through (``x``: O_CREAT|O_EXCL, which fails on any existing name, a link too)."""
+    real = os.path.realpath(os.path.dirname(target))
+    if not within(real, os.path.realpath(project_root)):
+        raise ConfigError(
+            f"is not written: its folder leads to {real}, outside the project",
+            path=target,
+            remedy=f"Make {PROJECT_PATTERNS} a folder of the project, not a link",
+        )
+    with open(source, "rb") as bundled, open(target, "xb") as copy:
+        shutil.copyfileobj(bundled, copy)

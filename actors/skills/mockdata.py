@@ -15,6 +15,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
+from actors.nesting import MAX_DEPTH, too_deep
 from actors.skills.patterns import SCHEMA_TYPES, json_problem, schema_problem
 
 if TYPE_CHECKING:
@@ -33,6 +34,11 @@ _STATUS = ("active", "pending", "archived")
 
 def generate(schema_text: str, count: int = DEFAULT_COUNT, *, seed: int | None = None) -> str:
     """``count`` records as a JSON array, indented; ``UsageError`` for a bad schema or count."""
+    if too_deep(schema_text) is not None:
+        raise UsageError(
+            f"/mock-data: 'schema' is JSON nested more than {MAX_DEPTH} levels deep",
+            remedy='Give the schema as one quoted JSON object: \'{"name": "string"}\'',
+        )
     try:
         schema = json.loads(schema_text)
     except json.JSONDecodeError as error:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
+from actors.nesting import MAX_DEPTH, too_deep
 from actors.skills import frontmatter
 from actors.skills.skills import NAME, markdown_files, one_line, read_text, require_string
 
@@ -223,6 +224,8 @@ def _type_problem(kind: str, value: str) -> str | None:
     if kind == "integer" and not re.fullmatch(r"-?\d+", value.strip()):
         return f"{value!r} is not a whole number"
     if kind in ("json", "schema"):
+        if too_deep(value) is not None:
+            return f"is JSON nested more than {MAX_DEPTH} levels deep"
         try:
             parsed = json.loads(value)
         except json.JSONDecodeError as error:

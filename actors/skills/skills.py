@@ -18,6 +18,7 @@ import msgspec
 
 from actors.errors import ConfigError
 from actors.skills import frontmatter
+from actors.tool_executor import LIBRARY_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -216,12 +217,39 @@ def markdown_files(folder: str) -> list[str]:
 
 
 def read_text(path: str) -> str:
+    """A library file's text, read through the door for Legato's own files (its real path in
+    the folder it belongs to, a regular file, at most ``LIBRARY_CAP`` bytes); ConfigError."""
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read()
+        found = read_own(path, inside=_folders_of(path), cap=LIBRARY_CAP)
+    except Refused as refused:
+        raise ConfigError(refused.why, path=path, remedy=refused.remedy) from None
+    if found is None:
+        raise ConfigError(
+            "cannot be read: No such file or directory",
+            path=path,
+            remedy="Check the file's permissions",
+        )
+    try:
+        text = found.data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError("is not UTF-8 text", path=path, remedy="Save it as UTF-8") from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot be read: {error.strerror}", path=path, remedy="Check the file's permissions"
-        ) from None
+    # Newlines as a text file reads them (universal newlines): a file saved on Windows too.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_BUNDLED = os.path.join(os.path.dirname(__file__), "bundled")
+_USER_FOLDER = os.sep + os.path.join(".config", "legato") + os.sep
+_PROJECT_FOLDER = os.sep + ".legato" + os.sep
+
+
+def _folders_of(path: str) -> tuple[str, ...]:
+    """Where a library file may lead: Legato's own bundled files stay among them, the user's
+    (``~/.config/legato/agents``) in the user's Legato folder, a project's (``<project>/.legato/
+    skills``...) in the project; anything else in its own folder."""
+    if path.startswith(_BUNDLED + os.sep):
+        return (_BUNDLED,)
+    if _USER_FOLDER in path:
+        return (path[: path.rindex(_USER_FOLDER) + len(_USER_FOLDER) - 1],)
+    if _PROJECT_FOLDER in path:
+        return (path[: path.rindex(_PROJECT_FOLDER)] or os.sep,)
+    return (os.path.dirname(path),)

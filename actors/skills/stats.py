@@ -6,7 +6,6 @@ Counting is a read-modify-write under an exclusive lock, so two runs at once bot
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -15,6 +14,7 @@ from actors.atomic import write_atomically
 from actors.places import pattern_stats_path
 from actors.protocol import PatternRuns
 from actors.skills.patterns import list_patterns
+from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 
 def stats_path(project_root: str, home: str) -> str:
@@ -47,11 +47,11 @@ def record_run(project_root: str, home: str, name: str) -> int:
 
 
 def _parse(path: str) -> dict[str, int]:
-    with contextlib.suppress(FileNotFoundError), open(path, encoding="utf-8") as file:
-        try:
-            data = json.load(file)
-        except json.JSONDecodeError:
-            return {}  # a damaged counter file should not stop a pattern from running
-        if isinstance(data, dict):
-            return {str(k): v for k, v in data.items() if isinstance(v, int) and v >= 0}
+    try:
+        found = read_own(path, inside=(os.path.dirname(path),), cap=SETTINGS_CAP)
+        data = json.loads(found.data) if found is not None else None
+    except (Refused, ValueError, RecursionError):
+        return {}  # a damaged counter file should not stop a pattern from running
+    if isinstance(data, dict):
+        return {str(k): v for k, v in data.items() if isinstance(v, int) and v >= 0}
     return {}

@@ -5,11 +5,34 @@ Calls of one turn run side by side, in the model's order where they touch the sa
 asks the permission broker first; files change only by atomic replacement; shell commands run
 in their own process group, which ends with the call, or, for a command the model runs in the
 background (TaskOutput reads it, TaskStop stops it), with the session at the latest.
+
+``read_own`` is the same door for the files Legato reads for itself (guide, memory, skills,
+settings, its records): the memory store and the skill library open them through it.
 """
 
 from __future__ import annotations
 
 from actors.tool_executor.actor import ToolExecutor
+from actors.tool_executor.own_files import (
+    GUIDE_CAP,
+    LIBRARY_CAP,
+    SETTINGS_CAP,
+    OwnFile,
+    Refused,
+    read_own,
+    user_folders,
+)
 from actors.tool_executor.process import HeadTail, stop_group
 
-__all__ = ["HeadTail", "ToolExecutor", "stop_group"]
+__all__ = [
+    "GUIDE_CAP",
+    "LIBRARY_CAP",
+    "SETTINGS_CAP",
+    "HeadTail",
+    "OwnFile",
+    "Refused",
+    "ToolExecutor",
+    "read_own",
+    "stop_group",
+    "user_folders",
+]

@@ -29,6 +29,7 @@ import anyio
 import msgspec
 
 from actors.errors import LegatoError
+from actors.nesting import MAX_DEPTH, too_deep
 from actors.protocol import (
     DescribeSandbox,
     GetContext,
@@ -218,6 +219,13 @@ class _StreamSession:
         return None
 
     async def _parse(self, line: bytes) -> dict[str, Any] | None:
+        if too_deep(line.decode("utf-8", "replace")) is not None:  # the decoder would recurse
+            await self.notice(
+                "error",
+                f"input line skipped: JSON nested more than {MAX_DEPTH} levels deep: "
+                f"{_clip(line)}; no message of docs/headless.md nests that deep",
+            )
+            return None
         try:
             message = _decoder.decode(line)
         except msgspec.DecodeError as error:

@@ -233,3 +233,16 @@ def test_continue_with_nothing_saved_starts_a_new_session(project: Project) -> N
     assert code == 0, err
     assert "starting a new session" in err
     assert out[-1]["result"] == "fresh"
+
+
+def test_a_line_nested_past_any_parser_is_skipped_not_a_crash(project: Project) -> None:
+    deep = '{"type": "user", "message": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with ScriptedServer([text("Hello back.")]) as server:
+        code, out, err = run(project, server.url, [deep, user("hello")])
+    assert code == 0, err
+    assert "Traceback" not in err
+    notices = [line["text"] for line in out if line.get("subtype") == "notice"]
+    assert any(
+        n.startswith("input line skipped: JSON nested more than 64 levels deep") for n in notices
+    )
+    assert out[-1]["type"] == "result" and out[-1]["result"] == "Hello back."

@@ -83,3 +83,9 @@ def test_errors_of_the_matchers_come_first() -> None:
         [ran(code=1, stderr="no")], [read_run("Stop", ran(code=1, stderr="no"))], ["m"]
     )
     assert result.errors == ("m", "h exited with 1: no")
+
+
+def test_output_nested_past_the_parser_is_plain_text_not_a_crash() -> None:
+    deep = '{"a": ' + "[" * 100_000
+    verdict = read_run("UserPromptSubmit", ran(stdout=deep))
+    assert verdict.errors == [] and not verdict.blocked

@@ -193,7 +193,7 @@ def test_an_unknown_key_is_a_warning_with_a_did_you_mean(dirs: Dirs) -> None:
 
 def test_a_directory_in_place_of_the_file_is_an_error(dirs: Dirs) -> None:
     dirs.settings.mkdir(parents=True)
-    assert error_for(dirs).message.endswith("settings.json: is a directory, not a JSON file")
+    assert error_for(dirs).message.endswith("settings.json: is a directory, not a file")
 
 
 def test_a_file_that_is_not_utf8_is_an_error(dirs: Dirs) -> None:

@@ -89,3 +89,29 @@ def test_patterns_takes_only_init(project: Project) -> None:
     ]
     assert not (project.root / ".legato").exists()
     assert done.stdout == ""
+
+
+def test_patterns_init_writes_nothing_through_a_link(project: Project) -> None:
+    library = project.root / ".legato" / "patterns"
+    library.mkdir(parents=True)
+    (library / "README.md").symlink_to(project.home / "planted.md")  # a link to nothing yet
+    done = project.legato(NO_SERVER, "/patterns", "init")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == [
+        "Kept .legato/patterns/README.md as it is",
+        "Created .legato/patterns/CHANGELOG.md",
+    ]
+    assert not (project.home / "planted.md").exists()
+
+
+def test_patterns_init_refuses_a_library_folder_linked_out(project: Project) -> None:
+    outside = project.home / "elsewhere"
+    outside.mkdir()
+    (project.root / ".legato").mkdir()
+    (project.root / ".legato" / "patterns").symlink_to(outside)
+    done = project.legato(NO_SERVER, "/patterns", "init")
+    assert done.returncode == 2
+    assert f"README.md: is not written: its folder leads to {outside}, outside the project" in (
+        done.stderr
+    )
+    assert list(outside.iterdir()) == []

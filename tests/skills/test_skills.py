@@ -231,3 +231,11 @@ def test_slash_name_on_the_command_line_runs_the_skill(project: Project) -> None
     prompt = first_prompt(requests[0].body)
     assert "Run the skill /commit" in prompt
     assert prompt.endswith("\n\nARGUMENTS: keep it short")
+
+
+def test_a_skill_saved_with_windows_line_ends_loads(project: Project) -> None:
+    path = project.root / ".legato" / "skills" / "crlf.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"---\r\nname: crlf\r\ndescription: Saved on Windows\r\n---\r\n1. Do it.\r\n")
+    skill = load_skill(str(path))
+    assert (skill.name, skill.description, skill.body) == ("crlf", "Saved on Windows", "1. Do it.")
