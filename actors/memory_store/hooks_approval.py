@@ -36,22 +36,32 @@ def fingerprint(hooks: Any) -> str:
 
 
 def approved_fingerprint(path: str, warnings: list[str]) -> str:
+    return read_fingerprint(
+        path,
+        warnings,
+        kind="an approval file",
+        unapproved="the project's hooks are not approved",
+        remedy="Remove it and approve them again with /hooks approve",
+    )
+
+
+def read_fingerprint(
+    path: str, warnings: list[str], *, kind: str, unapproved: str, remedy: str
+) -> str:
+    """The fingerprint a record in the user's folder holds, or "" (none, or a record that
+    cannot be read: it approves nothing, and a warning says so). The project trust record is
+    one of these too (trust.py)."""
     try:
         found = read_own(path, inside=(os.path.dirname(path),), cap=SETTINGS_CAP)
     except Refused as refused:
-        refusal = f"{refused.message}; the project's hooks are not approved"
-        warnings.append(f"{refusal}. {refused.remedy}")
+        warnings.append(f"{refused.message}; {unapproved}. {refused.remedy}")
         return ""
     if found is None:
         return ""
-    data = found.data
     try:
-        return msgspec.json.decode(data, type=_Approval).fingerprint
+        return msgspec.json.decode(found.data, type=_Approval).fingerprint
     except (msgspec.DecodeError, RecursionError) as error:
-        warnings.append(
-            f"{path}: not an approval file ({error}); the project's hooks are not approved. "
-            "Remove it and approve them again with /hooks approve"
-        )
+        warnings.append(f"{path}: not {kind} ({error}); {unapproved}. {remedy}")
         return ""
 
 

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.atomic import write_atomically
+from actors.memory_store import hooks_approval
 from actors.protocol import TrustItem
 from actors.visible import setting_line
 
@@ -74,11 +74,6 @@ WRAPPERS = frozenset(
 _GLOB = frozenset("*?[")
 # Folders inside the project whose files change Legato's rules or run programs.
 _OWN = (".legato", ".git")
-_MAX_RECORD = 64 * 1024  # a trust record is one short line; more is not one
-
-
-class _Record(msgspec.Struct, frozen=True):
-    fingerprint: str = ""
 
 
 # ── which items widen ────────────────────────────────────────────────────────────────────────
@@ -217,28 +212,17 @@ def fingerprint(items: Iterable[TrustItem]) -> str:
 
 def trusted_fingerprint(path: str, warnings: list[str]) -> str:
     """The fingerprint the user trusted, or "" (none, or a record that cannot be read)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(_MAX_RECORD + 1)
-    except FileNotFoundError:
-        return ""
-    except OSError as error:
-        warnings.append(f"{path}: cannot be read ({error}); the project is not trusted")
-        return ""
-    try:
-        if len(data) > _MAX_RECORD:
-            raise msgspec.DecodeError("larger than a trust record")
-        return msgspec.json.decode(data, type=_Record).fingerprint
-    except msgspec.DecodeError as error:
-        warnings.append(
-            f"{path}: not a trust record ({error}); the project is not trusted. "
-            "Remove it and trust the project again with 'legato trust'"
-        )
-        return ""
+    return hooks_approval.read_fingerprint(
+        path,
+        warnings,
+        kind="a trust record",
+        unapproved="the project is not trusted",
+        remedy="Remove it and trust the project again with 'legato trust'",
+    )
 
 
 def record(path: str, trusted: str) -> None:
-    write_atomically(path, msgspec.json.encode(_Record(fingerprint=trusted)), mode=0o600)
+    hooks_approval.record(path, trusted)
 
 
 def revoke(path: str) -> bool:

@@ -71,8 +71,12 @@ def test_64_levels_still_load(dirs: Dirs) -> None:
 def test_an_approval_record_linked_elsewhere_approves_nothing(
     dirs: Dirs, where: Callable[[str, str], str]
 ) -> None:
-    # The project's hooks are read, so that their approval record is read too.
-    dirs.write_settings('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}')
+    # The project's hooks are read, so that their approval record is read too; the project is
+    # not trusted (which would approve them without the record).
+    dirs.settings.parent.mkdir()
+    dirs.settings.write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}'
+    )
     record = where(os.path.realpath(dirs.project), str(dirs.home))
     os.makedirs(os.path.dirname(record))
     planted = dirs.project / "approved.json"
