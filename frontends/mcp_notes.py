@@ -67,7 +67,9 @@ def server_target(server: McpServer) -> str:
     them: ``${VAR}`` shows the variable's name, not its value. On one line, escaped."""
     written = server.written
     if server.transport == "stdio":
-        parts = [written.command, *written.args] if written.command else [server.command]
+        parts = (
+            [written.command, *written.args] if written.command else [server.command, *server.args]
+        )
         return escape_controls(" ".join(parts or [""]), newlines=True)
     return escape_controls(written.url or server.url, newlines=True)
 
