@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import msgspec
 
+from actors.errors import ConfigError
 from actors.nesting import MAX_DEPTH, too_deep
 
 JsonPath = tuple[str | int, ...]
@@ -89,6 +91,27 @@ def depth_error(text: str) -> tuple[str, Position] | None:
     if offset is None:
         return None
     return f"the JSON is nested more than {MAX_DEPTH} levels deep", position_of(text, offset)
+
+
+def decode(path: str, text: str, *, deep_remedy: str, syntax_remedy: str) -> Any:
+    """The JSON text of the file ``path``, decoded; a ConfigError naming the line and column
+    where it nests too deep or is malformed. The depth is measured before any parser sees it."""
+    deep = depth_error(text)
+    if deep is not None:
+        message, where = deep
+        raise ConfigError(
+            f"{message} at column {where.column}", path=path, line=where.line, remedy=deep_remedy
+        )
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        message, where = syntax_error(text)
+        raise ConfigError(
+            f"malformed JSON at column {where.column}: {message}",
+            path=path,
+            line=where.line,
+            remedy=syntax_remedy,
+        ) from None
 
 
 def parse_error_path(path: str) -> JsonPath:

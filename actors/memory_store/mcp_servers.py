@@ -26,7 +26,7 @@ import msgspec
 
 from actors.credentials import LEGATO_CREDENTIALS, credential_in, credential_values
 from actors.errors import ConfigError
-from actors.memory_store.jsonpos import depth_error, key_positions, syntax_error
+from actors.memory_store.jsonpos import decode, key_positions
 from actors.protocol import McpServer, McpWritten
 from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
@@ -107,25 +107,12 @@ def read_mcp_servers(
 def parse_mcp_servers(
     path: str, text: str, env: Mapping[str, str], warnings: list[str]
 ) -> tuple[McpServer, ...]:
-    deep = depth_error(text)
-    if deep is not None:
-        message, where = deep
-        raise ConfigError(
-            f"{message} at column {where.column}",
-            path=path,
-            line=where.line,
-            remedy="No server entry nests that deep: fix the file",
-        )
-    try:
-        raw = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        message, where = syntax_error(text)
-        raise ConfigError(
-            f"malformed JSON at column {where.column}: {message}",
-            path=path,
-            line=where.line,
-            remedy="Fix the JSON at that line",
-        ) from None
+    raw = decode(
+        path,
+        text,
+        deep_remedy="No server entry nests that deep: fix the file",
+        syntax_remedy="Fix the JSON at that line",
+    )
     positions = key_positions(text)
 
     def fail(message: str, *steps: str, remedy: str = _REMEDY) -> ConfigError:

@@ -13,11 +13,10 @@ import msgspec
 
 from actors.errors import ConfigError
 from actors.memory_store.jsonpos import (
-    depth_error,
+    decode,
     format_path,
     key_positions,
     parse_error_path,
-    syntax_error,
 )
 
 if TYPE_CHECKING:
@@ -61,25 +60,12 @@ class Loaded(msgspec.Struct, Generic[S], frozen=True):
 
 def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) -> Loaded[S]:
     """Decode and validate ``text`` (the contents of ``path``); append warnings for unknown keys."""
-    deep = depth_error(text)
-    if deep is not None:
-        message, where = deep
-        raise ConfigError(
-            f"{message} at column {where.column}",
-            path=path,
-            line=where.line,
-            remedy="No setting nests that deep: fix the file, or move it aside",
-        )
-    try:
-        raw = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        message, where = syntax_error(text)
-        raise ConfigError(
-            f"malformed JSON at column {where.column}: {message}",
-            path=path,
-            line=where.line,
-            remedy=REMEDY_SYNTAX,
-        ) from None
+    raw = decode(
+        path,
+        text,
+        deep_remedy="No setting nests that deep: fix the file, or move it aside",
+        syntax_remedy=REMEDY_SYNTAX,
+    )
     if not isinstance(raw, dict):
         raise ConfigError(
             f"the file must hold one JSON object ({{...}}), not {_kind(raw)}",
