@@ -50,6 +50,25 @@ TOKEN_STORES = (
     ".claude/.credentials.json",
     ".config/legato/config.json",
     ".legato/projects/x/memory/MEMORY.md",
+    # Other assistants' and model hubs' keys, and the clouds and CLIs not named above.
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".config/github-copilot/apps.json",
+    ".aider.conf.yml",
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    ".huggingface/token",
+    ".config/configstore/firebase-tools.json",
+    ".oci/config",
+    ".ibmcloud/config.json",
+    ".fly/config.yml",
+    ".s3cfg",
+    ".config/rclone/rclone.conf",
+    ".databrickscfg",
+    # Shell history: tokens typed on a command line (export GITHUB_TOKEN=...).
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
 )
 
 
@@ -76,6 +95,8 @@ def plant(home: Path) -> None:
         (home / store).write_text(json.dumps({"apiKey": SECRET}))  # JSON: Legato reads one
         (home / store).chmod(0o600)
     (home / ".gitconfig").write_text("[user]\n\tname = t\n")
+    (home / ".cache/huggingface/hub").mkdir(parents=True)
+    (home / ".cache/huggingface/hub/model").write_text("weights\n")
 
 
 async def test_the_token_stores_of_the_home_folder_are_unreadable(tmp_path: Path) -> None:
@@ -84,11 +105,13 @@ async def test_the_token_stores_of_the_home_folder_are_unreadable(tmp_path: Path
     async with confined(project) as s:
         seen = [await run(s, f"cat {home / store}") for store in TOKEN_STORES]
         gitconfig, gitconfig_failed = await run(s, f"cat {home}/.gitconfig")
+        cached = await run(s, f"cat {home}/.cache/huggingface/hub/model")
         report = await s.executor.address.ask(DescribeSandbox())
     for store, (output, failed) in zip(TOKEN_STORES, seen, strict=True):
         assert failed and SECRET not in output, store
     # The rest of the home stays readable: toolchains read their settings there.
     assert (gitconfig, gitconfig_failed) == ("[user]\n\tname = t", False)
+    assert cached == ("weights", False)  # a model hub's cache, beside its hidden token
     said = "\n".join(report.enforces)
     assert "~/.config/gh" in said and "~/.git-credentials" in said and "~/.npmrc" in said
 

@@ -51,7 +51,8 @@ def unreadable(layout: Layout, home: str) -> list[str]:
         f"unreadable here: {', '.join(shown) or 'nothing'}",
         f"unreadable wherever they appear: the {len(DEFAULT_DENY_READ)} places where tokens live "
         "that Legato always hides (gh, git's credential store, npm, yarn, PyPI, cargo, netrc, "
-        "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, Legato's own; "
+        "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, other assistants', "
+        "Hugging Face's token, shell history, Legato's own; "
         "docs/security.md lists them); sandbox.denyRead adds to them",
         "readable: everything else, the rest of your home folder included",
     ]
