@@ -99,6 +99,36 @@ def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) ->
     assert found[os.path.join(root, "tools/server.py")] == "the MCP server 'tools'"
 
 
+def test_a_task_runners_manifest_counts_where_it_exists(root: str) -> None:
+    for name in ("package.json", ".npmrc", "Makefile", "justfile", "pyproject.toml", "Cargo.toml"):
+        open(os.path.join(root, name), "w").close()
+    hooks = (
+        HookGroup(
+            event="Stop",
+            hooks=tuple(
+                HookCommand(command=line)
+                for line in (
+                    "npm run fmt",
+                    "cd sub; FMT=1 make -s fmt && just lint",
+                    "/usr/bin/env uv run ruff format",
+                    "echo make npm cargo",  # words, not programs
+                )
+            ),
+        ),
+    )
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        ".npmrc",
+        "Makefile",
+        "justfile",
+        "package.json",
+        "pyproject.toml",
+    ]
+    assert found[os.path.join(root, "Makefile")] == (
+        "the Stop hook 'cd sub; FMT=1 make -s fmt && just lint'"
+    )
+
+
 @pytest.mark.parametrize("mode", ["ask", "auto", "custom", "bypass"])
 @pytest.mark.parametrize(
     "request_",

@@ -186,6 +186,36 @@ async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
     assert "tools" in (tmp_path / ".mcp.json").read_text()
 
 
+async def test_what_a_hooks_task_runner_reads_its_tasks_from_is_read_only(
+    tmp_path: Path,
+) -> None:
+    """A hook that runs ``npm run fmt`` or ``make fmt`` runs what ``package.json`` or the
+    Makefile says, with the user's rights: a command that rewrote the task would run it."""
+    package = json.dumps({"scripts": {"fmt": "prettier -w ."}})
+    (tmp_path / "package.json").write_text(package)
+    (tmp_path / "Makefile").write_text("fmt:\n\ttrue\n")
+    (tmp_path / ".npmrc").write_text("fund=false\n")
+    hooks = {
+        "PostToolUse": [
+            {"hooks": [{"type": "command", "command": "npm run fmt"}]},
+            {"hooks": [{"type": "command", "command": "FMT=1 make -s fmt"}]},
+        ]
+    }
+    async with with_policy(tmp_path, answers=YES, hooks=hooks) as s:
+        for command in (
+            """sed -i 's/prettier -w ./touch pwned/' package.json""",
+            "printf 'fmt:\\n\\ttouch pwned\\n' > Makefile",
+            "echo 'script-shell=./evil.sh' >> .npmrc",  # npm runs scripts with this shell
+        ):
+            output, failed = await run(s, command)
+            assert failed, (command, output)
+        other, other_failed = await run(s, "echo x > notes.txt && cat notes.txt")
+    assert (other, other_failed) == ("x", False)
+    assert (tmp_path / "package.json").read_text() == package
+    assert (tmp_path / "Makefile").read_text() == "fmt:\n\ttrue\n"
+    assert (tmp_path / ".npmrc").read_text() == "fund=false\n"
+
+
 async def test_where_every_project_server_is_trusted_mcp_json_cannot_be_created(
     tmp_path: Path,
 ) -> None:
