@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -142,6 +143,63 @@ async def test_a_link_to_legatos_folder_named_in_allow_write_stays_unwritable(
     assert failed, output
     assert config.read_text() == "{}"
     assert any("allowWrite 'cache': not writable" in line for line in report.enforces)
+
+
+# Connects to an abstract socket (no path: no mount hides it) and prints what it read.
+CONNECT = """import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1].encode().replace(b"@", b"\\0", 1))
+except OSError as error:
+    print("refused:", error.strerror)
+else:
+    print("reached:", s.recv(64).decode())
+"""
+
+
+OWN = """import socket, subprocess, sys
+address = sys.argv[1].encode().replace(b"@", b"\\0", 1)
+server = socket.socket(socket.AF_UNIX)
+server.bind(address)
+server.listen(1)
+child = subprocess.Popen([sys.executable, "connect.py", sys.argv[1]])
+peer, _ = server.accept()
+peer.sendall(b"its own")
+child.wait()
+"""
+
+
+async def test_a_service_on_an_abstract_socket_cannot_be_reached(tmp_path: Path) -> None:
+    """X servers (Xwayland included) and older session buses listen in the abstract namespace,
+    which a mount cannot hide and which is shared while commands have the network."""
+    project, _ = project_and_home(tmp_path)
+    (project / "connect.py").write_text(CONNECT)
+    name = f"@legato-test-{uuid.uuid4().hex}"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(name.encode().replace(b"@", b"\0", 1))
+        server.listen(1)
+        server.setblocking(False)
+
+        async def answer() -> None:
+            while True:
+                await anyio.wait_readable(server)
+                peer, _ = server.accept()
+                with peer:
+                    peer.sendall(b"a keystroke into your terminal")
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(answer)
+            async with confined(project) as s:
+                output, _ = await run(s, f"python3 connect.py {name}")
+                # An abstract socket the command makes itself still works: its own
+                # processes talk to each other (a test server, a language server).
+                (project / "own.py").write_text(OWN)
+                own, _ = await run(s, f"python3 own.py {name}-own")
+                report = await s.executor.address.ask(DescribeSandbox())
+            tasks.cancel_scope.cancel()
+    assert output.startswith("refused:"), output
+    assert own == "reached: its own"
+    assert any(line.startswith("unreachable: abstract Unix sockets") for line in report.enforces)
 
 
 @pytest.fixture(params=["tmp", "home"])

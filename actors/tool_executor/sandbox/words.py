@@ -72,6 +72,22 @@ def _temporary(layout: Layout) -> str:
     )
 
 
+def abstract_sockets(*, scoped: bool, network: bool) -> str:
+    """Whether a bubblewrap command reaches abstract Unix sockets outside it (scope.py)."""
+    if scoped:
+        return (
+            "unreachable: abstract Unix sockets outside the command (X servers, some buses), "
+            "by Landlock's scope; its own processes still reach each other's"
+        )
+    if not network:
+        return "unreachable: abstract Unix sockets (the command has a network of its own)"
+    return (
+        "! abstract Unix sockets outside the command (X servers, some buses) stay reachable: "
+        "Landlock's scope needs Linux 6.12, and Legato's interpreter inside the sandbox; "
+        "sandbox.network false cuts them"
+    )
+
+
 def limits_line(settings: SandboxSettings) -> str:
     line = (
         f"limits: {settings.max_processes} processes (threads count; sandbox.maxProcesses), "
@@ -121,6 +137,8 @@ def landlock_enforces(
     ]
     if settings.network:
         lines.append("network: allowed")
+        if version >= 6:
+            lines.append(abstract_sockets(scoped=True, network=True))
     elif version >= 4:
         abstract = " and abstract Unix sockets" if version >= 6 else ""
         lines.append(f"network: TCP (bind and connect){abstract} refused (sandbox.network false)")
