@@ -13,9 +13,10 @@ project counts: relative to the project root (where both run), absolute, ``~/...
 ``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
 by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
 creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
-``pkg/mod/__main__.py``) counts. For a task runner (``npm run fmt``, ``make fmt``), the files
-it reads its tasks from (``TASK_FILES``). What those programs import or read in turn cannot
-be known from the command, and is not covered. There is no status line command.
+``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. For a task
+runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
+What those programs import or read in turn cannot be known from the command, and is not
+covered. There is no status line command.
 """
 
 from __future__ import annotations
@@ -164,8 +165,12 @@ def _words(line: str) -> list[str]:
 
 
 def _module_files(module: str) -> list[str]:
-    base = module.replace(".", "/")
-    return [f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
+    """What ``python -m module`` runs from the project: the module, and the ``__init__.py`` of
+    each package on the way, which Python runs first (``pkg/__init__.py`` for ``pkg.fmt``)."""
+    parts = module.split(".")
+    base = "/".join(parts)
+    packages = ["/".join(parts[:end]) + "/__init__.py" for end in range(1, len(parts))]
+    return [*packages, f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
 
 
 def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> str | None:

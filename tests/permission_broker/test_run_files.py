@@ -76,6 +76,7 @@ def run(command: str) -> PermissionRequest:
 def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) -> None:
     os.makedirs(os.path.join(root, "pkg", "fmt"))
     open(os.path.join(root, "pkg", "fmt", "__main__.py"), "w").close()
+    open(os.path.join(root, "pkg", "__init__.py"), "w").close()  # Python runs it first
     hooks = (
         HookGroup(
             event="PreToolUse",
@@ -90,6 +91,7 @@ def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) ->
     )
     found = files_that_run(root, os.path.dirname(root), hooks, (SERVER,))
     assert sorted(os.path.relpath(path, root) for path in found) == [
+        "pkg/__init__.py",
         "pkg/fmt/__main__.py",
         "scripts/fmt.sh",
         "src/a.py",
