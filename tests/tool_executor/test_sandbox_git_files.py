@@ -209,7 +209,12 @@ async def test_what_a_hooks_task_runner_reads_its_tasks_from_is_read_only(
         ):
             output, failed = await run(s, command)
             assert failed, (command, output)
+        said, _ = await run(s, "echo '{}' > package.json")
         other, other_failed = await run(s, "echo x > notes.txt && cat notes.txt")
+    assert (
+        "The sandbox refused 'package.json': it is read-only to commands (a hook or an MCP "
+        "server runs it, or runs what it says, outside the sandbox)" in said
+    ), said
     assert (other, other_failed) == ("x", False)
     assert (tmp_path / "package.json").read_text() == package
     assert (tmp_path / "Makefile").read_text() == "fmt:\n\ttrue\n"
