@@ -67,7 +67,10 @@ def repositories(git: str) -> Iterator[str]:
 
 
 def _holding_head(folder: str, depth: int) -> Iterator[str]:
-    if depth == 0:
+    # A link (``.git/modules`` made one to the home folder by a command) leads to repositories
+    # that are not this one's: naming them would have Legato write their ``commondir`` and
+    # bind them, and search wherever the link leads.
+    if depth == 0 or os.path.islink(folder):
         return
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)

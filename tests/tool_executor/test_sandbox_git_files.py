@@ -143,6 +143,27 @@ async def test_a_submodules_repository_is_kept_like_the_main_one(tmp_path: Path)
     assert not (module / "hooks" / "pre-commit").exists()
 
 
+@pytest.mark.parametrize("nested", ["modules", "worktrees"])
+async def test_a_link_in_place_of_the_nested_repositories_folder_leads_nowhere(
+    tmp_path: Path, nested: str
+) -> None:
+    """``.git/modules`` made a link to the home folder: the repositories there are not the
+    project's. Before, every later command failed (bubblewrap cannot mount over the link),
+    the home was searched before each one, and a ``commondir`` was written in each."""
+    root = tmp_path / "p"
+    root.mkdir()
+    repository(root)
+    home = tmp_path / "p-home"
+    (home / "code" / "r").mkdir(parents=True)
+    git(home / "code" / "r", "init", "-q")
+    async with with_policy(root, answers=YES) as s:
+        linked, link_failed = await run(s, f"ln -s {home} .git/{nested}")
+        after, after_failed = await run(s, "echo still here")
+    assert not link_failed, linked
+    assert (after, after_failed) == ("still here", False)
+    assert not (home / "code" / "r" / ".git" / "commondir").exists()
+
+
 async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
     tmp_path: Path,
 ) -> None:
