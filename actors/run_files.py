@@ -61,7 +61,7 @@ TASK_FILES: dict[str, tuple[str, ...]] = {
     "just": ("justfile", "Justfile", ".justfile"),
     "task": ("Taskfile.yml", "Taskfile.yaml"),
     "rake": ("Rakefile", "rakefile"),
-    "uv": ("pyproject.toml", "uv.toml"),
+    "uv": ("pyproject.toml", "uv.toml", "uv.lock"),  # uv run installs what the lock names
     "poetry": ("pyproject.toml",),
     "hatch": ("pyproject.toml", "hatch.toml"),
     "pdm": ("pyproject.toml",),

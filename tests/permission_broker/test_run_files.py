@@ -102,7 +102,8 @@ def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) ->
 
 
 def test_a_task_runners_manifest_counts_where_it_exists(root: str) -> None:
-    for name in ("package.json", ".npmrc", "Makefile", "justfile", "pyproject.toml", "Cargo.toml"):
+    names = ("package.json", ".npmrc", "Makefile", "justfile", "pyproject.toml", "uv.lock")
+    for name in (*names, "Cargo.toml"):
         open(os.path.join(root, name), "w").close()
     hooks = (
         HookGroup(
@@ -125,6 +126,7 @@ def test_a_task_runners_manifest_counts_where_it_exists(root: str) -> None:
         "justfile",
         "package.json",
         "pyproject.toml",
+        "uv.lock",
     ]
     assert found[os.path.join(root, "Makefile")] == (
         "the Stop hook 'cd sub; FMT=1 make -s fmt && just lint'"
