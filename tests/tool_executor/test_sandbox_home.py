@@ -202,6 +202,24 @@ async def test_a_service_on_an_abstract_socket_cannot_be_reached(tmp_path: Path)
     assert any(line.startswith("unreachable: abstract Unix sockets") for line in report.enforces)
 
 
+PYTHON = os.path.realpath(sys.executable)
+
+
+async def test_where_legatos_interpreter_is_hidden_commands_run_without_the_scope(
+    tmp_path: Path,
+) -> None:
+    """A denyRead folder that holds Legato's interpreter: the launcher cannot run inside, so
+    commands run as before, and the doctor says abstract sockets stay reachable."""
+    project, _ = project_and_home(tmp_path)
+    async with confined(project, sandbox={"denyRead": [os.path.dirname(PYTHON)]}) as s:
+        output, failed = await run(s, "echo ran")
+        report = await s.executor.address.ask(DescribeSandbox())
+    assert (output, failed) == ("ran", False)
+    said = "\n".join(report.enforces)
+    assert "! abstract Unix sockets outside the command (X servers, some buses) stay" in said
+    assert f"Legato's {PYTHON} is hidden from commands" in said
+
+
 @pytest.fixture(params=["tmp", "home"])
 def tmux_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
     """A tmux server of the test's own, never the user's: on a socket under /tmp, or in the

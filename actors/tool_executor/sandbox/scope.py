@@ -19,9 +19,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from actors.tool_executor.sandbox import launcher
+from actors.tool_executor.sandbox.places import within
 from actors.tool_executor.sandbox.probe import TRIAL_ARGS, TRIAL_TIMEOUT
+
+if TYPE_CHECKING:
+    from actors.tool_executor.sandbox.layout import Layout
 
 SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # landlock_ruleset_attr.scoped, ABI 6
 _SINCE = 6
@@ -49,14 +54,33 @@ def abstract_scope() -> int | None:
     return fd
 
 
+def hidden_launcher(layout: Layout) -> str | None:
+    """The launcher's interpreter or source where ``layout`` hides it (a ``denyRead`` folder
+    holding Legato's installation, or a private /tmp not bound back), else None: the command
+    then runs without the scope, rather than not at all."""
+    for path in _launcher_files():
+        hidden = any(within(path, place) for place, _ in (*layout.hidden, *layout.sealed))
+        private = any(within(path, place) for place in layout.private) and not any(
+            within(path, kept) for kept in (*layout.kept, *layout.writable, layout.tmpdir)
+        )
+        if hidden or private:
+            return path
+    return None
+
+
+def _launcher_files() -> tuple[str, str]:
+    return os.path.realpath(sys.executable), os.path.realpath(launcher.__file__)
+
+
 def scoped_argv(ruleset: int) -> tuple[str, ...]:
     """What runs the command under ``ruleset`` inside bubblewrap: the launcher from its own
     source, read-only there (Legato's environment), by the interpreter's real path."""
+    python, code = _launcher_files()
     return (
-        os.path.realpath(sys.executable),
+        python,
         "-I",
         "-S",
-        os.path.realpath(launcher.__file__),
+        code,
         str(ruleset),
         "--",
     )

@@ -157,10 +157,11 @@ class Sandbox:
             fds: tuple[int, ...] = ()
             scoped: tuple[str, ...] = ()
             if self._scope is not None:
-                from actors.tool_executor.sandbox.scope import scoped_argv
+                from actors.tool_executor.sandbox.scope import hidden_launcher, scoped_argv
 
-                fds = (os.dup(self._scope),)  # the command's copy; run_group closes it
-                scoped = scoped_argv(fds[0])
+                if hidden_launcher(plan) is None:  # else it could not run: the doctor says
+                    fds = (os.dup(self._scope),)  # the command's copy; run_group closes it
+                    scoped = scoped_argv(fds[0])
             return Confinement(
                 (bwrap, "--info-fd", INFO_FD, *args, "--", *scoped),
                 fds=fds,
@@ -409,7 +410,13 @@ class Sandbox:
         if self._found.mechanism == "seatbelt":
             lines = seatbelt_enforces(lines)
         else:
-            lines.append(abstract_sockets(scoped=self._scope is not None, network=shown.network))
+            hidden = None
+            if self._scope is not None:
+                from actors.tool_executor.sandbox.scope import hidden_launcher
+
+                hidden = hidden_launcher(shown)
+            scoped = self._scope is not None and hidden is None
+            lines.append(abstract_sockets(scoped=scoped, network=shown.network, hidden=hidden))
         if self._files.capped:
             lines.append(f"! blocked files past the first {LIMIT:,} entries are not hidden")
         lines += [f"! {note}" for note in self._skipped.notes]

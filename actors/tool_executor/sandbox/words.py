@@ -72,8 +72,9 @@ def _temporary(layout: Layout) -> str:
     )
 
 
-def abstract_sockets(*, scoped: bool, network: bool) -> str:
-    """Whether a bubblewrap command reaches abstract Unix sockets outside it (scope.py)."""
+def abstract_sockets(*, scoped: bool, network: bool, hidden: str | None = None) -> str:
+    """Whether a bubblewrap command reaches abstract Unix sockets outside it (scope.py);
+    ``hidden``: the launcher's file the sandbox hides, which keeps the scope off."""
     if scoped:
         return (
             "unreachable: abstract Unix sockets outside the command (X servers, some buses), "
@@ -81,10 +82,14 @@ def abstract_sockets(*, scoped: bool, network: bool) -> str:
         )
     if not network:
         return "unreachable: abstract Unix sockets (the command has a network of its own)"
+    why = (
+        f"Legato's {hidden} is hidden from commands, so Landlock's scope cannot run inside"
+        if hidden is not None
+        else "Landlock's scope needs Linux 6.12, and Legato's interpreter inside the sandbox"
+    )
     return (
         "! abstract Unix sockets outside the command (X servers, some buses) stay reachable: "
-        "Landlock's scope needs Linux 6.12, and Legato's interpreter inside the sandbox; "
-        "sandbox.network false cuts them"
+        f"{why}; sandbox.network false cuts them"
     )
 
 
