@@ -37,8 +37,9 @@ def credential_values(env: Mapping[str, str], secrets: Iterable[str | None] = ()
 
 def is_credential(name: str, value: str, values: frozenset[str]) -> bool:
     """Whether the variable ``name=value`` holds one of Legato's credentials (``values`` from
-    ``credential_values``)."""
-    return name in LEGATO_CREDENTIALS or value.strip() in values
+    ``credential_values``): as its whole value, or inside a longer one (a header, a proxy's
+    address with the key as its password), as ``credential_in`` counts it."""
+    return name in LEGATO_CREDENTIALS or credential_in(value, values)
 
 
 def without_credentials(

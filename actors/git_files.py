@@ -67,7 +67,10 @@ def repositories(git: str) -> Iterator[str]:
 
 
 def _holding_head(folder: str, depth: int) -> Iterator[str]:
-    if depth == 0:
+    # A link (``.git/modules`` made one to the home folder by a command) leads to repositories
+    # that are not this one's: naming them would have Legato write their ``commondir`` and
+    # bind them, and search wherever the link leads.
+    if depth == 0 or os.path.islink(folder):
         return
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
@@ -85,8 +88,8 @@ def _holding_head(folder: str, depth: int) -> Iterator[str]:
 
 
 def configured_places(git: str, home: str) -> list[tuple[str, bool, str]]:
-    """(real path, is a folder, what it is) of the files and folders outside ``.git`` that git takes
-    programs from, as the repository's config and the user's global ones say: the files
+    """(real path, is a folder, what it is) of the files and folders besides ``CONTROLS`` that git
+    takes programs from, as the repository's config and the user's global ones say: the files
     ``include.path`` and ``includeIf.*.path`` name (config of the same power as
     ``.git/config``), and the hooks folder ``core.hooksPath`` names. Husky's hooks folder
     (``.husky/_``) runs the scripts beside it, so its parent counts as well.

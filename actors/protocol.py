@@ -149,6 +149,25 @@ DEFAULT_DENY_READ = (
     "~/Library/Application Support/Firefox",
     "~/.claude",  # the reference assistant's credentials and settings
     "~/.claude.json",
+    "~/.codex",  # other coding assistants' keys and sign-ins
+    "~/.gemini",
+    "~/.config/github-copilot",
+    "~/.aider.conf.yml",
+    # Hugging Face's token files only: the rest of ~/.cache/huggingface is the models' cache.
+    "~/.cache/huggingface/token",
+    "~/.cache/huggingface/stored_tokens",
+    "~/.huggingface",
+    "~/.config/configstore",  # Node CLIs' saved logins (firebase-tools and the like)
+    "~/.oci",
+    "~/.ibmcloud",
+    "~/.fly",
+    "~/.s3cfg",
+    "~/.config/rclone",
+    "~/.databrickscfg",
+    # Shell history: tokens typed on a command line (``export GITHUB_TOKEN=...``).
+    "~/.bash_history",
+    "~/.zsh_history",
+    "~/.local/share/fish/fish_history",
 )
 
 # Confined commands' limits when the settings do not say: enough for a parallel build (each

@@ -13,8 +13,10 @@ project counts: relative to the project root (where both run), absolute, ``~/...
 ``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
 by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
 creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
-``pkg/mod/__main__.py``) counts. What those programs import or read in turn cannot be known
-from the command, and is not covered. There is no status line command.
+``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. For a task
+runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
+What those programs import or read in turn cannot be known from the command, and is not
+covered. There is no status line command.
 """
 
 from __future__ import annotations
@@ -44,6 +46,30 @@ _MAX_SCRIPT = 64 * 1024
 SCRIPT_RUNNERS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php"}
 )
+# Task runners: the program is a known one, but what it runs is written in the project, in these
+# files (relative to the root, where hooks and servers run): ``npm run fmt`` runs
+# ``package.json``'s script with the shell ``.npmrc`` names, ``make fmt`` the Makefile's recipe.
+# Each counts where it exists; one a command creates where there was none is not covered.
+_NPM = ("package.json", ".npmrc")
+TASK_FILES: dict[str, tuple[str, ...]] = {
+    "npm": _NPM,
+    "pnpm": (*_NPM, "pnpm-workspace.yaml"),
+    "yarn": ("package.json", ".yarnrc", ".yarnrc.yml"),  # yarnPath: the yarn that runs
+    "bun": ("package.json", "bunfig.toml"),
+    "make": ("Makefile", "makefile", "GNUmakefile"),
+    "gmake": ("Makefile", "makefile", "GNUmakefile"),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml"),
+    "rake": ("Rakefile", "rakefile"),
+    "uv": ("pyproject.toml", "uv.toml", "uv.lock"),  # uv run installs what the lock names
+    "poetry": ("pyproject.toml",),
+    "hatch": ("pyproject.toml", "hatch.toml"),
+    "pdm": ("pyproject.toml",),
+    "tox": ("tox.ini", "pyproject.toml"),
+    "nox": ("noxfile.py",),
+    "cargo": ("Cargo.toml", "build.rs", ".cargo/config.toml", ".cargo/config"),
+    "pre-commit": (".pre-commit-config.yaml",),
+}
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
 _PROJECT_VARIABLE = re.compile(
@@ -103,7 +129,7 @@ def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -
     line = _PROJECT_VARIABLE.sub(lambda _: root, line)
     line = _HOME_VARIABLE.sub(lambda _: home, line)
     try:
-        words = shlex.split(line)
+        words = _words(line)
     except ValueError:  # an unclosed quote: the words as they stand
         words = line.split()
     program = True  # the word is where a program is named: first, or after an interpreter
@@ -124,12 +150,27 @@ def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -
         if word in _SEPARATORS:
             program = True
         elif program and not word.startswith("-") and not _ASSIGNMENT.match(word):
+            for name in TASK_FILES.get(os.path.basename(word), ()):
+                if (path := _inside(name, root, home)) is not None:
+                    yield path
             program = os.path.basename(word) in _INTERPRETERS
 
 
+def _words(line: str) -> list[str]:
+    """``line``'s words as a shell splits them, with ``;``, ``&&``, ``|`` words of their own
+    even when written against a word (``cd sub; make``): the program after one is found."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
 def _module_files(module: str) -> list[str]:
-    base = module.replace(".", "/")
-    return [f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
+    """What ``python -m module`` runs from the project: the module, and the ``__init__.py`` of
+    each package on the way, which Python runs first (``pkg/__init__.py`` for ``pkg.fmt``)."""
+    parts = module.split(".")
+    base = "/".join(parts)
+    packages = ["/".join(parts[:end]) + "/__init__.py" for end in range(1, len(parts))]
+    return [*packages, f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
 
 
 def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> str | None:

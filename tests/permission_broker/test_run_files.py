@@ -76,6 +76,7 @@ def run(command: str) -> PermissionRequest:
 def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) -> None:
     os.makedirs(os.path.join(root, "pkg", "fmt"))
     open(os.path.join(root, "pkg", "fmt", "__main__.py"), "w").close()
+    open(os.path.join(root, "pkg", "__init__.py"), "w").close()  # Python runs it first
     hooks = (
         HookGroup(
             event="PreToolUse",
@@ -90,6 +91,7 @@ def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) ->
     )
     found = files_that_run(root, os.path.dirname(root), hooks, (SERVER,))
     assert sorted(os.path.relpath(path, root) for path in found) == [
+        "pkg/__init__.py",
         "pkg/fmt/__main__.py",
         "scripts/fmt.sh",
         "src/a.py",
@@ -97,6 +99,38 @@ def test_the_files_are_found_in_hook_commands_and_server_arguments(root: str) ->
         "tools/server.toml",
     ]
     assert found[os.path.join(root, "tools/server.py")] == "the MCP server 'tools'"
+
+
+def test_a_task_runners_manifest_counts_where_it_exists(root: str) -> None:
+    names = ("package.json", ".npmrc", "Makefile", "justfile", "pyproject.toml", "uv.lock")
+    for name in (*names, "Cargo.toml"):
+        open(os.path.join(root, name), "w").close()
+    hooks = (
+        HookGroup(
+            event="Stop",
+            hooks=tuple(
+                HookCommand(command=line)
+                for line in (
+                    "npm run fmt",
+                    "cd sub; FMT=1 make -s fmt && just lint",
+                    "/usr/bin/env uv run ruff format",
+                    "echo make npm cargo",  # words, not programs
+                )
+            ),
+        ),
+    )
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        ".npmrc",
+        "Makefile",
+        "justfile",
+        "package.json",
+        "pyproject.toml",
+        "uv.lock",
+    ]
+    assert found[os.path.join(root, "Makefile")] == (
+        "the Stop hook 'cd sub; FMT=1 make -s fmt && just lint'"
+    )
 
 
 @pytest.mark.parametrize("mode", ["ask", "auto", "custom", "bypass"])

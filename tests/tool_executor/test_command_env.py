@@ -73,6 +73,15 @@ def test_no_name_lets_a_credential_through() -> None:
     env = {"OPENAI_API_KEY": "sk-1", "ASSISTANT_API_KEY": "sk-2", "COPY": "sk-2", "PATH": "/bin"}
     assert command_environment(env, passed=["OPENAI_API_KEY", "COPY"]) == {"PATH": "/bin"}
     assert command_environment({"A": " k ", "B": "x"}, secrets=["k", None]) == {"B": "x"}
+    # Inside a longer value, as a header or an address carries it, once it is as long as a key.
+    key = "sk-ant-0123456789abcdef"
+    inside = {
+        "ASSISTANT_API_KEY": key,
+        "MY_HEADER": f"Authorization: Bearer {key}",
+        "HTTPS_PROXY": f"http://me:{key}@proxy:3128",
+        "PATH": "/bin",
+    }
+    assert command_environment(inside) == {"PATH": "/bin"}
 
 
 def test_pass_env_in_the_settings_cannot_hand_a_command_legatos_key(project: Project) -> None:

@@ -143,6 +143,27 @@ async def test_a_submodules_repository_is_kept_like_the_main_one(tmp_path: Path)
     assert not (module / "hooks" / "pre-commit").exists()
 
 
+@pytest.mark.parametrize("nested", ["modules", "worktrees"])
+async def test_a_link_in_place_of_the_nested_repositories_folder_leads_nowhere(
+    tmp_path: Path, nested: str
+) -> None:
+    """``.git/modules`` made a link to the home folder: the repositories there are not the
+    project's. Before, every later command failed (bubblewrap cannot mount over the link),
+    the home was searched before each one, and a ``commondir`` was written in each."""
+    root = tmp_path / "p"
+    root.mkdir()
+    repository(root)
+    home = tmp_path / "p-home"
+    (home / "code" / "r").mkdir(parents=True)
+    git(home / "code" / "r", "init", "-q")
+    async with with_policy(root, answers=YES) as s:
+        linked, link_failed = await run(s, f"ln -s {home} .git/{nested}")
+        after, after_failed = await run(s, "echo still here")
+    assert not link_failed, linked
+    assert (after, after_failed) == ("still here", False)
+    assert not (home / "code" / "r" / ".git" / "commondir").exists()
+
+
 async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
     tmp_path: Path,
 ) -> None:
@@ -186,6 +207,41 @@ async def test_a_file_a_hook_or_an_mcp_server_runs_is_read_only_to_commands(
     assert "tools" in (tmp_path / ".mcp.json").read_text()
 
 
+async def test_what_a_hooks_task_runner_reads_its_tasks_from_is_read_only(
+    tmp_path: Path,
+) -> None:
+    """A hook that runs ``npm run fmt`` or ``make fmt`` runs what ``package.json`` or the
+    Makefile says, with the user's rights: a command that rewrote the task would run it."""
+    package = json.dumps({"scripts": {"fmt": "prettier -w ."}})
+    (tmp_path / "package.json").write_text(package)
+    (tmp_path / "Makefile").write_text("fmt:\n\ttrue\n")
+    (tmp_path / ".npmrc").write_text("fund=false\n")
+    hooks = {
+        "PostToolUse": [
+            {"hooks": [{"type": "command", "command": "npm run fmt"}]},
+            {"hooks": [{"type": "command", "command": "FMT=1 make -s fmt"}]},
+        ]
+    }
+    async with with_policy(tmp_path, answers=YES, hooks=hooks) as s:
+        for command in (
+            """sed -i 's/prettier -w ./touch pwned/' package.json""",
+            "printf 'fmt:\\n\\ttouch pwned\\n' > Makefile",
+            "echo 'script-shell=./evil.sh' >> .npmrc",  # npm runs scripts with this shell
+        ):
+            output, failed = await run(s, command)
+            assert failed, (command, output)
+        said, _ = await run(s, "echo '{}' > package.json")
+        other, other_failed = await run(s, "echo x > notes.txt && cat notes.txt")
+    assert (
+        "The sandbox refused 'package.json': it is read-only to commands (a hook or an MCP "
+        "server runs it, or runs what it says, outside the sandbox)" in said
+    ), said
+    assert (other, other_failed) == ("x", False)
+    assert (tmp_path / "package.json").read_text() == package
+    assert (tmp_path / "Makefile").read_text() == "fmt:\n\ttrue\n"
+    assert (tmp_path / ".npmrc").read_text() == "fund=false\n"
+
+
 async def test_where_every_project_server_is_trusted_mcp_json_cannot_be_created(
     tmp_path: Path,
 ) -> None:
@@ -227,6 +283,33 @@ async def test_what_gits_config_names_outside_git_is_read_only(tmp_path: Path) -
             assert failed, (command, output)
     assert (root / ".gitconfig.local").read_text() == ""  # kept from being created: empty
     assert (root / ".husky" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    assert not ran_planted(root)
+
+
+async def test_what_gits_config_names_inside_git_is_read_only_too(tmp_path: Path) -> None:
+    """A hooks folder and an included config kept in ``.git`` under names of their own are no
+    less git's than ``hooks/`` and ``config``."""
+    root = tmp_path / "p"
+    root.mkdir()
+    repository(root)
+    hooks = root / ".git" / "shared-hooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    git(root, "config", "core.hooksPath", ".git/shared-hooks")
+    git(root, "config", "include.path", "local.cfg")  # beside the config: .git/local.cfg
+    marker = tmp_path / "p-marker"
+    async with with_policy(root, answers=YES) as s:
+        for command in (
+            f"printf '[core]\\n\\tfsmonitor = \"touch {marker}; false\"\\n' > .git/local.cfg",
+            "echo 'touch pwned' >> .git/shared-hooks/pre-commit",
+            "echo 'touch pwned' > .git/shared-hooks/post-checkout",
+            "mv .git/shared-hooks .git/h && mkdir .git/shared-hooks",
+        ):
+            output, failed = await run(s, command)
+            assert failed, (command, output)
+    assert (root / ".git" / "local.cfg").read_text() == ""  # kept from being created: empty
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    assert not (hooks / "post-checkout").exists()
     assert not ran_planted(root)
 
 

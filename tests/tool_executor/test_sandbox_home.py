@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,25 @@ TOKEN_STORES = (
     ".claude/.credentials.json",
     ".config/legato/config.json",
     ".legato/projects/x/memory/MEMORY.md",
+    # Other assistants' and model hubs' keys, and the clouds and CLIs not named above.
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".config/github-copilot/apps.json",
+    ".aider.conf.yml",
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    ".huggingface/token",
+    ".config/configstore/firebase-tools.json",
+    ".oci/config",
+    ".ibmcloud/config.json",
+    ".fly/config.yml",
+    ".s3cfg",
+    ".config/rclone/rclone.conf",
+    ".databrickscfg",
+    # Shell history: tokens typed on a command line (export GITHUB_TOKEN=...).
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
 )
 
 
@@ -76,6 +96,8 @@ def plant(home: Path) -> None:
         (home / store).write_text(json.dumps({"apiKey": SECRET}))  # JSON: Legato reads one
         (home / store).chmod(0o600)
     (home / ".gitconfig").write_text("[user]\n\tname = t\n")
+    (home / ".cache/huggingface/hub").mkdir(parents=True)
+    (home / ".cache/huggingface/hub/model").write_text("weights\n")
 
 
 async def test_the_token_stores_of_the_home_folder_are_unreadable(tmp_path: Path) -> None:
@@ -84,11 +106,13 @@ async def test_the_token_stores_of_the_home_folder_are_unreadable(tmp_path: Path
     async with confined(project) as s:
         seen = [await run(s, f"cat {home / store}") for store in TOKEN_STORES]
         gitconfig, gitconfig_failed = await run(s, f"cat {home}/.gitconfig")
+        cached = await run(s, f"cat {home}/.cache/huggingface/hub/model")
         report = await s.executor.address.ask(DescribeSandbox())
     for store, (output, failed) in zip(TOKEN_STORES, seen, strict=True):
         assert failed and SECRET not in output, store
     # The rest of the home stays readable: toolchains read their settings there.
     assert (gitconfig, gitconfig_failed) == ("[user]\n\tname = t", False)
+    assert cached == ("weights", False)  # a model hub's cache, beside its hidden token
     said = "\n".join(report.enforces)
     assert "~/.config/gh" in said and "~/.git-credentials" in said and "~/.npmrc" in said
 
@@ -119,6 +143,81 @@ async def test_a_link_to_legatos_folder_named_in_allow_write_stays_unwritable(
     assert failed, output
     assert config.read_text() == "{}"
     assert any("allowWrite 'cache': not writable" in line for line in report.enforces)
+
+
+# Connects to an abstract socket (no path: no mount hides it) and prints what it read.
+CONNECT = """import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1].encode().replace(b"@", b"\\0", 1))
+except OSError as error:
+    print("refused:", error.strerror)
+else:
+    print("reached:", s.recv(64).decode())
+"""
+
+
+OWN = """import socket, subprocess, sys
+address = sys.argv[1].encode().replace(b"@", b"\\0", 1)
+server = socket.socket(socket.AF_UNIX)
+server.bind(address)
+server.listen(1)
+child = subprocess.Popen([sys.executable, "connect.py", sys.argv[1]])
+peer, _ = server.accept()
+peer.sendall(b"its own")
+child.wait()
+"""
+
+
+async def test_a_service_on_an_abstract_socket_cannot_be_reached(tmp_path: Path) -> None:
+    """X servers (Xwayland included) and older session buses listen in the abstract namespace,
+    which a mount cannot hide and which is shared while commands have the network."""
+    project, _ = project_and_home(tmp_path)
+    (project / "connect.py").write_text(CONNECT)
+    name = f"@legato-test-{uuid.uuid4().hex}"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(name.encode().replace(b"@", b"\0", 1))
+        server.listen(1)
+        server.setblocking(False)
+
+        async def answer() -> None:
+            while True:
+                await anyio.wait_readable(server)
+                peer, _ = server.accept()
+                with peer:
+                    peer.sendall(b"a keystroke into your terminal")
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(answer)
+            async with confined(project) as s:
+                output, _ = await run(s, f"python3 connect.py {name}")
+                # An abstract socket the command makes itself still works: its own
+                # processes talk to each other (a test server, a language server).
+                (project / "own.py").write_text(OWN)
+                own, _ = await run(s, f"python3 own.py {name}-own")
+                report = await s.executor.address.ask(DescribeSandbox())
+            tasks.cancel_scope.cancel()
+    assert output.startswith("refused:"), output
+    assert own == "reached: its own"
+    assert any(line.startswith("unreachable: abstract Unix sockets") for line in report.enforces)
+
+
+PYTHON = os.path.realpath(sys.executable)
+
+
+async def test_where_legatos_interpreter_is_hidden_commands_run_without_the_scope(
+    tmp_path: Path,
+) -> None:
+    """A denyRead folder that holds Legato's interpreter: the launcher cannot run inside, so
+    commands run as before, and the doctor says abstract sockets stay reachable."""
+    project, _ = project_and_home(tmp_path)
+    async with confined(project, sandbox={"denyRead": [os.path.dirname(PYTHON)]}) as s:
+        output, failed = await run(s, "echo ran")
+        report = await s.executor.address.ask(DescribeSandbox())
+    assert (output, failed) == ("ran", False)
+    said = "\n".join(report.enforces)
+    assert "! abstract Unix sockets outside the command (X servers, some buses) stay" in said
+    assert f"Legato's {PYTHON} is hidden from commands" in said
 
 
 @pytest.fixture(params=["tmp", "home"])

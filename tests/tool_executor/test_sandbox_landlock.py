@@ -24,6 +24,7 @@ from actors.tool_executor.sandbox.places import DEVICES
 from actors.tool_executor.sandbox.session import PARTLY_ENFORCED, REMEDY_LINUX
 from tests.tool_executor.harness import Person, with_policy
 from tests.tool_executor.sandbox_setup import needs_landlock
+from tests.tool_executor.test_sandbox_home import CONNECT
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -395,7 +396,7 @@ def test_a_ruleset_asks_only_for_what_the_abi_knows(
     version: int, fs: int, net: int, scoped: int, attr: int
 ) -> None:
     assert landlock.handled(version, network=False) == (fs, net, scoped)
-    assert landlock.handled(version, network=True) == (fs, 0, scoped & landlock.SCOPE_SIGNAL)
+    assert landlock.handled(version, network=True) == (fs, 0, scoped)
     assert len(landlock.ruleset_attr(version, fs, net, scoped)) == attr
 
 
@@ -490,3 +491,19 @@ async def test_the_token_stores_and_the_limits_hold_under_landlock(
     assert small == "took 64"
     assert names == "[][]"
     assert any(line.startswith("a private /tmp: Landlock cannot") for line in report.not_enforced)
+
+
+async def test_from_abi_6_an_abstract_socket_outside_is_unreachable_with_the_network_on(
+    tmp_path: Path, failing_bwrap: str
+) -> None:
+    if landlock.abi() < 6:
+        pytest.skip("Landlock's scope of abstract sockets needs ABI 6")
+    root = project_in(tmp_path)
+    (root / "connect.py").write_text(CONNECT)
+    name = f"@legato-test-{uuid.uuid4().hex}"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(name.encode().replace(b"@", b"\0", 1))
+        server.listen(1)
+        async with under_landlock(root, failing_bwrap) as s:
+            output, _ = await run(s, f"python3 connect.py {name}")
+    assert output.startswith("refused:"), output

@@ -37,7 +37,9 @@ def git_protected(
 ) -> tuple[list[tuple[str, bool]], list[str]]:
     """What must be read-only for git's sake in ``project`` (existing, or sealed where
     missing, with whether it is a folder), and the folders to fix in place: ``.git``'s own
-    files (``git_controls``), and what git's config and hooks name in the working tree."""
+    files (``git_controls``), and what git's config and hooks name in the project: in the
+    working tree, or in ``.git`` under a name of its own (``core.hooksPath = .git/my-hooks``,
+    an ``include.path`` beside the config), which ``git_controls`` does not know."""
     git = os.path.join(project, ".git")
     if os.path.islink(git):
         notes.append(
@@ -51,7 +53,7 @@ def git_protected(
     wanted += [
         (path, is_folder)
         for path, is_folder, _ in configured_places(git, home)
-        if within(path, project) and not within(path, git)
+        if within(path, project)
     ]
     named = files_git_hooks_name(project, home, hook_folders(git, home))
     wanted += [(path, False) for path in named]

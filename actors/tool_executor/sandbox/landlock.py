@@ -39,6 +39,7 @@ import anyio
 
 from actors.tool_executor.sandbox import launcher
 from actors.tool_executor.sandbox.places import DEVICES, UNREADABLE, within
+from actors.tool_executor.sandbox.scope import SCOPE_ABSTRACT_UNIX_SOCKET
 
 if TYPE_CHECKING:
     from actors.tool_executor.sandbox.layout import Layout
@@ -56,7 +57,6 @@ _FS_SINCE = ((5, (1 << 16) - 1), (3, (1 << 15) - 1), (2, (1 << 14) - 1), (1, (1 
 READ = EXECUTE | READ_FILE | READ_DIR
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV  # all a file's rule may hold
 NET_TCP = (1 << 0) | (1 << 1)  # bind and connect (ABI 4)
-SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 SCOPE_SIGNAL = 1 << 1  # ABI 6: no signal to a process outside the command
 CREATE_RULESET_VERSION = 1 << 0
 RULE_PATH_BENEATH = 1
@@ -83,7 +83,9 @@ def handled(version: int, network: bool) -> tuple[int, int, int]:
     net = NET_TCP if version >= 4 and not network else 0
     scoped = 0
     if version >= 6:
-        scoped = SCOPE_SIGNAL if network else SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET
+        # Abstract sockets whatever the network: no path hides them, and an X server listens
+        # there. The command's own processes still reach each other's.
+        scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET
     return fs, net, scoped
 
 

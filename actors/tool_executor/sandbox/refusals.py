@@ -169,7 +169,7 @@ def _place(path: str, place: str, is_folder: bool, layout: Layout) -> str:
 def _why_read_only(place: str, layout: Layout) -> str:
     name = os.path.relpath(place, layout.writable[0])
     if any(within(run, place) for run in layout.runs):
-        return "a hook or an MCP server runs it outside the sandbox"
+        return "a hook or an MCP server runs it, or runs what it says, outside the sandbox"
     if name == ".mcp.json":
         return "the project's MCP servers, which run outside the sandbox"
     if name == ".legato" or name.startswith(".legato/"):

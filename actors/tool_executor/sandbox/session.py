@@ -36,6 +36,7 @@ from actors.tool_executor.sandbox.places import (
 )
 from actors.tool_executor.sandbox.probe import Trial, try_bwrap
 from actors.tool_executor.sandbox.words import (
+    abstract_sockets,
     bubblewrap_enforces,
     landlock_enforces,
     landlock_not_enforced,
@@ -122,6 +123,8 @@ class Sandbox:
         self._warned = False
         self._tmpdir: str | None = None
         self._skipped = Skipped()
+        # Landlock's scope of abstract sockets, applied inside bubblewrap (scope.py).
+        self._scope: int | None = None
 
     async def confinement(self, cwd: str) -> Confinement:
         """What a command starting in ``cwd`` runs under: nothing when commands run unconfined."""
@@ -151,8 +154,17 @@ class Sandbox:
             assert bwrap is not None  # bubblewrap was found, and works
             assert self._settings is not None  # else nothing was found to confine with
             args = bwrap_args(plan, os.path.realpath(cwd))
+            fds: tuple[int, ...] = ()
+            scoped: tuple[str, ...] = ()
+            if self._scope is not None:
+                from actors.tool_executor.sandbox.scope import hidden_launcher, scoped_argv
+
+                if hidden_launcher(plan) is None:  # else it could not run: the doctor says
+                    fds = (os.dup(self._scope),)  # the command's copy; run_group closes it
+                    scoped = scoped_argv(fds[0])
             return Confinement(
-                (bwrap, "--info-fd", INFO_FD, *args, "--"),
+                (bwrap, "--info-fd", INFO_FD, *args, "--", *scoped),
+                fds=fds,
                 parent=True,
                 layout=plan,
                 limits=limits(self._settings, namespaced=True),
@@ -272,6 +284,9 @@ class Sandbox:
         """Remove the session's TMPDIR and what commands left in it."""
         if self._rulesets is not None:
             self._rulesets.close()
+        if self._scope is not None:
+            os.close(self._scope)
+            self._scope = None
         if self._landlock is not None and self._landlock.launcher is not None:
             await anyio.to_thread.run_sync(self._landlock.launcher.remove)
         for folder in (self._tmpdir, self._bwrap_copy):
@@ -323,6 +338,7 @@ class Sandbox:
                 self._bwrap = bwrap
             self._trial = await try_bwrap(bwrap, named=named)
             if self._trial.works:
+                self._scope = await anyio.to_thread.run_sync(_try_scope, bwrap)
                 return _Found("bubblewrap")
             bwrap_failed = str(self._trial.reason)
         # Loaded only where bubblewrap cannot run: it brings _ctypes and py_compile, which a
@@ -393,6 +409,14 @@ class Sandbox:
         )
         if self._found.mechanism == "seatbelt":
             lines = seatbelt_enforces(lines)
+        else:
+            hidden = None
+            if self._scope is not None:
+                from actors.tool_executor.sandbox.scope import hidden_launcher
+
+                hidden = hidden_launcher(shown)
+            scoped = self._scope is not None and hidden is None
+            lines.append(abstract_sockets(scoped=scoped, network=shown.network, hidden=hidden))
         if self._files.capped:
             lines.append(f"! blocked files past the first {LIMIT:,} entries are not hidden")
         lines += [f"! {note}" for note in self._skipped.notes]
@@ -402,6 +426,13 @@ class Sandbox:
         if self._tmpdir is None:
             self._tmpdir = await anyio.to_thread.run_sync(_make_tmpdir)
         return self._tmpdir
+
+
+def _try_scope(bwrap: str) -> int | None:
+    # Imported in the worker thread: it loads _ctypes, which the event loop need not wait for.
+    from actors.tool_executor.sandbox.scope import try_scope
+
+    return try_scope(bwrap)
 
 
 def _make_tmpdir() -> str:

@@ -51,7 +51,8 @@ def unreadable(layout: Layout, home: str) -> list[str]:
         f"unreadable here: {', '.join(shown) or 'nothing'}",
         f"unreadable wherever they appear: the {len(DEFAULT_DENY_READ)} places where tokens live "
         "that Legato always hides (gh, git's credential store, npm, yarn, PyPI, cargo, netrc, "
-        "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, Legato's own; "
+        "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, other assistants', "
+        "Hugging Face's token, shell history, Legato's own; "
         "docs/security.md lists them); sandbox.denyRead adds to them",
         "readable: everything else, the rest of your home folder included",
     ]
@@ -68,6 +69,27 @@ def _temporary(layout: Layout) -> str:
     return (
         f"private: {', '.join(layout.private)} empty and read-only (other programs' sockets and "
         "files there unreachable, tmux's and screen's included); TMUX and STY unset"
+    )
+
+
+def abstract_sockets(*, scoped: bool, network: bool, hidden: str | None = None) -> str:
+    """Whether a bubblewrap command reaches abstract Unix sockets outside it (scope.py);
+    ``hidden``: the launcher's file the sandbox hides, which keeps the scope off."""
+    if scoped:
+        return (
+            "unreachable: abstract Unix sockets outside the command (X servers, some buses), "
+            "by Landlock's scope; its own processes still reach each other's"
+        )
+    if not network:
+        return "unreachable: abstract Unix sockets (the command has a network of its own)"
+    why = (
+        f"Legato's {hidden} is hidden from commands, so Landlock's scope cannot run inside"
+        if hidden is not None
+        else "Landlock's scope needs Linux 6.12, and Legato's interpreter inside the sandbox"
+    )
+    return (
+        "! abstract Unix sockets outside the command (X servers, some buses) stay reachable: "
+        f"{why}; sandbox.network false cuts them"
     )
 
 
@@ -120,6 +142,8 @@ def landlock_enforces(
     ]
     if settings.network:
         lines.append("network: allowed")
+        if version >= 6:
+            lines.append(abstract_sockets(scoped=True, network=True))
     elif version >= 4:
         abstract = " and abstract Unix sockets" if version >= 6 else ""
         lines.append(f"network: TCP (bind and connect){abstract} refused (sandbox.network false)")
