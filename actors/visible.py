@@ -15,6 +15,7 @@ import re
 import sys
 from typing import IO, TYPE_CHECKING, Any, ParamSpec, TextIO, cast
 
+from actors.counts import counted
 from actors.tool_names import short_name
 
 if TYPE_CHECKING:
@@ -33,9 +34,25 @@ ONE_LINE = 100  # arguments whose JSON fits on a line this long are shown on one
 # A tab cannot paint, only move the cursor to the next tab stop: in text of many lines it is
 # the file's own spacing and stays; in a one-line field it is escaped with the newline, since
 # there it could push the rest of a line out of sight.
+# Also the characters a terminal draws as nothing at all, which can hide text between two that
+# are seen: the zero-width space, word joiner and invisible operators, the byte order mark, the
+# Mongolian vowel separator, the soft hyphen, the Hangul fillers (drawn blank), the interlinear
+# annotation marks and the tag characters (which spell out a whole text no one sees).
 _UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
+    "\u2028\u2029\u202a-\u202e\u2060-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]"
 )
+# Joiners and variation selectors change how the character before them is drawn (an emoji's
+# colour, a ligature in Persian or Devanagari): in prose they stay. In a one-line field and in
+# a command they are escaped too: there they can only make two texts that differ look alike.
+_JOINERS = re.compile("[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+BLANK_LINES = 2  # blank lines in a row a command shows before they are counted instead
+BLANK_COLUMNS = 32  # columns of spaces and tabs in a row a command shows before they are counted
+_BLANK_RUN = re.compile(rf"\n(?:[ \t]*\n){{{BLANK_LINES + 1},}}")
+# The fewest characters that could fill more than BLANK_COLUMNS: all tabs.
+_SPACE_RUN = re.compile(rf"[ \t]{{{BLANK_COLUMNS // 8 + 1},}}")
 
 
 def project_relative(text: str, root: str) -> str:
@@ -57,7 +74,35 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
     Each character is escaped on its own, so text that arrives in pieces (a streamed answer
     whose escape sequence is split between two deltas) is escaped the same as when whole."""
     escaped = _UNSAFE.sub(_escape, text)
-    return escaped.replace("\n", "\\n").replace("\t", "\\t") if newlines else escaped
+    if not newlines:
+        return escaped
+    escaped = _JOINERS.sub(_escape, escaped)
+    return escaped.replace("\n", "\\n").replace("\t", "\\t")
+
+
+def shown_command(command: str) -> str:
+    """A command as a person approving it sees it: each of its lines, every control and
+    joiner escaped, and a run of blank lines, or of spaces and tabs, long enough to push the
+    rest of the command out of sight (below the screen's last row, past its right edge)
+    shown as a count, ``[… 1,998 blank lines]``: the command a person approves is all in view.
+    """
+    escaped = _JOINERS.sub(_escape, escape_controls(command))
+    escaped = _BLANK_RUN.sub(_blank_lines, escaped)
+    return _SPACE_RUN.sub(_blank_columns, escaped)
+
+
+def _blank_lines(match: re.Match[str]) -> str:
+    blank = match.group().count("\n") - 1
+    return f"\n[… {counted(blank, 'blank line')}]\n"
+
+
+def _blank_columns(match: re.Match[str]) -> str:
+    run = match.group()
+    tabs = run.count("\t")
+    if len(run) + 7 * tabs <= BLANK_COLUMNS:  # a tab is up to eight columns
+        return run
+    what = [counted(n, noun) for n, noun in ((len(run) - tabs, "space"), (tabs, "tab")) if n]
+    return f"[… {' and '.join(what)}]"
 
 
 class VisibleStream:
@@ -109,7 +154,9 @@ def _escape(match: re.Match[str]) -> str:
     if char == "\r":  # the one a person knows by name, in the spelling they know
         return "\\r"
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def call_target(request: PermissionRequest) -> str:

@@ -34,7 +34,13 @@ from actors.protocol import (
     ToolOutput,
     ToolStarted,
 )
-from actors.visible import argument_lines, call_target, escape_controls, project_relative
+from actors.visible import (
+    argument_lines,
+    call_target,
+    escape_controls,
+    project_relative,
+    shown_command,
+)
 from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
 
 if TYPE_CHECKING:
@@ -48,6 +54,10 @@ if TYPE_CHECKING:
 
 TAIL_LINES = 4  # output lines shown under a running tool
 DIFF_LINES = 40  # diff lines shown for an edit before "… more"
+# The live part is a few rows above the prompt: a running call's target and the question's
+# one-line summary are cut there, saying so; the whole is in the lines printed above them.
+LIVE_TARGET = 40
+SUMMARY_TARGET = 60
 _PADDING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 _HEADERS = {
     "read": "Read file",
@@ -185,8 +195,16 @@ class TurnView:
 
     @staticmethod
     def summary(request: PermissionRequest) -> str:
-        """One line: what the request wants ("Run command  npm test")."""
-        return f"{_header(request)}  {_target(request)}"
+        """One line: what the request wants ("Run command  npm test"). A command of several
+        lines has them as ``\\n``. A long target keeps its start and its end, where a command's
+        last word is, and says it was cut: the question printed above holds it all, and this
+        line is drawn where a wider one would be cut at the screen's edge."""
+        target = _target(request).replace("\n", "\\n").replace("\t", "\\t")
+        if len(target) > SUMMARY_TARGET:
+            length = counted(len(target), "character")
+            head, tail = target[: SUMMARY_TARGET // 2], target[-SUMMARY_TARGET // 2 :]
+            target = f"{head}…{tail}  ({length}, all above)"
+        return f"{_header(request)}  {target}"
 
     def question(
         self,
@@ -327,7 +345,7 @@ class TurnView:
         for run in self.running.values():
             asking = run.asked_since is not None
             note = "waiting for your answer" if asking else f"{run.elapsed(now):.1f} s"
-            parts.append(self._tool_line("●", "legato.accent", run, note))
+            parts.append(self._tool_line("●", "legato.accent", run, note, cut=LIVE_TARGET))
             for line in run.lines():
                 parts.append(
                     Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
@@ -369,8 +387,16 @@ class TurnView:
     def _first_line(self, text: str) -> str:
         return escape_controls(_first_line(project_relative(text, self.root)), newlines=True)
 
-    def _tool_line(self, mark: str, style: str, run: _Running, note: str) -> Text:
-        target = _call("", run.summary)
+    def _tool_line(
+        self, mark: str, style: str, run: _Running, note: str, *, cut: int | None = None
+    ) -> Text:
+        """``✓ Bash(make test)  0.4 s``; ``cut``: the target at most that long, for the live
+        part (a command of thousands of characters would fill the screen and push its own
+        question out of sight)."""
+        summary = run.summary
+        if cut is not None and len(summary) > cut:
+            summary = summary[: cut - 1] + "…"
+        target = _call("", summary)
         return Text.assemble(
             (f"{mark} ", style), (run.name, "bold"), f"{target}  ", (note, "legato.muted")
         )
@@ -471,6 +497,6 @@ def _target(request: PermissionRequest) -> str:
     # A file's name comes from the repository or the model, a command from the model: neither
     # may reach the terminal as control sequences.
     if request.kind == "run":
-        return escape_controls(request.command or "")
+        return shown_command(request.command or "")
     paths = [p.rstrip("/") + "/" for p in request.paths] if request.folder else request.paths
     return escape_controls(", ".join(paths), newlines=True)

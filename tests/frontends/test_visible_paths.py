@@ -63,6 +63,17 @@ def test_escape_controls_shows_each_control_and_keeps_what_cannot_paint() -> Non
     assert escape_controls("café 👩\u200d💻") == "café 👩\u200d💻"
 
 
+def test_characters_drawn_as_nothing_are_shown_and_joiners_stay_in_prose() -> None:
+    # A zero-width space, a word joiner, a byte order mark, a Hangul filler and a text spelt in
+    # tag characters: each would hide text between two characters that are seen.
+    hidden = "rm\u200b \u2060-rf\ufeff \u3164/" + "".join(chr(0xE0000 + ord(c)) for c in "hi")
+    assert escape_controls(hidden) == ("rm\\u200b \\u2060-rf\\ufeff \\u3164/\\U000e0068\\U000e0069")
+    # Joiners and variation selectors shape the emoji before them: kept in prose, shown in a
+    # one-line field, where they could only make two names look alike.
+    assert escape_controls("👩\u200d💻 ❤\ufe0f") == "👩\u200d💻 ❤\ufe0f"
+    assert escape_controls("a\u200dpp\ufe0f", newlines=True) == "a\\u200dpp\\ufe0f"
+
+
 def test_a_sequence_split_between_two_pieces_is_escaped_as_if_whole() -> None:
     whole = f"see {CLIPBOARD} and {TITLE}"
     for at in range(len(whole)):
