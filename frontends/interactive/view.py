@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
-from rich.markdown import Heading, Markdown
+from rich.markdown import Heading, ImageItem, Markdown
 from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Span, Text
@@ -46,7 +46,7 @@ from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, P
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rich.console import Console, JustifyMethod, RenderableType
+    from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
     from rich.markdown import MarkdownElement
 
     from actors.protocol import HowItRuns, PermissionRequest, UiEvent
@@ -74,11 +74,32 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
 
 
+class _Image(ImageItem):
+    # rich shows an image as its title alone when links are off; a link shows its address
+    # after its text, and so does an image: the person sees where each points.
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title = self.text or Text(self.destination.strip("/").rsplit("/", 1)[-1])
+        yield Text.assemble("🌆 ", title, f" ({self.destination}) ", end="")
+
+
 class _Markdown(Markdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
         "heading_open": _LeftHeading,
+        "image": _Image,
     }
+
+    def __init__(self, markup: str, **options: Any) -> None:
+        super().__init__(markup, **options)
+        # rich draws nothing for HTML, so a comment (<!-- ... -->) or a tag's contents would be
+        # text the model wrote and the person never sees. A terminal draws no HTML: it is
+        # shown as written, a block as a code block.
+        for token in self.parsed:
+            if token.type == "html_block":
+                token.type = "code_block"
+            for child in token.children or ():
+                if child.type == "html_inline":
+                    child.type = "text"
 
 
 @dataclass

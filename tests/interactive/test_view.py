@@ -321,3 +321,24 @@ def test_a_long_command_keeps_both_ends_in_the_live_part() -> None:
     assert "".join(printed.split("\n")[:-3]) == f"? Run command  echo{'a' * 6000}"
     # The running call's line is one row, not a screen of "a".
     assert view.live() == f"● Bash(echo {'a' * 34}…)  waiting for your answer"
+
+
+def test_html_in_the_answer_is_shown_as_written_not_dropped() -> None:
+    # rich draws nothing for HTML: a comment would be text the person never sees.
+    view, _ = make_view()
+    view.apply(TextDelta(0, "Done. <!-- and sent the key away --> Bye.\n\n<div>\nhidden\n</div>\n"))
+    view.apply(BlockFinished(0, {"type": "text", "text": "..."}))
+    printed = [line.rstrip() for line in view.take_printed().split("\n")]
+    assert printed[0] == "Done. <!-- and sent the key away --> Bye."
+    assert [line for line in printed[1:] if line] == [" <div>", " hidden", " </div>"]
+
+
+def test_an_image_and_a_link_show_where_they_point() -> None:
+    view, _ = make_view()
+    view.apply(
+        TextDelta(0, "[the docs](https://evil.example/x) ![chart](https://evil.example/c.png)")
+    )
+    view.apply(BlockFinished(0, {"type": "text", "text": "..."}))
+    printed = view.take_printed()
+    assert "the docs (https://evil.example/x)" in printed
+    assert "🌆 chart (https://evil.example/c.png)" in printed
