@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from typing import IO, TYPE_CHECKING, Any, ParamSpec, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, ParamSpec, TextIO, TypeVar, cast
 
 from actors.counts import counted
 from actors.tool_names import short_name
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from actors.protocol import PermissionRequest
 
 P = ParamSpec("P")
+R = TypeVar("R")
 
 ARGUMENT_LINES = 20  # of the arguments' JSON shown before "… more"
 ARGUMENT_CHARS = 2000
@@ -125,12 +126,12 @@ class VisibleStream:
         return getattr(self.stream, name)
 
 
-def printed_visibly(command: Callable[P, int]) -> Callable[P, int]:
+def printed_visibly(command: Callable[P, R]) -> Callable[P, R]:
     """A command whose printed report, errors and warnings included, go out through
     ``VisibleStream``: ``sys.stdout`` and ``sys.stderr`` are wrapped while it runs."""
 
     @functools.wraps(command)
-    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         stdout, stderr = sys.stdout, sys.stderr
         sys.stdout = cast("TextIO", VisibleStream(stdout))
         sys.stderr = cast("TextIO", VisibleStream(stderr))
