@@ -51,9 +51,12 @@ _JOINERS = re.compile("[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 BLANK_LINES = 2  # blank lines in a row a command shows before they are counted instead
 BLANK_COLUMNS = 32  # columns of spaces and tabs in a row a command shows before they are counted
-_BLANK_RUN = re.compile(rf"\n(?:[ \t]*\n){{{BLANK_LINES + 1},}}")
+# What a terminal draws as blank: the space and the tab, and the Unicode spaces (no-break, the
+# typographic ones, the ideographic space two columns wide, the blank Braille pattern).
+_BLANK = " \t\xa0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000"
+_BLANK_RUN = re.compile(rf"\n(?:[{_BLANK}]*\n){{{BLANK_LINES + 1},}}")
 # The fewest characters that could fill more than BLANK_COLUMNS: all tabs.
-_SPACE_RUN = re.compile(rf"[ \t]{{{BLANK_COLUMNS // 8 + 1},}}")
+_SPACE_RUN = re.compile(rf"[{_BLANK}]{{{BLANK_COLUMNS // 8 + 1},}}")
 
 
 def project_relative(text: str, root: str) -> str:
@@ -100,7 +103,8 @@ def _blank_lines(match: re.Match[str]) -> str:
 def _blank_columns(match: re.Match[str]) -> str:
     run = match.group()
     tabs = run.count("\t")
-    if len(run) + 7 * tabs <= BLANK_COLUMNS:  # a tab is up to eight columns
+    # A tab is up to eight columns, an ideographic space two.
+    if len(run) + 7 * tabs + run.count("\u3000") <= BLANK_COLUMNS:
         return run
     what = [counted(n, noun) for n, noun in ((len(run) - tabs, "space"), (tabs, "tab")) if n]
     return f"[… {' and '.join(what)}]"

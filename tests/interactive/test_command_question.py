@@ -24,6 +24,7 @@ COMMANDS = {
     "blank lines": "echo ok" + "\n" * 2000 + HIDDEN,
     "spaces": "echo ok" + " " * 8000 + "; " + HIDDEN,
     "tabs": "echo ok" + "\t" * 1000 + "; " + HIDDEN,
+    "ideographic spaces": "echo ok" + "\u3000" * 4000 + "; " + HIDDEN,
     "a long line": "echo " + "a" * 6000 + "; " + HIDDEN,
 }
 
