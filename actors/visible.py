@@ -73,14 +73,16 @@ def project_relative(text: str, root: str) -> str:
 
 def escape_controls(text: str, *, newlines: bool = False) -> str:
     """``text`` with every character that could paint the terminal shown as an escape;
-    ``newlines``: a newline and a tab are escaped too, for text that must stay on one line.
+    ``newlines``: for text that must stay on one line (a command, a path, an MCP server's
+    arguments), a newline, a tab and the joiners are escaped too, and a run of blanks wide
+    enough to push the rest of the line out of sight is shown as a count (``shown_command``).
 
     Each character is escaped on its own, so text that arrives in pieces (a streamed answer
     whose escape sequence is split between two deltas) is escaped the same as when whole."""
     escaped = _UNSAFE.sub(_escape, text)
     if not newlines:
         return escaped
-    escaped = _JOINERS.sub(_escape, escaped)
+    escaped = _SPACE_RUN.sub(_blank_columns, _JOINERS.sub(_escape, escaped))
     return escaped.replace("\n", "\\n").replace("\t", "\\t")
 
 
