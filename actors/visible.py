@@ -75,7 +75,7 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
     """``text`` with every character that could paint the terminal shown as an escape;
     ``newlines``: for text that must stay on one line (a command, a path, an MCP server's
     arguments), a newline, a tab and the joiners are escaped too, and a run of blanks wide
-    enough to push the rest of the line out of sight is shown as a count (``shown_command``).
+    enough to push the rest of the line out of sight is shown as a count (``shown_for_approval``).
 
     Each character is escaped on its own, so text that arrives in pieces (a streamed answer
     whose escape sequence is split between two deltas) is escaped the same as when whole."""
@@ -86,13 +86,13 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
     return escaped.replace("\n", "\\n").replace("\t", "\\t")
 
 
-def shown_command(command: str) -> str:
-    """A command as a person approving it sees it: each of its lines, every control and
-    joiner escaped, and a run of blank lines, or of spaces and tabs, long enough to push the
-    rest of the command out of sight (below the screen's last row, past its right edge)
-    shown as a count, ``[… 1,998 blank lines]``: the command a person approves is all in view.
+def shown_for_approval(text: str) -> str:
+    """Text of many lines a person approves (a command, the diff of a write) as they see it:
+    each of its lines, every control and joiner escaped, and a run of blank lines, or of
+    blanks, long enough to push the rest out of sight (below the screen's last row, past its
+    right edge) shown as a count, ``[… 1,998 blank lines]``: what is approved is all in view.
     """
-    escaped = _JOINERS.sub(_escape, escape_controls(command))
+    escaped = _JOINERS.sub(_escape, escape_controls(text))
     escaped = _BLANK_RUN.sub(_blank_lines, escaped)
     return _SPACE_RUN.sub(_blank_columns, escaped)
 
@@ -108,7 +108,9 @@ def _blank_columns(match: re.Match[str]) -> str:
     # A tab is up to eight columns, an ideographic space two.
     if len(run) + 7 * tabs + run.count("\u3000") <= BLANK_COLUMNS:
         return run
-    what = [counted(n, noun) for n, noun in ((len(run) - tabs, "space"), (tabs, "tab")) if n]
+    spaces = run.count(" ")
+    kinds = ((spaces, "space"), (tabs, "tab"), (len(run) - spaces - tabs, "Unicode blank"))
+    what = [counted(n, noun) for n, noun in kinds if n]
     return f"[… {' and '.join(what)}]"
 
 

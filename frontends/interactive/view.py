@@ -39,7 +39,7 @@ from actors.visible import (
     call_target,
     escape_controls,
     project_relative,
-    shown_command,
+    shown_for_approval,
 )
 from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
 
@@ -261,8 +261,10 @@ class TurnView:
         if warning:
             lines.append(Text(f"    ⚠ {escape_controls(warning)}", "legato.warn"))
         if request.preview:
-            # The diff shows what the model would write: tabs stay spacing, the rest is escaped.
-            lines.append(self._diff(escape_controls(request.preview.replace("\t", "    "))))
+            # The diff shows what the model would write: tabs stay spacing, the rest is escaped,
+            # and a long run of blanks (rich wraps at spaces, not at a blank Braille pattern)
+            # is counted.
+            lines.append(self._diff(shown_for_approval(request.preview.replace("\t", "    "))))
         for line in lines:
             self._print(line)
 
@@ -518,6 +520,6 @@ def _target(request: PermissionRequest) -> str:
     # A file's name comes from the repository or the model, a command from the model: neither
     # may reach the terminal as control sequences.
     if request.kind == "run":
-        return shown_command(request.command or "")
+        return shown_for_approval(request.command or "")
     paths = [p.rstrip("/") + "/" for p in request.paths] if request.folder else request.paths
     return escape_controls(", ".join(paths), newlines=True)

@@ -31,7 +31,7 @@ from actors.protocol import (
     TurnOutcome,
     Usage,
 )
-from actors.visible import VisibleStream, escape_controls, printed_visibly, shown_command
+from actors.visible import VisibleStream, escape_controls, printed_visibly, shown_for_approval
 from frontends.config_command import hook_lines
 from frontends.headless.render import JsonRenderer, TextRenderer
 from frontends.interactive.mcp import listing as mcp_listing
@@ -75,16 +75,16 @@ def test_characters_drawn_as_nothing_are_shown_and_joiners_stay_in_prose() -> No
 
 
 def test_a_command_counts_the_blank_runs_that_would_push_the_rest_out_of_sight() -> None:
-    assert shown_command("make\n\n\nls") == "make\n\n\nls"  # two blank lines are shown
-    assert shown_command("make\n \n\t\n\nls") == "make\n[… 3 blank lines]\nls"
-    assert shown_command("a" + " " * 32 + "b") == "a" + " " * 32 + "b"
-    assert shown_command("a" + " " * 33 + "b") == "a[… 33 spaces]b"
-    assert shown_command("a" + "\t" * 4 + " b") == "a[… 1 space and 4 tabs]b"
+    assert shown_for_approval("make\n\n\nls") == "make\n\n\nls"  # two blank lines are shown
+    assert shown_for_approval("make\n \n\t\n\nls") == "make\n[… 3 blank lines]\nls"
+    assert shown_for_approval("a" + " " * 32 + "b") == "a" + " " * 32 + "b"
+    assert shown_for_approval("a" + " " * 33 + "b") == "a[… 33 spaces]b"
+    assert shown_for_approval("a" + "\t" * 4 + " b") == "a[… 1 space and 4 tabs]b"
     # Unicode's blanks too: the ideographic space (two columns), the blank Braille pattern.
-    assert shown_command("a" + "\u3000" * 17 + "b\u2800" + "\u2800" * 40) == (
-        "a[… 17 spaces]b[… 41 spaces]"
+    assert shown_for_approval("a" + "\u3000" * 17 + "b\u2800" + "\u2800" * 40) == (
+        "a[… 17 Unicode blanks]b[… 41 Unicode blanks]"
     )
-    assert shown_command("rm -rf \u200d~/x\r") == "rm -rf \\u200d~/x\\r"
+    assert shown_for_approval("rm -rf \u200d~/x\r") == "rm -rf \\u200d~/x\\r"
 
 
 def test_a_sequence_split_between_two_pieces_is_escaped_as_if_whole() -> None:
