@@ -222,9 +222,11 @@ class TurnView:
         line is drawn where a wider one would be cut at the screen's edge."""
         target = _target(request).replace("\n", "\\n").replace("\t", "\\t")
         if len(target) > SUMMARY_TARGET:
-            length = counted(len(target), "character")
             head, tail = target[: SUMMARY_TARGET // 2], target[-SUMMARY_TARGET // 2 :]
-            target = f"{head}…{tail}  ({length}, all above)"
+            cut = f"{head}…{tail}"
+            # A path's middle is folders; a command's can be what it runs: say how much.
+            length = counted(len(target), "character")
+            target = f"{cut}  ({length}, all above)" if request.kind == "run" else cut
         return f"{_header(request)}  {target}"
 
     def question(

