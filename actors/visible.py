@@ -35,6 +35,7 @@ ONE_LINE = 100  # arguments whose JSON fits on a line this long are shown on one
 # A tab cannot paint, only move the cursor to the next tab stop: in text of many lines it is
 # the file's own spacing and stays; in a one-line field it is escaped with the newline, since
 # there it could push the rest of a line out of sight.
+#
 # Also the characters a terminal draws as nothing at all, which can hide text between two that
 # are seen: the zero-width space, word joiner and invisible operators, the byte order mark, the
 # Mongolian vowel separator, the soft hyphen, the Hangul fillers (drawn blank), the interlinear
@@ -77,8 +78,9 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
     arguments), a newline, a tab and the joiners are escaped too, and a run of blanks wide
     enough to push the rest of the line out of sight is shown as a count (``shown_for_approval``).
 
-    Each character is escaped on its own, so text that arrives in pieces (a streamed answer
-    whose escape sequence is split between two deltas) is escaped the same as when whole."""
+    Without ``newlines`` each character is escaped on its own, so text that arrives in pieces
+    (a streamed answer whose escape sequence is split between two deltas) is escaped the same
+    as when whole; a one-line field is always escaped whole."""
     escaped = _UNSAFE.sub(_escape, text)
     if not newlines:
         return escaped
