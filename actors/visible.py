@@ -13,8 +13,9 @@ import json
 import os
 import re
 import sys
-from typing import IO, TYPE_CHECKING, Any, ParamSpec, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, ParamSpec, TextIO, TypeVar, cast
 
+from actors.counts import counted
 from actors.tool_names import short_name
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from actors.protocol import PermissionRequest
 
 P = ParamSpec("P")
+R = TypeVar("R")
 
 ARGUMENT_LINES = 20  # of the arguments' JSON shown before "… more"
 ARGUMENT_CHARS = 2000
@@ -33,9 +35,29 @@ ONE_LINE = 100  # arguments whose JSON fits on a line this long are shown on one
 # A tab cannot paint, only move the cursor to the next tab stop: in text of many lines it is
 # the file's own spacing and stays; in a one-line field it is escaped with the newline, since
 # there it could push the rest of a line out of sight.
+#
+# Also the characters a terminal draws as nothing at all, which can hide text between two that
+# are seen: the zero-width space, word joiner and invisible operators, the byte order mark, the
+# Mongolian vowel separator, the soft hyphen, the Hangul fillers (drawn blank), the interlinear
+# annotation marks and the tag characters (which spell out a whole text no one sees).
 _UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
+    "\u2028\u2029\u202a-\u202e\u2060-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]"
 )
+# Joiners and variation selectors change how the character before them is drawn (an emoji's
+# colour, a ligature in Persian or Devanagari): in prose they stay. In a one-line field and in
+# a command they are escaped too: there they can only make two texts that differ look alike.
+_JOINERS = re.compile("[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+BLANK_LINES = 2  # blank lines in a row a command shows before they are counted instead
+BLANK_COLUMNS = 32  # columns of spaces and tabs in a row a command shows before they are counted
+# What a terminal draws as blank: the space and the tab, and the Unicode spaces (no-break, the
+# typographic ones, the ideographic space two columns wide, the blank Braille pattern).
+_BLANK = " \t\xa0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000"
+_BLANK_RUN = re.compile(rf"\n(?:[{_BLANK}]*\n){{{BLANK_LINES + 1},}}")
+# The fewest characters that could fill more than BLANK_COLUMNS: all tabs.
+_SPACE_RUN = re.compile(rf"[{_BLANK}]{{{BLANK_COLUMNS // 8 + 1},}}")
 
 
 def project_relative(text: str, root: str) -> str:
@@ -52,12 +74,46 @@ def project_relative(text: str, root: str) -> str:
 
 def escape_controls(text: str, *, newlines: bool = False) -> str:
     """``text`` with every character that could paint the terminal shown as an escape;
-    ``newlines``: a newline and a tab are escaped too, for text that must stay on one line.
+    ``newlines``: for text that must stay on one line (a command, a path, an MCP server's
+    arguments), a newline, a tab and the joiners are escaped too, and a run of blanks wide
+    enough to push the rest of the line out of sight is shown as a count (``shown_for_approval``).
 
-    Each character is escaped on its own, so text that arrives in pieces (a streamed answer
-    whose escape sequence is split between two deltas) is escaped the same as when whole."""
+    Without ``newlines`` each character is escaped on its own, so text that arrives in pieces
+    (a streamed answer whose escape sequence is split between two deltas) is escaped the same
+    as when whole; a one-line field is always escaped whole."""
     escaped = _UNSAFE.sub(_escape, text)
-    return escaped.replace("\n", "\\n").replace("\t", "\\t") if newlines else escaped
+    if not newlines:
+        return escaped
+    escaped = _SPACE_RUN.sub(_blank_columns, _JOINERS.sub(_escape, escaped))
+    return escaped.replace("\n", "\\n").replace("\t", "\\t")
+
+
+def shown_for_approval(text: str) -> str:
+    """Text of many lines a person approves (a command, the diff of a write) as they see it:
+    each of its lines, every control and joiner escaped, and a run of blank lines, or of
+    blanks, long enough to push the rest out of sight (below the screen's last row, past its
+    right edge) shown as a count, ``[… 1,998 blank lines]``: what is approved is all in view.
+    """
+    escaped = _JOINERS.sub(_escape, escape_controls(text))
+    escaped = _BLANK_RUN.sub(_blank_lines, escaped)
+    return _SPACE_RUN.sub(_blank_columns, escaped)
+
+
+def _blank_lines(match: re.Match[str]) -> str:
+    blank = match.group().count("\n") - 1
+    return f"\n[… {counted(blank, 'blank line')}]\n"
+
+
+def _blank_columns(match: re.Match[str]) -> str:
+    run = match.group()
+    tabs = run.count("\t")
+    # A tab is up to eight columns, an ideographic space two.
+    if len(run) + 7 * tabs + run.count("\u3000") <= BLANK_COLUMNS:
+        return run
+    spaces = run.count(" ")
+    kinds = ((spaces, "space"), (tabs, "tab"), (len(run) - spaces - tabs, "Unicode blank"))
+    what = [counted(n, noun) for n, noun in kinds if n]
+    return f"[… {' and '.join(what)}]"
 
 
 class VisibleStream:
@@ -80,12 +136,12 @@ class VisibleStream:
         return getattr(self.stream, name)
 
 
-def printed_visibly(command: Callable[P, int]) -> Callable[P, int]:
+def printed_visibly(command: Callable[P, R]) -> Callable[P, R]:
     """A command whose printed report, errors and warnings included, go out through
     ``VisibleStream``: ``sys.stdout`` and ``sys.stderr`` are wrapped while it runs."""
 
     @functools.wraps(command)
-    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         stdout, stderr = sys.stdout, sys.stderr
         sys.stdout = cast("TextIO", VisibleStream(stdout))
         sys.stderr = cast("TextIO", VisibleStream(stderr))
@@ -109,7 +165,9 @@ def _escape(match: re.Match[str]) -> str:
     if char == "\r":  # the one a person knows by name, in the spelling they know
         return "\\r"
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def call_target(request: PermissionRequest) -> str:

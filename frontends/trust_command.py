@@ -18,6 +18,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from actors.visible import printed_visibly
 from frontends.config_command import Parser
 from frontends.exit_codes import EXIT_OK
 
@@ -48,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@printed_visibly
 def run_trust(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     args = _parser().parse_args(list(argv))
     env = os.environ if env is None else env
@@ -125,6 +127,7 @@ def item_lines(context: ProjectContext, items: Sequence[TrustItem]) -> list[str]
     ]
 
 
+@printed_visibly  # the project's folder is named in it, and may hold anything
 def ask_at_start(
     project_root: str,
     *,

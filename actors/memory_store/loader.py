@@ -268,7 +268,7 @@ def explain_context(
 def _provider_warning(settings_file: str, wanted: str, users: str) -> str:
     where = "an OpenAI-compatible server" if users.startswith(OPENAI_PREFIX) else "Claude"
     return (
-        f"{settings_file}: model {escape_controls(wanted, newlines=True)!r} not applied: it would "
+        f"{settings_file}: model '{escape_controls(wanted, newlines=True)}' not applied: it would "
         f"send the conversation to another provider than yours ({where}, {users}); choose the "
         "model with --model or the global config's defaultModel"
     )

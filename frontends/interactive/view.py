@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
-from rich.markdown import Heading, Markdown
+from rich.markdown import Heading, ImageItem, Markdown
 from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Span, Text
@@ -34,13 +34,19 @@ from actors.protocol import (
     ToolOutput,
     ToolStarted,
 )
-from actors.visible import argument_lines, call_target, escape_controls, project_relative
+from actors.visible import (
+    argument_lines,
+    call_target,
+    escape_controls,
+    project_relative,
+    shown_for_approval,
+)
 from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rich.console import Console, JustifyMethod, RenderableType
+    from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
     from rich.markdown import MarkdownElement
 
     from actors.protocol import HowItRuns, PermissionRequest, UiEvent
@@ -48,6 +54,10 @@ if TYPE_CHECKING:
 
 TAIL_LINES = 4  # output lines shown under a running tool
 DIFF_LINES = 40  # diff lines shown for an edit before "… more"
+# The live part is a few rows above the prompt: a running call's target and the question's
+# one-line summary are cut there, saying so; the whole is in the lines printed above them.
+LIVE_TARGET = 40
+SUMMARY_TARGET = 60
 _PADDING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 _HEADERS = {
     "read": "Read file",
@@ -64,11 +74,32 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
 
 
+class _Image(ImageItem):
+    # rich shows an image as its title alone when links are off; a link shows its address
+    # after its text, and so does an image: the person sees where each points.
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title = self.text or Text(self.destination.strip("/").rsplit("/", 1)[-1])
+        yield Text.assemble("🌆 ", title, f" ({self.destination}) ", end="")
+
+
 class _Markdown(Markdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
         "heading_open": _LeftHeading,
+        "image": _Image,
     }
+
+    def __init__(self, markup: str, **options: Any) -> None:
+        super().__init__(markup, **options)
+        # rich draws nothing for HTML, so a comment (<!-- ... -->) or a tag's contents would be
+        # text the model wrote and the person never sees. A terminal draws no HTML: it is
+        # shown as written, a block as a code block.
+        for token in self.parsed:
+            if token.type == "html_block":
+                token.type = "code_block"
+            for child in token.children or ():
+                if child.type == "html_inline":
+                    child.type = "text"
 
 
 @dataclass
@@ -185,8 +216,18 @@ class TurnView:
 
     @staticmethod
     def summary(request: PermissionRequest) -> str:
-        """One line: what the request wants ("Run command  npm test")."""
-        return f"{_header(request)}  {_target(request)}"
+        """One line: what the request wants ("Run command  npm test"). A command of several
+        lines has them as ``\\n``. A long target keeps its start and its end, where a command's
+        last word is, and says it was cut: the question printed above holds it all, and this
+        line is drawn where a wider one would be cut at the screen's edge."""
+        target = _target(request).replace("\n", "\\n").replace("\t", "\\t")
+        if len(target) > SUMMARY_TARGET:
+            head, tail = target[: SUMMARY_TARGET // 2], target[-SUMMARY_TARGET // 2 :]
+            cut = f"{head}…{tail}"
+            # A path's middle is folders; a command's can be what it runs: say how much.
+            length = counted(len(target), "character")
+            target = f"{cut}  ({length}, all above)" if request.kind == "run" else cut
+        return f"{_header(request)}  {target}"
 
     def question(
         self,
@@ -222,8 +263,10 @@ class TurnView:
         if warning:
             lines.append(Text(f"    ⚠ {escape_controls(warning)}", "legato.warn"))
         if request.preview:
-            # The diff shows what the model would write: tabs stay spacing, the rest is escaped.
-            lines.append(self._diff(escape_controls(request.preview.replace("\t", "    "))))
+            # The diff shows what the model would write: tabs stay spacing, the rest is escaped,
+            # and a long run of blanks (rich wraps at spaces, not at a blank Braille pattern)
+            # is counted.
+            lines.append(self._diff(shown_for_approval(request.preview.replace("\t", "    "))))
         for line in lines:
             self._print(line)
 
@@ -327,7 +370,7 @@ class TurnView:
         for run in self.running.values():
             asking = run.asked_since is not None
             note = "waiting for your answer" if asking else f"{run.elapsed(now):.1f} s"
-            parts.append(self._tool_line("●", "legato.accent", run, note))
+            parts.append(self._tool_line("●", "legato.accent", run, note, cut=LIVE_TARGET))
             for line in run.lines():
                 parts.append(
                     Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
@@ -369,8 +412,16 @@ class TurnView:
     def _first_line(self, text: str) -> str:
         return escape_controls(_first_line(project_relative(text, self.root)), newlines=True)
 
-    def _tool_line(self, mark: str, style: str, run: _Running, note: str) -> Text:
-        target = _call("", run.summary)
+    def _tool_line(
+        self, mark: str, style: str, run: _Running, note: str, *, cut: int | None = None
+    ) -> Text:
+        """``✓ Bash(make test)  0.4 s``; ``cut``: the target at most that long, for the live
+        part (a command of thousands of characters would fill the screen and push its own
+        question out of sight)."""
+        summary = run.summary
+        if cut is not None and len(summary) > cut:
+            summary = summary[: cut - 1] + "…"
+        target = _call("", summary)
         return Text.assemble(
             (f"{mark} ", style), (run.name, "bold"), f"{target}  ", (note, "legato.muted")
         )
@@ -471,6 +522,6 @@ def _target(request: PermissionRequest) -> str:
     # A file's name comes from the repository or the model, a command from the model: neither
     # may reach the terminal as control sequences.
     if request.kind == "run":
-        return escape_controls(request.command or "")
+        return shown_for_approval(request.command or "")
     paths = [p.rstrip("/") + "/" for p in request.paths] if request.folder else request.paths
     return escape_controls(", ".join(paths), newlines=True)

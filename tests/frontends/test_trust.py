@@ -256,3 +256,16 @@ def test_narrowing_settings_apply_untrusted(project: Project) -> None:
     sent, stderr = run(project, steps, "--permission-mode", "auto")
     assert "SECRET" not in sent
     assert "not applied" not in stderr
+
+
+def test_trust_shows_a_folder_named_with_controls_escaped(project: Project) -> None:
+    # The project's folder is named in every line that says where: a folder's name, like a
+    # file's, may be a title sequence.
+    folder = project.root / "app\x1b]2;PWNED\x07\u202e"
+    (folder / ".legato").mkdir(parents=True)
+    (folder / ".legato" / "settings.json").write_text(json.dumps({"permissionMode": "auto"}))
+    for args in (("--show",), (), ("--revoke",)):
+        done = trust(project, "--project", str(folder), *args)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout + done.stderr
+        assert "app\\x1b]2;PWNED\\x07\\u202e" in done.stdout

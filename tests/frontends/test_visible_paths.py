@@ -31,7 +31,7 @@ from actors.protocol import (
     TurnOutcome,
     Usage,
 )
-from actors.visible import VisibleStream, escape_controls, printed_visibly
+from actors.visible import VisibleStream, escape_controls, printed_visibly, shown_for_approval
 from frontends.config_command import hook_lines
 from frontends.headless.render import JsonRenderer, TextRenderer
 from frontends.interactive.mcp import listing as mcp_listing
@@ -61,6 +61,30 @@ def test_escape_controls_shows_each_control_and_keeps_what_cannot_paint() -> Non
     assert escape_controls("a\tb\nc", newlines=True) == "a\\tb\\nc"
     # Letters, accents, emoji and their joiners are left as they are.
     assert escape_controls("café 👩\u200d💻") == "café 👩\u200d💻"
+
+
+def test_characters_drawn_as_nothing_are_shown_and_joiners_stay_in_prose() -> None:
+    # A zero-width space, a word joiner, a byte order mark, a Hangul filler and a text spelt in
+    # tag characters: each would hide text between two characters that are seen.
+    hidden = "rm\u200b \u2060-rf\ufeff \u3164/" + "".join(chr(0xE0000 + ord(c)) for c in "hi")
+    assert escape_controls(hidden) == ("rm\\u200b \\u2060-rf\\ufeff \\u3164/\\U000e0068\\U000e0069")
+    # Joiners and variation selectors shape the emoji before them: kept in prose, shown in a
+    # one-line field, where they could only make two names look alike.
+    assert escape_controls("👩\u200d💻 ❤\ufe0f") == "👩\u200d💻 ❤\ufe0f"
+    assert escape_controls("a\u200dpp\ufe0f", newlines=True) == "a\\u200dpp\\ufe0f"
+
+
+def test_a_command_counts_the_blank_runs_that_would_push_the_rest_out_of_sight() -> None:
+    assert shown_for_approval("make\n\n\nls") == "make\n\n\nls"  # two blank lines are shown
+    assert shown_for_approval("make\n \n\t\n\nls") == "make\n[… 3 blank lines]\nls"
+    assert shown_for_approval("a" + " " * 32 + "b") == "a" + " " * 32 + "b"
+    assert shown_for_approval("a" + " " * 33 + "b") == "a[… 33 spaces]b"
+    assert shown_for_approval("a" + "\t" * 4 + " b") == "a[… 1 space and 4 tabs]b"
+    # Unicode's blanks too: the ideographic space (two columns), the blank Braille pattern.
+    assert shown_for_approval("a" + "\u3000" * 17 + "b\u2800" + "\u2800" * 40) == (
+        "a[… 17 Unicode blanks]b[… 41 Unicode blanks]"
+    )
+    assert shown_for_approval("rm -rf \u200d~/x\r") == "rm -rf \\u200d~/x\\r"
 
 
 def test_a_sequence_split_between_two_pieces_is_escaped_as_if_whole() -> None:

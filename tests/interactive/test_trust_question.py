@@ -98,3 +98,19 @@ def test_yes_applies_them_now_and_the_next_session_does_not_ask(
             assert again.exit_code() == 0
     finally:
         again.close()
+
+
+@pytest.mark.tmux
+def test_the_question_names_a_folder_named_with_a_title_sequence_escaped(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    base, home = folders
+    root = base / "app\x1b]2;PWNED\x07"
+    (root / ".legato").mkdir(parents=True)
+    (root / ".legato" / "settings.json").write_text(json.dumps({"permissionMode": "auto"}))
+    with ScriptedServer([text("Done.")]) as server:
+        terminal.start(root, session_env(home, server.url))
+        screen = terminal.wait_for(QUESTION)
+        assert "app\\x1b]2;PWNED\\x07/.legato/settings.json" in words(screen)
+        title = terminal.tmux("display-message", "-p", "-t", "legato", "#{pane_title}")
+        assert "PWNED" not in title

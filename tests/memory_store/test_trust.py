@@ -189,3 +189,12 @@ def test_allow_write_of_a_project_folder_that_links_out_widens(dirs: Dirs) -> No
     wide = settings(sandbox={"allowWrite": ["build", "out"]})
     items = trust.widening_items(wide, None, str(root), str(dirs.home))
     assert keys(items) == [("sandbox.allowWrite", "build")]
+
+
+def test_the_refused_models_warning_escapes_it_once(dirs: Dirs) -> None:
+    # Escaped, then quoted: quoted with repr it read openai:x\\x1b, a backslash too many.
+    dirs.settings.parent.mkdir()
+    dirs.settings.write_text(json.dumps({"model": "openai:x\x1b]2;T\x07"}))
+    context = load_context(str(dirs.project), home=str(dirs.home), env={})
+    warning = next(w for w in context.warnings if "another provider" in w)
+    assert "model 'openai:x\\x1b]2;T\\x07' not applied" in warning
