@@ -522,11 +522,14 @@ def _read_optional(
     # Newlines as a text file reads them (universal newlines): a guide saved on Windows too.
     text = found.data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     if found.cut:
-        text = text[: text.rfind("\n") + 1] or text
-        warnings.append(
-            f"{path} is larger than {GUIDE_CAP // 1024} KiB; only its first "
-            f"{text.count(chr(10))} lines were loaded"
-        )
+        whole_lines = text[: text.rfind("\n") + 1]
+        size = f"{GUIDE_CAP // 1024} KiB"
+        if whole_lines:
+            text = whole_lines
+            loaded = f"only its first {text.count(chr(10)):,} lines were loaded"
+        else:  # one line longer than the cap: its start is all there is to load
+            loaded = f"only its first {size} were loaded (no line ends within them)"
+        warnings.append(f"{path} is larger than {size}; {loaded}; shorten it")
     if max_lines is not None:
         pieces = text.split("\n", max_lines)
         if len(pieces) > max_lines and pieces[max_lines]:

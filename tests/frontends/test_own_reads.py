@@ -155,7 +155,7 @@ def test_a_guide_over_the_cap_is_cut_at_a_line_and_says_so(project: Project) -> 
     whole = 256 * 1024 // len(line)  # the whole lines in 256 KiB
     assert "LAST LINE" not in requests
     assert requests.count("keep every function small") == whole
-    assert f"LEGATO.md is larger than 256 KiB; only its first {whole} lines were loaded" in (
+    assert f"LEGATO.md is larger than 256 KiB; only its first {whole:,} lines were loaded" in (
         done.stderr
     )
 
