@@ -133,6 +133,20 @@ class Project:
         shutil.rmtree(self._scratch, ignore_errors=True)
 
 
+def trust(root: str, home: str) -> None:
+    """Trust the project's settings as they are now, as its user would with `legato trust`:
+    a benchmark that measures what they widen (the sandbox off, an allowed MCP tool) needs
+    them applied."""
+    import contextlib
+    import io
+
+    from frontends.trust_command import run_trust
+
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        if run_trust(["--project", root], env={**os.environ, "HOME": home}) != 0:
+            raise SystemExit(f"could not trust the benchmark's project:\n{shown.getvalue()}")
+
+
 def headless_runs(
     project: Project,
     steps_for_run: Callable[[], list[Step]],

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from benchmarks.harness import LEGATO, REPO, Project, run_process
+from benchmarks.harness import LEGATO, REPO, Project, run_process, trust
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
@@ -179,6 +179,7 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     settings = {"permissionMode": "custom", "allowedTools": ["mcp__time"]}
     (project / ".legato" / "settings.json").write_text(json.dumps(settings))
     (project / "home").mkdir()
+    trust(str(project), str(project / "home"))  # allowedTools widens: applied once trusted
     memory = MemoryStore(
         str(project), home=str(project / "home"), overrides=Overrides(permission_mode="custom")
     )

@@ -37,7 +37,7 @@ from actors.tool_executor import ToolExecutor
 from actors.tool_executor.sandbox import landlock
 from actors.tool_executor.sandbox.landlock import make_launcher
 from actors.tool_executor.sandbox.places import DEVICES, UNREADABLE
-from benchmarks.harness import Project, headless_runs
+from benchmarks.harness import Project, headless_runs, trust
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import call, text, tool_calls
 from runtime import supervise
@@ -71,6 +71,7 @@ async def command_times(root: str, runs: int, bwrap: str | None = None) -> tuple
     """Seconds for each of ``runs`` `true` calls, and what confined them ("" for nothing)."""
     home = tempfile.mkdtemp(prefix="legato-bench-home-")
     os.mkdir(os.path.join(home, ".ssh"))  # a credential folder, as on a real machine
+    trust(root, home)  # the sandbox off widens: applied once trusted
     memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="custom"))
     broker = PermissionBroker(memory.address)
     executor = ToolExecutor(broker.address, project_root=root, memory=memory.address, bwrap=bwrap)
@@ -167,6 +168,7 @@ class SandboxProject(Project):
         values = json.loads(settings.read_text())
         values["sandbox"] = {"enabled": self.enabled}
         settings.write_text(json.dumps(values))
+        trust(self.root, self.home)  # the sandbox off widens: applied once trusted
 
 
 def four_sleeps(turns: int) -> None:
