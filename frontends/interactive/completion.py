@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completer, Completion
 
+from actors.visible import escape_controls
 from frontends.interactive.slash_commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ class LegatoCompleter(Completer):
         if before.startswith("/") and " " not in before:
             for name, what in [*COMMANDS.items(), *self._skills()]:
                 if name.startswith(before.lower()):
-                    yield Completion(name, -len(before), display_meta=what)
+                    yield Completion(
+                        name, -len(before), display=_shown(name), display_meta=_shown(what)
+                    )
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if not word.startswith("@"):
@@ -73,4 +76,11 @@ class LegatoCompleter(Completer):
                 scored.append((score, path))
         scored.sort()
         for _, path in scored[:MAX_SHOWN]:
-            yield Completion("@" + path, -len(word), display=path)
+            yield Completion("@" + path, -len(word), display=_shown(path))
+
+
+def _shown(text: str) -> str:
+    # prompt_toolkit draws the menu itself: it shows ESC as ^[ but passes a bidirectional
+    # override or a zero-width space to the terminal, and a skill's description or a file's
+    # name is the repository's text.
+    return escape_controls(text, newlines=True)
