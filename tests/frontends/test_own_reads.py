@@ -200,6 +200,24 @@ def test_a_settings_file_linked_out_of_the_project_stops_the_start(
     assert "Traceback" not in done.stderr
 
 
+def test_a_legato_folder_linked_out_names_the_folder_as_the_link(project: Project) -> None:
+    # The settings file is no link itself: telling the user to replace "the link" with "the
+    # file" pointed at nothing they could find.
+    elsewhere = project.home / "elsewhere"
+    (elsewhere / ".legato").mkdir(parents=True)
+    outside = elsewhere / ".legato" / "settings.json"
+    outside.write_text('{"permissionMode": "auto"}')
+    folder = link(project, ".legato", elsewhere / ".legato")
+    done, requests = run(project, "hi")
+    assert done.returncode == 2
+    assert requests == ""
+    assert (
+        f"{folder}/settings.json: leads to {outside} through the symlinked folder {folder}, "
+        f"outside {project.root}" in done.stderr
+    )
+    assert "Replace the symlinked folder with the folder itself, or remove it" in done.stderr
+
+
 def test_settings_nested_200000_deep_are_a_configuration_error(project: Project) -> None:
     project.write(".legato/settings.json", '{"sandbox": ' + "[" * 200_000 + "]" * 200_000 + "}")
     done, requests = run(project, "hi")
