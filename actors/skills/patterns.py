@@ -230,6 +230,8 @@ def _type_problem(kind: str, value: str) -> str | None:
             parsed = json.loads(value)
         except json.JSONDecodeError as error:
             return json_problem(value, error)
+        except ValueError:  # the interpreter reads no integer past 4300 digits
+            return "holds a number too large to read"
         if kind == "schema":
             return schema_problem(parsed)
     return None

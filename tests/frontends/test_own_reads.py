@@ -230,6 +230,17 @@ def test_settings_nested_200000_deep_are_a_configuration_error(project: Project)
     assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
 
 
+def test_an_integer_of_5000_digits_in_settings_is_a_configuration_error(
+    project: Project,
+) -> None:
+    project.write(".legato/settings.json", '{"maxBackgroundCommands": ' + "9" * 5000 + "}")
+    done, requests = run(project, "hi")
+    assert done.returncode == 2, done.stderr
+    assert requests == ""
+    assert "settings.json:1: malformed JSON at column 27: the number 999" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_a_deep_mcp_json_is_a_configuration_error(project: Project) -> None:
     project.write(".mcp.json", '{"mcpServers": {"a": {"args": ' + "[" * 100_000 + "}}}")
     done, _ = run(project, "hi")
