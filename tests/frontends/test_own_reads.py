@@ -261,6 +261,21 @@ def test_a_skill_with_deep_front_matter_names_its_file(project: Project) -> None
     assert "Traceback" not in done.stderr
 
 
+def test_a_skill_with_a_5000_digit_number_names_its_file(project: Project) -> None:
+    # Python builds no integer from more than 4300 digits: /help and /<name> ended in a
+    # ValueError traceback for every skill in the library.
+    project.write(
+        ".legato/skills/big.md",
+        "---\nname: big\ndescription: d\nversion: " + "9" * 5000 + "\n---\n1.\n",
+    )
+    for command in ("/big", "/help"):
+        done, _ = run(project, command)
+        said = done.stdout + done.stderr  # /help lists the fault among the skills, on stdout
+        assert "big.md:4: field 'version': holds a whole number of 5000 digits" in said
+        assert "Traceback" not in said
+    assert run(project, "/big")[0].returncode == 2
+
+
 # ── planted by a command ────────────────────────────────────────────────────────────────────
 
 
