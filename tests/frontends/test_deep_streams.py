@@ -24,8 +24,12 @@ def _event(payload: dict[str, Any]) -> bytes:
 
 
 def _answer() -> bytes:
-    message = {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "m"}
-    message |= {"stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    message: dict[str, Any] = {"id": "m", "type": "message", "role": "assistant", "model": "m"}
+    message |= {
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     block = {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}
     piece = {"type": "input_json_delta", "partial_json": '{"file_path": "a", "x": ' + DEEP + "}"}
     return b"".join(
