@@ -295,6 +295,8 @@ GOOD_CHANGELOG = """\
             "names no pattern",
         ),
         (GOOD_CHANGELOG.replace("v1.0.0", "v1.2.0"), "not listed newest first"),
+        # Past 4300 digits Python builds no integer: it ended in a ValueError traceback.
+        (GOOD_CHANGELOG.replace("v1.0.0", "v1.0." + "9" * 5000), "is not 'v<major>"),
         (
             GOOD_CHANGELOG.replace("- crud-gen: pagination\n", ""),
             "the Improved section has no bullet",
