@@ -32,7 +32,9 @@ MAX_BRACES = 64
 _BRACES = re.compile(r"\{([^{}]*)\}")
 # $PWD/x, ${HOME}/x, "$PWD/x": a known variable at the start of a path, up to the word's end.
 _KNOWN_VARIABLE = re.compile(r"\$(?:\{(PWD|HOME)\}|(PWD|HOME)\b)(/[^\s'\"`;|&<>()$]*)?")
-_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z])")
+# A number range's ends up to 18 digits (a 64-bit integer, as bash reads them); a longer one is
+# left as written, since Python reads no integer past 4300 digits.
+_RANGE = re.compile(r"(-?\d{1,18})\.\.(-?\d{1,18})|([A-Za-z])\.\.([A-Za-z])")
 
 
 def named_paths(line: CommandLine, root: str) -> Iterator[tuple[SimpleCommand, str, bool]]:
@@ -118,7 +120,8 @@ def _range(match: re.Match[str]) -> list[str]:
     if match[1] is not None:
         start, end = int(match[1]), int(match[2])
         step = 1 if end >= start else -1
-        return [str(n) for n in range(start, end + step, step)][:MAX_BRACES]
+        # Only the first MAX_BRACES are made: {1..99999999999} listed whole took all memory.
+        return [str(n) for n in itertools.islice(range(start, end + step, step), MAX_BRACES)]
     first, last = ord(match[3]), ord(match[4])
     step = 1 if last >= first else -1
     return [chr(c) for c in range(first, last + step, step)][:MAX_BRACES]
