@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 # Enough to find a blocked file among a pattern's matches without walking a whole tree.
 MAX_MATCHES = 1000
 MAX_BRACES = 64
+# glob recurses once per folder of a pattern; a real path is not 200 folders deep.
+MAX_PATTERN_FOLDERS = 200
 _BRACES = re.compile(r"\{([^{}]*)\}")
 # $PWD/x, ${HOME}/x, "$PWD/x": a known variable at the start of a path, up to the word's end.
 _KNOWN_VARIABLE = re.compile(r"\$(?:\{(PWD|HOME)\}|(PWD|HOME)\b)(/[^\s'\"`;|&<>()$]*)?")
@@ -94,7 +96,8 @@ def _matches(pattern: str, folder: str) -> Iterator[str]:
     """The files a pattern names in ``folder`` now, as the shell would expand it."""
     expanded = os.path.expanduser(pattern) if pattern.startswith("~/") else pattern
     for alternative in itertools.islice(_expand_braces(expanded), MAX_BRACES):
-        if not glob.has_magic(alternative):
+        if not glob.has_magic(alternative) or alternative.count("/") > MAX_PATTERN_FOLDERS:
+            # No real file lies that deep, and glob would recurse once a folder past the stack.
             yield os.path.join(folder, alternative)
             continue
         found = glob.iglob(alternative, root_dir=None if os.path.isabs(alternative) else folder)

@@ -276,6 +276,12 @@ def test_a_brace_range_is_not_listed_past_the_names_checked(root: str) -> None:
     assert peak < 10 * 1024 * 1024  # listing it whole takes some 200 MB
 
 
+def test_a_pattern_thousands_of_folders_deep_is_judged_not_a_recursion_error(root: str) -> None:
+    # glob recursed once per folder: the broker failed the call with a RecursionError.
+    outcome, reason = outcome_of(make_policy(root, "auto").assess(run("cat " + "*/" * 5000)))
+    assert outcome == "allow", reason
+
+
 def test_a_brace_range_of_5000_digits_is_a_word_not_a_crash(root: str) -> None:
     # Python reads no integer past 4300 digits: the range is left as written, as a path.
     line = "cat secrets/k{1.." + "9" * 5000 + "}"
