@@ -130,6 +130,10 @@ def test_an_integer_of_5000_digits_is_a_usage_error_not_a_crash(service: Project
         bind(pattern, ["billing", "sync", '{"a": ' + "9" * 5000 + "}"])
     with pytest.raises(UsageError, match="'schema' holds a number too large to read"):
         generate('{"a": ' + "9" * 5000 + "}")
+    mock = find_pattern(str(service.root), "mock-data")
+    assert mock is not None
+    with pytest.raises(UsageError, match="'count' is a whole number of 5000 digits, too large"):
+        bind(mock, ['{"a": "string"}', "9" * 5000])
 
 
 def test_too_many_arguments_are_refused(service: Project) -> None:
