@@ -508,6 +508,9 @@ class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     kind: CommandKind
     name: str
     path: str
+    # A project's file, not Legato's bundled one: its ``@path`` references are the file
+    # author's, not the person's, and are read as the model's reads are.
+    from_project: bool = False
 
 
 class SkillOutput(msgspec.Struct, frozen=True, tag=True):
@@ -1030,6 +1033,9 @@ class AttachReferences(Ask[Attachment], frozen=True, tag=True):
     (naming a file is the person's own request to read it)."""
 
     text: str
+    # False for the prompt of a project's skill or pattern: a repository wrote those names, so
+    # each read is asked about as the model's Read would be.
+    named_by_user: bool = True
 
 
 class FileBefore(msgspec.Struct, frozen=True):

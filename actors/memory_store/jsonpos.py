@@ -7,6 +7,7 @@ offset; a person fixing a file wants the line. This module maps both back to the
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -145,6 +146,8 @@ def syntax_error(text: str) -> tuple[str, Position]:
         return _with_hint(text, error.msg, error.pos), position_of(text, error.pos)
     except RecursionError:
         return "the JSON is nested too deeply", Position(1, 1)
+    except ValueError:  # an integer past the interpreter's 4300 digits: msgspec places it below
+        pass
     # The standard library accepts a few things JSON does not (NaN, Infinity): msgspec's byte
     # offset then locates the problem.
     try:
@@ -153,8 +156,30 @@ def syntax_error(text: str) -> tuple[str, Position]:
         found = re.search(r"\(byte (\d+)\)", str(error))
         message = re.sub(r"\s*\(byte \d+\)", "", str(error)).removeprefix("JSON is malformed: ")
         offset = len(text.encode()[: int(found.group(1))].decode(errors="ignore")) if found else 0
+        if found is None and "out of range" in message:  # msgspec names no place for these
+            number = _unreadable_number(text)
+            if number is not None:
+                shown = number[1] if len(number[1]) <= 40 else number[1][:37] + "..."
+                message = f"the number {shown} is out of range (too large for a setting)"
+                offset = number[0]
         return message, position_of(text, offset)
     return "the JSON is malformed", Position(1, 1)
+
+
+def _unreadable_number(text: str) -> tuple[int, str] | None:
+    """The offset and text of the first number a JSON text holds that no parser keeps as it is
+    written (``1e999``, or an integer of thousands of digits)."""
+    for token in _TOKEN.finditer(text):
+        bare = token.group(3)
+        if bare is None or bare in ("true", "false", "null"):
+            continue
+        try:
+            huge = math.isinf(float(bare)) or (bare.lstrip("-").isdigit() and len(bare) > 4000)
+        except ValueError:
+            continue
+        if huge:
+            return token.start(3), bare
+    return None
 
 
 def _with_hint(text: str, message: str, offset: int) -> str:

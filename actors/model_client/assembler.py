@@ -14,6 +14,7 @@ import msgspec
 
 from actors.errors import StreamFailed
 from actors.model_client import wire
+from actors.nesting import MAX_DEPTH, too_deep
 from actors.protocol import (
     Block,
     BlockFinished,
@@ -223,12 +224,17 @@ class MessageAssembler:
     def _parse_input(self, index: int, block: Block, text: str) -> Any:
         if not text.strip():
             return block.get("input") if isinstance(block.get("input"), dict) else {}
+        name = block.get("name", block.get("type"))
+        if too_deep(text) is not None:  # the decoder, and all that walks the input, would recurse
+            raise self._failure(
+                f"the input of tool call {name!r} (block {index}) nests deeper than "
+                f"{MAX_DEPTH} levels"
+            )
         try:
             value = msgspec.json.decode(text)
         except msgspec.DecodeError:
             value = None
         if not isinstance(value, dict):
-            name = block.get("name", block.get("type"))
             raise self._failure(
                 f"the input of tool call {name!r} (block {index}) is not a JSON object: "
                 f"{text[:200]!r}"
@@ -248,6 +254,8 @@ class MessageAssembler:
                 self._usage[name] = value
 
     def _decode(self, decoder: msgspec.json.Decoder[Any], sse: ServerSentEvent) -> Any:
+        if too_deep(sse.data) is not None:  # the decoder would recurse until it gives out
+            raise self._failure(f"the API sent a {sse.event} event nested past {MAX_DEPTH} levels")
         try:
             return decoder.decode(sse.data)
         except msgspec.DecodeError as exc:

@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from actors.errors import StreamFailed
+
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+# The most one event may hold, its unfinished line included. The API's largest events (a server
+# tool's whole result) are far smaller; past it a broken server is sending one endless line, and
+# keeping it would take memory until the process dies.
+MAX_EVENT = 64 * 1024 * 1024
 
 
 class ServerSentEvent(NamedTuple):
@@ -20,17 +26,29 @@ class ServerSentEvent(NamedTuple):
 
 
 class SSEDecoder:
-    __slots__ = ("_after_cr", "_data", "_event", "_partial", "_started")
+    __slots__ = ("_after_cr", "_data", "_event", "_held", "_partial", "_started")
 
     def __init__(self) -> None:
         self._partial = bytearray()  # the unfinished line, kept as bytes until its end arrives
         self._after_cr = False  # the last chunk ended in CR: a leading LF now belongs to it
         self._event = ""
         self._data: list[str] = []
+        self._held = 0  # the characters in ``_data``
         self._started = False  # a byte order mark is allowed only before the first line
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
-        """Decode one chunk; returns the events it completed (often none, sometimes several)."""
+        """Decode one chunk; returns the events it completed (often none, sometimes several).
+
+        Raises StreamFailed when the event being read grows past MAX_EVENT."""
+        out = self._feed(chunk)
+        if len(self._partial) + self._held > MAX_EVENT:
+            raise StreamFailed(
+                f"The answer stream broke: an event longer than {MAX_EVENT // (1024 * 1024)} MiB "
+                "(the server sent no end of line or event)"
+            )
+        return out
+
+    def _feed(self, chunk: bytes) -> list[ServerSentEvent]:
         out: list[ServerSentEvent] = []
         start = 0
         if self._after_cr and chunk:
@@ -77,6 +95,7 @@ class SSEDecoder:
     def _text_line(self, line: str, out: list[ServerSentEvent]) -> None:
         if line.startswith("data: ") and self._started:
             self._data.append(line[6:])  # the hot path: one per event
+            self._held += len(line)
             return
         if not self._started:
             self._started = True
@@ -86,6 +105,7 @@ class SSEDecoder:
                 out.append(ServerSentEvent(self._event or "message", "\n".join(self._data)))
             self._event = ""
             self._data = []
+            self._held = 0
             return
         if line.startswith(":"):
             return  # a comment, used as a keep-alive
@@ -96,4 +116,5 @@ class SSEDecoder:
             self._event = value
         elif field == "data":
             self._data.append(value)
+            self._held += len(value)
         # "id" and "retry" serve reconnecting browsers; the Messages API never resumes a stream.

@@ -29,10 +29,14 @@ if TYPE_CHECKING:
 # Enough to find a blocked file among a pattern's matches without walking a whole tree.
 MAX_MATCHES = 1000
 MAX_BRACES = 64
+# glob recurses once per folder of a pattern; a real path is not 200 folders deep.
+MAX_PATTERN_FOLDERS = 200
 _BRACES = re.compile(r"\{([^{}]*)\}")
 # $PWD/x, ${HOME}/x, "$PWD/x": a known variable at the start of a path, up to the word's end.
 _KNOWN_VARIABLE = re.compile(r"\$(?:\{(PWD|HOME)\}|(PWD|HOME)\b)(/[^\s'\"`;|&<>()$]*)?")
-_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z])")
+# A number range's ends up to 18 digits (a 64-bit integer, as bash reads them); a longer one is
+# left as written, since Python reads no integer past 4300 digits.
+_RANGE = re.compile(r"(-?\d{1,18})\.\.(-?\d{1,18})|([A-Za-z])\.\.([A-Za-z])")
 
 
 def named_paths(line: CommandLine, root: str) -> Iterator[tuple[SimpleCommand, str, bool]]:
@@ -92,7 +96,8 @@ def _matches(pattern: str, folder: str) -> Iterator[str]:
     """The files a pattern names in ``folder`` now, as the shell would expand it."""
     expanded = os.path.expanduser(pattern) if pattern.startswith("~/") else pattern
     for alternative in itertools.islice(_expand_braces(expanded), MAX_BRACES):
-        if not glob.has_magic(alternative):
+        if not glob.has_magic(alternative) or alternative.count("/") > MAX_PATTERN_FOLDERS:
+            # No real file lies that deep, and glob would recurse once a folder past the stack.
             yield os.path.join(folder, alternative)
             continue
         found = glob.iglob(alternative, root_dir=None if os.path.isabs(alternative) else folder)
@@ -118,7 +123,8 @@ def _range(match: re.Match[str]) -> list[str]:
     if match[1] is not None:
         start, end = int(match[1]), int(match[2])
         step = 1 if end >= start else -1
-        return [str(n) for n in range(start, end + step, step)][:MAX_BRACES]
+        # Only the first MAX_BRACES are made: {1..99999999999} listed whole took all memory.
+        return [str(n) for n in itertools.islice(range(start, end + step, step), MAX_BRACES)]
     first, last = ord(match[3]), ord(match[4])
     step = 1 if last >= first else -1
     return [chr(c) for c in range(first, last + step, step)][:MAX_BRACES]

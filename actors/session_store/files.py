@@ -44,7 +44,7 @@ def read_events(path: str) -> list[SessionEvent]:
                 break  # the last write was cut short: everything before it stands
             try:
                 events.append(_DECODE_EVENT.decode(line))
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 continue  # damaged by hand or by a disk error: keep what can be read
     return events
 

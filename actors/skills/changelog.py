@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 CHANGELOG_FILE = "CHANGELOG.md"
 SECTIONS = ("Added", "Improved", "Fixed")
-_VERSION = re.compile(r"^#{1,3}\s+v(\d+)\.(\d+)\.(\d+)\s+-\s+(.+?)\s*$")
+# Up to nine digits a part: no version needs more, and Python reads no integer past 4300.
+_VERSION = re.compile(r"^#{1,3}\s+v(\d{1,9})\.(\d{1,9})\.(\d{1,9})\s+-\s+(.+?)\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _BULLET = re.compile(r"^\s*[-*]\s+(.*)$")
 _NAMED = re.compile(r"[`*]*([a-z0-9][a-z0-9_-]*)[`*]*")

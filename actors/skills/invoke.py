@@ -132,7 +132,13 @@ def prepare(
             f"Run the skill /{found.name}: {found.description}\n"
             f"Follow these steps in order.\n\n{render_skill(found, args)}"
         )
-        return SkillPrompt(prompt=prompt, kind="skill", name=found.name, path=found.path)
+        return SkillPrompt(
+            prompt=prompt,
+            kind="skill",
+            name=found.name,
+            path=found.path,
+            from_project=not found.bundled,
+        )
     pattern: Pattern = found
     values = bind(pattern, args)
     result: SkillPrompt | SkillOutput
@@ -146,7 +152,13 @@ def prepare(
             "Produce everything the pattern lists, following its steps, with its template "
             f"filled in for these arguments.\n\n{render(pattern, values)}"
         )
-        result = SkillPrompt(prompt=prompt, kind="pattern", name=pattern.name, path=pattern.path)
+        result = SkillPrompt(
+            prompt=prompt,
+            kind="pattern",
+            name=pattern.name,
+            path=pattern.path,
+            from_project=not pattern.bundled,
+        )
     record_run(project_root, home, pattern.name)
     return result
 

@@ -41,9 +41,14 @@ def generate(schema_text: str, count: int = DEFAULT_COUNT, *, seed: int | None =
         )
     try:
         schema = json.loads(schema_text)
-    except json.JSONDecodeError as error:
+    except ValueError as error:  # past 4300 digits an integer is a ValueError of its own
+        problem = (
+            json_problem(schema_text, error)
+            if isinstance(error, json.JSONDecodeError)
+            else "holds a number too large to read"
+        )
         raise UsageError(
-            f"/mock-data: 'schema' {json_problem(schema_text, error)}",
+            f"/mock-data: 'schema' {problem}",
             remedy='Give the schema as one quoted JSON object: \'{"name": "string"}\'',
         ) from None
     _check(schema, "schema")

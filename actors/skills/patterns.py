@@ -223,6 +223,9 @@ def _text(value: object) -> str:
 def _type_problem(kind: str, value: str) -> str | None:
     if kind == "integer" and not re.fullmatch(r"-?\d+", value.strip()):
         return f"{value!r} is not a whole number"
+    if kind == "integer" and len(value.strip().lstrip("-")) > 18:
+        # Past 4300 digits Python builds no integer; no count or size needs more than 18.
+        return f"is a whole number of {len(value.strip().lstrip('-'))} digits, too large to use"
     if kind in ("json", "schema"):
         if too_deep(value) is not None:
             return f"is JSON nested more than {MAX_DEPTH} levels deep"
@@ -230,6 +233,8 @@ def _type_problem(kind: str, value: str) -> str | None:
             parsed = json.loads(value)
         except json.JSONDecodeError as error:
             return json_problem(value, error)
+        except ValueError:  # the interpreter reads no integer past 4300 digits
+            return "holds a number too large to read"
         if kind == "schema":
             return schema_problem(parsed)
     return None

@@ -20,6 +20,7 @@ A field repeated in one mapping is an error too (PyYAML would keep the last one 
 from __future__ import annotations
 
 import re
+import sys
 from typing import TYPE_CHECKING
 
 import yaml
@@ -132,6 +133,13 @@ def _check(node: Node, where: str, lines: dict[str, int], first_line: int) -> No
         raise Refused(
             f"the tag {shown} is not allowed: front matter holds text, numbers, true/false, "
             "lists and fields only",
+            node.start_mark.line,
+            where or None,
+        )
+    if node.tag == f"{_CORE}int" and len(node.value.lstrip("+-")) > sys.get_int_max_str_digits():
+        # Python reads no longer integer from text: building it would raise a bare ValueError.
+        raise Refused(
+            f"holds a whole number of {len(node.value.lstrip('+-'))} digits; no field takes one",
             node.start_mark.line,
             where or None,
         )

@@ -234,13 +234,17 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 self._scheduler.interrupt(ids)
             case WithdrawTools(ids=ids):
                 self._scheduler.withdraw(ids)
-            case AttachReferences(text=text):
+            case AttachReferences(text=text, named_by_user=named_by_user):
                 from actors.tool_executor import references
 
                 await reply.answer(
                     msg,
                     await references.attach(
-                        text, self._root, self._permissions, self._reference_candidates
+                        text,
+                        self._root,
+                        self._permissions,
+                        self._reference_candidates,
+                        named_by_user=named_by_user,
                     ),
                 )
             case ListFiles(limit=limit):

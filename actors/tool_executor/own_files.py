@@ -95,7 +95,12 @@ def read_own(
         if not os.path.lexists(target.shown):
             return None
         how = "is" if target.real == target.shown else f"leads to {target.real},"
-        raise Refused(path, f"{how} outside {' and '.join(folders)}", remedy=_REMEDY_LINK)
+        remedy = _REMEDY_LINK
+        folder_link = _folder_link(target.shown, inside)
+        if folder_link is not None:  # the file is no link: the folder it is in leads out
+            how = f"leads to {target.real} through the symlinked folder {folder_link},"
+            remedy = "Replace the symlinked folder with the folder itself, or remove it"
+        raise Refused(path, f"{how} outside {' and '.join(folders)}", remedy=remedy)
     if os.path.islink(target.real):  # realpath stops at a loop of links: it names a link
         raise Refused(path, "is a loop of symlinks that reaches no file", remedy=_REMEDY_LINK)
     if blocked is not None and target.real != target.shown:
@@ -152,6 +157,19 @@ def read_own(
 _REMEDY_LINK = "Replace the link with the file itself, or remove it"
 _REMEDY_KIND = "Replace it with a regular file, or remove it"
 _REMEDY_NAME = "Rename it, or the folder it is in, to something shorter"
+
+
+def _folder_link(path: str, inside: Sequence[str]) -> str | None:
+    """The first symlinked folder on ``path`` below the folder it belongs to, if any."""
+    for folder in inside:
+        if not door.within(path, folder):
+            continue
+        current = folder
+        for part in os.path.relpath(path, folder).split(os.sep)[:-1]:
+            current = os.path.join(current, part)
+            if os.path.islink(current):
+                return current
+    return None
 
 
 def _kind(mode: int) -> str:

@@ -62,10 +62,14 @@ async def attach(
     root: str,
     permissions: Address[PermissionBrokerMsg],
     project_files: Callable[[], Awaitable[Sequence[str]]],
+    *,
+    named_by_user: bool = True,
 ) -> Attachment:
     """``text`` with the files it names attached, each read allowed by the broker first.
 
-    ``project_files`` lists the files a missing name may have meant (asked for only then)."""
+    ``project_files`` lists the files a missing name may have meant (asked for only then).
+    ``named_by_user``: the person wrote ``text``; False for a project's skill or pattern, whose
+    names are asked about as the model's reads are."""
     blocks: list[str] = []
     attached: list[str] = []
     notes: list[str] = []
@@ -90,7 +94,7 @@ async def attach(
             kind="read",
             paths=CallContext.paths(target.shown, target.real),
             hard_links=target.links,
-            named_by_user=True,
+            named_by_user=named_by_user,
         )
         decision = await permissions.ask(CheckPermission(request=request))
         if not decision.allowed:

@@ -294,7 +294,11 @@ class _HeadlessRun:
         executor under the permission rules; what was left out is a warning."""
         if "@" not in self.prompt:
             return self.prompt
-        attachment = await session.tools.address.ask(AttachReferences(text=self.prompt))
+        # A project's skill or pattern wrote its prompt's names, not the person who ran it.
+        named_by_user = self.command is None or not self.command.from_project
+        attachment = await session.tools.address.ask(
+            AttachReferences(text=self.prompt, named_by_user=named_by_user)
+        )
         for note in attachment.notes:
             await session.ui.address.tell(Show(Notice("warning", note)))
         return attachment.prompt

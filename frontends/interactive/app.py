@@ -456,7 +456,11 @@ class InteractiveSession:
         if isinstance(result, SkillOutput):
             self.view.say(Text(result.text))
         else:
-            await self._prompt(result.prompt, plan=self.status.mode == "plan")
+            await self._prompt(
+                result.prompt,
+                plan=self.status.mode == "plan",
+                named_by_user=not result.from_project,
+            )
 
     async def _commands(self) -> tuple[CommandInfo, ...]:
         return await self.session.skills.address.ask(ListCommands())
@@ -471,7 +475,7 @@ class InteractiveSession:
             "speed.\n  → /model opus for faster output"
         )
 
-    async def _prompt(self, text: str, *, plan: bool) -> None:
+    async def _prompt(self, text: str, *, plan: bool, named_by_user: bool = True) -> None:
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
             self.screen.busy = scope
@@ -479,7 +483,9 @@ class InteractiveSession:
             self.screen.changed()
             try:
                 if "@" in text:  # @path: the executor attaches what the prompt names
-                    attachment = await self.session.tools.address.ask(AttachReferences(text=text))
+                    attachment = await self.session.tools.address.ask(
+                        AttachReferences(text=text, named_by_user=named_by_user)
+                    )
                     for note in attachment.notes:
                         self.view.note("warning", note)
                     text = attachment.prompt

@@ -200,6 +200,24 @@ def test_a_settings_file_linked_out_of_the_project_stops_the_start(
     assert "Traceback" not in done.stderr
 
 
+def test_a_legato_folder_linked_out_names_the_folder_as_the_link(project: Project) -> None:
+    # The settings file is no link itself: telling the user to replace "the link" with "the
+    # file" pointed at nothing they could find.
+    elsewhere = project.home / "elsewhere"
+    (elsewhere / ".legato").mkdir(parents=True)
+    outside = elsewhere / ".legato" / "settings.json"
+    outside.write_text('{"permissionMode": "auto"}')
+    folder = link(project, ".legato", elsewhere / ".legato")
+    done, requests = run(project, "hi")
+    assert done.returncode == 2
+    assert requests == ""
+    assert (
+        f"{folder}/settings.json: leads to {outside} through the symlinked folder {folder}, "
+        f"outside {project.root}" in done.stderr
+    )
+    assert "Replace the symlinked folder with the folder itself, or remove it" in done.stderr
+
+
 def test_settings_nested_200000_deep_are_a_configuration_error(project: Project) -> None:
     project.write(".legato/settings.json", '{"sandbox": ' + "[" * 200_000 + "]" * 200_000 + "}")
     done, requests = run(project, "hi")
@@ -210,6 +228,17 @@ def test_settings_nested_200000_deep_are_a_configuration_error(project: Project)
         "at column 76" in done.stderr
     )
     assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+
+
+def test_an_integer_of_5000_digits_in_settings_is_a_configuration_error(
+    project: Project,
+) -> None:
+    project.write(".legato/settings.json", '{"maxBackgroundCommands": ' + "9" * 5000 + "}")
+    done, requests = run(project, "hi")
+    assert done.returncode == 2, done.stderr
+    assert requests == ""
+    assert "settings.json:1: malformed JSON at column 27: the number 999" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_deep_mcp_json_is_a_configuration_error(project: Project) -> None:
@@ -230,6 +259,21 @@ def test_a_skill_with_deep_front_matter_names_its_file(project: Project) -> None
     assert done.returncode == 2
     assert f"{skill}:4: field 'x': nests lists or fields more than 32 deep" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_skill_with_a_5000_digit_number_names_its_file(project: Project) -> None:
+    # Python builds no integer from more than 4300 digits: /help and /<name> ended in a
+    # ValueError traceback for every skill in the library.
+    project.write(
+        ".legato/skills/big.md",
+        "---\nname: big\ndescription: d\nversion: " + "9" * 5000 + "\n---\n1.\n",
+    )
+    for command in ("/big", "/help"):
+        done, _ = run(project, command)
+        said = done.stdout + done.stderr  # /help lists the fault among the skills, on stdout
+        assert "big.md:4: field 'version': holds a whole number of 5000 digits" in said
+        assert "Traceback" not in said
+    assert run(project, "/big")[0].returncode == 2
 
 
 # ── planted by a command ────────────────────────────────────────────────────────────────────

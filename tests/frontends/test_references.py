@@ -58,3 +58,27 @@ def test_an_allowed_paths_entry_lets_a_file_outside_the_project_be_attached(
     assert done.returncode == 0, done.stderr
     assert warnings(done.stderr) == []
     assert sent.endswith(f'<file path="{outside}">\nprivate notes\n\n</file>')
+
+
+def test_a_project_skills_references_are_asked_about_as_the_models_reads_are(
+    project: Project,
+) -> None:
+    # A repository's skill that names @.env had it attached without the question a Read of it
+    # asks: the names in a skill are its author's, not the person's who ran it.
+    project.write(".env", "API_TOKEN=SECRET-ENV-123\n")
+    project.write(".legato/skills/tidy.md", "---\nname: tidy\ndescription: d\n---\nSee @.env\n")
+    project.settings(permissionMode="ask")
+    with ScriptedServer([text("Seen."), text("Seen.")]) as server:
+        ran = project.legato(server.url, "--headless", "/tidy")
+        typed = project.legato(server.url, "--headless", "see @.env")
+        skill_sent, typed_sent = (str(request.body) for request in server.requests)
+    assert ran.returncode == 0, ran.stderr
+    assert "SECRET-ENV-123" not in skill_sent
+    assert warnings(ran.stderr) == [
+        "legato: warning: @.env was not attached: '.env' is not in allowedPaths, so ask mode "
+        "asks before reading '.env', and a headless run cannot ask. To allow it, add a matching "
+        f"pattern to allowedPaths in {project.root}/.legato/settings.json, or run with "
+        "--permission-mode auto"
+    ]
+    assert typed.returncode == 0, typed.stderr
+    assert "SECRET-ENV-123" in typed_sent  # the person's own @.env is their request

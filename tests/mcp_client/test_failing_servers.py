@@ -4,14 +4,19 @@ the other servers go on; a crashed server starts again once."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
 
 from actors.mcp_client import stdio
 from actors.protocol import McpServer, McpServerStatus
 from tests.mcp_client.harness import HERE, TIME, TOY, alive, python, running, started, text
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     import pytest
+    from anyio.abc import Process
 
 REMEDY = "Check the server's command or URL in .mcp.json"
 EXITS = python("broken", "-c", "import sys; print('no API token set', file=sys.stderr); exit(3)")
@@ -100,3 +105,26 @@ async def test_an_endless_line_on_stdout_fails_the_server(monkeypatch: pytest.Mo
     async with running(endless) as client:
         failed = await client.call("mcp__endless__x")
     assert "it wrote something that is not JSON-RPC: a line longer than 1000 bytes" in text(failed)
+
+
+class _Chunks:
+    """A process whose stdout gives these chunks, as a pipe may cut them."""
+
+    def __init__(self, *chunks: bytes) -> None:
+        self.stdout = _aiter(chunks)
+
+
+async def _aiter(chunks: tuple[bytes, ...]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+async def test_lines_are_whole_however_the_pipe_cuts_them() -> None:
+    reply = b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
+    pieces = [reply[i : i + 3] for i in range(0, len(reply), 3)]
+    process = _Chunks(*pieces, b"\n\n" + reply + b"\n" + reply[:5], reply[5:] + b"\n", b"{x")
+    send, receive = anyio.create_memory_object_stream[Any](10)
+    await stdio._read_lines(cast("Process", process), send)
+    with receive:
+        got = [item async for item in receive]
+    assert [item.message.id for item in got] == [1, 1, 1]  # "{x" never ended: not a line

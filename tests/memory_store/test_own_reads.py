@@ -47,6 +47,24 @@ def test_settings_over_a_mebibyte_are_refused(dirs: Dirs) -> None:
         load(dirs)
 
 
+@pytest.mark.parametrize(
+    ("number", "shown"),
+    [("1e999", "1e999"), ("-1e999", "-1e999"), ("9" * 5000, "9" * 37 + "...")],
+)
+def test_a_number_no_parser_keeps_is_placed_on_its_line(
+    dirs: Dirs, number: str, shown: str
+) -> None:
+    # 5000 digits made the standard library's parser raise a plain ValueError, which crashed
+    # the memory store; 1e999 was placed at column 1 with msgspec's words alone.
+    dirs.write_settings('{"permissionMode": "ask",\n "maxBackgroundCommands": ' + number + "}")
+    with pytest.raises(ConfigError) as caught:
+        load(dirs)
+    assert caught.value.message.endswith(
+        f"settings.json:2: malformed JSON at column 27: the number {shown} is out of range "
+        "(too large for a setting)"
+    )
+
+
 def test_deep_inline_mcp_config_is_a_configuration_error(dirs: Dirs) -> None:
     deep = '{"mcpServers": ' + "[" * 100_000
     with pytest.raises(ConfigError) as caught:

@@ -229,6 +229,29 @@ def test_malformed_streams_fail_with_what_was_wrong(
         feed_all(events)
 
 
+DEEP = '{"a":' * 100_000 + "1" + "}" * 100_000  # past any decoder's stack
+
+
+def test_a_tool_input_nested_past_any_stack_is_a_stream_failure_not_a_crash() -> None:
+    events = [
+        START,
+        start(0, type="tool_use", id="t", name="Read"),
+        delta(0, type="input_json_delta", partial_json=DEEP),
+        stop(0),
+    ]
+    with pytest.raises(StreamFailed, match="'Read' \\(block 0\\) nests deeper than 64 levels"):
+        feed_all(events)
+
+
+def test_an_event_nested_past_any_stack_is_a_stream_failure_not_a_crash() -> None:
+    deep = ServerSentEvent(
+        "content_block_start",
+        '{"type":"content_block_start","index":0,"content_block":' + DEEP + "}",
+    )
+    with pytest.raises(StreamFailed, match="content_block_start event nested past 64 levels"):
+        feed_all([START, deep])
+
+
 def test_message_started_comes_first_and_nothing_follows_message_stop() -> None:
     events = feed_all([START, STOP, start(0, type="text", text="late")])
     assert events[0] == MessageStarted("msg_1", "m")

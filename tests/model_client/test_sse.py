@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from actors.errors import StreamFailed
+from actors.model_client import sse
 from actors.model_client.sse import ServerSentEvent, SSEDecoder
 
 STREAM = (
@@ -80,3 +83,27 @@ def test_any_split_of_the_bytes_gives_the_same_events(cuts: list[int]) -> None:
     data = STREAM.replace("\n", "\r\n").encode()
     assert decode(split(data, [min(c, len(data)) for c in cuts])) == EXPECTED
     assert decode(split(STREAM.encode(), cuts)) == EXPECTED
+
+
+def test_an_endless_line_is_a_stream_failure_not_a_memory_leak(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sse, "MAX_EVENT", 1000)
+    decoder = SSEDecoder()
+    decoder.feed(b"data: " + b"x" * 900)
+    with pytest.raises(StreamFailed, match="an event longer than"):
+        decoder.feed(b"x" * 200)
+
+
+def test_an_endless_event_of_short_lines_is_a_stream_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sse, "MAX_EVENT", 1000)
+    decoder = SSEDecoder()
+    for _ in range(3):  # whole events of any number reset the count
+        assert decoder.feed(b"data: " + b"y" * 600 + b"\n\n") == [
+            ServerSentEvent("message", "y" * 600)
+        ]
+    with pytest.raises(StreamFailed, match="no end of line or event"):
+        for _ in range(20):
+            decoder.feed(b"data: " + b"y" * 100 + b"\n")

@@ -12,6 +12,7 @@ import pytest
 from actors.errors import UsageError
 from actors.protocol import SkillPrompt
 from actors.skills.invoke import prepare
+from actors.skills.mockdata import generate
 from actors.skills.patterns import (
     BUNDLED_PATTERNS,
     bind,
@@ -119,6 +120,20 @@ def test_bad_json_says_where_it_breaks(service: Project) -> None:
         "/service-class: 'config' is not valid JSON: Expecting property name enclosed in double "
         'quotes at line 1, column 9\n    {"a": 1,, "b": 2}\n            ^'
     )
+
+
+def test_an_integer_of_5000_digits_is_a_usage_error_not_a_crash(service: Project) -> None:
+    # The standard library's parser raises a plain ValueError past 4300 digits.
+    pattern = find_pattern(str(service.root), "service-class")
+    assert pattern is not None
+    with pytest.raises(UsageError, match="'config' holds a number too large to read"):
+        bind(pattern, ["billing", "sync", '{"a": ' + "9" * 5000 + "}"])
+    with pytest.raises(UsageError, match="'schema' holds a number too large to read"):
+        generate('{"a": ' + "9" * 5000 + "}")
+    mock = find_pattern(str(service.root), "mock-data")
+    assert mock is not None
+    with pytest.raises(UsageError, match="'count' is a whole number of 5000 digits, too large"):
+        bind(mock, ['{"a": "string"}', "9" * 5000])
 
 
 def test_too_many_arguments_are_refused(service: Project) -> None:
@@ -284,6 +299,8 @@ GOOD_CHANGELOG = """\
             "names no pattern",
         ),
         (GOOD_CHANGELOG.replace("v1.0.0", "v1.2.0"), "not listed newest first"),
+        # Past 4300 digits Python builds no integer: it ended in a ValueError traceback.
+        (GOOD_CHANGELOG.replace("v1.0.0", "v1.0." + "9" * 5000), "is not 'v<major>"),
         (
             GOOD_CHANGELOG.replace("- crud-gen: pagination\n", ""),
             "the Improved section has no bullet",

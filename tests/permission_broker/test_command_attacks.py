@@ -17,6 +17,7 @@ A few benign lines close the table, so that the defences do not get in the way o
 from __future__ import annotations
 
 import os
+import tracemalloc
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import pytest
@@ -258,6 +259,35 @@ def test_a_hostile_line_gets_what_the_table_says(
     outcome, reason = outcome_of(make_policy(root, mode).assess(run(attack.line)))
     assert outcome == expected, reason
     assert any(part in reason for part in attack.says.split("|")), reason
+
+
+def test_a_brace_range_is_not_listed_past_the_names_checked(root: str) -> None:
+    # {1..99999999999} was listed whole before its first 64 were taken: a steered model's one
+    # command took 24 GB. Measured on a range small enough to be harmless if that came back.
+    tracemalloc.start()
+    try:
+        result = make_policy(root, "auto").assess(run("cat secrets/k{1..3000000}"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    outcome, reason = outcome_of(result)
+    assert outcome == "once", reason
+    assert "names 'secrets/k1'" in reason
+    assert peak < 10 * 1024 * 1024  # listing it whole takes some 200 MB
+
+
+def test_a_pattern_thousands_of_folders_deep_is_judged_not_a_recursion_error(root: str) -> None:
+    # glob recursed once per folder: the broker failed the call with a RecursionError.
+    outcome, reason = outcome_of(make_policy(root, "auto").assess(run("cat " + "*/" * 5000)))
+    assert outcome == "allow", reason
+
+
+def test_a_brace_range_of_5000_digits_is_a_word_not_a_crash(root: str) -> None:
+    # Python reads no integer past 4300 digits: the range is left as written, as a path.
+    line = "cat secrets/k{1.." + "9" * 5000 + "}"
+    outcome, reason = outcome_of(make_policy(root, "auto").assess(run(line)))
+    assert outcome == "once", reason
+    assert "blockedPaths entry 'secrets/' covers" in reason
 
 
 def test_the_table_covers_every_outcome() -> None:

@@ -137,6 +137,20 @@ def test_arguments_that_are_not_an_object_are_a_stream_failure() -> None:
         parse([bad])
 
 
+def test_arguments_nested_past_any_stack_are_a_stream_failure_not_a_crash() -> None:
+    deep = json.dumps('{"a":' * 100_000 + "1" + "}" * 100_000)
+    bad = VECTOR.replace(b'"arguments":""', b'"arguments":' + deep.encode(), 1)
+    assert bad != VECTOR
+    with pytest.raises(StreamFailed, match="GetWeatherArgs' nest deeper than 64 levels"):
+        parse([bad])
+
+
+def test_a_chunk_nested_past_any_stack_is_a_stream_failure_not_a_crash() -> None:
+    deep = b'data: {"id":"c1","model":"m","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n\n"
+    with pytest.raises(StreamFailed, match="a chunk nested past 64 levels"):
+        parse([deep])
+
+
 CONVERSATION = [
     Message("user", [{"type": "text", "text": "What is in a.py?"}]),
     Message(

@@ -87,6 +87,17 @@ def test_a_torn_last_line_is_skipped_and_earlier_events_stand(tmp_path: Path) ->
     assert read_events(str(path)) == [MessageAdded(Message("user", []))]
 
 
+def test_a_line_nested_past_the_decoders_stack_is_skipped_like_a_damaged_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    whole = json.dumps({"type": "MessageAdded", "message": {"role": "user", "content": []}})
+    block = '{"type": "text", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    deep = '{"type": "MessageAdded", "message": {"role": "user", "content": [' + block + "]}}"
+    path.write_text(deep + "\n" + whole + "\n")
+    assert read_events(str(path)) == [MessageAdded(Message("user", []))]
+
+
 async def test_after_a_torn_line_a_resumed_session_starts_a_fresh_line(tmp_path: Path) -> None:
     root, home = tmp_path / "p", tmp_path / "h"
     root.mkdir()

@@ -63,7 +63,7 @@ def test_a_folder_linked_out_leads_its_files_out_too(root: Path, tmp_path: Path)
     (tmp_path / "elsewhere" / "a.md").write_text("x")
     (root / ".legato").symlink_to(tmp_path / "elsewhere")
     assert refusal(root / ".legato" / "a.md", root).startswith(
-        f"leads to {tmp_path}/elsewhere/a.md, outside"
+        f"leads to {tmp_path}/elsewhere/a.md through the symlinked folder {root}/.legato, outside"
     )
 
 

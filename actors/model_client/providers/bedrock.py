@@ -36,6 +36,7 @@ from actors.model_client.endpoint import Endpoint
 from actors.model_client.http import FAST_MODE_BETA
 from actors.model_client.sse import ServerSentEvent
 from actors.models import resolve_model
+from actors.nesting import MAX_DEPTH, too_deep
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -261,11 +262,18 @@ class EventStreamDecoder:
                 request_id=self._request_id,
             )
         try:
-            inner = base64.b64decode(msgspec.json.decode(payload)["bytes"])
-            event_type = msgspec.json.decode(inner)["type"]
+            inner = base64.b64decode(msgspec.json.decode(_shallow(payload))["bytes"])
+            event_type = msgspec.json.decode(_shallow(inner))["type"]
         except (msgspec.DecodeError, KeyError, TypeError, ValueError) as exc:
             raise StreamFailed(
                 f"The answer stream broke: an unreadable Bedrock chunk ({exc!r})",
                 request_id=self._request_id,
             ) from None
         return ServerSentEvent(str(event_type), inner.decode("utf-8"))
+
+
+def _shallow(data: bytes) -> bytes:
+    """``data`` when it nests no deeper than a JSON text may; the decoder would recurse."""
+    if too_deep(data.decode("utf-8", errors="replace")) is not None:
+        raise ValueError(f"a JSON text nested past {MAX_DEPTH} levels")
+    return data

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.errors import StreamFailed
+from actors.nesting import MAX_DEPTH, too_deep
 from actors.protocol import (
     Block,
     BlockFinished,
@@ -102,6 +103,8 @@ class ChatAssembler:
             return []
         if sse.data.strip() == "[DONE]":
             return self._finish()
+        if too_deep(sse.data) is not None:  # the decoder would recurse until it gives out
+            raise self._failure(f"a chunk nested past {MAX_DEPTH} levels: {sse.data[:200]!r}")
         try:
             chunk = _DECODE_CHUNK.decode(sse.data)
         except msgspec.DecodeError as exc:
@@ -180,12 +183,16 @@ class ChatAssembler:
     def _arguments(self, block: Block, text: str) -> dict[str, Any]:
         if not text.strip():
             return {}
+        name = block["name"]
+        if too_deep(text) is not None:  # the decoder, and all that walks the input, would recurse
+            raise self._failure(
+                f"the arguments of tool call {name!r} nest deeper than {MAX_DEPTH} levels"
+            )
         try:
             value = msgspec.json.decode(text)
         except msgspec.DecodeError:
             value = None
         if not isinstance(value, dict):
-            name = block["name"]
             raise self._failure(
                 f"the arguments of tool call {name!r} are not a JSON object: {text[:200]!r}"
             )
