@@ -15,6 +15,7 @@ One definition for the broker (which writes ask) and the sandbox (what commands 
 from __future__ import annotations
 
 import os
+import stat
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -129,14 +130,37 @@ def _expand(value: str, home: str) -> str:
     return os.path.join(home, value[2:]) if value.startswith("~/") else value
 
 
+def read_small(path: str, limit: int, *, follow: bool = True) -> bytes | None:
+    """At most ``limit`` bytes of a regular file, or None. A repository's files are read at
+    start before any question: never a FIFO or a device (which could block or run on for
+    ever), nor anything in /proc, /dev or /sys (a kernel log blocks a reader too); with
+    ``follow`` false, never through a symlink."""
+    real = os.path.realpath(path) if follow else path
+    if real.startswith(("/proc/", "/dev/", "/sys/")):
+        return None
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(real, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            return file.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _entries(path: str) -> Iterator[tuple[str, str, str]]:
     """(section, key, value) of a git config file, both names lowercased; nothing when it
     cannot be read. Enough for ``path`` and ``hooksPath``: no continuation lines."""
-    try:
-        with open(path, "rb") as file:
-            text = file.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
+    data = read_small(path, 1 << 20)
+    if data is None:
         return
+    text = data.decode("utf-8", "replace")
     section = ""
     for raw in text.splitlines():
         line = raw.strip()

@@ -26,6 +26,8 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
+from actors.git_files import read_small
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
@@ -112,11 +114,10 @@ def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[s
         for entry in entries:
             if entry.name.endswith(".sample") or not entry.is_file():
                 continue
-            try:
-                with open(entry.path, "rb") as script:
-                    text = script.read(_MAX_SCRIPT).decode("utf-8", "replace")
-            except OSError:
+            script = read_small(entry.path, _MAX_SCRIPT)  # git runs a linked hook too
+            if script is None:
                 continue
+            text = script.decode("utf-8", "replace")
             for line in text.splitlines():
                 if line.lstrip().startswith("#"):
                     continue

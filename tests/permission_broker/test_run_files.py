@@ -21,7 +21,7 @@ from actors.protocol import (
     ProjectContext,
     ProjectSettings,
 )
-from actors.run_files import files_that_run
+from actors.run_files import files_git_hooks_name, files_that_run
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -272,6 +272,25 @@ def test_the_config_a_git_hook_names_asks(root: str) -> None:
     outcome = make_policy(root, "auto").assess(write(".pre-commit-config.yaml"))
     assert isinstance(outcome, Question) and outcome.person_only
     assert "a file that git's pre-commit hook runs outside the sandbox" in outcome.headless_reason
+
+
+def test_a_git_hook_that_is_a_fifo_or_a_link_into_proc_is_passed_over(
+    root: str, tmp_path: Path
+) -> None:
+    # A repository's committed hooks folder (husky's) is read at start, before any question:
+    # a FIFO or a kernel file could block the start for ever, so neither is opened. A hook
+    # linked to a script elsewhere is read where it leads, as git runs it there.
+    hooks = os.path.join(root, ".husky")
+    os.makedirs(hooks)
+    os.mkfifo(os.path.join(hooks, "pre-commit"))
+    os.symlink("/proc/self/environ", os.path.join(hooks, "pre-push"))
+    elsewhere = tmp_path / "shared-hook"
+    elsewhere.write_text("#!/bin/sh\nnpx commitlint --config=commitlint.cfg\n")
+    os.symlink(elsewhere, os.path.join(hooks, "commit-msg"))
+    with open(os.path.join(root, "commitlint.cfg"), "w") as config:
+        config.write("{}\n")
+    named = files_git_hooks_name(root, "/nonexistent", [hooks])
+    assert list(named) == [os.path.join(root, "commitlint.cfg")]
 
 
 @pytest.mark.parametrize(
