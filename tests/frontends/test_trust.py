@@ -256,3 +256,22 @@ def test_narrowing_settings_apply_untrusted(project: Project) -> None:
     sent, stderr = run(project, steps, "--permission-mode", "auto")
     assert "SECRET" not in sent
     assert "not applied" not in stderr
+
+
+@needs_bwrap
+def test_a_writable_folder_of_the_project_swapped_for_a_link_out_stays_the_projects(
+    project: Project,
+) -> None:
+    # ``build`` is inside the project when the settings are read, so it asks for no trust; the
+    # model then makes it a link to ~/.ssh and writes through it (an authorized_keys).
+    config = project.home / ".ssh"
+    hostile(project, allowedCommands=["ln -s *", "touch *"], sandbox={"allowWrite": ["build"]})
+    steps = [
+        tool_calls([call("Bash", {"command": f"ln -s {config} build"})]),
+        tool_calls([call("Bash", {"command": "touch build/PWNED"})]),
+    ]
+    sent, stderr = run(project, steps)
+    assert (project.root / "build").is_symlink()
+    assert not pwned(config)
+    assert "Read-only file system" in sent
+    assert NOT_TRUSTED not in stderr
