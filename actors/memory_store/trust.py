@@ -16,8 +16,9 @@ The widening items (docs/security.md lists them for users):
 
 - ``permissionMode: auto`` (``ask``, ``custom`` and ``plan`` accept nothing unasked);
 - an ``allowedCommands`` entry that allows any command line: ``*`` or a wildcard program, a
-  shell or an interpreter alone, with a wildcard or with its inline-code option (``bash -c``,
-  ``python -c``, ``node -e``), a wrapper that runs its words with a wildcard (``env *``);
+  shell or an interpreter alone, with options alone, with a wildcard or with its inline-code
+  option (``bash -c``, ``python -u``, ``node -e``, ``awk *``), a wrapper that runs its words
+  with a wildcard (``env *``), a package manager's runner with a wildcard (``npm *``);
 - an ``allowedPaths`` entry reaching outside the project (``~/...``, ``//...``, ``..``), or
   naming Legato's or git's own folder (``.legato``, ``.git``: their files change the rules or
   run programs);
@@ -54,23 +55,49 @@ if TYPE_CHECKING:
 # which every mode applies (actors/permission_broker/policy.py), so it accepts nothing more.
 # ``auto`` accepts edits, and confined commands unasked: it widens.
 NARROW_MODES = ("ask", "custom", "plan")
-# Programs that run any code their words hold.
+# Programs that run any code their words hold: shells, interpreters, and programs with a
+# language of their own that can start a program (awk's system(), GNU sed's ``e``, vim's ``:!``,
+# gdb's ``!``, dc's ``!``, m4's syscmd, sqlite3's ``.shell``). Compared by name without the
+# folder, the letter case (macOS finds ``BASH`` as bash) or a version (``perl5.36``, ``lua5.4``).
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "pwsh"}
 )
 INTERPRETERS = frozenset(
-    {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "tclsh", "osascript"}
-)
-# Their inline-code options: ``python -c CODE`` is any program.
-INLINE_CODE = frozenset({"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "--command"})
-# Programs that run the command their words name.
-WRAPPERS = frozenset(
     {
-        "env", "sudo", "doas", "su", "xargs", "nice", "nohup", "timeout", "time", "command",
-        "exec", "eval", "stdbuf", "setsid", "chroot", "strace", "ltrace", "watch", "flock",
-        "parallel", "npx", "uvx", "bunx", "pnpx", "uv", "pipx", "find", "ssh", "script",
+        "python", "pypy", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua",
+        "luajit", "tclsh", "wish", "osascript", "awk", "gawk", "mawk", "nawk", "sed", "gsed",
+        "expect", "julia", "r", "rscript", "guile", "racket", "sbcl", "clisp", "ocaml",
+        "runghc", "ghci", "groovy", "jshell", "jrunscript", "elixir", "iex", "erl", "escript",
+        "gnuplot", "m4", "dc", "sqlite3", "vim", "vi", "nvim", "ex", "emacs", "gdb", "lldb",
     }
 )  # fmt: skip
+# Their inline-code options: ``python -c CODE`` is any program.
+INLINE_CODE = frozenset({"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "--command"})
+# Programs that run the command their words name: the permission broker's wrappers and what
+# they start (``actors/permission_broker/wrappers.py``, kept in step by a test).
+WRAPPERS = frozenset(
+    {
+        "env", "sudo", "doas", "su", "runuser", "xargs", "nice", "ionice", "nohup", "timeout",
+        "time", "command", "builtin", "coproc", "exec", "eval", "stdbuf", "unbuffer", "setsid",
+        "chroot", "strace", "ltrace", "watch", "flock", "parallel", "npx", "uvx", "bunx",
+        "pnpx", "pipx", "find", "ssh", "script", "taskset", "chrt", "unshare", "nsenter",
+        "setpriv", "systemd-run", "pkexec", "firejail", "dbus-run-session", "ssh-agent",
+    }
+)  # fmt: skip
+# Package managers whose subcommand runs the command that follows it (the broker's runners):
+# ``npm *`` may be ``npm exec node -e CODE``, as ``npm exec *`` is.
+RUNNERS: dict[str, frozenset[str]] = {
+    "uv": frozenset({"run"}),
+    "npm": frozenset({"exec", "x"}),
+    "pnpm": frozenset({"exec", "dlx"}),
+    "yarn": frozenset({"dlx", "exec"}),
+    "poetry": frozenset({"run"}),
+    "pipenv": frozenset({"run"}),
+    "pipx": frozenset({"run"}),
+    "conda": frozenset({"run"}),
+    "bundle": frozenset({"exec"}),
+    "bun": frozenset({"x"}),
+}
 _GLOB = frozenset("*?[")
 # Folders inside the project whose files change Legato's rules or run programs.
 _OWN = (".legato", ".git")
@@ -146,27 +173,50 @@ def _lists(
 
 
 def command_widens(entry: str) -> bool:
-    """Whether an allowedCommands entry allows any command line (the module docstring)."""
+    """Whether an allowedCommands entry allows any command line (the module docstring).
+
+    An entry matches a command whose words begin with its own (``command_rules.py``), so what
+    it leaves open after its last word is open: ``python -u`` covers ``python -u -c CODE``.
+    """
     try:
         words = shlex.split(entry)
     except ValueError:
         words = entry.split()
     if not words:
         return False
-    program, rest = os.path.basename(words[0]), words[1:]
-    wildcard = any(_GLOB & set(word) for word in rest)
     if _GLOB & set(words[0]):
         return True
-    if program in SHELLS or program in INTERPRETERS or _is_python(program):
-        # An entry matches by word prefix: ``python`` alone covers ``python -c CODE``.
-        return not rest or wildcard or rest[0] in INLINE_CODE
-    return program in WRAPPERS and wildcard
+    program, rest = program_name(words[0]), words[1:]
+    wildcard = [i for i, word in enumerate(rest) if _GLOB & set(word)]
+    if program in ("sed", "gsed"):
+        # GNU sed reads options past its script (``sed s/a/b/ -e '1e CMD'``): nothing that
+        # follows an entry is out of reach.
+        return True
+    if program in SHELLS or program in INTERPRETERS:
+        # Only options named (or none): the code or script is still the model's to choose.
+        options_only = all(word.startswith("-") for word in rest)
+        return options_only or bool(wildcard) or rest[0] in INLINE_CODE
+    if program in WRAPPERS:
+        return bool(wildcard)
+    if program in RUNNERS and wildcard:
+        # The first word that is not an option, up to the wildcard, is the subcommand.
+        named = [i for i, word in enumerate(rest[: wildcard[0]]) if not word.startswith("-")]
+        if not named:
+            return True
+        if rest[named[0]] not in RUNNERS[program]:
+            return False
+        # ``uv run *`` runs any program; ``uv run pytest *`` runs pytest, as ``pytest *`` would.
+        inner = rest[named[1] :] if len(named) > 1 else ["*"]
+        return command_widens(shlex.join(inner))
+    return False
 
 
-def _is_python(program: str) -> bool:
-    return program.startswith(("python", "pypy")) and all(
-        c.isdigit() or c == "." for c in program.removeprefix("python").removeprefix("pypy")
-    )
+def program_name(word: str) -> str:
+    """A command's program as the lists above name it: no folder, no case, no version
+    (``/usr/bin/Python3.12`` is ``python``, ``perl5.36.0`` is ``perl``, ``node18`` is ``node``)."""
+    name = os.path.basename(word).lower().removesuffix("-dbg")
+    bare = name.rstrip("0123456789.-_")
+    return bare if bare in SHELLS or bare in INTERPRETERS or bare in WRAPPERS else name
 
 
 def _path_rule_widens(entry: str) -> bool:

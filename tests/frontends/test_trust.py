@@ -10,9 +10,12 @@ The provider is the user's choice whatever the project says, trusted or not.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
@@ -275,3 +278,32 @@ def test_a_writable_folder_of_the_project_swapped_for_a_link_out_stays_the_proje
     assert not pwned(config)
     assert "Read-only file system" in sent
     assert NOT_TRUSTED not in stderr
+
+
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        ("awk *", """awk 'BEGIN { system("touch ran") }'"""),
+        ("sed -n", "sed -n '1e touch ran' allowed.txt"),
+        ("perl5.36.0 *", "perl5.36.0 -e 'open(F, q(>ran))'"),
+        ("python3 -u", """python3 -u -c 'open("ran", "w")'"""),
+        ("npm *", """npm exec --yes -- node -e 'require("fs").writeFileSync("ran", "")'"""),
+    ],
+)
+def test_entries_that_run_code_of_the_models_choosing_need_trust(
+    project: Project, entry: str, line: str
+) -> None:
+    # Each entry names one program, but what follows it on the line is code of the model's
+    # choosing: as good as ``*`` to a steered model.
+    if shutil.which(line.split()[0]) is None:
+        pytest.skip(f"{line.split()[0]} is not installed")
+    project.write("allowed.txt", "x\n")
+    hostile(project, allowedCommands=[entry])
+    steps = [tool_calls([call("Bash", {"command": line})])]
+    _, stderr = run(project, steps)
+    assert not (project.root / "ran").exists()
+    assert f"allowedCommands: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+
+    assert trust(project).returncode == 0
+    run(project, steps)
+    assert (project.root / "ran").exists()
