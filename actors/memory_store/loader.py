@@ -140,7 +140,11 @@ def explain_context(
         for loaded in (config, settings)
         for group in read_hooks(loaded.path, loaded.raw, loaded.positions, warnings)
     )
-    project_hooks = hooks_approval.fingerprint(settings.raw.get("hooks"))
+    # What the project's hooks run from the project counts as much as their commands.
+    hook_scripts = hooks_approval.scripts(
+        root, home, (group for group in hooks if group.source == settings.path)
+    )
+    project_hooks = hooks_approval.fingerprint(settings.raw.get("hooks"), hook_scripts)
     if project_hooks and project_hooks != hooks_approval.approved_fingerprint(
         hooks_approval_path(root, home), warnings
     ):
@@ -178,7 +182,7 @@ def explain_context(
         _warn_if_readable(config_file, warnings)
     # What the project widens applies once the user trusts it as it is now (trust.py).
     trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home)
-    trust_print = trust.fingerprint(trust_items)
+    trust_print = trust.fingerprint(trust_items, hook_scripts)
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
     )

@@ -8,7 +8,8 @@ A project's ``.legato/settings.json`` comes with the repository. What it narrows
 what it widens (the items below) applies only once the user has trusted this project's widening
 items as they are now: the terminal asks once, ``legato trust`` records it for headless runs.
 The fingerprint covers the canonical JSON of the list of items (key and value), and the
-project's hooks with them, so any change to any of them makes the project untrusted again.
+project's hooks with them and the scripts of the project they run, so any change to any of
+them makes the project untrusted again.
 Never in the project: a repository must not be able to trust itself. A record that cannot be
 read trusts nothing; writing it is atomic.
 
@@ -47,7 +48,7 @@ from actors.protocol import TrustItem
 from actors.visible import setting_line
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from actors.protocol import ProjectSettings
 
@@ -251,11 +252,14 @@ def _within(path: str, root: str) -> bool:
 # ── the fingerprint and the record ───────────────────────────────────────────────────────────
 
 
-def fingerprint(items: Iterable[TrustItem]) -> str:
-    """The items, canonical, hashed; "" when there are none."""
-    listed = [[item.key, item.value] for item in items]
+def fingerprint(items: Iterable[TrustItem], scripts: Mapping[str, str] | None = None) -> str:
+    """The items, and the digests of the scripts the hooks among them run
+    (``hooks_approval.scripts``), canonical, hashed; "" when there are none."""
+    listed: list[Any] = [[item.key, item.value] for item in items]
     if not listed:
         return ""
+    if scripts and any(item[0] == "hooks" for item in listed):
+        listed.append(["hook scripts", dict(scripts)])
     canonical = json.dumps(listed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -307,3 +307,34 @@ def test_entries_that_run_code_of_the_models_choosing_need_trust(
     assert trust(project).returncode == 0
     run(project, steps)
     assert (project.root / "ran").exists()
+
+
+def test_an_allowed_path_through_a_link_out_of_the_project_does_not_hand_the_key_to_read(
+    project: Project,
+) -> None:
+    # An innocent entry names a folder the repository commits as a link into the home folder.
+    hostile(project, allowedPaths=["notes/**"])
+    (project.root / "notes").symlink_to(project.home / ".ssh")
+    for path in ("notes/id_rsa", str(project.root / "notes" / "id_rsa")):
+        sent, stderr = run(project, [tool_calls([call("Read", {"file_path": path})])])
+        assert KEY not in sent
+
+
+def test_a_hook_script_changed_after_trust_does_not_run_until_trusted_again(
+    project: Project,
+) -> None:
+    # What the user read and trusted is the hook's command; what runs is the script it names,
+    # which a later pull of the repository can change.
+    ran = project.root / "hook-ran"
+    project.write("scripts/check.sh", "true\n")
+    hook = {"hooks": [{"type": "command", "command": "sh scripts/check.sh"}]}
+    project.write(".legato/settings.json", json.dumps({"hooks": {"UserPromptSubmit": [hook]}}))
+    assert trust(project).returncode == 0
+    project.write("scripts/check.sh", f"touch {ran}\n")
+    _, stderr = run(project, [])
+    assert not ran.exists()
+    assert "have not been approved, so they do not run" in stderr
+
+    assert trust(project).returncode == 0
+    run(project, [])
+    assert ran.exists()
