@@ -1,14 +1,15 @@
 """Whether the user approved the project's hooks, kept in the user's own folder.
 
     ~/.legato/projects/<hash>/hooks-approved.json
-    {"fingerprint": "<sha256 of the project's hooks object>"}
+    {"fingerprint": "<sha256 of the project's hooks object and the scripts they run>"}
 
 A project's ``.legato/settings.json`` comes with the repository, and its hooks are commands
 that run as the user: an interactive session runs them only once the user has approved them
 as they are now. The fingerprint covers the whole ``hooks`` object as written (canonical JSON),
 and the bytes of each file of the project that a hook runs (``actors/run_files.py``), so any
-change to any hook, or to a script one runs (a pull of the repository), asks again. Never in the project: a repository must not be able to
-approve its own hooks. A file that cannot be read approves nothing; writing it is atomic.
+change to any hook, or to a script one runs (a pull of the repository), asks again. Never in
+the project: a repository must not be able to approve its own hooks. A file that cannot be
+read approves nothing; writing it is atomic.
 """
 
 from __future__ import annotations

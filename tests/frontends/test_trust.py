@@ -316,7 +316,7 @@ def test_an_allowed_path_through_a_link_out_of_the_project_does_not_hand_the_key
     hostile(project, allowedPaths=["notes/**"])
     (project.root / "notes").symlink_to(project.home / ".ssh")
     for path in ("notes/id_rsa", str(project.root / "notes" / "id_rsa")):
-        sent, stderr = run(project, [tool_calls([call("Read", {"file_path": path})])])
+        sent, _ = run(project, [tool_calls([call("Read", {"file_path": path})])])
         assert KEY not in sent
 
 
