@@ -260,6 +260,9 @@ def explain_context(
         trust_items=trust_items,
         trusted=trusted,
         trust_fingerprint=trust_print,
+        # A specific program applies untrusted because the sandbox holds what it runs; where
+        # no sandbox can run, it would run as the user, unasked.
+        confined_only_commands=() if trusted else settings.value.allowed_commands,
     )
     context = _with_program_options(context, overrides)
     return Explained(

@@ -51,7 +51,7 @@ import msgspec
 from actors.git_files import configured_places, hook_folders, is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
-from actors.permission_broker.rules import Rules
+from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
@@ -62,7 +62,6 @@ from actors.visible import escape_controls
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.permission_broker.rules import Judgement
     from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import OperationKind, PermissionMode, ProjectContext
 
@@ -144,6 +143,25 @@ class Policy:
         # Programs the user runs outside the sandbox (docker, say): the rules still apply.
         self._unconfined_programs = frozenset(
             () if sandbox is None else sandbox.unconfined_commands
+        )
+        # The untrusted project's entries allow only commands that run in the sandbox: judged
+        # unconfined, a command meets the rules without them.
+        self._unconfined_rules = (
+            Rules(
+                context.project_root,
+                msgspec.structs.replace(
+                    context.settings,
+                    allowed_commands=tuple(
+                        entry
+                        for entry in context.settings.allowed_commands
+                        if entry not in context.confined_only_commands
+                    ),
+                ),
+                home=context.home or None,
+                more_roots=context.add_dirs,
+            )
+            if context.confined_only_commands
+            else None
         )
         self.mode: PermissionMode = context.permission_mode
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
@@ -478,6 +496,10 @@ class Policy:
             shown = judgement.unlisted.text if judgement.unlisted else line.text
             return self._plan_refuses(f"running '{shown}'")
         outside = self._runs_outside(line)
+        held = request.confined or request.partly_confined
+        unconfined = outside or request.unconfined or not held
+        if unconfined and judgement.verdict == "allowed" and self._unconfined_rules is not None:
+            judgement = self._confined_only(request, line, judgement)
         parts = [
             self._command_part(line, judgement, confined=request.confined and not outside),
             *self._redirect_parts(request.tool, line),
@@ -501,6 +523,27 @@ class Policy:
         if outside and isinstance(first, Decision):
             return Decision(first.allowed, first.reason, unconfined=True)
         return first
+
+    def _confined_only(
+        self, request: PermissionRequest, line: CommandLine, judgement: Judgement
+    ) -> Judgement:
+        """The verdict for a command that runs unconfined, by the rules without the untrusted
+        project's allowedCommands entries: they allow it only in the sandbox."""
+        assert self._unconfined_rules is not None  # only with such entries
+        without = self._unconfined_rules.judge_command(line)
+        if without.verdict != "unlisted":
+            return without if without.verdict != "allowed" else judgement
+        why = self._confinement(request, outside=False).why_unconfined
+        return Judgement(
+            "risky",
+            f"{judgement.reason}, but it would run unconfined ({why}), and a project's "
+            "allowedCommands allow a command unasked only in the sandbox until you trust it",
+            remedy=(
+                "Install bubblewrap so that commands run in the sandbox; or, to have them run "
+                f"unconfined, set sandbox.enabled to false in {self.settings_file} and trust "
+                "it with 'legato trust'"
+            ),
+        )
 
     def _confinement(self, request: PermissionRequest, *, outside: bool) -> HowItRuns:
         """How the command will run if the person says yes, for them to weigh: a confined

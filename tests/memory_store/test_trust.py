@@ -159,6 +159,19 @@ def test_trust_applies_them_until_the_content_changes(dirs: Dirs) -> None:
     assert context.settings.sandbox.allow_unix_sockets == ()
 
 
+def test_an_untrusted_projects_commands_are_confined_only_until_trusted(dirs: Dirs) -> None:
+    dirs.settings.parent.mkdir()
+    settings = {"allowedCommands": ["make", "bash -c"]}
+    dirs.settings.write_text(json.dumps(settings))
+    root = str(dirs.project.resolve())
+    context = load_context(root, home=str(dirs.home), env={})
+    assert context.confined_only_commands == ("make",)
+    trust.record(trust_path(root, str(dirs.home)), context.trust_fingerprint)
+    context = load_context(root, home=str(dirs.home), env={})
+    assert context.trusted
+    assert context.confined_only_commands == ()
+
+
 def test_a_record_that_is_not_one_trusts_nothing(dirs: Dirs) -> None:
     dirs.settings.parent.mkdir()
     dirs.settings.write_text(json.dumps({"permissionMode": "auto"}))
