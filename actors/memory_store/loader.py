@@ -51,6 +51,7 @@ from actors.protocol import (
     ProjectSettings,
     Setting,
 )
+from actors.run_files import places_that_run
 from actors.tool_executor import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
@@ -181,7 +182,8 @@ def explain_context(
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
     # What the project widens applies once the user trusts it as it is now (trust.py).
-    trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home)
+    runs = tuple(places_that_run(root, home, hooks, mcp_servers))
+    trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home, runs)
     trust_print = trust.fingerprint(trust_items, hook_scripts)
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
@@ -189,7 +191,7 @@ def explain_context(
     not_applied: list[Setting[Any]] = []
     if trust_items and not trusted:
         settings = msgspec.structs.replace(
-            settings, value=trust.without_widening(settings.value, root, home)
+            settings, value=trust.without_widening(settings.value, root, home, runs)
         )
         warnings += trust.not_applied(settings_file, trust_items)
         not_applied += (

@@ -22,7 +22,8 @@ The widening items (docs/security.md lists them for users):
   with a wildcard (``env *``), a package manager's runner with a wildcard (``npm *``);
 - an ``allowedPaths`` entry reaching outside the project (``~/...``, ``//...``, ``..``), or
   naming Legato's or git's own folder (``.legato``, ``.git``: their files change the rules or
-  run programs);
+  run programs), or naming a file or folder of the project that runs outside the sandbox (a
+  hook's script, an MCP server's, ``.mcp.json``, git's ``core.hooksPath``);
 - every ``allowedTools`` entry: it allows a tool's calls whatever path or command they name;
 - ``sandbox.enabled: false``; ``sandbox.allowWrite`` outside the project or into ``.git`` or
   ``.legato``; every ``sandbox.passEnv``, ``sandbox.unconfinedCommands`` and
@@ -108,14 +109,15 @@ _OWN = (".legato", ".git")
 
 
 def widening_items(
-    settings: ProjectSettings, hooks: Any, root: str, home: str
+    settings: ProjectSettings, hooks: Any, root: str, home: str, runs: Iterable[str] = ()
 ) -> tuple[TrustItem, ...]:
-    """The settings' widening items, in the file's key order, then the hooks."""
+    """The settings' widening items, in the file's key order, then the hooks. ``runs``: the
+    places of the project whose files run outside the sandbox (``run_files.places_that_run``)."""
     sandbox = settings.sandbox
     items: list[TrustItem] = []
     if settings.permission_mode not in (None, *NARROW_MODES):
         items.append(TrustItem("permissionMode", settings.permission_mode))
-    for key, entries, widens in _lists(settings, root, home):
+    for key, entries, widens in _lists(settings, root, home, tuple(runs)):
         items += (TrustItem(key, entry) for entry in entries if widens(entry))
     if not sandbox.enabled:
         items.append(TrustItem("sandbox.enabled", False))
@@ -124,13 +126,15 @@ def widening_items(
     return tuple(items)
 
 
-def without_widening(settings: ProjectSettings, root: str, home: str) -> ProjectSettings:
+def without_widening(
+    settings: ProjectSettings, root: str, home: str, runs: Iterable[str] = ()
+) -> ProjectSettings:
     """The settings with each widening item left out: what applies while untrusted. A value
     left out falls back to what it would be without the project's file."""
     sandbox = settings.sandbox
     kept = {
         key: tuple(entry for entry in entries if not widens(entry))
-        for key, entries, widens in _lists(settings, root, home)
+        for key, entries, widens in _lists(settings, root, home, tuple(runs))
     }
     sandbox = msgspec.structs.replace(
         sandbox,
@@ -152,7 +156,7 @@ def without_widening(settings: ProjectSettings, root: str, home: str) -> Project
 
 
 def _lists(
-    settings: ProjectSettings, root: str, home: str
+    settings: ProjectSettings, root: str, home: str, runs: tuple[str, ...]
 ) -> list[tuple[str, Sequence[str], Callable[[str], bool]]]:
     sandbox = settings.sandbox
 
@@ -162,8 +166,11 @@ def _lists(
     def writable(entry: str) -> bool:
         return _sandbox_path_widens(entry, root, home)
 
+    def path_rule(entry: str) -> bool:
+        return _path_rule_widens(entry) or _names_a_place_that_runs(entry, root, home, runs)
+
     return [
-        ("allowedPaths", settings.allowed_paths, _path_rule_widens),
+        ("allowedPaths", settings.allowed_paths, path_rule),
         ("allowedCommands", settings.allowed_commands, command_widens),
         ("allowedTools", settings.allowed_tools, every),
         ("sandbox.allowWrite", sandbox.allow_write, writable),
@@ -229,6 +236,24 @@ def _path_rule_widens(entry: str) -> bool:
         return True
     parts = [part for part in entry.strip("/").split("/") if part not in ("", ".")]
     return ".." in parts or any(part.strip("*") in _OWN for part in parts)
+
+
+def _names_a_place_that_runs(entry: str, root: str, home: str, runs: tuple[str, ...]) -> bool:
+    """An allowedPaths entry that names, by its literal folders or as a file, a place whose
+    files run outside the sandbox (a hook's script, an MCP server's, .mcp.json, git's hooks
+    folder): the broker lets the model write there unasked, where it otherwise always asks."""
+    if entry.startswith("!") or not runs:
+        return False
+    from actors.path_entries import PathRules
+    from actors.path_patterns import PatternError
+
+    try:
+        rules = PathRules(root, (entry,), (), home=home)
+    except PatternError:
+        return True  # the loader refuses it; what it would name cannot be told
+    return any(
+        rules.names_file(path) or rules.names_explicitly(path, path) is not None for path in runs
+    )
 
 
 def _sandbox_path_widens(entry: str, root: str, home: str) -> bool:

@@ -40,7 +40,6 @@ The policy is plain synchronous code; the actor only carries the questions to th
 from __future__ import annotations
 
 import dataclasses
-import glob
 import os
 import stat
 from dataclasses import dataclass
@@ -384,26 +383,11 @@ class Policy:
                 for place, description in (*self.own_places, *_nested_git(candidate)):
                     if not within(candidate, place):
                         continue
-                    if rules.names_explicitly(candidate, place) is None and not self._names_file(
+                    if rules.names_explicitly(candidate, place) is None and not rules.names_file(
                         candidate
                     ):
                         return description
         return None
-
-    def _names_file(self, path: str) -> bool:
-        """An allowedPaths entry names the file ``path`` itself, with no wildcard (``fmt.sh``,
-        ``/scripts/fmt.sh``): what allows a file a hook runs to be edited unasked, as
-        ``.legato/skills/**`` allows a folder of Legato's own."""
-        rules = self.rules.paths
-        if rules.allowed_by(path) is None:
-            return False
-        for rule in rules.allowed:
-            body = rule.text.strip().removeprefix("./").strip("/")
-            if rule.negated or rule.scope != "project" or glob.has_magic(body):
-                continue
-            if os.path.join(rule.base, body) == path:
-                return True
-        return False
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
 

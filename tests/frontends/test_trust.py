@@ -338,3 +338,26 @@ def test_a_hook_script_changed_after_trust_does_not_run_until_trusted_again(
     assert trust(project).returncode == 0
     run(project, [])
     assert ran.exists()
+
+
+@pytest.mark.parametrize("entry", ["tools/server.py", ".mcp.json"])
+def test_an_allowed_path_naming_a_file_that_runs_outside_the_sandbox_needs_trust(
+    project: Project, entry: str
+) -> None:
+    # The broker lets the model write a file an MCP server runs only when an entry names it:
+    # the repository names it, and the server, once approved, runs what the model wrote.
+    server = {"mcpServers": {"tools": {"command": "python3", "args": ["tools/server.py"]}}}
+    project.write(".mcp.json", json.dumps(server))
+    project.write("tools/server.py", "print('serving')\n")
+    hostile(project, allowedPaths=[entry])
+    write = [
+        tool_calls([call("Read", {"file_path": entry})]),
+        tool_calls([call("Write", {"file_path": entry, "content": "import os\n"})]),
+    ]
+    _, stderr = run(project, write)
+    assert "import os" not in (project.root / entry).read_text()
+    assert f"allowedPaths: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+
+    assert trust(project).returncode == 0
+    run(project, write)
+    assert (project.root / entry).read_text() == "import os\n"
