@@ -89,12 +89,12 @@ def places_that_run(
     if os.path.isdir(git):
         found.update(files_git_hooks_name(root, home, hook_folders(git, home)))
         for path, _, what in configured_places(git, home):
-            if _inside(path, root) and not _inside(path, git):
+            if _within(path, root) and not _within(path, git):
                 found.setdefault(path, what)
     return found
 
 
-def _inside(path: str, folder: str) -> bool:
+def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 

@@ -244,15 +244,20 @@ def _names_a_place_that_runs(entry: str, root: str, home: str, runs: tuple[str, 
     folder): the broker lets the model write there unasked, where it otherwise always asks."""
     if entry.startswith("!") or not runs:
         return False
-    from actors.path_entries import PathRules
+    from actors.path_entries import PathRules, within
     from actors.path_patterns import PatternError
 
     try:
         rules = PathRules(root, (entry,), (), home=home)
     except PatternError:
         return True  # the loader refuses it; what it would name cannot be told
+    # A folder's files are named by an entry whose literal folders lie in it (``.husky/**``).
+    names_folder = [rule.literal for rule in rules.allowed if rule.literal != rule.base]
     return any(
-        rules.names_file(path) or rules.names_explicitly(path, path) is not None for path in runs
+        rules.names_file(path)
+        or rules.names_explicitly(path, path) is not None
+        or (os.path.isdir(path) and any(within(folder, path) for folder in names_folder))
+        for path in runs
     )
 
 

@@ -172,6 +172,19 @@ def test_an_untrusted_projects_commands_are_confined_only_until_trusted(dirs: Di
     assert context.confined_only_commands == ()
 
 
+def test_an_allowed_path_naming_git_hooks_folder_widens(dirs: Dirs) -> None:
+    # Husky's setup: git runs the hooks in .husky/_, and they run the scripts beside it. An
+    # entry naming that folder would let the model write the next commit's hook unasked.
+    (dirs.project / ".git").mkdir()
+    (dirs.project / ".git" / "config").write_text("[core]\n\thooksPath = .husky/_\n")
+    (dirs.project / ".husky" / "_").mkdir(parents=True)
+    dirs.settings.parent.mkdir()
+    dirs.settings.write_text(json.dumps({"allowedPaths": [".husky/**", "src/**"]}))
+    context = load_context(str(dirs.project.resolve()), home=str(dirs.home), env={})
+    assert keys(context.trust_items) == [("allowedPaths", ".husky/**")]
+    assert context.settings.allowed_paths == ("src/**",)
+
+
 def test_a_record_that_is_not_one_trusts_nothing(dirs: Dirs) -> None:
     dirs.settings.parent.mkdir()
     dirs.settings.write_text(json.dumps({"permissionMode": "auto"}))
