@@ -76,21 +76,30 @@ def places_that_run(
     root: str, home: str, hooks: Iterable[HookGroup], servers: Iterable[McpServer]
 ) -> dict[str, str]:
     """Every place inside the project (``root``, real) whose files run outside the sandbox,
-    with what it is in words: ``.mcp.json``, the files hooks and MCP servers run, the files
-    git's hook scripts name, and the folders and files outside ``.git`` that git's config takes
-    programs from (``core.hooksPath``, an included config). Writing any of them always asks,
-    unless an allowedPaths entry names it (the permission broker); an entry of a project's
-    file that names one is a widening the user trusts first (the memory store)."""
+    with what it is in words (as a question says it): ``.mcp.json``, the files hooks and MCP
+    servers run, the files git's hook scripts name, and the folders and files outside ``.git``
+    that git's config takes programs from (``core.hooksPath``, an included config). Writing any
+    of them always asks, unless an allowedPaths entry names it (the permission broker); an
+    entry of a project's file that names one is a widening the user trusts first (the memory
+    store)."""
     from actors.git_files import configured_places, hook_folders
 
-    found = {os.path.join(root, MCP_FILE): "the project's MCP servers (.mcp.json)"}
-    found.update(files_that_run(root, home, hooks, servers))
+    found = {
+        os.path.join(root, MCP_FILE): (
+            "the project's MCP servers (.mcp.json), which run outside the sandbox"
+        )
+    }
+    runs = files_that_run(root, home, hooks, servers)
     git = os.path.join(root, ".git")
     if os.path.isdir(git):
-        found.update(files_git_hooks_name(root, home, hook_folders(git, home)))
+        runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
+    found.update(
+        (path, f"a file that {who} runs outside the sandbox") for path, who in runs.items()
+    )
+    if os.path.isdir(git):
         for path, _, what in configured_places(git, home):
             if _within(path, root) and not _within(path, git):
-                found.setdefault(path, what)
+                found.setdefault(path, f"{what}, where git finds programs to run")
     return found
 
 

@@ -47,14 +47,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.git_files import configured_places, hook_folders, is_control
+from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
-from actors.run_files import MCP_FILE, SCRIPT_RUNNERS, files_git_hooks_name, files_that_run
+from actors.run_files import SCRIPT_RUNNERS, places_that_run
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
@@ -182,20 +182,8 @@ class Policy:
         # servers run, and .mcp.json, where a server written starts unasked when the user has
         # enabled all of a project's servers; and the files and folders outside .git that
         # git's config names (an included config, core.hooksPath).
-        runs = files_that_run(root, home, context.hooks, context.mcp_servers)
-        git = os.path.join(root, ".git")
-        configured = configured_places(git, home) if os.path.isdir(git) else []
-        if os.path.isdir(git):
-            runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
-        self.own_places += (
-            (os.path.join(root, MCP_FILE), "the project's MCP servers (.mcp.json), which run "
-             "outside the sandbox"),
-            *((path, f"a file that {escape_controls(who)} runs outside the sandbox")
-              for path, who in runs.items()),
-            *((path, f"{escape_controls(what)}, where git finds programs to run")
-              for path, _, what in configured
-              if within(path, root) and not within(path, git)),
-        )  # fmt: skip
+        places = places_that_run(root, home, context.hooks, context.mcp_servers)
+        self.own_places += tuple((path, escape_controls(what)) for path, what in places.items())
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
