@@ -244,6 +244,16 @@ def _names_a_place_that_runs(entry: str, root: str, home: str, runs: tuple[str, 
     folder): the broker lets the model write there unasked, where it otherwise always asks."""
     if entry.startswith("!") or not runs:
         return False
+    # Only an entry whose literal folders lead to or into such a place can name it: the rest
+    # are told apart by their words, without loading the glob engine at start.
+    literal: list[str] = []
+    for part in (part for part in entry.split("/") if part not in ("", ".")):
+        if _GLOB & set(part) or "\\" in part:
+            break
+        literal.append(part)
+    places = [os.path.relpath(path, root).split(os.sep) for path in runs]
+    if not literal or not any(place[: len(literal)] == literal[: len(place)] for place in places):
+        return False
     from actors.path_entries import PathRules, within
     from actors.path_patterns import PatternError
 
