@@ -145,7 +145,8 @@ def layout(
         elif out is not None:  # a link made since the settings were read and judged
             skipped.notes.append(
                 f"allowWrite '{entry}': not writable, it is in the project but a link leads it "
-                f"to {out}; name {out} itself in your own settings if it is meant"
+                f"to {out}; name {out} itself in sandbox.allowWrite if it is meant (a place "
+                "outside the project applies once you trust the project)"
             )
         elif os.path.isdir(path):
             writable.append(path)
