@@ -27,7 +27,8 @@ The widening items (docs/security.md lists them for users):
 - every ``allowedTools`` entry: it allows a tool's calls whatever path or command they name;
 - ``sandbox.enabled: false``; ``sandbox.allowWrite`` outside the project or into ``.git`` or
   ``.legato``; every ``sandbox.passEnv``, ``sandbox.unconfinedCommands`` and
-  ``sandbox.allowUnixSockets`` entry;
+  ``sandbox.allowUnixSockets`` entry; ``sandbox.maxProcesses`` above the default (a command
+  that forks without end would take the machine's processes);
 - ``hooks``: commands that run as the user, outside the sandbox.
 
 ``sandbox.network: true`` and ``sandbox.autoAllow: true`` are the defaults, so never widen;
@@ -45,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.memory_store import hooks_approval
-from actors.protocol import TrustItem
+from actors.protocol import MAX_PROCESSES, TrustItem
 from actors.visible import setting_line
 
 if TYPE_CHECKING:
@@ -121,6 +122,8 @@ def widening_items(
         items += (TrustItem(key, entry) for entry in entries if widens(entry))
     if not sandbox.enabled:
         items.append(TrustItem("sandbox.enabled", False))
+    if sandbox.max_processes > MAX_PROCESSES:
+        items.append(TrustItem("sandbox.maxProcesses", sandbox.max_processes))
     if hooks:
         items.append(TrustItem("hooks", hooks))
     return tuple(items)
@@ -139,6 +142,7 @@ def without_widening(
     sandbox = msgspec.structs.replace(
         sandbox,
         enabled=True,
+        max_processes=min(sandbox.max_processes, MAX_PROCESSES),
         allow_write=kept["sandbox.allowWrite"],
         pass_env=kept["sandbox.passEnv"],
         unconfined_commands=kept["sandbox.unconfinedCommands"],

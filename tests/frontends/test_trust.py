@@ -361,3 +361,19 @@ def test_an_allowed_path_naming_a_file_that_runs_outside_the_sandbox_needs_trust
     assert trust(project).returncode == 0
     run(project, write)
     assert (project.root / entry).read_text() == "import os\n"
+
+
+@needs_bwrap
+def test_a_higher_process_limit_needs_trust(project: Project) -> None:
+    # A fork that never ends, from a project's script, stops at the limit: a repository that
+    # raises it would have the machine's processes.
+    project.write("limit.py", "import resource\nprint(resource.getrlimit(resource.RLIMIT_NPROC))\n")
+    hostile(project, allowedCommands=["python3 limit.py"], sandbox={"maxProcesses": 100000})
+    steps = [tool_calls([call("Bash", {"command": "python3 limit.py"})])]
+    sent, stderr = run(project, steps)
+    assert '"content": "(1024, 1024)' in sent
+    assert f"sandbox.maxProcesses: 100000 {NOT_TRUSTED}" in stderr
+
+    assert trust(project).returncode == 0
+    sent, _ = run(project, steps)
+    assert '"content": "(1024, 1024)' not in sent
