@@ -72,6 +72,8 @@ INTERPRETERS = frozenset(
         "expect", "julia", "r", "rscript", "guile", "racket", "sbcl", "clisp", "ocaml",
         "runghc", "ghci", "groovy", "jshell", "jrunscript", "elixir", "iex", "erl", "escript",
         "gnuplot", "m4", "dc", "sqlite3", "vim", "vi", "nvim", "ex", "emacs", "gdb", "lldb",
+        # The shell's own: they run a file as shell code (``source /dev/stdin <<EOF``).
+        "source", ".",
     }
 )  # fmt: skip
 # Their inline-code options: ``python -c CODE`` is any program.

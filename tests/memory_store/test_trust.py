@@ -29,6 +29,7 @@ if TYPE_CHECKING:
      "python3.12-dbg -c", "tclsh8.6",
      # Languages that start programs: awk's system(), sed's e, vim's :!, gdb's !.
      "awk *", "gawk", "sed -n", "sed s/a/b/", "vim *", "gdb -ex", "sqlite3 *", "dc",
+     "source *", ". *",
      # Wrappers the broker looks through, and runners whose subcommand runs a program.
      "builtin *", "ionice *", "unshare *", "systemd-run *", "npm *", "npm exec *",
      "pnpm dlx *", "yarn *", "uv run *", "uv run python *", "poetry run *", "bundle exec *"],
@@ -41,7 +42,7 @@ def test_entries_that_allow_any_command_widen(entry: str) -> None:
     "entry",
     ["git status", "npm run *", "pytest", "python3 manage.py test", "python -m pytest",
      "xargs grep", "env", "make", "ls *", "npm run *", "uv run pytest *", "uv pip install *",
-     "awk '{print $1}'", "git *", "cargo test *"],
+     "awk '{print $1}'", "git *", "cargo test *", "source .venv/bin/activate"],
 )  # fmt: skip
 def test_entries_that_name_a_program_do_not(entry: str) -> None:
     assert not trust.command_widens(entry)
