@@ -182,7 +182,8 @@ def explain_context(
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
     # What the project widens applies once the user trusts it as it is now (trust.py).
-    runs = tuple(places_that_run(root, home, hooks, mcp_servers))
+    # Read only for allowedPaths entries, the one setting that can name them.
+    runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
     trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home, runs)
     trust_print = trust.fingerprint(trust_items, hook_scripts)
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
