@@ -14,6 +14,7 @@ is allowed only by a ``~/`` or ``//`` entry.
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -174,6 +175,20 @@ class PathRules:
         if found is None and os.path.isdir(resolved):
             found = _decide(self._allowed_groups, os.path.join(resolved, _ANY_CHILD), False)
         return found
+
+    def names_file(self, path: str) -> bool:
+        """An allowed entry names the file ``path`` itself, with no wildcard (``fmt.sh``,
+        ``/scripts/fmt.sh``): what allows a file a hook runs to be edited unasked, as
+        ``.legato/skills/**`` allows a folder of Legato's own."""
+        if self.allowed_by(path) is None:
+            return False
+        for rule in self.allowed:
+            body = rule.text.strip().removeprefix("./").strip("/")
+            if rule.negated or rule.scope != "project" or glob.has_magic(body):
+                continue
+            if os.path.join(rule.base, body) == path:
+                return True
+        return False
 
     def names_explicitly(self, resolved: str, place: str) -> PathRule | None:
         """An allowed entry that names ``place`` by its literal folders and matches

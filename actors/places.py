@@ -40,13 +40,29 @@ def legato_folders(home: str) -> tuple[str, ...]:
 def sandbox_path(entry: str, project: str, home: str) -> str:
     """A sandbox setting's path entry as a real absolute path: ``~/x`` under the home folder,
     ``/x`` or ``//x`` absolute, else relative to the project root."""
+    return os.path.realpath(sandbox_path_as_named(entry, project, home))
+
+
+def leaves_project(entry: str, project: str, home: str) -> str | None:
+    """Where a link leads an ``entry`` that names a place in the project out of it; None when it
+    stays inside, or names a place outside to begin with. What is inside the project asks for no
+    trust, and a command can put a link where a folder of the project was (or was to be): what
+    a mount of it would open is judged again before each command, never once at start."""
+    lexical = os.path.normpath(sandbox_path_as_named(entry, project, home))
+    real_project = os.path.realpath(project)
+    if not (_within(lexical, project) or _within(lexical, real_project)):
+        return None
+    path = sandbox_path(entry, project, home)
+    return None if _within(path, real_project) else path
+
+
+def sandbox_path_as_named(entry: str, project: str, home: str) -> str:
+    """``sandbox_path`` before links are followed."""
     if entry == "~" or entry.startswith("~/"):
-        path = os.path.join(home, entry[2:])
-    elif entry.startswith("/"):
-        path = "/" + entry.lstrip("/")
-    else:
-        path = os.path.join(project, entry)
-    return os.path.realpath(path)
+        return os.path.join(home, entry[2:])
+    if entry.startswith("/"):
+        return "/" + entry.lstrip("/")
+    return os.path.join(project, entry)
 
 
 def opens_legato_folder(entry: str, project: str, home: str) -> str | None:

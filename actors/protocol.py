@@ -385,6 +385,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     trust_items: tuple[TrustItem, ...] = ()
     trusted: bool = False
     trust_fingerprint: str = ""  # of ``trust_items``: what a trust record holds
+    # The project's allowedCommands entries that apply while it is untrusted: they allow a
+    # command only where it runs in the sandbox (the permission broker).
+    confined_only_commands: tuple[str, ...] = ()
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):

@@ -100,6 +100,41 @@ def files_that_run(
     return found
 
 
+def places_that_run(
+    root: str, home: str, hooks: Iterable[HookGroup], servers: Iterable[McpServer]
+) -> dict[str, str]:
+    """Every place inside the project (``root``, real) whose files run outside the sandbox,
+    with what it is in words (as a question says it): ``.mcp.json``, the files hooks and MCP
+    servers run, the files git's hook scripts name, and the folders and files outside ``.git``
+    that git's config takes programs from (``core.hooksPath``, an included config). Writing any
+    of them always asks, unless an allowedPaths entry names it (the permission broker); an
+    entry of a project's file that names one is a widening the user trusts first (the memory
+    store)."""
+    from actors.git_files import configured_places, hook_folders
+
+    found = {
+        os.path.join(root, MCP_FILE): (
+            "the project's MCP servers (.mcp.json), which run outside the sandbox"
+        )
+    }
+    runs = files_that_run(root, home, hooks, servers)
+    git = os.path.join(root, ".git")
+    if os.path.isdir(git):
+        runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
+    found.update(
+        (path, f"a file that {who} runs outside the sandbox") for path, who in runs.items()
+    )
+    if os.path.isdir(git):
+        for path, _, what in configured_places(git, home):
+            if _within(path, root) and not _within(path, git):
+                found.setdefault(path, f"{what}, where git finds programs to run")
+    return found
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[str, str]:
     """Each file inside ``root`` that a hook script of git's, in ``folders``, names: the
     configuration a hook manager reads and runs programs from (pre-commit's hook says

@@ -1,13 +1,15 @@
 """Whether the user approved the project's hooks, kept in the user's own folder.
 
     ~/.legato/projects/<hash>/hooks-approved.json
-    {"fingerprint": "<sha256 of the project's hooks object>"}
+    {"fingerprint": "<sha256 of the project's hooks object and the scripts they run>"}
 
 A project's ``.legato/settings.json`` comes with the repository, and its hooks are commands
 that run as the user: an interactive session runs them only once the user has approved them
 as they are now. The fingerprint covers the whole ``hooks`` object as written (canonical JSON),
-so any change to any hook asks again. Never in the project: a repository must not be able to
-approve its own hooks. A file that cannot be read approves nothing; writing it is atomic.
+and the bytes of each file of the project that a hook runs (``actors/run_files.py``), so any
+change to any hook, or to a script one runs (a pull of the repository), asks again. Never in
+the project: a repository must not be able to approve its own hooks. A file that cannot be
+read approves nothing; writing it is atomic.
 """
 
 from __future__ import annotations
@@ -15,24 +17,51 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from actors.atomic import write_atomically
+from actors.run_files import files_that_run
 from actors.tool_executor import SETTINGS_CAP, Refused, read_own
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from actors.protocol import HookGroup
+
+# The most of a hook's script read to fingerprint it; a longer one is fingerprinted by that.
+SCRIPT_CAP = 4 * 1024 * 1024
 
 
 class _Approval(msgspec.Struct, frozen=True):
     fingerprint: str = ""
 
 
-def fingerprint(hooks: Any) -> str:
-    """The project's ``hooks`` object, canonical, hashed; "" when it has none."""
+def fingerprint(hooks: Any, scripts: Mapping[str, str] | None = None) -> str:
+    """The project's ``hooks`` object and the scripts they run (``scripts``), canonical,
+    hashed; "" when it has no hooks."""
     if not hooks:
         return ""
-    canonical = json.dumps(hooks, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    value = {"hooks": hooks, "scripts": dict(scripts)} if scripts else hooks
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def scripts(root: str, home: str, groups: Iterable[HookGroup]) -> dict[str, str]:
+    """Each file of the project (``root``, real) that ``groups`` run, by its path from the
+    root, with the sha256 of its bytes, "missing", or why it cannot be read. Read through the
+    door for Legato's own reading: never a FIFO, a device or a file outside the project."""
+    found: dict[str, str] = {}
+    for path in sorted(files_that_run(root, home, groups, ())):
+        try:
+            read = read_own(path, inside=(root,), cap=SCRIPT_CAP)
+        except Refused as refused:
+            found[os.path.relpath(path, root)] = f"not read: {refused.message}"
+            continue
+        digest = "missing" if read is None else hashlib.sha256(read.data).hexdigest()
+        found[os.path.relpath(path, root)] = digest
+    return found
 
 
 def approved_fingerprint(path: str, warnings: list[str]) -> str:

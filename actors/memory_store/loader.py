@@ -51,6 +51,7 @@ from actors.protocol import (
     ProjectSettings,
     Setting,
 )
+from actors.run_files import places_that_run
 from actors.tool_executor import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
@@ -140,7 +141,11 @@ def explain_context(
         for loaded in (config, settings)
         for group in read_hooks(loaded.path, loaded.raw, loaded.positions, warnings)
     )
-    project_hooks = hooks_approval.fingerprint(settings.raw.get("hooks"))
+    # What the project's hooks run from the project counts as much as their commands.
+    hook_scripts = hooks_approval.scripts(
+        root, home, (group for group in hooks if group.source == settings.path)
+    )
+    project_hooks = hooks_approval.fingerprint(settings.raw.get("hooks"), hook_scripts)
     if project_hooks and project_hooks != hooks_approval.approved_fingerprint(
         hooks_approval_path(root, home), warnings
     ):
@@ -177,15 +182,17 @@ def explain_context(
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
     # What the project widens applies once the user trusts it as it is now (trust.py).
-    trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home)
-    trust_print = trust.fingerprint(trust_items)
+    # Read only for allowedPaths entries, the one setting that can name them.
+    runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
+    trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home, runs)
+    trust_print = trust.fingerprint(trust_items, hook_scripts)
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
     )
     not_applied: list[Setting[Any]] = []
     if trust_items and not trusted:
         settings = msgspec.structs.replace(
-            settings, value=trust.without_widening(settings.value, root, home)
+            settings, value=trust.without_widening(settings.value, root, home, runs)
         )
         warnings += trust.not_applied(settings_file, trust_items)
         not_applied += (
@@ -256,6 +263,9 @@ def explain_context(
         trust_items=trust_items,
         trusted=trusted,
         trust_fingerprint=trust_print,
+        # A specific program applies untrusted because the sandbox holds what it runs; where
+        # no sandbox can run, it would run as the user, unasked.
+        confined_only_commands=() if trusted else settings.value.allowed_commands,
     )
     context = _with_program_options(context, overrides)
     return Explained(

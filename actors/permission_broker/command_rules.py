@@ -190,9 +190,36 @@ def runs_chosen_program(words: Words) -> str | None:
     if program == "cargo":
         # cargo reads --config anywhere on its line; its keys name programs (build.rustc-wrapper).
         return _option_in(words[1:], frozenset({"--config"}))
+    if program in ("make", "gmake"):
+        return _make_runs(words[1:])
     if program in ("apt", "apt-get"):
         # -o APT::Update::Pre-Invoke::=CMD, or a config file that says the same.
         return _option_in(words[1:], frozenset({"-o", "--option", "-c", "--config-file"}))
+    return None
+
+
+# make's options whose value is makefile text ('$(shell CMD)' runs CMD), its variables that name
+# the program recipes run with, and the makefiles it reads from its input.
+_MAKE_TEXT = frozenset({"-E", "--eval"})
+_MAKE_SHELL = ("SHELL=", ".SHELLFLAGS=", "MAKESHELL=")
+_MAKE_FILE = frozenset({"-f", "--file", "--makefile"})
+_STANDARD_INPUT = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def _make_runs(words: Sequence[str | None]) -> str | None:
+    text = _option_in(words, _MAKE_TEXT)
+    if text is not None:
+        return text
+    for at, word in enumerate(words):
+        if word is None:
+            continue
+        if word.startswith(_MAKE_SHELL):
+            return f"its variable '{word.partition('=')[0]}'"
+        option, equals, value = word.partition("=")
+        if option in _MAKE_FILE:
+            named = value if equals else (words[at + 1] if at + 1 < len(words) else None)
+            if named in _STANDARD_INPUT:
+                return f"its option '{option}', reading a makefile from its input"
     return None
 
 

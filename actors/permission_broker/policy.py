@@ -40,7 +40,6 @@ The policy is plain synchronous code; the actor only carries the questions to th
 from __future__ import annotations
 
 import dataclasses
-import glob
 import os
 import stat
 from dataclasses import dataclass
@@ -48,21 +47,20 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.git_files import configured_places, hook_folders, is_control
+from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
-from actors.permission_broker.rules import Rules
+from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
-from actors.run_files import MCP_FILE, SCRIPT_RUNNERS, files_git_hooks_name, files_that_run
+from actors.run_files import SCRIPT_RUNNERS, places_that_run
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.permission_broker.rules import Judgement
     from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import OperationKind, PermissionMode, ProjectContext
 
@@ -145,6 +143,25 @@ class Policy:
         self._unconfined_programs = frozenset(
             () if sandbox is None else sandbox.unconfined_commands
         )
+        # The untrusted project's entries allow only commands that run in the sandbox: judged
+        # unconfined, a command meets the rules without them.
+        self._unconfined_rules = (
+            Rules(
+                context.project_root,
+                msgspec.structs.replace(
+                    context.settings,
+                    allowed_commands=tuple(
+                        entry
+                        for entry in context.settings.allowed_commands
+                        if entry not in context.confined_only_commands
+                    ),
+                ),
+                home=context.home or None,
+                more_roots=context.add_dirs,
+            )
+            if context.confined_only_commands
+            else None
+        )
         self.mode: PermissionMode = context.permission_mode
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
@@ -165,20 +182,8 @@ class Policy:
         # servers run, and .mcp.json, where a server written starts unasked when the user has
         # enabled all of a project's servers; and the files and folders outside .git that
         # git's config names (an included config, core.hooksPath).
-        runs = files_that_run(root, home, context.hooks, context.mcp_servers)
-        git = os.path.join(root, ".git")
-        configured = configured_places(git, home) if os.path.isdir(git) else []
-        if os.path.isdir(git):
-            runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
-        self.own_places += (
-            (os.path.join(root, MCP_FILE), "the project's MCP servers (.mcp.json), which run "
-             "outside the sandbox"),
-            *((path, f"a file that {escape_controls(who)} runs outside the sandbox")
-              for path, who in runs.items()),
-            *((path, f"{escape_controls(what)}, where git finds programs to run")
-              for path, _, what in configured
-              if within(path, root) and not within(path, git)),
-        )  # fmt: skip
+        places = places_that_run(root, home, context.hooks, context.mcp_servers)
+        self.own_places += tuple((path, escape_controls(what)) for path, what in places.items())
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
@@ -366,26 +371,11 @@ class Policy:
                 for place, description in (*self.own_places, *_nested_git(candidate)):
                     if not within(candidate, place):
                         continue
-                    if rules.names_explicitly(candidate, place) is None and not self._names_file(
+                    if rules.names_explicitly(candidate, place) is None and not rules.names_file(
                         candidate
                     ):
                         return description
         return None
-
-    def _names_file(self, path: str) -> bool:
-        """An allowedPaths entry names the file ``path`` itself, with no wildcard (``fmt.sh``,
-        ``/scripts/fmt.sh``): what allows a file a hook runs to be edited unasked, as
-        ``.legato/skills/**`` allows a folder of Legato's own."""
-        rules = self.rules.paths
-        if rules.allowed_by(path) is None:
-            return False
-        for rule in rules.allowed:
-            body = rule.text.strip().removeprefix("./").strip("/")
-            if rule.negated or rule.scope != "project" or glob.has_magic(body):
-                continue
-            if os.path.join(rule.base, body) == path:
-                return True
-        return False
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
 
@@ -478,6 +468,10 @@ class Policy:
             shown = judgement.unlisted.text if judgement.unlisted else line.text
             return self._plan_refuses(f"running '{shown}'")
         outside = self._runs_outside(line)
+        held = request.confined or request.partly_confined
+        unconfined = outside or request.unconfined or not held
+        if unconfined and judgement.verdict == "allowed" and self._unconfined_rules is not None:
+            judgement = self._confined_only(request, line, judgement)
         parts = [
             self._command_part(line, judgement, confined=request.confined and not outside),
             *self._redirect_parts(request.tool, line),
@@ -501,6 +495,27 @@ class Policy:
         if outside and isinstance(first, Decision):
             return Decision(first.allowed, first.reason, unconfined=True)
         return first
+
+    def _confined_only(
+        self, request: PermissionRequest, line: CommandLine, judgement: Judgement
+    ) -> Judgement:
+        """The verdict for a command that runs unconfined, by the rules without the untrusted
+        project's allowedCommands entries: they allow it only in the sandbox."""
+        assert self._unconfined_rules is not None  # only with such entries
+        without = self._unconfined_rules.judge_command(line)
+        if without.verdict != "unlisted":
+            return without if without.verdict != "allowed" else judgement
+        why = self._confinement(request, outside=False).why_unconfined
+        return Judgement(
+            "risky",
+            f"{judgement.reason}, but it would run unconfined ({why}), and a project's "
+            "allowedCommands allow a command unasked only in the sandbox until you trust it",
+            remedy=(
+                "Install bubblewrap so that commands run in the sandbox; or, to have them run "
+                f"unconfined, set sandbox.enabled to false in {self.settings_file} and trust "
+                "it with 'legato trust'"
+            ),
+        )
 
     def _confinement(self, request: PermissionRequest, *, outside: bool) -> HowItRuns:
         """How the command will run if the person says yes, for them to weigh: a confined

@@ -150,6 +150,9 @@ def _collect(line: str, out: CommandLine, depth: int) -> None:
     if root.has_error and not _only_read_write_redirects(root):
         # Keep walking: a blocked command in a broken line should still read as blocked.
         out.problems.append(_parse_problem(root, source))
+    skipped = _skipped_text(root, source)
+    if skipped is not None:
+        out.problems.append(skipped)
     # Commands and assignments, handled after the walk in the order they are written, once
     # each command has the words the grammar hangs on its redirections ('cat < in .env').
     pending: list[Node] = []
@@ -476,6 +479,27 @@ def _only_read_write_redirects(root: Node) -> bool:
             continue
         stack.extend(node.children)
     return errors > 0
+
+
+def _skipped_text(root: Node, source: bytes) -> str | None:
+    """Text of the line that no part of the parsed tree holds, in words; None when there is
+    none. The grammar can pass over a word without an error ('make -f - <<EOF' reads as
+    'make -f'), and a word the rules never see is a word they cannot judge."""
+    covered = bytearray(len(source))
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type in ("heredoc_body", "comment"):
+            covered[node.start_byte : node.end_byte] = b"\x01" * (node.end_byte - node.start_byte)
+            continue
+        stack.extend(node.children)
+    text = bytes(byte for byte, held in zip(source, covered, strict=True) if not held).replace(
+        b"\\\n", b""
+    )
+    if not text.strip():
+        return None
+    near = shorten(text.strip().decode("utf-8", errors="replace"))[:30]
+    return f"the line does not parse as shell near '{near}'"
 
 
 def _parse_problem(root: Node, source: bytes) -> str:

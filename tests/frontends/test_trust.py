@@ -10,9 +10,12 @@ The provider is the user's choice whatever the project says, trusted or not.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
@@ -269,3 +272,121 @@ def test_trust_shows_a_folder_named_with_controls_escaped(project: Project) -> N
         assert done.returncode == 0, done.stderr
         assert "\x1b" not in done.stdout + done.stderr
         assert "app\\x1b]2;PWNED\\x07\\u202e" in done.stdout
+
+
+@needs_bwrap
+def test_a_writable_folder_of_the_project_swapped_for_a_link_out_stays_the_projects(
+    project: Project,
+) -> None:
+    # ``build`` is inside the project when the settings are read, so it asks for no trust; the
+    # model then makes it a link to ~/.ssh and writes through it (an authorized_keys).
+    config = project.home / ".ssh"
+    hostile(project, allowedCommands=["ln -s *", "touch *"], sandbox={"allowWrite": ["build"]})
+    steps = [
+        tool_calls([call("Bash", {"command": f"ln -s {config} build"})]),
+        tool_calls([call("Bash", {"command": "touch build/PWNED"})]),
+    ]
+    sent, stderr = run(project, steps)
+    assert (project.root / "build").is_symlink()
+    assert not pwned(config)
+    assert "Read-only file system" in sent
+    assert NOT_TRUSTED not in stderr
+
+
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        ("awk *", """awk 'BEGIN { system("touch ran") }'"""),
+        ("sed -n", "sed -n '1e touch ran' allowed.txt"),
+        ("perl5.36.0 *", "perl5.36.0 -e 'open(F, q(>ran))'"),
+        ("python3 -u", """python3 -u -c 'open("ran", "w")'"""),
+        ("npm *", """npm exec --yes -- node -e 'require("fs").writeFileSync("ran", "")'"""),
+    ],
+)
+def test_entries_that_run_code_of_the_models_choosing_need_trust(
+    project: Project, entry: str, line: str
+) -> None:
+    # Each entry names one program, but what follows it on the line is code of the model's
+    # choosing: as good as ``*`` to a steered model.
+    if shutil.which(line.split()[0]) is None:
+        pytest.skip(f"{line.split()[0]} is not installed")
+    project.write("allowed.txt", "x\n")
+    hostile(project, allowedCommands=[entry])
+    steps = [tool_calls([call("Bash", {"command": line})])]
+    _, stderr = run(project, steps)
+    assert not (project.root / "ran").exists()
+    assert f"allowedCommands: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+
+    assert trust(project).returncode == 0
+    run(project, steps)
+    assert (project.root / "ran").exists()
+
+
+def test_an_allowed_path_through_a_link_out_of_the_project_does_not_hand_the_key_to_read(
+    project: Project,
+) -> None:
+    # An innocent entry names a folder the repository commits as a link into the home folder.
+    hostile(project, allowedPaths=["notes/**"])
+    (project.root / "notes").symlink_to(project.home / ".ssh")
+    for path in ("notes/id_rsa", str(project.root / "notes" / "id_rsa")):
+        sent, _ = run(project, [tool_calls([call("Read", {"file_path": path})])])
+        assert KEY not in sent
+
+
+def test_a_hook_script_changed_after_trust_does_not_run_until_trusted_again(
+    project: Project,
+) -> None:
+    # What the user read and trusted is the hook's command; what runs is the script it names,
+    # which a later pull of the repository can change.
+    ran = project.root / "hook-ran"
+    project.write("scripts/check.sh", "true\n")
+    hook = {"hooks": [{"type": "command", "command": "sh scripts/check.sh"}]}
+    project.write(".legato/settings.json", json.dumps({"hooks": {"UserPromptSubmit": [hook]}}))
+    assert trust(project).returncode == 0
+    project.write("scripts/check.sh", f"touch {ran}\n")
+    _, stderr = run(project, [])
+    assert not ran.exists()
+    assert "have not been approved, so they do not run" in stderr
+
+    assert trust(project).returncode == 0
+    run(project, [])
+    assert ran.exists()
+
+
+@pytest.mark.parametrize("entry", ["tools/server.py", ".mcp.json"])
+def test_an_allowed_path_naming_a_file_that_runs_outside_the_sandbox_needs_trust(
+    project: Project, entry: str
+) -> None:
+    # The broker lets the model write a file an MCP server runs only when an entry names it:
+    # the repository names it, and the server, once approved, runs what the model wrote.
+    server = {"mcpServers": {"tools": {"command": "python3", "args": ["tools/server.py"]}}}
+    project.write(".mcp.json", json.dumps(server))
+    project.write("tools/server.py", "print('serving')\n")
+    hostile(project, allowedPaths=[entry])
+    write = [
+        tool_calls([call("Read", {"file_path": entry})]),
+        tool_calls([call("Write", {"file_path": entry, "content": "import os\n"})]),
+    ]
+    _, stderr = run(project, write)
+    assert "import os" not in (project.root / entry).read_text()
+    assert f"allowedPaths: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+
+    assert trust(project).returncode == 0
+    run(project, write)
+    assert (project.root / entry).read_text() == "import os\n"
+
+
+@needs_bwrap
+def test_a_higher_process_limit_needs_trust(project: Project) -> None:
+    # A fork that never ends, from a project's script, stops at the limit: a repository that
+    # raises it would have the machine's processes.
+    project.write("limit.py", "import resource\nprint(resource.getrlimit(resource.RLIMIT_NPROC))\n")
+    hostile(project, allowedCommands=["python3 limit.py"], sandbox={"maxProcesses": 100000})
+    steps = [tool_calls([call("Bash", {"command": "python3 limit.py"})])]
+    sent, stderr = run(project, steps)
+    assert '"content": "(1024, 1024)' in sent
+    assert f"sandbox.maxProcesses: 100000 {NOT_TRUSTED}" in stderr
+
+    assert trust(project).returncode == 0
+    sent, _ = run(project, steps)
+    assert '"content": "(1024, 1024)' not in sent

@@ -21,7 +21,18 @@ if TYPE_CHECKING:
 @pytest.mark.parametrize(
     "entry",
     ["*", "* *", "g*t status", "bash", "bash -c", "sh *", "python3", "python3.12 -c",
-     "/usr/bin/python -c", "node -e", "perl *", "env *", "sudo *", "xargs *", "npx *", "ruby"],
+     "/usr/bin/python -c", "node -e", "perl *", "env *", "sudo *", "xargs *", "npx *", "ruby",
+     # Options alone leave the code open: ``python -u`` covers ``python -u -c CODE``.
+     "python -u", "bash -x", "node --no-warnings",
+     # Other spellings of the same programs: case (macOS), a version, a debug build.
+     "BASH *", "Bash -c", "perl5.36.0 *", "lua5.4 -e", "php8.2 -r", "node18 *",
+     "python3.12-dbg -c", "tclsh8.6",
+     # Languages that start programs: awk's system(), sed's e, vim's :!, gdb's !.
+     "awk *", "gawk", "sed -n", "sed s/a/b/", "vim *", "gdb -ex", "sqlite3 *", "dc",
+     "source *", ". *",
+     # Wrappers the broker looks through, and runners whose subcommand runs a program.
+     "builtin *", "ionice *", "unshare *", "systemd-run *", "npm *", "npm exec *",
+     "pnpm dlx *", "yarn *", "uv run *", "uv run python *", "poetry run *", "bundle exec *"],
 )  # fmt: skip
 def test_entries_that_allow_any_command_widen(entry: str) -> None:
     assert trust.command_widens(entry)
@@ -30,10 +41,24 @@ def test_entries_that_allow_any_command_widen(entry: str) -> None:
 @pytest.mark.parametrize(
     "entry",
     ["git status", "npm run *", "pytest", "python3 manage.py test", "python -m pytest",
-     "xargs grep", "env", "make", "ls *"],
+     "xargs grep", "env", "make", "ls *", "npm run *", "uv run pytest *", "uv pip install *",
+     "awk '{print $1}'", "git *", "cargo test *", "source .venv/bin/activate"],
 )  # fmt: skip
 def test_entries_that_name_a_program_do_not(entry: str) -> None:
     assert not trust.command_widens(entry)
+
+
+def test_the_wrappers_and_runners_are_the_brokers() -> None:
+    # The broker judges a wrapper's command in its own right, and a last ``*`` in an entry
+    # covers that command too: each one the broker looks through widens with a wildcard.
+    from actors.permission_broker import wrappers
+
+    assert wrappers.WRAPPERS <= trust.WRAPPERS
+    for prefix in wrappers._RUNNERS:
+        if len(prefix) == 1:
+            assert prefix[0] in trust.WRAPPERS
+        else:
+            assert prefix[1] in trust.RUNNERS[prefix[0]]
 
 
 def settings(**fields: object) -> ProjectSettings:
@@ -133,6 +158,32 @@ def test_trust_applies_them_until_the_content_changes(dirs: Dirs) -> None:
     context = load_context(root, home=str(dirs.home), env={})
     assert not context.trusted
     assert context.settings.sandbox.allow_unix_sockets == ()
+
+
+def test_an_untrusted_projects_commands_are_confined_only_until_trusted(dirs: Dirs) -> None:
+    dirs.settings.parent.mkdir()
+    settings = {"allowedCommands": ["make", "bash -c"]}
+    dirs.settings.write_text(json.dumps(settings))
+    root = str(dirs.project.resolve())
+    context = load_context(root, home=str(dirs.home), env={})
+    assert context.confined_only_commands == ("make",)
+    trust.record(trust_path(root, str(dirs.home)), context.trust_fingerprint)
+    context = load_context(root, home=str(dirs.home), env={})
+    assert context.trusted
+    assert context.confined_only_commands == ()
+
+
+def test_an_allowed_path_naming_git_hooks_folder_widens(dirs: Dirs) -> None:
+    # Husky's setup: git runs the hooks in .husky/_, and they run the scripts beside it. An
+    # entry naming that folder would let the model write the next commit's hook unasked.
+    (dirs.project / ".git").mkdir()
+    (dirs.project / ".git" / "config").write_text("[core]\n\thooksPath = .husky/_\n")
+    (dirs.project / ".husky" / "_").mkdir(parents=True)
+    dirs.settings.parent.mkdir()
+    dirs.settings.write_text(json.dumps({"allowedPaths": [".husky/**", "src/**"]}))
+    context = load_context(str(dirs.project.resolve()), home=str(dirs.home), env={})
+    assert keys(context.trust_items) == [("allowedPaths", ".husky/**")]
+    assert context.settings.allowed_paths == ("src/**",)
 
 
 def test_a_record_that_is_not_one_trusts_nothing(dirs: Dirs) -> None:

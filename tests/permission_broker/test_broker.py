@@ -68,7 +68,10 @@ def memory_for(project: Path, mode: PermissionMode | None = None) -> MemoryStore
 
 
 def run(command: str) -> CheckPermission:
-    return CheckPermission(request=PermissionRequest(tool="Bash", kind="run", command=command))
+    # As the executor asks for a command it runs in the sandbox.
+    return CheckPermission(
+        request=PermissionRequest(tool="Bash", kind="run", command=command, confined=True)
+    )
 
 
 def write(project: Path, name: str) -> CheckPermission:

@@ -41,7 +41,7 @@ Outcome = Literal["deny", "once", "ask", "allow"]
 ALLOWED_COMMANDS = (
     "echo", "git status", "git log", "ls", "cat", "find", "xargs", "grep", "tee", "cp", "dd",
     "sed", "pytest", "tail", "npm run *", "sudo", "env", "timeout", "nice", "command", "nohup",
-    "cd",
+    "cd", "make",
 )  # fmt: skip
 BLOCKED_COMMANDS = ("rm", "git push", "git commit", "curl")
 
@@ -129,6 +129,15 @@ ATTACKS: list[Attack] = [
     Attack("git --config-env=core.pager=EVIL log", "once", "once", "'--config-env'"),
     Attack("git --git-dir=evil status", "once", "once", "its option '--git-dir'"),
     Attack("git --exec-path=/tmp/evil status", "once", "once", "its option '--exec-path'"),
+    # ... as do make's: its makefile text, its shell, a makefile from its input.
+    Attack("make --eval='$(shell touch x)'", "once", "once", "its option '--eval'"),
+    Attack("make -E '$(shell touch x)' test", "once", "once", "its option '-E'"),
+    Attack("make SHELL=/tmp/evil test", "once", "once", "its variable 'SHELL'"),
+    Attack("make .SHELLFLAGS='-c touch x;' test", "once", "once", "its variable '.SHELLFLAGS'"),
+    Attack("make -f /dev/stdin <<EOF\nall:\n\ttouch x\nEOF\n", "once", "once", "from its input"),
+    # The grammar passes over a '-' before a heredoc without an error: unread is unjudged.
+    Attack("make -f - <<EOF\nall:\n\ttouch x\nEOF\n", "once", "once", "shell near '-'"),
+    Attack("make --file=/dev/stdin < rules.mk", "once", "once", "from its input"),
     Attack("git log -O'sh -c x'", "allow", "allow", "entry 'git log'"),  # log has no -O
     # 6. What a command runs from its words is judged as a command in its own right.
     Attack("find . -exec rm {} \\;", "deny", "deny", "entry 'rm' (command 'rm {}', run by"),
@@ -207,6 +216,7 @@ ATTACKS: list[Attack] = [
     Attack("timeout 60 pytest -q", "allow", "allow", "entries 'timeout', 'pytest'"),
     Attack("grep -rn foo . --exclude-dir=.git", "allow", "allow", "entry 'grep'"),
     Attack("cat src/a.py", "allow", "allow", "entry 'cat'"),
+    Attack("make -j4 -f build.mk test", "allow", "allow", "entry 'make'"),
 ]  # fmt: skip
 
 

@@ -109,3 +109,51 @@ async def test_where_bwrap_fails_the_person_is_told_landlock_holds_it_in_part(
         (asked,) = s.person.asked
     assert not done.result.is_error
     assert asked.confinement is not None and asked.confinement.partly
+
+
+def untrusted_policy(tmp_path: Path, **settings: Any) -> Policy:
+    """The policy of a session in a project whose settings are not trusted: its allowed
+    commands apply where they run in the sandbox (the memory store says which they are)."""
+    entries = ("make", "ls")
+    context = ProjectContext(
+        project_root=os.path.realpath(tmp_path),
+        config=GlobalConfig(),
+        settings=ProjectSettings(allowed_commands=(*entries, "git status"), **settings),
+        model="claude-sonnet-4-6",
+        permission_mode="ask",
+        confined_only_commands=entries,
+    )
+    return Policy(context)
+
+
+@pytest.mark.parametrize("landlock", [False, True])
+def test_an_untrusted_projects_command_runs_unasked_in_the_sandbox(
+    tmp_path: Path, landlock: bool
+) -> None:
+    request = PermissionRequest(
+        tool="Bash",
+        kind="run",
+        command="make test",
+        confined=not landlock,
+        partly_confined=landlock,
+    )
+    decided = untrusted_policy(tmp_path).assess(request)
+    assert not isinstance(decided, Question) and decided.allowed
+
+
+def test_an_untrusted_projects_command_that_would_run_unconfined_asks(tmp_path: Path) -> None:
+    # Where no sandbox can run, the project's 'make' would run its Makefile as the user:
+    # what holds a specific program untrusted is the sandbox, and here there is none.
+    asked = untrusted_policy(tmp_path).assess(command("make test"))
+    assert isinstance(asked, Question)
+    assert asked.headless_reason == (
+        "allowed by allowedCommands entry 'make', but it would run unconfined (the sandbox "
+        "cannot run here), and a project's allowedCommands allow a command unasked only in the "
+        "sandbox until you trust it, so it needs a person's approval and a headless run cannot "
+        "ask. Install bubblewrap so that commands run in the sandbox; or, to have them run "
+        f"unconfined, set sandbox.enabled to false in {tmp_path}/.legato/settings.json and "
+        "trust it with 'legato trust'"
+    )
+    # What the driving program (the Agent SDK's options) allows is the user's own.
+    decided = untrusted_policy(tmp_path).assess(command("git status"))
+    assert not isinstance(decided, Question) and decided.allowed

@@ -77,7 +77,8 @@ def check(**fields: Any) -> CheckPermission:
 
 
 def run(command: str, **fields: Any) -> CheckPermission:
-    return check(tool="Bash", kind="run", command=command, **fields)
+    # As the executor asks for a command it runs in the sandbox.
+    return check(tool="Bash", kind="run", command=command, **{"confined": True, **fields})
 
 
 def write(path: Path, **fields: Any) -> CheckPermission:

@@ -90,3 +90,31 @@ def test_legatos_folders_stay_hidden_inside_a_writable_project(tmp_path: Path) -
     hidden = dict(plan.hidden)
     assert hidden[str(home / ".config" / "legato")] is True
     assert hidden[str(home / ".legato")] is True
+
+
+def test_a_writable_folder_of_the_project_that_links_out_of_it_is_not_bound(
+    tmp_path: Path,
+) -> None:
+    """What the settings were judged (and trusted) by is a folder of the project; a link there
+    now, made by a command or a pull, leads the mount elsewhere: it is left out, in words."""
+    project, keys = tmp_path / "project", tmp_path / "home" / ".ssh"
+    project.mkdir()
+    keys.mkdir(parents=True)
+    (project / "build").symlink_to(keys)
+    (project / "out").mkdir()
+    skipped = Skipped()
+    plan = layout(
+        SandboxSettings(allow_write=("build", "./out", f"{project}/build")),
+        project=os.path.realpath(project),
+        home=str(tmp_path / "home"),
+        tmpdir=str(tmp_path / "tmp"),
+        skipped=skipped,
+    )
+    assert plan.writable == (os.path.realpath(project),)
+    real = os.path.realpath(keys)
+    assert [note for note in skipped.notes if note.startswith("allowWrite")] == [
+        f"allowWrite '{entry}': not writable, it is in the project but a link leads it to "
+        f"{real}; name {real} itself in sandbox.allowWrite if it is meant (a place outside the "
+        "project applies once you trust the project)"
+        for entry in ("build", f"{project}/build")
+    ]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.places import legato_folders, opens_legato_folder, sandbox_path
+from actors.places import leaves_project, legato_folders, opens_legato_folder, sandbox_path
 from actors.protocol import DEFAULT_DENY_READ
 from actors.run_files import MCP_FILE
 from actors.tool_executor.sandbox.git_places import git_protected
@@ -139,8 +139,15 @@ def layout(
     for entry in settings.allow_write:
         path = expand(entry, project, home)
         opened = opens_legato_folder(entry, project, home)
+        out = leaves_project(entry, project, home)
         if opened is not None:  # the settings loader refuses it too; a link may lead there since
             skipped.notes.append(f"allowWrite '{entry}': not writable, it opens {opened}")
+        elif out is not None:  # a link made since the settings were read and judged
+            skipped.notes.append(
+                f"allowWrite '{entry}': not writable, it is in the project but a link leads it "
+                f"to {out}; name {out} itself in sandbox.allowWrite if it is meant (a place "
+                "outside the project applies once you trust the project)"
+            )
         elif os.path.isdir(path):
             writable.append(path)
         else:

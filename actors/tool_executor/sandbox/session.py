@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import msgspec
 
+from actors.places import leaves_project
 from actors.protocol import SandboxReport
 from actors.tool_executor.process import INFO_FD, UNCONFINED, Confinement
 from actors.tool_executor.sandbox.blocked import LIMIT, ProjectFiles
@@ -303,7 +304,11 @@ class Sandbox:
         assert self._settings is not None
         real = os.path.realpath(path)
         places = [self._project]
-        places += [expand(entry, self._project, self._home) for entry in self._settings.allow_write]
+        places += [
+            expand(entry, self._project, self._home)
+            for entry in self._settings.allow_write
+            if leaves_project(entry, self._project, self._home) is None
+        ]
         return any(within(real, place) for place in places)
 
     async def _find(self) -> _Found:
