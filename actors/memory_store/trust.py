@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from actors.credentials import LEGATO_CREDENTIALS
 from actors.memory_store import hooks_approval
 from actors.protocol import MAX_PROCESSES, TrustItem
 from actors.visible import setting_line
@@ -180,7 +181,9 @@ def _lists(
         ("allowedCommands", settings.allowed_commands, command_widens),
         ("allowedTools", settings.allowed_tools, every),
         ("sandbox.allowWrite", sandbox.allow_write, writable),
-        ("sandbox.passEnv", sandbox.pass_env, every),
+        # Legato's own credentials are never passed, trusted or not (a warning says so): asking
+        # to trust them would suggest otherwise.
+        ("sandbox.passEnv", sandbox.pass_env, lambda name: name not in LEGATO_CREDENTIALS),
         ("sandbox.unconfinedCommands", sandbox.unconfined_commands, every),
         ("sandbox.allowUnixSockets", sandbox.allow_unix_sockets, every),
     ]

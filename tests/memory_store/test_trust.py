@@ -83,7 +83,7 @@ def test_each_widening_key_is_an_item_and_narrowing_ones_are_not() -> None:
             "allowWrite": ["build", "~/.cache", "/tmp/x", ".git", "../up"],
             "readOnly": ["ro"],
             "denyRead": ["~/.ssh"],
-            "passEnv": ["GH_TOKEN"],
+            "passEnv": ["GH_TOKEN", "ASSISTANT_API_KEY"],
             "unconfinedCommands": ["docker"],
             "allowUnixSockets": ["/run/docker.sock"],
         },
@@ -113,8 +113,12 @@ def test_each_widening_key_is_an_item_and_narrowing_ones_are_not() -> None:
     assert narrow.allowed_commands == ("git status",)
     assert narrow.allowed_tools == ()
     assert narrow.blocked_paths == (".env",)
+    # A credential in passEnv is no trust item: it is never passed, and its own warning says so.
     assert narrow.sandbox == SandboxSettings(
-        allow_write=("build",), read_only=("ro",), deny_read=("~/.ssh",)
+        allow_write=("build",),
+        read_only=("ro",),
+        deny_read=("~/.ssh",),
+        pass_env=("ASSISTANT_API_KEY",),
     )
 
 
