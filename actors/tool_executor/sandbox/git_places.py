@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from actors.git_files import CONTROLS, configured_places, hook_folders, repositories
+from actors.git_files import CONTROLS, configured_places, hook_folders, read_small, repositories
 from actors.path_entries import within
 from actors.run_files import files_git_hooks_name
 
@@ -121,8 +121,8 @@ def pin(git: str) -> list[str]:
 def unpin(paths: list[str]) -> None:
     """Remove the ``commondir`` files ``pin`` wrote, where they still say what it wrote."""
     for path in paths:
+        # Not through a link nor from a FIFO put there meanwhile: the session's end must not wait.
+        if read_small(path, len(PINNED) + 1, follow=False) != PINNED:
+            continue
         with contextlib.suppress(OSError):
-            with open(path, "rb") as file:
-                if file.read(len(PINNED) + 1) != PINNED:
-                    continue
             os.unlink(path)
