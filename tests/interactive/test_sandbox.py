@@ -122,6 +122,10 @@ async def test_the_prompt_and_the_first_answer_do_not_wait_for_the_trial(
             await live.shown(SAID)  # said when it is known, after the banner
             await live.idle()
             await live.submit("run it")
+            # Unconfined, an untrusted project's allowedCommands entry asks (the sandbox is
+            # what lets it run unasked); the question says how it would run.
+            await live.shown("runs unconfined: full file and network access")
+            await live.submit("y")
             await live.shown("Done.")
             assert "✓ Bash(echo from-bash)" in live.text()
             assert live.text().count(SAID) == 1
