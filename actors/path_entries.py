@@ -28,6 +28,7 @@ from actors.path_patterns import (
     normalise,
     parse_rule,
 )
+from actors.places import within as within  # importers of the rules find it here too
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -259,7 +260,3 @@ def _normal(path: str) -> bool:
         and os.sep * 2 not in path
         and not path.endswith(os.sep)
     )
-
-
-def within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

@@ -50,10 +50,10 @@ def leaves_project(entry: str, project: str, home: str) -> str | None:
     a mount of it would open is judged again before each command, never once at start."""
     lexical = os.path.normpath(sandbox_path_as_named(entry, project, home))
     real_project = os.path.realpath(project)
-    if not (_within(lexical, project) or _within(lexical, real_project)):
+    if not (within(lexical, project) or within(lexical, real_project)):
         return None
     path = sandbox_path(entry, project, home)
-    return None if _within(path, real_project) else path
+    return None if within(path, real_project) else path
 
 
 def sandbox_path_as_named(entry: str, project: str, home: str) -> str:
@@ -70,13 +70,15 @@ def opens_legato_folder(entry: str, project: str, home: str) -> str | None:
     followed, as a mount follows them); None when it opens none."""
     path = sandbox_path(entry, project, home)
     for own in legato_folders(home):
-        if _within(path, own) or _within(own, path):
+        if within(path, own) or within(own, path):
             return own
     return None
 
 
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
+def within(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it (both absolute and normalised): the
+    one definition that path rules, the sandbox and Legato's own folders share."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def legato_dir(home: str) -> str:

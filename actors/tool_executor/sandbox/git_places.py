@@ -25,7 +25,7 @@ import contextlib
 import os
 
 from actors.git_files import CONTROLS, configured_places, hook_folders, read_small, repositories
-from actors.path_entries import within
+from actors.places import within
 from actors.run_files import files_git_hooks_name
 
 PINNED = b".\n"  # commondir: the repository's folder itself

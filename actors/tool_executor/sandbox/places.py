@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.places import leaves_project, legato_folders, opens_legato_folder, sandbox_path
+from actors.places import (
+    leaves_project,
+    legato_folders,
+    opens_legato_folder,
+    sandbox_path,
+)
+from actors.places import within as within  # the sandbox's modules find it here
 from actors.protocol import DEFAULT_DENY_READ
 from actors.run_files import MCP_FILE
 from actors.tool_executor.sandbox.git_places import git_protected
@@ -107,10 +113,6 @@ def expand(entry: str, project: str, home: str) -> str:
     """A real absolute path: ``~/x`` under the home folder, ``/x`` or ``//x`` absolute, else
     relative to the project root."""
     return sandbox_path(entry, project, home)
-
-
-def within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def layout(

@@ -124,8 +124,12 @@ class Sandbox:
         self._warned = False
         self._tmpdir: str | None = None
         self._skipped = Skipped()
-        # Landlock's scope of abstract sockets, applied inside bubblewrap (scope.py).
+        # Landlock's scope of abstract sockets, applied inside bubblewrap (scope.py): tried
+        # before the first confined command, not as the session starts, where its interpreter
+        # would compete with the start for the machine's cores.
         self._scope: int | None = None
+        self._scope_tried = False
+        self._scope_lock = anyio.Lock()
 
     async def confinement(self, cwd: str) -> Confinement:
         """What a command starting in ``cwd`` runs under: nothing when commands run unconfined."""
@@ -140,6 +144,8 @@ class Sandbox:
         if found.mechanism == "landlock":
             return await self._under_landlock(tmpdir, found)
         blocked = await self._files.blocked(self._ask_blocked) if self._blocked_rules else []
+        if found.mechanism == "bubblewrap":
+            await self._try_scope()
         skipped = Skipped()
         bwrap = self._bwrap
 
@@ -271,6 +277,8 @@ class Sandbox:
         tmpdir = self._tmpdir or tempfile.gettempdir()
         shown = await anyio.to_thread.run_sync(self._layout, tmpdir, skipped)
         self._skipped = skipped
+        if found.mechanism == "bubblewrap":
+            await self._try_scope()
         if found.mechanism in ("bubblewrap", "seatbelt"):
             return SandboxReport(mechanism=mechanism, active=True, enforces=self._enforces(shown))
         return SandboxReport(
@@ -343,7 +351,6 @@ class Sandbox:
                 self._bwrap = bwrap
             self._trial = await try_bwrap(bwrap, named=named)
             if self._trial.works:
-                self._scope = await anyio.to_thread.run_sync(_try_scope, bwrap)
                 return _Found("bubblewrap")
             bwrap_failed = str(self._trial.reason)
         # Loaded only where bubblewrap cannot run: it brings _ctypes and py_compile, which a
@@ -426,6 +433,13 @@ class Sandbox:
             lines.append(f"! blocked files past the first {LIMIT:,} entries are not hidden")
         lines += [f"! {note}" for note in self._skipped.notes]
         return tuple(lines)
+
+    async def _try_scope(self) -> None:
+        """Try the scope once, under bubblewrap: a concurrent caller waits for the one trial."""
+        async with self._scope_lock:
+            if not self._scope_tried and self._bwrap is not None:
+                self._scope = await anyio.to_thread.run_sync(_try_scope, self._bwrap)
+                self._scope_tried = True
 
     async def _make_tmpdir(self) -> str:
         if self._tmpdir is None:
