@@ -21,6 +21,7 @@ import pytest
 
 from actors.protocol import DescribeSandbox
 from actors.tool_executor.sandbox.locate import find_bwrap
+from actors.tool_executor.sandbox.scope import outside_listeners
 from tests.tool_executor.harness import with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -200,6 +201,32 @@ async def test_a_service_on_an_abstract_socket_cannot_be_reached(tmp_path: Path)
     assert output.startswith("refused:"), output
     assert own == "reached: its own"
     assert any(line.startswith("unreachable: abstract Unix sockets") for line in report.enforces)
+
+
+def test_the_scope_runs_while_something_outside_listens_on_an_abstract_socket(
+    tmp_path: Path,
+) -> None:
+    """The scope's interpreter costs each command some milliseconds: it runs only while a
+    socket of the machine listens on an abstract address (the table the kernel keeps)."""
+    head = "Num       RefCount Protocol Flags    Type St Inode Path\n"
+    table = tmp_path / "unix"
+    table.write_text(
+        head
+        + "0000000000000000: 00000002 00000000 00010000 0001 01 11 /run/user/1000/bus\n"
+        + "0000000000000000: 00000003 00000000 00000000 0001 03 12 @/tmp/.X11-unix/X0\n"
+    )
+    # A listening socket with a path, and an abstract one that only connected: nothing to cut.
+    assert not outside_listeners(str(table))
+    table.write_text(
+        head + "0000000000000000: 00000002 00000000 00010000 0001 01 13 @/tmp/.X11-unix/X0\n"
+    )
+    assert outside_listeners(str(table))
+    assert outside_listeners(str(tmp_path / "missing"))  # unreadable: keep the scope
+    name = f"@legato-test-{uuid.uuid4().hex}"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(name.encode().replace(b"@", b"\0", 1))
+        server.listen(1)
+        assert outside_listeners()  # the machine's own table
 
 
 PYTHON = os.path.realpath(sys.executable)

@@ -12,6 +12,12 @@ a ruleset that handles nothing but that scope: bubblewrap does the rest. It is t
 the session's bubblewrap: where the kernel has no ABI 6, or the launcher cannot run in there
 (its interpreter in a folder the sandbox's user cannot enter), commands run without it, and
 ``legato doctor`` says abstract sockets stay reachable.
+
+The launcher's interpreter costs a command some 6 ms, so it runs only where it guards
+something: while some program of the machine listens on an abstract socket
+(``outside_listeners``, read from ``/proc/net/unix`` before each command), and the command has
+the network. A service that starts listening while a command already runs is reachable by that
+command (docs/security.md).
 """
 
 from __future__ import annotations
@@ -52,6 +58,27 @@ def abstract_scope() -> int | None:
         return None
     os.set_inheritable(fd, False)
     return fd
+
+
+# /proc/net/unix's Flags column for a listening socket (__SO_ACCEPTCON).
+_LISTENING = "00010000"
+
+
+def outside_listeners(table: str = "/proc/net/unix") -> bool:
+    """Whether any socket of this network namespace listens on an abstract address (its path
+    shown as ``@name``). True where the table cannot be read: the scope is then kept."""
+    try:
+        with open(table, "rb") as file:
+            data = file.read()
+    except OSError:
+        return True
+    if b"@" not in data:
+        return False
+    for line in data.decode("utf-8", "replace").splitlines()[1:]:
+        fields = line.split(None, 7)
+        if len(fields) == 8 and fields[3] == _LISTENING and fields[7].startswith("@"):
+            return True
+    return False
 
 
 def hidden_launcher(layout: Layout) -> str | None:

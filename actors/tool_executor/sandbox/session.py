@@ -163,10 +163,16 @@ class Sandbox:
             args = bwrap_args(plan, os.path.realpath(cwd))
             fds: tuple[int, ...] = ()
             scoped: tuple[str, ...] = ()
-            if self._scope is not None:
-                from actors.tool_executor.sandbox.scope import hidden_launcher, scoped_argv
+            if self._scope is not None and plan.network:  # a network of its own cuts them
+                from actors.tool_executor.sandbox.scope import (
+                    hidden_launcher,
+                    outside_listeners,
+                    scoped_argv,
+                )
 
-                if hidden_launcher(plan) is None:  # else it could not run: the doctor says
+                # Only while something outside listens on one; where the launcher is hidden
+                # it could not run: the doctor says.
+                if outside_listeners() and hidden_launcher(plan) is None:
                     fds = (os.dup(self._scope),)  # the command's copy; run_group closes it
                     scoped = scoped_argv(fds[0])
             return Confinement(

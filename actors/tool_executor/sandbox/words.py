@@ -78,7 +78,7 @@ def abstract_sockets(*, scoped: bool, network: bool, hidden: str | None = None) 
     if scoped:
         return (
             "unreachable: abstract Unix sockets outside the command (X servers, some buses), "
-            "by Landlock's scope; its own processes still reach each other's"
+            "by Landlock's scope while one listens; its own processes still reach each other's"
         )
     if not network:
         return "unreachable: abstract Unix sockets (the command has a network of its own)"
