@@ -22,6 +22,10 @@ _NESTING = re.compile(r'"(?:[^"\\]+|\\.)*"?|[\[{]|[\]}]', re.DOTALL)
 def too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
     """The offset where a JSON text opens its ``limit + 1``-th nested object or array; None
     when it nests no deeper than ``limit``."""
+    # Counted in C first: a text with no more opening brackets than ``limit`` (every event of a
+    # model's stream) cannot nest deeper, whatever its strings hold.
+    if text.count("[") + text.count("{") <= limit:
+        return None
     depth = 0
     for token in _NESTING.finditer(text):
         mark = token.group()
