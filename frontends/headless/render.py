@@ -83,7 +83,14 @@ class _Guarded:
 
     def write(self, text: str) -> None:
         if not self.closed_by_reader:
-            self._pending.append(escape_controls(text) if self._visible else text)
+            self._pending.append(text)  # escaped as it leaves, all pending text at once
+
+    def _taken(self) -> str:
+        """What is pending, joined and taken; escaped once for it all (the escape is made
+        character by character, so this is what escaping each piece would give)."""
+        text = "".join(self._pending)
+        self._pending.clear()
+        return escape_controls(text) if self._visible else text
 
     def flush(self) -> None:
         """Nothing to do here: output leaves in ``drain`` (or ``flush_now`` at the very end)."""
@@ -98,8 +105,7 @@ class _Guarded:
         async with self._draining:
             if not self._pending:
                 return
-            text = "".join(self._pending)
-            self._pending.clear()
+            text = self._taken()
             self._in_flight = True
             try:
                 await anyio.to_thread.run_sync(self._write_out, text, abandon_on_cancel=True)
@@ -113,8 +119,7 @@ class _Guarded:
         """
         if self._in_flight:
             return
-        text = "".join(self._pending)
-        self._pending.clear()
+        text = self._taken()
         with contextlib.suppress(OutputClosed):
             self._write_out(text)
 
