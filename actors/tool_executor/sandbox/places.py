@@ -133,6 +133,9 @@ def layout(
     # the user has enabled all of a project's servers (a server written there starts unasked).
     runs: Iterable[str] = (),
     mcp_sealed: bool = False,
+    # Files a command's launcher needs (the abstract-socket scope's source, which an editable
+    # install keeps in its checkout): bound back in where a private /tmp would hide them.
+    seen: Iterable[str] = (),
 ) -> Layout:
     """What a confined command may write, may only read, may not read, and may not reach."""
     skipped = skipped if skipped is not None else Skipped()
@@ -229,8 +232,8 @@ def layout(
     outermost_hidden = _outermost_pairs(hidden)
     private = private_temporary(tmpdir, home=home, writable=writable)
     # Inside a private temporary folder, bound back in: the home folder (HOME=/tmp/... in some
-    # CI), Legato's own environment, and the sockets sandbox.allowUnixSockets names.
-    kept = [home, *(os.path.realpath(path) for path in own), *allowed]
+    # CI), Legato's own environment and launcher, and the sockets sandbox.allowUnixSockets names.
+    kept = [home, *(os.path.realpath(path) for path in (*own, *seen)), *allowed]
     return Layout(
         tmpdir=tmpdir,
         writable=tuple(writable),

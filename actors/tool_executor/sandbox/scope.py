@@ -119,7 +119,10 @@ def try_scope(bwrap: str) -> int | None:
     ruleset = abstract_scope()
     if ruleset is None:
         return None
-    trial = [bwrap, *TRIAL_ARGS, "--", *scoped_argv(ruleset), "true"]
+    # The trial's /tmp is private as a command's is, and a command binds the launcher back in
+    # where it lies there (a checkout under /tmp): so does the trial.
+    shown = [arg for path in _launcher_files() for arg in ("--ro-bind", path, path)]
+    trial = [bwrap, *TRIAL_ARGS, *shown, "--", *scoped_argv(ruleset), "true"]
     try:
         ran = subprocess.run(
             trial,

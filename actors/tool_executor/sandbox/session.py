@@ -383,6 +383,7 @@ class Sandbox:
             blocked=blocked or (),
             services=self._services,
             own=(sys.prefix,),
+            seen=(_launcher_source(),),
             skipped=skipped,
             runs=self._runs,
             mcp_sealed=self._mcp_sealed,
@@ -451,6 +452,11 @@ class Sandbox:
         if self._tmpdir is None:
             self._tmpdir = await anyio.to_thread.run_sync(_make_tmpdir)
         return self._tmpdir
+
+
+def _launcher_source() -> str:
+    # The launcher module's file, beside this one: named without importing it (ctypes).
+    return os.path.realpath(os.path.join(os.path.dirname(__file__), "launcher.py"))
 
 
 def _try_scope(bwrap: str) -> int | None:
