@@ -18,29 +18,15 @@ import pytest
 
 from actors.protocol import SandboxSettings
 from actors.tool_executor.sandbox.places import Skipped, layout
+from tests.tool_executor.git_helpers import IDENTITY, YES, git, run
 from tests.tool_executor.harness import with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.tool_executor.harness import PolicySession
 
 pytestmark = needs_bwrap
-
-IDENTITY = "-c user.name=t -c user.email=t@example.com"
-YES = ["y"] * 50
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
-async def run(s: PolicySession, command: str) -> tuple[str, bool]:
-    done = await s.one("Bash", command=command)
-    return done.result.content, done.result.is_error
 
 
 def repository(root: Path) -> str:

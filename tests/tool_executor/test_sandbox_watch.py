@@ -11,29 +11,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.tool_executor.git_helpers import IDENTITY, YES, git, run
 from tests.tool_executor.harness import with_policy
 from tests.tool_executor.sandbox_setup import needs_landlock
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tests.tool_executor.harness import PolicySession
 
 pytestmark = needs_landlock
-
-YES = ["y"] * 50
-IDENTITY = "-c user.name=t -c user.email=t@example.com"
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
-async def run(s: PolicySession, command: str) -> tuple[str, bool]:
-    done = await s.one("Bash", command=command)
-    return done.result.content, done.result.is_error
 
 
 def repository(root: Path) -> str:
