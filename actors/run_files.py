@@ -27,6 +27,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from actors.git_files import read_small
+from actors.places import within
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -126,13 +127,9 @@ def places_that_run(
     )
     if os.path.isdir(git):
         for path, _, what in configured_places(git, home):
-            if _within(path, root) and not _within(path, git):
+            if within(path, root) and not within(path, git):
                 found.setdefault(path, f"{what}, where git finds programs to run")
     return found
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[str, str]:
@@ -215,7 +212,7 @@ def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> st
     if word == "~" or word.startswith("~/"):
         word = os.path.join(home, word[2:])
     path = os.path.realpath(os.path.join(root, word))
-    if not path.startswith(root.rstrip("/") + "/"):
+    if path == root or not within(path, root):
         return None
     if os.path.isfile(path) or (missing_too and not os.path.lexists(path)):
         return path

@@ -47,6 +47,7 @@ import msgspec
 
 from actors.credentials import LEGATO_CREDENTIALS
 from actors.memory_store import hooks_approval
+from actors.places import within
 from actors.protocol import MAX_PROCESSES, TrustItem
 from actors.visible import setting_line
 
@@ -263,7 +264,7 @@ def _names_a_place_that_runs(entry: str, root: str, home: str, runs: tuple[str, 
     places = [os.path.relpath(path, root).split(os.sep) for path in runs]
     if not literal or not any(place[: len(literal)] == literal[: len(place)] for place in places):
         return False
-    from actors.path_entries import PathRules, within
+    from actors.path_entries import PathRules
     from actors.path_patterns import PatternError
 
     try:
@@ -288,14 +289,10 @@ def _sandbox_path_widens(entry: str, root: str, home: str) -> bool:
         path = os.path.join(root, entry)  # an absolute entry stays itself
     # Where a mount of it would lead: a folder of the project may be a link out of it.
     path = os.path.realpath(path)
-    inside = os.path.relpath(path, root) if _within(path, root) else None
+    inside = os.path.relpath(path, root) if within(path, root) else None
     if inside is None:
         return True
     return inside.split(os.sep)[0] in _OWN
-
-
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 # ── the fingerprint and the record ───────────────────────────────────────────────────────────

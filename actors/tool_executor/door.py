@@ -30,6 +30,7 @@ import msgspec
 
 from actors.atomic import write_in_directory
 from actors.errors import InvalidToolInput, ToolFailure
+from actors.places import within as within  # the executor's modules find it here
 from actors.tool_executor.files import resolve_path
 
 if TYPE_CHECKING:
@@ -227,10 +228,6 @@ def _swapped_or(error: OSError, path: str) -> Exception:
     if error.errno in (errno.ENOTDIR, errno.ELOOP) and os.path.islink(path):
         return _Swapped(path)
     return error
-
-
-def within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _still(fd: int, path: str) -> bool:
