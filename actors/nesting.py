@@ -19,12 +19,18 @@ MAX_DEPTH = 64
 _NESTING = re.compile(r'"(?:[^"\\]+|\\.)*"?|[\[{]|[\]}]', re.DOTALL)
 
 
-def too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
+def too_deep(text: str | bytes, limit: int = MAX_DEPTH) -> int | None:
     """The offset where a JSON text opens its ``limit + 1``-th nested object or array; None
-    when it nests no deeper than ``limit``."""
+    when it nests no deeper than ``limit``. Bytes are taken as UTF-8, and the offset is then
+    one in the decoded text."""
     # Counted in C first: a text with no more opening brackets than ``limit`` (every event of a
-    # model's stream) cannot nest deeper, whatever its strings hold.
-    if text.count("[") + text.count("{") <= limit:
+    # model's stream) cannot nest deeper, whatever its strings hold. Bytes are decoded only
+    # past that, not once per event.
+    if isinstance(text, bytes):
+        if text.count(b"[") + text.count(b"{") <= limit:
+            return None
+        text = text.decode("utf-8", "replace")
+    elif text.count("[") + text.count("{") <= limit:
         return None
     depth = 0
     for token in _NESTING.finditer(text):

@@ -219,7 +219,7 @@ class _StreamSession:
         return None
 
     async def _parse(self, line: bytes) -> dict[str, Any] | None:
-        if too_deep(line.decode("utf-8", "replace")) is not None:  # the decoder would recurse
+        if too_deep(line) is not None:  # the decoder would recurse
             await self.notice(
                 "error",
                 f"input line skipped: JSON nested more than {MAX_DEPTH} levels deep: "

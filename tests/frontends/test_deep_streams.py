@@ -80,3 +80,13 @@ def test_a_tool_input_nested_past_any_stack_ends_with_a_message(
         "The answer stream broke: the input of tool call 'Read' (block 0) nests deeper than "
         "64 levels" in done.stderr
     )
+
+
+def test_bytes_are_measured_as_the_text_they_hold() -> None:
+    from actors.nesting import MAX_DEPTH, too_deep
+
+    deep = '{"a": "[[[[", "b": ' + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "}"
+    shallow = '{"a": "' + "[" * (MAX_DEPTH + 1) + '"}'
+    assert too_deep(deep.encode()) == too_deep(deep) is not None
+    assert too_deep(shallow.encode()) is None
+    assert too_deep(shallow) is None

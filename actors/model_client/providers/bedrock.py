@@ -274,6 +274,6 @@ class EventStreamDecoder:
 
 def _shallow(data: bytes) -> bytes:
     """``data`` when it nests no deeper than a JSON text may; the decoder would recurse."""
-    if too_deep(data.decode("utf-8", errors="replace")) is not None:
+    if too_deep(data) is not None:
         raise ValueError(f"a JSON text nested past {MAX_DEPTH} levels")
     return data
