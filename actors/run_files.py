@@ -35,20 +35,16 @@ if TYPE_CHECKING:
     from actors.protocol import HookGroup, McpServer
 
 MCP_FILE = ".mcp.json"
-# Programs whose first word that is not an option is the program they run: a script.
-_INTERPRETERS = frozenset(
-    {
-        "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "deno", "bun", "ruby",
-        "perl", "php", "tsx", "ts-node", "exec", "env", "uv", "run",
-    }
-)  # fmt: skip
-_HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
-_MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
-_MAX_SCRIPT = 64 * 1024
-# Of those, the ones whose first word, when not an option, is the script they run.
+# Programs whose first word, when not an option, is the script they run.
 SCRIPT_RUNNERS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php"}
 )
+# Programs whose first word that is not an option is the program they run: those, and a few
+# more runtimes and wrappers (``uv run``: ``run`` too).
+_INTERPRETERS = SCRIPT_RUNNERS | {"deno", "bun", "tsx", "ts-node", "exec", "env", "uv", "run"}
+_HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
+_MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
+_MAX_SCRIPT = 64 * 1024
 # Task runners: the program is a known one, but what it runs is written in the project, in these
 # files (relative to the root, where hooks and servers run): ``npm run fmt`` runs
 # ``package.json``'s script with the shell ``.npmrc`` names, ``make fmt`` the Makefile's recipe.
