@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from actors.memory_store import MemoryStore
     from actors.protocol import ProjectContext, TrustItem
 
+# The project's settings file, the only one whose settings can widen anything.
+SETTINGS_FILE = os.path.join(".legato", "settings.json")
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = Parser(
@@ -118,7 +121,7 @@ def item_lines(context: ProjectContext, items: Sequence[TrustItem]) -> list[str]
     from actors.places import trust_path
     from actors.visible import setting_line
 
-    settings = os.path.join(context.project_root, ".legato", "settings.json")
+    settings = os.path.join(context.project_root, SETTINGS_FILE)
     record = trust_path(context.project_root, context.home or os.path.expanduser("~"))
     return [
         f"{settings} asks for what widens what commands may do:",
@@ -139,7 +142,9 @@ def ask_at_start(
     widen something the user has not trusted as it is now. Yes records the trust, and the
     session then starts with them applied; no (or Ctrl-C, Ctrl-D) leaves them off, and the
     next session asks again. A settings file that does not load is left to the session to
-    report."""
+    report. A project without a settings file asks nothing, and starts no memory store for it."""
+    if not os.path.lexists(os.path.join(project_root, SETTINGS_FILE)):
+        return
     from actors.errors import LegatoError
     from actors.protocol import GetContext, TrustProject
     from frontends.asking import ask_actors

@@ -390,3 +390,18 @@ def test_a_higher_process_limit_needs_trust(project: Project) -> None:
     assert trust(project).returncode == 0
     sent, _ = run(project, steps)
     assert '"content": "(1024, 1024)' not in sent
+
+
+def test_no_settings_file_asks_nothing_and_starts_no_memory_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frontends import trust_command
+
+    def no_store(*_: object) -> None:
+        raise AssertionError("a memory store started for a project without settings")
+
+    def no_question(_: str) -> str:
+        raise AssertionError("asked")
+
+    monkeypatch.setattr(trust_command, "_memory_store", no_store)
+    trust_command.ask_at_start(str(tmp_path), env={}, home=str(tmp_path), ask=no_question)
