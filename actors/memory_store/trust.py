@@ -47,7 +47,7 @@ import msgspec
 
 from actors.credentials import LEGATO_CREDENTIALS
 from actors.memory_store import hooks_approval
-from actors.places import within
+from actors.places import sandbox_path, within
 from actors.protocol import MAX_PROCESSES, TrustItem
 from actors.visible import setting_line
 
@@ -283,12 +283,8 @@ def _names_a_place_that_runs(entry: str, root: str, home: str, runs: tuple[str, 
 
 def _sandbox_path_widens(entry: str, root: str, home: str) -> bool:
     """A ``sandbox.allowWrite`` path outside the project, or inside git's or Legato's folder."""
-    if entry == "~" or entry.startswith("~/"):
-        path = os.path.join(home, entry[2:])
-    else:
-        path = os.path.join(root, entry)  # an absolute entry stays itself
     # Where a mount of it would lead: a folder of the project may be a link out of it.
-    path = os.path.realpath(path)
+    path = sandbox_path(entry, root, home)
     inside = os.path.relpath(path, root) if within(path, root) else None
     if inside is None:
         return True
