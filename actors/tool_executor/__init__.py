@@ -12,7 +12,8 @@ settings, its records): the memory store and the skill library open them through
 
 from __future__ import annotations
 
-from actors.tool_executor.actor import ToolExecutor
+from typing import TYPE_CHECKING, Any
+
 from actors.tool_executor.own_files import (
     GUIDE_CAP,
     LIBRARY_CAP,
@@ -22,7 +23,10 @@ from actors.tool_executor.own_files import (
     read_own,
     user_folders,
 )
-from actors.tool_executor.process import HeadTail, stop_group
+
+if TYPE_CHECKING:
+    from actors.tool_executor.actor import ToolExecutor
+    from actors.tool_executor.process import HeadTail, stop_group
 
 __all__ = [
     "GUIDE_CAP",
@@ -36,3 +40,17 @@ __all__ = [
     "stop_group",
     "user_folders",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The actor and its processes load when something asks for them: the memory store and the
+    # skill library, which read Legato's own files through ``read_own``, start without them.
+    if name == "ToolExecutor":
+        from actors.tool_executor.actor import ToolExecutor
+
+        return ToolExecutor
+    if name in ("HeadTail", "stop_group"):
+        from actors.tool_executor import process
+
+        return getattr(process, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
