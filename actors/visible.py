@@ -88,6 +88,12 @@ def escape_controls(text: str, *, newlines: bool = False) -> str:
     return escaped.replace("\n", "\\n").replace("\t", "\\t")
 
 
+def one_line(text: str) -> str:
+    """A value from a file, a server or a model shown on one line: ``escape_controls`` with
+    ``newlines``."""
+    return escape_controls(text, newlines=True)
+
+
 def shown_for_approval(text: str) -> str:
     """Text of many lines a person approves (a command, the diff of a write) as they see it:
     each of its lines, every control and joiner escaped, and a run of blank lines, or of

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from actors.visible import escape_controls, printed_visibly
+from actors.visible import one_line, printed_visibly
 from frontends.exit_codes import EXIT_OK, EXIT_USAGE
 from frontends.flags import PERMISSION_MODES, permission_mode
 
@@ -71,7 +71,7 @@ def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStor
 def setting_lines(explained: Explained) -> list[str]:
     # What the project's file sets but is not applied shows as such, beside what is.
     rows = [
-        (_field(s.key), _field(_show(s.value)), _field(s.source))
+        (one_line(s.key), one_line(_show(s.value)), one_line(s.source))
         for s in (*explained.settings, *explained.not_applied)
     ]
     width = max(len(key) for key, _, _ in rows)
@@ -152,12 +152,12 @@ def mcp_server_lines(servers: Sequence[McpServer], *, approval: bool = True) -> 
     for server in servers:
         # Each field escaped on its own: a return or a newline inside one would let the line
         # show another command than the one approved.
-        name = _field(server.name)
+        name = one_line(server.name)
         target = server_target(server)
         state = ""
         if approval and is_project_server(server):
             state = "  approved" if server.approved else "  not approved"
-        lines.append(f"  {name}  {server.transport}  {target}  ({_field(server.source)}){state}")
+        lines.append(f"  {name}  {server.transport}  {target}  ({one_line(server.source)}){state}")
         lines += server_value_lines(server, "    ")
         if approval and not server.approved:
             lines.append(f"    → approve it: 'legato mcp approve {name}'")
@@ -180,18 +180,15 @@ def hook_lines(groups: Sequence[HookGroup]) -> list[str]:
             event = group.event
             lines.append(f"  {event}")
         # "" and "*" match everything; an event without a matcher holds "".
-        matcher = "every time" if group.matcher in ("", "*") else f"matcher {_field(group.matcher)}"
+        matcher = (
+            "every time" if group.matcher in ("", "*") else f"matcher {one_line(group.matcher)}"
+        )
         waiting = "" if group.approved else "  not approved: /hooks approve"
-        lines.append(f"    {matcher}  ({_field(group.source)}){waiting}")
+        lines.append(f"    {matcher}  ({one_line(group.source)}){waiting}")
         lines += [
-            f"      {_field(hook.command)}  (timeout {hook.timeout:g} s)" for hook in group.hooks
+            f"      {one_line(hook.command)}  (timeout {hook.timeout:g} s)" for hook in group.hooks
         ]
     return lines
-
-
-def _field(text: str) -> str:
-    """A value from a settings file or .mcp.json, on one line, its controls shown."""
-    return escape_controls(text, newlines=True)
 
 
 def _hook_json(group: HookGroup) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from actors.protocol import (
     GetContext,
     ListMcpServers,
 )
-from actors.visible import escape_controls
+from actors.visible import one_line
 from frontends.config_command import mcp_server_lines
 from frontends.mcp_notes import error_lines, server_target, server_value_lines
 
@@ -88,11 +88,11 @@ def listing(statuses: Sequence[McpServerStatus], servers: Sequence[McpServer]) -
 
 
 def _rows(statuses: Sequence[McpServerStatus], servers: dict[str, McpServer]) -> list[str]:
-    width = max(len(_field(status.name)) for status in statuses)
+    width = max(len(one_line(status.name)) for status in statuses)
     rows = []
     for status in statuses:
-        name = _field(status.name)
-        rows.append(f"  {name:<{width}}  {_state(status)}  ({_field(status.source)})")
+        name = one_line(status.name)
+        rows.append(f"  {name:<{width}}  {_state(status)}  ({one_line(status.source)})")
         if status.state == "failed":
             rows += error_lines(status.error, "      ")
         elif status.state == "unapproved":
@@ -103,10 +103,6 @@ def _rows(statuses: Sequence[McpServerStatus], servers: dict[str, McpServer]) ->
                 rows += server_value_lines(server, "      ")
             rows.append(f"      → /mcp approve {name} (after reading what it runs)")
     return rows
-
-
-def _field(text: str) -> str:
-    return escape_controls(text, newlines=True)
 
 
 def _state(status: McpServerStatus) -> str:

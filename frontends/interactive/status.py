@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from actors.models import cost_usd, resolve_model
 from actors.protocol import ContextFill, Usage
-from actors.visible import escape_controls
+from actors.visible import one_line
 
 if TYPE_CHECKING:
     from actors.protocol import PermissionMode, SettingsMode
@@ -105,7 +105,7 @@ class Status:
         # prompt_toolkit draws this line itself, passing what it does not map (a bidirectional
         # override, a zero-width space) to the terminal: the model's name may be a project's
         # setting, a hook's name its matcher.
-        parts: list[tuple[str, str]] = [("class:status", f" {_one_line(self.alias)}")]
+        parts: list[tuple[str, str]] = [("class:status", f" {one_line(self.alias)}")]
         if self.fast_active:
             parts.append(("class:status.mode", " ⚡fast"))
         mode = MODE_TEXT[self.mode]
@@ -117,10 +117,6 @@ class Status:
         if self.context_tokens:
             parts.append(("class:status", f" · context {self.context.percent}"))
         if self.hooks:
-            running = _one_line(", ".join(dict.fromkeys(self.hooks.values())))
+            running = one_line(", ".join(dict.fromkeys(self.hooks.values())))
             parts.append(("class:status.mode", f" · running hook {running}"))
         return parts
-
-
-def _one_line(text: str) -> str:
-    return escape_controls(text, newlines=True)

@@ -38,6 +38,7 @@ from actors.visible import (
     argument_lines,
     call_target,
     escape_controls,
+    one_line,
     project_relative,
     shown_for_approval,
 )
@@ -173,7 +174,7 @@ class TurnView:
             case MessageStarted():
                 self.thinking = False
             case ToolStarted(id=call_id, name=name, summary=summary):
-                self.running[call_id] = _Running(_one_line(name), _one_line(summary), self.clock())
+                self.running[call_id] = _Running(one_line(name), one_line(summary), self.clock())
             case ToolOutput(id=call_id, text=text):
                 if call_id in self.running:
                     self.running[call_id].add(escape_controls(text))
@@ -189,7 +190,7 @@ class TurnView:
                 agent = self.running.get(parent)
                 if agent is not None:
                     agent.tail.clear()
-                    agent.partial = _one_line(_call(name, s))
+                    agent.partial = one_line(_call(name, s))
             case _:
                 pass
 
@@ -247,7 +248,7 @@ class TurnView:
         )
         tool = escape_controls(request.tool, newlines=True)
         agent = request.agent
-        asker = tool if agent is None else f"{tool} (agent: {_one_line(agent)})"
+        asker = tool if agent is None else f"{tool} (agent: {one_line(agent)})"
         lines: list[RenderableType] = [header, Text(f"    requested by {asker}", "dim")]
         if request.kind == "call":
             # What the server will be given: the person judges the call by it.
@@ -483,10 +484,6 @@ def _lexer(language: str) -> Any:
 def _call(name: str, target: str) -> str:
     """``Edit(src/x.py)``, or the name alone when nothing in the call's input names a target."""
     return f"{name}({target})" if target else name
-
-
-def _one_line(text: str) -> str:
-    return escape_controls(text, newlines=True)
 
 
 def _visible(text: Text) -> Text:
