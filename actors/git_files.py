@@ -19,7 +19,7 @@ import stat
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 # (path inside a git folder, is a folder)
 CONTROLS = (
@@ -34,6 +34,8 @@ CONTROLS = (
 NESTED = ("modules", "worktrees")
 # A submodule's name is a path; past this depth nothing is looked for.
 MAX_DEPTH = 8
+# What ``configured_places`` calls the folder ``core.hooksPath`` names.
+HOOKS_PATH = "git's hooks (core.hooksPath)"
 
 
 def is_control(path: str, git: str, *, whole: bool = False) -> bool:
@@ -118,7 +120,7 @@ def configured_places(git: str, home: str) -> list[tuple[str, bool, str]]:
                 hooks = value
     if hooks:
         folder = os.path.realpath(os.path.join(work_tree, _expand(hooks, home)))
-        places.append((folder, True, "git's hooks (core.hooksPath)"))
+        places.append((folder, True, HOOKS_PATH))
         if os.path.basename(folder) == "_" and os.path.basename(os.path.dirname(folder)) == (
             ".husky"
         ):
@@ -177,11 +179,7 @@ def _entries(path: str) -> Iterator[tuple[str, str, str]]:
         yield section, key.strip().lower(), value
 
 
-def hook_folders(git: str, home: str) -> list[str]:
+def hook_folders(git: str, places: Iterable[tuple[str, bool, str]]) -> list[str]:
     """Where git takes the repository's hooks from: ``.git/hooks``, and the folder
-    ``core.hooksPath`` names."""
-    folders = [os.path.join(git, "hooks")]
-    folders += [
-        path for path, _, what in configured_places(git, home) if what.endswith("(core.hooksPath)")
-    ]
-    return folders
+    ``core.hooksPath`` names among ``places`` (``configured_places``, read once by the caller)."""
+    return [os.path.join(git, "hooks"), *(path for path, _, what in places if what == HOOKS_PATH)]

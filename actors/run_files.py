@@ -116,13 +116,14 @@ def places_that_run(
     }
     runs = files_that_run(root, home, hooks, servers)
     git = os.path.join(root, ".git")
+    places = configured_places(git, home) if os.path.isdir(git) else []
     if os.path.isdir(git):
-        runs.update(files_git_hooks_name(root, home, hook_folders(git, home)))
+        runs.update(files_git_hooks_name(root, home, hook_folders(git, places)))
     found.update(
         (path, f"a file that {who} runs outside the sandbox") for path, who in runs.items()
     )
     if os.path.isdir(git):
-        for path, _, what in configured_places(git, home):
+        for path, _, what in places:
             if within(path, root) and not within(path, git):
                 found.setdefault(path, f"{what}, where git finds programs to run")
     return found

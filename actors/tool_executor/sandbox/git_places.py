@@ -50,12 +50,9 @@ def git_protected(
     if not os.path.isdir(git):
         return [], []
     wanted, fixed = git_controls(git)
-    wanted += [
-        (path, is_folder)
-        for path, is_folder, _ in configured_places(git, home)
-        if within(path, project)
-    ]
-    named = files_git_hooks_name(project, home, hook_folders(git, home))
+    places = configured_places(git, home)
+    wanted += [(path, is_folder) for path, is_folder, _ in places if within(path, project)]
+    named = files_git_hooks_name(project, home, hook_folders(git, places))
     wanted += [(path, False) for path in named]
     return wanted, fixed
 
