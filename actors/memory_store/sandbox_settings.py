@@ -47,12 +47,9 @@ ITEMS = {
 _GLOB = frozenset("*?[{")
 
 
-def check_sandbox(
-    settings: Loaded[ProjectSettings], *, home: str | None = None, root: str | None = None
-) -> None:
+def check_sandbox(settings: Loaded[ProjectSettings], *, home: str, root: str) -> None:
     """Refuse a path entry no mount could mean, and an ``allowWrite`` entry that would open
-    Legato's own folders (``home`` and ``root`` given); raises ConfigError naming file, line
-    and field."""
+    Legato's own folders; raises ConfigError naming file, line and field."""
     sandbox = settings.value.sandbox
     for key, entries in (
         ("allowWrite", sandbox.allow_write),
@@ -73,8 +70,6 @@ def check_sandbox(
                         "to the project; docs/configuration.md describes them)"
                     ),
                 )
-    if home is None or root is None:
-        return
     for index, entry in enumerate(sandbox.allow_write):
         own = opens_legato_folder(entry, root, home)
         if own is not None:
