@@ -23,7 +23,7 @@ PROTECTED = (
 
 
 def bubblewrap_enforces(
-    settings: SandboxSettings, layout: Layout, *, blocked_rules: bool, home: str = ""
+    settings: SandboxSettings, layout: Layout, *, blocked_rules: bool, home: str
 ) -> list[str]:
     writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write))
     read_only = ", ".join((*PROTECTED, *settings.read_only, "Legato's own .venv if it is there"))
@@ -49,13 +49,19 @@ def unreadable(layout: Layout, home: str) -> list[str]:
     shown = [_tilde(path, home) for path in layout.denied]
     return [
         f"unreadable here: {', '.join(shown) or 'nothing'}",
-        f"unreadable wherever they appear: the {len(DEFAULT_DENY_READ)} places where tokens live "
-        "that Legato always hides (gh, git's credential store, npm, yarn, PyPI, cargo, netrc, "
-        "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, other assistants', "
-        "Hugging Face's token, shell history, Legato's own; "
-        "docs/security.md lists them); sandbox.denyRead adds to them",
+        ALWAYS_HIDDEN,
         "readable: everything else, the rest of your home folder included",
     ]
+
+
+# The places every command finds hidden, whatever the mechanism (``DEFAULT_DENY_READ``).
+ALWAYS_HIDDEN = (
+    f"unreadable wherever they appear: the {len(DEFAULT_DENY_READ)} places where tokens live "
+    "that Legato always hides (gh, git's credential store, npm, yarn, PyPI, cargo, netrc, "
+    "ssh, gpg, cloud CLIs, docker, kube, keyrings, browser profiles, other assistants', "
+    "Hugging Face's token, shell history, Legato's own; "
+    "docs/security.md lists them); sandbox.denyRead adds to them"
+)
 
 
 def _tilde(path: str, home: str) -> str:
@@ -138,7 +144,7 @@ def landlock_enforces(
     lines = [
         f"writable: {writable}; everything else read-only",
         f"unreadable here: {', '.join(denied) or 'nothing'}; the terminals in /dev/pts",
-        unreadable(layout, home)[1],
+        ALWAYS_HIDDEN,
     ]
     if settings.network:
         lines.append("network: allowed")
