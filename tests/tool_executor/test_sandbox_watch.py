@@ -107,3 +107,32 @@ async def test_a_background_command_is_put_back_when_it_ends(
     assert "Legato put back '.git/commondir' as before the command" in ended.result.content
     assert not (root / ".git" / "commondir").exists()
     assert not ran_planted(root, marker)
+
+
+def test_a_fifo_put_in_place_after_the_look_is_not_opened_to_wait_for_a_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process that left the command's group can swap a watched file for a FIFO between the
+    # look (lstat) and the read: reading it must not block the session for ever.
+    import threading
+
+    from actors.tool_executor.sandbox import watch
+
+    regular = tmp_path / "regular"
+    regular.write_bytes(b"x")
+    fifo = tmp_path / "hook"
+    os.mkfifo(fifo)
+    looked = os.lstat(regular)
+    real_lstat = os.lstat
+    monkeypatch.setattr(
+        os, "lstat", lambda path: looked if str(path) == str(fifo) else real_lstat(path)
+    )
+    kept: list[object] = []
+    reader = threading.Thread(target=lambda: kept.append(watch.take([str(fifo)])), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    if reader.is_alive():
+        with open(fifo, "wb"):  # let the blocked reader go, so the test process can end
+            pass
+        pytest.fail("the FIFO was opened and waited on")
+    assert kept == [{}]  # not a regular file when read: not watched

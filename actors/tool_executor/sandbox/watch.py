@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors.git_files import read_small
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -121,8 +122,12 @@ def _entry(path: str, budget: list[int]) -> Entry:
     budget[1] -= info.st_size
     if budget[0] < 0 or budget[1] < 0 or not stat.S_ISREG(info.st_mode):
         raise _TooBig(path)  # a FIFO or a device here is not ours to copy either
-    with open(path, "rb") as file:
-        return ("file", stat.S_IMODE(info.st_mode), file.read())
+    # Read as git's files are, never through a link nor from a FIFO: a process that left the
+    # command's group may have swapped either in since the look above.
+    data = read_small(path, MAX_BYTES + 1, follow=False)
+    if data is None or len(data) > MAX_BYTES:
+        raise _TooBig(path)
+    return ("file", stat.S_IMODE(info.st_mode), data)
 
 
 def _remove(path: str) -> None:
