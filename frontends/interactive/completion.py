@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completer, Completion
 
-from actors.visible import escape_controls
+from actors.visible import one_line
 from frontends.interactive.slash_commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -57,12 +57,15 @@ class LegatoCompleter(Completer):
         self._skills = skills  # ("/name", description) of the project's skills and patterns
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
+        # prompt_toolkit draws the menu itself: it shows ESC as ^[ but passes a bidirectional
+        # override or a zero-width space to the terminal, and a skill's description or a file's
+        # name is the repository's text: each is shown on one line, escaped.
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
             for name, what in [*COMMANDS.items(), *self._skills()]:
                 if name.startswith(before.lower()):
                     yield Completion(
-                        name, -len(before), display=_shown(name), display_meta=_shown(what)
+                        name, -len(before), display=one_line(name), display_meta=one_line(what)
                     )
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
@@ -76,11 +79,4 @@ class LegatoCompleter(Completer):
                 scored.append((score, path))
         scored.sort()
         for _, path in scored[:MAX_SHOWN]:
-            yield Completion("@" + path, -len(word), display=_shown(path))
-
-
-def _shown(text: str) -> str:
-    # prompt_toolkit draws the menu itself: it shows ESC as ^[ but passes a bidirectional
-    # override or a zero-width space to the terminal, and a skill's description or a file's
-    # name is the repository's text.
-    return escape_controls(text, newlines=True)
+            yield Completion("@" + path, -len(word), display=one_line(path))
