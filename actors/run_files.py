@@ -13,7 +13,9 @@ project counts: relative to the project root (where both run), absolute, ``~/...
 ``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
 by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
 creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
-``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. For a task
+``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. A word with a
+wildcard (``sh scripts/*.sh``) counts for each file of the project it matches when the session
+starts, as the shell expands it before the program runs. For a task
 runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
 What those programs import or read in turn cannot be known from the command, and is not
 covered. There is no status line command.
@@ -21,6 +23,8 @@ covered. There is no status line command.
 
 from __future__ import annotations
 
+import glob
+import itertools
 import os
 import re
 import shlex
@@ -44,6 +48,7 @@ _INTERPRETERS = frozenset(
 _HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
 _MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
 _MAX_SCRIPT = 64 * 1024
+_MAX_MATCHES = 256  # files a hook's pattern (``scripts/*.sh``) is expanded to, at most
 # Of those, the ones whose first word, when not an option, is the script they run.
 SCRIPT_RUNNERS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php"}
@@ -177,6 +182,11 @@ def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -
         if index > 0 and words[index - 1] == "-m":
             candidates += _module_files(word)
         for candidate in candidates:
+            if (pattern := _pattern(candidate, root, home)) is not None:
+                # The shell expands it before the program starts: each file it matches now
+                # is a file that runs.
+                yield from _matching(pattern, root, home)
+                continue
             # A program named by its path counts before it exists: the model could create
             # the very file the hook will run.
             named = missing_too and program and candidate is word and "/" in word
@@ -207,6 +217,27 @@ def _module_files(module: str) -> list[str]:
     base = "/".join(parts)
     packages = ["/".join(parts[:end]) + "/__init__.py" for end in range(1, len(parts))]
     return [*packages, f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
+
+
+def _pattern(word: str, root: str, home: str) -> str | None:
+    """``word`` as a pattern to expand inside the project (the root's own name escaped, since
+    it is no pattern), or None where it has no wildcard or starts outside the project."""
+    if word == "~" or word.startswith("~/"):
+        word = os.path.join(home, word[2:])
+    inside = root.rstrip("/") + "/"
+    if word.startswith(inside):
+        word = word.removeprefix(inside)
+    elif os.path.isabs(word):
+        return None
+    if not glob.has_magic(word):
+        return None
+    return os.path.join(glob.escape(root), word)
+
+
+def _matching(pattern: str, root: str, home: str) -> Iterator[str]:
+    for match in itertools.islice(glob.iglob(pattern), _MAX_MATCHES):
+        if (path := _inside(match, root, home)) is not None:
+            yield path
 
 
 def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> str | None:

@@ -151,3 +151,31 @@ def test_an_allowed_git_diff_nor_a_confined_command_can_point_git_elsewhere(
     assert not (project.root / ".git" / "commondir").exists()
     assert git(project, "log", "--format=%s").stdout == "second\nfirst\n"
     assert git(project, "branch", "--show-current").stdout == "other\n"
+
+
+@needs_bwrap
+def test_a_hook_that_names_its_script_by_a_pattern_protects_what_it_matches(
+    project: Project,
+) -> None:
+    # The shell expands the hook's pattern to the script before running it: the script is as
+    # much a file the hook runs as one named in full, and was neither asked about nor sealed.
+    project.write("scripts/fmt.sh", FORMATTER).chmod(0o755)
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    hook = {"type": "command", "command": 'sh "$CLAUDE_PROJECT_DIR"/scripts/fm[t].sh'}
+    config.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook]}]}}))
+    project.settings(permissionMode="auto", allowedCommands=["python3"])
+    sneaky = "python3 -c \"open('scripts/fm' + 't.sh', 'a').write('touch ~/pwned')\""
+    outcomes, _ = session(
+        project,
+        tool_calls([call("Read", {"file_path": "scripts/fmt.sh"})]),
+        tool_calls([call("Write", {"file_path": "scripts/fmt.sh", "content": PLANTED})]),
+        tool_calls([call("Bash", {"command": sneaky})]),
+        tool_calls([call("Write", {"file_path": "src/ok.py", "content": "x = 1\n"})]),
+    )
+    _, write, python, other = outcomes
+    assert "a file that the PostToolUse hook" in write and "outside the sandbox" in write
+    assert "Read-only file system" in python
+    assert "Error" not in other, other
+    assert (project.root / "scripts" / "fmt.sh").read_text() == FORMATTER
+    assert not (project.home / "pwned").exists()

@@ -311,3 +311,24 @@ def test_running_the_script_is_not_changing_it(root: str, command: str, asks: bo
     )
     outcome = policy.assess(run(command))
     assert isinstance(outcome, Question) == asks, outcome
+
+
+def test_a_pattern_in_a_hook_counts_each_file_it_matches(tmp_path: Path) -> None:
+    # The project's own folder name holds a pattern's characters: it is a name, not a pattern.
+    project = tmp_path / "pro[j]ect"
+    for name in ("scripts/fmt.sh", "scripts/lint.sh", "scripts/notes.txt", "src/a.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+    root = os.path.realpath(project)
+    lines = (
+        "sh scripts/*.sh",
+        'bash "$CLAUDE_PROJECT_DIR"/src/[a].py',
+        "cat /etc/*.conf /*/*/*",  # patterns outside the project are not expanded
+    )
+    hooks = (HookGroup(event="Stop", hooks=tuple(HookCommand(command=line) for line in lines)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        "scripts/fmt.sh",
+        "scripts/lint.sh",
+        "src/a.py",
+    ]
