@@ -13,7 +13,8 @@ project counts: relative to the project root (where both run), absolute, ``~/...
 ``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
 by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
 creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
-``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. A word with a
+``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. The word after
+``-c`` (``sh -c "./fmt.sh --all"``) is read as a line of its own. A word with a
 wildcard (``sh scripts/*.sh``) counts for each file of the project it matches when the session
 starts, as the shell expands it before the program runs. For a task
 runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
@@ -48,6 +49,9 @@ _INTERPRETERS = frozenset(
 _HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
 _MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
 _MAX_SCRIPT = 64 * 1024
+# Lines within lines read (``sh -c "bash -c '...'"``), at most: each level's quoting at least
+# doubles the backslashes of the one inside, so a settings file cannot come near it.
+_MAX_NESTING = 32
 _MAX_MATCHES = 256  # files a hook's pattern (``scripts/*.sh``) is expanded to, at most
 # Of those, the ones whose first word, when not an option, is the script they run.
 SCRIPT_RUNNERS = frozenset(
@@ -166,7 +170,9 @@ def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[s
     return found
 
 
-def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -> Iterator[str]:
+def _named_files(
+    line: str, root: str, home: str, *, missing_too: bool = True, depth: int = 0
+) -> Iterator[str]:
     line = _PROJECT_VARIABLE.sub(lambda _: root, line)
     line = _HOME_VARIABLE.sub(lambda _: home, line)
     try:
@@ -181,6 +187,13 @@ def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -
             candidates.append(value)
         if index > 0 and words[index - 1] == "-m":
             candidates += _module_files(word)
+        if index > 0 and words[index - 1] == "-c":
+            # ``sh -c "./fmt.sh --all"``: the shell runs that word as a line of its own, and
+            # the words after it are its arguments, not programs.
+            if depth < _MAX_NESTING:
+                yield from _named_files(word, root, home, missing_too=missing_too, depth=depth + 1)
+            program = False
+            continue
         for candidate in candidates:
             if (pattern := _pattern(candidate, root, home)) is not None:
                 # The shell expands it before the program starts: each file it matches now

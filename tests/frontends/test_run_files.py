@@ -10,6 +10,8 @@ import json
 import subprocess
 from typing import TYPE_CHECKING
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -154,15 +156,25 @@ def test_an_allowed_git_diff_nor_a_confined_command_can_point_git_elsewhere(
 
 
 @needs_bwrap
-def test_a_hook_that_names_its_script_by_a_pattern_protects_what_it_matches(
-    project: Project,
+@pytest.mark.parametrize(
+    "command",
+    [
+        # The shell expands the pattern to the script before running it.
+        'sh "$CLAUDE_PROJECT_DIR"/scripts/fm[t].sh',
+        # The script is named inside the line that ``-c`` gives the shell.
+        'sh -c "./scripts/fmt.sh --all"',
+        "bash -c 'cd \"$CLAUDE_PROJECT_DIR\" && exec sh scripts/fmt.sh'",
+    ],
+)
+def test_a_hook_that_names_its_script_in_a_shells_words_protects_it(
+    project: Project, command: str
 ) -> None:
-    # The shell expands the hook's pattern to the script before running it: the script is as
-    # much a file the hook runs as one named in full, and was neither asked about nor sealed.
+    # Each names the script as surely as ``./scripts/fmt.sh`` does, and it was neither asked
+    # about nor sealed: the model rewrote it in auto mode and the hook ran it unconfined.
     project.write("scripts/fmt.sh", FORMATTER).chmod(0o755)
     config = project.home / ".config" / "legato" / "config.json"
     config.parent.mkdir(parents=True)
-    hook = {"type": "command", "command": 'sh "$CLAUDE_PROJECT_DIR"/scripts/fm[t].sh'}
+    hook = {"type": "command", "command": command}
     config.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook]}]}}))
     project.settings(permissionMode="auto", allowedCommands=["python3"])
     sneaky = "python3 -c \"open('scripts/fm' + 't.sh', 'a').write('touch ~/pwned')\""

@@ -5,6 +5,7 @@ write a file (``git diff --output``) is judged as that write."""
 from __future__ import annotations
 
 import os
+import shlex
 from typing import TYPE_CHECKING
 
 import pytest
@@ -332,3 +333,25 @@ def test_a_pattern_in_a_hook_counts_each_file_it_matches(tmp_path: Path) -> None
         "scripts/lint.sh",
         "src/a.py",
     ]
+
+
+def test_the_line_a_shell_is_given_with_c_is_read_as_a_line(root: str) -> None:
+    lines = (
+        'sh -c "./scripts/fmt.sh --all"',
+        'bash -c \'cd src && python3 -c "print(1)"; sh -c "python3 tools/server.py"\'',
+    )
+    hooks = (HookGroup(event="Stop", hooks=tuple(HookCommand(command=line) for line in lines)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        "scripts/fmt.sh",
+        "tools/server.py",
+    ]
+
+
+def test_lines_within_lines_are_read_too(root: str) -> None:
+    line = "./scripts/fmt.sh"
+    for _ in range(8):
+        line = shlex.join(["sh", "-c", line])
+    hooks = (HookGroup(event="Stop", hooks=(HookCommand(command=line),)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert [os.path.relpath(path, root) for path in found] == ["scripts/fmt.sh"]
