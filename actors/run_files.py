@@ -12,11 +12,11 @@ every word, and the value of every ``--option=value``, that names an existing fi
 project counts: relative to the project root (where both run), absolute, ``~/...`` or
 ``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
 by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
-creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
-``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. The word after
-``-c`` (``sh -c "./fmt.sh --all"``) is read as a line of its own. A word with a
-wildcard (``sh scripts/*.sh``) counts for each file of the project it matches when the session
-starts, as the shell expands it before the program runs. For a task
+creating it is enough. For ``python -m pkg.mod`` (or ``-mpkg.mod``) the module's own file
+(``pkg/mod.py``, ``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the
+way. The word after ``-c`` (``sh -c "./fmt.sh --all"``) is read as a line of its own. A word
+with a wildcard (``sh scripts/*.sh``) counts for each file of the project it matches when the
+session starts, as the shell expands it before the program runs. For a task
 runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
 What those programs import or read in turn cannot be known from the command, and is not
 covered. There is no status line command.
@@ -187,6 +187,8 @@ def _named_files(
             candidates.append(value)
         if index > 0 and words[index - 1] == "-m":
             candidates += _module_files(word)
+        elif word.startswith("-m") and len(word) > 2:
+            candidates += _module_files(word[2:])  # ``python -mpkg.mod``, as Python reads it
         if index > 0 and words[index - 1] == "-c":
             # ``sh -c "./fmt.sh --all"``: the shell runs that word as a line of its own, and
             # the words after it are its arguments, not programs.

@@ -355,3 +355,9 @@ def test_lines_within_lines_are_read_too(root: str) -> None:
     hooks = (HookGroup(event="Stop", hooks=(HookCommand(command=line),)),)
     found = files_that_run(root, os.path.dirname(root), hooks, ())
     assert [os.path.relpath(path, root) for path in found] == ["scripts/fmt.sh"]
+
+
+def test_a_module_named_against_its_option_counts(root: str) -> None:
+    hooks = (HookGroup(event="Stop", hooks=(HookCommand(command="python3 -mtools.server"),)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert [os.path.relpath(path, root) for path in found] == ["tools/server.py"]
