@@ -10,14 +10,15 @@ starts unasked.
 Each hook command and each server's command and args are split like a shell line (``shlex``);
 every word, and the value of every ``--option=value``, that names an existing file inside the
 project counts: relative to the project root (where both run), absolute, ``~/...`` or
-``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
-by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
-creating it is enough. For ``python -m pkg.mod`` (or ``-mpkg.mod``) the module's own file
-(``pkg/mod.py``, ``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the
-way. The word after ``-c`` (``sh -c "./fmt.sh --all"``) is read as a line of its own. A word
-with a wildcard (``sh scripts/*.sh``) counts for each file of the project it matches when the
-session starts, as the shell expands it before the program runs. For a task
-runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
+``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR``, ``$LEGATO_PROJECT_DIR``, ``$PWD`` or
+``$(pwd)``. A program named by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it
+does not exist yet, since creating it is enough. For ``python -m pkg.mod`` (or ``-mpkg.mod``)
+the module's own file (``pkg/mod.py``, ``pkg/mod/__main__.py``) counts, and each package's
+``__init__.py`` on the way. The word after ``-c`` (``sh -c "./fmt.sh --all"``) is read as a
+line of its own. A word with a wildcard (``sh scripts/*.sh``) counts for each file of the
+project it matches when the session starts, as the shell expands it before the program runs.
+For a task runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from
+(``TASK_FILES``).
 What those programs import or read in turn cannot be known from the command, and is not
 covered. There is no status line command.
 """
@@ -83,8 +84,11 @@ TASK_FILES: dict[str, tuple[str, ...]] = {
 }
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
+# The project's folder as a line names it: hooks and servers run there, so ``$PWD`` and
+# ``$(pwd)`` are the project too.
 _PROJECT_VARIABLE = re.compile(
-    r"\$(?:\{(?:CLAUDE|LEGATO)_PROJECT_DIR\}|(?:CLAUDE|LEGATO)_PROJECT_DIR\b)"
+    r"\$(?:\{(?:(?:CLAUDE|LEGATO)_PROJECT_DIR|PWD)\}|(?:(?:CLAUDE|LEGATO)_PROJECT_DIR|PWD)\b"
+    r"|\(pwd\))"
 )
 
 

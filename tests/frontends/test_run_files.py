@@ -164,6 +164,9 @@ def test_an_allowed_git_diff_nor_a_confined_command_can_point_git_elsewhere(
         # The script is named inside the line that ``-c`` gives the shell.
         'sh -c "./scripts/fmt.sh --all"',
         "bash -c 'cd \"$CLAUDE_PROJECT_DIR\" && exec sh scripts/fmt.sh'",
+        # Hooks run in the project's folder, so ``$PWD`` is the project.
+        '"$PWD"/scripts/fmt.sh',
+        "${PWD}/scripts/fmt.sh --all",
     ],
 )
 def test_a_hook_that_names_its_script_in_a_shells_words_protects_it(
