@@ -10,17 +10,23 @@ starts unasked.
 Each hook command and each server's command and args are split like a shell line (``shlex``);
 every word, and the value of every ``--option=value``, that names an existing file inside the
 project counts: relative to the project root (where both run), absolute, ``~/...`` or
-``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR`` or ``$LEGATO_PROJECT_DIR``. A program named
-by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it does not exist yet, since
-creating it is enough. For ``python -m pkg.mod`` the module's own file (``pkg/mod.py``,
-``pkg/mod/__main__.py``) counts, and each package's ``__init__.py`` on the way. For a task
-runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from (``TASK_FILES``).
+``$HOME/...``, or through ``$CLAUDE_PROJECT_DIR``, ``$LEGATO_PROJECT_DIR``, ``$PWD`` or
+``$(pwd)``. A program named by a path (``./fmt.sh``, ``bash scripts/x.sh``) counts even when it
+does not exist yet, since creating it is enough. For ``python -m pkg.mod`` (or ``-mpkg.mod``)
+the module's own file (``pkg/mod.py``, ``pkg/mod/__main__.py``) counts, and each package's
+``__init__.py`` on the way. The word after ``-c`` (``sh -c "./fmt.sh --all"``) is read as a
+line of its own. A word with a wildcard (``sh scripts/*.sh``) counts for each file of the
+project it matches when the session starts, as the shell expands it before the program runs.
+For a task runner (``npm run fmt``, ``make fmt``), the files it reads its tasks from
+(``TASK_FILES``).
 What those programs import or read in turn cannot be known from the command, and is not
 covered. There is no status line command.
 """
 
 from __future__ import annotations
 
+import glob
+import itertools
 import os
 import re
 import shlex
@@ -45,6 +51,10 @@ _INTERPRETERS = SCRIPT_RUNNERS | {"deno", "bun", "tsx", "ts-node", "exec", "env"
 _HOME_VARIABLE = re.compile(r"\$(?:\{HOME\}|HOME\b)")
 _MAX_HOOKS = 64  # scripts of git's hooks read, at most, and their first bytes
 _MAX_SCRIPT = 64 * 1024
+# Lines within lines read (``sh -c "bash -c '...'"``), at most: each level's quoting at least
+# doubles the backslashes of the one inside, so a settings file cannot come near it.
+_MAX_NESTING = 32
+_MAX_MATCHES = 256  # files a hook's pattern (``scripts/*.sh``) is expanded to, at most
 # Task runners: the program is a known one, but what it runs is written in the project, in these
 # files (relative to the root, where hooks and servers run): ``npm run fmt`` runs
 # ``package.json``'s script with the shell ``.npmrc`` names, ``make fmt`` the Makefile's recipe.
@@ -71,8 +81,11 @@ TASK_FILES: dict[str, tuple[str, ...]] = {
 }
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # FOO=1 ./x.sh: still before the program
+# The project's folder as a line names it: hooks and servers run there, so ``$PWD`` and
+# ``$(pwd)`` are the project too.
 _PROJECT_VARIABLE = re.compile(
-    r"\$(?:\{(?:CLAUDE|LEGATO)_PROJECT_DIR\}|(?:CLAUDE|LEGATO)_PROJECT_DIR\b)"
+    r"\$(?:\{(?:(?:CLAUDE|LEGATO)_PROJECT_DIR|PWD)\}|(?:(?:CLAUDE|LEGATO)_PROJECT_DIR|PWD)\b"
+    r"|\(pwd\))"
 )
 
 
@@ -155,7 +168,9 @@ def files_git_hooks_name(root: str, home: str, folders: Iterable[str]) -> dict[s
     return found
 
 
-def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -> Iterator[str]:
+def _named_files(
+    line: str, root: str, home: str, *, missing_too: bool = True, depth: int = 0
+) -> Iterator[str]:
     line = _PROJECT_VARIABLE.sub(lambda _: root, line)
     line = _HOME_VARIABLE.sub(lambda _: home, line)
     try:
@@ -170,7 +185,21 @@ def _named_files(line: str, root: str, home: str, *, missing_too: bool = True) -
             candidates.append(value)
         if index > 0 and words[index - 1] == "-m":
             candidates += _module_files(word)
+        elif word.startswith("-m") and len(word) > 2:
+            candidates += _module_files(word[2:])  # ``python -mpkg.mod``, as Python reads it
+        if index > 0 and words[index - 1] == "-c":
+            # ``sh -c "./fmt.sh --all"``: the shell runs that word as a line of its own, and
+            # the words after it are its arguments, not programs.
+            if depth < _MAX_NESTING:
+                yield from _named_files(word, root, home, missing_too=missing_too, depth=depth + 1)
+            program = False
+            continue
         for candidate in candidates:
+            if (pattern := _pattern(candidate, root, home)) is not None:
+                # The shell expands it before the program starts: each file it matches now
+                # is a file that runs.
+                yield from _matching(pattern, root, home)
+                continue
             # A program named by its path counts before it exists: the model could create
             # the very file the hook will run.
             named = missing_too and program and candidate is word and "/" in word
@@ -201,6 +230,27 @@ def _module_files(module: str) -> list[str]:
     base = "/".join(parts)
     packages = ["/".join(parts[:end]) + "/__init__.py" for end in range(1, len(parts))]
     return [*packages, f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"]
+
+
+def _pattern(word: str, root: str, home: str) -> str | None:
+    """``word`` as a pattern to expand inside the project (the root's own name escaped, since
+    it is no pattern), or None where it has no wildcard or starts outside the project."""
+    if word == "~" or word.startswith("~/"):
+        word = os.path.join(home, word[2:])
+    inside = root.rstrip("/") + "/"
+    if word.startswith(inside):
+        word = word.removeprefix(inside)
+    elif os.path.isabs(word):
+        return None
+    if not glob.has_magic(word):
+        return None
+    return os.path.join(glob.escape(root), word)
+
+
+def _matching(pattern: str, root: str, home: str) -> Iterator[str]:
+    for match in itertools.islice(glob.iglob(pattern), _MAX_MATCHES):
+        if (path := _inside(match, root, home)) is not None:
+            yield path
 
 
 def _inside(word: str, root: str, home: str, *, missing_too: bool = False) -> str | None:

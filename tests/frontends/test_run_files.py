@@ -10,6 +10,8 @@ import json
 import subprocess
 from typing import TYPE_CHECKING
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -151,3 +153,44 @@ def test_an_allowed_git_diff_nor_a_confined_command_can_point_git_elsewhere(
     assert not (project.root / ".git" / "commondir").exists()
     assert git(project, "log", "--format=%s").stdout == "second\nfirst\n"
     assert git(project, "branch", "--show-current").stdout == "other\n"
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "command",
+    [
+        # The shell expands the pattern to the script before running it.
+        'sh "$CLAUDE_PROJECT_DIR"/scripts/fm[t].sh',
+        # The script is named inside the line that ``-c`` gives the shell.
+        'sh -c "./scripts/fmt.sh --all"',
+        "bash -c 'cd \"$CLAUDE_PROJECT_DIR\" && exec sh scripts/fmt.sh'",
+        # Hooks run in the project's folder, so ``$PWD`` is the project.
+        '"$PWD"/scripts/fmt.sh',
+        "${PWD}/scripts/fmt.sh --all",
+    ],
+)
+def test_a_hook_that_names_its_script_in_a_shells_words_protects_it(
+    project: Project, command: str
+) -> None:
+    # Each names the script as surely as ``./scripts/fmt.sh`` does, and it was neither asked
+    # about nor sealed: the model rewrote it in auto mode and the hook ran it unconfined.
+    project.write("scripts/fmt.sh", FORMATTER).chmod(0o755)
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    hook = {"type": "command", "command": command}
+    config.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook]}]}}))
+    project.settings(permissionMode="auto", allowedCommands=["python3"])
+    sneaky = "python3 -c \"open('scripts/fm' + 't.sh', 'a').write('touch ~/pwned')\""
+    outcomes, _ = session(
+        project,
+        tool_calls([call("Read", {"file_path": "scripts/fmt.sh"})]),
+        tool_calls([call("Write", {"file_path": "scripts/fmt.sh", "content": PLANTED})]),
+        tool_calls([call("Bash", {"command": sneaky})]),
+        tool_calls([call("Write", {"file_path": "src/ok.py", "content": "x = 1\n"})]),
+    )
+    _, write, python, other = outcomes
+    assert "a file that the PostToolUse hook" in write and "outside the sandbox" in write
+    assert "Read-only file system" in python
+    assert "Error" not in other, other
+    assert (project.root / "scripts" / "fmt.sh").read_text() == FORMATTER
+    assert not (project.home / "pwned").exists()

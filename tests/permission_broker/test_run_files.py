@@ -5,6 +5,7 @@ write a file (``git diff --output``) is judged as that write."""
 from __future__ import annotations
 
 import os
+import shlex
 from typing import TYPE_CHECKING
 
 import pytest
@@ -311,3 +312,52 @@ def test_running_the_script_is_not_changing_it(root: str, command: str, asks: bo
     )
     outcome = policy.assess(run(command))
     assert isinstance(outcome, Question) == asks, outcome
+
+
+def test_a_pattern_in_a_hook_counts_each_file_it_matches(tmp_path: Path) -> None:
+    # The project's own folder name holds a pattern's characters: it is a name, not a pattern.
+    project = tmp_path / "pro[j]ect"
+    for name in ("scripts/fmt.sh", "scripts/lint.sh", "scripts/notes.txt", "src/a.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+    root = os.path.realpath(project)
+    lines = (
+        "sh scripts/*.sh",
+        'bash "$CLAUDE_PROJECT_DIR"/src/[a].py',
+        "cat /etc/*.conf /*/*/*",  # patterns outside the project are not expanded
+    )
+    hooks = (HookGroup(event="Stop", hooks=tuple(HookCommand(command=line) for line in lines)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        "scripts/fmt.sh",
+        "scripts/lint.sh",
+        "src/a.py",
+    ]
+
+
+def test_the_line_a_shell_is_given_with_c_is_read_as_a_line(root: str) -> None:
+    lines = (
+        'sh -c "./scripts/fmt.sh --all"',
+        'bash -c \'cd src && python3 -c "print(1)"; sh -c "python3 tools/server.py"\'',
+    )
+    hooks = (HookGroup(event="Stop", hooks=tuple(HookCommand(command=line) for line in lines)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert sorted(os.path.relpath(path, root) for path in found) == [
+        "scripts/fmt.sh",
+        "tools/server.py",
+    ]
+
+
+def test_lines_within_lines_are_read_too(root: str) -> None:
+    line = "./scripts/fmt.sh"
+    for _ in range(8):
+        line = shlex.join(["sh", "-c", line])
+    hooks = (HookGroup(event="Stop", hooks=(HookCommand(command=line),)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert [os.path.relpath(path, root) for path in found] == ["scripts/fmt.sh"]
+
+
+def test_a_module_named_against_its_option_counts(root: str) -> None:
+    hooks = (HookGroup(event="Stop", hooks=(HookCommand(command="python3 -mtools.server"),)),)
+    found = files_that_run(root, os.path.dirname(root), hooks, ())
+    assert [os.path.relpath(path, root) for path in found] == ["tools/server.py"]
