@@ -64,7 +64,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from actors.tool_routes import TOOL_SEARCH, offered_tools
+from actors.tool_routes import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH, offered_tools
 from runtime import Actor, KernelError, release_collector
 
 if TYPE_CHECKING:
@@ -186,11 +186,14 @@ class Conductor(Actor[ConductorMsg]):
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
+            refused=frozenset(
+                name
+                for name in (AGENT_TOOL, *TASK_TOOLS)
+                if (context.offered_tools is not None and name not in context.offered_tools)
+                or name in context.refused_tools
+            ),
         )
-        offered = (
-            context.offered_tools is None or "Agent" in context.offered_tools
-        ) and "Agent" not in context.refused_tools
-        if self._agents.enabled and offered:
+        if self._agents.enabled and AGENT_TOOL not in self._agents.refused:
             self._agent_tool = self._agents.definition()
         await self.tasks.start(self._agents.background.serve)
 

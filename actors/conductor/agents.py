@@ -104,6 +104,9 @@ class Subagents:
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
     hooks: ConversationHooks | None = None  # the user's SubagentStop hooks, if any
+    # Of the tools the conductor answers, those the session does not offer (the SDK's ``tools``
+    # and ``disallowed_tools``): their calls go to the executor, which knows no such tool.
+    refused: frozenset[str] = frozenset()
     background: BackgroundAgents = field(default_factory=BackgroundAgents)
     # Agents started by the main conversation take a place; nested ones run in their
     # parent's, so a parent never waits for a place its own child would need.
@@ -178,6 +181,8 @@ class _Runner(msgspec.Struct):
 
     def takes(self, call: ToolCall) -> bool:
         """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
+        if call.name in self.agents.refused:
+            return False
         to = route(call)
         return to == "Agent" or isinstance(to, AgentJobCall)
 
