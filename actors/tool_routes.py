@@ -1,5 +1,5 @@
-"""Which actor answers a tool call, the ids of background work, and the order of the tools a
-request offers.
+"""Which actor answers a tool call, the ids of background work read back from their text, and
+the order of the tools a request offers.
 
 The table (``route``):
 
@@ -15,10 +15,12 @@ The table (``route``):
 ==========================  =================================================================
 
 The conductor asks ``route`` for every call; what it does not answer goes to the executor,
-which answers a name it does not know as an unknown tool. A background command's id and a
-background agent's are of two types, read from text once where they come in (the model's
-TaskOutput and TaskStop, ``/tasks stop``) by ``parse_job_id``; their text, which the model and
-the person read, is ``str(id)``.
+which answers a name it does not know as an unknown tool. So it is, too, for ``Agent``,
+``TaskOutput`` or ``TaskStop`` when the session does not offer it (the driving program's
+``tools`` and ``disallowed_tools``), as for the executor's own tools. A background command's id and a background agent's are of two types
+(``protocol.CommandId``, ``protocol.AgentId``), read from text once where they come in (the
+model's TaskOutput and TaskStop, ``/tasks stop``) by ``parse_job_id``; their text, which the
+model and the person read, is ``str(id)``.
 """
 
 from __future__ import annotations
@@ -39,11 +41,11 @@ AGENT_TOOL = "Agent"
 TOOL_SEARCH = "ToolSearch"
 TASK_TOOLS = ("TaskOutput", "TaskStop")
 
-
 JobId = CommandId | AgentId
 
 # Exactly what ``str`` of a ``CommandId`` or an ``AgentId`` gives: a number from 1, without a
-# sign, spaces or leading zeros.
+# sign, spaces or leading zeros; 18 digits at most, more than any session counts to, so a
+# model's id of a thousand digits is refused before it is made a number.
 _JOB_ID = re.compile(r"(bash|agent)_([1-9][0-9]{0,17})")
 
 
@@ -70,6 +72,8 @@ class AgentJobCall(msgspec.Struct, frozen=True):
     id: AgentId
 
 
+# Who answers: the executor, the conductor's Agent runner or ToolSearch, or the conductor for
+# one background agent.
 Route = Literal["executor", "Agent", "ToolSearch"] | AgentJobCall
 
 
