@@ -17,10 +17,12 @@ The table (``route``):
 The conductor asks ``route`` for every call; what it does not answer goes to the executor,
 which answers a name it does not know as an unknown tool. So it is, too, for ``Agent``,
 ``TaskOutput`` or ``TaskStop`` when the session does not offer it (the driving program's
-``tools`` and ``disallowed_tools``), as for the executor's own tools. A background command's id and a background agent's are of two types
-(``protocol.CommandId``, ``protocol.AgentId``), read from text once where they come in (the
-model's TaskOutput and TaskStop, ``/tasks stop``) by ``parse_job_id``; their text, which the
-model and the person read, is ``str(id)``.
+``tools`` and ``disallowed_tools``), as for the executor's own tools.
+
+A background command's id and a background agent's are of two types (``protocol.CommandId``,
+``protocol.AgentId``), read from text once where they come in (the model's TaskOutput and
+TaskStop, ``/tasks stop``) by ``parse_job_id``; their text, which the model and the person read,
+is ``str(id)``.
 """
 
 from __future__ import annotations
