@@ -1108,6 +1108,17 @@ class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):
     try_it: bool = True
 
 
+class CommandId(msgspec.Struct, frozen=True):
+    """A background command's id: ``bash_1``, ``bash_2``... in the order they started. Its
+    text, ``str(id)``, is what the model and the person read; ``actors.tool_routes`` reads it
+    back (``parse_job_id``)."""
+
+    number: int
+
+    def __str__(self) -> str:
+        return f"bash_{self.number}"
+
+
 class BackgroundCommand(msgspec.Struct, frozen=True, kw_only=True):
     """A command the model started with ``run_in_background``, as ``/tasks`` lists it."""
 
@@ -1135,7 +1146,7 @@ class StopBackground(Ask[str], frozen=True, tag=True):
     before the reply, which says how it ended (or why there was nothing to stop). The model
     hears of it at its next turn."""
 
-    id: str
+    id: CommandId
 
 
 class TakeSandboxWarning(Ask[str | None], frozen=True, tag=True):
@@ -1342,6 +1353,16 @@ class GetUsage(Ask[Usage], frozen=True, tag=True):
     ``/compact``'s summaries)."""
 
 
+class AgentId(msgspec.Struct, frozen=True):
+    """A background agent's id: ``agent_1``, ``agent_2``... in the order they started; its text
+    is read back as a ``CommandId``'s is."""
+
+    number: int
+
+    def __str__(self) -> str:
+        return f"agent_{self.number}"
+
+
 class BackgroundAgent(msgspec.Struct, frozen=True, kw_only=True):
     """An agent the model started with ``run_in_background``, as ``/tasks`` lists it."""
 
@@ -1366,7 +1387,7 @@ class StopBackgroundAgent(Ask[str], frozen=True, tag=True):
     it started, before the reply, which says how it ended (or why there was nothing to stop).
     Answered at once, also while a prompt runs; the model hears of it at its next turn."""
 
-    id: str
+    id: AgentId
 
 
 ConductorMsg = (

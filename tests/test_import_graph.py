@@ -42,6 +42,9 @@ SHARED = {
     # Legato's own credentials, which no command, hook or MCP server gets.
     "actors.credentials",
     "actors.nesting",
+    # Which actor answers which tool call, and the typed ids of background commands and agents
+    # (``/tasks stop`` reads an id as the model's TaskStop does).
+    "actors.tool_routes",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.

@@ -27,7 +27,7 @@ from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
-from actors.conductor.mcp_tools import TOOL_SEARCH, McpOffer
+from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.partial import PartialMessage
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.errors import LegatoError, SessionError
@@ -64,10 +64,12 @@ from actors.protocol import (
     Undo,
     Usage,
 )
+from actors.tool_routes import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH, offered_tools
 from runtime import Actor, KernelError, release_collector
 
 if TYPE_CHECKING:
     from actors.protocol import (
+        AgentId,
         AgentTypes,
         Block,
         HookRunnerMsg,
@@ -131,7 +133,8 @@ class Conductor(Actor[ConductorMsg]):
         self._max_tokens = max_tokens
         self.conversation = Conversation()
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
-        self._tool_specs: list[Block] = []
+        self._tool_specs: list[Block] = []  # the executor's (ListTools)
+        self._agent_tool: Block | None = None  # Agent, when the session offers it
         self._system = ""
         self._model_id = ""
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
@@ -183,12 +186,15 @@ class Conductor(Actor[ConductorMsg]):
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
+            refused=frozenset(
+                name
+                for name in (AGENT_TOOL, *TASK_TOOLS)
+                if (context.offered_tools is not None and name not in context.offered_tools)
+                or name in context.refused_tools
+            ),
         )
-        offered = (
-            context.offered_tools is None or "Agent" in context.offered_tools
-        ) and "Agent" not in context.refused_tools
-        if self._agents.enabled and offered:
-            self._tool_specs = [*specs, self._agents.definition()]
+        if self._agents.enabled and AGENT_TOOL not in self._agents.refused:
+            self._agent_tool = self._agents.definition()
         await self.tasks.start(self._agents.background.serve)
 
     def close_inbox(self) -> None:
@@ -219,6 +225,12 @@ class Conductor(Actor[ConductorMsg]):
             return []
         return [spec for spec in self._mcp.specs() if spec["name"] != TOOL_SEARCH]
 
+    def _offered_tools(self, *, with_mcp: bool = True) -> list[Block]:
+        """The main conversation's tools: the executor's and Agent, fixed at start, then the
+        MCP tools offered now (``with_mcp``)."""
+        mcp = self._mcp.specs() if with_mcp and self._mcp is not None else ()
+        return offered_tools(self._tool_specs, agent=self._agent_tool, mcp=mcp)
+
     def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
         self._usage = self._usage + usage
@@ -242,9 +254,9 @@ class Conductor(Actor[ConductorMsg]):
                 async with self._in_order.turn(msg):
                     await self._handle_in_order(msg, reply)
 
-    async def _stop_agent(self, job_id: str) -> str:
+    async def _stop_agent(self, job_id: AgentId) -> str:
         if self._agents is None:
-            return f"No background agent {job_id!r}: this session runs no agents."
+            return f"No background agent {str(job_id)!r}: this session runs no agents."
         background = self._agents.background
         job = background.find(job_id)
         if isinstance(job, str):
@@ -510,9 +522,7 @@ class Conductor(Actor[ConductorMsg]):
             max_tokens=self._max_tokens,
             messages=list(self.conversation.messages),
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=self._tool_specs
-            if self._mcp is None
-            else [*self._tool_specs, *self._mcp.specs()],
+            tools=self._offered_tools(),
             speed="fast" if self._fast_now() else None,
         )
         return with_breakpoints(request) if self.prompt_caching else request
@@ -542,7 +552,8 @@ class Conductor(Actor[ConductorMsg]):
 
     def _estimate_context(self) -> int:
         """Until an answer measures it: the conversation, the tools and the system prompt."""
-        fixed = len(msgspec.json.encode(self._tool_specs)) + len(self._system.encode())
+        tools = self._offered_tools(with_mcp=False)
+        fixed = len(msgspec.json.encode(tools)) + len(self._system.encode())
         return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
 
     def _window(self) -> int:

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from actors.conductor.background_agents import PREFIX, BackgroundAgents
-from actors.conductor.calls import AGENT_TOOL
+from actors.conductor.background_agents import BackgroundAgents
 from actors.conductor.prompt import PLAN_MODE_NOTE
 from actors.errors import UsageError
 from actors.models import cost_usd, resolve_model, same_provider
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
+from actors.tool_routes import AGENT_TOOL, TASK_TOOLS, AgentJobCall, offered_tools, route
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
     from actors.protocol import (
+        AgentId,
         AgentSettings,
         Block,
         ModelClientMsg,
@@ -103,6 +104,9 @@ class Subagents:
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
     hooks: ConversationHooks | None = None  # the user's SubagentStop hooks, if any
+    # Of the tools the conductor answers, those the session does not offer (the SDK's ``tools``
+    # and ``disallowed_tools``): their calls go to the executor, which knows no such tool.
+    refused: frozenset[str] = frozenset()
     background: BackgroundAgents = field(default_factory=BackgroundAgents)
     # Agents started by the main conversation take a place; nested ones run in their
     # parent's, so a parent never waits for a place its own child would need.
@@ -177,21 +181,22 @@ class _Runner(msgspec.Struct):
 
     def takes(self, call: ToolCall) -> bool:
         """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
-        if call.name == AGENT_TOOL:
-            return True
-        task = call.input.get("task_id")
-        return call.name in _TASK_TOOLS and isinstance(task, str) and task.startswith(PREFIX)
+        if call.name in self.agents.refused:
+            return False
+        to = route(call)
+        return to == "Agent" or isinstance(to, AgentJobCall)
 
     def summary(self, call: ToolCall) -> str:
-        if call.name in _TASK_TOOLS:
+        if call.name in TASK_TOOLS:
             return str(call.input.get("task_id"))
         kind = call.input.get("subagent_type")
         what = call.input.get("description")
         return f"{kind}: {what}" if isinstance(kind, str) and isinstance(what, str) else "?"
 
     async def run(self, call: ToolCall) -> ToolResult:
-        if call.name in _TASK_TOOLS:
-            return await self._task(call)
+        to = route(call)
+        if isinstance(to, AgentJobCall):
+            return await self._task(call, to.id)
         refusal = self._refusal()
         if refusal is not None:
             return _error(call, refusal)
@@ -214,7 +219,7 @@ class _Runner(msgspec.Struct):
                 return await self._run(call, kind, model_id, prompt)
         return await self._run(call, kind, model_id, prompt)
 
-    async def _task(self, call: ToolCall) -> ToolResult:
+    async def _task(self, call: ToolCall, job_id: AgentId) -> ToolResult:
         """TaskOutput or TaskStop of a background agent."""
         if self.depth > 0:
             # Only the main conversation starts background agents, so only it reads and stops
@@ -225,7 +230,7 @@ class _Runner(msgspec.Struct):
                 "cannot read or stop them.",
             )
         background = self.agents.background
-        job = background.find(str(call.input.get("task_id")))
+        job = background.find(job_id)
         if isinstance(job, str):
             return _error(call, job)
         if call.name == "TaskStop":
@@ -254,11 +259,12 @@ class _Runner(msgspec.Struct):
         offered = kind.tools
         every = [*agents.tool_specs, *agents.mcp_specs()]
         names = {spec["name"] for spec in every}
-        specs = [s for s in every if offered is None or s["name"] in offered]
         # Agent only when the type lists it: "every tool" means the executor's.
         may_nest = depth < agents.settings.max_depth and AGENT_TOOL in (offered or ())
-        if may_nest:
-            specs.append(agents.definition())
+        specs = offered_tools(
+            [s for s in every if offered is None or s["name"] in offered],
+            agent=agents.definition() if may_nest else None,
+        )
         scope = AgentScope(
             name=kind.name,
             parent_tool_use_id=call.id,
@@ -353,7 +359,6 @@ class _Runner(msgspec.Struct):
         return kind, model_id, given["prompt"]
 
 
-_TASK_TOOLS = ("TaskOutput", "TaskStop")
 # TaskOutput's wait for the end when the call gives no timeout: as for a background command.
 DEFAULT_WAIT_MS = 30_000
 

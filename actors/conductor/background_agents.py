@@ -2,8 +2,9 @@
 by TaskOutput, stopped by TaskStop or ``/tasks stop``, and never outliving the session.
 
 The conductor owns agents, so it owns these too, and answers TaskOutput and TaskStop for an
-``agent_`` id itself (the executor keeps the ``bash_`` ones). Each agent runs in a task group of
-the conductor's that outlives the turn that started it but not the session: ``close`` cancels it
+agent's id (``AgentId``, ``agent_N``) itself; the executor keeps the commands' ids
+(``actors/tool_routes.py`` says who answers what). Each agent runs in a task group of the
+conductor's that outlives the turn that started it but not the session: ``close`` cancels it
 when the session ends, and each agent's calls and processes are then stopped as an interrupted
 agent's are. Stopping a turn (Esc, Ctrl-C) leaves them running, as it leaves background
 commands. They take a place under ``agents.maxConcurrent`` like any agent of the main
@@ -22,7 +23,15 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import msgspec
 
-from actors.protocol import AgentEvent, BackgroundAgent, BlockFinished, TextDelta, ToolResult
+from actors.protocol import (
+    AgentEvent,
+    AgentId,
+    BackgroundAgent,
+    BlockFinished,
+    TextDelta,
+    ToolResult,
+)
+from actors.tool_routes import no_such_job
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -31,13 +40,11 @@ if TYPE_CHECKING:
 
     from actors.protocol import ToolCall, UiEvent
 
-PREFIX = "agent_"  # a background command's ids begin "bash_"
-
 State = Literal["waiting", "running", "completed", "failed", "stopped", "ended with the session"]
 
 
 class AgentJob(msgspec.Struct, eq=False):
-    id: str
+    id: AgentId
     agent: str
     description: str
     started: float = msgspec.field(default_factory=time.monotonic)
@@ -93,7 +100,7 @@ class AgentJob(msgspec.Struct, eq=False):
 
     def describe(self) -> BackgroundAgent:
         return BackgroundAgent(
-            id=self.id,
+            id=str(self.id),
             agent=self.agent,
             description=self.description,
             state=self.state,
@@ -119,7 +126,7 @@ class BackgroundAgents:
     """The session's background agents, by id, in the order they started."""
 
     def __init__(self) -> None:
-        self._jobs: dict[str, AgentJob] = {}
+        self._jobs: dict[AgentId, AgentJob] = {}
         self._ids = itertools.count(1)
         self._group: TaskGroup | None = None
         self._closed = False
@@ -154,7 +161,7 @@ class BackgroundAgents:
                 content="The session is ending: no background agent starts now.",
                 is_error=True,
             )
-        job = AgentJob(id=f"{PREFIX}{next(self._ids)}", agent=agent, description=description)
+        job = AgentJob(id=AgentId(next(self._ids)), agent=agent, description=description)
         self._jobs[job.id] = job
         self._group.start_soon(self._run, job, work, places)
         return ToolResult(
@@ -188,12 +195,11 @@ class BackgroundAgents:
             job.ended = time.monotonic()
             job.done.set()
 
-    def find(self, job_id: str) -> AgentJob | str:
+    def find(self, job_id: AgentId) -> AgentJob | str:
         """The agent, or the error that names the ids there are."""
         job = self._jobs.get(job_id)
         if job is None:
-            known = ", ".join(self._jobs) or "none has been started in this session"
-            return f"No background agent {job_id!r}; the ids are: {known}."
+            return no_such_job("agent", str(job_id), (str(known) for known in self._jobs))
         return job
 
     async def stop(self, job: AgentJob, *, by: str) -> None:

@@ -11,8 +11,9 @@ reported.
 An ``Agent`` call is not the executor's: ``TurnCalls`` hands it to the conductor's
 ``AgentRunner``, which runs the subagent's whole conversation in a task of the same task group
 (``agents.py``), so the turn waits for it, and stops it, like any call. So does TaskOutput or
-TaskStop of a background agent (an ``agent_`` id): the conductor owns agents; the executor
-answers those tools for background commands.
+TaskStop of a background agent (an ``agent_N`` id): the conductor owns agents; the executor
+answers those tools for background commands. ``actors/tool_routes.py`` is the table of who
+answers which call.
 
 ``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
 message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
@@ -41,6 +42,7 @@ from actors.protocol import (
     ToolStarted,
     WithdrawTools,
 )
+from actors.tool_routes import AGENT_TOOL, route
 from runtime import KernelError
 
 if TYPE_CHECKING:
@@ -52,9 +54,6 @@ if TYPE_CHECKING:
     from actors.conductor.mcp_tools import McpOffer
     from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
-
-# The tool the conductor answers itself: a subagent is a conversation, not an executor's call.
-AGENT_TOOL = "Agent"
 
 
 class AgentRunner(Protocol):
@@ -78,18 +77,19 @@ class ConductorCalls:
         self._mcp = mcp
 
     def takes(self, call: ToolCall) -> bool:
-        if self._mcp is not None and mcp_tools.takes(call):
-            return True
+        # Without MCP servers ToolSearch is not offered: the executor answers it as unknown.
+        if route(call) == "ToolSearch":
+            return self._mcp is not None
         return self._agents is not None and self._agents.takes(call)
 
     def summary(self, call: ToolCall) -> str:
-        if self._mcp is not None and mcp_tools.takes(call):
+        if route(call) == "ToolSearch":
             return mcp_tools.summary(call)
         assert self._agents is not None
         return self._agents.summary(call)
 
     async def run(self, call: ToolCall) -> ToolResult:
-        if self._mcp is not None and mcp_tools.takes(call):
+        if self._mcp is not None and route(call) == "ToolSearch":
             return await self._mcp.search(call)
         assert self._agents is not None
         return await self._agents.run(call)

@@ -24,12 +24,12 @@ import msgspec
 
 from actors.counts import counted
 from actors.protocol import ListMcpTools, McpToolListing, ToolResult
+from actors.tool_routes import TOOL_SEARCH, route
 
 if TYPE_CHECKING:
     from actors.protocol import Block, McpClientMsg, McpTool, ToolCall
     from runtime import Address
 
-TOOL_SEARCH = "ToolSearch"
 BUDGET_SHARE = 0.10  # of the context window, for every MCP tool definition together
 BYTES_PER_TOKEN = 4
 DEFAULT_RESULTS = 5
@@ -150,7 +150,7 @@ def _error(call: ToolCall, text: str) -> ToolResult:
 
 
 def takes(call: ToolCall) -> bool:
-    return call.name == TOOL_SEARCH
+    return route(call) == "ToolSearch"
 
 
 def summary(call: ToolCall) -> str:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import (
         Changes,
+        CommandId,
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
@@ -269,14 +270,14 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             case StopBackground(id=job_id):
                 await reply.answer(msg, await self._stop_background(job_id))
 
-    async def _stop_background(self, job_id: str) -> str:
+    async def _stop_background(self, job_id: CommandId) -> str:
         try:
             job = self._background.get(job_id)
         except ToolFailure as exc:
             return exc.message
         if job.state != "running":
             return f"{job.id} is not running: {job.status()}."
-        job = await self._background.stop(job_id, by="the user")
+        job = await self._background.stop(job, by="the user")
         return f"Stopped {job.id}, with every process it started: {job.status()}."
 
     async def _reference_candidates(self) -> tuple[str, ...]:

@@ -25,10 +25,11 @@ import anyio
 import msgspec
 
 from actors.errors import ToolFailure
-from actors.protocol import MAX_BACKGROUND_COMMANDS, BackgroundCommand
+from actors.protocol import MAX_BACKGROUND_COMMANDS, BackgroundCommand, CommandId
 from actors.tool_executor.process import run_group
 from actors.tool_executor.sandbox.watch import put_back_line, putting_back
 from actors.tool_executor.spool import Spool
+from actors.tool_routes import no_such_job, parse_job_id
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -53,7 +54,7 @@ async def _quiet(text: str) -> None:
 
 
 class Job(msgspec.Struct, eq=False):
-    id: str
+    id: CommandId
     command: str
     spool: Spool
     timeout: float
@@ -95,7 +96,7 @@ class Job(msgspec.Struct, eq=False):
 
     def describe(self) -> BackgroundCommand:
         return BackgroundCommand(
-            id=self.id,
+            id=str(self.id),
             command=self.command,
             state=self.state,
             status=self.status(),
@@ -112,7 +113,7 @@ class Jobs:
     ) -> None:
         self.buffer = buffer
         self.limit = limit
-        self._jobs: dict[str, Job] = {}
+        self._jobs: dict[CommandId, Job] = {}
         self._ids = itertools.count(1)
         self._group: TaskGroup | None = None
         self._closed = False
@@ -150,7 +151,7 @@ class Jobs:
         if self._closed or self._group is None:
             raise ToolFailure("The session is ending: no background command starts now.")
         if self.running() >= self.limit:
-            running = ", ".join(j.id for j in self._jobs.values() if j.state == "running")
+            running = ", ".join(str(j.id) for j in self._jobs.values() if j.state == "running")
             raise ToolFailure(
                 f"{self.running()} background commands are running ({running}), as many as "
                 f"maxBackgroundCommands allows ({self.limit}).",
@@ -170,8 +171,8 @@ class Jobs:
         """Start ``command`` in the background; returns at once with its record."""
         self.check_room()
         assert self._group is not None  # check_room said so
-        job_id = f"bash_{next(self._ids)}"
-        spool = Spool(self.buffer, functools.partial(self._spill_path, job_id))
+        job_id = CommandId(next(self._ids))
+        spool = Spool(self.buffer, functools.partial(self._spill_path, str(job_id)))
         job = Job(
             id=job_id,
             command=command,
@@ -215,16 +216,25 @@ class Jobs:
             job.spool.close()
             job.done.set()
 
-    def get(self, job_id: str) -> Job:
+    def get(self, job_id: CommandId) -> Job:
         job = self._jobs.get(job_id)
         if job is None:
-            known = ", ".join(self._jobs) or "none has been started in this session"
-            raise ToolFailure(f"No background command {job_id!r}; the ids are: {known}.")
+            raise ToolFailure(no_such_job("command", str(job_id), self.ids()))
         return job
 
-    async def stop(self, job_id: str, *, by: str) -> Job:
+    def find(self, text: str) -> Job:
+        """The command a model's TaskOutput or TaskStop names: the conductor answers those of
+        an agent's id, so any id that is not a command's is answered here, as unknown."""
+        job_id = parse_job_id(text)
+        if not isinstance(job_id, CommandId):
+            raise ToolFailure(no_such_job("command", text, self.ids()))
+        return self.get(job_id)
+
+    def ids(self) -> list[str]:
+        return [str(job_id) for job_id in self._jobs]
+
+    async def stop(self, job: Job, *, by: str) -> Job:
         """Stop a running command and wait until its whole process group has ended."""
-        job = self.get(job_id)
         if job.state == "running":
             job.who_stopped = by
             job.scope.cancel()

@@ -13,11 +13,14 @@ from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
 from actors.protocol import (
+    AgentId,
+    CommandId,
     ListBackground,
     ListBackgroundAgents,
     StopBackground,
     StopBackgroundAgent,
 )
+from actors.tool_routes import no_such_job, parse_job_id
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -27,7 +30,6 @@ if TYPE_CHECKING:
     from runtime import Address
 
 USAGE = "Type /tasks to list the background commands and agents, /tasks stop <id> to stop one"
-AGENT_PREFIX = "agent_"  # a background agent's id; a command's begins "bash_"
 
 
 async def tasks_text(
@@ -39,9 +41,15 @@ async def tasks_text(
         agents = await conductor.ask(ListBackgroundAgents())
         return listing(commands, agents)
     if words[0] == "stop" and len(words) == 2:
-        if words[1].startswith(AGENT_PREFIX):
-            return await conductor.ask(StopBackgroundAgent(id=words[1]))
-        return await tools.ask(StopBackground(id=words[1]))
+        match parse_job_id(words[1]):
+            case AgentId() as agent:
+                return await conductor.ask(StopBackgroundAgent(id=agent))
+            case CommandId() as command:
+                return await tools.ask(StopBackground(id=command))
+            case None:
+                # As for the model's TaskStop: an id of neither kind is no command's.
+                commands = await tools.ask(ListBackground())
+                return no_such_job("command", words[1], (c.id for c in commands))
     raise UsageError(f"/tasks does not take {argument!r}", remedy=USAGE)
 
 

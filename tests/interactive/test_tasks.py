@@ -144,6 +144,10 @@ async def test_tasks_lists_and_stops_a_background_command(folders: tuple[Path, P
         await live.until(lambda: screen.background == ())  # noqa: B023
         await live.submit("/tasks halt")
         await live.shown("/tasks does not take 'halt'")
+        await live.submit("/tasks stop bash_01")  # an id of neither kind: no command's
+        await live.shown("No background command 'bash_01'; the ids are: bash_1.")
+        await live.submit("/tasks stop agent_1")  # an agent's: the conductor has none
+        await live.shown("No background agent 'agent_1'; the ids are: none")
         await live.submit("and now?")
         await live.shown("Heard.")
         note = bodies(server)[-1]["messages"][-1]["content"]

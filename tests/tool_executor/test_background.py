@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from actors.protocol import (
+    CommandId,
     InterruptTools,
     ListBackground,
     RunTools,
@@ -25,6 +26,7 @@ from actors.protocol import (
     ToolStarted,
 )
 from actors.tool_executor.spool import Spool
+from actors.tool_routes import parse_job_id
 from tests.tool_executor.harness import call, running_in, session, with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -168,12 +170,14 @@ async def test_the_person_stops_a_command_and_the_model_hears_of_it(tmp_path: Pa
         await read_until(s, task_id, "started")
         [listed] = await s.executor.address.ask(ListBackground())
         assert (listed.id, listed.state, listed.last_line) == (task_id, "running", "started")
-        said = await s.executor.address.ask(StopBackground(id=task_id))
+        command = parse_job_id(task_id)
+        assert isinstance(command, CommandId)
+        said = await s.executor.address.ask(StopBackground(id=command))
         assert said.startswith(f"Stopped {task_id}, with every process it started: killed by")
         assert running_in(tmp_path) == []
         [news] = await s.executor.address.ask(TakeBackgroundNews())
         assert "killed by the user" in news
-        unknown = await s.executor.address.ask(StopBackground(id="bash_9"))
+        unknown = await s.executor.address.ask(StopBackground(id=CommandId(9)))
         assert unknown == "No background command 'bash_9'; the ids are: bash_1."
 
 

@@ -28,7 +28,7 @@ async def run(args: TaskOutputInput, ctx: CallContext) -> ToolOutcome:
     if ctx.background is None:
         raise ToolFailure("This session runs no background commands.")
     pattern = _compile(args.filter)
-    job = ctx.background.get(args.task_id)
+    job = ctx.background.find(args.task_id)
     if args.block and job.state == "running":
         # An interrupt ends the wait, never the command.
         wait = DEFAULT_WAIT_MS if args.timeout is None else args.timeout  # 0: no wait

@@ -17,11 +17,10 @@ if TYPE_CHECKING:
 async def run(args: TaskStopInput, ctx: CallContext) -> ToolOutcome:
     if ctx.background is None:
         raise ToolFailure("This session runs no background commands.")
-    job_id = args.task_id
-    job = ctx.background.get(job_id)
+    job = ctx.background.find(args.task_id)
     if job.state != "running":
         return ToolOutcome(f"Nothing to stop: {read(job)}")
-    job = await ctx.background.stop(job_id, by="the model")
+    job = await ctx.background.stop(job, by="the model")
     return ToolOutcome(f"Stopped, with every process it started. {read(job)}")
 
 

@@ -1,0 +1,106 @@
+"""Which actor answers a tool call, the ids of background work read back from their text, and
+the order of the tools a request offers.
+
+The table (``route``):
+
+==========================  =================================================================
+``Read`` ``Write`` ``Edit``  the tool executor
+``Bash`` ``Glob`` ``Grep``
+``mcp__<server>__<tool>``    the tool executor, which calls the MCP client
+``TaskOutput`` ``TaskStop``  by the kind of the id: a command's (``bash_N``) the tool executor,
+                             an agent's (``agent_N``) the conductor; an id of neither kind the
+                             executor, whose error names the commands there are
+``Agent``                    the conductor (``conductor/agents.py``)
+``ToolSearch``               the conductor (``conductor/mcp_tools.py``)
+==========================  =================================================================
+
+The conductor asks ``route`` for every call; what it does not answer goes to the executor,
+which answers a name it does not know as an unknown tool. So it is, too, for ``Agent``,
+``TaskOutput`` or ``TaskStop`` when the session does not offer it (the driving program's
+``tools`` and ``disallowed_tools``), as for the executor's own tools.
+
+A background command's id and a background agent's are of two types (``protocol.CommandId``,
+``protocol.AgentId``), read from text once where they come in (the model's TaskOutput and
+TaskStop, ``/tasks stop``) by ``parse_job_id``; their text, which the model and the person read,
+is ``str(id)``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
+
+from actors.protocol import AgentId, CommandId
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from actors.protocol import Block, ToolCall
+
+AGENT_TOOL = "Agent"
+TOOL_SEARCH = "ToolSearch"
+TASK_TOOLS = ("TaskOutput", "TaskStop")
+
+JobId = CommandId | AgentId
+
+# Exactly what ``str`` of a ``CommandId`` or an ``AgentId`` gives: a number from 1, without a
+# sign, spaces or leading zeros; 18 digits at most, more than any session counts to, so a
+# model's id of a thousand digits is refused before it is made a number.
+_JOB_ID = re.compile(r"(bash|agent)_([1-9][0-9]{0,17})")
+
+
+def parse_job_id(text: object) -> JobId | None:
+    """The id ``text`` names, or None when it is not one a session could have given."""
+    if not isinstance(text, str):
+        return None
+    found = _JOB_ID.fullmatch(text)
+    if found is None:
+        return None
+    kind, number = found.groups()
+    return CommandId(int(number)) if kind == "bash" else AgentId(int(number))
+
+
+def no_such_job(kind: Literal["command", "agent"], text: str, ids: Iterable[str]) -> str:
+    """The error for an id that names no background command (or agent) of this session."""
+    known = ", ".join(ids) or "none has been started in this session"
+    return f"No background {kind} {text!r}; the ids are: {known}."
+
+
+class AgentJobCall(msgspec.Struct, frozen=True):
+    """TaskOutput or TaskStop of a background agent: the conductor answers it."""
+
+    id: AgentId
+
+
+# Who answers: the executor, the conductor's Agent runner or ToolSearch, or the conductor for
+# one background agent.
+Route = Literal["executor", "Agent", "ToolSearch"] | AgentJobCall
+
+
+def route(call: ToolCall) -> Route:
+    """Who answers ``call`` (see the table in the module's docstring)."""
+    if call.name == AGENT_TOOL:
+        return "Agent"
+    if call.name == TOOL_SEARCH:
+        return "ToolSearch"
+    if call.name in TASK_TOOLS:
+        job = parse_job_id(call.input.get("task_id"))
+        if isinstance(job, AgentId):
+            return AgentJobCall(job)
+    return "executor"
+
+
+def offered_tools(
+    tools: Sequence[Block], *, agent: Block | None = None, mcp: Sequence[Block] = ()
+) -> list[Block]:
+    """The tools of a request, in the order every request gives them: ``tools`` (the
+    executor's, as ``ListTools`` lists them), ``Agent`` when offered, then ``mcp`` (the MCP
+    servers' tools offered now, ``ToolSearch`` last).
+
+    The tools open a request's cached prefix, so for one conversation they are the same bytes
+    in the same order on every request while nothing offered changes. A subagent's MCP tools
+    are fixed when it starts: they come in ``tools``, with the executor's its type allows.
+    """
+    return [*tools, *([] if agent is None else [agent]), *mcp]
