@@ -42,6 +42,10 @@ SHARED = {
     # Legato's own credentials, which no command, hook or MCP server gets.
     "actors.credentials",
     "actors.nesting",
+    # What the settings files hold: the memory store sends it, and the executor, the broker, the
+    # MCP client and the hook runner receive it. A package of several modules, but a leaf the
+    # actors share, not an actor: its root is what others import.
+    "actors.settings",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.
@@ -163,7 +167,8 @@ def graph(root: Path) -> list[Import]:
 
 
 def actor_packages(root: Path) -> set[str]:
-    return {f"actors.{p.parent.name}" for p in (root / "actors").glob("*/__init__.py")}
+    found = {f"actors.{p.parent.name}" for p in (root / "actors").glob("*/__init__.py")}
+    return found - SHARED
 
 
 def violation(edge: Import, packages: set[str]) -> str | None:

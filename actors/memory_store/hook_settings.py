@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from actors.errors import ConfigError
 from actors.memory_store.jsonpos import format_path
-from actors.protocol import HookCommand, HookEvent, HookGroup
+from actors.settings import HookCommand, HookEvent, HookGroup
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

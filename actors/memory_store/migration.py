@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from actors.memory_store.validate import Loaded
-    from actors.protocol import ProjectSettings
+    from actors.settings import ProjectSettings
 
 
 def migration_warnings(

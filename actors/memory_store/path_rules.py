@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from actors.memory_store.validate import Loaded
     from actors.path_entries import PathRule
-    from actors.protocol import ProjectSettings
+    from actors.settings import ProjectSettings
 
 ALLOWED, BLOCKED = "allowedPaths", "blockedPaths"
 

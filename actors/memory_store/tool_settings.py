@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from actors.memory_store.validate import Loaded
-    from actors.protocol import McpServer, ProjectSettings
+    from actors.settings import McpServer, ProjectSettings
 
 
 def tool_rule_warnings(
