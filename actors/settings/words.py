@@ -85,10 +85,8 @@ def description(struct: type[msgspec.Struct], *path: str) -> str:
     """What the field at ``path`` is for, as its Meta says."""
     import msgspec.inspect as inspect
 
-    found = _field(inspect.type_info(struct), path).type
-    if isinstance(found, inspect.Metadata) and found.extra_json_schema:
-        return str(found.extra_json_schema.get("description", ""))
-    return ""
+    _, meta = _unwrapped(_field(inspect.type_info(struct), path).type)
+    return str(meta.get("description", ""))
 
 
 def bounds(struct: type[msgspec.Struct], *path: str) -> tuple[int | None, int | None, Any]:
