@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from actors.errors import ConfigError
 from actors.memory_store.jsonpos import format_path
-from actors.settings import HookCommand, HookEvent, HookGroup
+from actors.settings import HOOK_TIMEOUT, HookCommand, HookEvent, HookGroup
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -40,7 +40,7 @@ MATCHED: frozenset[HookEvent] = frozenset(
     {"PreToolUse", "PostToolUse", "SessionStart", "PreCompact"}
 )
 MATCH_ALL = ("", "*")
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = HOOK_TIMEOUT
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout")
 _REMEDY = "Fix the entry (docs/hooks.md describes the format), or remove it"

@@ -8,7 +8,14 @@ them. Each field's bounds and meaning are written once, in its ``msgspec.Meta``
 
 from __future__ import annotations
 
-from actors.settings.declared import HookCommand, HookEvent, HookGroup, McpServer, McpWritten
+from actors.settings.declared import (
+    HOOK_TIMEOUT,
+    HookCommand,
+    HookEvent,
+    HookGroup,
+    McpServer,
+    McpWritten,
+)
 from actors.settings.files import (
     MAX_BACKGROUND_COMMANDS,
     AgentSettings,
@@ -23,6 +30,7 @@ from actors.settings.words import Takes, keys, objects, takes
 
 __all__ = [
     "DEFAULT_DENY_READ",
+    "HOOK_TIMEOUT",
     "MAX_BACKGROUND_COMMANDS",
     "MAX_PROCESSES",
     "AgentSettings",

@@ -65,6 +65,10 @@ HookEvent = Literal[
 ]
 
 
+# A hook's time when its entry does not say, in seconds: Claude Code's default.
+HOOK_TIMEOUT = 60.0
+
+
 class HookCommand(msgspec.Struct, frozen=True, kw_only=True):
     """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry, or one
     Agent SDK callback (the SDK's ``hooks`` option, given by the frontend that speaks to it)."""
@@ -72,7 +76,7 @@ class HookCommand(msgspec.Struct, frozen=True, kw_only=True):
     # Run by the shell, in the project, with LEGATO_PROJECT_DIR set; for a callback, what the
     # user is shown ("Agent SDK callback hook_0"): it also keeps two callbacks apart.
     command: str
-    timeout: float = 60.0  # seconds; then its whole process tree is killed (a callback: dropped)
+    timeout: float = HOOK_TIMEOUT  # seconds; then its process tree is killed (a callback: dropped)
     callback: str | None = None  # the SDK's callback id: the frontend runs it, not the shell
     # The SDK matcher's ``onFailure: "block"``: a callback that fails (raises, times out,
     # answers what cannot be read) blocks the tool call or the prompt instead of being ignored.
