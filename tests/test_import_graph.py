@@ -42,9 +42,10 @@ SHARED = {
     # Legato's own credentials, which no command, hook or MCP server gets.
     "actors.credentials",
     "actors.nesting",
-    # What the settings files hold: the memory store sends it, and the executor, the broker, the
-    # MCP client and the hook runner receive it. A package of several modules, but a leaf the
-    # actors share, not an actor: its root is what others import.
+    # What the settings files hold, and how a file's text is validated into it: the memory store
+    # reads the files and sends the settings; the executor, the broker, the MCP client and the
+    # hook runner receive them. A package of several modules, but a leaf the actors share, not
+    # an actor: a frontend imports its root.
     "actors.settings",
 }
 

@@ -17,8 +17,8 @@ from actors.places import opens_legato_folder
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from actors.memory_store.validate import Loaded
     from actors.settings import ProjectSettings
+    from actors.settings.validate import Loaded
 
 _GLOB = frozenset("*?[{")
 

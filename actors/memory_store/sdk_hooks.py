@@ -24,8 +24,8 @@ from actors.memory_store.hook_settings import (
     MATCHED,
     matcher_problem,
 )
-from actors.memory_store.jsonpos import format_path
 from actors.settings import HookCommand, HookGroup
+from actors.settings.jsonpos import format_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -4,6 +4,10 @@ A leaf the actors share, not an actor: the memory store reads the files and send
 ``ProjectContext``; the tool executor, the broker, the MCP client and the hook runner receive
 them. Each field's bounds and meaning are written once, in its ``msgspec.Meta``
 (``words.py`` turns them into the words of a message).
+
+The pure part of reading a file is here too: ``validate.py`` turns a JSON text into these types
+or a ConfigError naming the file, the line and the field (``jsonpos.py`` finds the lines). The
+memory store opens the files and decides which value wins (actors/memory_store/).
 """
 
 from __future__ import annotations

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from actors.errors import ConfigError
-from actors.memory_store.jsonpos import (
+from actors.settings.jsonpos import (
     decode,
     format_path,
     key_positions,
     parse_error_path,
 )
-from actors.settings import keys, objects, takes
+from actors.settings.words import keys, objects, takes
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from actors.memory_store.jsonpos import JsonPath, Position
+    from actors.settings.jsonpos import JsonPath, Position
 
 S = TypeVar("S", bound=msgspec.Struct)
 
