@@ -39,14 +39,14 @@ class Takes(msgspec.Struct, frozen=True):
 
     words: str
     default: str | None = None
+    # The default is said in words (``half the memory``) rather than as its value (``4``).
+    default_in_words: bool = False
 
     def with_default(self) -> str:
-        """``a whole number from 1 to 64 (default 4)``"""
+        """``a whole number from 1 to 64 (default 4)``, ``... (default: half the memory)``"""
         if self.default is None:
             return self.words
-        if self.default[:1].isdigit():
-            return f"{self.words} (default {self.default})"
-        return f"{self.words} (default: {self.default})"
+        return f"{self.words} (default{':' if self.default_in_words else ''} {self.default})"
 
 
 def keys(struct: type[msgspec.Struct]) -> tuple[str, ...]:
@@ -75,10 +75,11 @@ def takes(struct: type[msgspec.Struct], *path: str, each: bool = False) -> Takes
     kind, meta = _unwrapped(field.type)
     if each and isinstance(kind, inspect.VarTupleType | inspect.ListType):
         return Takes(meta.get("each", _words(kind.item_type, {})))
-    default = None
-    if isinstance(kind, inspect.IntType):
-        default = meta.get("default", None if field.default is None else str(field.default))
-    return Takes(_words(kind, meta), default)
+    if not isinstance(kind, inspect.IntType):
+        return Takes(_words(kind, meta))
+    if "default" in meta:
+        return Takes(_words(kind, meta), str(meta["default"]), default_in_words=True)
+    return Takes(_words(kind, meta), None if field.default is None else str(field.default))
 
 
 def description(struct: type[msgspec.Struct], *path: str) -> str:
