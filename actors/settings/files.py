@@ -121,7 +121,9 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``~/.config/legato/config.json``, validated. ``api_key`` is never printed."""
 
-    api_key: Annotated[str | None, msgspec.Meta(description="the Anthropic API key")] = None
+    api_key: Annotated[
+        str | None, msgspec.Meta(description="the model API's key, never printed")
+    ] = None
     default_model: Annotated[str | None, _MODEL] = None
     permission_mode: Annotated[SettingsMode | None, _MODE] = None
     theme: Annotated[
