@@ -11,21 +11,54 @@
      │    ├── RequestRejected        another 4xx: the request itself is wrong
      │    └── StreamFailed           an ``event: error`` after HTTP 200, or a stream cut short
      ├── MissingExtra                exit 1: the chosen provider needs an optional extra that is
- │                                not installed (Amazon Bedrock: ``legato[bedrock]``)
- ├── ToolFailure                 a tool call failed; becomes an ``is_error`` tool result
+     │                               not installed (Amazon Bedrock: ``legato[bedrock]``)
+     ├── ToolFailure                 a tool call failed; becomes an ``is_error`` tool result
      │    ├── PermissionDenied       the permission rules or the user said no
+     │    ├── HookBlocked            a hook refused the call
      │    ├── CommandNotFound        a shell command is not on PATH
      │    ├── InvalidToolInput       the model's arguments do not fit the tool's fields
      │    └── McpServerFailed        an MCP server failed to start, crashed or is still starting
      └── SessionError                the session cannot go on (max turns, a crashed actor)
 
 Each error the user can meet names what went wrong and, on its own line, what to do about it;
-``legato doctor`` and tests/doctor/test_error_table.py go through them one by one.
+``legato doctor`` and tests/doctor/test_error_table.py go through them one by one. A frontend
+says it with ``frontends/errors_out.py``'s ``report``, which exits with the error's code.
+
+Every exit code of ``legato`` is here, those no error carries too (the README, docs/headless.md
+and docs/configuration.md list them). ``legato --version`` imports none of Legato's packages, and
+an installation whose packages are shadowed cannot import them: those two write their code out.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
+
+EXIT_OK = 0
+EXIT_FAILURE = 1  # the session failed at run time: the API, a crashed actor, --max-turns
+EXIT_USAGE = 2  # a usage or configuration error: a bad flag, a malformed settings file
+# A skill or pattern run changed nothing: every file change it tried was denied (headless, where
+# nobody can approve one). The model's own words may still say "Wrote 2 files."
+EXIT_DENIED = 3
+EXIT_SIGINT = 130  # stopped by SIGINT (Ctrl-C)
+EXIT_OUTPUT_CLOSED = 141  # stdout's reader stopped reading: what a shell reports for SIGPIPE
+EXIT_SIGTERM = 143  # stopped by SIGTERM
+
+# Each code in a few words, for ``legato --help``.
+MEANINGS: dict[int, str] = {
+    EXIT_OK: "ok",
+    EXIT_FAILURE: "run-time failure",
+    EXIT_USAGE: "usage or configuration error",
+    EXIT_DENIED: "a skill or pattern run whose every change was denied",
+    EXIT_SIGINT: "SIGINT",
+    EXIT_OUTPUT_CLOSED: "stdout's reader stopped reading",
+    EXIT_SIGTERM: "SIGTERM",
+}
+
+
+def exit_codes_summary() -> str:
+    """``Exit codes: 0 ok, 1 run-time failure, ...``: the line ``--help`` ends with."""
+    return "Exit codes: " + ", ".join(f"{code} {what}" for code, what in MEANINGS.items()) + "."
+
 
 REMEDY_PERMISSION = (
     "Check the permission settings in .legato/settings.json (allowedPaths, allowedCommands, "
@@ -39,7 +72,7 @@ REMEDY_COMMAND = "Check that the executable is on your PATH; reinstall it if it 
 class LegatoError(Exception):
     """Root of every error Legato reports to a user."""
 
-    exit_code: ClassVar[int] = 1
+    exit_code: ClassVar[int] = EXIT_FAILURE
     default_remedy: ClassVar[str | None] = None
 
     def __init__(self, message: str, *, remedy: str | None = None) -> None:
@@ -55,12 +88,12 @@ class LegatoError(Exception):
 
 
 class UsageError(LegatoError):
-    exit_code = 2
+    exit_code = EXIT_USAGE
     default_remedy = "Run 'legato --help' for the flags and their values"
 
 
 class ConfigError(LegatoError):
-    exit_code = 2
+    exit_code = EXIT_USAGE
 
     def __init__(
         self,

@@ -33,10 +33,24 @@ Only the tool executor opens project files for the model: its tools, ``@path`` a
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
 
+# The settings the messages carry, whole or inside another: defined with their descriptions in
+# actors/settings/, and named here too, so that an actor reads what its inbox holds from here.
+from actors.settings import AgentSettings as AgentSettings
+from actors.settings import GlobalConfig as GlobalConfig
+from actors.settings import HookCommand as HookCommand
+from actors.settings import HookEvent as HookEvent
+from actors.settings import HookGroup as HookGroup
+from actors.settings import McpServer as McpServer
+from actors.settings import McpWritten as McpWritten
+from actors.settings import PermissionMode as PermissionMode
+from actors.settings import ProjectSettings as ProjectSettings
+from actors.settings import SandboxSettings as SandboxSettings
+from actors.settings import SettingsMode as SettingsMode
+from actors.settings import TrustItem as TrustItem
 from runtime import Ask, Streamed
 
 Block = dict[str, Any]
@@ -87,274 +101,6 @@ class Usage(msgspec.Struct, frozen=True):
 
 
 # ── memory store ────────────────────────────────────────────────────────────────────────────
-
-SettingsMode = Literal["ask", "auto", "custom", "plan"]
-"""ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode:
-the modes a settings file, the global config, a flag or a variable may choose."""
-
-PermissionMode = Literal["ask", "auto", "custom", "plan", "dont_ask", "bypass"]
-"""A session's mode: a ``SettingsMode``, or one that only a frontend embedding Legato starts or
-switches to (the Agent SDK's ``dontAsk`` and ``bypassPermissions``; ``actors/permission_modes.py``).
-dont_ask = ask mode's rules, and what they would ask is denied unasked; bypass = what the rules
-do not block is allowed unasked, except what only a person may allow. A cloned repository's
-settings file cannot start a session without questions, so no file may choose these two."""
-
-
-# Where tokens live in a home folder, by the tools in current use: no confined command may read
-# them, whatever the settings (``sandbox.denyRead`` adds to these, never removes). A deny list
-# rather than hiding the home: toolchains keep their caches and homes (~/.cargo, ~/.rustup,
-# ~/.npm, ~/.cache) where they expect them. docs/security.md says why and what is left.
-DEFAULT_DENY_READ = (
-    "~/.ssh",
-    "~/.aws",
-    "~/.config/gcloud",
-    "~/.azure",
-    "~/.gnupg",
-    "~/.kube",
-    "~/.docker",
-    "~/.netrc",
-    "~/.config/legato",
-    "~/.legato",
-    "~/.config/gh",  # GitHub CLI: hosts.yml holds its token
-    "~/.config/hub",
-    "~/.git-credentials",  # git's credential store
-    "~/.config/git/credentials",
-    "~/.npmrc",
-    "~/.yarnrc",
-    "~/.yarnrc.yml",
-    "~/.config/yarn",
-    "~/.pnpmrc",
-    "~/.config/pnpm",
-    "~/.pypirc",
-    "~/.config/pip",
-    "~/.cargo/credentials",
-    "~/.cargo/credentials.toml",
-    "~/.gem/credentials",
-    "~/.config/composer/auth.json",
-    "~/.composer/auth.json",
-    "~/.terraform.d",
-    "~/.config/doctl",
-    "~/.config/op",  # 1Password CLI
-    "~/.password-store",
-    "~/.vault-token",
-    "~/.local/share/keyrings",  # GNOME keyring
-    "~/.local/share/kwalletd",
-    "~/Library/Keychains",
-    "~/.mozilla",
-    "~/.config/google-chrome",
-    "~/.config/chromium",
-    "~/.config/BraveSoftware",
-    "~/.config/microsoft-edge",
-    "~/Library/Application Support/Google/Chrome",
-    "~/Library/Application Support/Firefox",
-    "~/.claude",  # the reference assistant's credentials and settings
-    "~/.claude.json",
-    "~/.codex",  # other coding assistants' keys and sign-ins
-    "~/.gemini",
-    "~/.config/github-copilot",
-    "~/.aider.conf.yml",
-    # Hugging Face's token files only: the rest of ~/.cache/huggingface is the models' cache.
-    "~/.cache/huggingface/token",
-    "~/.cache/huggingface/stored_tokens",
-    "~/.huggingface",
-    "~/.config/configstore",  # Node CLIs' saved logins (firebase-tools and the like)
-    "~/.oci",
-    "~/.ibmcloud",
-    "~/.fly",
-    "~/.s3cfg",
-    "~/.config/rclone",
-    "~/.databrickscfg",
-    # Shell history: tokens typed on a command line (``export GITHUB_TOKEN=...``).
-    "~/.bash_history",
-    "~/.zsh_history",
-    "~/.local/share/fish/fish_history",
-)
-
-# Confined commands' limits when the settings do not say: enough for a parallel build (each
-# thread counts as a process) and a fork bomb that stops there.
-MAX_PROCESSES = 1024
-
-
-# Background commands that may run at once when .legato/settings.json does not say: a server, a
-# watcher and a few builds or test runs, without a forgotten loop of them filling the machine.
-MAX_BACKGROUND_COMMANDS = 8
-
-
-class AgentSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """The ``agents`` object of ``.legato/settings.json``: the limits on subagents (the
-    ``Agent`` tool; docs/agents.md)."""
-
-    # Subagents running at once; more wait for a place. Each is a model stream and its tools.
-    max_concurrent: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
-    # How deep agents may start agents: 1, the main conversation's subagents start none; 0, no
-    # Agent tool at all.
-    max_depth: Annotated[int, msgspec.Meta(ge=0, le=4)] = 1
-    # Each agent's answers (turns) before it is stopped and reports how far it got.
-    max_turns: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 30
-
-
-class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """The ``sandbox`` object of ``.legato/settings.json``: how Bash commands are confined.
-
-    Paths are plain paths, not patterns: ``~/...`` under the home folder, ``/...`` (or
-    ``//...``) absolute, anything else relative to the project root.
-    """
-
-    enabled: bool = True
-    network: bool = True  # false: commands get a network of their own, with only loopback
-    allow_write: tuple[str, ...] = ()  # writable besides the project and the session's TMPDIR
-    read_only: tuple[str, ...] = ()  # read-only inside the project, besides .legato/ and .git's
-    deny_read: tuple[str, ...] = ()  # unreadable besides DEFAULT_DENY_READ, which always holds
-    # variables let through although Legato keeps them back; never its own credentials
-    pass_env: tuple[str, ...] = ()
-    auto_allow: bool = True  # auto mode runs unlisted commands confined and offline unasked
-    unconfined_commands: tuple[str, ...] = ()  # programs whose lines run outside the sandbox
-    # Sockets of services outside the sandbox that confined commands may still reach (the
-    # docker daemon's, say): a socket or a folder of them.
-    allow_unix_sockets: tuple[str, ...] = ()
-    # Processes (threads count) a confined command may have at once, itself included.
-    max_processes: Annotated[int, msgspec.Meta(ge=8, le=1_000_000)] = MAX_PROCESSES
-    # Each confined process's data (heap and private writable memory, RLIMIT_DATA), in MiB;
-    # None: half the machine's memory.
-    max_memory_mb: Annotated[int, msgspec.Meta(ge=64, le=16_777_216)] | None = msgspec.field(
-        default=None, name="maxMemoryMB"
-    )
-
-
-class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """``.legato/settings.json``, validated."""
-
-    model: str | None = None
-    permission_mode: SettingsMode | None = None
-    allowed_paths: tuple[str, ...] = ()
-    blocked_paths: tuple[str, ...] = ()
-    allowed_commands: tuple[str, ...] = ()
-    blocked_commands: tuple[str, ...] = ()
-    # Tool names (actors/tool_names.py): "Bash", "mcp__<server>", "mcp__<server>__<tool>".
-    allowed_tools: tuple[str, ...] = ()
-    blocked_tools: tuple[str, ...] = ()
-    sandbox: SandboxSettings = SandboxSettings()
-    # How many commands may run in the background at once (Bash's run_in_background).
-    max_background_commands: Annotated[int, msgspec.Meta(ge=1, le=64)] = MAX_BACKGROUND_COMMANDS
-    agents: AgentSettings = AgentSettings()
-
-
-class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """``~/.config/legato/config.json``, validated. ``api_key`` is never printed."""
-
-    api_key: str | None = None
-    default_model: str | None = None
-    permission_mode: SettingsMode | None = None
-    theme: Literal["dark", "light"] = "dark"
-    auto_save: bool = True
-    # Every project's .mcp.json servers run without approval: the user's own choice, so it is
-    # read from this file only, never from a project's settings (docs/mcp.md).
-    enable_all_project_mcp_servers: bool = False
-
-    # The key must not leak through a log line, a failed assertion or rich's pretty printer.
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={value!r}" for name, value in self.__rich_repr__())
-        return f"GlobalConfig({fields})"
-
-    def __rich_repr__(self) -> list[tuple[str, Any]]:
-        return [
-            ("api_key", None if self.api_key is None else "<hidden>"),
-            ("default_model", self.default_model),
-            ("permission_mode", self.permission_mode),
-            ("theme", self.theme),
-            ("auto_save", self.auto_save),
-            ("enable_all_project_mcp_servers", self.enable_all_project_mcp_servers),
-        ]
-
-
-class McpWritten(msgspec.Struct, frozen=True, kw_only=True):
-    """An MCP server's entry as its file writes it, before ``${VAR}`` expansion: what an
-    approval shows (the names of the variables its values come from)."""
-
-    command: str = ""
-    args: tuple[str, ...] = ()
-    env: dict[str, str] = msgspec.field(default_factory=dict)
-    url: str = ""
-    headers: dict[str, str] = msgspec.field(default_factory=dict)
-
-
-class McpServer(msgspec.Struct, frozen=True, kw_only=True):
-    """One MCP server as .mcp.json or the global config declares it, ``${VAR}`` expanded.
-
-    The MCP client starts the approved ones. A project's server (its ``.mcp.json``, which a
-    cloned repository brings) runs only once the user has approved this very entry; the
-    global config's are the user's own and always approved (docs/mcp.md).
-    """
-
-    name: str
-    transport: Literal["stdio", "http", "sse"]
-    source: str  # the file it came from
-    command: str = ""  # stdio
-    args: tuple[str, ...] = ()
-    env: dict[str, str] = msgspec.field(default_factory=dict)
-    url: str = ""  # http and sse
-    headers: dict[str, str] = msgspec.field(default_factory=dict)
-    approved: bool = True
-    # sha256 of the entry as the file writes it, before ``${VAR}`` expansion: what an approval
-    # of a project's server holds (actors/memory_store/mcp_approvals.py).
-    fingerprint: str = ""
-    written: McpWritten = McpWritten()  # the entry before expansion, for approvals
-
-    # Env and header values often hold tokens: a log line or a failed assertion shows names.
-    def __repr__(self) -> str:
-        where = (
-            f"command={self.command!r}, args={self.args!r}" if self.command else f"url={self.url!r}"
-        )
-        hidden = f"env={sorted(self.env)!r}, headers={sorted(self.headers)!r}"
-        head = f"McpServer({self.name!r}, {self.transport!r}"
-        return f"{head}, {where}, {hidden}, source={self.source!r})"
-
-
-HookEvent = Literal[
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "SessionStart",
-    "SessionEnd",
-    "Notification",
-    "PreCompact",
-]
-
-
-class HookCommand(msgspec.Struct, frozen=True, kw_only=True):
-    """One ``{"type": "command", "command": ..., "timeout": ...}`` of a hooks entry, or one
-    Agent SDK callback (the SDK's ``hooks`` option, given by the frontend that speaks to it)."""
-
-    # Run by the shell, in the project, with LEGATO_PROJECT_DIR set; for a callback, what the
-    # user is shown ("Agent SDK callback hook_0"): it also keeps two callbacks apart.
-    command: str
-    timeout: float = 60.0  # seconds; then its whole process tree is killed (a callback: dropped)
-    callback: str | None = None  # the SDK's callback id: the frontend runs it, not the shell
-    # The SDK matcher's ``onFailure: "block"``: a callback that fails (raises, times out,
-    # answers what cannot be read) blocks the tool call or the prompt instead of being ignored.
-    block_on_failure: bool = False
-
-
-class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
-    """One entry of ``hooks.<Event>``: a matcher and the commands it runs, from one file."""
-
-    event: HookEvent
-    matcher: str = ""  # a regular expression over the tool name; "" (or "*"): every tool
-    hooks: tuple[HookCommand, ...] = ()
-    source: str = ""  # the settings file that declares it
-    # The user's own (global config) always; the project's once the user has approved its
-    # hooks as they are now (a cloned repository's commands). Headless runs them regardless.
-    approved: bool = True
-
-
-class TrustItem(msgspec.Struct, frozen=True):
-    """One setting of the project's file that lets commands or the model reach past the
-    project (actors/memory_store/trust.py): applied only once the user trusts the project."""
-
-    key: str  # as in the file: "permissionMode", "allowedCommands", "sandbox.passEnv", "hooks"
-    value: Any  # one entry of a list, or the whole value
 
 
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):

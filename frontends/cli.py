@@ -1,6 +1,6 @@
 """The ``legato`` command: parse the command line, then hand over to a frontend.
 
-The exit codes are in frontends/exit_codes.py (documented in the README). The flags are in
+The exit codes are in actors/errors.py (documented in the README). The flags are in
 frontends/flags.py; a session is started by frontends/launch.py, which the skills and patterns
 (frontends/skill_commands.py) use too, so that none of them imports this module.
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 
-from frontends.exit_codes import EXIT_OK, EXIT_OUTPUT_CLOSED, EXIT_USAGE
 from frontends.version import __version__
 
 # Not typing's: importing typing costs `--version` a few milliseconds, and mypy takes any
@@ -39,12 +38,15 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     problem = shadowed()
     if problem is not None:
         print(problem, file=sys.stderr)
-        os._exit(EXIT_USAGE)
+        # EXIT_USAGE: actors/errors.py, which is not to be imported from where it is shadowed.
+        os._exit(2)
     try:
         code = run(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:
         # `legato config | head -3`: Python ignores SIGPIPE, so the reader leaving shows up
         # here; end as a SIGPIPE'd command would, without a traceback.
+        from actors.errors import EXIT_OUTPUT_CLOSED
+
         code = EXIT_OUTPUT_CLOSED
     # By now the session is over: every actor stopped, every process reaped, every file
     # closed. Tearing down the interpreter's hundreds of modules would only add tens of
@@ -127,15 +129,17 @@ def _slash_command(argv: list[str]) -> int | None:
 def run(argv: list[str]) -> int:
     if argv == ["--version"]:
         # Asked on its own (scripts and version checks ask it so), it is answered without
-        # building the parser: argparse and its help formatter's imports are most of its cost.
+        # building the parser: argparse and its help formatter's imports are most of its cost,
+        # and Legato's own packages are not imported (EXIT_OK, actors/errors.py, is 0).
         print(f"legato {__version__}")
-        return EXIT_OK
+        return 0
     code = _subcommand(argv)
     if code is not None:
         return code
     code = _slash_command(argv)
     if code is not None:
         return code
+    from actors.errors import EXIT_OK
     from frontends.flags import parse
     from frontends.launch import project_root, start
 

@@ -15,8 +15,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from actors.errors import EXIT_OK
 from actors.visible import one_line, printed_visibly
-from frontends.exit_codes import EXIT_OK, EXIT_USAGE
+from frontends.errors_out import report
 from frontends.flags import PERMISSION_MODES, permission_mode
 
 if TYPE_CHECKING:
@@ -33,9 +34,10 @@ class Parser(argparse.ArgumentParser):
     """Usage errors exit 2 with the remedy line, as every Legato command's do."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            EXIT_USAGE, f"{self.prog}: {message}\n  → Run '{self.prog} --help' for the flags\n"
-        )
+        from actors.errors import UsageError
+
+        remedy = f"Run '{self.prog} --help' for the flags"
+        self.exit(report(UsageError(message, remedy=remedy), program=self.prog))
 
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -111,8 +113,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     try:
         explained, provider = _ask(args, env)
     except LegatoError as error:
-        print(f"legato: {error.describe()}", file=sys.stderr)
-        return error.exit_code
+        return report(error)
     context = explained.context
     if args.json:
         out = {

@@ -20,6 +20,7 @@ import time
 from typing import IO, TYPE_CHECKING
 
 from actors.places import logs_dir
+from frontends.errors_out import warn
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -129,19 +130,16 @@ def start_debug_log(env: Mapping[str, str], home: str | None = None) -> str | No
     if not level:
         return None
     if level != "debug":
-        print(
-            f"legato: warning: {LEVEL_VARIABLE}={level!r} is not a log level Legato knows; "
-            f"set {LEVEL_VARIABLE}=debug for the debug log",
-            file=sys.stderr,
+        warn(
+            f"{LEVEL_VARIABLE}={level!r} is not a log level Legato knows; "
+            f"set {LEVEL_VARIABLE}=debug for the debug log"
         )
         return None
     path = log_path(home if home is not None else os.path.expanduser("~"))
     try:
         _active = open_log(path, secrets_in(env))
     except OSError as error:
-        print(
-            f"legato: warning: cannot write the debug log {path}: {error.strerror}", file=sys.stderr
-        )
+        warn(f"cannot write the debug log {path}: {error.strerror}")
         return None
     _active.write("session", cwd=os.getcwd(), python=sys.version.split()[0])
     print(f"legato: debug log: {path}", file=sys.stderr)

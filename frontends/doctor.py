@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from actors.counts import counted
+from actors.errors import EXIT_FAILURE, EXIT_OK
 from actors.visible import printed_visibly
 from frontends.config_command import build_parser, credential_lines, memory_store, setting_lines
-from frontends.exit_codes import EXIT_FAILURE, EXIT_OK
+from frontends.errors_out import report
 
 if TYPE_CHECKING:
     import argparse
@@ -81,8 +81,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     try:
         answers = ask(args, env)
     except LegatoError as error:
-        print(f"legato doctor: {error.describe()}", file=sys.stderr)
-        return error.exit_code
+        return report(error, program="legato doctor")
     explained = answers.explained
     problems: list[Finding] = []
     out: list[str] = [f"Project: {explained.context.project_root}", "", "Configuration"]

@@ -8,11 +8,9 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import sys
 import textwrap
 from typing import NoReturn
 
-from frontends import exit_codes
 from frontends.sdk_flags import SDK_PERMISSION_MODES, add_sdk_flags, split_unknown, started_by_sdk
 
 # Legato's own modes, then the Agent SDK's names (docs/sdk.md says how they map).
@@ -42,9 +40,10 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            exit_codes.EXIT_USAGE, f"legato: {message}\n  → Run 'legato --help' for the flags\n"
-        )
+        from actors.errors import UsageError
+        from frontends.errors_out import report
+
+        self.exit(report(UsageError(message, remedy="Run 'legato --help' for the flags")))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,7 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _epilog() -> str:
     """The commands besides a session, the commands inside one, then the modes and exit codes;
     laid out by hand, since argparse would run the lists together into one paragraph."""
-    # Only the standard library: the slash commands' table imports nothing else.
+    # Only the standard library: the slash commands' table imports nothing else, nor do the
+    # exit codes.
+    from actors.errors import exit_codes_summary
     from frontends.interactive.slash_commands import COMMANDS
 
     def rows(entries: dict[str, str]) -> list[str]:
@@ -142,7 +143,7 @@ def _epilog() -> str:
                 "auto = Auto-Accept (file reads and edits inside the project are accepted), "
                 "custom = the rules in .legato/settings.json decide."
             ),
-            *paragraph(exit_codes.summary()),
+            *paragraph(exit_codes_summary()),
             *paragraph(
                 "Skills and patterns: legato /<name> [args] runs one, legato /<name> --test "
                 "checks it, legato /help lists them (docs/skills-and-patterns.md)."
@@ -200,11 +201,11 @@ def stream_timeout(flag: float | None) -> float | None:
     try:
         return _seconds(raw)
     except argparse.ArgumentTypeError as error:
-        print(
-            f"legato: {STREAM_TIMEOUT_ENV}: {error}\n"
-            f"  → Set it to a number of seconds (export {STREAM_TIMEOUT_ENV}=120) or unset it",
-            file=sys.stderr,
-        )
+        from actors.errors import UsageError
+        from frontends.errors_out import report
+
+        remedy = f"Set it to a number of seconds (export {STREAM_TIMEOUT_ENV}=120) or unset it"
+        report(UsageError(f"{STREAM_TIMEOUT_ENV}: {error}", remedy=remedy))
         return None
 
 

@@ -12,7 +12,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from frontends.exit_codes import EXIT_USAGE
+from actors.errors import EXIT_USAGE, LegatoError, UsageError
+from frontends.errors_out import report, warn
 from frontends.flags import build_parser, stream_timeout
 
 if TYPE_CHECKING:
@@ -53,8 +54,7 @@ def project_root(args: argparse.Namespace) -> str | int:
                 f"To run it as a prompt: legato --headless {_quoted(args.project_path)}; "
                 "or start legato and type it"
             )
-        print(f"legato: {problem}\n  → {remedy}", file=sys.stderr)
-        return EXIT_USAGE
+        return report(UsageError(problem, remedy=remedy))
     return project
 
 
@@ -95,10 +95,9 @@ def start(
     if args.headless is None:
         return _interactive(args, project, resumed)
     if not args.headless.strip():
-        print(
-            'legato: --headless needs a prompt\n  → legato --headless "<prompt>"', file=sys.stderr
+        return report(
+            UsageError("--headless needs a prompt", remedy='legato --headless "<prompt>"')
         )
-        return EXIT_USAGE
     problem = _check_session_flags(args)
     if problem is not None:
         return problem
@@ -134,19 +133,19 @@ def start(
 def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) -> int:
     """``--input-format stream-json``: a session driven over stdin (frontends/headless)."""
     if args.output_format != "stream-json":
-        print(
-            "legato: --input-format stream-json needs --output-format stream-json\n"
-            "  → Add --output-format stream-json (docs/headless.md)",
-            file=sys.stderr,
+        return report(
+            UsageError(
+                "--input-format stream-json needs --output-format stream-json",
+                remedy="Add --output-format stream-json (docs/headless.md)",
+            )
         )
-        return EXIT_USAGE
     if args.headless is not None:
-        print(
-            "legato: --input-format stream-json reads its prompts from stdin, not --headless\n"
-            "  → Drop --headless, or use --input-format text",
-            file=sys.stderr,
+        return report(
+            UsageError(
+                "--input-format stream-json reads its prompts from stdin, not --headless",
+                remedy="Drop --headless, or use --input-format text",
+            )
         )
-        return EXIT_USAGE
     problem = _check_session_flags(args)
     if problem is not None:
         return problem
@@ -156,11 +155,10 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
     if isinstance(options, int):
         return options
     if args.unknown_flags:
-        print(
-            "legato: warning: flags this release does not know were ignored: "
+        warn(
+            "flags this release does not know were ignored: "
             + ", ".join(args.unknown_flags)
-            + "\n  → Update Legato, or leave the option out of ClaudeAgentOptions",
-            file=sys.stderr,
+            + "\n  → Update Legato, or leave the option out of ClaudeAgentOptions"
         )
     from frontends.headless.stream_input import run_stream_json
 
@@ -177,14 +175,12 @@ def _check_session_flags(args: argparse.Namespace) -> int | None:
         if args.permission_mode in SDK_MODES:
             args.permission_mode = from_sdk(args.permission_mode)
     if args.model is not None:
-        from actors.errors import UsageError
         from actors.models import resolve_model
 
         try:
             resolve_model(args.model)
         except UsageError as error:
-            _say(f"legato: {error.describe()}")
-            return error.exit_code
+            return report(error)
     timeout = stream_timeout(args.stream_timeout)
     if timeout is None:
         return EXIT_USAGE
@@ -216,7 +212,6 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
     exit code when there is none to resume."""
     if not args.continue_session and args.resume is None:
         return None
-    from actors.errors import LegatoError, UsageError
     from frontends.resume import chosen_session
 
     driven = args.input_format == "stream-json"
@@ -235,17 +230,15 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
             # the SDK documents it.
             _say(f"legato: note: {error.message}; starting a new session")
             return None
-        _say(f"legato: {error.describe()}")
-        return error.exit_code
+        return report(error)
     except LegatoError as error:
         # The configuration the sessions are listed with would not load: said as the session
         # itself would have said it.
-        _say(f"legato: error: {error.describe()}")
-        return error.exit_code
+        return report(error)
 
 
 def _say(text: str) -> None:
-    """An error on stderr: its message may quote a value from a project's files, whose control
+    """A note on stderr: its message may quote a value from a project's files, whose control
     characters are shown, not obeyed."""
     from actors.visible import escape_controls
 

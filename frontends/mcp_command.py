@@ -18,6 +18,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from actors.errors import EXIT_OK
 from actors.visible import printed_visibly
 from frontends.config_command import (
     NOT_STARTED,
@@ -25,7 +26,7 @@ from frontends.config_command import (
     mcp_server_lines,
     memory_store,
 )
-from frontends.exit_codes import EXIT_OK
+from frontends.errors_out import report
 from frontends.mcp_notes import is_project_server
 
 if TYPE_CHECKING:
@@ -80,8 +81,7 @@ def run_mcp(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int
         else:
             _revoke(memory, args.names)
     except LegatoError as error:
-        print(f"legato mcp: {error.describe()}", file=sys.stderr)
-        return error.exit_code
+        return report(error, program="legato mcp")
     return EXIT_OK
 
 

@@ -26,8 +26,9 @@ import re
 import sys
 from typing import TYPE_CHECKING, Literal, NoReturn
 
+from actors.errors import EXIT_OK, UsageError
 from actors.visible import printed_visibly
-from frontends.exit_codes import EXIT_OK, EXIT_USAGE
+from frontends import errors_out
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -201,9 +202,8 @@ async def _forget(number: str, broker: Address[PermissionBrokerMsg]) -> str:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            EXIT_USAGE, f"{self.prog}: {message}\n  → Run '{self.prog} --help' for the flags\n"
-        )
+        remedy = f"Run '{self.prog} --help' for the flags"
+        self.exit(errors_out.report(UsageError(message, remedy=remedy), program=self.prog))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -266,21 +266,18 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     if args.action == "explain" and misplaced:
         # Everything after the first word is the command being explained, flags included:
         # 'explain .env --project p' would explain the command '.env --project p'.
-        print(
-            f"legato permissions explain: {misplaced[0]} comes after the path or command, "
-            "where it is read as part of it\n"
-            f"  → Put it first (legato permissions explain {misplaced[0]} ... <path or command>), "
-            "or write -- before a command that has it",
-            file=sys.stderr,
+        problem = UsageError(
+            f"{misplaced[0]} comes after the path or command, where it is read as part of it",
+            remedy=f"Put it first (legato permissions explain {misplaced[0]} ... <path or "
+            "command>), or write -- before a command that has it",
         )
-        return EXIT_USAGE
+        return errors_out.report(problem, program="legato permissions explain")
     if args.action == "explain" and not target:
-        print(
-            "legato permissions explain: give a path or a command line\n"
-            "  → legato permissions explain src/app.py, or legato permissions explain git push",
-            file=sys.stderr,
+        problem = UsageError(
+            "give a path or a command line",
+            remedy="legato permissions explain src/app.py, or legato permissions explain git push",
         )
-        return EXIT_USAGE
+        return errors_out.report(problem, program="legato permissions explain")
     from actors.errors import LegatoError
 
     explaining: tuple[str, Force] | None = None  # the path or command, and what it is
@@ -294,8 +291,7 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
             explaining,
         )
     except LegatoError as error:
-        print(f"legato permissions: {error.describe()}", file=sys.stderr)
-        return error.exit_code
+        return errors_out.report(error, program="legato permissions")
     for warning in explained.context.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     mode = next(s for s in explained.settings if s.key == "permissionMode")

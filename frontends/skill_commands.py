@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
-from actors.errors import LegatoError, UsageError
+from actors.errors import EXIT_OK, LegatoError, UsageError
 from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
 from actors.skills import SkillLibrary
 from actors.visible import escape_controls
-from frontends.exit_codes import EXIT_OK, EXIT_USAGE
+from frontends.errors_out import report
 from frontends.flags import build_parser
 from frontends.skill_report import hang, report_text
 from frontends.slash_line import split_command
@@ -50,7 +50,7 @@ def run_slash(argv: Sequence[str]) -> int:
             return _test(project, name)
         result = ask_library(project, PrepareCommand(name=name, args=tuple(args), seed=seed))
     except LegatoError as error:
-        return _fail(error)
+        return report(error)
     if isinstance(result, SkillOutput):
         _show(result.text)
         return EXIT_OK
@@ -77,7 +77,7 @@ def headless_prompt(text: str, project: str, *, home: str | None = None) -> Skil
         message = PrepareCommand(name=name, args=tuple(args), seed=seed)
         result = ask_library(project, message, home=home)
     except LegatoError as error:
-        return _fail(error)
+        return report(error)
     if isinstance(result, SkillOutput):
         _show(result.text)
         return EXIT_OK
@@ -190,8 +190,3 @@ def _show(text: str) -> None:
     if sys.stdout.isatty():
         text = "\n".join(hang(text, shutil.get_terminal_size().columns))
     print(escape_controls(text))
-
-
-def _fail(error: LegatoError) -> int:
-    print(escape_controls(f"legato: {error.describe()}"), file=sys.stderr)
-    return error.exit_code or EXIT_USAGE

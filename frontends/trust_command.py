@@ -15,12 +15,12 @@ Exit codes: 0 done, 2 a bad flag or a bad settings file.
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
+from actors.errors import EXIT_OK
 from actors.visible import printed_visibly
 from frontends.config_command import Parser
-from frontends.exit_codes import EXIT_OK
+from frontends.errors_out import report
 
 if TYPE_CHECKING:
     import argparse
@@ -65,8 +65,7 @@ def run_trust(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> i
         else:
             _trust(memory, record=not args.show)
     except LegatoError as error:
-        print(f"legato trust: {error.describe()}", file=sys.stderr)
-        return error.exit_code
+        return report(error, program="legato trust")
     return EXIT_OK
 
 

@@ -45,6 +45,11 @@ SHARED = {
     # Which actor answers which tool call, and the typed ids of background commands and agents
     # (``/tasks stop`` reads an id as the model's TaskStop does).
     "actors.tool_routes",
+    # What the settings files hold, and how a file's text is validated into it: the memory store
+    # reads the files and sends the settings; the executor, the broker, the MCP client and the
+    # hook runner receive them. A package of several modules, but a leaf the actors share, not
+    # an actor: a frontend imports its root.
+    "actors.settings",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.
@@ -166,7 +171,8 @@ def graph(root: Path) -> list[Import]:
 
 
 def actor_packages(root: Path) -> set[str]:
-    return {f"actors.{p.parent.name}" for p in (root / "actors").glob("*/__init__.py")}
+    found = {f"actors.{p.parent.name}" for p in (root / "actors").glob("*/__init__.py")}
+    return found - SHARED
 
 
 def violation(edge: Import, packages: set[str]) -> str | None:

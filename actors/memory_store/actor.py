@@ -35,7 +35,8 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import Explained, HookGroup, McpServer
+    from actors.protocol import Explained
+    from actors.settings import HookGroup, McpServer
     from runtime import Reply
 
 

@@ -21,13 +21,13 @@ import re
 from typing import TYPE_CHECKING, Any, get_args
 
 from actors.errors import ConfigError
-from actors.memory_store.jsonpos import format_path
-from actors.protocol import HookCommand, HookEvent, HookGroup
+from actors.settings import HOOK_TIMEOUT, HookCommand, HookEvent, HookGroup
+from actors.settings.jsonpos import format_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from actors.memory_store.jsonpos import JsonPath, Position
+    from actors.settings.jsonpos import JsonPath, Position
 
     # The error for a message at a field path (its line found from the path), with a remedy.
     Fail = Callable[..., ConfigError]
@@ -40,7 +40,7 @@ MATCHED: frozenset[HookEvent] = frozenset(
     {"PreToolUse", "PostToolUse", "SessionStart", "PreCompact"}
 )
 MATCH_ALL = ("", "*")
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = HOOK_TIMEOUT
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout")
 _REMEDY = "Fix the entry (docs/hooks.md describes the format), or remove it"

@@ -28,7 +28,7 @@ from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from actors.protocol import HookGroup
+    from actors.settings import HookGroup
 
 # The most of a hook's script read to fingerprint it; a longer one is fingerprinted by that.
 SCRIPT_CAP = 4 * 1024 * 1024

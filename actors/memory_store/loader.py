@@ -28,11 +28,8 @@ from actors.memory_store.mcp_servers import (
     without_credential_servers,
 )
 from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
-from actors.memory_store.sandbox_settings import ACCEPTS as SANDBOX_ACCEPTS
-from actors.memory_store.sandbox_settings import ITEMS as SANDBOX_ITEMS
 from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
 from actors.memory_store.tool_settings import tool_rule_warnings
-from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, OPENAI_PREFIX, resolve_model, same_provider
 from actors.places import (
     MEMORY_FILE,
@@ -42,16 +39,10 @@ from actors.places import (
     path_rules_note_path,
     trust_path,
 )
-from actors.protocol import (
-    Explained,
-    GlobalConfig,
-    Overrides,
-    PermissionMode,
-    ProjectContext,
-    ProjectSettings,
-    Setting,
-)
+from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
+from actors.settings import GlobalConfig, PermissionMode, ProjectSettings
+from actors.settings.validate import FileSchema, Loaded, load_json
 from actors.tool_executor import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
@@ -60,7 +51,7 @@ from actors.visible import escape_controls
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from actors.protocol import McpServer
+    from actors.settings import McpServer
 
 CONFIG_FILE = os.path.join(".config", "legato", "config.json")  # under the home directory
 SETTINGS_FILE = os.path.join(".legato", "settings.json")  # under the project root
@@ -70,14 +61,9 @@ DEFAULT_MODE: PermissionMode = "ask"
 
 S = TypeVar("S", bound=msgspec.Struct)
 
-_MODEL_WORDS = "a model alias (opus, sonnet, haiku) or a model id such as claude-sonnet-4-6"
-_MODE_WORDS = "one of ask, auto, custom, plan"
-# The ``agents`` object: the subagents' limits (docs/agents.md).
-AGENTS_ACCEPTS = {
-    "maxConcurrent": "a whole number from 1 to 64 (default 4)",
-    "maxDepth": "a whole number from 0 to 4 (default 1)",
-    "maxTurns": "a whole number from 1 to 1000 (default 30)",
-}
+# Keys whose values their own parser checks: what they take, for a message.
+_HOOKS = 'an object of hook events such as {"PostToolUse": [...]} (docs/hooks.md)'
+_MCP_SERVERS = "an object of MCP servers by name, as in .mcp.json"
 
 
 def config_path(home: str) -> str:
@@ -321,18 +307,8 @@ def _snake(key: str) -> str:
 def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
     return FileSchema(
         GlobalConfig,
-        accepts={
-            "apiKey": "a string",
-            "defaultModel": _MODEL_WORDS,
-            "permissionMode": _MODE_WORDS,
-            "theme": "one of dark, light",
-            "autoSave": "true or false",
-            # Read by mcp_servers.py, which checks each entry.
-            "mcpServers": "an object of MCP servers by name, as in .mcp.json",
-            "enableAllProjectMcpServers": "true or false",
-            # Read by hook_settings.py, which checks each entry.
-            "hooks": 'an object of hook events such as {"PostToolUse": [...]} (docs/hooks.md)',
-        },
+        # Read by mcp_servers.py and hook_settings.py, which check each entry.
+        others={"mcpServers": _MCP_SERVERS, "hooks": _HOOKS},
         secret=frozenset({"apiKey"}),
         elsewhere={
             key: f"the project settings file ({settings_file})" for key in (*_RULE_KEYS, "sandbox")
@@ -341,35 +317,9 @@ def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
 
 
 def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
-    globs = 'a list of glob strings such as ["src/**"]'
-    commands = 'a list of command strings such as ["git status"]'
-    tools = 'a list of tool names such as ["mcp__github", "mcp__git__status", "Bash"]'
     return FileSchema(
         ProjectSettings,
-        accepts={
-            "model": _MODEL_WORDS,
-            "permissionMode": _MODE_WORDS,
-            "allowedPaths": globs,
-            "blockedPaths": globs,
-            "allowedCommands": commands,
-            "blockedCommands": commands,
-            "allowedTools": tools,
-            "blockedTools": tools,
-            "sandbox": 'an object such as {"network": false}',
-            "maxBackgroundCommands": "a whole number from 1 to 64",
-            "agents": 'an object such as {"maxConcurrent": 4}',
-            "hooks": 'an object of hook events such as {"PostToolUse": [...]} (docs/hooks.md)',
-        },
-        items={
-            "allowedPaths": "a glob string",
-            "blockedPaths": "a glob string",
-            "allowedCommands": "a command string",
-            "blockedCommands": "a command string",
-            "allowedTools": "a tool name string",
-            "blockedTools": "a tool name string",
-            **SANDBOX_ITEMS,
-        },
-        nested={"sandbox": SANDBOX_ACCEPTS, "agents": AGENTS_ACCEPTS},
+        others={"hooks": _HOOKS},
         elsewhere={
             # A project folder is often committed: the key belongs in the private file.
             "apiKey": f"the global config file ({config_file}), which is not committed",

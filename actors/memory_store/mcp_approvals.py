@@ -27,7 +27,7 @@ from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from actors.protocol import McpServer
+    from actors.settings import McpServer
 
 
 class _Approvals(msgspec.Struct, frozen=True):

@@ -28,8 +28,8 @@ from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from actors.memory_store.validate import Loaded
-    from actors.protocol import ProjectSettings
+    from actors.settings import ProjectSettings
+    from actors.settings.validate import Loaded
 
 
 def migration_warnings(

@@ -25,9 +25,9 @@ from actors.path_patterns import PatternError, PatternList, normalise
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.memory_store.validate import Loaded
     from actors.path_entries import PathRule
-    from actors.protocol import ProjectSettings
+    from actors.settings import ProjectSettings
+    from actors.settings.validate import Loaded
 
 ALLOWED, BLOCKED = "allowedPaths", "blockedPaths"
 

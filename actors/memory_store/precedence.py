@@ -17,7 +17,7 @@ from actors.protocol import Setting
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import SettingsMode
+    from actors.settings import SettingsMode
 
 T = TypeVar("T")
 

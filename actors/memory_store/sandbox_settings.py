@@ -1,4 +1,5 @@
-"""The ``sandbox`` object of the project settings: what its keys take, and its path entries.
+"""The ``sandbox`` object of the project settings: the checks of its entries that its types
+(actors/settings/sandbox.py) cannot make.
 
 The lists hold plain paths, not patterns (a mount needs one real path): ``~/...`` under the home
 folder, ``/...`` absolute, anything else relative to the project root. An entry that cannot be
@@ -16,34 +17,9 @@ from actors.places import opens_legato_folder
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from actors.memory_store.validate import Loaded
-    from actors.protocol import ProjectSettings
+    from actors.settings import ProjectSettings
+    from actors.settings.validate import Loaded
 
-_PATHS = 'a list of paths such as ["~/.cache/pip"]'
-_COMMANDS = 'a list of program names such as ["docker"]'
-_NAMES = 'a list of variable names such as ["AWS_PROFILE"]'
-
-ACCEPTS = {
-    "enabled": "true or false",
-    "network": "true or false",
-    "allowWrite": _PATHS,
-    "readOnly": _PATHS,
-    "denyRead": _PATHS,
-    "autoAllow": "true or false",
-    "unconfinedCommands": _COMMANDS,
-    "passEnv": _NAMES,
-    "allowUnixSockets": 'a list of paths such as ["/run/docker.sock"]',
-    "maxProcesses": "a whole number from 8 to 1000000 (default 1024)",
-    "maxMemoryMB": "a whole number of MiB from 64 to 16777216 (default: half the memory)",
-}
-ITEMS = {
-    "sandbox.allowWrite": "a path",
-    "sandbox.readOnly": "a path",
-    "sandbox.denyRead": "a path",
-    "sandbox.unconfinedCommands": "a program name",
-    "sandbox.passEnv": "a variable name",
-    "sandbox.allowUnixSockets": "a path",
-}
 _GLOB = frozenset("*?[{")
 
 

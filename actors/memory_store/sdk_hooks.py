@@ -24,13 +24,13 @@ from actors.memory_store.hook_settings import (
     MATCHED,
     matcher_problem,
 )
-from actors.memory_store.jsonpos import format_path
-from actors.protocol import HookCommand, HookGroup
+from actors.settings import HookCommand, HookGroup
+from actors.settings.jsonpos import format_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from actors.protocol import HookEvent
+    from actors.settings import HookEvent
 
 SOURCE = "the Agent SDK's hooks option"
 _SHOWN = 60  # characters of a value quoted in a problem: the input may be anything

@@ -12,8 +12,8 @@ from actors.tool_names import MCP_PREFIX
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.memory_store.validate import Loaded
-    from actors.protocol import McpServer, ProjectSettings
+    from actors.settings import McpServer, ProjectSettings
+    from actors.settings.validate import Loaded
 
 
 def tool_rule_warnings(

@@ -48,13 +48,13 @@ import msgspec
 from actors.credentials import LEGATO_CREDENTIALS
 from actors.memory_store import hooks_approval
 from actors.places import sandbox_path, within
-from actors.protocol import MAX_PROCESSES, TrustItem
+from actors.settings import MAX_PROCESSES, TrustItem
 from actors.visible import setting_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
-    from actors.protocol import ProjectSettings
+    from actors.settings import ProjectSettings
 
 # Modes that accept nothing a person has not: ``custom`` is ``ask`` with the project's rules,
 # which every mode applies (actors/permission_broker/policy.py), so it accepts nothing more.

@@ -25,7 +25,8 @@ import anyio
 import msgspec
 
 from actors.errors import ToolFailure
-from actors.protocol import MAX_BACKGROUND_COMMANDS, BackgroundCommand, CommandId
+from actors.protocol import BackgroundCommand, CommandId
+from actors.settings import MAX_BACKGROUND_COMMANDS
 from actors.tool_executor.process import run_group
 from actors.tool_executor.sandbox.watch import put_back_line, putting_back
 from actors.tool_executor.spool import Spool

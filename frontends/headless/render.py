@@ -20,7 +20,7 @@ import anyio
 import msgspec
 
 from actors.counts import counted
-from actors.errors import LegatoError
+from actors.errors import EXIT_OUTPUT_CLOSED, LegatoError
 from actors.models import cost_usd, resolve_model
 from actors.protocol import (
     AgentEvent,
@@ -42,7 +42,6 @@ from actors.protocol import (
 )
 from actors.ui import Renderer
 from actors.visible import escape_controls, project_relative
-from frontends.exit_codes import EXIT_OUTPUT_CLOSED
 
 if TYPE_CHECKING:
     from actors.protocol import SandboxReport, UiEvent

@@ -17,7 +17,15 @@ from typing import IO, TYPE_CHECKING
 
 import anyio
 
-from actors.errors import LegatoError
+from actors.errors import (
+    EXIT_DENIED,
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    LegatoError,
+    SessionError,
+)
 from actors.permission_modes import to_sdk
 from actors.protocol import (
     AttachReferences,
@@ -37,7 +45,7 @@ from actors.protocol import (
     Undo,
 )
 from frontends import debug
-from frontends.exit_codes import EXIT_DENIED, EXIT_FAILURE, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM
+from frontends.errors_out import report
 from frontends.headless.denials import DenialTally, writes_denied_warning
 from frontends.headless.render import (
     HeadlessRenderer,
@@ -254,7 +262,8 @@ class _HeadlessRun:
                 supervision.grace = STOP_GRACE
                 return EXIT_FAILURE  # replaced by the signal's code in ``exit_code``
         if outcome.is_error and isinstance(self.renderer, TextRenderer):
-            self.stderr.write(f"legato: error: {outcome.error or outcome.subtype}\n")
+            # What ended the turn (max turns, an API error), in the one format; exit 1.
+            return report(SessionError(outcome.error or outcome.subtype), self.stderr)
         if outcome.is_error:
             return EXIT_FAILURE
         # The tally saw the prompt's every event: the UI actor showed them all before it
@@ -324,15 +333,8 @@ class _HeadlessRun:
         )
 
     def _report_failure(self, error: BaseException, raised: BaseException) -> int:
-        if isinstance(error, LegatoError):
-            self.stderr.write(f"legato: error: {error.describe()}\n")
-            return error.exit_code
-        # A bug, not a user's mistake: say which actor, keep it to one line plus a hint.
-        self.stderr.write(
-            f"legato: internal error: {raised}\n"
-            "  → Please report it; run with ASSISTANT_LOG=debug for details\n"
-        )
-        return EXIT_FAILURE
+        # A bug, not a user's mistake, is said as what was raised: it names the actor.
+        return report(error if isinstance(error, LegatoError) else raised, self.stderr)
 
     def _report_interruption(self, received: signal.Signals) -> int:
         what = self.stopped_what

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from typing import TYPE_CHECKING
 
+from actors.errors import UsageError
 from actors.protocol import Overrides
 from actors.tool_names import entry_problem
-from frontends.exit_codes import EXIT_USAGE
+from frontends.errors_out import report
 from frontends.headless.sdk_session import SdkOptions
 from frontends.sdk_flags import ignored_options
 
@@ -37,13 +37,12 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
             with open(args.system_prompt_file, encoding="utf-8") as file:
                 system_prompt = file.read()
         except (OSError, UnicodeDecodeError) as error:
-            print(
-                f"legato: --system-prompt-file {args.system_prompt_file}: cannot be read "
-                f"({getattr(error, 'strerror', None) or error})\n"
-                "  → Give a readable UTF-8 text file, or pass the text with --system-prompt",
-                file=sys.stderr,
+            problem = UsageError(
+                f"--system-prompt-file {args.system_prompt_file}: cannot be read "
+                f"({getattr(error, 'strerror', None) or error})",
+                remedy="Give a readable UTF-8 text file, or pass the text with --system-prompt",
             )
-            return EXIT_USAGE
+            return report(problem)
     allowed = _rules(args.allowed_tools, unsupported, "--allowedTools")
     blocked = _rules(args.disallowed_tools, unsupported, "--disallowedTools")
     offered = None if args.tools in (None, "default") else tuple(split_rules([args.tools]))
@@ -51,12 +50,11 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
     for folder in args.add_dirs:
         path = os.path.realpath(os.path.join(project, os.path.expanduser(folder)))
         if not os.path.isdir(path):
-            print(
-                f"legato: --add-dir {folder}: not a folder\n"
-                "  → Give an existing folder, or leave the option out",
-                file=sys.stderr,
+            problem = UsageError(
+                f"--add-dir {folder}: not a folder",
+                remedy="Give an existing folder, or leave the option out",
             )
-            return EXIT_USAGE
+            return report(problem)
         add_dirs.append(path)
     overrides = Overrides(
         system_prompt=system_prompt,

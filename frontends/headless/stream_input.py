@@ -28,7 +28,14 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from actors.errors import LegatoError
+from actors.errors import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_OUTPUT_CLOSED,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    LegatoError,
+)
 from actors.nesting import MAX_DEPTH, too_deep
 from actors.protocol import (
     DescribeSandbox,
@@ -41,13 +48,7 @@ from actors.protocol import (
     Usage,
 )
 from frontends import debug
-from frontends.exit_codes import (
-    EXIT_FAILURE,
-    EXIT_OK,
-    EXIT_OUTPUT_CLOSED,
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
-)
+from frontends.errors_out import report
 from frontends.headless.control import ControlChannel, ControlError
 from frontends.headless.render import OutputClosed, StreamJsonRenderer
 from frontends.headless.requests import Requests, prompt_text
@@ -124,8 +125,7 @@ class _StreamSession:
             if isinstance(cause, OutputClosed):
                 return EXIT_OUTPUT_CLOSED
             if isinstance(cause, LegatoError):
-                self.renderer.stderr.write(f"legato: error: {cause.describe()}\n")
-                return cause.exit_code
+                return report(cause, self.renderer.stderr)
             raise
         finally:
             self.renderer.stdout.flush_now()

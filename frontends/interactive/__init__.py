@@ -37,15 +37,16 @@ def run_interactive(
     """Runs a session until /quit, Ctrl-D or a double Ctrl-C; returns the exit code."""
     import sys
 
-    from frontends.exit_codes import EXIT_USAGE
-
     if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            "legato: the interactive session needs a terminal (stdin and stdout are not one)\n"
-            '  → Run one prompt without a terminal with: legato --headless "<prompt>"',
-            file=sys.stderr,
+        from actors.errors import UsageError
+        from frontends.errors_out import report
+
+        return report(
+            UsageError(
+                "the interactive session needs a terminal (stdin and stdout are not one)",
+                remedy='Run one prompt without a terminal with: legato --headless "<prompt>"',
+            )
         )
-        return EXIT_USAGE
     import os
 
     from frontends.trust_command import ask_at_start

@@ -14,7 +14,6 @@ import io
 import math
 import os
 import signal
-import sys
 from typing import TYPE_CHECKING
 
 import anyio
@@ -50,8 +49,8 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from actors.visible import escape_controls
 from frontends import debug
+from frontends.errors_out import report
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.hooks import hooks_text
@@ -578,15 +577,4 @@ async def run_session(
 
 
 def _fail(error: BaseException) -> int:
-    cause = error.cause if isinstance(error, ActorCrashed) else error
-    print(escape_controls(describe_failure(cause)), file=sys.stderr)
-    return cause.exit_code if isinstance(cause, LegatoError) else 1
-
-
-def describe_failure(error: BaseException) -> str:
-    if isinstance(error, LegatoError):
-        return f"legato: error: {error.describe()}"
-    return (
-        f"legato: internal error: {error}\n"
-        "  → Please report it; run with ASSISTANT_LOG=debug for details"
-    )
+    return report(error.cause if isinstance(error, ActorCrashed) else error)

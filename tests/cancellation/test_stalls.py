@@ -49,7 +49,7 @@ def test_a_stream_that_keeps_stalling_ends_in_a_clear_error(project: Project) ->
         )
         assert len(server.requests) == 3  # the first try and two retries
     assert env_done.returncode == 1
-    assert "legato: error:" in env_done.stderr
+    assert "\nlegato: " in f"\n{env_done.stderr}"
     assert "went silent: no answer for 0.2 s" in env_done.stderr
     assert "raise --stream-timeout" in env_done.stderr  # the remedy fits a stall
     assert "Traceback" not in env_done.stderr

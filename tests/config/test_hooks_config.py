@@ -13,8 +13,8 @@ import pytest
 from actors.errors import ConfigError
 from actors.memory_store import load_context
 from actors.memory_store.hook_settings import read_hooks
-from actors.memory_store.jsonpos import key_positions
 from actors.protocol import HookCommand, HookGroup
+from actors.settings.jsonpos import key_positions
 from frontends.demo.scripted_api import ScriptedServer, text
 
 if TYPE_CHECKING:

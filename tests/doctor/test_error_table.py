@@ -153,7 +153,7 @@ def test_a_proxy_refusing_connections_is_named_end_to_end(project: Project) -> N
     done = legato_with(project, "https://api.anthropic.com", "--headless", "hi", HTTPS_PROXY=proxy)
     assert done.returncode == 1
     assert done.stderr.endswith(
-        "legato: error: Could not reach the API at https://api.anthropic.com/v1/messages: "
+        "legato: Could not reach the API at https://api.anthropic.com/v1/messages: "
         f"the proxy {proxy} refused the connection (set by HTTPS_PROXY)\n"
         f"  → Check that the proxy at {proxy} is running and HTTPS_PROXY names it "
         "(echo $HTTPS_PROXY); unset HTTPS_PROXY to connect directly\n"

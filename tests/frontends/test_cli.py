@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from actors.errors import MEANINGS
 from frontends.cli import SUBCOMMANDS
 from frontends.demo.scripted_api import ScriptedServer, text
-from frontends.exit_codes import MEANINGS
 from frontends.flags import SUBCOMMAND_HELP
 from frontends.interactive.slash_commands import COMMANDS
 from frontends.version import __version__

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from actors.errors import EXIT_DENIED
 from actors.protocol import AgentEvent, ToolFinished, ToolResult, ToolStarted
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from frontends.exit_codes import EXIT_DENIED
 from frontends.headless.denials import DenialTally
 
 if TYPE_CHECKING:

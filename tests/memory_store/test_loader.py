@@ -12,8 +12,8 @@ import rich.pretty
 
 from actors.errors import ConfigError, UsageError
 from actors.memory_store import Overrides, load_context
-from actors.memory_store.jsonpos import Position, key_positions
 from actors.places import memory_dir, project_hash
+from actors.settings.jsonpos import Position, key_positions
 
 if TYPE_CHECKING:
     from actors.protocol import PermissionMode

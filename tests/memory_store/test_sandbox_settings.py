@@ -10,7 +10,7 @@ import pytest
 
 from actors.errors import ConfigError
 from actors.memory_store import load_context
-from actors.protocol import DEFAULT_DENY_READ
+from actors.settings import DEFAULT_DENY_READ
 
 if TYPE_CHECKING:
     from tests.memory_store.conftest import Dirs

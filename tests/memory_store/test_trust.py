@@ -12,7 +12,8 @@ import pytest
 from actors.memory_store import trust
 from actors.memory_store.loader import explain_context, load_context
 from actors.places import trust_path
-from actors.protocol import DEFAULT_DENY_READ, ProjectSettings, SandboxSettings, TrustItem
+from actors.protocol import ProjectSettings, SandboxSettings, TrustItem
+from actors.settings import DEFAULT_DENY_READ
 
 if TYPE_CHECKING:
     from tests.memory_store.conftest import Dirs

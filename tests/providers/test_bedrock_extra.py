@@ -52,7 +52,7 @@ def test_a_bedrock_prompt_names_the_extra_and_how_to_install_it(project: Project
         )
         assert server.server.requests == []  # refused before anything was sent
     assert done.returncode == 1
-    assert done.stderr == f"legato: error: {MISSING}\n  → {REMEDY_EXTRA}\n"
+    assert done.stderr == f"legato: {MISSING}\n  → {REMEDY_EXTRA}\n"
     assert "pip install 'legato[bedrock]'" in REMEDY_EXTRA
     assert "uv tool install 'legato[bedrock]'" in REMEDY_EXTRA
 

@@ -203,7 +203,7 @@ def test_continue_with_a_broken_settings_file_says_so_as_a_session_would(
         resumed = project.legato(server.url, "--continue", "--headless", "again")
         assert server.requests == []
     assert resumed.returncode == 2
-    assert resumed.stderr.startswith("legato: error: ") and "settings.json" in resumed.stderr
+    assert resumed.stderr.startswith("legato: ") and "settings.json" in resumed.stderr
     assert "Traceback" not in resumed.stderr
 
 

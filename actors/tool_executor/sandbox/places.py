@@ -31,8 +31,8 @@ from actors.places import (
     sandbox_path,
 )
 from actors.places import within as within  # the sandbox's modules find it here
-from actors.protocol import DEFAULT_DENY_READ
 from actors.run_files import MCP_FILE
+from actors.settings import DEFAULT_DENY_READ
 from actors.tool_executor.sandbox.git_places import git_protected
 from actors.tool_executor.sandbox.layout import Layout
 from actors.tool_executor.sandbox.limits import MIB, memory_mb

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from actors.protocol import DEFAULT_DENY_READ
+from actors.settings import DEFAULT_DENY_READ
 from actors.tool_executor.sandbox.limits import memory_mb
 from actors.tool_executor.sandbox.places import DEVICES, inside_writable, within
 

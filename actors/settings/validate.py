@@ -1,7 +1,8 @@
 """One JSON settings file -> a validated struct, or a ConfigError a person can act on.
 
 msgspec does the converting; this module turns its verdicts into messages that name the file,
-the line, the field and what the field accepts. Unknown keys are warnings with a did-you-mean,
+the line, the field and what the field accepts, in the words of the field's ``msgspec.Meta``
+(actors/settings/words.py). Unknown keys are warnings with a did-you-mean,
 not errors: a typo should not stop a session, but it should not pass silently either.
 """
 
@@ -12,17 +13,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from actors.errors import ConfigError
-from actors.memory_store.jsonpos import (
+from actors.settings.jsonpos import (
     decode,
     format_path,
     key_positions,
     parse_error_path,
 )
+from actors.settings.words import keys, objects, takes
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
-    from actors.memory_store.jsonpos import JsonPath, Position
+    from actors.settings.jsonpos import JsonPath, Position
 
 S = TypeVar("S", bound=msgspec.Struct)
 
@@ -30,18 +32,19 @@ REMEDY_SYNTAX = "Fix the JSON at that line, or move the file aside to use the de
 
 
 class FileSchema(msgspec.Struct, Generic[S], frozen=True):
-    """What a file holds: its struct, and for each key the words for what it accepts."""
+    """What a file holds: its struct, whose fields' Meta say what each key takes, and the keys
+    of the same file that another reader checks."""
 
     struct: type[S]
-    accepts: Mapping[str, str]  # camelCase key -> "one of ask, auto, custom, plan"
-    # list key -> what one element takes
-    items: Mapping[str, str] = msgspec.field(default_factory=dict)
+    # Keys read by their own parser (hook_settings.py, mcp_servers.py) -> what they take.
+    others: Mapping[str, str] = msgspec.field(default_factory=dict)
     secret: frozenset[str] = frozenset()  # keys whose values are never shown
     # key -> the file it belongs in
     elsewhere: Mapping[str, str] = msgspec.field(default_factory=dict)
-    # An object's own keys: "sandbox" -> {"network": "true or false", ...}; what a list inside
-    # one takes is in ``items`` as "sandbox.allowWrite".
-    nested: Mapping[str, Mapping[str, str]] = msgspec.field(default_factory=dict)
+
+    @property
+    def known(self) -> tuple[str, ...]:
+        return (*keys(self.struct), *self.others)
 
 
 class Loaded(msgspec.Struct, Generic[S], frozen=True):
@@ -74,15 +77,18 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
             remedy='Wrap the settings in braces, e.g. {"permissionMode": "ask"}',
         )
     positions = key_positions(text)
+    known = schema.known
+    inside = objects(schema.struct)
     for key in raw:
-        if key not in schema.accepts:
-            warnings.append(_unknown_key(path, key, positions.get((key,)), schema))
-        elif key in schema.nested and isinstance(raw[key], dict):
-            inner = FileSchema(schema.struct, schema.nested[key])
+        if key not in known:
+            where = positions.get((key,))
+            warnings.append(_unknown_key(path, key, where, known, schema.elsewhere))
+        elif key in inside and isinstance(raw[key], dict):
+            inner = keys(inside[key])
             for sub in raw[key]:
-                if sub not in inner.accepts:
+                if sub not in inner:
                     at = positions.get((key, sub))
-                    warnings.append(_unknown_key(path, sub, at, inner, within=key))
+                    warnings.append(_unknown_key(path, sub, at, inner, {}, within=key))
     try:
         value = msgspec.convert(raw, schema.struct)
     except msgspec.ValidationError as error:
@@ -91,22 +97,28 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
 
 
 def _unknown_key(
-    path: str, key: str, where: Position | None, schema: FileSchema[Any], *, within: str = ""
+    path: str,
+    key: str,
+    where: Position | None,
+    known: Sequence[str],
+    elsewhere: Mapping[str, str],
+    *,
+    within: str = "",
 ) -> str:
     at = f"{path}:{where.line}" if where else path
     shown = f"{within}.{key}" if within else key
-    home = schema.elsewhere.get(key)
+    home = elsewhere.get(key)
     if home is not None:
         return f"{at}: '{key}' is ignored here; it belongs in {home}"
     # Compared case-blind, so that 'PermissionMode' and 'allowed_paths' find their key.
-    by_lower = {known.lower().replace("_", ""): known for known in schema.accepts}
+    by_lower = {name.lower().replace("_", ""): name for name in known}
     import difflib  # only for a key that is not one: not on every run's way
 
     close = difflib.get_close_matches(key.lower().replace("_", ""), list(by_lower), n=1)
     if close:
         hint = f"; did you mean '{by_lower[close[0]]}'?"
     else:
-        hint = f"; the known keys are {', '.join(schema.accepts)}"
+        hint = f"; the known keys are {', '.join(known)}"
     return f"{at}: unknown key '{shown}' is ignored{hint}"
 
 
@@ -117,32 +129,36 @@ def _invalid(
     schema: FileSchema[Any],
     error: str,
 ) -> ConfigError:
-    """A ConfigError for msgspec's ``Expected `str`, got `int` - at `$.model```."""
+    """A ConfigError for msgspec's ``Expected `str`, got `int` - at `$.model```, in the words
+    of the field's Meta."""
     _, _, at = error.rpartition(" - at ")
     steps = parse_error_path(at.strip("`"))
     key = steps[0] if steps and isinstance(steps[0], str) else None
-    if key is None or key not in schema.accepts:
+    if key is None or key not in keys(schema.struct):
         return ConfigError(error, path=path, remedy=REMEDY_SYNTAX)
     # The nearest position we know: the element itself, else its key.
     where = next(
         (positions[steps[:n]] for n in range(len(steps), 0, -1) if steps[:n] in positions), None
     )
-    inner = schema.nested.get(key, {})
-    if len(steps) > 1 and isinstance(steps[1], str) and steps[1] in inner:
+    inner = objects(schema.struct).get(key)
+    field: tuple[str, ...] = (key,)
+    if inner is not None and len(steps) > 1 and isinstance(steps[1], str):
         # A key of an object: "sandbox.network" is named, and what it takes.
-        key = f"{key}.{steps[1]}"
-        whole = inner[steps[1]]
-        accepts = schema.items.get(key, whole) if len(steps) > 2 else whole
+        field = (key, steps[1])
+    whole = takes(schema.struct, *field)
+    if len(steps) > len(field):  # an element of a list
+        accepts = takes(schema.struct, *field, each=True).words
     else:
-        whole = schema.accepts[key]
-        accepts = schema.items.get(key, whole) if len(steps) > 1 else whole
+        accepts = whole.with_default()
+    default = "" if whole.default is None else f" ({whole.default})"
     got = _describe(_value_at(raw, steps), secret=key in schema.secret)
+    name = ".".join(field)
     return ConfigError(
         f"must be {accepts}, not {got}",
         path=path,
         line=where.line if where else None,
         field=format_path(steps),
-        remedy=f"Set '{key}' to {whole}, or remove it to use the default",
+        remedy=f"Set '{name}' to {whole.words}, or remove it to use the default{default}",
     )
 
 
