@@ -22,7 +22,7 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.hooks import ConversationHooks, context_note
+from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
@@ -121,8 +121,7 @@ class Conductor(Actor[ConductorMsg]):
         self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
         self._hooks_runner = hooks
         self._hooks: ConversationHooks | None = None  # once started, when hooks are configured
-        self._session_source: str | None = "startup"  # SessionStart's, until it has run
-        self._hook_context: list[str] = []  # hooks' context, for the next prompt
+        self._prompt_hooks = PromptHooks()
         self.session_id = session_id
         self._headless = headless
         self._max_tokens = max_tokens
@@ -156,10 +155,11 @@ class Conductor(Actor[ConductorMsg]):
         events = frozenset(group.event for group in context.hooks)
         if self._hooks_runner is not None and events:
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
+            self._prompt_hooks.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
         await self._resume()
         if self.conversation.messages:
-            self._session_source = "resume"
+            self._prompt_hooks.source = "resume"
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -265,7 +265,7 @@ class Conductor(Actor[ConductorMsg]):
             case ClearConversation():
                 self.conversation = Conversation()
                 self._context_tokens = 0
-                self._session_source = "clear"
+                self._prompt_hooks.source = "clear"
                 await self._keeper.clear()
                 await reply.answer(msg, None)
             case Undo():
@@ -275,39 +275,19 @@ class Conductor(Actor[ConductorMsg]):
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
 
-    async def _prompt_hooks(self, text: str) -> str | None:
-        """SessionStart's hooks (once, and after /clear), then UserPromptSubmit's: why the
-        prompt is refused, or None; their context is kept for the prompt."""
-        assert self._hooks is not None
-        if self._session_source is not None:
-            started = await self._hooks.run("SessionStart", source=self._session_source)
-            self._session_source = None
-            if started.context:
-                self._hook_context.append(context_note("SessionStart", started.context))
-        submitted = await self._hooks.run("UserPromptSubmit", prompt=text)
-        if submitted.blocked:
-            return f"A UserPromptSubmit hook refused the prompt: {submitted.reason or 'no reason'}"
-        if submitted.stop:  # "continue": false
-            return f"A UserPromptSubmit hook stopped: {submitted.stop_reason or 'no reason given'}"
-        if submitted.context:
-            self._hook_context.append(context_note("UserPromptSubmit", submitted.context))
-        return None
-
     def _fast_now(self) -> bool:
         return self._fast and resolve_model(self._model_id).fast_mode
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = _PromptRun(self, started=time.monotonic())
         self._planning = prompt.plan
-        if self._hooks is not None:
-            refused = await self._prompt_hooks(prompt.text)
-            if refused is not None:
-                return self._outcome(run, "error_during_execution", SessionError(refused))
+        refused = await self._prompt_hooks.refusal(prompt.text)
+        if refused is not None:
+            return self._outcome(run, "error_during_execution", SessionError(refused))
         self._keeper.start_prompt(prompt.text)
         self.conversation.add_user_text(prompt.text)
-        for note in self._hook_context:
+        for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)
-        self._hook_context = []
         await self._keeper.save(self.conversation.messages)
         try:
             ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
@@ -507,20 +487,16 @@ class _PromptRun:
 
     def __init__(self, conductor: Conductor, *, started: float) -> None:
         self._conductor = conductor
+        self.model = conductor._model
+        hooks = conductor._hooks
+        self.stop_hooks: tuple[HookEvent, ConversationHooks] | None = (
+            None if hooks is None else ("Stop", hooks)
+        )
         self.dialogue = Dialogue(conductor.conversation)
         self.started = started
         self.usage = Usage()
         self.denials: list[Block] = []
         self.agents = Tally()  # what its subagents used
-
-    @property
-    def model(self) -> Address[ModelClientMsg]:
-        return self._conductor._model
-
-    @property
-    def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
-        hooks = self._conductor._hooks
-        return None if hooks is None else ("Stop", hooks)
 
     async def request(self) -> ModelRequest:
         return await self._conductor._next_request(self)
