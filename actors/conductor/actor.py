@@ -1,8 +1,10 @@
 """One prompt, turn by turn: stream the model's answer, run its tool calls, send the results.
 
-The conductor owns the conversation. Everything it hears from the model client and the tool
-executor is passed on to the UI as it arrives, and the conversation is made valid again before
-the conductor lets go of a cancelled prompt (see ``Conversation.close_interrupted``).
+The conductor owns the conversation. The turns are run by ``turn.py``, as a subagent's are;
+what is the main conversation's is here: everything heard from the model client and the tool
+executor is passed on to the UI as it arrives, the conversation is saved as it grows and
+compacted when nearly full, and the prompt's outcome is counted. The conversation is made valid
+again before the conductor lets go of a cancelled prompt (see ``Conversation.close_interrupted``).
 
 It handles its messages one at a time, in order (``InOrder``), but for the questions about
 background agents, answered at once even while a prompt runs (``/tasks`` is asked then).

@@ -75,7 +75,7 @@ class AgentRun:
     # A background agent: its events are not shown but watched (its latest activity).
     watch: Callable[[UiEvent], None] | None = None
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
-    conversation: Conversation = field(default_factory=Conversation)
+    conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
 
     @property
     def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
@@ -114,6 +114,8 @@ class AgentRun:
         )
 
     def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
+        # A tool hook's "continue": false (``result.stop_reason``) ends the main conversation's
+        # prompt only: the agent reads the call's result and goes on.
         if result.denied:
             self.denied(
                 {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input,

@@ -5,7 +5,8 @@
   (the user is told why; nothing is sent); a hook's context goes with the prompt.
 - ``SessionStart``: once the conversation is ready (``startup``, ``resume``) or cleared
   (``clear``); its context goes with the next prompt.
-- ``Stop``: when an answer ends the prompt. A block makes the model go on, told the reason;
+- ``Stop``: when an answer ends the prompt (``SubagentStop``: an agent's answer, its Agent
+  call; ``turn.py`` asks both). A block makes the model go on, told the reason;
   ``stop_hook_active`` says so to the hook, and after ``MAX_STOP_BLOCKS`` in a row the prompt
   ends anyway, so a hook that always blocks cannot loop for ever.
 - ``PreCompact`` (``manual``, ``auto``) and ``SessionEnd``: told, nothing to decide.

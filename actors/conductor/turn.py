@@ -55,7 +55,8 @@ Ending = Literal["answered", "max_turns", "stopped"]
 
 
 class Seat(Protocol):
-    """What differs between the main conversation's turns and a subagent's."""
+    """What differs between the main conversation's turns and a subagent's: the conductor's
+    ``_PromptRun`` for the one, ``agent_loop.AgentRun`` for the other."""
 
     @property
     def model(self) -> Address[ModelClientMsg]: ...
