@@ -1,8 +1,10 @@
 """One prompt, turn by turn: stream the model's answer, run its tool calls, send the results.
 
-The conductor owns the conversation. Everything it hears from the model client and the tool
-executor is passed on to the UI as it arrives, and the conversation is made valid again before
-the conductor lets go of a cancelled prompt (see ``Conversation.close_interrupted``).
+The conductor owns the conversation. The turns are run by ``turn.py``, as a subagent's are;
+what is the main conversation's is here: everything heard from the model client and the tool
+executor is passed on to the UI as it arrives, the conversation is saved as it grows and
+compacted when nearly full, and the prompt's outcome is counted. The conversation is made valid
+again before the conductor lets go of a cancelled prompt (see ``Conversation.close_interrupted``).
 
 It handles its messages one at a time, in order (``InOrder``), but for the questions about
 background agents, answered at once even while a prompt runs (``/tasks`` is asked then).
@@ -22,18 +24,17 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.hooks import MAX_STOP_BLOCKS, ConversationHooks, context_note
+from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
-from actors.conductor.partial import PartialMessage
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.turn import Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
-    BlockFinished,
     ClearConversation,
     Compact,
     ConductorMsg,
@@ -45,42 +46,40 @@ from actors.protocol import (
     ListAgents,
     ListBackgroundAgents,
     ListTools,
-    Message,
-    MessageFinished,
     ModelRequest,
     Notice,
-    Retrying,
     RunPrompt,
     SetFast,
     SetModel,
     Show,
     StopBackgroundAgent,
-    StreamMessage,
     TakeBackgroundNews,
-    TextDelta,
-    ToolCall,
-    ToolResult,
     TurnOutcome,
     Undo,
     Usage,
 )
 from actors.tool_routes import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH, offered_tools
-from runtime import Actor, KernelError, release_collector
+from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from actors.protocol import (
         AgentId,
         AgentTypes,
         Block,
+        HookEvent,
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
+        MessageFinished,
         ModelClientMsg,
-        ModelEvent,
         ProjectContext,
         SessionStoreMsg,
         SkillLibraryMsg,
+        ToolCall,
         ToolExecutorMsg,
+        ToolResult,
         UiMsg,
     )
     from runtime import Address, Reply
@@ -126,8 +125,7 @@ class Conductor(Actor[ConductorMsg]):
         self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
         self._hooks_runner = hooks
         self._hooks: ConversationHooks | None = None  # once started, when hooks are configured
-        self._session_source: str | None = "startup"  # SessionStart's, until it has run
-        self._hook_context: list[str] = []  # hooks' context, for the next prompt
+        self._prompt_hooks = PromptHooks()
         self.session_id = session_id
         self._headless = headless
         self._max_tokens = max_tokens
@@ -162,10 +160,11 @@ class Conductor(Actor[ConductorMsg]):
         events = frozenset(group.event for group in context.hooks)
         if self._hooks_runner is not None and events:
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
+            self._prompt_hooks.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
         await self._resume()
         if self.conversation.messages:
-            self._session_source = "resume"
+            self._prompt_hooks.source = "resume"
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -280,7 +279,7 @@ class Conductor(Actor[ConductorMsg]):
             case ClearConversation():
                 self.conversation = Conversation()
                 self._context_tokens = 0
-                self._session_source = "clear"
+                self._prompt_hooks.source = "clear"
                 await self._keeper.clear()
                 await reply.answer(msg, None)
             case Undo():
@@ -290,89 +289,40 @@ class Conductor(Actor[ConductorMsg]):
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
 
-    async def _prompt_hooks(self, text: str) -> str | None:
-        """SessionStart's hooks (once, and after /clear), then UserPromptSubmit's: why the
-        prompt is refused, or None; their context is kept for the prompt."""
-        assert self._hooks is not None
-        if self._session_source is not None:
-            started = await self._hooks.run("SessionStart", source=self._session_source)
-            self._session_source = None
-            if started.context:
-                self._hook_context.append(context_note("SessionStart", started.context))
-        submitted = await self._hooks.run("UserPromptSubmit", prompt=text)
-        if submitted.blocked:
-            return f"A UserPromptSubmit hook refused the prompt: {submitted.reason or 'no reason'}"
-        if submitted.stop:  # "continue": false
-            return f"A UserPromptSubmit hook stopped: {submitted.stop_reason or 'no reason given'}"
-        if submitted.context:
-            self._hook_context.append(context_note("UserPromptSubmit", submitted.context))
-        return None
-
-    async def _stop_hooks_go_on(self, run: _PromptRun) -> bool:
-        """Whether a Stop hook makes the model go on (told why), at most MAX_STOP_BLOCKS times
-        in a row."""
-        if self._hooks is None or run.stop_blocks >= MAX_STOP_BLOCKS:
-            return False
-        outcome = await self._hooks.run("Stop", stop_hook_active=run.stop_blocks > 0)
-        if not outcome.blocked:
-            return False
-        run.stop_blocks += 1
-        reason = outcome.reason or "no reason given"
-        self.conversation.add_user_text(f"(A Stop hook asks you to go on: {reason})")
-        return True
-
     def _fast_now(self) -> bool:
         return self._fast and resolve_model(self._model_id).fast_mode
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
-        run = _PromptRun(started=time.monotonic())
+        run = _PromptRun(self, started=time.monotonic())
         self._planning = prompt.plan
-        if self._hooks is not None:
-            refused = await self._prompt_hooks(prompt.text)
-            if refused is not None:
-                return self._outcome(run, "error_during_execution", SessionError(refused))
+        refused = await self._prompt_hooks.refusal(prompt.text)
+        if refused is not None:
+            return self._outcome(run, "error_during_execution", SessionError(refused))
         self._keeper.start_prompt(prompt.text)
         self.conversation.add_user_text(prompt.text)
-        for note in self._hook_context:
+        for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)
-        self._hook_context = []
         await self._keeper.save(self.conversation.messages)
         try:
-            while True:
-                if run.turns >= prompt.max_turns:
-                    return self._outcome(
-                        run,
-                        "error_max_turns",
-                        SessionError(
-                            f"stopped after {_turns(prompt.max_turns)} (--max-turns)",
-                        ),
-                    )
-                run.turns += 1
-                finished, ran = await self._turn(run)
-                if run.stop_reason is not None:
-                    # The turn's results are in the conversation: the model reads them next time.
-                    note = f"A hook stopped the work: {run.stop_reason}"
-                    await self._ui.tell(Show(Notice("warning", note)))
-                    return self._outcome(run, "success")
-                if finished.stop_reason == "pause_turn":
-                    continue  # a server tool is mid-loop: resending lets it go on
-                if finished.stop_reason != "tool_use" or not ran:
-                    if await self._stop_hooks_go_on(run):
-                        continue
-                    return self._outcome(run, "success")
+            ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
         except LegatoError as error:
             # An API failure ends the prompt but not the session: the caller gets an outcome
             # it can report (and, interactively, the next prompt works).
             return self._outcome(run, "error_during_execution", error)
-        finally:
-            # Runs on cancellation too, synchronously, so it cannot itself be cancelled.
-            if run.partial is not None or self.conversation.pending_tool_uses():
-                kept = run.partial.content() if run.partial is not None else []
-                self.conversation.close_interrupted(kept, run.results)
+        if ending == "max_turns":
+            return self._outcome(
+                run,
+                "error_max_turns",
+                SessionError(f"stopped after {_turns(prompt.max_turns)} (--max-turns)"),
+            )
+        if ending == "stopped":
+            note = f"A hook stopped the work: {run.dialogue.stop_reason}"
+            await self._ui.tell(Show(Notice("warning", note)))
+        return self._outcome(run, "success")
 
-    async def _turn(self, run: _PromptRun) -> tuple[MessageFinished, bool]:
-        """Stream one answer and run its tool calls, each from the moment its block is complete
-        (``calls.py``); returns the answer, and whether it had calls, once all have reported."""
+    async def _next_request(self, run: _PromptRun) -> ModelRequest:
+        """The conversation made ready for the next answer (compacted when nearly full, told
+        the background's news), and the request for it."""
         if (
             compaction.needs_compaction(self._context_tokens, self._window())
             # Not again before the conversation has grown: a kept turn too large to fit
@@ -385,109 +335,23 @@ class Conductor(Actor[ConductorMsg]):
             self._mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
                 await self._mcp.refresh()
-        request = self._request()
-        run.partial = PartialMessage()
-        run.results = {}
-        display = Display(self._ui)
-        finished: MessageFinished | None = None
-        failure: Exception | None = None
-        calls = TurnCalls(
+        return self._request()
+
+    def _calls(
+        self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
+    ) -> TurnCalls:
+        agents = None
+        if self._agents is not None:
+            agents = self._agents.runner(
+                depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+            )
+        return TurnCalls(
             tools=self._tools,
             keeper=self._keeper,
             display=display,
-            record=lambda call, result: _record(run, call, result),
-            agents=ConductorCalls(
-                None
-                if self._agents is None
-                else self._agents.runner(
-                    depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
-                ),
-                self._mcp,
-            ),
+            record=record,
+            agents=ConductorCalls(agents, self._mcp),
         )
-        try:
-            async with anyio.create_task_group() as calls.tasks:
-                calls.tasks.start_soon(calls.send)
-                api_started = time.monotonic()
-                try:
-                    async with self._model.stream(StreamMessage(request=request)) as events:
-                        async for event in events:
-                            await display.show(event)
-                            finished = await self._on_event(run, request, calls, event) or finished
-                            if finished is not None and event is finished:
-                                await display.release()
-                except Exception as exc:  # raised below, once the calls that started are done
-                    failure = exc
-                finally:
-                    run.api_seconds += time.monotonic() - api_started
-                await calls.all_sent()
-                if finished is None:
-                    await calls.withdraw_waiting()
-                    cut = _cut_short(run, calls)
-                    if cut is not None:
-                        await display.show(cut)
-                    await display.release()
-        finally:
-            # Also when the turn is cut or interrupted: a command it started still runs.
-            self._background = self._background or any(map(_starts_background, calls.started))
-            if run.partial is not None:
-                # A complete call the cut came too soon to send: it never started.
-                sent = {c.id for c in calls.started}
-                for call in run.partial.calls():
-                    if call.id not in sent:
-                        run.results.setdefault(call.id, _never_started(call))
-            if not display.released:  # cancelled: what is held, as far as it fits
-                cut = _cut_short(run, calls) if finished is None else None
-                if cut is not None:
-                    display.show_nowait(cut)
-                display.release_nowait()
-            # Start-up is over: from here on a long session makes garbage in cycles.
-            release_collector()
-        if failure is not None:
-            raise failure
-        if finished is None:
-            raise SessionError("the model's answer ended without its final event")
-        if calls.failures or len(run.results) < len(calls.started):
-            missing = [c.id for c in calls.started if c.id not in run.results]
-            raise SessionError(
-                f"the tool executor gave no result for {', '.join(missing)}"
-            ) from next(iter(calls.failures), None)
-        if calls.started:
-            # In the calls' order, whatever order they finished in.
-            self.conversation.add_tool_results([run.results[c.id] for c in calls.in_order()])
-            run.results = {}
-            await self._keeper.save(self.conversation.messages)
-        return finished, bool(calls.started)
-
-    async def _on_event(
-        self, run: _PromptRun, request: ModelRequest, calls: TurnCalls, event: ModelEvent
-    ) -> MessageFinished | None:
-        """Keep track of one event of the answer; returns the answer once it is whole."""
-        assert run.partial is not None
-        match event:
-            case TextDelta(index=index, text=text):
-                run.partial.add_text(index, text)
-            case BlockFinished(index=index, block=block):
-                call = run.partial.finish(index, block)
-                if call is not None:
-                    calls.start(call)
-            case Retrying():
-                if calls.queued:
-                    # The client retries only before any content; a retry now would run the
-                    # calls again. Never silently: the prompt ends here.
-                    raise SessionError("the model client retried an answer whose calls had run")
-                run.partial = PartialMessage()
-            case MessageFinished(message=message):
-                # A call the provider did not finish block by block starts now, in order.
-                begun = {c.id for c in calls.queued}
-                for call in _tool_calls(event):
-                    if call.id not in begun:
-                        calls.start(call)
-                run.partial = None
-                self.conversation.add_assistant(message)
-                await self._finished(run, request, event)
-                return event
-        return None
 
     async def _finished(
         self, run: _PromptRun, request: ModelRequest, finished: MessageFinished
@@ -495,7 +359,6 @@ class Conductor(Actor[ConductorMsg]):
         self._usage = self._usage + finished.usage
         self._keeper.count(finished.usage, request.model)
         run.usage = run.usage + finished.usage
-        run.last_text = _text_of(finished.message.content) or run.last_text
         # Fast mode may silently run at standard speed: usage.speed says so.
         slow = speed_notice(
             resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
@@ -503,7 +366,6 @@ class Conductor(Actor[ConductorMsg]):
         if slow is not None:
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
-        await self._keeper.save(self.conversation.messages)
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told
@@ -616,12 +478,12 @@ class Conductor(Actor[ConductorMsg]):
         own = cost_usd(model, run.usage, fast=self._fast_now())
         agents = run.agents.cost
         return TurnOutcome(
-            result=run.last_text,
+            result=run.dialogue.last_text,
             is_error=subtype != "success",
             subtype=subtype,  # type: ignore[arg-type]
-            num_turns=run.turns,
+            num_turns=run.dialogue.turns,
             duration_ms=round((time.monotonic() - run.started) * 1000),
-            duration_api_ms=round(run.api_seconds * 1000),
+            duration_api_ms=round(run.dialogue.api_seconds * 1000),
             # The subagents' answers count with the prompt's, each at its own model's price.
             usage=run.usage + run.agents.usage,
             total_cost_usd=None if own is None or agents is None else own + agents,
@@ -632,63 +494,55 @@ class Conductor(Actor[ConductorMsg]):
 
 
 class _PromptRun:
-    """The bookkeeping of one prompt while it runs."""
+    """One prompt while it runs: its bookkeeping, and the main conversation's side of each of
+    its turns (``turn.Seat``): events go to the UI as they are, the session counts every
+    answer, and the conversation is saved as it grows."""
 
-    def __init__(self, *, started: float) -> None:
+    def __init__(self, conductor: Conductor, *, started: float) -> None:
+        self._conductor = conductor
+        self.model = conductor._model
+        hooks = conductor._hooks
+        self.stop_hooks: tuple[HookEvent, ConversationHooks] | None = (
+            None if hooks is None else ("Stop", hooks)
+        )
+        self.dialogue = Dialogue(conductor.conversation)
         self.started = started
-        self.turns = 0
-        self.api_seconds = 0.0
         self.usage = Usage()
-        self.last_text = ""
-        self.partial: PartialMessage | None = None  # a message still streaming
-        self.results: dict[str, ToolResult] = {}  # finished calls of the turn still running
         self.denials: list[Block] = []
         self.agents = Tally()  # what its subagents used
-        self.stop_blocks = 0  # Stop hooks that made the model go on, in a row
-        self.stop_reason: str | None = None  # a tool hook said "continue": false
 
+    async def request(self) -> ModelRequest:
+        return await self._conductor._next_request(self)
 
-def _record(run: _PromptRun, call: ToolCall, result: ToolResult) -> None:
-    run.results[result.tool_use_id] = result
-    if result.stop_reason is not None:
-        run.stop_reason = result.stop_reason
-    if result.denied:
-        run.denials.append(
-            {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
-        )
+    def display(self) -> Display:
+        return Display(self._conductor._ui)
+
+    def calls(self, display: Display, record: Callable[[ToolCall, ToolResult], None]) -> TurnCalls:
+        return self._conductor._calls(self, display, record)
+
+    def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
+        if result.stop_reason is not None:
+            dialogue.stop_reason = result.stop_reason
+        if result.denied:
+            self.denials.append(
+                {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
+            )
+
+    async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
+        await self._conductor._finished(self, request, finished)
+
+    async def changed(self) -> None:
+        await self._conductor._keeper.save(self._conductor.conversation.messages)
+
+    def turn_over(self, started: list[ToolCall]) -> None:
+        # A call of this session asked for a background command: from then on, each turn
+        # asks the executor which have ended.
+        conductor = self._conductor
+        conductor._background = conductor._background or any(map(_starts_background, started))
 
 
 def _starts_background(call: ToolCall) -> bool:
     return call.name == "Bash" and call.input.get("run_in_background") is True
-
-
-def _never_started(call: ToolCall) -> ToolResult:
-    return ToolResult(
-        tool_use_id=call.id,
-        content="Interrupted before it started; nothing was done.",
-        is_error=True,
-    )
-
-
-def _cut_short(run: _PromptRun, calls: TurnCalls) -> MessageFinished | None:
-    """An answer cut short after some of its calls started, as the conversation keeps it:
-    shown like a finished answer, so that each call's result is shown after its call."""
-    kept = run.partial.content() if run.partial is not None else []
-    if not calls.started or not kept:
-        return None
-    return MessageFinished(Message("assistant", kept), None, Usage())
-
-
-def _tool_calls(finished: MessageFinished) -> tuple[ToolCall, ...]:
-    return tuple(
-        ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
-        for block in finished.message.content
-        if block.get("type") == "tool_use"
-    )
-
-
-def _text_of(content: list[Block]) -> str:
-    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
 def _describe(error: Exception | None) -> str | None:

@@ -1,39 +1,33 @@
 """One subagent's conversation, turn by turn, until it answers.
 
-The same pipeline as the main conversation's turns (``calls.py``): each of the agent's tool
-calls is sent to the executor as soon as its block is complete, with the agent's scope, so the
-executor holds it to its tools and the broker's questions name it. Its events go to the UI as
-its own (``AgentEvent``). Its conversation lives and dies here: the parent hears only the
-final text, and nothing of it is saved or shown to the parent's model.
+The same turns as the main conversation's (``turn.py``): each of the agent's tool calls is sent
+to the executor as soon as its block is complete, with the agent's scope, so the executor holds
+it to its tools and the broker's questions name it. Its events go to the UI as its own
+(``AgentEvent``), or only to its record for a background agent. Its conversation lives and dies
+here: the parent hears only the final text, and nothing of it is saved or shown to the parent's
+model.
 
 Cancellation needs nothing of its own: the loop runs in the Agent call's task, and its calls in
 a task group inside it, so an interrupt reaches them like any call of the turn (each reports
-as interrupted, shielded and bounded, before the cancellation goes on up).
+as interrupted, shielded and bounded, before the cancellation goes on up), and the agent's
+conversation is closed as the main one is.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-import anyio
 
 from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.hooks import MAX_STOP_BLOCKS, ConversationHooks
-from actors.conductor.partial import PartialMessage
-from actors.errors import LegatoError, SessionError
+from actors.conductor.turn import Dialogue, run_dialogue
+from actors.errors import LegatoError
 from actors.protocol import (
     AgentEvent,
-    BlockFinished,
     HookFinished,
     HookStarted,
-    MessageFinished,
     ModelRequest,
     Notice,
-    Retrying,
-    StreamMessage,
-    ToolCall,
     ToolResult,
     TurnOutcome,
 )
@@ -42,11 +36,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from actors.conductor.calls import AgentRunner
+    from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
     from actors.protocol import (
         AgentScope,
         Block,
+        HookEvent,
+        MessageFinished,
         ModelClientMsg,
+        ToolCall,
         ToolExecutorMsg,
         UiEvent,
         UiMsg,
@@ -57,7 +55,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class AgentRun:
-    """Everything one agent's conversation needs."""
+    """Everything one agent's conversation needs: its side of each turn (``turn.Seat``)."""
 
     call_id: str  # the Agent call
     scope: AgentScope
@@ -77,137 +75,83 @@ class AgentRun:
     # A background agent: its events are not shown but watched (its latest activity).
     watch: Callable[[UiEvent], None] | None = None
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
+    conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
+
+    @property
+    def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
+        return None if self.hooks is None else ("SubagentStop", self.hooks)
+
+    async def request(self) -> ModelRequest:
+        return ModelRequest(
+            model=self.model_id,
+            max_tokens=self.max_tokens,
+            messages=list(self.conversation.messages),
+            system=self.system,
+            tools=self.tool_specs,
+        )
+
+    def display(self) -> Display:
+        return Display(self.ui, self._wrap, sink=self.watch)
+
+    def _wrap(self, event: UiEvent) -> UiEvent:
+        if isinstance(event, (Notice, TurnOutcome, AgentEvent, HookStarted, HookFinished)):
+            return event  # not the agent's answer or calls: shown as it is
+        return AgentEvent(
+            parent_tool_use_id=self.scope.parent_tool_use_id,
+            agent=self.scope.name,
+            event=event,
+            model=self.model_id,
+        )
+
+    def calls(self, display: Display, record: Callable[[ToolCall, ToolResult], None]) -> TurnCalls:
+        return TurnCalls(
+            tools=self.tools,
+            keeper=self.keeper,
+            display=display,
+            record=record,
+            agents=self.nested,
+            scope=self.scope,
+        )
+
+    def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
+        # A tool hook's "continue": false (``result.stop_reason``) ends the main conversation's
+        # prompt only: the agent reads the call's result and goes on.
+        if result.denied:
+            self.denied(
+                {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input,
+                 "agent": self.scope.name}
+            )  # fmt: skip
+
+    async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
+        self.used(finished.usage)
+
+    async def changed(self) -> None:
+        """Nothing to do: an agent's conversation is not saved."""
+
+    def turn_over(self, started: list[ToolCall]) -> None:
+        """Nothing to do: the conductor asks for background news only from its own calls."""
 
 
 async def run_agent(run: AgentRun) -> ToolResult:
     """Run the agent to its final answer; the Agent call's result."""
-    conversation = Conversation()
-    conversation.add_user_text(run.prompt)
-    last_text = ""
-    stop_blocks = 0  # SubagentStop hooks that made the agent go on, in a row
-    for _ in range(run.max_turns):
-        try:
-            finished, calls = await _turn(run, conversation)
-        except LegatoError as error:
-            return ToolResult(
-                tool_use_id=run.call_id,
-                content=f"The agent {run.scope.name!r} stopped: {error.describe()}",
-                is_error=True,
-            )
-        last_text = _text_of(finished.message.content) or last_text
-        if finished.stop_reason == "pause_turn":
-            continue
-        if finished.stop_reason != "tool_use" or not calls:
-            if run.hooks is not None and stop_blocks < MAX_STOP_BLOCKS:
-                outcome = await run.hooks.run("SubagentStop", stop_hook_active=stop_blocks > 0)
-                if outcome.blocked:
-                    stop_blocks += 1
-                    reason = outcome.reason or "no reason given"
-                    conversation.add_user_text(f"(A SubagentStop hook asks you to go on: {reason})")
-                    continue
-            return ToolResult(tool_use_id=run.call_id, content=last_text or "(no answer)")
-    return ToolResult(
-        tool_use_id=run.call_id,
-        content=(
-            f"The agent {run.scope.name!r} was stopped after {run.max_turns} turns "
-            "(agents.maxTurns) before it finished. Its last words: " + (last_text or "(none)")
-        ),
-        is_error=True,
-    )
-
-
-async def _turn(run: AgentRun, conversation: Conversation) -> tuple[MessageFinished, bool]:
-    """One answer of the agent and its calls; the answer, and whether it had calls."""
-    scope = run.scope
-
-    def wrap(event: UiEvent) -> UiEvent:
-        if isinstance(event, (Notice, TurnOutcome, AgentEvent, HookStarted, HookFinished)):
-            return event  # not the agent's answer or calls: shown as it is
-        return AgentEvent(
-            parent_tool_use_id=scope.parent_tool_use_id,
-            agent=scope.name,
-            event=event,
-            model=run.model_id,
+    run.conversation.add_user_text(run.prompt)
+    dialogue = Dialogue(run.conversation)
+    try:
+        ending = await run_dialogue(dialogue, run, max_turns=run.max_turns)
+    except LegatoError as error:
+        return ToolResult(
+            tool_use_id=run.call_id,
+            content=f"The agent {run.scope.name!r} stopped: {error.describe()}",
+            is_error=True,
         )
-
-    def record(call: ToolCall, result: ToolResult) -> None:
-        if result.denied:
-            run.denied(
-                {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input,
-                 "agent": scope.name}
-            )  # fmt: skip
-
-    display = Display(run.ui, wrap, sink=run.watch)
-    request = ModelRequest(
-        model=run.model_id,
-        max_tokens=run.max_tokens,
-        messages=list(conversation.messages),
-        system=run.system,
-        tools=run.tool_specs,
-    )
-    calls = TurnCalls(
-        tools=run.tools,
-        keeper=run.keeper,
-        display=display,
-        record=record,
-        agents=run.nested,
-        scope=scope,
-    )
-    partial = PartialMessage()
-    finished: MessageFinished | None = None
-    failure: Exception | None = None
-    async with anyio.create_task_group() as calls.tasks:
-        calls.tasks.start_soon(calls.send)
-        try:
-            async with run.model.stream(StreamMessage(request=request)) as events:
-                async for event in events:
-                    await display.show(event)
-                    match event:
-                        case BlockFinished(index=index, block=block):
-                            call = partial.finish(index, block)
-                            if call is not None:
-                                calls.start(call)
-                        case Retrying():
-                            if calls.queued:
-                                raise SessionError(
-                                    "the model client retried an answer whose calls had run"
-                                )
-                            partial = PartialMessage()
-                        case MessageFinished(message=message, usage=usage):
-                            begun = {c.id for c in calls.queued}
-                            for call in _tool_calls(event):
-                                if call.id not in begun:
-                                    calls.start(call)
-                            conversation.add_assistant(message)
-                            run.used(usage)
-                            finished = event
-                            await display.release()
-        except Exception as exc:  # raised below, once the calls that started are done
-            failure = exc
-        await calls.all_sent()
-        if finished is None:
-            await calls.withdraw_waiting()
-            await display.release()
-    if failure is not None:
-        raise failure
-    if finished is None:
-        raise SessionError("the model's answer ended without its final event")
-    ordered = calls.in_order()
-    missing = [c.id for c in ordered if c.id not in calls.results]
-    if calls.failures or missing:
-        raise SessionError(f"the tool executor gave no result for {', '.join(missing)}")
-    if ordered:
-        conversation.add_tool_results([calls.results[c.id] for c in ordered])
-    return finished, bool(ordered)
-
-
-def _tool_calls(finished: MessageFinished) -> list[ToolCall]:
-    return [
-        ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
-        for block in finished.message.content
-        if block.get("type") == "tool_use"
-    ]
-
-
-def _text_of(content: list[Block]) -> str:
-    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    if ending == "max_turns":
+        return ToolResult(
+            tool_use_id=run.call_id,
+            content=(
+                f"The agent {run.scope.name!r} was stopped after {run.max_turns} turns "
+                "(agents.maxTurns) before it finished. Its last words: "
+                + (dialogue.last_text or "(none)")
+            ),
+            is_error=True,
+        )
+    return ToolResult(tool_use_id=run.call_id, content=dialogue.last_text or "(no answer)")

@@ -5,7 +5,8 @@
   (the user is told why; nothing is sent); a hook's context goes with the prompt.
 - ``SessionStart``: once the conversation is ready (``startup``, ``resume``) or cleared
   (``clear``); its context goes with the next prompt.
-- ``Stop``: when an answer ends the prompt. A block makes the model go on, told the reason;
+- ``Stop``: when an answer ends the prompt (``SubagentStop``: an agent's answer, its Agent
+  call; ``turn.py`` asks both). A block makes the model go on, told the reason;
   ``stop_hook_active`` says so to the hook, and after ``MAX_STOP_BLOCKS`` in a row the prompt
   ends anyway, so a hook that always blocks cannot loop for ever.
 - ``PreCompact`` (``manual``, ``auto``) and ``SessionEnd``: told, nothing to decide.
@@ -42,6 +43,39 @@ class ConversationHooks(msgspec.Struct):
         for message in outcome.system_messages:  # a hook's word for the user
             await self.ui.tell(Show(Notice("info", f"{event} hook: {message}")))
         return outcome
+
+
+class PromptHooks:
+    """SessionStart's hooks (once, and again after /clear) and UserPromptSubmit's, before a
+    prompt enters the conversation; their context is kept for the prompt that goes."""
+
+    def __init__(self) -> None:
+        self.hooks: ConversationHooks | None = None  # once started, when hooks are configured
+        self.source: str | None = "startup"  # SessionStart's, until it has run
+        self._context: list[str] = []
+
+    async def refusal(self, text: str) -> str | None:
+        """Run the hooks for the prompt ``text``: why it is refused, or None."""
+        if self.hooks is None:
+            return None
+        if self.source is not None:
+            started = await self.hooks.run("SessionStart", source=self.source)
+            self.source = None
+            if started.context:
+                self._context.append(context_note("SessionStart", started.context))
+        submitted = await self.hooks.run("UserPromptSubmit", prompt=text)
+        if submitted.blocked:
+            return f"A UserPromptSubmit hook refused the prompt: {submitted.reason or 'no reason'}"
+        if submitted.stop:  # "continue": false
+            return f"A UserPromptSubmit hook stopped: {submitted.stop_reason or 'no reason given'}"
+        if submitted.context:
+            self._context.append(context_note("UserPromptSubmit", submitted.context))
+        return None
+
+    def take_context(self) -> list[str]:
+        """The hooks' context for the prompt about to go, once."""
+        context, self._context = self._context, []
+        return context
 
 
 def context_note(event: str, context: str) -> str:
