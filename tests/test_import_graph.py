@@ -42,6 +42,10 @@ SHARED = {
     # Legato's own credentials, which no command, hook or MCP server gets.
     "actors.credentials",
     "actors.nesting",
+    # The programs run for others (commands, hooks, MCP servers, rg) as process groups, and
+    # their output capped.
+    "actors.process_groups",
+    "actors.output_caps",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.

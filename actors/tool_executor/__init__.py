@@ -26,31 +26,24 @@ from actors.tool_executor.own_files import (
 
 if TYPE_CHECKING:
     from actors.tool_executor.actor import ToolExecutor
-    from actors.tool_executor.process import HeadTail, stop_group
 
 __all__ = [
     "GUIDE_CAP",
     "LIBRARY_CAP",
     "SETTINGS_CAP",
-    "HeadTail",
     "OwnFile",
     "Refused",
     "ToolExecutor",
     "read_own",
-    "stop_group",
     "user_folders",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    # The actor and its processes load when something asks for them: the memory store and the
-    # skill library, which read Legato's own files through ``read_own``, start without them.
+    # The actor loads when something asks for it: the memory store and the skill library,
+    # which read Legato's own files through ``read_own``, start without it.
     if name == "ToolExecutor":
         from actors.tool_executor.actor import ToolExecutor
 
         return ToolExecutor
-    if name in ("HeadTail", "stop_group"):
-        from actors.tool_executor import process
-
-        return getattr(process, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import anyio.to_thread
 
+from actors import process_groups
 from actors.tool_executor.walk import (
     SKIP_DIRS,
     Found,
@@ -181,15 +181,14 @@ class Run:
 async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
     """rg with ``args`` in ``cwd``, killed with its group when the block ends before it does."""
     try:
-        process = await anyio.open_process(
+        process = await process_groups.start(
             [rg, *BASE, *args],
             cwd=cwd,
+            env={},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             # Not read: an error quoting a long pattern could fill a pipe and stall rg.
             stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env={},
         )
     except OSError as exc:  # missing, not executable, another platform's binary
         raise Unavailable(str(exc)) from None
@@ -199,10 +198,7 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
     finally:
         # Shielded: a cancelled search must not leave rg reading the disk behind it.
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-            if process.returncode is None:
-                # Its own group's leader, not yet reaped: the group id is still rg's.
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
+            process_groups.kill(process)  # rg starts no process: no grace to wait out
             await process.aclose()
 
 
