@@ -34,6 +34,7 @@ from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warning
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.memory_store.validate import FileSchema, Loaded, load_json
 from actors.models import DEFAULT_ALIAS, OPENAI_PREFIX, resolve_model, same_provider
+from actors.own_files import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.places import (
     MEMORY_FILE,
     hooks_approval_path,
@@ -52,7 +53,6 @@ from actors.protocol import (
     Setting,
 )
 from actors.run_files import places_that_run
-from actors.tool_executor import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
 from actors.visible import escape_controls

@@ -27,8 +27,8 @@ import msgspec
 from actors.credentials import LEGATO_CREDENTIALS, credential_in, credential_values
 from actors.errors import ConfigError
 from actors.memory_store.jsonpos import decode, key_positions
+from actors.own_files import SETTINGS_CAP, Refused, read_own
 from actors.protocol import McpServer, McpWritten
-from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence

@@ -10,7 +10,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors.tool_executor import door, regexes
+from actors import door
+from actors.tool_executor import regexes
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
 from actors.tool_executor.walk import Found, glob_matcher
 
