@@ -1,5 +1,11 @@
 """ripgrep (``rg``), the fast walker and matcher behind Glob, Grep and ``@path`` completion.
 
+It is the fast engine, not the reference: the Python walk (``walk.py``) and matcher
+(``search.py``) define the right answer, and rg runs only where it gives that same answer (the
+differential tests in ``test_ripgrep.py`` run both). Where it cannot run (``Unavailable``),
+cannot be told the project's ignore rules exactly (``walk_args``), or refuses the pattern
+(``Rejected``), the Python engine answers.
+
 The binary comes with Legato (the ``ripgrep`` wheel puts it beside the Python that runs Legato);
 one on PATH serves otherwise. It runs as a process of its own group, with no configuration
 file and an empty environment, so that nothing a repository or the user's shell sets changes

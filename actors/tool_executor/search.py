@@ -1,5 +1,13 @@
 """The search behind Grep: blocking, run in worker threads a batch of files at a time, stopping
-when asked to."""
+when asked to.
+
+Of Grep's two engines this one (Python's regex syntax, run by ``regexes``, over the files of
+``walk.py``'s walk) is the reference: its results define the right answer, and the pattern's
+syntax is the one the tool documents. ripgrep (``search_rg.py``) gives the same answer faster
+and runs first, except for a single file, a pattern it would read otherwise or refuses, a
+record too long to hold, and where rg is missing or cannot run; then this search answers.
+The differential tests (``test_ripgrep.py``, ``test_differential_*``) run both on the same cases.
+"""
 
 from __future__ import annotations
 
