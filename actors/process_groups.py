@@ -11,8 +11,8 @@ group: SIGTERM, a grace, then SIGKILL, and returns once no member still runs.
   for good where pid 1 does not reap them (some containers): a member counts only while it
   runs, which ``/proc`` says (``_has_running_member``). Without ``/proc`` (macOS) killpg is
   trusted, and there pid 1 reaps orphans.
-- Once the group is gone its id may be given to another process's group: a group found gone,
-  or stopped, is never signalled again.
+- Once the group is gone its id may be given to another process's group: ``stop`` signals no
+  group it finds gone, and a caller stops a group once.
 - Under bubblewrap the group lives in a PID namespace whose init ends last (the kernel ends
   every process in the namespace first): its end, told by a pidfd, is the group's end, where
   otherwise every process's ``/proc`` entry would be read.
