@@ -2,7 +2,7 @@
 
 It is the fast engine, not the reference: the Python walk (``walk.py``) and matcher
 (``search.py``) define the right answer, and rg runs only where it gives that same answer (the
-differential tests in ``test_ripgrep.py`` run both). Where it cannot run (``Unavailable``),
+differential tests, ``test_differential_*``, run both). Where it cannot run (``Unavailable``),
 cannot be told the project's ignore rules exactly (``walk_args``), or refuses the pattern
 (``Rejected``), the Python engine answers.
 

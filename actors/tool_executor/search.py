@@ -6,7 +6,8 @@ Of Grep's two engines this one (Python's regex syntax, run by ``regexes``, over 
 syntax is the one the tool documents. ripgrep (``search_rg.py``) gives the same answer faster
 and runs first, except for a single file, a pattern it would read otherwise or refuses, a
 record too long to hold, and where rg is missing or cannot run; then this search answers.
-The differential tests (``test_ripgrep.py``, ``test_differential_*``) run both on the same cases.
+The differential tests (``test_differential_*`` in ``tests/tool_executor/``) run both on the
+same cases.
 """
 
 from __future__ import annotations

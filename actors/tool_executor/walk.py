@@ -12,7 +12,7 @@ answer, and it is itself tested against ``git ls-files`` (``test_walk_gitignore.
 (``actors.tool_executor.ripgrep``) makes the same walk faster and runs whenever it can: when its
 binary is there and runs, and when the ignore rules can be put to it exactly. Otherwise, and
 when it fails before listing anything, this walk answers. The differential tests
-(``test_ripgrep.py``, ``test_differential_*``) run both on the same cases.
+(``test_differential_*`` in ``tests/tool_executor/``) run both on the same cases.
 
 ``walk_files`` is blocking and runs in a worker thread; ``stop`` is checked between folders so
 that an abandoned search ends soon instead of scanning on in the background. ``walk_readable``
