@@ -28,7 +28,7 @@ The actors, and who talks to whom:
                                        ──DescribeSandbox──▶ tool executor
 
 Only the tool executor opens project files for the model: its tools, ``@path`` attachments and
-``/undo``'s checkpoints all go through its one door (``actors/tool_executor/door.py``).
+``/undo``'s checkpoints all go through its one door (``actors/door.py``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Every import counts, at the top of a module or inside a function, for typing or 
 
 - ``runtime/`` imports nothing from ``actors/`` or ``frontends/``;
 - ``actors/`` imports nothing from ``frontends/``; the modules all actors share (``protocol``,
-  ``errors``...) import no actor package, and an actor's package imports another one only by its
-  root, never its submodules;
+  ``errors``...) import no actor package, and an actor's package imports no other actor's package,
+  not even its root: what two actors share is a shared module, or a message;
 - a frontend reaches the actors through messages (``actors.protocol``), ``actors.errors``,
   ``actors.models`` and the public names of ``runtime``; an actor package's root (the actor
   classes) only where a frontend starts actors or implements the UI actor's ``Renderer``;
@@ -50,6 +50,14 @@ SHARED = {
     # hook runner receive them. A package of several modules, but a leaf the actors share, not
     # an actor: a frontend imports its root.
     "actors.settings",
+    # The programs run for others (commands, hooks, MCP servers, rg) as process groups, and
+    # their output capped.
+    "actors.process_groups",
+    "actors.output_caps",
+    # The door to files (the executor's tools), and through it to what Legato reads for itself
+    # (the memory store, the skill library).
+    "actors.door",
+    "actors.own_files",
 }
 
 # Frontend modules that may import an actor package's root, and which packages.
@@ -192,7 +200,7 @@ def violation(edge: Import, packages: set[str]) -> str | None:
             return "a module the actors share imports an actor package"
         if imported != owner:
             return f"an actor reaches into another actor's module ({owner})"
-        return None
+        return f"an actor imports another actor's package ({owner})"
     if layer != "frontends":
         return None
     if imported == "frontends.cli":
@@ -338,6 +346,16 @@ def write(root: Path, files: dict[str, str]) -> None:
             "from ..conductor.compaction import fill_text",
             "an actor reaches into another actor's module (actors.conductor)",
         ),
+        (
+            "actors/ui/actor.py",
+            "from actors.conductor import Conductor",
+            "an actor imports another actor's package (actors.conductor)",
+        ),
+        (
+            "actors/ui/actor.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from actors import conductor",
+            "an actor imports another actor's package (actors.conductor)",
+        ),
         ("actors/ui/actor.py", "from frontends import debug", "an actor imports a frontend"),
         (
             "actors/protocol.py",
@@ -372,9 +390,10 @@ def test_the_checker_lets_the_allowed_imports_through(tmp_path: Path) -> None:
         {
             "actors/conductor/__init__.py": "from actors.conductor.actor import Conductor",
             "actors/conductor/actor.py": "from actors.conductor import compaction\n"
-            "from actors.ui import UiActor\nfrom runtime import Actor",
+            "from actors.process_groups import stop\nfrom runtime import Actor",
             "actors/conductor/compaction.py": "from actors.protocol import Usage",
             "actors/ui/__init__.py": "",
+            "actors/process_groups.py": "",
             "actors/protocol.py": "from runtime import Ask",
             "frontends/session.py": "from actors.conductor import Conductor",
             "frontends/status.py": "from actors.protocol import Usage\n"

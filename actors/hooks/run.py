@@ -1,6 +1,6 @@
 """One hook command as a process group: the event's JSON on stdin, its output kept small, and
-its end made certain (the tool executor's ``stop_group``: SIGTERM, a grace, then SIGKILL of the
-whole group), after a timeout and on cancellation alike."""
+its end made certain (``actors/process_groups.py``: SIGTERM, a grace, then SIGKILL of the whole
+group), after a timeout and on cancellation alike."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors import process_groups
 from actors.credentials import without_credentials
+from actors.output_caps import HeadTail
 from actors.protocol import HookRun
-from actors.tool_executor import HeadTail, stop_group
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -23,9 +24,6 @@ if TYPE_CHECKING:
 
 # Each of stdout and stderr keeps this much, its head and its tail.
 OUTPUT_CAP = 64 * 1024
-# The grace between SIGTERM and SIGKILL: after a timeout, and when the asker gave up.
-GRACE = 0.5
-INTERRUPT_GRACE = 0.1
 # How long to keep reading once the group is gone: a daemon that left it may hold a pipe.
 DRAIN = 1.0
 _READ = 65536
@@ -51,14 +49,13 @@ async def run_hook(
     try:
         # Shielded (it takes a moment): once the process exists, the cleanup below has its handle.
         with anyio.CancelScope(shield=True):
-            process = await anyio.open_process(
+            process = await process_groups.start(
                 ["bash", "-c", hook.command],
                 cwd=cwd,
                 env=without_credentials(env, secrets=secrets),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                start_new_session=True,
             )
     except OSError as exc:
         return HookRun(command=hook.command, source=source, exit_code=None, stderr=str(exc))
@@ -75,7 +72,7 @@ async def run_hook(
             with anyio.move_on_after(hook.timeout):
                 code = await process.wait()
             elapsed = anyio.current_time() - started
-            await stop_group(process, grace=GRACE)
+            await process_groups.stop(process, grace=process_groups.GRACE)
             ended = True
             with anyio.move_on_after(DRAIN):
                 for done in readers:
@@ -84,7 +81,7 @@ async def run_hook(
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
             if not ended:  # the asker gave up: the user is waiting
-                await stop_group(process, grace=INTERRUPT_GRACE)
+                await process_groups.stop(process, grace=process_groups.INTERRUPT_GRACE)
             await process.aclose()
     return HookRun(
         command=hook.command,

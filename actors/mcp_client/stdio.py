@@ -3,8 +3,9 @@
 This replaces the SDK's ``stdio_client`` for one reason: its shutdown signals the server's process
 group only when the server outlives the closing of its stdin, so a server that exits then leaves
 its children running (a wrapper that starts the real server, a server that started a helper). Here
-the group is always ended: stdin closes, the server gets GRACE to exit by itself, then the whole
-group gets SIGTERM and, after GRACE more, SIGKILL. The server runs in a session of its own, so
+the group is always ended: stdin closes, the server gets GRACE to exit by itself, then whatever
+of the group still runs gets SIGTERM and, after GRACE more, SIGKILL (``actors/process_groups.py``,
+where a zombie left in the group counts as ended). The server runs in a session of its own, so
 the group is it and everything it starts, and the terminal's Ctrl+C never reaches it.
 
 The streams are the SDK's transport streams (``SessionMessage`` items, an ``Exception`` for a line
@@ -14,14 +15,15 @@ that is not JSON-RPC), so ``ClientSession`` runs on them unchanged.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
+import subprocess
 from contextlib import asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
+
+from actors import process_groups
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping, Sequence
@@ -41,8 +43,13 @@ _QUIET = (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 async def stdio_transport(
     argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, stderr: IO[Any]
 ) -> AsyncIterator[tuple[ObjectReceiveStream[Any], ObjectSendStream[SessionMessage]]]:
-    process = await anyio.open_process(
-        list(argv), env=dict(env), cwd=cwd, stderr=stderr, start_new_session=True
+    process = await process_groups.start(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
     )
     # No await between the start and the ``try``: a cancellation there would leave the group.
     received, read = anyio.create_memory_object_stream[Any](0)
@@ -100,13 +107,7 @@ async def end_group(process: Process) -> None:
             await process.stdin.aclose()
     await _exited(process, GRACE)
     # Whether or not the server exited, what it started may still run in its group.
-    _signal(process.pid, signal.SIGTERM)
-    with anyio.move_on_after(GRACE):
-        # Nothing tells of a group's end but asking.
-        while _group_exists(process.pid):  # noqa: ASYNC110
-            await anyio.sleep(_POLL)
-    _signal(process.pid, signal.SIGKILL)
-    await _exited(process, GRACE)
+    await process_groups.stop(process, grace=GRACE)
     with contextlib.suppress(*_QUIET), anyio.move_on_after(GRACE):
         await process.aclose()
 
@@ -117,16 +118,3 @@ async def _exited(process: Process, seconds: float) -> None:
     with anyio.move_on_after(seconds):
         while process.returncode is None:  # noqa: ASYNC110
             await anyio.sleep(_POLL)
-
-
-def _signal(group: int, signum: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signum)
-
-
-def _group_exists(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True

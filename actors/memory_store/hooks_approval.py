@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.atomic import write_atomically
+from actors.own_files import SETTINGS_CAP, Refused, read_own
 from actors.run_files import files_that_run
-from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

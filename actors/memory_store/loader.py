@@ -31,6 +31,7 @@ from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mo
 from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.models import DEFAULT_ALIAS, OPENAI_PREFIX, resolve_model, same_provider
+from actors.own_files import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.places import (
     MEMORY_FILE,
     hooks_approval_path,
@@ -43,7 +44,6 @@ from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
 from actors.settings import GlobalConfig, PermissionMode, ProjectSettings
 from actors.settings.validate import FileSchema, Loaded, load_json
-from actors.tool_executor import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
 from actors.visible import escape_controls

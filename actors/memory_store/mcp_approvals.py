@@ -22,7 +22,7 @@ import msgspec
 
 from actors.atomic import write_atomically
 from actors.errors import UsageError
-from actors.tool_executor import SETTINGS_CAP, Refused, read_own
+from actors.own_files import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -26,9 +26,9 @@ import msgspec
 
 from actors.credentials import LEGATO_CREDENTIALS, credential_in, credential_values
 from actors.errors import ConfigError
+from actors.own_files import SETTINGS_CAP, Refused, read_own
 from actors.settings import McpServer, McpWritten
 from actors.settings.jsonpos import decode, key_positions
-from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence

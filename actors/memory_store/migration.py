@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from actors.atomic import write_atomically
 from actors.memory_store.path_rules import ALLOWED, BLOCKED, where
-from actors.tool_executor import SETTINGS_CAP, Refused, read_own
+from actors.own_files import SETTINGS_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

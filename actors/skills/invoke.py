@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
+from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import MEMORY_FILE, memory_dir
 from actors.protocol import CommandInfo, SkillOutput, SkillPrompt
 from actors.skills import mockdata
@@ -41,7 +42,6 @@ from actors.skills.skills import (
     render_skill,
 )
 from actors.skills.stats import record_run
-from actors.tool_executor import GUIDE_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

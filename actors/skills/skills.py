@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from actors.errors import ConfigError
+from actors.own_files import LIBRARY_CAP, Refused, read_own
 from actors.skills import frontmatter
-from actors.tool_executor import LIBRARY_CAP, Refused, read_own
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

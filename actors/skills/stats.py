@@ -11,10 +11,10 @@ import json
 import os
 
 from actors.atomic import write_atomically
+from actors.own_files import SETTINGS_CAP, Refused, read_own
 from actors.places import pattern_stats_path
 from actors.protocol import PatternRuns
 from actors.skills.patterns import list_patterns
-from actors.tool_executor import SETTINGS_CAP, Refused, read_own
 
 
 def stats_path(project_root: str, home: str) -> str:

@@ -6,51 +6,13 @@ asks the permission broker first; files change only by atomic replacement; shell
 in their own process group, which ends with the call, or, for a command the model runs in the
 background (TaskOutput reads it, TaskStop stops it), with the session at the latest.
 
-``read_own`` is the same door for the files Legato reads for itself (guide, memory, skills,
-settings, its records): the memory store and the skill library open them through it.
+The door it opens project files through (``actors/door.py``) is shared: ``read_own``
+(``actors/own_files.py``) is the same door for the files Legato reads for itself (guide,
+memory, skills, settings, its records), which the memory store and the skill library use.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from actors.tool_executor.actor import ToolExecutor
 
-from actors.tool_executor.own_files import (
-    GUIDE_CAP,
-    LIBRARY_CAP,
-    SETTINGS_CAP,
-    OwnFile,
-    Refused,
-    read_own,
-    user_folders,
-)
-
-if TYPE_CHECKING:
-    from actors.tool_executor.actor import ToolExecutor
-    from actors.tool_executor.process import HeadTail, stop_group
-
-__all__ = [
-    "GUIDE_CAP",
-    "LIBRARY_CAP",
-    "SETTINGS_CAP",
-    "HeadTail",
-    "OwnFile",
-    "Refused",
-    "ToolExecutor",
-    "read_own",
-    "stop_group",
-    "user_folders",
-]
-
-
-def __getattr__(name: str) -> Any:
-    # The actor and its processes load when something asks for them: the memory store and the
-    # skill library, which read Legato's own files through ``read_own``, start without them.
-    if name == "ToolExecutor":
-        from actors.tool_executor.actor import ToolExecutor
-
-        return ToolExecutor
-    if name in ("HeadTail", "stop_group"):
-        from actors.tool_executor import process
-
-        return getattr(process, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["ToolExecutor"]

@@ -239,7 +239,7 @@ class Jobs:
         if job.state == "running":
             job.who_stopped = by
             job.scope.cancel()
-            # Bounded by stop_group's own grace and the drain of the pipe.
+            # Bounded by the group's stop (its grace, then SIGKILL) and the drain of the pipe.
             await job.done.wait()
         return job
 

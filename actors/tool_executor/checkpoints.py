@@ -12,17 +12,17 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any
 
+from actors import door
 from actors.errors import InvalidToolInput, ToolFailure
 from actors.protocol import Changes, FileBefore
-from actors.tool_executor import door
 from actors.tool_executor.schemas import decode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from actors.door import Target
     from actors.protocol import ToolCall
     from actors.tool_executor.context import Tool
-    from actors.tool_executor.door import Target
 
 
 def changes(tools: Mapping[str, Tool[Any]], calls: Iterable[ToolCall], root: str) -> Changes:

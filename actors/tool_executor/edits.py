@@ -8,12 +8,12 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
+from actors import door
 from actors.errors import ToolFailure
-from actors.tool_executor import door
 from actors.tool_executor.files import FileStamp
 
 if TYPE_CHECKING:
-    from actors.tool_executor.door import Target
+    from actors.door import Target
 
 
 def fresh(target: Target, stamp: FileStamp | None, verb: str) -> tuple[bytes, int] | None:

@@ -11,15 +11,12 @@ import os
 
 import msgspec
 
+from actors.door import resolve_path as resolve_path  # the tools find it here
+
 # Bytes sniffed for a NUL to call a file binary (git and ripgrep look at the start the same way).
 SNIFF_BYTES = 8192
 # Diffing is quadratic at worst; past this many characters the preview is left out.
 DIFF_LIMIT = 1_000_000
-
-
-def resolve_path(raw: str, root: str) -> str:
-    """An absolute, normalised path; relative ones are taken from the project root."""
-    return os.path.normpath(os.path.join(root, os.path.expanduser(raw)))
 
 
 def shown_path(raw: str, root: str) -> str:

@@ -1,14 +1,9 @@
 """A shell command as a process group: its output, kept small, and its end, made certain.
 
-The command runs in its own session, so it and everything it starts share one process group
-that Legato can signal as a whole, and the terminal's Ctrl+C never reaches it directly. The group
-ends with the call: SIGTERM, a short grace, then SIGKILL. Output keeps its head and its tail in
-fixed memory, however much a command prints.
-
-The grace depends on why the group ends. A command that ran out of time gets GRACE to clean up;
-a command the user interrupted gets INTERRUPT_GRACE, because a person waiting on Ctrl-C (and
-headless's 100 ms exit target) matters more than a tidy exit of a program that
-ignores SIGTERM. Well-behaved commands die at the SIGTERM either way, in a few milliseconds.
+The command runs as a process group of its own (``actors/process_groups.py``), which ends with
+the call: SIGTERM, a short grace, then SIGKILL; GRACE after a timeout, INTERRUPT_GRACE after an
+interrupt. Output keeps its head and its tail in fixed memory (``HeadTail``), however much a
+command prints.
 """
 
 from __future__ import annotations
@@ -23,24 +18,22 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 import msgspec
 
+from actors import process_groups
+from actors.output_caps import HeadTail
 from actors.tool_executor.command_env import without_terminal_sessions
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-    from anyio.abc import ByteReceiveStream, Process
+    from anyio.abc import ByteReceiveStream
 
     from actors.tool_executor.sandbox.layout import Layout
 
-# How long a group gets between SIGTERM and SIGKILL: after a timeout, and after an interrupt.
-GRACE = 0.5
-INTERRUPT_GRACE = 0.1
 # How long to keep reading once the group is gone: a daemon that left the group may hold the pipe.
 DRAIN = 1.0
 # Live output goes to the UI at most this often, and at most this much of it at a time.
 LIVE_INTERVAL = 0.1
 LIVE_CAP = 4096
-_POLL = 0.02
 _READ = 65536
 # In a confinement's argv: where the write end of a pipe goes on which bubblewrap
 # (``--info-fd``) tells the host pid of its PID namespace's init. The namespace ends with that
@@ -56,47 +49,6 @@ class Capture(Protocol):
     def feed(self, data: bytes) -> None: ...
 
     def text(self) -> str: ...
-
-
-class HeadTail:
-    """The first and last bytes of a stream, ``cap`` in all, and a count of what fell between."""
-
-    def __init__(self, cap: int) -> None:
-        self._head_cap = cap // 2
-        self._tail_cap = cap - self._head_cap
-        self._head = bytearray()
-        self._tail = bytearray()
-        self.omitted = 0
-
-    def feed(self, data: bytes) -> None:
-        room = self._head_cap - len(self._head)
-        if room > 0:
-            self._head += data[:room]
-            data = data[room:]
-        if not data:
-            return
-        self._tail += data
-        if len(self._tail) > 2 * self._tail_cap:  # trim in batches: amortised O(1) a byte
-            self._trim()
-
-    def _trim(self) -> None:
-        excess = len(self._tail) - self._tail_cap
-        if excess > 0:
-            del self._tail[:excess]
-            self.omitted += excess
-
-    def text(self) -> str:
-        self._trim()
-        if not self.omitted:
-            return bytes(self._head + self._tail).decode("utf-8", errors="replace")
-        tail = bytes(self._tail)
-        # The cut may fall inside a UTF-8 character: drop its orphaned continuation bytes.
-        skip = 0
-        while skip < min(3, len(tail)) and 0x80 <= tail[skip] < 0xC0:
-            skip += 1
-        head = bytes(self._head).decode("utf-8", errors="replace")
-        rest = tail[skip:].decode("utf-8", errors="replace")
-        return f"{head}\n... [{self.omitted + skip} bytes omitted] ...\n{rest}"
 
 
 class LiveLines:
@@ -215,14 +167,13 @@ async def run_group(
         env.update(confinement.env)
     info = _InitPid(confinement.argv)
     try:
-        process = await anyio.open_process(
+        process = await process_groups.start(
             [*info.argv, *shell(command, confinement.limits)],
             cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env=env,
             pass_fds=(*confinement.fds, *info.pass_fds),
         )
     except BaseException:
@@ -246,7 +197,7 @@ async def run_group(
             elapsed = anyio.current_time() - started
             # The main process is done (or out of time): what it left behind goes with it, and
             # only then does the pipe reach its end.
-            await stop_group(process, init=info.pid())
+            await process_groups.stop(process, init=info.pid())
             ended = True
             with anyio.move_on_after(DRAIN):
                 await drained.wait()
@@ -259,7 +210,9 @@ async def run_group(
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
             if not ended:  # cancelled: the user (or the session's end) is waiting
-                await stop_group(process, grace=INTERRUPT_GRACE, init=info.pid())
+                await process_groups.stop(
+                    process, grace=process_groups.INTERRUPT_GRACE, init=info.pid()
+                )
             await process.aclose()
         info.close()
 
@@ -285,84 +238,6 @@ async def _read(
         pass
     finally:
         drained.set()
-
-
-async def stop_group(process: Process, *, grace: float = GRACE, init: int | None = None) -> None:
-    """SIGTERM to the process group, ``grace`` seconds to go, then SIGKILL; the leader is reaped.
-    ``init``: the host pid of the PID namespace's init the group runs in (see ``INFO_FD``)."""
-    group = process.pid  # the session leader's pid is the group's id
-    if process.returncode is not None:
-        if init is not None:  # bubblewrap's init ends right after it, and the namespace with it
-            with anyio.move_on_after(grace):
-                await _until_gone(group, init)
-                return
-        elif not await _group_alive(group):
-            return
-    _signal_group(group, signal.SIGTERM)
-    with anyio.move_on_after(grace):
-        await process.wait()
-        await _until_gone(group, init)
-        return
-    _signal_group(group, signal.SIGKILL)
-    await process.wait()
-    # SIGKILL is delivered, not yet acted on, when kill() returns: wait until it is (bounded, for
-    # a process stuck in the kernel), so that "stopped" is true when the result says so.
-    with anyio.move_on_after(GRACE):
-        await _until_gone(group, init)
-
-
-async def _until_gone(group: int, init: int | None) -> None:
-    """Return once no process of the group runs."""
-    if init is not None and await _init_ended(init, group):
-        return
-    # Nothing signals the end of processes that are not our children: poll.
-    while await _group_alive(group):  # noqa: ASYNC110
-        await anyio.sleep(_POLL)
-
-
-async def _init_ended(init: int, group: int) -> bool:
-    """Wait for the namespace's init to end: True once it has, False where a pidfd cannot say
-    (then the group is polled instead)."""
-    try:
-        pidfd = os.pidfd_open(init)
-    except ProcessLookupError:
-        return True  # ended and reaped already
-    except (OSError, AttributeError):  # no pidfd here (macOS, an old kernel)
-        return False
-    try:
-        if _running_in(init, group):  # else a zombie, or the pid is someone else's by now
-            await anyio.wait_readable(pidfd)  # readable once it has ended
-    finally:
-        os.close(pidfd)
-    return True
-
-
-def _signal_group(group: int, signum: signal.Signals) -> None:
-    # Gone already, or (after the group emptied) the id now belongs to someone else's process.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signum)
-
-
-async def _group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False  # the id was reused by another user's process: ours are gone
-    # killpg also succeeds for zombies, and orphans stay zombies where pid 1 does not reap them
-    # (some containers): ask /proc whether a member still runs.
-    return await anyio.to_thread.run_sync(_has_running_member, group)
-
-
-def _running_in(pid: int, group: int) -> bool:
-    """Whether ``pid`` runs, not as a zombie, in ``group`` (a reused pid is someone else's)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            fields = file.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return False
-    return int(fields[2]) == group and fields[0] not in (b"Z", b"X")
 
 
 class _InitPid:
@@ -400,20 +275,3 @@ class _InitPid:
         if self._read >= 0:
             os.close(self._read)
             self._read = -1
-
-
-def _has_running_member(group: int) -> bool:
-    try:
-        pids = [name for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return True  # no /proc (macOS): trust killpg, and there pid 1 reaps orphans
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # it ended while we looked
-        # After the command's ")": state, ppid, pgrp.
-        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
-            return True
-    return False

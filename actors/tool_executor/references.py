@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors import door
 from actors.errors import ToolFailure
 from actors.protocol import Attachment, CheckPermission, PermissionRequest
-from actors.tool_executor import door
 from actors.tool_executor.context import CallContext
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
+    from actors.door import Target
     from actors.protocol import PermissionBrokerMsg
-    from actors.tool_executor.door import Target
     from runtime import Address
 
 MAX_FILE_BYTES = 256 * 1024  # more would crowd the context; the model can Read the rest

@@ -1,5 +1,11 @@
 """ripgrep (``rg``), the fast walker and matcher behind Glob, Grep and ``@path`` completion.
 
+It is the fast engine, not the reference: the Python walk (``walk.py``) and matcher
+(``search.py``) define the right answer, and rg runs only where it gives that same answer (the
+differential tests, ``test_differential_*``, run both). Where it cannot run (``Unavailable``),
+cannot be told the project's ignore rules exactly (``walk_args``), or refuses the pattern
+(``Rejected``), the Python engine answers.
+
 The binary comes with Legato (the ``ripgrep`` wheel puts it beside the Python that runs Legato);
 one on PATH serves otherwise. It runs as a process of its own group, with no configuration
 file and an empty environment, so that nothing a repository or the user's shell sets changes
@@ -18,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import anyio.to_thread
 
+from actors import process_groups
 from actors.tool_executor.walk import (
     SKIP_DIRS,
     Found,
@@ -181,15 +187,14 @@ class Run:
 async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
     """rg with ``args`` in ``cwd``, killed with its group when the block ends before it does."""
     try:
-        process = await anyio.open_process(
+        process = await process_groups.start(
             [rg, *BASE, *args],
             cwd=cwd,
+            env={},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             # Not read: an error quoting a long pattern could fill a pipe and stall rg.
             stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env={},
         )
     except OSError as exc:  # missing, not executable, another platform's binary
         raise Unavailable(str(exc)) from None
@@ -199,10 +204,7 @@ async def running(rg: str, args: Sequence[str], cwd: str) -> AsyncIterator[Run]:
     finally:
         # Shielded: a cancelled search must not leave rg reading the disk behind it.
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-            if process.returncode is None:
-                # Its own group's leader, not yet reaped: the group id is still rg's.
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
+            process_groups.kill(process)  # rg starts no process: no grace to wait out
             await process.aclose()
 
 

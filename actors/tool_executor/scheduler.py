@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from actors import door
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
-from actors.tool_executor import door
 from actors.tool_executor.context import Access, CallContext, InputUpdated, ToolOutcome
 from actors.tool_executor.files import shown_path
 from actors.tool_executor.schemas import decode

@@ -1,5 +1,14 @@
 """The search behind Grep: blocking, run in worker threads a batch of files at a time, stopping
-when asked to."""
+when asked to.
+
+Of Grep's two engines this one (Python's regex syntax, run by ``regexes``, over the files of
+``walk.py``'s walk) is the reference: its results define the right answer, and the pattern's
+syntax is the one the tool documents. ripgrep (``search_rg.py``) gives the same answer faster
+and runs first, except for a single file, a pattern it would read otherwise or refuses, a
+record too long to hold, and where rg is missing or cannot run; then this search answers.
+The differential tests (``test_differential_*`` in ``tests/tool_executor/``) run both on the
+same cases.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +19,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors.tool_executor import door, regexes
+from actors import door
+from actors.tool_executor import regexes
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
 from actors.tool_executor.walk import Found, glob_matcher
 

@@ -2,6 +2,10 @@
 permission broker before a line of it is shown, and lays the output out as the Python search
 (``search.py``) does.
 
+The Python search is the reference, whose results define the right answer; this is the fast
+engine, run first wherever it gives that same answer (the differential tests,
+``test_differential_*``, run both on the same cases).
+
 rg reads the pattern in its own syntax, which is Python's for nearly all a model writes. Where
 the two differ, rg is not asked: ``alike`` passes over what rg would read otherwise
 (look-around, backreferences, POSIX classes), and what rg refuses (``\\Z``, ``{,3}``) raises

@@ -7,12 +7,17 @@ matching pattern decides, the last match within it winning, as in git. A matched
 entered. Symlinks are not followed, neither to folders nor to files, as ripgrep does: a walk
 lists the files that are in the tree (naming a symlink as a tool's path still reads it).
 
-This walk is the fallback of ripgrep's (``actors.tool_executor.ripgrep``), which makes the
-same one faster, and the definition that one is tested against. ``walk_files`` is blocking
-and runs in a worker thread; ``stop`` is checked between folders so that an abandoned search
-ends soon instead of scanning on in the background. ``walk_readable`` is the async half a tool
-uses: it sends what a walk meets to the permission broker in batches and hands on only the
-files a tool may read.
+Two engines walk for the tools, and this one is the reference: its results define the right
+answer, and it is itself tested against ``git ls-files`` (``test_walk_gitignore.py``). ripgrep
+(``actors.tool_executor.ripgrep``) makes the same walk faster and runs whenever it can: when its
+binary is there and runs, and when the ignore rules can be put to it exactly. Otherwise, and
+when it fails before listing anything, this walk answers. The differential tests
+(``test_differential_*`` in ``tests/tool_executor/``) run both on the same cases.
+
+``walk_files`` is blocking and runs in a worker thread; ``stop`` is checked between folders so
+that an abandoned search ends soon instead of scanning on in the background. ``walk_readable``
+is the async half a tool uses: it sends what a walk meets to the permission broker in batches
+and hands on only the files a tool may read.
 """
 
 from __future__ import annotations

@@ -3,11 +3,19 @@ in flight can be interrupted, and says so. Processes are watched from outside, i
 
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
+from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
+import pytest
 
+from actors.mcp_client import stdio
+from actors.mcp_client.stdio import stdio_transport
 from actors.protocol import InterruptMcpCalls, ListMcpServers, McpToolResult
 from tests.mcp_client.harness import (
     GIT,
@@ -25,7 +33,7 @@ from tests.mcp_client.harness import (
 )
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from collections.abc import Iterator
 
 
 async def test_a_call_in_flight_is_interrupted_and_the_server_goes_on(tmp_path: Path) -> None:
@@ -103,3 +111,57 @@ async def test_servers_still_starting_end_with_the_session_one_ignoring_sigterm_
             "connecting"
         }
     assert await still_alive(servers) == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a subreaper is Linux's")
+async def test_a_zombie_left_in_the_group_does_not_hold_the_servers_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A zombie has ended, though signalling its group still succeeds: a server that exits when
+    its stdin ends, leaving only a zombie, gets no signal, so no grace is waited out. This
+    process becomes a subreaper that reaps nothing, so the orphaned zombie stays, as it does
+    where pid 1 reaps no orphans (some containers)."""
+    # Time enough for the server to exit by itself, however loaded the machine.
+    monkeypatch.setattr(stdio, "GRACE", 10.0)
+    sent: list[tuple[int, int]] = []
+    killpg = os.killpg
+
+    def recorded(group: int, signum: int) -> None:
+        sent.append((group, signum))
+        killpg(group, signum)
+
+    monkeypatch.setattr(os, "killpg", recorded)
+    pid_file = tmp_path / "zombie"
+    with subreaper(), anyio.fail_after(60):
+        async with stdio_transport(
+            [sys.executable, str(HERE / "zombie_server.py"), str(pid_file)],
+            env=os.environ,
+            cwd=None,
+            stderr=sys.stderr,
+        ):
+            await wait_for(pid_file)
+            zombie = int(pid_file.read_text())
+            while alive(zombie):  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+            group = os.getpgid(zombie)
+    try:
+        assert _state(zombie) == "Z"  # still there, and still a member of the group
+        assert [signum for to, signum in sent if to == group and signum != 0] == []
+    finally:
+        os.waitpid(zombie, 0)  # noqa: ASYNC222 (a zombie: reaped at once)
+
+
+@contextmanager
+def subreaper() -> Iterator[None]:
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_child_subreaper = 36
+    assert libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
+    try:
+        yield
+    finally:
+        libc.prctl(pr_set_child_subreaper, 0, 0, 0, 0)
+
+
+def _state(pid: int) -> str:
+    stat = (Path("/proc") / str(pid) / "stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from actors.tool_executor import door
+from actors import door
 from tests.tool_executor.harness import session
 
 if TYPE_CHECKING:

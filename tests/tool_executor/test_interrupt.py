@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import anyio
 import trio.testing
 
+from actors import process_groups
 from actors.protocol import (
     CheckPermission,
     InterruptTools,
@@ -19,7 +20,7 @@ from actors.protocol import (
     ToolOutput,
     ToolStarted,
 )
-from actors.tool_executor import ToolExecutor, process
+from actors.tool_executor import ToolExecutor
 from runtime import Actor, Reply, supervise
 from tests.tool_executor.harness import call, is_running, session
 from tests.tool_executor.test_bash import STUBBORN, pids
@@ -64,15 +65,15 @@ async def test_interrupted_commands_report_elapsed_time_and_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     graces: list[float] = []
-    stop_group = process.stop_group
+    stop = process_groups.stop
 
     async def recorded(
-        running: Process, *, grace: float = process.GRACE, init: int | None = None
+        running: Process, *, grace: float = process_groups.GRACE, init: int | None = None
     ) -> None:
         graces.append(grace)
-        await stop_group(running, grace=grace, init=init)
+        await stop(running, grace=grace, init=init)
 
-    monkeypatch.setattr(process, "stop_group", recorded)
+    monkeypatch.setattr(process_groups, "stop", recorded)
     stubborn = call("Bash", command=STUBBORN)
     chatty = call("Bash", command="echo first line; echo second line; sleep 100")
     async with session(tmp_path) as s:
@@ -97,7 +98,7 @@ async def test_interrupted_commands_report_elapsed_time_and_output(
     # The child that ignores SIGTERM got SIGKILL after the short interrupt grace, not the
     # longer one a command that runs out of time gets.
     assert [is_running(pid) for pid in found] == [False, False]
-    assert graces == [process.INTERRUPT_GRACE] * 2
+    assert graces == [process_groups.INTERRUPT_GRACE] * 2
 
 
 async def test_calls_waiting_for_a_slot_are_interrupted_before_they_start(tmp_path: Path) -> None:

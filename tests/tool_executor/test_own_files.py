@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.tool_executor import OwnFile, Refused, door, read_own, user_folders
+from actors import door
+from actors.own_files import OwnFile, Refused, read_own, user_folders
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

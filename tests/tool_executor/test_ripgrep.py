@@ -1,6 +1,11 @@
 """Grep, Glob and the ``@path`` listing through ripgrep: the same answers as the Python walk and
 matcher, which take over where rg cannot run; nothing of a blocked file, not even whether it
-matches; hostile names; and no rg left running after an interrupt."""
+matches; hostile names; and no rg left running after an interrupt.
+
+The Python engine is the reference (its answers define the right ones). The differential tests
+run both engines on the same cases: ``test_differential_*`` compares their answers to every
+call in CALLS, one case for each thing the tools' descriptions promise, and the tests that take
+``engine`` hold the same assertions on each."""
 
 from __future__ import annotations
 
@@ -68,7 +73,27 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("Grep", {"pattern": "TODO", "glob": "[a-u]*.py", "output_mode": "content"}),
     ("Grep", {"pattern": "TODO", "glob": "src/*.{py,ts}", "output_mode": "count"}),
     ("Grep", {"pattern": "TODO", "glob": "*.py", "type": "ts"}),
+    # Context after and before, a limit on files and on counts, a single file as the path.
+    ("Grep", {"pattern": "TODO", "output_mode": "content", "-A": 1}),
+    ("Grep", {"pattern": "VALUE", "output_mode": "content", "-B": 1, "-n": False}),
+    ("Grep", {"pattern": "TODO", "head_limit": 2}),
+    ("Grep", {"pattern": "TODO", "output_mode": "count", "head_limit": 1}),
+    ("Grep", {"pattern": "TODO", "path": "src/app.py", "output_mode": "content"}),
+    ("Grep", {"pattern": "TODO", "type": "py", "output_mode": "count"}),
+    # Dotfiles are included; ? stays within a name; Glob below a folder.
+    ("Grep", {"pattern": "dotted", "glob": ".*", "output_mode": "content"}),
+    ("Glob", {"pattern": "**/.*"}),
+    ("Glob", {"pattern": "src/????.py"}),
+    ("Glob", {"pattern": "*.py", "path": "src"}),
 ]
+
+
+@pytest.fixture(params=["rg", "python"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each engine in turn: rg, or the Python walk and matcher, as where rg is missing."""
+    if request.param == "python":
+        monkeypatch.setattr(ripgrep, "locate", lambda: None)
+    return str(request.param)
 
 
 @pytest.fixture
@@ -79,6 +104,7 @@ def tree(tmp_path: Path) -> Path:
         "src/deep/more.py": "# todo: nothing\nVALUE = 1\nfirst\nthen second\n",
         "src/web.ts": "export const todo = 1; // TODO\n",
         "src/crlf.txt": "the end\r\nnot the end.\r\n",
+        "src/.env.sample": "dotted = 1\n",
         "README.md": "# Demo\nA TODO list.\n" + "a line\n" * 5,
         "node_modules/lib/index.js": "// TODO vendored\n",
         ".git/config": "[core] TODO\n",
@@ -108,7 +134,7 @@ async def answers(root: Path) -> list[str]:
     return results
 
 
-async def test_without_rg_the_python_walk_and_matcher_answer_the_same(
+async def test_differential_without_rg_the_python_walk_and_matcher_answer_the_same(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spawned: list[list[str]] = []
@@ -152,7 +178,9 @@ def test_patterns_rg_would_read_otherwise_go_to_python(pattern: str, alike: bool
 
 
 @pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
-async def test_a_blocked_file_does_not_tell_whether_it_matches(tmp_path: Path, mode: str) -> None:
+async def test_a_blocked_file_does_not_tell_whether_it_matches(
+    tmp_path: Path, mode: str, engine: str
+) -> None:
     (tmp_path / ".env").write_text("KEY=abc\n")
     (tmp_path / "notes.txt").write_text("KEY=a and KEY=z are both here\n")
     (tmp_path / "src").mkdir()
@@ -167,7 +195,7 @@ async def test_a_blocked_file_does_not_tell_whether_it_matches(tmp_path: Path, m
     assert "abc" not in hit.content + miss.content
 
 
-async def test_hostile_names_and_files(tmp_path: Path) -> None:
+async def test_hostile_names_and_files(tmp_path: Path, engine: str) -> None:
     names = ["-rf.py", "a:1:b.py", "new\nline.py", "--files.py"]
     for name in names:
         (tmp_path / name).write_text("hit\n")
@@ -221,7 +249,7 @@ def rg_in(folder: Path) -> list[int]:
     return found
 
 
-async def test_ignore_files_above_the_project_do_not_count(tmp_path: Path) -> None:
+async def test_ignore_files_above_the_project_do_not_count(tmp_path: Path, engine: str) -> None:
     # rg looks for .gitignore files up to / from a folder inside, past a repository too.
     (tmp_path / ".gitignore").write_text("*.txt\n")
     root = tmp_path / "project"
@@ -243,7 +271,7 @@ async def test_ignore_files_above_the_project_do_not_count(tmp_path: Path) -> No
         assert whole == sub == listed == str(root / "sub" / "a.txt")
 
 
-async def test_files_over_20_mb_are_not_searched(tmp_path: Path) -> None:
+async def test_files_over_20_mb_are_not_searched(tmp_path: Path, engine: str) -> None:
     (tmp_path / "big.txt").write_bytes(b"found\n" + b"x" * (20 * 2**20))
     (tmp_path / "small.txt").write_text("found\n")
     async with session(tmp_path) as s:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import pytest
 
+from actors import process_groups
 from actors.protocol import InterruptTools, RunTools, ToolFinished, ToolOutput
-from actors.tool_executor import process
 from tests.tool_executor.harness import call, is_running, running_in, with_policy
 from tests.tool_executor.sandbox_setup import failing_bwrap, needs_bwrap, needs_landlock
 from tests.tool_executor.test_bash import STUBBORN, pids
@@ -146,7 +146,7 @@ async def test_a_confined_commands_end_is_its_namespaces_end_not_a_search_of_pro
     process, not by reading every process's /proc entry after each command; and what the
     command left running is still gone when its result comes."""
     searched: list[int] = []
-    monkeypatch.setattr(process, "_has_running_member", searched.append)
+    monkeypatch.setattr(process_groups, "_has_running_member", searched.append)
     async with with_policy(tmp_path, answers=["y"] * 3) as s:
         with anyio.fail_after(10):
             plain = await s.one("Bash", command="true")

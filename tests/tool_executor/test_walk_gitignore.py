@@ -1,6 +1,6 @@
 """The walk skips what git ignores: on random trees with random .gitignore files (nested ones,
 negations, folder patterns) and a random ``.git/info/exclude``, git itself is the reference,
-for the Python walk and for ripgrep's alike."""
+for the Python walk and for ripgrep's alike (differential: both walks list the same)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ async def listed(root: str, top: str) -> set[str]:
     exclude=st.lists(st.sampled_from(PATTERNS), max_size=2),
     start=folders,
 )
-def test_the_walk_leaves_out_what_git_ignores(
+def test_differential_both_walks_leave_out_what_git_ignores(
     files: list[Segments],
     ignores: dict[Segments, list[str]],
     exclude: list[str],
@@ -144,7 +144,7 @@ def test_the_walk_leaves_out_what_git_ignores(
         ({".gitignore": "a/**\n!a/keep.txt\n*.py\n"}, {"a/keep.txt", "b.txt"}),
     ],
 )
-def test_git_precedence_by_example(
+def test_differential_git_precedence_by_example(
     tmp_path: Path, ignores: dict[str, str], expected: set[str]
 ) -> None:
     root = os.fspath(tmp_path)

@@ -16,6 +16,7 @@ import anyio
 import pytest
 import trio.testing
 
+from actors import door
 from actors.protocol import (
     CheckPermission,
     Decision,
@@ -28,7 +29,7 @@ from actors.protocol import (
     ToolResult,
     ToolStarted,
 )
-from actors.tool_executor import ToolExecutor, door, regexes
+from actors.tool_executor import ToolExecutor, regexes
 from actors.tool_executor.search import Query, Searcher
 from actors.tool_executor.walk import BATCH, Found
 from runtime import Actor, supervise

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 import anyio
 
 from actors.errors import CommandNotFound, ToolFailure
+from actors.output_caps import HeadTail
 from actors.tool_executor import background
 from actors.tool_executor.context import Tool, ToolOutcome
-from actors.tool_executor.process import UNCONFINED, HeadTail, run_group
+from actors.tool_executor.process import UNCONFINED, run_group
 from actors.tool_executor.sandbox.watch import put_back_line, putting_back
 from actors.tool_executor.schemas import DEFAULT_TIMEOUT_MS, BashInput
 

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors import door
 from actors.errors import ToolFailure
-from actors.tool_executor import door
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.edits import fresh, write_if_unchanged
 from actors.tool_executor.files import resolve_path, shown_path, unified_diff

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors import door
 from actors.errors import ToolFailure
-from actors.tool_executor import door, regexes
+from actors.tool_executor import regexes
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GrepInput

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from actors import door
 from actors.counts import counted
 from actors.errors import ToolFailure
-from actors.tool_executor import door
 from actors.tool_executor.context import Access, Tool, ToolOutcome
 from actors.tool_executor.files import (
     SNIFF_BYTES,
@@ -23,8 +23,8 @@ from actors.tool_executor.files import (
 from actors.tool_executor.schemas import DEFAULT_READ_LIMIT, ReadInput
 
 if TYPE_CHECKING:
+    from actors.door import Target
     from actors.tool_executor.context import CallContext
-    from actors.tool_executor.door import Target
 
 MAX_LINE_CHARS = 2000
 # A whole 2000-line window of long lines would flood the context; stop adding lines past this.

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors import door
 from actors.errors import InvalidToolInput, LegatoError, ToolFailure
-from actors.tool_executor import door
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

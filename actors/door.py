@@ -31,7 +31,6 @@ import msgspec
 from actors.atomic import write_in_directory
 from actors.errors import InvalidToolInput, ToolFailure
 from actors.places import within as within  # the executor's modules find it here
-from actors.tool_executor.files import resolve_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -48,6 +47,11 @@ _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # NONBLOCK: 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 Purpose = Literal["read", "written", "removed"]
+
+
+def resolve_path(raw: str, root: str) -> str:
+    """An absolute, normalised path; relative ones are taken from the project root."""
+    return os.path.normpath(os.path.join(root, os.path.expanduser(raw)))
 
 
 class Target(msgspec.Struct, frozen=True):
