@@ -6,14 +6,17 @@ part of one for a command that needs only some of its actors (``memory_store``,
 ``tool_parts``), built by the same functions ``assemble`` builds its own with, so that a
 subcommand, a benchmark or a test gets them wired exactly as a session wires them.
 
+Each function imports the actor packages it builds, when called: ``legato config`` loads the
+two it starts, not all ten.
+
 The memory store starts first (the others ask it for the configuration in their ``on_start``),
 the conductor last but one (it asks the tool executor for the tool definitions). The skill
 library needs nobody and reads nothing until a frontend asks it what ``/<name>`` runs.
 
 What a frontend needs of an actor beyond its messages is exposed here, so that no frontend
-imports an actor package: the types a session's options hold (``Renderer``, ``Invoke``),
-``read_sdk_hooks`` (the Agent SDK's ``hooks`` option as the memory
-store takes it) and ``search_binary`` (what Grep and Glob run).
+imports an actor package: the types of the actors it builds and of what a session's options
+hold (``Renderer``, ``Invoke``), ``read_sdk_hooks`` (the Agent SDK's ``hooks`` option as the
+memory store takes it) and ``search_binary`` (what Grep and Glob run).
 """
 
 from __future__ import annotations
@@ -24,26 +27,27 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.conductor import Conductor
-from actors.hooks import HookRunner, Invoke
-from actors.mcp_client import McpClient
-from actors.memory_store import MemoryStore, Overrides, read_sdk_hooks
-from actors.model_client import ModelClient
-from actors.permission_broker import PermissionBroker
 from actors.places import sessions_dir
-from actors.session_store import SessionStore
-from actors.skills import SkillLibrary
-from actors.tool_executor import ToolExecutor
-from actors.ui import QuestionsActor, Renderer, UiActor
+from actors.protocol import Overrides
 
 if TYPE_CHECKING:
-    from actors.protocol import McpServer
+    from actors.conductor import Conductor
+    from actors.hooks import HookRunner
+    from actors.hooks import Invoke as Invoke  # for SessionOptions' annotations
+    from actors.mcp_client import McpClient
+    from actors.memory_store import MemoryStore as MemoryStore  # for the subcommands' types
+    from actors.model_client import ModelClient
+    from actors.permission_broker import PermissionBroker
+    from actors.protocol import HookGroup, McpServer
+    from actors.session_store import SessionStore
+    from actors.skills import SkillLibrary
+    from actors.tool_executor import ToolExecutor
+    from actors.ui import QuestionsActor, UiActor
+    from actors.ui import Renderer as Renderer  # for SessionOptions' annotations
     from frontends.session_options import SessionOptions
     from runtime import Actor
 
 __all__ = [
-    "Invoke",
-    "Renderer",
     "Session",
     "ToolParts",
     "assemble",
@@ -125,6 +129,8 @@ def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
     """The whole session ``options`` describe, its events shown by ``renderer``."""
     if options.session_id is None:
         options = msgspec.structs.replace(options, session_id=str(uuid.uuid4()))
+    from actors.conductor import Conductor
+
     session_id = _session_id(options)
     parts = tool_parts(options, renderer=renderer)
     skills = skill_library(options)
@@ -162,6 +168,8 @@ def memory_store(options: SessionOptions, *, remember_notices: bool = True) -> M
     """The settings as the session's flags (or the driving program's options) and files make
     them. ``remember_notices``: False for a store started only to look (a note shown once by a
     session must not count as shown by a listing)."""
+    from actors.memory_store import MemoryStore
+
     overrides = options.overrides or Overrides(
         model=options.model, permission_mode=options.permission_mode
     )
@@ -179,6 +187,8 @@ def model_client(
 ) -> ModelClient:
     """The model client; ``connect_at_start`` False for a command that may send nothing (its
     HTTP client is then made on the first request)."""
+    from actors.model_client import ModelClient
+
     return ModelClient(
         memory.address,
         env=options.env,
@@ -190,6 +200,8 @@ def model_client(
 def permission_broker(memory: MemoryStore) -> PermissionBroker:
     """A broker with nobody to ask: what would be put to a person is denied (and reported by
     ``ExplainPermissions`` as a question)."""
+    from actors.permission_broker import PermissionBroker
+
     return PermissionBroker(memory.address)
 
 
@@ -198,6 +210,8 @@ def session_store(
 ) -> SessionStore:
     """The saved sessions of the project: the session ``options.session_id`` (a new one when
     None), or, unasked to save, the list a picker shows. ``ui``: where its warnings go."""
+    from actors.session_store import SessionStore
+
     return SessionStore(
         memory.address,
         project_root=options.project_root,
@@ -209,6 +223,9 @@ def session_store(
 
 
 def skill_library(options: SessionOptions) -> SkillLibrary:
+    """The project's and the user's skills, patterns and agent types."""
+    from actors.skills import SkillLibrary
+
     return SkillLibrary(options.project_root, home=options.home)
 
 
@@ -223,6 +240,12 @@ def tool_parts(
     shows their events (None: nothing shown, no question answered). ``mcp_servers`` replaces
     the configured servers, and ``executor`` holds the executor's own knobs (its output cap,
     its background buffer, the bwrap to run), for benchmarks and tests that measure one."""
+    from actors.hooks import HookRunner
+    from actors.mcp_client import McpClient
+    from actors.permission_broker import PermissionBroker
+    from actors.tool_executor import ToolExecutor
+    from actors.ui import QuestionsActor, Renderer, UiActor
+
     session_id = _session_id(options)
     memory = memory_store(options)
     ui = UiActor(renderer or Renderer())
@@ -266,8 +289,18 @@ def tool_parts(
     return ToolParts(memory, ui, questions, permissions, hooks, tools, mcp)
 
 
+def read_sdk_hooks(hooks: object) -> tuple[tuple[HookGroup, ...], list[str]]:
+    """The Agent SDK's ``hooks`` option as the memory store takes them (``Overrides.hooks``),
+    and what in it was not taken, in words."""
+    from actors.memory_store import read_sdk_hooks
+
+    return read_sdk_hooks(hooks)
+
+
 def search_binary() -> str | None:
     """The ripgrep Grep and Glob run; None: they walk and match in Python."""
+    from actors.tool_executor import ToolExecutor
+
     return ToolExecutor.search_binary()
 
 
