@@ -68,7 +68,7 @@ class ToolParts(msgspec.Struct, frozen=True):
     (PreToolUse, PostToolUse, Notification) and the MCP client (the ``mcp__`` tools)."""
 
     memory: MemoryStore
-    ui: UiActor
+    ui: UiActor | None  # None: the calls' progress comes back with their results
     questions: QuestionsActor | None  # None: nobody answers, a question is denied
     permissions: PermissionBroker
     hooks: HookRunner
@@ -80,7 +80,7 @@ class ToolParts(msgspec.Struct, frozen=True):
         """In the order they start: as a session starts them."""
         return [
             self.memory,
-            self.ui,
+            *([] if self.ui is None else [self.ui]),
             *([] if self.questions is None else [self.questions]),
             self.permissions,
             self.hooks,
@@ -133,6 +133,7 @@ def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
 
     session_id = _session_id(options)
     parts = tool_parts(options, renderer=renderer)
+    assert parts.ui is not None  # a session always shows its events
     skills = skill_library(options)
     sessions = session_store(options, parts.memory, ui=parts.ui)
     client = model_client(options, parts.memory)
@@ -233,11 +234,14 @@ def tool_parts(
     options: SessionOptions,
     *,
     renderer: Renderer | None = None,
+    with_ui: bool = True,
     mcp_servers: tuple[McpServer, ...] | None = None,
     **executor: Any,
 ) -> ToolParts:
     """The tool executor as a session runs it, with the actors it works with; ``renderer``
-    shows their events (None: nothing shown, no question answered). ``mcp_servers`` replaces
+    shows their events (None: nothing shown, no question answered); ``with_ui`` False leaves
+    the UI actor out, for a caller that reads each call's progress on the call's own stream
+    (the executor's way without a UI) rather than as a renderer's event. ``mcp_servers`` replaces
     the configured servers, and ``executor`` holds the executor's own knobs (its output cap,
     its background buffer, the bwrap to run), for benchmarks and tests that measure one."""
     from actors.hooks import HookRunner
@@ -248,7 +252,8 @@ def tool_parts(
 
     session_id = _session_id(options)
     memory = memory_store(options)
-    ui = UiActor(renderer or Renderer())
+    ui = UiActor(renderer or Renderer()) if with_ui else None
+    shown = None if ui is None else ui.address
     asker = options.asker
     if asker is None and not options.headless and renderer is not None:
         asker = renderer
@@ -262,7 +267,7 @@ def tool_parts(
             sessions_dir(options.project_root, home), f"{session_id}.jsonl"
         ),
         env=options.env,
-        ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
+        ui=shown,  # each hook's start and end: stream-json lines, the terminal's status
         invoke=options.hook_callbacks,
     )
     permissions = PermissionBroker(
@@ -279,7 +284,7 @@ def tool_parts(
         permissions.address,
         project_root=options.project_root,
         max_concurrency=options.max_parallel,
-        ui=ui.address,  # the calls' progress goes straight to the UI
+        ui=shown,  # the calls' progress goes straight to the UI
         memory=memory.address,  # the sandbox's settings, the apiKey to keep from commands
         env=options.env,
         mcp=mcp.address,
