@@ -2,8 +2,8 @@
 
 A whole session (``assemble``) for the terminal, headless runs and the Agent SDK's protocol; a
 part of one for a command that needs only some of its actors (``memory_store``,
-``model_client``, ``permission_broker``, ``session_store``, ``skill_library``,
-``tool_parts``), built by the same functions ``assemble`` builds its own with, so that a
+``model_client``, ``permission_broker``, ``session_store``, ``skill_library``, ``tool_parts``,
+``ui_actor``), built by the same functions ``assemble`` builds its own with, so that a
 subcommand, a benchmark or a test gets them wired exactly as a session wires them.
 
 Each function imports the actor packages it builds, when called: ``legato config`` loads the
@@ -59,6 +59,7 @@ __all__ = [
     "session_store",
     "skill_library",
     "tool_parts",
+    "ui_actor",
 ]
 
 
@@ -248,11 +249,11 @@ def tool_parts(
     from actors.mcp_client import McpClient
     from actors.permission_broker import PermissionBroker
     from actors.tool_executor import ToolExecutor
-    from actors.ui import QuestionsActor, Renderer, UiActor
+    from actors.ui import QuestionsActor, Renderer
 
     session_id = _session_id(options)
     memory = memory_store(options)
-    ui = UiActor(renderer or Renderer()) if with_ui else None
+    ui = ui_actor(renderer or Renderer()) if with_ui else None
     shown = None if ui is None else ui.address
     asker = options.asker
     if asker is None and not options.headless and renderer is not None:
@@ -300,6 +301,13 @@ def read_sdk_hooks(hooks: object) -> tuple[tuple[HookGroup, ...], list[str]]:
     from actors.memory_store import read_sdk_hooks
 
     return read_sdk_hooks(hooks)
+
+
+def ui_actor(renderer: Renderer) -> UiActor:
+    """The UI actor: shows the session's events, in the order they were sent, by ``renderer``."""
+    from actors.ui import UiActor
+
+    return UiActor(renderer)
 
 
 def search_binary() -> str | None:
