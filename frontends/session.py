@@ -2,9 +2,10 @@
 
 A whole session (``assemble``) for the terminal, headless runs and the Agent SDK's protocol; a
 part of one for a command that needs only some of its actors (``memory_store``,
-``model_client``, ``permission_broker``, ``session_store``, ``skill_library``, ``tool_parts``,
-``ui_actor``), built by the same functions ``assemble`` builds its own with, so that a
-subcommand, a benchmark or a test gets them wired exactly as a session wires them.
+``model_client``, ``permission_broker``, ``questions_actor``, ``session_store``,
+``skill_library``, ``tool_parts``, ``ui_actor``), built by the same functions ``assemble``
+builds its own with, so that a subcommand, a benchmark or a test gets them wired exactly as a
+session wires them.
 
 Each function imports the actor packages it builds, when called: ``legato config`` loads the
 two it starts, not all ten.
@@ -54,6 +55,7 @@ __all__ = [
     "memory_store",
     "model_client",
     "permission_broker",
+    "questions_actor",
     "read_sdk_hooks",
     "search_binary",
     "session_store",
@@ -199,12 +201,30 @@ def model_client(
     )
 
 
-def permission_broker(memory: MemoryStore) -> PermissionBroker:
-    """A broker with nobody to ask: what would be put to a person is denied (and reported by
-    ``ExplainPermissions`` as a question)."""
+def permission_broker(
+    memory: MemoryStore,
+    *,
+    questions: QuestionsActor | None = None,
+    hooks: HookRunner | None = None,
+) -> PermissionBroker:
+    """The broker, its rules read from ``memory``. ``questions``: who answers what the rules put
+    to a person (None: nobody, it is denied, and ``ExplainPermissions`` reports it as a
+    question); ``hooks``: told when a question waits (the Notification hooks)."""
     from actors.permission_broker import PermissionBroker
 
-    return PermissionBroker(memory.address)
+    return PermissionBroker(
+        memory.address,
+        ui=None if questions is None else questions.address,
+        hooks=None if hooks is None else hooks.address,
+    )
+
+
+def questions_actor(asker: Renderer) -> QuestionsActor:
+    """Puts the broker's questions to ``asker``: a person at the terminal, or the program that
+    drives the session."""
+    from actors.ui import QuestionsActor
+
+    return QuestionsActor(asker)
 
 
 def session_store(
@@ -247,9 +267,8 @@ def tool_parts(
     its background buffer, the bwrap to run), for benchmarks and tests that measure one."""
     from actors.hooks import HookRunner
     from actors.mcp_client import McpClient
-    from actors.permission_broker import PermissionBroker
     from actors.tool_executor import ToolExecutor
-    from actors.ui import QuestionsActor, Renderer
+    from actors.ui import Renderer
 
     session_id = _session_id(options)
     memory = memory_store(options)
@@ -258,7 +277,7 @@ def tool_parts(
     asker = options.asker
     if asker is None and not options.headless and renderer is not None:
         asker = renderer
-    questions = None if asker is None else QuestionsActor(asker)
+    questions = None if asker is None else questions_actor(asker)
     home = options.home or os.path.expanduser("~")
     hooks = HookRunner(
         memory.address,
@@ -271,11 +290,7 @@ def tool_parts(
         ui=shown,  # each hook's start and end: stream-json lines, the terminal's status
         invoke=options.hook_callbacks,
     )
-    permissions = PermissionBroker(
-        memory.address,
-        ui=None if questions is None else questions.address,
-        hooks=hooks.address,  # Notification hooks, when a question waits
-    )
+    permissions = permission_broker(memory, questions=questions, hooks=hooks)
     # Servers start in the background as the actor starts: they never delay the first request.
     if mcp_servers is None:
         mcp = McpClient(memory=memory.address, cwd=options.project_root)
