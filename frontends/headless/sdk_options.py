@@ -78,7 +78,6 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
     # Legato's, in the overrides, once it is assembled.
     session = msgspec.structs.replace(
         from_flags(args, project, resumed),
-        headless=True,
         permission_mode=None,
         session_id=resumed or args.session_id,
         overrides=overrides,
