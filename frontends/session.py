@@ -130,13 +130,13 @@ class Session(msgspec.Struct, frozen=True):
 
 def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
     """The whole session ``options`` describe, its events shown by ``renderer``."""
-    if options.session_id is None:
-        options = msgspec.structs.replace(options, session_id=str(uuid.uuid4()))
     from actors.conductor import Conductor
 
+    # One id for all: the conductor's, the session file's, the one the hooks are told.
     session_id = _session_id(options)
+    options = msgspec.structs.replace(options, session_id=session_id)
     parts = tool_parts(options, renderer=renderer)
-    assert parts.ui is not None  # a session always shows its events
+    assert parts.ui is not None  # built with its UI: ``with_ui`` left True
     skills = skill_library(options)
     sessions = session_store(options, parts.memory, ui=parts.ui)
     client = model_client(options, parts.memory)

@@ -1,5 +1,6 @@
 """A tool executor under test: real files, real processes, and a tiny permission broker (or
-the real one, with its real policy, a real memory store and a scripted person)."""
+the executor a session runs, from the composition root: the real broker with its real policy,
+a real memory store and a scripted person)."""
 
 from __future__ import annotations
 
