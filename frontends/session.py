@@ -257,14 +257,14 @@ def tool_parts(
     renderer: Renderer | None = None,
     with_ui: bool = True,
     mcp_servers: tuple[McpServer, ...] | None = None,
-    **executor: Any,
+    bwrap: str | None = None,
 ) -> ToolParts:
     """The tool executor as a session runs it, with the actors it works with; ``renderer``
     shows their events (None: nothing shown, no question answered); ``with_ui`` False leaves
     the UI actor out, for a caller that reads each call's progress on the call's own stream
     (the executor's way without a UI) rather than as a renderer's event. ``mcp_servers`` replaces
-    the configured servers, and ``executor`` holds the executor's own knobs (its output cap,
-    its background buffer, the bwrap to run), for benchmarks and tests that measure one."""
+    the configured servers and ``bwrap`` names the bubblewrap to run (None: the one a session
+    finds), for the benchmarks and tests that measure one server or one sandbox."""
     from actors.hooks import HookRunner
     from actors.mcp_client import McpClient
     from actors.tool_executor import ToolExecutor
@@ -305,7 +305,7 @@ def tool_parts(
         env=options.env,
         mcp=mcp.address,
         hooks=hooks.address,
-        **executor,
+        bwrap=bwrap,
     )
     return ToolParts(memory, ui, questions, permissions, hooks, tools, mcp)
 
