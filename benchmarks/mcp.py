@@ -177,7 +177,8 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     settings = {"permissionMode": "custom", "allowedTools": ["mcp__time"]}
     (project / ".legato" / "settings.json").write_text(json.dumps(settings))
     (project / "home").mkdir()
-    trust(str(project), str(project / "home"))  # allowedTools widens: applied once trusted
+    # allowedTools widens: applied once trusted. In a thread: `legato trust` runs its own loop.
+    await anyio.to_thread.run_sync(trust, str(project), str(project / "home"))
     options = SessionOptions(
         project_root=str(project), home=str(project / "home"), permission_mode="custom"
     )
