@@ -1,7 +1,7 @@
 """The composition root: the only code that constructs actors, from one ``SessionOptions``.
 
 A whole session (``assemble``) for the terminal, headless runs and the Agent SDK's protocol; a
-part of one for a command that needs only some of its actors (``memory_store``,
+part of one for a command that needs only some of its actors (``conductor``, ``memory_store``,
 ``model_client``, ``permission_broker``, ``questions_actor``, ``session_store``,
 ``skill_library``, ``tool_parts``, ``ui_actor``), built by the same functions ``assemble``
 builds its own with, so that a subcommand, a benchmark or a test gets them wired exactly as a
@@ -39,19 +39,20 @@ if TYPE_CHECKING:
     from actors.memory_store import MemoryStore as MemoryStore  # for the subcommands' types
     from actors.model_client import ModelClient
     from actors.permission_broker import PermissionBroker
-    from actors.protocol import HookGroup, McpServer
+    from actors.protocol import HookGroup, McpServer, SessionStoreMsg
     from actors.session_store import SessionStore
     from actors.skills import SkillLibrary
     from actors.tool_executor import ToolExecutor
     from actors.ui import QuestionsActor, UiActor
     from actors.ui import Renderer as Renderer  # for SessionOptions' annotations
     from frontends.session_options import SessionOptions
-    from runtime import Actor
+    from runtime import Actor, Address
 
 __all__ = [
     "Session",
     "ToolParts",
     "assemble",
+    "conductor",
     "memory_store",
     "model_client",
     "permission_broker",
@@ -130,8 +131,6 @@ class Session(msgspec.Struct, frozen=True):
 
 def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
     """The whole session ``options`` describe, its events shown by ``renderer``."""
-    from actors.conductor import Conductor
-
     # One id for all: the conductor's, the session file's, the one the hooks are told.
     session_id = _session_id(options)
     options = msgspec.structs.replace(options, session_id=session_id)
@@ -140,18 +139,6 @@ def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
     skills = skill_library(options)
     sessions = session_store(options, parts.memory, ui=parts.ui)
     client = model_client(options, parts.memory)
-    conductor = Conductor(
-        memory=parts.memory.address,
-        model=client.address,
-        tools=parts.tools.address,
-        ui=parts.ui.address,
-        session_id=session_id,
-        headless=options.headless,
-        sessions=sessions.address,
-        skills=skills.address,  # the user's agent types
-        mcp=parts.mcp.address,
-        hooks=parts.hooks.address,
-    )
     return Session(
         session_id,
         parts.memory,
@@ -159,12 +146,41 @@ def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
         parts.permissions,
         client,
         parts.tools,
-        conductor,
+        conductor(options, parts, client, sessions=sessions.address, skills=skills),
         skills,
         parts.mcp,
         parts.hooks,
         sessions,
         parts.questions,
+    )
+
+
+def conductor(
+    options: SessionOptions,
+    parts: ToolParts,
+    model: ModelClient,
+    *,
+    sessions: Address[SessionStoreMsg] | None = None,
+    skills: SkillLibrary | None = None,
+) -> Conductor:
+    """The conductor that runs the session's turns with ``model`` and the executor of ``parts``
+    (whose UI it needs). ``sessions``: where the conversation is saved (None: it is not);
+    ``skills``: the user's agent types (None: the built-in ones)."""
+    from actors.conductor import Conductor
+
+    if parts.ui is None:
+        raise ValueError("a conductor shows its turns: build its parts with their UI")
+    return Conductor(
+        memory=parts.memory.address,
+        model=model.address,
+        tools=parts.tools.address,
+        ui=parts.ui.address,
+        session_id=_session_id(options),
+        headless=options.headless,
+        sessions=sessions,
+        skills=None if skills is None else skills.address,
+        mcp=parts.mcp.address,
+        hooks=parts.hooks.address,
     )
 
 
