@@ -1,10 +1,10 @@
 """What a session is built from, as one value: ``SessionOptions``.
 
-The command line's flags become one in frontends/launch.py, the Agent SDK's options in
-frontends/headless/sdk_options.py, and a subcommand or a benchmark makes the one it needs;
-frontends/session.py builds the actors from it, and the frontends read their own wants (the
-output format, the turns allowed) from the same value. A new flag is one field here and the
-code that uses it.
+The command line's flags become one here (``from_flags``, once frontends/launch.py has checked
+them), the Agent SDK's options in frontends/headless/sdk_options.py, and a subcommand or a
+benchmark makes the one it needs; frontends/session.py builds the actors from it, and the
+frontends read their own wants (the output format, the turns allowed) from the same value. A
+new flag is a field here, its line in ``from_flags``, and the code that uses it.
 
 Only msgspec and the flags' defaults are imported: the value is made on the one-turn start path,
 before any actor (or httpx) is loaded.
