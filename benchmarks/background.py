@@ -25,10 +25,9 @@ from pathlib import Path
 
 import anyio
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import DescribeSandbox, RunTools, ToolCall, ToolExecutorMsg, ToolFinished
-from actors.tool_executor import ToolExecutor
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import Address, supervise
 
 FLOOD = 200_000_000
@@ -62,11 +61,9 @@ def make_project() -> tuple[str, str]:
 
 async def measure(runs: int) -> None:
     root, home = make_project()
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="custom"))
-    broker = PermissionBroker(memory.address)
-    tools = ToolExecutor(broker.address, project_root=root, memory=memory.address)
-    async with supervise([memory, broker, tools]):
-        executor = tools.address
+    parts = tool_parts(SessionOptions(project_root=root, home=home, permission_mode="custom"))
+    async with supervise(parts.actors):
+        executor = parts.tools.address
         confined = (await executor.ask(DescribeSandbox())).active
         print(f"commands run {'confined' if confined else 'unconfined'}\n")
         starts = []

@@ -25,10 +25,9 @@ from typing import Any
 
 import trio
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import RunTools, ToolCall, ToolFinished
-from actors.tool_executor import ToolExecutor
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import supervise
 
 SHORT = 80
@@ -71,11 +70,10 @@ def high_water_mb() -> float:
 
 async def measure(root: str, path: str, args: dict[str, Any], runs: int) -> dict[str, Any]:
     home = os.path.join(root, "home")
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="auto"))
-    broker = PermissionBroker(memory.address)
-    executor = ToolExecutor(broker.address, project_root=root)
+    parts = tool_parts(SessionOptions(project_root=root, home=home, permission_mode="auto"))
+    executor = parts.tools
     times: list[float] = []
-    async with supervise([memory, broker, executor]):
+    async with supervise(parts.actors):
         before = high_water_mb()
         for n in range(runs):
             call = ToolCall(id=f"toolu_{n}", name="Read", input={"file_path": path, **args})

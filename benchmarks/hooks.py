@@ -22,11 +22,9 @@ from pathlib import Path
 
 import anyio
 
-from actors.hooks import HookRunner
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import RunTools, ToolCall, ToolExecutorMsg, ToolFinished
-from actors.tool_executor import ToolExecutor
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import Address, supervise
 
 _calls = iter(range(1_000_000))
@@ -58,13 +56,12 @@ def project(hooks: dict[str, object] | None) -> tuple[str, str]:
 
 async def session(hooks: dict[str, object] | None, runs: int, out: list[float]) -> None:
     root, home = project(hooks)
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="custom"))
-    broker = PermissionBroker(memory.address)
-    runner = HookRunner(memory.address, project_root=root, session_id="bench")
-    tools = ToolExecutor(
-        broker.address, project_root=root, memory=memory.address, hooks=runner.address
+    options = SessionOptions(
+        project_root=root, home=home, permission_mode="custom", session_id="bench"
     )
-    async with supervise([memory, broker, runner, tools]):
+    parts = tool_parts(options)
+    tools = parts.tools
+    async with supervise(parts.actors):
         path = os.path.join(root, "a.txt")
         for _ in range(5):  # warm
             await read(tools.address, path)

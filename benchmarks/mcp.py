@@ -162,11 +162,9 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    from actors.mcp_client import McpClient
-    from actors.memory_store import MemoryStore, Overrides
-    from actors.permission_broker import PermissionBroker
     from actors.protocol import McpServer, RunTools, ToolCall, ToolFinished
-    from actors.tool_executor import ToolExecutor
+    from frontends.session import tool_parts
+    from frontends.session_options import SessionOptions
     from runtime import supervise
 
     args = SERVERS["time"]
@@ -179,13 +177,14 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     settings = {"permissionMode": "custom", "allowedTools": ["mcp__time"]}
     (project / ".legato" / "settings.json").write_text(json.dumps(settings))
     (project / "home").mkdir()
-    trust(str(project), str(project / "home"))  # allowedTools widens: applied once trusted
-    memory = MemoryStore(
-        str(project), home=str(project / "home"), overrides=Overrides(permission_mode="custom")
+    # allowedTools widens: applied once trusted. In a thread: `legato trust` runs its own loop.
+    await anyio.to_thread.run_sync(trust, str(project), str(project / "home"))
+    options = SessionOptions(
+        project_root=str(project), home=str(project / "home"), permission_mode="custom"
     )
-    broker = PermissionBroker(memory.address)
-    client = McpClient([launch])
-    executor = ToolExecutor(broker.address, project_root=str(project), mcp=client.address)
+    # The one server measured, in place of the configured ones.
+    parts = tool_parts(options, mcp_servers=(launch,))
+    executor = parts.tools
     arguments = {"timezone": "UTC"}
 
     async def through_executor(n: int) -> float:
@@ -202,7 +201,7 @@ async def round_trips(calls: int) -> tuple[list[float], list[float]]:
     floor: list[float] = []
     with open("/dev/null", "w") as quiet:  # noqa: ASYNC230 - opened once, before any call
         async with (
-            supervise([memory, broker, client, executor]),
+            supervise(parts.actors),
             stdio_client(params, errlog=quiet) as (read, write),
             ClientSession(read, write) as session,
         ):

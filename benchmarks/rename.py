@@ -32,13 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from actors.memory_store import MemoryStore
-from actors.permission_broker import PermissionBroker
 from actors.protocol import RunTools, ToolCall, ToolFinished
-from actors.tool_executor import ToolExecutor
 from benchmarks.harness import LEGATO, Project, run_process
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -159,11 +158,10 @@ async def run_batches(
 
 async def executor_floor(project: Project, streams: int) -> float:
     project.reset()
-    memory = MemoryStore(project.root, home=project.home, env={})
-    broker = PermissionBroker(memory.address)
-    executor = ToolExecutor(broker.address, project_root=project.root, memory=memory.address)
+    parts = tool_parts(SessionOptions(project_root=project.root, home=project.home, env={}))
+    executor = parts.tools
     plans = [batches(work(project, files)) for files in shares(streams)]
-    async with supervise([memory, broker, executor]):
+    async with supervise(parts.actors):
         started = time.perf_counter()
         async with anyio.create_task_group() as tasks:
             for n, plan in enumerate(plans):

@@ -30,16 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import DescribeSandbox, RunTools, ToolCall, ToolFinished
-from actors.tool_executor import ToolExecutor
 from actors.tool_executor.sandbox import landlock
 from actors.tool_executor.sandbox.landlock import make_launcher
 from actors.tool_executor.sandbox.places import DEVICES, UNREADABLE
 from benchmarks.harness import Project, headless_runs, trust
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import call, text, tool_calls
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -72,11 +71,11 @@ async def command_times(root: str, runs: int, bwrap: str | None = None) -> tuple
     home = tempfile.mkdtemp(prefix="legato-bench-home-")
     os.mkdir(os.path.join(home, ".ssh"))  # a credential folder, as on a real machine
     await anyio.to_thread.run_sync(trust, root, home)  # the sandbox off widens: trust it
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="custom"))
-    broker = PermissionBroker(memory.address)
-    executor = ToolExecutor(broker.address, project_root=root, memory=memory.address, bwrap=bwrap)
+    options = SessionOptions(project_root=root, home=home, permission_mode="custom")
+    parts = tool_parts(options, bwrap=bwrap)
+    executor = parts.tools
     times = []
-    async with supervise([memory, broker, executor]):
+    async with supervise(parts.actors):
         report = await executor.address.ask(DescribeSandbox())
         active = report.mechanism if report.active else ""
         for n in range(runs + 5):  # the first few warm the caches: not counted

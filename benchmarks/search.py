@@ -40,15 +40,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import RunTools, ToolCall, ToolFinished
-from actors.tool_executor import ToolExecutor
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import supervise
+
+if TYPE_CHECKING:
+    from actors.tool_executor import ToolExecutor
 
 PATTERN = "def __init__"
 REGEX = r"def \w+\(self"
@@ -131,15 +133,14 @@ async def call_tool(executor: ToolExecutor, name: str, args: dict[str, Any], n: 
 
 
 async def measure(root: str, home: str, runs: int, rg: str | None) -> None:
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="auto"))
-    broker = PermissionBroker(memory.address)
-    executor = ToolExecutor(broker.address, project_root=root)
+    parts = tool_parts(SessionOptions(project_root=root, home=home, permission_mode="auto"))
+    executor = parts.tools
     header = (
         f"  {'search':34} {'Legato':>9} {'rg':>9} {'rg sorted':>10} {'GNU':>9}"
         "   Legato/rg  /rg sorted  Legato/GNU"
     )
     print(header)
-    async with supervise([memory, broker, executor]):
+    async with supervise(parts.actors):
         for label, (name, args), rg_args, sorted_args, gnu, wanted in SEARCHES:
             legato: list[float] = []
             direct: list[float] = []
@@ -181,10 +182,9 @@ def build_big(base: str) -> None:
 
 
 async def measure_big(root: str, home: str, name: str, args: dict[str, Any]) -> None:
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="auto"))
-    broker = PermissionBroker(memory.address)
-    executor = ToolExecutor(broker.address, project_root=root)
-    async with supervise([memory, broker, executor]):
+    parts = tool_parts(SessionOptions(project_root=root, home=home, permission_mode="auto"))
+    executor = parts.tools
+    async with supervise(parts.actors):
         seconds = await call_tool(executor, name, args, 0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  {name} {json.dumps(args)}: {seconds * 1000:.0f} ms, peak RSS {peak:.0f} MB")

@@ -23,6 +23,7 @@ from actors.protocol import GetUsage, RunPrompt, Usage
 from actors.ui import Renderer
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
+from frontends.session_options import SessionOptions
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -101,10 +102,11 @@ async def _session(
         seen, answer = _script(root, prompts)
         with ScriptedServer(answer) as server:  # type: ignore[arg-type]
             env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-            session = assemble(
-                str(root), renderer=_Silent(), headless=headless, env=env, home=str(home),
+            options = SessionOptions(
+                project_root=str(root), headless=headless, env=env, home=str(home),
                 model=MODEL, permission_mode="auto",
             )  # fmt: skip
+            session = assemble(options, renderer=_Silent())
             session.conductor.prompt_caching = caching
             async with supervise(session.actors):
                 for number in range(prompts):

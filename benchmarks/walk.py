@@ -21,10 +21,9 @@ from typing import Any
 
 import trio
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import RunTools, ToolCall, ToolFinished
-from actors.tool_executor import ToolExecutor
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import supervise
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -43,10 +42,9 @@ RULES: dict[str, dict[str, Any]] = {
 
 
 async def measure(root: str, home: str, runs: int) -> None:
-    memory = MemoryStore(root, home=home, overrides=Overrides(permission_mode="auto"))
-    broker = PermissionBroker(memory.address)
-    executor = ToolExecutor(broker.address, project_root=root)
-    async with supervise([memory, broker, executor]):
+    parts = tool_parts(SessionOptions(project_root=root, home=home, permission_mode="auto"))
+    executor = parts.tools
+    async with supervise(parts.actors):
         for name, args in CALLS:
             times = []
             last = ""

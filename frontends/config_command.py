@@ -23,8 +23,9 @@ from frontends.flags import PERMISSION_MODES, permission_mode
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from actors.memory_store import MemoryStore
     from actors.protocol import Explained, HookGroup, McpServer, ProviderReport
+    from frontends.session import MemoryStore
+    from frontends.session_options import SessionOptions
 
 
 NOT_STARTED = "not started here: 'legato doctor' starts the approved ones"
@@ -53,21 +54,29 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStore:
-    """The memory store a session with these flags would start: its ``ExplainContext`` is the
-    effective configuration (and it fails to start with a ConfigError or UsageError)."""
-    from actors.memory_store import MemoryStore
+def session_options(args: argparse.Namespace, env: Mapping[str, str]) -> SessionOptions:
+    """What a session with these flags would be built from (a subcommand's ``--model`` and
+    ``--permission-mode`` are the session's)."""
     from actors.permission_modes import SDK_MODES, from_sdk
-    from actors.protocol import Overrides
+    from frontends.session_options import SessionOptions
 
     if args.permission_mode in SDK_MODES:  # given by the Agent SDK's name
         args.permission_mode = from_sdk(args.permission_mode)
-    return MemoryStore(
-        os.path.abspath(args.project_path or os.getcwd()),
-        home=env.get("HOME"),
-        overrides=Overrides(model=args.model, permission_mode=args.permission_mode),
+    return SessionOptions(
+        project_root=os.path.abspath(args.project_path or os.getcwd()),
+        model=args.model,
+        permission_mode=args.permission_mode,
         env=env,
+        home=env.get("HOME"),
     )
+
+
+def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStore:
+    """The memory store a session with these flags would start: its ``ExplainContext`` is the
+    effective configuration (and it fails to start with a ConfigError or UsageError)."""
+    from frontends.session import memory_store
+
+    return memory_store(session_options(args, env))
 
 
 def setting_lines(explained: Explained) -> list[str]:
@@ -87,12 +96,13 @@ def credential_lines(provider: ProviderReport) -> list[str]:
 
 def _ask(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[Explained, ProviderReport]:
     """The memory store's configuration and the model client's credentials, by message."""
-    from actors.model_client import ModelClient
     from actors.protocol import DescribeProvider, ExplainContext
     from frontends.asking import ask_actors
+    from frontends.session import memory_store, model_client
 
-    memory = memory_store(args, env)
-    client = ModelClient(memory.address, env=env, connect_at_start=False)  # it sends nothing
+    options = session_options(args, env)
+    memory = memory_store(options)
+    client = model_client(options, memory, connect_at_start=False)  # it sends nothing
 
     async def questions() -> tuple[Explained, ProviderReport]:
         explained = await memory.address.ask(ExplainContext())

@@ -27,7 +27,12 @@ from urllib.parse import urlsplit, urlunsplit
 from actors.counts import counted
 from actors.errors import EXIT_FAILURE, EXIT_OK
 from actors.visible import printed_visibly
-from frontends.config_command import build_parser, credential_lines, memory_store, setting_lines
+from frontends.config_command import (
+    build_parser,
+    credential_lines,
+    session_options,
+    setting_lines,
+)
 from frontends.errors_out import report
 
 if TYPE_CHECKING:
@@ -119,12 +124,11 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
 
 
 def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
-    """Start the memory store, the permission broker, the model client and the tool executor
-    as a session would, and ask each what it owns; raises the LegatoError that stops one
-    starting."""
-    from actors.mcp_client import McpClient
-    from actors.model_client import ModelClient
-    from actors.permission_broker import PermissionBroker
+    """Start the memory store, the permission broker, the model client, the tool executor and
+    the MCP client as a session would, and ask each what it owns; raises the LegatoError that
+    stops one starting."""
+    import msgspec
+
     from actors.protocol import (
         CheckRuleCoverage,
         DescribeProvider,
@@ -134,19 +138,19 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
         ListMcpTools,
         ProbeApi,
     )
-    from actors.tool_executor import ToolExecutor
     from frontends.asking import ask_actors
+    from frontends.session import model_client, tool_parts
 
-    memory = memory_store(args, env)
-    broker = PermissionBroker(memory.address)
-    # With --no-probe nothing is sent: the HTTP client is not made.
-    client = ModelClient(memory.address, env=env, connect_at_start=False)
-    # It tries the sandbox once, as a session's first command would.
-    project = os.path.abspath(args.project_path or os.getcwd())
-    tools = ToolExecutor(broker.address, project_root=project, memory=memory.address, env=env)
-    # It starts the approved servers as a session would (the unapproved ones never), and its
+    # Nobody answers here: whatever the rules would ask a person is reported, never asked.
+    options = msgspec.structs.replace(session_options(args, env), headless=True)
+    # The executor a session runs: with its hooks, its MCP client and a UI (that shows
+    # nothing). It tries the sandbox once, as a session's first command would. The MCP client
+    # starts the approved servers as a session would (the unapproved ones never), and its
     # stop ends them and their processes.
-    mcp = McpClient(memory=memory.address, cwd=project)
+    parts = tool_parts(options)
+    memory, broker, tools, mcp = parts.memory, parts.permissions, parts.tools, parts.mcp
+    # With --no-probe nothing is sent: the HTTP client is not made.
+    client = model_client(options, memory, connect_at_start=False)
 
     async def questions() -> Answers:
         explained = await memory.address.ask(ExplainContext())
@@ -165,7 +169,7 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
             mcp=await mcp.address.ask(ListMcpServers()),
         )
 
-    return ask_actors([memory, broker, client, mcp, tools], questions)
+    return ask_actors([*parts.actors, client], questions)
 
 
 def mcp_server_report(
@@ -276,9 +280,9 @@ def _tools(env: Mapping[str, str]) -> tuple[list[str], list[Finding]]:
 
 def _search_backend() -> str:
     """What Grep, Glob and ``@path`` completion walk and match with."""
-    from actors.tool_executor import ToolExecutor
+    from frontends.session import search_binary
 
-    rg = ToolExecutor.search_binary()
+    rg = search_binary()
     if rg is None:
         return "the Python walk and matcher (no rg beside Legato or on PATH: slower on big trees)"
     return f"{rg}  (Grep, Glob and @path completion; the Python walk where it cannot run)"

@@ -28,7 +28,10 @@ SUBCOMMAND_HELP = {
 _HELP_WIDTH = 79
 
 STREAM_TIMEOUT_ENV = "ASSISTANT_STREAM_TIMEOUT"
+# A session's defaults, written here once: the flags' help says them, and SessionOptions
+# (frontends/session_options.py) takes them for whoever builds a session without flags.
 DEFAULT_STREAM_TIMEOUT = 60.0
+DEFAULT_MAX_TURNS = 50
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,7 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output (text)"
     )
     parser.add_argument(
-        "--max-turns", type=_positive_int, default=50, help="stop after this many model turns"
+        "--max-turns",
+        type=_positive_int,
+        default=DEFAULT_MAX_TURNS,
+        help="stop after this many model turns",
     )
     parser.add_argument(
         "--max-parallel",
@@ -83,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="retry, then fail, when the model's answer stalls this long "
-        "(default: $ASSISTANT_STREAM_TIMEOUT, else 60)",
+        f"(default: ${STREAM_TIMEOUT_ENV}, else {DEFAULT_STREAM_TIMEOUT:g})",
     )
     parser.add_argument(
         "--continue",

@@ -101,7 +101,6 @@ def start(
     problem = _check_session_flags(args)
     if problem is not None:
         return problem
-    timeout: float = args.stream_timeout
     prompt: str = args.headless
     # /undo and /compact are the session's own commands, run by frontends/headless.
     session_command = prompt.strip() in SESSION_COMMANDS
@@ -113,21 +112,9 @@ def start(
             return prepared
         prompt, command = prepared.prompt, prepared
     from frontends.headless import run_headless
+    from frontends.session_options import from_flags
 
-    return run_headless(
-        project_root=project,
-        prompt=prompt,
-        model=args.model,
-        permission_mode=args.permission_mode,
-        output_format=args.output_format,
-        max_turns=args.max_turns,
-        max_parallel=args.max_parallel,
-        stream_timeout=timeout,
-        session_id=resumed,
-        resume=resumed is not None,
-        partial_messages=args.include_partial_messages,
-        command=command,
-    )
+    return run_headless(from_flags(args, project, resumed), prompt=prompt, command=command)
 
 
 def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) -> int:
@@ -193,18 +180,10 @@ def _interactive(args: argparse.Namespace, project: str, resumed: str | None) ->
     problem = _check_session_flags(args)
     if problem is not None:
         return problem
-    timeout: float = args.stream_timeout
     from frontends.interactive import run_interactive
+    from frontends.session_options import from_flags
 
-    return run_interactive(
-        project_root=project,
-        model=args.model,
-        permission_mode=args.permission_mode,
-        session_id=resumed,
-        resume=resumed is not None,
-        max_parallel=args.max_parallel,
-        stream_timeout=timeout,
-    )
+    return run_interactive(from_flags(args, project, resumed))
 
 
 def _resumed(args: argparse.Namespace, project: str) -> str | int | None:

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping, Sequence
 
-    from actors.memory_store import MemoryStore
     from actors.protocol import McpServer, ProjectContext
+    from frontends.session import MemoryStore
 
 
 def _parser() -> argparse.ArgumentParser:

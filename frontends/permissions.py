@@ -311,15 +311,16 @@ def _ask(
     decisions on what is explained; raises the LegatoError that stops the store starting."""
     import anyio.to_thread
 
-    from actors.memory_store import MemoryStore
-    from actors.permission_broker import PermissionBroker
-    from actors.protocol import ExplainContext, ExplainPermissions, Overrides
+    from actors.protocol import ExplainContext, ExplainPermissions
     from frontends.asking import ask_actors
+    from frontends.session import memory_store, permission_broker
+    from frontends.session_options import SessionOptions
 
-    memory = MemoryStore(
-        project, home=env.get("HOME"), overrides=Overrides(permission_mode=mode), env=env
+    options = SessionOptions(
+        project_root=project, permission_mode=mode, env=env, home=env.get("HOME")
     )
-    broker = PermissionBroker(memory.address)  # no UI: what would ask is reported as "asks"
+    memory = memory_store(options)
+    broker = permission_broker(memory)  # no UI: what would ask is reported as "asks"
 
     async def questions() -> tuple[Explained, PermissionsReport]:
         explained = await memory.address.ask(ExplainContext())

@@ -16,16 +16,15 @@ import functools
 import re
 import shutil
 import sys
-import uuid
 from typing import IO, TYPE_CHECKING
 
 import anyio
 
 from actors.errors import LegatoError, UsageError
-from actors.memory_store import MemoryStore
 from actors.protocol import ListSessions
-from actors.session_store import SessionStore
 from actors.visible import escape_controls
+from frontends.session import memory_store, session_store
+from frontends.session_options import SessionOptions
 from runtime import ActorCrashed, supervise
 
 if TYPE_CHECKING:
@@ -118,12 +117,11 @@ def saved_sessions(
 async def _ask_the_store(
     project_root: str, ask: ListSessions, *, home: str | None
 ) -> tuple[SessionSummary, ...]:
+    options = SessionOptions(project_root=project_root, home=home)
     # The memory store's warnings are the session's to show, later: not remembered as shown.
-    memory = MemoryStore(project_root, home=home, remember_notices=False)
+    memory = memory_store(options, remember_notices=False)
     # A store with an id of its own that writes nothing: it is only asked to list.
-    store = SessionStore(
-        memory.address, project_root=project_root, session_id=str(uuid.uuid4()), home=home
-    )
+    store = session_store(options, memory)
     async with supervise([memory, store]):
         return await store.address.ask(ask)
 

@@ -1,9 +1,23 @@
-"""Assembling a session: the actors, wired to each other, in the order they must start.
+"""The composition root: the only code that constructs actors, from one ``SessionOptions``.
 
-Shared by both frontends, headless and the interactive terminal. The memory store
-starts first (the others ask it for the configuration in their ``on_start``), the conductor
-last (it asks the tool executor for the tool definitions). The skill library needs nobody and
-reads nothing until a frontend asks it what ``/<name>`` runs.
+A whole session (``assemble``) for the terminal, headless runs and the Agent SDK's protocol; a
+part of one for a command that needs only some of its actors (``conductor``, ``memory_store``,
+``model_client``, ``permission_broker``, ``questions_actor``, ``session_store``,
+``skill_library``, ``tool_parts``, ``ui_actor``), built by the same functions ``assemble``
+builds its own with, so that a subcommand, a benchmark or a test gets them wired exactly as a
+session wires them.
+
+Each function imports the actor packages it builds, when called: ``legato config`` loads the
+two it starts, not all ten.
+
+The memory store starts first (the others ask it for the configuration in their ``on_start``),
+the conductor last but one (it asks the tool executor for the tool definitions). The skill
+library needs nobody and reads nothing until a frontend asks it what ``/<name>`` runs.
+
+What a frontend needs of an actor beyond its messages is exposed here, so that no frontend
+imports an actor package: the types of the actors it builds and of what a session's options
+hold (``Renderer``, ``Invoke``), ``read_sdk_hooks`` (the Agent SDK's ``hooks`` option as the
+memory store takes it) and ``search_binary`` (what Grep and Glob run).
 """
 
 from __future__ import annotations
@@ -14,24 +28,69 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.conductor import Conductor
-from actors.hooks import HookRunner
-from actors.mcp_client import McpClient
-from actors.memory_store import MemoryStore, Overrides
-from actors.model_client import ModelClient
-from actors.permission_broker import PermissionBroker
 from actors.places import sessions_dir
-from actors.session_store import SessionStore
-from actors.skills import SkillLibrary
-from actors.tool_executor import ToolExecutor
-from actors.ui import QuestionsActor, Renderer, UiActor
+from actors.protocol import Overrides
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from actors.conductor import Conductor
+    from actors.hooks import HookRunner
+    from actors.hooks import Invoke as Invoke  # for SessionOptions' annotations
+    from actors.mcp_client import McpClient
+    from actors.memory_store import MemoryStore as MemoryStore  # for the subcommands' types
+    from actors.model_client import ModelClient
+    from actors.permission_broker import PermissionBroker
+    from actors.protocol import HookGroup, McpServer, SessionStoreMsg
+    from actors.session_store import SessionStore
+    from actors.skills import SkillLibrary
+    from actors.tool_executor import ToolExecutor
+    from actors.ui import QuestionsActor, UiActor
+    from actors.ui import Renderer as Renderer  # for SessionOptions' annotations
+    from frontends.session_options import SessionOptions
+    from runtime import Actor, Address
 
-    from actors.hooks import Invoke
-    from actors.protocol import PermissionMode
-    from runtime import Actor
+__all__ = [
+    "Session",
+    "ToolParts",
+    "assemble",
+    "conductor",
+    "memory_store",
+    "model_client",
+    "permission_broker",
+    "questions_actor",
+    "read_sdk_hooks",
+    "search_binary",
+    "session_store",
+    "skill_library",
+    "tool_parts",
+    "ui_actor",
+]
+
+
+class ToolParts(msgspec.Struct, frozen=True):
+    """The tool executor and the actors a session gives it: the memory store (the sandbox's
+    settings), the UI (each call's progress), who answers the broker's questions, the hooks
+    (PreToolUse, PostToolUse, Notification) and the MCP client (the ``mcp__`` tools)."""
+
+    memory: MemoryStore
+    ui: UiActor | None  # None: the calls' progress comes back with their results
+    questions: QuestionsActor | None  # None: nobody answers, a question is denied
+    permissions: PermissionBroker
+    hooks: HookRunner
+    tools: ToolExecutor
+    mcp: McpClient
+
+    @property
+    def actors(self) -> list[Actor[Any]]:
+        """In the order they start: as a session starts them."""
+        return [
+            self.memory,
+            *([] if self.ui is None else [self.ui]),
+            *([] if self.questions is None else [self.questions]),
+            self.permissions,
+            self.hooks,
+            self.tools,
+            self.mcp,
+        ]
 
 
 class Session(msgspec.Struct, frozen=True):
@@ -70,99 +129,225 @@ class Session(msgspec.Struct, frozen=True):
         ]
 
 
-def assemble(
-    project_root: str,
-    *,
-    renderer: Renderer,
-    headless: bool,
-    model: str | None = None,
-    permission_mode: PermissionMode | None = None,
-    env: Mapping[str, str] | None = None,
-    home: str | None = None,
-    max_concurrency: int | None = None,  # None: the executor's defaults
-    session_id: str | None = None,
-    stream_timeout: float = 60.0,  # seconds without a byte before a stalled answer is retried
-    resume: bool = False,  # go on with the saved session ``session_id`` (--continue, --resume)
-    # The driving program's options (the Agent SDK's): replace ``model`` and ``permission_mode``.
-    overrides: Overrides | None = None,
-    # Who answers the broker's questions in a headless session (the driving program); None:
-    # interactive sessions ask the renderer, headless ones deny.
-    asker: Renderer | None = None,
-    # Runs the driving program's callback hooks (the Agent SDK's ``hooks``): a control request.
-    hook_callbacks: Invoke | None = None,
-) -> Session:
-    session_id = session_id or str(uuid.uuid4())
-    memory = MemoryStore(
-        project_root,
-        home=home,
-        overrides=overrides or Overrides(model=model, permission_mode=permission_mode),
-        env=env,
-    )
-    ui = UiActor(renderer)
-    skills = SkillLibrary(project_root, home=home)
-    sessions = SessionStore(
-        memory.address,
-        project_root=project_root,
-        session_id=session_id,
-        resume=resume,
-        home=home,
-        ui=ui.address,
-    )
-    questions = QuestionsActor(asker) if asker is not None else None
-    if questions is None and not headless:
-        questions = QuestionsActor(renderer)
-    hooks = HookRunner(
-        memory.address,
-        project_root=project_root,
-        session_id=session_id,
-        transcript_path=os.path.join(
-            sessions_dir(project_root, home or os.path.expanduser("~")), f"{session_id}.jsonl"
-        ),
-        env=env,
-        ui=ui.address,  # each hook's start and end: stream-json lines, the terminal's status
-        invoke=hook_callbacks,
-    )
-    permissions = PermissionBroker(
-        memory.address,
-        ui=None if questions is None else questions.address,
-        hooks=hooks.address,  # Notification hooks, when a question waits
-    )
-    # Servers start in the background as the actor starts: they never delay the first request.
-    mcp = McpClient(memory=memory.address, cwd=project_root)
-    client = ModelClient(memory.address, env=env, read_timeout=stream_timeout)
-    tools = ToolExecutor(
-        permissions.address,
-        project_root=project_root,
-        max_concurrency=max_concurrency,
-        ui=ui.address,  # the calls' progress goes straight to the UI
-        memory=memory.address,  # the sandbox's settings, the apiKey to keep from commands
-        env=env,
-        mcp=mcp.address,
-        hooks=hooks.address,
-    )
-    conductor = Conductor(
-        memory=memory.address,
-        model=client.address,
-        tools=tools.address,
-        ui=ui.address,
-        session_id=session_id,
-        headless=headless,
-        sessions=sessions.address,
-        skills=skills.address,  # the user's agent types
-        mcp=mcp.address,
-        hooks=hooks.address,
-    )
+def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
+    """The whole session ``options`` describe, its events shown by ``renderer``."""
+    # One id for all: the conductor's, the session file's, the one the hooks are told.
+    session_id = _session_id(options)
+    options = msgspec.structs.replace(options, session_id=session_id)
+    parts = tool_parts(options, renderer=renderer)
+    assert parts.ui is not None  # built with its UI: ``with_ui`` left True
+    skills = skill_library(options)
+    sessions = session_store(options, parts.memory, ui=parts.ui)
+    client = model_client(options, parts.memory)
     return Session(
         session_id,
-        memory,
-        ui,
-        permissions,
+        parts.memory,
+        parts.ui,
+        parts.permissions,
         client,
-        tools,
-        conductor,
+        parts.tools,
+        conductor(options, parts, client, sessions=sessions.address, skills=skills),
         skills,
-        mcp,
-        hooks,
+        parts.mcp,
+        parts.hooks,
         sessions,
-        questions,
+        parts.questions,
     )
+
+
+def conductor(
+    options: SessionOptions,
+    parts: ToolParts,
+    model: ModelClient,
+    *,
+    sessions: Address[SessionStoreMsg] | None = None,
+    skills: SkillLibrary | None = None,
+) -> Conductor:
+    """The conductor that runs the session's turns with ``model`` and the executor of ``parts``
+    (whose UI it needs). ``sessions``: where the conversation is saved (None: it is not);
+    ``skills``: the user's agent types (None: the built-in ones)."""
+    from actors.conductor import Conductor
+
+    if parts.ui is None:
+        raise ValueError("a conductor shows its turns: build its parts with their UI")
+    return Conductor(
+        memory=parts.memory.address,
+        model=model.address,
+        tools=parts.tools.address,
+        ui=parts.ui.address,
+        session_id=_session_id(options),
+        headless=options.headless,
+        sessions=sessions,
+        skills=None if skills is None else skills.address,
+        mcp=parts.mcp.address,
+        hooks=parts.hooks.address,
+    )
+
+
+def memory_store(options: SessionOptions, *, remember_notices: bool = True) -> MemoryStore:
+    """The settings as the session's flags (or the driving program's options) and files make
+    them. ``remember_notices``: False for a store started only to look (a note shown once by a
+    session must not count as shown by a listing)."""
+    from actors.memory_store import MemoryStore
+
+    overrides = options.overrides or Overrides(
+        model=options.model, permission_mode=options.permission_mode
+    )
+    return MemoryStore(
+        options.project_root,
+        home=options.home,
+        overrides=overrides,
+        env=options.env,
+        remember_notices=remember_notices,
+    )
+
+
+def model_client(
+    options: SessionOptions, memory: MemoryStore, *, connect_at_start: bool = True
+) -> ModelClient:
+    """The model client; ``connect_at_start`` False for a command that may send nothing (its
+    HTTP client is then made on the first request)."""
+    from actors.model_client import ModelClient
+
+    return ModelClient(
+        memory.address,
+        env=options.env,
+        read_timeout=options.stream_timeout,
+        connect_at_start=connect_at_start,
+    )
+
+
+def permission_broker(
+    memory: MemoryStore,
+    *,
+    questions: QuestionsActor | None = None,
+    hooks: HookRunner | None = None,
+) -> PermissionBroker:
+    """The broker, its rules read from ``memory``. ``questions``: who answers what the rules put
+    to a person (None: nobody, it is denied, and ``ExplainPermissions`` reports it as a
+    question); ``hooks``: told when a question waits (the Notification hooks)."""
+    from actors.permission_broker import PermissionBroker
+
+    return PermissionBroker(
+        memory.address,
+        ui=None if questions is None else questions.address,
+        hooks=None if hooks is None else hooks.address,
+    )
+
+
+def questions_actor(asker: Renderer) -> QuestionsActor:
+    """Puts the broker's questions to ``asker``: a person at the terminal, or the program that
+    drives the session."""
+    from actors.ui import QuestionsActor
+
+    return QuestionsActor(asker)
+
+
+def session_store(
+    options: SessionOptions, memory: MemoryStore, *, ui: UiActor | None = None
+) -> SessionStore:
+    """The saved sessions of the project: the session ``options.session_id`` (a new one when
+    None), or, unasked to save, the list a picker shows. ``ui``: where its warnings go."""
+    from actors.session_store import SessionStore
+
+    return SessionStore(
+        memory.address,
+        project_root=options.project_root,
+        session_id=_session_id(options),
+        resume=options.resume,
+        home=options.home,
+        ui=None if ui is None else ui.address,
+    )
+
+
+def skill_library(options: SessionOptions) -> SkillLibrary:
+    """The project's and the user's skills, patterns and agent types."""
+    from actors.skills import SkillLibrary
+
+    return SkillLibrary(options.project_root, home=options.home)
+
+
+def tool_parts(
+    options: SessionOptions,
+    *,
+    renderer: Renderer | None = None,
+    with_ui: bool = True,
+    mcp_servers: tuple[McpServer, ...] | None = None,
+    bwrap: str | None = None,
+) -> ToolParts:
+    """The tool executor as a session runs it, with the actors it works with; ``renderer``
+    shows their events (None: nothing shown, no question answered); ``with_ui`` False leaves
+    the UI actor out, for a caller that reads each call's progress on the call's own stream
+    (the executor's way without a UI) rather than as a renderer's event. ``mcp_servers`` replaces
+    the configured servers and ``bwrap`` names the bubblewrap to run (None: the one a session
+    finds), for the benchmarks and tests that measure one server or one sandbox."""
+    from actors.hooks import HookRunner
+    from actors.mcp_client import McpClient
+    from actors.tool_executor import ToolExecutor
+    from actors.ui import Renderer
+
+    session_id = _session_id(options)
+    memory = memory_store(options)
+    ui = ui_actor(renderer or Renderer()) if with_ui else None
+    shown = None if ui is None else ui.address
+    asker = options.asker
+    if asker is None and not options.headless and renderer is not None:
+        asker = renderer
+    questions = None if asker is None else questions_actor(asker)
+    home = options.home or os.path.expanduser("~")
+    hooks = HookRunner(
+        memory.address,
+        project_root=options.project_root,
+        session_id=session_id,
+        transcript_path=os.path.join(
+            sessions_dir(options.project_root, home), f"{session_id}.jsonl"
+        ),
+        env=options.env,
+        ui=shown,  # each hook's start and end: stream-json lines, the terminal's status
+        invoke=options.hook_callbacks,
+    )
+    permissions = permission_broker(memory, questions=questions, hooks=hooks)
+    # Servers start in the background as the actor starts: they never delay the first request.
+    if mcp_servers is None:
+        mcp = McpClient(memory=memory.address, cwd=options.project_root)
+    else:
+        mcp = McpClient(mcp_servers, cwd=options.project_root)
+    tools = ToolExecutor(
+        permissions.address,
+        project_root=options.project_root,
+        max_concurrency=options.max_parallel,
+        ui=shown,  # the calls' progress goes straight to the UI
+        memory=memory.address,  # the sandbox's settings, the apiKey to keep from commands
+        env=options.env,
+        mcp=mcp.address,
+        hooks=hooks.address,
+        bwrap=bwrap,
+    )
+    return ToolParts(memory, ui, questions, permissions, hooks, tools, mcp)
+
+
+def read_sdk_hooks(hooks: object) -> tuple[tuple[HookGroup, ...], list[str]]:
+    """The Agent SDK's ``hooks`` option as the memory store takes them (``Overrides.hooks``),
+    and what in it was not taken, in words."""
+    from actors.memory_store import read_sdk_hooks
+
+    return read_sdk_hooks(hooks)
+
+
+def ui_actor(renderer: Renderer) -> UiActor:
+    """The UI actor: shows the session's events, in the order they were sent, by ``renderer``."""
+    from actors.ui import UiActor
+
+    return UiActor(renderer)
+
+
+def search_binary() -> str | None:
+    """The ripgrep Grep and Glob run; None: they walk and match in Python."""
+    from actors.tool_executor import ToolExecutor
+
+    return ToolExecutor.search_binary()
+
+
+def _session_id(options: SessionOptions) -> str:
+    # A part built without an id (a subcommand's, a benchmark's) names a session of its own.
+    return options.session_id or str(uuid.uuid4())

@@ -24,10 +24,11 @@ import anyio
 
 from actors.errors import EXIT_OK, LegatoError, UsageError
 from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
-from actors.skills import SkillLibrary
 from actors.visible import escape_controls
 from frontends.errors_out import report
 from frontends.flags import build_parser
+from frontends.session import skill_library
+from frontends.session_options import SessionOptions
 from frontends.skill_report import hang, report_text
 from frontends.slash_line import split_command
 from runtime import supervise
@@ -88,7 +89,7 @@ def ask_library(project: str, message: Ask[R], *, home: str | None = None) -> R:
     """Start the skill library alone, ask it ``message``, stop it; its answer or its error."""
 
     async def ask() -> R:
-        library = SkillLibrary(project, home=home)
+        library = skill_library(SessionOptions(project_root=project, home=home))
         async with supervise([library]):
             return await library.address.ask(message)
 

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Mapping, Sequence
 
-    from actors.memory_store import MemoryStore
     from actors.protocol import ProjectContext, TrustItem
+    from frontends.session import MemoryStore
 
 # The project's settings file, the only one whose settings can widen anything.
 SETTINGS_FILE = os.path.join(".legato", "settings.json")
@@ -70,10 +70,12 @@ def run_trust(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> i
 
 
 def _memory_store(project_path: str | None, env: Mapping[str, str]) -> MemoryStore:
-    from actors.memory_store import MemoryStore
+    from frontends.session import memory_store
+    from frontends.session_options import SessionOptions
 
     # As a session with no flags would load it: flags do not change what the file asks for.
-    return MemoryStore(os.path.abspath(project_path or os.getcwd()), home=env.get("HOME"), env=env)
+    project = os.path.abspath(project_path or os.getcwd())
+    return memory_store(SessionOptions(project_root=project, env=env, home=env.get("HOME")))
 
 
 def _trust(memory: MemoryStore, *, record: bool) -> None:

@@ -6,9 +6,10 @@ Every import counts, at the top of a module or inside a function, for typing or 
 - ``actors/`` imports nothing from ``frontends/``; the modules all actors share (``protocol``,
   ``errors``...) import no actor package, and an actor's package imports no other actor's package,
   not even its root: what two actors share is a shared module, or a message;
-- a frontend reaches the actors through messages (``actors.protocol``), ``actors.errors``,
-  ``actors.models`` and the public names of ``runtime``; an actor package's root (the actor
-  classes) only where a frontend starts actors or implements the UI actor's ``Renderer``;
+- a frontend reaches the actors only through the protocol (``actors.protocol`` and the other
+  shared modules: ``actors.errors``, ``actors.models``...), the public names of ``runtime`` and
+  the composition root, ``frontends.session``: it alone imports an actor package's root (the
+  actor classes), besides the UI actor's ``Renderer`` implementations;
 - nothing imports ``frontends.cli``, the entry point, and the frontends import one another
   without a cycle.
 """
@@ -60,9 +61,13 @@ SHARED = {
     "actors.own_files",
 }
 
-# Frontend modules that may import an actor package's root, and which packages.
+# Frontend modules that may import an actor package's root, and which packages. Only two kinds:
+# the composition root, which constructs every actor (so that a subcommand, a benchmark or a
+# test gets its actors wired as a session wires them), and the UI actor's ``Renderer``
+# implementations, which subclass the class the UI actor calls (an interface the frontends
+# implement, not an actor they reach into). Everything else a frontend needs of an actor it
+# asks by a message, or through a function the composition root exposes.
 ROOT_IMPORTS: dict[str, set[str]] = {
-    # Assembles a session: every actor.
     "frontends.session": {
         "actors.conductor",
         "actors.hooks",
@@ -75,27 +80,9 @@ ROOT_IMPORTS: dict[str, set[str]] = {
         "actors.tool_executor",
         "actors.ui",
     },
-    # legato /<name>, --test and --pattern-stats start the skill library alone.
-    "frontends.skill_commands": {"actors.skills"},
-    # legato config, doctor and permissions start the actors that answer them.
-    "frontends.config_command": {"actors.memory_store", "actors.model_client"},
-    "frontends.doctor": {
-        "actors.mcp_client",
-        "actors.memory_store",
-        "actors.model_client",
-        "actors.permission_broker",
-        "actors.tool_executor",
-    },
-    "frontends.mcp_command": {"actors.memory_store"},
-    # legato trust, and the terminal's question at start, ask the memory store.
-    "frontends.trust_command": {"actors.memory_store"},
-    "frontends.permissions": {"actors.memory_store", "actors.permission_broker"},
-    # The --resume picker starts a memory store and a session store to list the sessions.
-    "frontends.resume": {"actors.memory_store", "actors.session_store"},
-    # Renderers implement the UI actor's Renderer.
     "frontends.headless.render": {"actors.ui"},
-    # Puts questions to the driving program; reads the hooks it registers.
-    "frontends.headless.sdk_session": {"actors.ui", "actors.memory_store"},
+    # Puts the broker's questions to the driving program.
+    "frontends.headless.sdk_session": {"actors.ui"},
     "frontends.interactive.renderer": {"actors.ui"},
 }
 
@@ -212,7 +199,7 @@ def violation(edge: Import, packages: set[str]) -> str | None:
     if imported == owner and owner in ROOT_IMPORTS.get(importer, set()):
         return None
     if imported == owner:
-        return "a frontend imports an actor package outside the modules that start actors"
+        return "a frontend imports an actor package outside the composition root"
     return "a frontend reaches into an actor's module"
 
 
@@ -328,7 +315,7 @@ def write(root: Path, files: dict[str, str]) -> None:
         (
             "frontends/status.py",
             "from actors.conductor import Conductor",
-            "a frontend imports an actor package outside the modules that start actors",
+            "a frontend imports an actor package outside the composition root",
         ),
         (
             "frontends/status.py",

@@ -28,6 +28,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from frontends.demo.script import DEMO_PROMPT, demo_files, demo_steps
     from frontends.demo.scripted_api import ScriptedServer
     from frontends.headless import run_headless
+    from frontends.session_options import SessionOptions
 
     with tempfile.TemporaryDirectory(prefix="legato-demo-") as scratch:
         root = os.path.realpath(os.path.join(scratch, "project"))
@@ -59,15 +60,16 @@ def run_demo(args: argparse.Namespace) -> int:
             }
             env["ASSISTANT_BASE_URL"] = server.url
             env["ASSISTANT_API_KEY"] = "demo-key"
-            code = run_headless(
+            options = SessionOptions(
                 project_root=root,
-                prompt=DEMO_PROMPT,
+                headless=True,
                 model=args.model,
                 output_format=args.output_format,
                 max_turns=args.max_turns,
                 env=env,
                 home=home,
             )
+            code = run_headless(options, prompt=DEMO_PROMPT)
         print(
             "\n── End of demo. With a key, run for real: "
             'ASSISTANT_API_KEY=... legato --headless "<prompt>" ──',

@@ -16,6 +16,7 @@ import uuid
 from typing import IO, TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from actors.errors import (
     EXIT_DENIED,
@@ -59,10 +60,9 @@ from frontends.session import assemble
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from actors.protocol import PermissionMode, SkillPrompt
+    from actors.protocol import SkillPrompt
     from frontends.session import Session
+    from frontends.session_options import SessionOptions
 
 # Prompts that are commands to the session rather than to the model.
 SESSION_COMMANDS: dict[str, Undo | Compact] = {"/undo": Undo(), "/compact": Compact()}
@@ -76,42 +76,20 @@ STOP_WAIT = 3.0
 
 
 def run_headless(
+    options: SessionOptions,
     *,
-    project_root: str,
     prompt: str,
-    model: str | None = None,
-    permission_mode: PermissionMode | None = None,
-    output_format: str = "text",
-    max_turns: int = 50,
-    max_parallel: int | None = None,
-    stream_timeout: float = 60.0,
-    env: Mapping[str, str] | None = None,
-    home: str | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
-    session_id: str | None = None,
-    resume: bool = False,
-    partial_messages: bool = False,
     command: SkillPrompt | None = None,
 ) -> int:
     """Runs one prompt in a session of its own, on trio; the exit code. ``command``: the skill
     or pattern the prompt was made from (``legato /<name> ...``)."""
     run = _HeadlessRun(
-        project_root=project_root,
+        options,
         prompt=prompt,
-        model=model,
-        permission_mode=permission_mode,
-        output_format=output_format,
-        max_turns=max_turns,
-        max_parallel=max_parallel,
-        stream_timeout=stream_timeout,
-        env=env,
-        home=home,
         stdout=stdout or sys.stdout,
         stderr=stderr or sys.stderr,
-        session_id=session_id,
-        resume=resume,
-        partial_messages=partial_messages,
         command=command,
     )
     try:
@@ -127,46 +105,30 @@ class _HeadlessRun:
 
     def __init__(
         self,
+        options: SessionOptions,
         *,
-        project_root: str,
         prompt: str,
-        model: str | None,
-        permission_mode: PermissionMode | None,
-        output_format: str,
-        max_turns: int,
-        max_parallel: int | None,
-        stream_timeout: float,
-        env: Mapping[str, str] | None,
-        home: str | None,
         stdout: IO[str],
         stderr: IO[str],
-        session_id: str | None = None,
-        resume: bool = False,
-        partial_messages: bool = False,
         command: SkillPrompt | None = None,
     ) -> None:
-        self.project_root = project_root
+        # Headless whoever built the options: nobody is at a terminal to answer a question.
+        session_id = options.session_id or str(uuid.uuid4())
+        options = msgspec.structs.replace(options, session_id=session_id, headless=True)
+        self.options = options
+        self.project_root = options.project_root
         self.prompt = prompt
-        self.model = model
-        self.permission_mode = permission_mode
-        self.output_format = output_format
-        self.max_turns = max_turns
-        self.max_parallel = max_parallel
-        self.stream_timeout = stream_timeout
-        self.env = env
-        self.home = home
-        self.session_id = session_id or str(uuid.uuid4())
-        self.resume = resume  # go on with the saved session (--continue, --resume)
+        self.session_id = session_id
         self.command = command
         self.renderer: HeadlessRenderer = renderer_for(
-            output_format,
+            options.output_format,
             stdout,
             stderr,
             self.session_id,
-            partial=partial_messages,
-            root=project_root,
+            partial=options.partial_messages,
+            root=options.project_root,
         )
-        self.renderer.denials = DenialTally(project_root)
+        self.renderer.denials = DenialTally(options.project_root)
         self.renderer.denials_fail = command is not None
         # Everything goes through the renderer's guarded streams: a reader that stops reading
         # (`| head`) ends the run cleanly instead of with a BrokenPipeError.
@@ -216,24 +178,12 @@ class _HeadlessRun:
     async def _run_session(self, prompt_scope: anyio.CancelScope) -> int:
         """Starts the session, runs the prompt in ``prompt_scope`` (which a signal cancels),
         shows how it ended and stops the session; the exit code."""
-        session = assemble(
-            self.project_root,
-            renderer=self.renderer,
-            headless=True,
-            model=self.model,
-            permission_mode=self.permission_mode,
-            env=self.env,
-            home=self.home,
-            session_id=self.session_id,
-            max_concurrency=self.max_parallel,
-            stream_timeout=self.stream_timeout,
-            resume=self.resume,
-        )
+        session = assemble(self.options, renderer=self.renderer)
         async with supervise(session.actors, tracer=debug.tracer()) as supervision:
             context = await session.memory.address.ask(GetContext())
             if isinstance(self.renderer, StreamJsonRenderer):
                 mode = to_sdk(context.permission_mode)
-                options = SdkOptions(self.project_root, permission_mode=mode)
+                options = SdkOptions(self.options, permission_mode=mode)
                 self.renderer.emit(await init_line(session, options, options.permission_mode))
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
@@ -296,7 +246,9 @@ class _HeadlessRun:
         if command is not None:
             return await self._run_session_command(session, command)
         prompt = await self._attach_references(session)
-        return await session.conductor.address.ask(RunPrompt(text=prompt, max_turns=self.max_turns))
+        return await session.conductor.address.ask(
+            RunPrompt(text=prompt, max_turns=self.options.max_turns)
+        )
 
     async def _attach_references(self, session: Session) -> str:
         """The prompt with the files its ``@path`` references name, read by the session's tool
@@ -340,7 +292,7 @@ class _HeadlessRun:
         what = self.stopped_what
         self.stderr.write(f"\nlegato: stopped by {received.name} {what}\n")
         self.stderr.flush()
-        if self.output_format != "text":
+        if self.options.output_format != "text":
             outcome = TurnOutcome(
                 result="",
                 is_error=True,

@@ -14,12 +14,15 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from actors.errors import UsageError
 from actors.protocol import Overrides
 from actors.tool_names import entry_problem
 from frontends.errors_out import report
 from frontends.headless.sdk_session import SdkOptions
 from frontends.sdk_flags import ignored_options
+from frontends.session_options import from_flags
 
 if TYPE_CHECKING:
     import argparse
@@ -69,19 +72,18 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
         mcp_configs=tuple(args.mcp_config),
         strict_mcp_config=args.strict_mcp_config,
     )
-    return SdkOptions(
-        project_root=project,
-        model=args.model,
-        permission_mode=args.permission_mode or "default",
-        max_turns=args.max_turns,
-        max_parallel=args.max_parallel,
-        stream_timeout=args.stream_timeout,
+    # The mode stays in the SDK's words (the init line reports it so); the session gets it as
+    # Legato's, in the overrides, once it is assembled.
+    session = msgspec.structs.replace(
+        from_flags(args, project, resumed),
+        permission_mode=None,
         session_id=resumed or args.session_id,
-        resume=resumed is not None,
-        partial_messages=args.include_partial_messages,
-        hook_events=args.include_hook_events,
-        ask_program=args.permission_prompt_tool == "stdio",
         overrides=overrides,
+    )
+    return SdkOptions(
+        session,
+        permission_mode=args.permission_mode or "default",
+        ask_program=args.permission_prompt_tool == "stdio",
         unsupported=tuple(unsupported),
     )
 

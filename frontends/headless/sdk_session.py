@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.memory_store import read_sdk_hooks
 from actors.permission_modes import from_sdk
 from actors.protocol import GetContext, ListMcpServers, ListTools, Overrides, PermissionAnswer
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
-from frontends.session import assemble
+from frontends.session import assemble, read_sdk_hooks
 from frontends.version import __version__
 
 if TYPE_CHECKING:
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from frontends.headless.control import ControlChannel
     from frontends.headless.render import StreamJsonRenderer
     from frontends.session import Session
+    from frontends.session_options import SessionOptions
 
 # The Claude Code release whose stream-json and control protocol this one follows, for the SDK's
 # check of its CLI's version (``claude_code_version`` in the init line).
@@ -37,18 +37,12 @@ PROTOCOL_VERSION = 1
 
 
 class SdkOptions(msgspec.Struct, frozen=True):
-    project_root: str
-    model: str | None = None
-    permission_mode: str = "default"  # the SDK's name
-    max_turns: int = 50
-    max_parallel: int | None = None
-    stream_timeout: float = 60.0
-    session_id: str | None = None
-    resume: bool = False
-    partial_messages: bool = False
-    hook_events: bool = False
+    """A session the Agent SDK drives: its ``SessionOptions`` (the SDK's ``overrides`` among
+    them) and what only the SDK's protocol has."""
+
+    session: SessionOptions
+    permission_mode: str = "default"  # the SDK's name, as the init line reports it
     ask_program: bool = False  # --permission-prompt-tool stdio
-    overrides: Overrides = msgspec.field(default_factory=Overrides)
     unsupported: tuple[str, ...] = ()  # the options given that Legato does not act on
 
 
@@ -120,10 +114,11 @@ def assemble_for_sdk(
     channel: ControlChannel,
     interrupt: Callable[[], object],
 ) -> SdkSession:
+    wanted = options.session
     mode = from_sdk(options.permission_mode)
     hooks, problems = read_sdk_hooks(init.get("hooks") if init is not None else None)
     overrides = msgspec.structs.replace(
-        options.overrides, model=options.model, permission_mode=mode, hooks=hooks
+        wanted.overrides or Overrides(), model=wanted.model, permission_mode=mode, hooks=hooks
     )
 
     async def hook_callback(
@@ -137,18 +132,15 @@ def assemble_for_sdk(
         }
         return await channel.request(body)
 
-    session = assemble(
-        options.project_root,
-        renderer=renderer,
+    wanted = msgspec.structs.replace(
+        wanted,
         headless=True,
         overrides=overrides,
         asker=ProgramQuestions(channel, interrupt) if options.ask_program else None,
         session_id=session_id,
-        max_concurrency=options.max_parallel,
-        stream_timeout=options.stream_timeout,
-        resume=options.resume,
         hook_callbacks=hook_callback if hooks else None,
     )
+    session = assemble(wanted, renderer=renderer)
     return SdkSession(session, tuple(problems))
 
 
@@ -164,7 +156,7 @@ async def init_line(session: Session, options: SdkOptions, mode: str) -> dict[st
     return {
         "type": "system",
         "subtype": "init",
-        "cwd": options.project_root,
+        "cwd": options.session.project_root,
         "tools": names,
         "mcp_servers": [{"name": s.name, "status": mcp_status(s.state)} for s in servers],
         "model": context.model,

@@ -84,13 +84,13 @@ class _StreamSession:
     ) -> None:
         self.options = options
         self.stdin = stdin
-        self.session_id = options.session_id or str(uuid.uuid4())
+        self.session_id = options.session.session_id or str(uuid.uuid4())
         self.renderer = StreamJsonRenderer(
             stdout,
             stderr,
             self.session_id,
-            partial=options.partial_messages,
-            hook_events=options.hook_events,
+            partial=options.session.partial_messages,
+            hook_events=options.session.hook_events,
         )
         self.channel = ControlChannel(self._send)
         self.stopped_by: signal.Signals | None = None
@@ -309,7 +309,7 @@ class _StreamSession:
             with scope:
                 plan = self.mode == "plan"
                 return await conductor.ask(
-                    RunPrompt(text=text, max_turns=self.options.max_turns, plan=plan)
+                    RunPrompt(text=text, max_turns=self.options.session.max_turns, plan=plan)
                 )
         finally:
             self.current = None

@@ -17,23 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from actors.protocol import PermissionMode
+    from frontends.session_options import SessionOptions
 
 
-def run_interactive(
-    *,
-    project_root: str,
-    model: str | None = None,
-    permission_mode: PermissionMode | None = None,
-    env: Mapping[str, str] | None = None,
-    home: str | None = None,
-    session_id: str | None = None,
-    resume: bool = False,
-    max_parallel: int | None = None,
-    stream_timeout: float = 60.0,
-) -> int:
+def run_interactive(options: SessionOptions) -> int:
     """Runs a session until /quit, Ctrl-D or a double Ctrl-C; returns the exit code."""
     import sys
 
@@ -52,7 +39,8 @@ def run_interactive(
     from frontends.trust_command import ask_at_start
 
     # Before the session's actors load the settings, so that a yes applies to this session.
-    ask_at_start(project_root, env=os.environ if env is None else env, home=home)
+    env = os.environ if options.env is None else options.env
+    ask_at_start(options.project_root, env=env, home=options.home)
     import anyio
 
     from frontends.interactive.app import run_session
@@ -61,16 +49,6 @@ def run_interactive(
     with restored_terminal():
         # prompt_toolkit runs on asyncio; the actors do not mind which loop they are on.
         return anyio.run(
-            lambda: run_session(
-                project_root,
-                model=model,
-                permission_mode=permission_mode,
-                env=env,
-                home=home,
-                session_id=session_id,
-                resume=resume,
-                max_parallel=max_parallel,
-                stream_timeout=stream_timeout,
-            ),
+            lambda: run_session(options),
             backend="asyncio",
         )

@@ -70,13 +70,12 @@ from frontends.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, release_collector, supervise
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from actors.protocol import CommandInfo, PermissionMode, ProjectContext
+    from actors.protocol import CommandInfo, ProjectContext
     from frontends.session import Session
+    from frontends.session_options import SessionOptions
 
 PLAN_APPROVED = "The user approved the plan. Carry it out now, step by step."
 # How often the background commands' status lines are brought up to date while any runs: their
@@ -94,24 +93,16 @@ def history_file(home: str, project_root: str) -> str:
 class InteractiveSession:
     def __init__(
         self,
-        project_root: str,
+        options: SessionOptions,
         *,
-        model: str | None = None,
-        permission_mode: PermissionMode | None = None,
-        env: Mapping[str, str] | None = None,
-        home: str | None = None,
         input: Input | None = None,
         output: Output | None = None,
-        session_id: str | None = None,  # a saved session to go on with
-        resume: bool = False,
-        max_parallel: int | None = None,
-        stream_timeout: float = 60.0,
     ) -> None:
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-        self.root = project_root
-        self.home = home or os.path.expanduser("~")
-        self.resumed = resume
+        project_root = self.root = options.project_root
+        self.home = options.home or os.path.expanduser("~")
+        self.resumed = options.resume
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
         self.console = Console(
@@ -123,7 +114,9 @@ class InteractiveSession:
         for console in (self.console, self.printer):
             console.push_theme(DARK.rich_theme())
         self.view = TurnView(self.console, DARK, printer=self.printer)
-        self.status = Status(resolve_model(model or DEFAULT_ALIAS).id, permission_mode or "ask")
+        self.status = Status(
+            resolve_model(options.model or DEFAULT_ALIAS).id, options.permission_mode or "ask"
+        )
         try:
             path = history_file(self.home, project_root)
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -143,19 +136,7 @@ class InteractiveSession:
             output=output,
         )
         self.renderer = TerminalRenderer(self.view, self.status, self.screen)
-        self.session: Session = assemble(
-            project_root,
-            renderer=self.renderer,
-            headless=False,
-            model=model,
-            permission_mode=permission_mode,
-            env=env,
-            home=home,
-            session_id=session_id,
-            resume=resume,
-            max_concurrency=max_parallel,
-            stream_timeout=stream_timeout,
-        )
+        self.session: Session = assemble(options, renderer=self.renderer)
 
     async def run(self) -> int:
         async with supervise(self.session.actors, tracer=debug.tracer()):
@@ -538,34 +519,11 @@ def _interrupted(session_id: str) -> TurnOutcome:
 
 
 async def run_session(
-    project_root: str,
-    *,
-    model: str | None = None,
-    permission_mode: PermissionMode | None = None,
-    env: Mapping[str, str] | None = None,
-    home: str | None = None,
-    input: Input | None = None,
-    output: Output | None = None,
-    session_id: str | None = None,
-    resume: bool = False,
-    max_parallel: int | None = None,
-    stream_timeout: float = 60.0,
+    options: SessionOptions, *, input: Input | None = None, output: Output | None = None
 ) -> int:
     """One interactive session, with failures turned into a message and an exit code."""
     try:
-        session = InteractiveSession(
-            project_root,
-            model=model,
-            permission_mode=permission_mode,
-            env=env,
-            home=home,
-            input=input,
-            output=output,
-            session_id=session_id,
-            resume=resume,
-            max_parallel=max_parallel,
-            stream_timeout=stream_timeout,
-        )
+        session = InteractiveSession(options, input=input, output=output)
         return await session.run()
     except BaseExceptionGroup as group:
         error = first_error(group)

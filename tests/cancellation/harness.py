@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from actors.protocol import (
     AgentEvent,
@@ -34,6 +35,7 @@ from actors.protocol import (
 )
 from actors.ui import Renderer
 from frontends.session import assemble
+from frontends.session_options import SessionOptions
 from runtime import supervise
 from tests.tool_executor.harness import is_running
 from tests.trusting import trust_project
@@ -173,14 +175,8 @@ async def live_session(
     if not sandbox:
         unconfined(root)
         trust_project(root, home)  # as its user would: the sandbox off widens
-    session = assemble(
-        str(root),
-        renderer=renderer,
-        headless=False,
-        env=env,
-        home=str(home),
-        **options,  # type: ignore[arg-type]
-    )
+    wanted = SessionOptions(project_root=str(root), env=env, home=str(home))
+    session = assemble(msgspec.structs.replace(wanted, **options), renderer=renderer)
     async with supervise(session.actors):
         yield Live(session, renderer, root, f"{MARKER}={value}")
 

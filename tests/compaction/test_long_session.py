@@ -12,6 +12,7 @@ from actors.protocol import Compact, GetContextFill, GetConversation, Notice, Ru
 from actors.ui import Renderer
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
+from frontends.session_options import SessionOptions
 from runtime import supervise
 from tests.cancellation.harness import conversation_problems
 
@@ -92,10 +93,11 @@ async def test_two_compactions_keep_the_ledger_verbatim(tmp_path: Path) -> None:
     renderer = Quiet()
     with ScriptedServer(answer) as server:
         env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-        session = assemble(
-            str(root), renderer=renderer, headless=True, env=env, home=str(home),
+        options = SessionOptions(
+            project_root=str(root), headless=True, env=env, home=str(home),
             permission_mode="auto",
         )  # fmt: skip
+        session = assemble(options, renderer=renderer)
         session.conductor.context_window = WINDOW
         async with supervise(session.actors):
             outcome = await session.conductor.address.ask(RunPrompt(text=GOAL))
@@ -142,7 +144,8 @@ async def test_compact_on_request_and_nothing_to_compact(tmp_path: Path) -> None
     renderer = Quiet()
     with ScriptedServer(steps) as server:
         env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-        session = assemble(str(root), renderer=renderer, headless=True, env=env, home=str(home))
+        options = SessionOptions(project_root=str(root), headless=True, env=env, home=str(home))
+        session = assemble(options, renderer=renderer)
         async with supervise(session.actors):
             conductor = session.conductor.address
             assert "too short" in await conductor.ask(Compact())

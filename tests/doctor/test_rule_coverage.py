@@ -9,10 +9,10 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from actors.memory_store import MemoryStore
-from actors.permission_broker import PermissionBroker
 from actors.protocol import CheckRuleCoverage, RuleCoverage, UnmatchedRule
 from frontends.doctor import rule_lines
+from frontends.session import memory_store, permission_broker
+from frontends.session_options import SessionOptions
 from runtime import supervise
 from tests.frontends.conftest import REPO
 
@@ -83,8 +83,8 @@ def test_all_matching_is_said_and_no_rules_too(project: Project) -> None:
 
 async def check(project: Project, *limits: int) -> list[RuleCoverage]:
     """The broker's answer to ``CheckRuleCoverage`` with each limit, by message."""
-    memory = MemoryStore(str(project.root), home=str(project.home))
-    broker = PermissionBroker(memory.address)
+    memory = memory_store(SessionOptions(project_root=str(project.root), home=str(project.home)))
+    broker = permission_broker(memory)
     async with supervise([memory, broker]):
         return [await broker.address.ask(CheckRuleCoverage(limit=limit)) for limit in limits]
 

@@ -129,7 +129,9 @@ def test_a_one_turn_answer_loads_nothing_only_tools_need(tmp_path: Path) -> None
     probe = (
         "import sys\n"
         "from frontends.headless import run_headless\n"
-        f"code = run_headless(project_root={str(tmp_path)!r}, prompt='hi', output_format='json')\n"
+        "from frontends.session_options import SessionOptions\n"
+        f"options = SessionOptions(project_root={str(tmp_path)!r}, output_format='json')\n"
+        "code = run_headless(options, prompt='hi')\n"
         f"print(code, sorted(set({later!r}) & set(sys.modules)))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}

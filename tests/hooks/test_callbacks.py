@@ -18,7 +18,7 @@ from actors.protocol import HookFinished, HookStarted
 from runtime import supervise
 from tests.hooks.harness import SESSION, TRANSCRIPT, Runner, group, script
 from tests.hooks.sdk import FakeSdk, callbacks
-from tests.tool_executor.harness import Person
+from tests.tool_executor.test_progress import Screen
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -267,7 +267,7 @@ async def test_callbacks_and_commands_of_one_event_run_together(tmp_path: Path) 
             }
         }
     )
-    ui = Person([])
+    ui = Screen()  # the UI actor's double: the runner is tested alone
     groups = (group("UserPromptSubmit", command), callbacks("UserPromptSubmit", "hook_0"))
     actor = HookRunner(
         project_root=str(tmp_path / "p"),

@@ -9,16 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from actors.conductor import Conductor
-from actors.hooks import HookRunner
-from actors.memory_store import MemoryStore, Overrides, read_sdk_hooks
-from actors.model_client import ModelClient
-from actors.permission_broker import PermissionBroker
-from actors.protocol import RunPrompt
-from actors.tool_executor import ToolExecutor
-from actors.ui import UiActor
+from actors.protocol import Overrides, RunPrompt
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from runtime import Actor, supervise
+from frontends.session import assemble, read_sdk_hooks
+from frontends.session_options import SessionOptions
+from runtime import supervise
 from tests.compaction.test_long_session import Quiet
 from tests.hooks.sdk import FakeSdk
 
@@ -52,26 +47,14 @@ async def prompt(
     assert problems == []
     with ScriptedServer(steps) as server:
         env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-        overrides = Overrides(permission_mode="auto", hooks=groups)
-        memory = MemoryStore(str(root), home=str(home), overrides=overrides, env=env)
-        ui = UiActor(Quiet())
-        runner = HookRunner(
-            memory.address, project_root=str(root), session_id="sdk", invoke=sdk, ui=ui.address
-        )
-        permissions = PermissionBroker(memory.address)
-        model = ModelClient(memory.address, env=env)
-        tools = ToolExecutor(
-            permissions.address, project_root=str(root), ui=ui.address, memory=memory.address,
-            env=env, hooks=runner.address,
+        options = SessionOptions(
+            project_root=str(root), headless=True, env=env, home=str(home), session_id="sdk",
+            overrides=Overrides(permission_mode="auto", hooks=groups), hook_callbacks=sdk,
         )  # fmt: skip
-        conductor = Conductor(
-            memory=memory.address, model=model.address, tools=tools.address, ui=ui.address,
-            session_id="sdk", headless=True, hooks=runner.address,
-        )  # fmt: skip
-        actors: list[Actor[Any]] = [memory, ui, runner, permissions, model, tools, conductor]
-        async with supervise(actors):
+        session = assemble(options, renderer=Quiet())
+        async with supervise(session.actors):
             with anyio.fail_after(30):
-                outcome = await conductor.address.ask(RunPrompt(text="go"))
+                outcome = await session.conductor.address.ask(RunPrompt(text="go"))
         return outcome, server.requests
 
 

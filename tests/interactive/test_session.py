@@ -19,6 +19,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from actors.conductor.prompt import PLAN_MODE_NOTE
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
+from frontends.session_options import SessionOptions
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
@@ -98,9 +99,8 @@ async def run(
     )
     with ScriptedServer(steps) as server, create_pipe_input() as pipe:
         base = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "PATH": "/usr/bin:/bin"}
-        session = InteractiveSession(
-            str(root), env=base | dict(env or {}), home=str(home), input=pipe, output=output
-        )
+        options = SessionOptions(project_root=str(root), env=base | dict(env or {}), home=str(home))
+        session = InteractiveSession(options, input=pipe, output=output)
         live = Live(session, pipe, out)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(session.run)

@@ -1,4 +1,5 @@
-"""The broker as an actor: context from a real memory store, questions to a tiny fake UI."""
+"""The broker as an actor, built as a session builds it: context from a real memory store,
+questions to a tiny fake person."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.permission_broker.policy import FORGET_NEVER, LEAVE_PLAN
 from actors.protocol import (
     AskUser,
@@ -17,35 +16,29 @@ from actors.protocol import (
     PermissionMode,
     PermissionRequest,
     SetMode,
-    Show,
-    UiMsg,
 )
-from runtime import Actor, supervise
+from actors.ui import Renderer
+from frontends.session import memory_store, permission_broker, questions_actor
+from frontends.session_options import SessionOptions
+from runtime import supervise
 from tests.permission_broker.test_policy import blocked_by
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from runtime import Reply
+    from actors.memory_store import MemoryStore
 
 
-class FakeUi(Actor[UiMsg]):
-    """Answers each AskUser with the next scripted answer, and records the questions."""
-
-    name = "ui"
+class FakeUi(Renderer):
+    """Answers each question with the next scripted answer, and records the questions."""
 
     def __init__(self, answers: list[str]) -> None:
-        super().__init__()
         self.answers = answers
         self.asked: list[AskUser] = []
 
-    async def handle(self, msg: UiMsg, reply: Reply) -> None:
-        match msg:
-            case AskUser():
-                self.asked.append(msg)
-                await reply.answer(msg, self.answers.pop(0))
-            case Show():
-                pass
+    async def ask(self, question: AskUser) -> str:
+        self.asked.append(question)
+        return self.answers.pop(0)
 
 
 @pytest.fixture
@@ -64,7 +57,9 @@ def settings_file(project: Path) -> str:
 
 def memory_for(project: Path, mode: PermissionMode | None = None) -> MemoryStore:
     home = project.parent / "home"
-    return MemoryStore(str(project), home=str(home), overrides=Overrides(permission_mode=mode))
+    return memory_store(
+        SessionOptions(project_root=str(project), home=str(home), permission_mode=mode)
+    )
 
 
 def run(command: str) -> CheckPermission:
@@ -83,7 +78,7 @@ async def test_headless_denies_what_needs_a_prompt_and_says_how_to_allow_it(
     project: Path, settings_file: str
 ) -> None:
     memory = memory_for(project)
-    broker = PermissionBroker(memory.address)
+    broker = permission_broker(memory)
     async with supervise([memory, broker]):
         denied = await broker.address.ask(run("make test"))
         allowed = await broker.address.ask(run("git status"))
@@ -103,8 +98,9 @@ async def test_headless_denies_what_needs_a_prompt_and_says_how_to_allow_it(
 async def test_always_is_remembered_for_the_rest_of_the_session(project: Path) -> None:
     memory = memory_for(project)
     ui = FakeUi(["always"])
-    broker = PermissionBroker(memory.address, ui=ui.address)
-    async with supervise([memory, ui, broker]):
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
         first = await broker.address.ask(run("make test"))
         second = await broker.address.ask(run("make build"))
     assert [a.request.command for a in ui.asked] == ["make test"]
@@ -116,8 +112,9 @@ async def test_always_is_remembered_for_the_rest_of_the_session(project: Path) -
 async def test_never_is_remembered_and_y_is_not(project: Path) -> None:
     memory = memory_for(project)
     ui = FakeUi(["y", "never"])
-    broker = PermissionBroker(memory.address, ui=ui.address)
-    async with supervise([memory, ui, broker]):
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
         once = await broker.address.ask(write(project, "a.txt"))
         never = await broker.address.ask(write(project, "b.txt"))
         again = await broker.address.ask(write(project, "c.txt"))
@@ -134,8 +131,9 @@ async def test_never_is_remembered_and_y_is_not(project: Path) -> None:
 async def test_blocked_is_never_put_to_the_person(project: Path) -> None:
     memory = memory_for(project)
     ui = FakeUi([])
-    broker = PermissionBroker(memory.address, ui=ui.address)
-    async with supervise([memory, ui, broker]):
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
         decision = await broker.address.ask(run("rm -rf build"))
     assert decision.allowed is False
     assert ui.asked == []
@@ -145,7 +143,7 @@ async def test_the_start_mode_comes_from_the_context_and_set_mode_switches_it(
     project: Path,
 ) -> None:
     memory = memory_for(project, "plan")
-    broker = PermissionBroker(memory.address)
+    broker = permission_broker(memory)
     async with supervise([memory, broker]):
         in_plan = await broker.address.ask(write(project, "a.txt"))
         assert await broker.address.ask(SetMode(mode="auto")) == "auto"

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.memory_store import MemoryStore
-from actors.permission_broker import PermissionBroker
 from actors.permission_broker.explain import assess_quietly, report
 from actors.permission_broker.policy import Policy
 from actors.protocol import (
@@ -24,6 +22,8 @@ from actors.protocol import (
     ProjectSettings,
     SetMode,
 )
+from frontends.session import memory_store, permission_broker, questions_actor
+from frontends.session_options import SessionOptions
 from runtime import supervise
 from tests.permission_broker.test_broker import FakeUi
 
@@ -137,11 +137,12 @@ async def test_the_broker_explains_in_the_session_s_mode_with_its_answers(
     settings = tmp_path / "project" / ".legato" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"allowedCommands": ["git status"]}))
-    memory = MemoryStore(root, home=str(tmp_path / "home"))
+    memory = memory_store(SessionOptions(project_root=root, home=str(tmp_path / "home")))
     ui = FakeUi(["always"])
-    broker = PermissionBroker(memory.address, ui=ui.address)
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
     explain = ExplainPermissions(requests=(run("make test"), read(root, "src/a.py")))
-    async with supervise([memory, ui, broker]):
+    async with supervise([memory, questions, broker]):
         before = await broker.address.ask(explain)
         await broker.address.ask(CheckPermission(request=run("make build")))  # 'always'
         await broker.address.ask(SetMode(mode="auto"))

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.permission_broker.explain import assess_quietly
 from actors.permission_broker.policy import FORGET_NEVER, FULL_CHOICES, LEAVE_PLAN, Policy, Question
 from actors.protocol import (
@@ -24,6 +22,8 @@ from actors.protocol import (
     ProjectContext,
     ProjectSettings,
 )
+from frontends.session import memory_store, permission_broker, questions_actor
+from frontends.session_options import SessionOptions
 from runtime import supervise
 from tests.permission_broker.test_broker import FakeUi
 from tests.permission_broker.test_policy import blocked_by
@@ -31,6 +31,8 @@ from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from actors.memory_store import MemoryStore
 
 MODES: tuple[PermissionMode, ...] = ("ask", "auto", "custom", "plan")
 ASKING: tuple[PermissionMode, ...] = ("ask", "auto", "custom")
@@ -273,13 +275,15 @@ def memory_for(project: Path, settings: dict[str, object], mode: PermissionMode)
     (project / ".legato" / "settings.json").write_text(json.dumps(settings))
     home = project.parent / "home"
     trust_project(project, home)  # as the user would with ``legato trust``
-    return MemoryStore(str(project), home=str(home), overrides=Overrides(permission_mode=mode))
+    return memory_store(
+        SessionOptions(project_root=str(project), home=str(home), permission_mode=mode)
+    )
 
 
 async def test_headless_denies_a_call_naming_the_tool_and_the_remedy(tmp_path: Path) -> None:
     project = tmp_path / "project"
     memory = memory_for(project, {"allowedTools": ["mcp__docs"]}, "ask")
-    broker = PermissionBroker(memory.address)
+    broker = permission_broker(memory)
     async with supervise([memory, broker]):
         denied = await broker.address.ask(CheckPermission(request=call("git", "push")))
         allowed_call = await broker.address.ask(CheckPermission(request=call("docs", "find")))
@@ -298,9 +302,10 @@ async def test_the_question_carries_the_call_and_always_is_remembered(tmp_path: 
     project = tmp_path / "project"
     memory = memory_for(project, {}, "auto")
     ui = FakeUi(["always"])
-    broker = PermissionBroker(memory.address, ui=ui.address)
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
     request = call("git", "status", path=".")
-    async with supervise([memory, ui, broker]):
+    async with supervise([memory, questions, broker]):
         first = await broker.address.ask(CheckPermission(request=request))
         second = await broker.address.ask(CheckPermission(request=call("git", "status")))
     assert [asked.request for asked in ui.asked] == [request]
@@ -315,8 +320,9 @@ async def test_blocked_tools_are_never_put_to_the_person(tmp_path: Path) -> None
         project, {"blockedTools": ["mcp__git"], "allowedTools": ["mcp__git__push"]}, "custom"
     )
     ui = FakeUi([])
-    broker = PermissionBroker(memory.address, ui=ui.address)
-    async with supervise([memory, ui, broker]):
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
         decision = await broker.address.ask(CheckPermission(request=call("git", "push")))
     assert decision == blocked_by(
         project, "blocked by blockedTools entry 'mcp__git' (tool 'push' of MCP server 'git')"

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from actors.errors import UsageError
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.permission_broker.policy import LEAVE_PLAN
 from actors.permission_modes import SDK_MODES, from_sdk, to_sdk
 from actors.protocol import (
@@ -23,35 +21,29 @@ from actors.protocol import (
     PermissionMode,
     PermissionRequest,
     SetMode,
-    Show,
-    UiMsg,
 )
+from actors.ui import Renderer
+from frontends.session import memory_store, permission_broker, questions_actor
+from frontends.session_options import SessionOptions
 from runtime import Actor, supervise
 from tests.permission_broker.test_policy import blocked_by
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from runtime import Reply
+    from actors.memory_store import MemoryStore
 
 
-class SdkUi(Actor[UiMsg]):
+class SdkUi(Renderer):
     """Answers each question with the next scripted answer, plain or structured."""
 
-    name = "ui"
-
     def __init__(self, answers: list[str | PermissionAnswer]) -> None:
-        super().__init__()
         self.answers = answers
         self.asked: list[AskUser] = []
 
-    async def handle(self, msg: UiMsg, reply: Reply) -> None:
-        match msg:
-            case AskUser():
-                self.asked.append(msg)
-                await reply.answer(msg, self.answers.pop(0))
-            case Show():
-                pass
+    async def ask(self, question: AskUser) -> str | PermissionAnswer:
+        self.asked.append(question)
+        return self.answers.pop(0)
 
 
 @pytest.fixture
@@ -69,7 +61,9 @@ def project(tmp_path: Path) -> Path:
 
 def memory_for(project: Path, mode: PermissionMode | None = None) -> MemoryStore:
     home = project.parent / "home"
-    return MemoryStore(str(project), home=str(home), overrides=Overrides(permission_mode=mode))
+    return memory_store(
+        SessionOptions(project_root=str(project), home=str(home), permission_mode=mode)
+    )
 
 
 def check(**fields: Any) -> CheckPermission:
@@ -94,8 +88,11 @@ async def decide(
     """The broker's decisions on ``checks``; with ``answers`` there is someone to ask."""
     memory = memory_for(project, mode)
     ui = None if answers is None else SdkUi(answers)
-    broker = PermissionBroker(memory.address, ui=None if ui is None else ui.address)
-    actors: list[Actor[Any]] = [memory, broker] if ui is None else [memory, ui, broker]
+    questions = None if ui is None else questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    actors: list[Actor[Any]] = (
+        [memory, broker] if questions is None else [memory, questions, broker]
+    )
     async with supervise(actors):
         decisions = [await broker.address.ask(msg) for msg in checks]
     return decisions, [] if ui is None else ui.asked
@@ -172,8 +169,9 @@ async def test_dont_ask_is_ask_modes_rules_for_files_and_mcp_tools(project: Path
 async def test_set_mode_switches_to_and_from_dont_ask(project: Path) -> None:
     memory = memory_for(project)
     ui = SdkUi(["y"])
-    broker = PermissionBroker(memory.address, ui=ui.address)
-    async with supervise([memory, ui, broker]):
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
         assert await broker.address.ask(SetMode(mode="dont_ask")) == "dont_ask"
         unasked = await broker.address.ask(run("make test"))
         explained = await broker.address.ask(ExplainPermissions())
@@ -233,7 +231,7 @@ async def test_bypass_still_asks_what_only_a_person_may_allow(project: Path) -> 
 
 async def test_plan_mode_stays_read_only_after_bypass(project: Path) -> None:
     memory = memory_for(project, "bypass")
-    broker = PermissionBroker(memory.address)
+    broker = permission_broker(memory)
     async with supervise([memory, broker]):
         bypassed = await broker.address.ask(write(project / "a.txt"))
         await broker.address.ask(SetMode(mode="plan"))

@@ -13,6 +13,7 @@ from actors.protocol import GetConversation, RunPrompt, ToolFinished, ToolStarte
 from actors.ui import Renderer
 from frontends.demo.scripted_api.sse import block_start_position, stream_events
 from frontends.session import assemble
+from frontends.session_options import SessionOptions
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -73,10 +74,11 @@ async def pipeline_session(
 ) -> AsyncIterator[Session]:
     """A session with a person (permission questions go to ``renderer``), in "ask" mode."""
     env = {"ASSISTANT_BASE_URL": url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-    session = assemble(
-        str(root), renderer=renderer, headless=False, env=env, home=str(home),
-        permission_mode="ask", stream_timeout=stream_timeout,
+    options = SessionOptions(
+        project_root=str(root), env=env, home=str(home), permission_mode="ask",
+        stream_timeout=stream_timeout,
     )  # fmt: skip
+    session = assemble(options, renderer=renderer)
     async with supervise(session.actors):
         yield session
 

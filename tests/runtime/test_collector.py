@@ -12,6 +12,7 @@ import pytest
 from actors.protocol import RunPrompt
 from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.session import assemble
+from frontends.session_options import SessionOptions
 from runtime import collector, supervise
 from tests.compaction.test_long_session import Quiet
 
@@ -25,7 +26,8 @@ async def test_the_first_model_turn_switches_the_collector_back_on(tmp_path: Pat
     await anyio.Path(root).mkdir()
     with ScriptedServer([text("one"), text("two")]) as server:
         env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-        session = assemble(str(root), renderer=Quiet(), headless=True, env=env, home=str(home))
+        options = SessionOptions(project_root=str(root), headless=True, env=env, home=str(home))
+        session = assemble(options, renderer=Quiet())
         async with supervise(session.actors):
             conductor = session.conductor.address
             assert not gc.isenabled()  # starting a session does not release it

@@ -9,6 +9,7 @@ import anyio
 from actors.protocol import ClearConversation, GetConversation, RunPrompt, Undo
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
+from frontends.session_options import SessionOptions
 from runtime import supervise
 from tests.compaction.test_long_session import Quiet
 
@@ -21,10 +22,11 @@ if TYPE_CHECKING:
 
 def open_session(root: Path, home: Path, url: str, resume: str | None = None) -> Session:
     env = {"ASSISTANT_BASE_URL": url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-    return assemble(
-        str(root), renderer=Quiet(), headless=True, env=env, home=str(home),
+    options = SessionOptions(
+        project_root=str(root), headless=True, env=env, home=str(home),
         permission_mode="auto", session_id=resume, resume=resume is not None,
     )  # fmt: skip
+    return assemble(options, renderer=Quiet())
 
 
 async def test_undo_restores_every_file_of_the_latest_prompt_then_the_one_before(

@@ -10,7 +10,6 @@ import anyio
 import pytest
 
 from actors.errors import UsageError
-from actors.memory_store import MemoryStore
 from actors.protocol import (
     AppendEvents,
     Checkpoint,
@@ -30,15 +29,19 @@ from actors.protocol import (
     Usage,
     UsageCounted,
 )
-from actors.session_store import SessionStore, read_events, replay, session_path
+from actors.session_store import read_events, replay, session_path
 from actors.session_store.files import list_sessions
-from actors.ui import Renderer, UiActor
+from actors.ui import Renderer
+from frontends.session import memory_store, session_store, ui_actor
+from frontends.session_options import SessionOptions
 from runtime import ActorCrashed, supervise
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from actors.memory_store import MemoryStore
     from actors.protocol import SessionEvent, UiEvent
+    from actors.session_store import SessionStore
 
 
 def user(text: str) -> Message:
@@ -52,11 +55,11 @@ def assistant(text: str) -> Message:
 def stores(
     root: Path, home: Path, session_id: str, *, resume: bool = False
 ) -> tuple[MemoryStore, SessionStore]:
-    memory = MemoryStore(str(root), home=str(home), env={})
-    store = SessionStore(
-        memory.address, project_root=str(root), session_id=session_id, resume=resume, home=str(home)
+    options = SessionOptions(
+        project_root=str(root), env={}, home=str(home), session_id=session_id, resume=resume
     )
-    return memory, store
+    memory = memory_store(options)
+    return memory, session_store(options, memory)
 
 
 async def test_events_are_written_as_they_come_and_replayed_on_resume(tmp_path: Path) -> None:
@@ -229,12 +232,11 @@ async def test_a_session_file_that_cannot_be_written_is_said_once_and_the_sessio
     path = session_path(str(root), str(home), "s3")
     os.makedirs(os.path.dirname(os.path.dirname(path)))
     await anyio.Path(os.path.dirname(path)).write_text("")  # a file where the folder goes
-    memory = MemoryStore(str(root), home=str(home), env={})
+    options = SessionOptions(project_root=str(root), env={}, home=str(home), session_id="s3")
+    memory = memory_store(options)
     shown = Shown()
-    ui = UiActor(shown)
-    store = SessionStore(
-        memory.address, project_root=str(root), session_id="s3", home=str(home), ui=ui.address
-    )
+    ui = ui_actor(shown)
+    store = session_store(options, memory, ui=ui)
     async with supervise([memory, ui, store]):
         await store.address.tell(AppendEvents(events=(MessageAdded(user("hi")),)))
         await store.address.ask(SaveEvents(events=(MessageAdded(user("again")),)))

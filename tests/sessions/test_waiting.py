@@ -12,10 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from actors.conductor import Conductor
-from actors.memory_store import MemoryStore, Overrides
-from actors.model_client import ModelClient
-from actors.permission_broker import PermissionBroker
 from actors.protocol import (
     AppendEvents,
     CheckpointTaken,
@@ -25,9 +21,9 @@ from actors.protocol import (
     SaveEvents,
     SessionStoreMsg,
 )
-from actors.tool_executor import ToolExecutor
-from actors.ui import UiActor
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from frontends.session import conductor, model_client, tool_parts
+from frontends.session_options import SessionOptions
 from runtime import Actor, supervise
 from tests.compaction.test_long_session import Quiet
 
@@ -74,21 +70,17 @@ async def run_prompt(root: Path, home: Path, steps: list[Step], store: HeldStore
     never ends (a conductor waiting on a write that is never let go)."""
     with ScriptedServer(steps) as server:
         env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
-        memory = MemoryStore(
-            str(root), home=str(home), overrides=Overrides(permission_mode="auto"), env=env
-        )
-        ui = UiActor(Quiet())
-        permissions = PermissionBroker(memory.address)
-        model = ModelClient(memory.address, env=env)
-        tools = ToolExecutor(permissions.address, project_root=str(root), ui=ui.address)
-        conductor = Conductor(
-            memory=memory.address, model=model.address, tools=tools.address, ui=ui.address,
-            session_id="held", headless=True, sessions=store.address,
+        options = SessionOptions(
+            project_root=str(root), headless=True, permission_mode="auto", env=env,
+            home=str(home), session_id="held",
         )  # fmt: skip
-        actors: list[Actor[Any]] = [memory, ui, store, permissions, model, tools, conductor]
+        parts = tool_parts(options, renderer=Quiet())
+        model = model_client(options, parts.memory)
+        turns = conductor(options, parts, model, sessions=store.address)
+        actors: list[Actor[Any]] = [store, *parts.actors, model, turns]
         async with supervise(actors):
             with anyio.fail_after(30):
-                outcome = await conductor.address.ask(RunPrompt(text="go"))
+                outcome = await turns.address.ask(RunPrompt(text="go"))
             store.open.set()  # the rest is written as the session ends
         return outcome
 

@@ -173,6 +173,8 @@ def test_a_session_imports_neither_yaml_nor_the_library_until_a_skill_is_read() 
         "import sys\n"
         "import frontends.cli, frontends.session, frontends.headless, frontends.skill_commands\n"
         "import frontends.interactive.app\n"
+        # The composition root imports an actor's package when it builds it, as a session does.
+        "import actors.skills\n"
         "print(sorted(m for m in sys.modules if m.startswith(('yaml', 'actors.skills.'))))\n"
         "from actors.skills.frontmatter import parse\n"
         "parse('---\\nname: x\\n---\\nbody', 'x.md')\n"

@@ -1,5 +1,6 @@
 """A tool executor under test: real files, real processes, and a tiny permission broker (or
-the real one, with its real policy, a real memory store and a scripted person)."""
+the executor a session runs, from the composition root: the real broker with its real policy,
+a real memory store and a scripted person)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import os
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import (
     AskUser,
     CheckPermission,
@@ -22,13 +21,14 @@ from actors.protocol import (
     PermissionRequest,
     RunTools,
     SetMode,
-    Show,
     ToolCall,
     ToolEvent,
     ToolFinished,
-    UiMsg,
 )
 from actors.tool_executor import ToolExecutor
+from actors.ui import Renderer
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
 from runtime import Actor, Reply, supervise
 from tests.trusting import trust_project
 
@@ -66,25 +66,22 @@ class Broker(Actor[PermissionBrokerMsg]):
                 await reply.answer(msg, mode)
 
 
-class Person(Actor[UiMsg]):
-    """Answers each permission question with the next scripted answer, a terminal's plain one
-    or an SDK's structured one; records the questions."""
-
-    name = "ui"
+class Person(Renderer):
+    """A person at a frontend, as the UI actor sees them: answers each permission question with
+    the next scripted answer, a terminal's plain one or an SDK's structured one; records the
+    questions and what was shown."""
 
     def __init__(self, answers: Sequence[str | PermissionAnswer]) -> None:
-        super().__init__()
         self.answers = list(answers)
         self.asked: list[AskUser] = []
         self.shown: list[UiEvent] = []
 
-    async def handle(self, msg: UiMsg, reply: Reply) -> None:
-        match msg:
-            case AskUser():
-                self.asked.append(msg)
-                await reply.answer(msg, self.answers.pop(0))
-            case Show(event=event):
-                self.shown.append(event)
+    async def ask(self, question: AskUser) -> str | PermissionAnswer:
+        self.asked.append(question)
+        return self.answers.pop(0)
+
+    async def show(self, event: UiEvent) -> None:
+        self.shown.append(event)
 
 
 def call(name: str, **fields: Any) -> ToolCall:
@@ -154,30 +151,28 @@ async def with_policy(
     env: Mapping[str, str] | None = None,
     **settings: Any,
 ) -> AsyncIterator[PolicySession]:
-    """The executor with the real broker and policy: ``settings`` go to .legato/settings.json;
-    without ``answers`` it is headless (what needs a person is denied). Commands run in the
-    session's sandbox (``bwrap``: which one; the default finds it); ``ui`` gets what the
-    executor shows."""
+    """The executor as a session wires it, with the real broker and policy: ``settings`` go to
+    .legato/settings.json; without ``answers`` it is headless (what needs a person is denied).
+    Commands run in the session's sandbox (``bwrap``: which one; the default finds it); ``ui``
+    gets what the executor shows."""
     (root / ".legato").mkdir(exist_ok=True)
     (root / ".legato" / "settings.json").write_text(json.dumps(settings))
     home = root.parent / f"{root.name}-home"
     home.mkdir(exist_ok=True)
     trust_project(root, home)  # as the user would with ``legato trust``
-    memory = MemoryStore(str(root), home=str(home), overrides=Overrides(permission_mode=mode))
     person = None if answers is None else Person(answers)
-    broker = PermissionBroker(memory.address, ui=None if person is None else person.address)
-    executor = ToolExecutor(
-        broker.address,
+    options = SessionOptions(
         project_root=str(root),
-        memory=memory.address,
-        bwrap=bwrap,
-        ui=None if ui is None else ui.address,
+        headless=True,  # questions go to ``person`` alone
+        permission_mode=mode,
         env=env,
+        home=str(home),
+        asker=person,
     )
-    people = [person, ui] if ui is not person else [person]
-    actors: list[Actor[Any]] = [memory, *(p for p in people if p is not None), broker, executor]
-    async with supervise(actors):
-        yield PolicySession(executor, root, person)
+    # Without ``ui``, each call's progress comes back on its stream, where the tests read it.
+    parts = tool_parts(options, renderer=ui, with_ui=ui is not None, bwrap=bwrap)
+    async with supervise(parts.actors):
+        yield PolicySession(parts.tools, root, person)
 
 
 def is_running(pid: int) -> bool:

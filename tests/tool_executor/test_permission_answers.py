@@ -6,28 +6,22 @@ words reach the model as they are."""
 from __future__ import annotations
 
 import json
+import shlex
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from actors.memory_store import MemoryStore, Overrides
-from actors.permission_broker import PermissionBroker
 from actors.protocol import (
-    HookGroup,
-    HookOutcome,
-    HookRunnerMsg,
-    ListHooks,
     PermissionAnswer,
-    RunHooks,
 )
-from actors.tool_executor import ToolExecutor
-from runtime import Actor, supervise
+from frontends.session import tool_parts
+from frontends.session_options import SessionOptions
+from runtime import supervise
 from tests.tool_executor.harness import Calls, Person, call, with_policy
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
-
-    from runtime import Reply
 
 
 def allow(**new_input: Any) -> PermissionAnswer:
@@ -191,41 +185,24 @@ async def test_bypass_runs_what_the_rules_do_not_block_and_no_more(tmp_path: Pat
 # ── with a PreToolUse hook ──────────────────────────────────────────────────────────────────
 
 
-class Hooks(Actor[HookRunnerMsg]):
-    """A hook runner whose PreToolUse hook allows everything; records what each run was given."""
-
-    name = "hooks"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.payloads: list[dict[str, Any]] = []
-
-    async def handle(self, msg: HookRunnerMsg, reply: Reply) -> None:
-        match msg:
-            case RunHooks(payload=payload):
-                self.payloads.append(payload)
-                await reply.answer(msg, HookOutcome())
-            case ListHooks():
-                await reply.answer(msg, (HookGroup(event="PreToolUse"),))
-            case _:
-                await reply.answer(msg, ())
-
-
 @asynccontextmanager
-async def with_hook(root: Path, person: Person) -> AsyncIterator[tuple[Calls, Hooks]]:
-    hook = {"hooks": [{"type": "command", "command": "true"}]}
+async def with_hook(root: Path, person: Person) -> AsyncIterator[tuple[Calls, Path]]:
+    """The executor as a session wires it, with a PreToolUse hook (the project's, trusted) that
+    allows everything and appends what each run was given to the file yielded, a line each."""
+    given = root.parent / "given.jsonl"
+    command = f"{{ cat; echo; }} >> {shlex.quote(str(given))}"
+    hook = {"hooks": [{"type": "command", "command": command}]}
     (root / ".legato").mkdir()
     (root / ".legato" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [hook]}}))
     home = root.parent / "home"
     home.mkdir()
-    memory = MemoryStore(str(root), home=str(home), overrides=Overrides(permission_mode="ask"))
-    hooks = Hooks()
-    broker = PermissionBroker(memory.address, ui=person.address)
-    executor = ToolExecutor(
-        broker.address, project_root=str(root), memory=memory.address, hooks=hooks.address
+    trust_project(root, home)  # as the user would: the project's hooks then run
+    options = SessionOptions(
+        project_root=str(root), headless=True, permission_mode="ask", home=str(home), asker=person
     )
-    async with supervise([memory, person, hooks, broker, executor]):
-        yield Calls(executor, root), hooks
+    parts = tool_parts(options)
+    async with supervise(parts.actors):
+        yield Calls(parts.tools, root), given
 
 
 async def test_the_pre_tool_hook_sees_the_input_the_answer_gave(tmp_path: Path) -> None:
@@ -233,9 +210,10 @@ async def test_the_pre_tool_hook_sees_the_input_the_answer_gave(tmp_path: Path) 
     root.mkdir()
     target = str(root / "a.txt")
     person = Person([allow(file_path=target, content="the answer's\n")])
-    async with with_hook(root, person) as (calls, hooks):
+    async with with_hook(root, person) as (calls, given):
         done = await calls.one("Write", file_path=target, content="the model's\n")
     assert not done.result.is_error, done.result.content
-    [payload] = [p for p in hooks.payloads if p.get("tool_name") == "Write"]
+    payloads = [json.loads(line) for line in given.read_text().splitlines()]
+    [payload] = [p for p in payloads if p.get("tool_name") == "Write"]
     assert payload["tool_input"] == {"file_path": target, "content": "the answer's\n"}
     assert len(person.asked) == 1

@@ -1,0 +1,80 @@
+"""What a session is built from, as one value: ``SessionOptions``.
+
+The command line's flags become one here (``from_flags``, once frontends/launch.py has checked
+them), the Agent SDK's options in frontends/headless/sdk_options.py, and a subcommand or a
+benchmark makes the one it needs; frontends/session.py builds the actors from it, and the
+frontends read their own wants (the output format, the turns allowed) from the same value. A
+new flag is a field here, its line in ``from_flags``, and the code that uses it.
+
+Only msgspec and the flags' defaults are imported: the value is made on the one-turn start path,
+before any actor (or httpx) is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from frontends.flags import DEFAULT_MAX_TURNS, DEFAULT_STREAM_TIMEOUT
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping
+
+    from actors.protocol import Overrides, PermissionMode
+    from frontends.session import Invoke, Renderer
+
+__all__ = ["SessionOptions", "from_flags"]
+
+
+class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """One session's options. Frozen, so that whoever is handed it cannot change what another
+    part of the session was built from; a variation is a new value (``msgspec.structs.replace``).
+    A msgspec ``Struct`` rather than a dataclass: msgspec is loaded for the messages anyway,
+    where ``dataclasses`` would cost every start its import, and the actors' values are Structs
+    too. Nothing here is encoded: the annotations are for mypy, not for msgspec."""
+
+    project_root: str  # absolute
+    headless: bool = False  # no person at a terminal: a question the rules would ask is denied
+    model: str | None = None  # the flag's alias or id; None: the settings' model
+    permission_mode: PermissionMode | None = None  # Legato's name; None: the settings' mode
+    env: Mapping[str, str] | None = None  # None: the process's environment
+    home: str | None = None  # None: the user's home
+    session_id: str | None = None  # None: a new id
+    resume: bool = False  # go on with the saved session ``session_id`` (--continue, --resume)
+    max_parallel: int | None = None  # None: the tool executor's defaults
+    stream_timeout: float = DEFAULT_STREAM_TIMEOUT  # seconds without a byte before a retry
+    # What the frontend shows and how long it lets the model go on.
+    output_format: str = "text"
+    max_turns: int = DEFAULT_MAX_TURNS
+    partial_messages: bool = False  # stream-json: the answer's deltas as they come
+    hook_events: bool = False  # stream-json: each hook's start and end
+    # The driving program's options (the Agent SDK's): they replace ``model`` and
+    # ``permission_mode`` when given.
+    overrides: Overrides | None = None
+    # Who answers the broker's questions in a headless session (the driving program); None:
+    # an interactive session asks its renderer, a headless one denies.
+    asker: Renderer | None = None
+    # Runs the driving program's callback hooks (the Agent SDK's ``hooks``).
+    hook_callbacks: Invoke | None = None
+
+
+def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> SessionOptions:
+    """The options the command line's flags describe, once frontends/launch.py has checked
+    them; ``resumed``: the saved session to go on with (--continue, --resume), None for a new
+    one."""
+    return SessionOptions(
+        project_root=project,
+        headless=args.headless is not None or args.input_format == "stream-json",
+        model=args.model,
+        permission_mode=args.permission_mode,
+        session_id=resumed,
+        resume=resumed is not None,
+        max_parallel=args.max_parallel,
+        stream_timeout=args.stream_timeout,
+        output_format=args.output_format,
+        max_turns=args.max_turns,
+        partial_messages=args.include_partial_messages,
+        hook_events=args.include_hook_events,
+    )
