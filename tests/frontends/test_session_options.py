@@ -13,6 +13,7 @@ import pytest
 
 from frontends.flags import parse, stream_timeout
 from frontends.session_options import SessionOptions, from_flags
+from tests.test_import_graph import actor_packages
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -69,7 +70,7 @@ def test_the_value_is_frozen() -> None:
 
 def actor_packages_loaded(code: str) -> list[str]:
     """The actor packages in ``sys.modules`` once ``code`` has run in a new interpreter."""
-    packages = sorted(p.parent.name for p in (REPO / "actors").glob("*/__init__.py"))
+    packages = sorted(p.removeprefix("actors.") for p in actor_packages(REPO))
     probe = (
         f"import json, sys\n{code}\n"
         f"print(json.dumps([p for p in {packages!r} if f'actors.{{p}}' in sys.modules]))\n"
