@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from actors.errors import EXIT_OK
 from actors.visible import one_line, printed_visibly
-from frontends.errors_out import report
+from frontends.errors_out import report, warn
 from frontends.flags import PERMISSION_MODES, permission_mode
 
 if TYPE_CHECKING:
@@ -149,7 +148,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(f"MCP servers ({NOT_STARTED})")
     print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
     for warning in context.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        warn(warning, program="legato config")
     return EXIT_OK
 
 

@@ -15,7 +15,6 @@ docs/mcp.md): the next session starts it. ``revoke`` forgets an approval. Exit c
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_OK
@@ -26,7 +25,7 @@ from frontends.config_command import (
     mcp_server_lines,
     memory_store,
 )
-from frontends.errors_out import report
+from frontends.errors_out import report, warn
 from frontends.mcp_notes import is_project_server
 
 if TYPE_CHECKING:
@@ -141,4 +140,4 @@ def _revoke(memory: MemoryStore, names: Sequence[str]) -> None:
 
 def _warn(context: ProjectContext) -> None:
     for warning in context.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        warn(warning, program="legato mcp")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import sys
 from typing import TYPE_CHECKING, Literal, NoReturn
 
 from actors.errors import EXIT_OK, UsageError
@@ -293,7 +292,7 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     except LegatoError as error:
         return errors_out.report(error, program="legato permissions")
     for warning in explained.context.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        errors_out.warn(warning, program="legato permissions")
     mode = next(s for s in explained.settings if s.key == "permissionMode")
     print(f"Mode: {report.mode} (from {mode.source})")
     lines = rule_lines(report) if explaining is None else decision_lines(report)
