@@ -15,9 +15,9 @@ the conductor last but one (it asks the tool executor for the tool definitions).
 library needs nobody and reads nothing until a frontend asks it what ``/<name>`` runs.
 
 What a frontend needs of an actor beyond its messages is exposed here, so that no frontend
-imports an actor package: the types of the actors it builds and of what a session's options
-hold (``Renderer``, ``Invoke``), ``read_sdk_hooks`` (the Agent SDK's ``hooks`` option as the
-memory store takes it) and ``search_binary`` (what Grep and Glob run).
+imports an actor package: the types of the actors it builds, ``read_sdk_hooks`` (the Agent
+SDK's ``hooks`` option as the memory store takes it) and ``search_binary`` (what Grep and Glob
+run).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from actors.protocol import Overrides
 if TYPE_CHECKING:
     from actors.conductor import Conductor
     from actors.hooks import HookRunner
-    from actors.hooks import Invoke as Invoke  # for SessionOptions' annotations
     from actors.mcp_client import McpClient
     from actors.memory_store import MemoryStore as MemoryStore  # for the subcommands' types
     from actors.model_client import ModelClient
@@ -43,8 +42,7 @@ if TYPE_CHECKING:
     from actors.session_store import SessionStore
     from actors.skills import SkillLibrary
     from actors.tool_executor import ToolExecutor
-    from actors.ui import QuestionsActor, UiActor
-    from actors.ui import Renderer as Renderer  # for SessionOptions' annotations
+    from actors.ui import QuestionsActor, Renderer, UiActor
     from frontends.session_options import SessionOptions
     from runtime import Actor, Address
 

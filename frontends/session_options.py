@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping
 
+    from actors.hooks import Invoke
     from actors.protocol import Overrides, PermissionMode
-    from frontends.session import Invoke, Renderer
+    from actors.ui import Renderer
 
 __all__ = ["SessionOptions", "from_flags"]
 

@@ -80,6 +80,9 @@ ROOT_IMPORTS: dict[str, set[str]] = {
         "actors.tool_executor",
         "actors.ui",
     },
+    # Names, for typing only, the two collaborators a session's options may carry: who answers
+    # the broker's questions and who runs the driving program's callback hooks.
+    "frontends.session_options": {"actors.hooks", "actors.ui"},
     "frontends.headless.render": {"actors.ui"},
     # Puts the broker's questions to the driving program.
     "frontends.headless.sdk_session": {"actors.ui"},
