@@ -36,13 +36,12 @@ def folders() -> Iterator[tuple[Path, Path]]:
     # A short folder of its own rather than `tmp_path`, whose length grows with the test's name,
     # the run's number and the xdist worker: where the screen wraps a path shown in full must
     # not depend on those.
-    with tempfile.TemporaryDirectory(prefix="legato-") as folder:
-        base = Path(folder).resolve()
-        root = base / "project"
-        home = base / "home"
+    with tempfile.TemporaryDirectory(prefix="legato-", ignore_cleanup_errors=True) as folder:
+        root = Path(folder) / "project"
+        home = Path(folder) / "home"
         root.mkdir()
         home.mkdir()
-        yield root, home
+        yield root.resolve(), home
 
 
 def session_env(home: Path, base_url: str) -> dict[str, str]:
