@@ -50,6 +50,7 @@ async def supervise(
         actor.tracer = tracer
     stopped = [anyio.Event() for _ in actors]
     begun = 0
+    waiting_for = ""
     try:
         async with anyio.create_task_group() as group:
             for actor, done in zip(actors, stopped, strict=True):
@@ -65,9 +66,13 @@ async def supervise(
             deadline = anyio.current_time() + supervision.grace
             group.cancel_scope.deadline = deadline
             for actor, done in zip(reversed(actors), reversed(stopped), strict=True):
+                waiting_for = actor.name
                 actor.close_inbox()
                 with anyio.move_on_at(deadline):
                     await done.wait()
+        if tracer is not None and group.cancel_scope.cancelled_caught:
+            # Said, so that a trace shows a shutdown cut off at the grace's end, and where.
+            tracer("grace ran out", {"grace": supervision.grace, "actor": waiting_for})
     except BaseExceptionGroup as group_error:
         raise first_error(group_error) from None
     finally:

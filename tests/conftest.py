@@ -6,6 +6,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
 
 from runtime import collector
 
@@ -13,6 +14,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 NO_TMUX = pytest.mark.skip(reason="tmux is not installed (.ci/run installs it)")
+
+# Property tests draw the same examples on every run, so a failure in CI is one anyone can
+# reproduce; `--hypothesis-profile=random` explores new ones. No deadline: how long an example
+# takes says how busy the machine is, not whether the code is right.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("random", derandomize=False, deadline=None, print_blob=True)
+settings.load_profile("ci")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -189,7 +189,6 @@ def is_background(pid: int) -> bool:
 @settings(
     max_examples=15,
     deadline=None,
-    derandomize=True,  # the same examples every run: a failure is reproducible
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
@@ -342,7 +341,6 @@ def headless_script(root: Path, resist: list[bool]) -> Callable[[RecordedRequest
 @settings(
     max_examples=4,  # a whole process and a --continue run each: about 0.7 s
     deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(

@@ -156,7 +156,6 @@ def serve(steps: list[Step]) -> ScriptedServer:
 @settings(
     max_examples=40,
     deadline=None,
-    derandomize=True,  # the same examples every run: a failure is reproducible
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -9,7 +11,6 @@ from tests.interactive.terminal import Terminal
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
 
 @pytest.fixture
@@ -31,12 +32,16 @@ def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
 
 
 @pytest.fixture
-def folders(tmp_path: Path) -> tuple[Path, Path]:
-    root = tmp_path / "project"
-    home = tmp_path / "home"
-    root.mkdir()
-    home.mkdir()
-    return root.resolve(), home
+def folders() -> Iterator[tuple[Path, Path]]:
+    # A short folder of its own rather than `tmp_path`, whose length grows with the test's name,
+    # the run's number and the xdist worker: where the screen wraps a path shown in full must
+    # not depend on those.
+    with tempfile.TemporaryDirectory(prefix="legato-", ignore_cleanup_errors=True) as folder:
+        root = Path(folder) / "project"
+        home = Path(folder) / "home"
+        root.mkdir()
+        home.mkdir()
+        yield root.resolve(), home
 
 
 def session_env(home: Path, base_url: str) -> dict[str, str]:

@@ -55,7 +55,10 @@ def test_approving_shows_variables_by_name_and_refuses_legatos_key(
         terminal.submit("/mcp approve")
         screen = terminal.wait_for("Approve and start these servers?")
         assert "These MCP servers are not approved:" in screen
-        assert "  gh  stdio  gh-mcp --run evil\\r\\x1b[2Kharmless\n" in screen
+        # Nothing after "harmless" but where the entry comes from, wherever the line wraps.
+        assert _bare(f"  gh  stdio  gh-mcp --run evil\\r\\x1b[2Kharmless  ({mcp_json})") in _bare(
+            screen
+        )
         assert "    env GITHUB_TOKEN=${GH_TOKEN}" in screen
         assert "    env LITERAL=(value hidden)" in screen
         assert "leak-mcp" not in screen

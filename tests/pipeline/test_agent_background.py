@@ -143,15 +143,13 @@ def test_the_sessions_end_stops_a_background_agent_and_its_command(project: Proj
         return answer(request)
 
     with ScriptedServer(watched) as server:
-        began = time.monotonic()
-        done = project.legato(server.url, "--headless", "go")
-        took = time.monotonic() - began
+        # Far short of the 300 s of its command: a run that waited for it fails here.
+        done = project.legato(server.url, "--headless", "go", timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Leaving it."
     assert "stopping what still runs in the background as the run ends: agent_1 (" in done.stderr
     assert len(children) >= 2, children
     assert not [pid for pid in children if alive(pid)]
-    assert took < 20  # not the 300 s of its command
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 import msgspec
 import pytest
@@ -9,6 +11,9 @@ import trio
 import trio.testing
 
 from runtime import Actor, ActorCrashed, ActorGone, Ask, Reply, Streamed, supervise
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 pytestmark = pytest.mark.anyio
 
@@ -214,6 +219,29 @@ async def test_ordered_shutdown_still_ends_within_grace(anyio_backend: object) -
         # One record a second: the first is done, the second is cut off at the grace's end.
         assert anyio.current_time() - started == grace
         assert forwarder.sums == [1]
+
+
+async def test_a_tracer_is_told_when_the_grace_runs_out_and_who_was_still_running() -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+    calc = Calculator()
+
+    def tracer(event: str, fields: Mapping[str, object]) -> None:
+        seen.append((event, dict(fields)))
+
+    async with supervise([calc], grace=0.05, tracer=tracer):
+        assert await calc.address.ask(Add(a=1, b=2)) == 3
+    assert [event for event, _ in seen] == ["handled"]  # an ordinary end says nothing more
+
+    async def hang() -> None:
+        with pytest.raises(ActorGone):
+            await calc.address.ask(Hang())
+
+    calc = Calculator()
+    with anyio.fail_after(2):
+        async with anyio.create_task_group() as outer, supervise([calc], grace=0.05, tracer=tracer):
+            outer.start_soon(hang)
+            await calc.hanging.wait()  # the handler runs when the block ends
+    assert ("grace ran out", {"grace": 0.05, "actor": "calculator"}) in seen
 
 
 async def test_a_tracer_sees_each_handled_message_and_what_actors_report() -> None:

@@ -25,6 +25,7 @@ from actors.protocol import (
     ToolFinished,
     ToolStarted,
 )
+from actors.tool_executor.schemas import DEFAULT_WAIT_MS
 from actors.tool_executor.spool import Spool
 from actors.tool_routes import parse_job_id
 from tests.tool_executor.harness import call, running_in, session, with_policy
@@ -117,7 +118,8 @@ async def test_a_blocking_read_gives_up_at_its_timeout(tmp_path: Path) -> None:
         assert done.elapsed >= 0.05
         at_once = await s.one("TaskOutput", task_id=task_id, timeout=0)
         assert at_once.result.content.startswith("bash_1: running for ")
-        assert at_once.elapsed < 1  # not the default 30 s
+        # Returned without the default wait: a call that waited it out would report at least it.
+        assert at_once.elapsed < DEFAULT_WAIT_MS / 1000
 
 
 async def test_a_filter_keeps_the_matching_lines(tmp_path: Path) -> None:

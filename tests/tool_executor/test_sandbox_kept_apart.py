@@ -37,9 +37,15 @@ def install_in(project: Path) -> str:
     return str(site / os.path.basename(package) / "_bin" / "bwrap")
 
 
-async def test_a_command_cannot_replace_the_bwrap_the_next_command_runs(tmp_path: Path) -> None:
+async def test_a_command_cannot_replace_the_bwrap_the_next_command_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
+    # A temporary folder of the test's own: sessions of other tests (in another xdist worker)
+    # make and remove their own copies in the shared one meanwhile.
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     bwrap = install_in(project)
     escaped = tmp_path / f"escaped-{uuid.uuid4().hex}"
     replacement = f"#!/bin/sh\ntouch {escaped}\nexit 0\n"
