@@ -33,16 +33,17 @@ def inboxes() -> list[tuple[str, tuple[type, ...]]]:
     """Each actor's inbox union, by the actor's name, in the order the protocol declares them."""
     found = []
     for name, value in vars(protocol).items():
-        if name.endswith("Msg") and isinstance(value, types.UnionType):
+        if not name.endswith("Msg"):
+            continue
+        if isinstance(value, types.UnionType) or typing.get_origin(value) is typing.Union:
             found.append((_actor_name(name), typing.get_args(value)))
-        elif name.endswith("Msg") and isinstance(value, type):
+        elif isinstance(value, type):  # an actor whose inbox takes one message
             found.append((_actor_name(name), (value,)))
     return found
 
 
 def _actor_name(union: str) -> str:
-    words = re.findall(r"[A-Z][a-z]*", union.removesuffix("Msg"))
-    return " ".join(words).lower() if words != ["Ui"] else "ui"
+    return " ".join(re.findall(r"[A-Z][a-z]*", union.removesuffix("Msg"))).lower()
 
 
 def answered_by(message: type) -> str:
