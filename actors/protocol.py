@@ -180,7 +180,8 @@ class Explained(msgspec.Struct, frozen=True):
 
 
 class GetContext(Ask[ProjectContext], frozen=True, tag=True):
-    pass
+    """The project's configuration as the session runs with it: settings, guides, memory,
+    hooks, MCP servers and the warnings found loading them."""
 
 
 class ExplainContext(Ask[Explained], frozen=True, tag=True):
@@ -534,6 +535,8 @@ class Decision(msgspec.Struct, frozen=True):
 
 
 class CheckPermission(Ask[Decision], frozen=True, tag=True):
+    """May this tool call (or this path of it) go ahead: allow, deny, or ask the person first."""
+
     request: PermissionRequest
 
 
@@ -983,6 +986,8 @@ UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome | AgentEvent | HookStart
 
 
 class Show(msgspec.Struct, frozen=True, tag=True):
+    """Show an event of the session (text, a tool's progress, a notice) to the person."""
+
     event: UiEvent
 
 
@@ -1091,7 +1096,7 @@ class ContextFill(msgspec.Struct, frozen=True):
 
 
 class GetContextFill(Ask[ContextFill], frozen=True, tag=True):
-    pass
+    """How full the model's context window is: the status line's and /cost's figure."""
 
 
 class GetUsage(Ask[Usage], frozen=True, tag=True):
