@@ -2,9 +2,9 @@
 
 A hostile repository's server, which would leave a marker file if it ever started, is met by
 ``legato -p``, ``legato doctor`` and ``legato mcp list``: none starts it. Once approved it
-runs; once its entry changes it does not. A witness server of the user's own config, started
-beside it, says when the evil one would have written. Real ``legato`` processes, the scripted
-model server, and the toy MCP server of tests/mcp_client.
+runs; once its entry changes it does not. In a ``-p`` run, a witness server of the user's own
+config, started beside it, says when the evil one would have written. Real ``legato``
+processes, the scripted model server, and the toy MCP server of tests/mcp_client.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,8 @@ from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from tests.frontends.conftest import Project
 
 TOY = Path(__file__).resolve().parents[1] / "mcp_client" / "toy_server.py"
@@ -60,14 +63,20 @@ def _hostile(project: Project, marker: Path, *extra: str) -> Path:
     return project.write(".mcp.json", json.dumps({"mcpServers": {"evil": entry}}))
 
 
-def _witness(project: Project) -> Path:
+@contextmanager
+def _witness(project: Project) -> Iterator[Path]:
     """A server of the global config (the user's own, so it needs no approval) that leaves its
-    marker as the evil one would: proof that the session started its servers."""
+    marker as the evil one would: proof that the session started its servers. Configured for
+    the ``with`` block only, so that the other commands meet the evil server alone."""
     marker = project.root / "witnessed"
     config = project.home / ".config" / "legato" / "config.json"
-    config.parent.mkdir(parents=True)
+    config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps({"mcpServers": {"witness": _entry(marker)}}))
-    return marker
+    try:
+        yield marker
+    finally:
+        config.unlink()
+        marker.unlink(missing_ok=True)
 
 
 def _run(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
@@ -84,16 +93,16 @@ def _run(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _waited(project: Project, marker: Path, witness: Path, seconds: float) -> tuple[str, str]:
+def _waited(project: Project, marker: Path, seconds: float) -> tuple[str, str]:
     """A headless run whose model waits for the witness, then for the marker; what the wait
     printed, and stderr."""
-    witness.unlink(missing_ok=True)
     wait = project.write("wait.py", WAIT)
-    command = f"python3 {wait} {marker} {witness} {seconds}"
-    steps = [tool_calls([call("Bash", {"command": command})]), text("Done.")]
-    with ScriptedServer(steps) as server:
-        done = project.legato(server.url, "--headless", "wait", "--output-format", "json")
-        requests = server.requests
+    with _witness(project) as witness:
+        command = f"python3 {wait} {marker} {witness} {seconds}"
+        steps = [tool_calls([call("Bash", {"command": command})]), text("Done.")]
+        with ScriptedServer(steps) as server:
+            done = project.legato(server.url, "--headless", "wait", "--output-format", "json")
+            requests = server.requests
     assert done.returncode == 0, done.stderr
     result = requests[1].body["messages"][-1]["content"][0]
     assert result["type"] == "tool_result"
@@ -104,13 +113,12 @@ def test_a_hostile_server_runs_only_once_approved_and_not_once_changed(project: 
     project.settings(permissionMode="custom", allowedCommands=["python3"])
     marker = project.root / "pwned"
     mcp_json = _hostile(project, marker)
-    witness = _witness(project)
 
     listed = _run(project, "mcp", "list")
     assert listed.returncode == 0, listed.stderr
     assert f"  evil  stdio  {sys.executable} -c " in listed.stdout
     assert f"({mcp_json})  not approved" in listed.stdout
-    said, stderr = _waited(project, marker, witness, AFTER_WITNESS)
+    said, stderr = _waited(project, marker, AFTER_WITNESS)
     assert said == "absent"
     assert (
         f"legato: MCP server 'evil' ({mcp_json}) is not approved, so it was not started. "
@@ -125,7 +133,7 @@ def test_a_hostile_server_runs_only_once_approved_and_not_once_changed(project: 
     assert f"  evil  stdio  {sys.executable} -c " in approved.stdout
     assert "Approved evil: the next session here starts it." in approved.stdout
     assert not marker.exists()  # approving starts nothing
-    said, stderr = _waited(project, marker, witness, 60)
+    said, stderr = _waited(project, marker, 60)
     assert said == "found"
     assert "evil" not in stderr
     marker.unlink()
@@ -140,7 +148,7 @@ def test_a_hostile_server_runs_only_once_approved_and_not_once_changed(project: 
     assert f"({mcp_json})  not approved" in listed.stdout
     doctor = _run(project, "doctor", "--no-probe")
     assert f"  evil ({mcp_json}): not approved, not started" in doctor.stdout
-    said, _ = _waited(project, marker, witness, AFTER_WITNESS)
+    said, _ = _waited(project, marker, AFTER_WITNESS)
     assert said == "absent"
     assert not marker.exists()
 
