@@ -91,16 +91,44 @@ def test_invalid_api_key_end_to_end(project: Project) -> None:
     assert "sk-wrong-123" not in done.stderr + done.stdout
 
 
+# A connection error is retried after the SDKs' backoff (0.5 s, then 1 s) before the error
+# shows: the same retries, each after a hundredth of a second, where a test only waits them out.
+QUICK_RETRIES = "import actors.model_client.retry as r; r.INITIAL_DELAY = 0.01; "
+
+
 def legato_with(
     project: Project, base_url: str, *args: str, **env: str | None
 ) -> subprocess.CompletedProcess[str]:
     """``legato`` with ``env`` over the project's environment (None: the variable unset)."""
+    return _legato(project, base_url, args, env, "")
+
+
+def legato_retrying_quickly(
+    project: Project, base_url: str, *args: str, **env: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``legato_with``, its retries QUICK_RETRIES apart."""
+    return _legato(project, base_url, args, env, QUICK_RETRIES)
+
+
+def _legato(
+    project: Project,
+    base_url: str,
+    args: tuple[str, ...],
+    env: dict[str, str | None],
+    before: str,
+) -> subprocess.CompletedProcess[str]:
     merged: dict[str, str] = {}
     for name, value in (project.env(base_url) | env).items():
         if value is not None:
             merged[name] = value
     return subprocess.run(
-        [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root), *args],
+        [
+            sys.executable,
+            "-c",
+            before + "from frontends.cli import main; main()",
+            str(project.root),
+            *args,
+        ],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -150,7 +178,9 @@ def test_an_invalid_key_remedy_names_where_the_key_came_from(
 def test_a_proxy_refusing_connections_is_named_end_to_end(project: Project) -> None:
     proxy = f"http://127.0.0.1:{closed_port()}"
     # The API's address is never tried: the request stops at the proxy.
-    done = legato_with(project, "https://api.anthropic.com", "--headless", "hi", HTTPS_PROXY=proxy)
+    done = legato_retrying_quickly(
+        project, "https://api.anthropic.com", "--headless", "hi", HTTPS_PROXY=proxy
+    )
     assert done.returncode == 1
     assert done.stderr.endswith(
         "legato: Could not reach the API at https://api.anthropic.com/v1/messages: "
@@ -162,7 +192,7 @@ def test_a_proxy_refusing_connections_is_named_end_to_end(project: Project) -> N
 
 def test_network_problem_end_to_end(project: Project) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
-    done = project.legato(url, "--headless", "hi")
+    done = legato_retrying_quickly(project, url, "--headless", "hi")
     assert done.returncode == 1
     assert f"Could not reach the API at {url}/v1/messages" in done.stderr
     assert REMEDY_NETWORK in done.stderr

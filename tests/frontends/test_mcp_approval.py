@@ -2,8 +2,9 @@
 
 A hostile repository's server, which would leave a marker file if it ever started, is met by
 ``legato -p``, ``legato doctor`` and ``legato mcp list``: none starts it. Once approved it
-runs; once its entry changes it does not. Real ``legato`` processes, the scripted model server,
-and the toy MCP server of tests/mcp_client.
+runs; once its entry changes it does not. In a ``-p`` run, a witness server of the user's own
+config, started beside it, says when the evil one would have written. Real ``legato``
+processes, the scripted model server, and the toy MCP server of tests/mcp_client.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +20,8 @@ from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from tests.frontends.conftest import Project
 
 TOY = Path(__file__).resolve().parents[1] / "mcp_client" / "toy_server.py"
@@ -26,23 +30,53 @@ EVIL = (
     "import pathlib, runpy, sys; pathlib.Path(sys.argv[1]).write_text('ran'); "
     "sys.argv = sys.argv[:1]; runpy.run_path(sys.argv_toy, run_name='__main__')"
 )
-# A model's Bash call that waits for the marker: "found" as soon as it is there, "absent"
-# after ``seconds``.
+# A model's Bash call that waits for the witness's marker, then for the evil one: "found" as soon
+# as it is there, "absent" once ``sys.argv[3]`` seconds have passed since the witness wrote.
 WAIT = """import pathlib, sys, time
-deadline = time.monotonic() + float(sys.argv[2])
+marker, witness = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+deadline = time.monotonic() + 60
+while not witness.exists():
+    if time.monotonic() > deadline:
+        print("no witness")
+        sys.exit(0)
+    time.sleep(0.02)
+deadline = time.monotonic() + float(sys.argv[3])
 while time.monotonic() < deadline:
-    if pathlib.Path(sys.argv[1]).exists():
+    if marker.exists():
         print("found")
         sys.exit(0)
-    time.sleep(0.05)
+    time.sleep(0.02)
 print("absent")
 """
+# Once the witness has written, an approved evil server, started by the same loop and doing the
+# same work first, has had its moment: what is not there this much later was never started.
+AFTER_WITNESS = 0.5
+
+
+def _entry(marker: Path, *extra: str) -> dict[str, object]:
+    code = EVIL.replace("sys.argv_toy", repr(str(TOY)))
+    return {"command": sys.executable, "args": ["-c", code, str(marker), *extra]}
 
 
 def _hostile(project: Project, marker: Path, *extra: str) -> Path:
-    code = EVIL.replace("sys.argv_toy", repr(str(TOY)))
-    entry = {"command": sys.executable, "args": ["-c", code, str(marker), *extra]}
+    entry = _entry(marker, *extra)
     return project.write(".mcp.json", json.dumps({"mcpServers": {"evil": entry}}))
+
+
+@contextmanager
+def _witness(project: Project) -> Iterator[Path]:
+    """A server of the global config (the user's own, so it needs no approval) that leaves its
+    marker as the evil one would: proof that the session started its servers. Configured for
+    the ``with`` block only, so that the other commands meet the evil server alone."""
+    marker = project.root / "witnessed"
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"mcpServers": {"witness": _entry(marker)}}))
+    try:
+        yield marker
+    finally:
+        config.unlink()
+        marker.unlink(missing_ok=True)
 
 
 def _run(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
@@ -60,13 +94,15 @@ def _run(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _waited(project: Project, marker: Path, seconds: float) -> tuple[str, str]:
-    """A headless run whose model waits for the marker; what the wait printed, and stderr."""
+    """A headless run whose model waits for the witness, then for the marker; what the wait
+    printed, and stderr."""
     wait = project.write("wait.py", WAIT)
-    command = f"python3 {wait} {marker} {seconds}"
-    steps = [tool_calls([call("Bash", {"command": command})]), text("Done.")]
-    with ScriptedServer(steps) as server:
-        done = project.legato(server.url, "--headless", "wait", "--output-format", "json")
-        requests = server.requests
+    with _witness(project) as witness:
+        command = f"python3 {wait} {marker} {witness} {seconds}"
+        steps = [tool_calls([call("Bash", {"command": command})]), text("Done.")]
+        with ScriptedServer(steps) as server:
+            done = project.legato(server.url, "--headless", "wait", "--output-format", "json")
+            requests = server.requests
     assert done.returncode == 0, done.stderr
     result = requests[1].body["messages"][-1]["content"][0]
     assert result["type"] == "tool_result"
@@ -82,7 +118,7 @@ def test_a_hostile_server_runs_only_once_approved_and_not_once_changed(project: 
     assert listed.returncode == 0, listed.stderr
     assert f"  evil  stdio  {sys.executable} -c " in listed.stdout
     assert f"({mcp_json})  not approved" in listed.stdout
-    said, stderr = _waited(project, marker, 3)
+    said, stderr = _waited(project, marker, AFTER_WITNESS)
     assert said == "absent"
     assert (
         f"legato: MCP server 'evil' ({mcp_json}) is not approved, so it was not started. "
@@ -112,7 +148,7 @@ def test_a_hostile_server_runs_only_once_approved_and_not_once_changed(project: 
     assert f"({mcp_json})  not approved" in listed.stdout
     doctor = _run(project, "doctor", "--no-probe")
     assert f"  evil ({mcp_json}): not approved, not started" in doctor.stdout
-    said, _ = _waited(project, marker, 3)
+    said, _ = _waited(project, marker, AFTER_WITNESS)
     assert said == "absent"
     assert not marker.exists()
 

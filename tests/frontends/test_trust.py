@@ -293,33 +293,39 @@ def test_a_writable_folder_of_the_project_swapped_for_a_link_out_stays_the_proje
     assert NOT_TRUSTED not in stderr
 
 
-@pytest.mark.parametrize(
-    ("entry", "line"),
-    [
-        ("awk *", """awk 'BEGIN { system("touch ran") }'"""),
-        ("sed -n", "sed -n '1e touch ran' allowed.txt"),
-        ("perl5.36.0 *", "perl5.36.0 -e 'open(F, q(>ran))'"),
-        ("python3 -u", """python3 -u -c 'open("ran", "w")'"""),
-        ("npm *", """npm exec --yes -- node -e 'require("fs").writeFileSync("ran", "")'"""),
-    ],
-)
-def test_entries_that_run_code_of_the_models_choosing_need_trust(
-    project: Project, entry: str, line: str
-) -> None:
-    # Each entry names one program, but what follows it on the line is code of the model's
-    # choosing: as good as ``*`` to a steered model.
-    if shutil.which(line.split()[0]) is None:
-        pytest.skip(f"{line.split()[0]} is not installed")
+# Each entry names one program, but what follows it on the line is code of the model's
+# choosing: as good as ``*`` to a steered model. Each line leaves its own marker.
+RUN_CODE = [
+    ("awk *", """awk 'BEGIN { system("touch ran-awk") }'""", "ran-awk"),
+    ("sed -n", "sed -n '1e touch ran-sed' allowed.txt", "ran-sed"),
+    ("perl5.36.0 *", "perl5.36.0 -e 'open(F, q(>ran-perl))'", "ran-perl"),
+    ("python3 -u", """python3 -u -c 'open("ran-python", "w")'""", "ran-python"),
+    (
+        "npm *",
+        """npm exec --yes -- node -e 'require("fs").writeFileSync("ran-npm", "")'""",
+        "ran-npm",
+    ),
+]
+
+
+def test_entries_that_run_code_of_the_models_choosing_need_trust(project: Project) -> None:
+    # The entries in one settings file and their lines as calls of one run: trust is given to
+    # the file as a whole, and each entry is still checked apart, by its warning and its marker.
+    cases = [case for case in RUN_CODE if shutil.which(case[1].split()[0]) is not None]
+    if not cases:
+        pytest.skip("none of the programs is installed")
     project.write("allowed.txt", "x\n")
-    hostile(project, allowedCommands=[entry])
-    steps = [tool_calls([call("Bash", {"command": line})])]
+    hostile(project, allowedCommands=[entry for entry, _, _ in cases])
+    steps = [tool_calls([call("Bash", {"command": line}) for _, line, _ in cases])]
     _, stderr = run(project, steps)
-    assert not (project.root / "ran").exists()
-    assert f"allowedCommands: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+    for entry, _, marker in cases:
+        assert not (project.root / marker).exists(), entry
+        assert f"allowedCommands: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
 
     assert trust(project).returncode == 0
     run(project, steps)
-    assert (project.root / "ran").exists()
+    for entry, _, marker in cases:
+        assert (project.root / marker).exists(), entry
 
 
 def test_an_allowed_path_through_a_link_out_of_the_project_does_not_hand_the_key_to_read(
@@ -353,27 +359,32 @@ def test_a_hook_script_changed_after_trust_does_not_run_until_trusted_again(
     assert ran.exists()
 
 
-@pytest.mark.parametrize("entry", ["tools/server.py", ".mcp.json"])
 def test_an_allowed_path_naming_a_file_that_runs_outside_the_sandbox_needs_trust(
-    project: Project, entry: str
+    project: Project,
 ) -> None:
     # The broker lets the model write a file an MCP server runs only when an entry names it:
-    # the repository names it, and the server, once approved, runs what the model wrote.
+    # the repository names it, and the server, once approved, runs what the model wrote. Both
+    # such files, the server's script and the file that says what runs, in one run.
+    entries = ["tools/server.py", ".mcp.json"]
     server = {"mcpServers": {"tools": {"command": "python3", "args": ["tools/server.py"]}}}
     project.write(".mcp.json", json.dumps(server))
     project.write("tools/server.py", "print('serving')\n")
-    hostile(project, allowedPaths=[entry])
+    hostile(project, allowedPaths=entries)
     write = [
-        tool_calls([call("Read", {"file_path": entry})]),
-        tool_calls([call("Write", {"file_path": entry, "content": "import os\n"})]),
+        tool_calls([call("Read", {"file_path": entry}) for entry in entries]),
+        tool_calls(
+            [call("Write", {"file_path": entry, "content": "import os\n"}) for entry in entries]
+        ),
     ]
     _, stderr = run(project, write)
-    assert "import os" not in (project.root / entry).read_text()
-    assert f"allowedPaths: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+    for entry in entries:
+        assert "import os" not in (project.root / entry).read_text()
+        assert f"allowedPaths: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
 
     assert trust(project).returncode == 0
     run(project, write)
-    assert (project.root / entry).read_text() == "import os\n"
+    for entry in entries:
+        assert (project.root / entry).read_text() == "import os\n"
 
 
 @needs_bwrap

@@ -2,7 +2,9 @@
 
 Hypothesis makes trees and gitignore-style rule sets; ``git check-ignore`` says which files a
 ``.gitignore`` holding those lines would ignore, and the broker must block (or allow) exactly
-those. Folders, depth, anchoring, ``**``, classes and negation all come up.
+those. Folders, depth, anchoring, ``**``, classes and negation all come up. One repository,
+made once for the module, serves every example's tree as its work tree (``GIT_WORK_TREE``):
+what git reads is the tree's ``.gitignore``, and a ``git init`` per example cost most of the time.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ import os
 import shutil
 import subprocess
 import tempfile
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from actors.path_entries import PathRules
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -39,6 +45,14 @@ def patterns(draw: st.DrawFn, *, negation: bool) -> str:
     return text
 
 
+@pytest.fixture(scope="module")
+def git_dir() -> Iterator[str]:
+    """An empty repository's git folder, for ``GIT_DIR``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["git", "init", "-q", tmp], check=True)
+        yield os.path.join(tmp, ".git")
+
+
 def make_tree(root: str, paths: list[str]) -> list[str]:
     """Create the files (skipping any that clash with a folder); the ones made."""
     made = []
@@ -55,7 +69,7 @@ def make_tree(root: str, paths: list[str]) -> list[str]:
     return sorted(set(made))
 
 
-def git_ignored(root: str, lines: list[str], paths: list[str]) -> set[str]:
+def git_ignored(git_dir: str, root: str, lines: list[str], paths: list[str]) -> set[str]:
     with open(os.path.join(root, ".gitignore"), "w") as file:
         file.write("\n".join(lines) + "\n")
     done = subprocess.run(
@@ -64,20 +78,20 @@ def git_ignored(root: str, lines: list[str], paths: list[str]) -> set[str]:
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, "GIT_DIR": git_dir, "GIT_WORK_TREE": root},
     )
     assert done.returncode in (0, 1), done.stderr
     return {path for path in done.stdout.split("\0") if path}
 
 
-def run_case(paths: list[str], lines: list[str], *, blocked: bool) -> None:
+def run_case(git_dir: str, paths: list[str], lines: list[str], *, blocked: bool) -> None:
     # One deliberate difference: '?' and '[...]' match one character, where git's matcher
     # takes one byte (so in git '?' never matches 'é', two bytes in UTF-8).
     assume(not (any(c in "".join(lines) for c in "?[") and not "".join(paths).isascii()))
     with tempfile.TemporaryDirectory() as tmp:
         root = os.path.realpath(tmp)
-        subprocess.run(["git", "init", "-q", root], check=True)
         made = make_tree(root, paths)
-        expected = git_ignored(root, lines, made)
+        expected = git_ignored(git_dir, root, lines, made)
         if blocked:
             rules = PathRules(root, (), lines)
             got = {rel for rel in made if rules.blocked_by(os.path.join(root, rel)) is not None}
@@ -89,16 +103,18 @@ def run_case(paths: list[str], lines: list[str], *, blocked: bool) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(paths=files, lines=st.lists(patterns(negation=False), min_size=1, max_size=5))
-def test_blocked_paths_block_what_git_would_ignore(paths: list[str], lines: list[str]) -> None:
-    run_case(paths, lines, blocked=True)
+def test_blocked_paths_block_what_git_would_ignore(
+    git_dir: str, paths: list[str], lines: list[str]
+) -> None:
+    run_case(git_dir, paths, lines, blocked=True)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(paths=files, lines=st.lists(patterns(negation=True), min_size=1, max_size=6))
 def test_allowed_paths_with_exceptions_allow_what_git_would_ignore(
-    paths: list[str], lines: list[str]
+    git_dir: str, paths: list[str], lines: list[str]
 ) -> None:
-    run_case(paths, lines, blocked=False)
+    run_case(git_dir, paths, lines, blocked=False)
 
 
 single_names = st.sampled_from(SEGMENTS).filter(lambda segment: segment != "**")
@@ -107,7 +123,7 @@ single_names = st.sampled_from(SEGMENTS).filter(lambda segment: segment != "**")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(paths=files, first=single_names, second=single_names)
 def test_braces_mean_the_union_of_their_alternatives(
-    paths: list[str], first: str, second: str
+    git_dir: str, paths: list[str], first: str, second: str
 ) -> None:
     # Two names at any depth, braced as one: '{x,y}' blocks what 'x' and 'y' would.
     lines = [first, second]
@@ -115,9 +131,8 @@ def test_braces_mean_the_union_of_their_alternatives(
     braced = f"{{{first},{second}}}"
     with tempfile.TemporaryDirectory() as tmp:
         root = os.path.realpath(tmp)
-        subprocess.run(["git", "init", "-q", root], check=True)
         made = make_tree(root, paths)
-        expected = git_ignored(root, lines, made)
+        expected = git_ignored(git_dir, root, lines, made)
         rules = PathRules(root, (), (braced,))
         got = {rel for rel in made if rules.blocked_by(os.path.join(root, rel)) is not None}
         assert got == expected, (braced, made)

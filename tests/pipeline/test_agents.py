@@ -363,7 +363,7 @@ def test_agents_beyond_the_limit_wait_for_a_place(project: Project) -> None:
         if turn == 0:
             # How many agents had begun by the time this one's command ends: one at a time,
             # each sees those before it and itself; side by side, all would see three.
-            command = f"touch {root}/ran{n}; sleep 0.3; ls {root}"
+            command = f"touch {root}/ran{n}; sleep 0.1; ls {root}"
             return tool_calls([call("Bash", {"command": command})])
         return text(f"Agent {n} done.")
 
