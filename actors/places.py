@@ -8,7 +8,7 @@
      │    ├── path-rules-noted.json  which path rules were already explained (the memory store)
      │    ├── mcp-approved.json    the .mcp.json servers the user approved (the memory store)
      │    └── trusted.json         the project settings' widening items the user trusted
-     └── logs/legato-<day>.log     the debug log (frontends/debug.py)
+     └── logs/legato-<day>.log     the debug log (frontends/startup/debug.py)
 
 Plain functions of the project's real absolute path and the home folder, so that two actors
 that name the same place name it the same way.

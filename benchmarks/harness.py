@@ -140,7 +140,7 @@ def trust(root: str, home: str) -> None:
     import contextlib
     import io
 
-    from frontends.trust_command import run_trust
+    from frontends.commands.trust_command import run_trust
 
     with contextlib.redirect_stdout(io.StringIO()) as shown:
         if run_trust(["--project", root], env={**os.environ, "HOME": home}) != 0:

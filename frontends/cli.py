@@ -1,8 +1,9 @@
 """The ``legato`` command: parse the command line, then hand over to a frontend.
 
 The exit codes are in actors/errors.py (documented in the README). The flags are in
-frontends/flags.py; a session is started by frontends/launch.py, which the skills and patterns
-(frontends/skill_commands.py) use too, so that none of them imports this module.
+frontends/startup/flags.py; a session is started by frontends/startup/launch.py, which the
+skills and patterns (frontends/skills/skill_commands.py) use too, so that none of them imports
+this module.
 
 Only the standard library is imported here, so ``--version`` and ``--help`` stay fast; the
 runtime, httpx and the actors are imported once a session is actually going to run.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from frontends.version import __version__
+from frontends.startup.version import __version__
 
 # Not typing's: importing typing costs `--version` a few milliseconds, and mypy takes any
 # name TYPE_CHECKING as true.
@@ -78,11 +79,11 @@ def _flush_standard_streams() -> None:
 # when called. Each entry is "module:function", the function taking the remaining arguments
 # and returning the exit code.
 SUBCOMMANDS: dict[str, str] = {
-    "config": "frontends.config_command:run_config",
-    "doctor": "frontends.doctor:run_doctor",
-    "mcp": "frontends.mcp_command:run_mcp",
-    "permissions": "frontends.permissions:run_permissions",
-    "trust": "frontends.trust_command:run_trust",
+    "config": "frontends.commands.config:run_config",
+    "doctor": "frontends.commands.doctor:run_doctor",
+    "mcp": "frontends.commands.mcp_command:run_mcp",
+    "permissions": "frontends.commands.permissions:run_permissions",
+    "trust": "frontends.commands.trust_command:run_trust",
 }
 
 
@@ -107,7 +108,7 @@ def _slash_command(argv: list[str]) -> int | None:
     """
     import re
 
-    from frontends.flags import value_flags
+    from frontends.startup.flags import value_flags
 
     takes_value = value_flags()
     positional = 0
@@ -117,7 +118,7 @@ def _slash_command(argv: list[str]) -> int | None:
             skip = not skip and word in takes_value
             continue
         if re.fullmatch(_COMMAND_NAME, word) and not os.path.isdir(word):
-            from frontends.skill_commands import run_slash
+            from frontends.skills.skill_commands import run_slash
 
             return run_slash(argv)
         positional += 1
@@ -140,8 +141,8 @@ def run(argv: list[str]) -> int:
     if code is not None:
         return code
     from actors.errors import EXIT_OK
-    from frontends.flags import parse
-    from frontends.launch import project_root, start
+    from frontends.startup.flags import parse
+    from frontends.startup.launch import project_root, start
 
     args = parse(argv)
     if args.version:
@@ -155,15 +156,15 @@ def run(argv: list[str]) -> int:
     if isinstance(project, int):
         return project
     if args.pattern_stats:
-        from frontends.skill_commands import pattern_stats
+        from frontends.skills.skill_commands import pattern_stats
 
         return pattern_stats(project)
     return start(args, project, prepare=_skill_prompt)
 
 
 def _skill_prompt(prompt: str, project: str) -> SkillPrompt | int:
-    """``--headless "/<name> args"``: the skill or pattern's prompt (frontends/skill_commands.py,
-    imported only for such a prompt)."""
-    from frontends.skill_commands import headless_prompt
+    """``--headless "/<name> args"``: the skill or pattern's prompt
+    (frontends/skills/skill_commands.py, imported only for such a prompt)."""
+    from frontends.skills.skill_commands import headless_prompt
 
     return headless_prompt(prompt, project)

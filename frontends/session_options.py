@@ -1,7 +1,7 @@
 """What a session is built from, as one value: ``SessionOptions``.
 
-The command line's flags become one here (``from_flags``, once frontends/launch.py has checked
-them), the Agent SDK's options in frontends/headless/sdk_options.py, and a subcommand or a
+The command line's flags become one here (``from_flags``, once frontends/startup/launch.py has
+checked them), the Agent SDK's options in frontends/headless/sdk_options.py, and a subcommand or a
 benchmark makes the one it needs; frontends/session.py builds the actors from it, and the
 frontends read their own wants (the output format, the turns allowed) from the same value. A
 new flag is a field here, its line in ``from_flags``, and the code that uses it.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from frontends.flags import DEFAULT_MAX_TURNS, DEFAULT_STREAM_TIMEOUT
+from frontends.startup.flags import DEFAULT_MAX_TURNS, DEFAULT_STREAM_TIMEOUT
 
 if TYPE_CHECKING:
     import argparse
@@ -62,7 +62,7 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> SessionOptions:
-    """The options the command line's flags describe, once frontends/launch.py has checked
+    """The options the command line's flags describe, once frontends/startup/launch.py has checked
     them; ``resumed``: the saved session to go on with (--continue, --resume), None for a new
     one."""
     return SessionOptions(

@@ -346,7 +346,11 @@ def write(root: Path, files: dict[str, str]) -> None:
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from actors import conductor",
             "an actor imports another actor's package (actors.conductor)",
         ),
-        ("actors/ui/actor.py", "from frontends import debug", "an actor imports a frontend"),
+        (
+            "actors/ui/actor.py",
+            "from frontends.startup import debug",
+            "an actor imports a frontend",
+        ),
         (
             "actors/protocol.py",
             "from actors.conductor import Conductor",

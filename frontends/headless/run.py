@@ -45,7 +45,7 @@ from actors.protocol import (
     TurnOutcome,
     Undo,
 )
-from frontends import debug
+from frontends.commands.mcp_notes import not_started
 from frontends.errors_out import report
 from frontends.headless.denials import DenialTally, writes_denied_warning
 from frontends.headless.render import (
@@ -55,8 +55,8 @@ from frontends.headless.render import (
     renderer_for,
 )
 from frontends.headless.sdk_session import SdkOptions, init_line
-from frontends.mcp_notes import not_started
 from frontends.session import assemble
+from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:

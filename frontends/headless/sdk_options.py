@@ -21,8 +21,8 @@ from actors.protocol import Overrides
 from actors.tool_names import entry_problem
 from frontends.errors_out import report
 from frontends.headless.sdk_session import SdkOptions
-from frontends.sdk_flags import ignored_options
 from frontends.session_options import from_flags
+from frontends.startup.sdk_flags import ignored_options
 
 if TYPE_CHECKING:
     import argparse

@@ -17,7 +17,7 @@ from actors.protocol import GetContext, ListMcpServers, ListTools, Overrides, Pe
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
 from frontends.session import assemble, read_sdk_hooks
-from frontends.version import __version__
+from frontends.startup.version import __version__
 
 if TYPE_CHECKING:
     from collections.abc import Callable

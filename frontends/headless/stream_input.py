@@ -47,12 +47,12 @@ from actors.protocol import (
     TurnOutcome,
     Usage,
 )
-from frontends import debug
 from frontends.errors_out import report
 from frontends.headless.control import ControlChannel, ControlError
 from frontends.headless.render import OutputClosed, StreamJsonRenderer
 from frontends.headless.requests import Requests, prompt_text
 from frontends.headless.sdk_session import assemble_for_sdk, init_line
+from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:

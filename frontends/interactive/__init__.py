@@ -36,7 +36,7 @@ def run_interactive(options: SessionOptions) -> int:
         )
     import os
 
-    from frontends.trust_command import ask_at_start
+    from frontends.commands.trust_command import ask_at_start
 
     # Before the session's actors load the settings, so that a yes applies to this session.
     env = os.environ if options.env is None else options.env

@@ -49,7 +49,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from frontends import debug
+from frontends.commands.permissions import mode_note, session_text
 from frontends.errors_out import report
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
@@ -62,11 +62,11 @@ from frontends.interactive.status import CYCLE, Status
 from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
-from frontends.permissions import mode_note, session_text
 from frontends.session import assemble
-from frontends.skill_report import report_text
-from frontends.slash_line import split_command
-from frontends.version import __version__
+from frontends.skills.skill_report import report_text
+from frontends.skills.slash_line import split_command
+from frontends.startup import debug
+from frontends.startup.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, release_collector, supervise
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.protocol import GetContext
-from frontends.config_command import hook_lines
+from frontends.commands.listings import hook_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

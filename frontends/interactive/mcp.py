@@ -19,8 +19,8 @@ from actors.protocol import (
     ListMcpServers,
 )
 from actors.visible import one_line
-from frontends.config_command import mcp_server_lines
-from frontends.mcp_notes import error_lines, server_target, server_value_lines
+from frontends.commands.listings import mcp_server_lines
+from frontends.commands.mcp_notes import error_lines, server_target, server_value_lines
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from actors.visible import escape_controls
-from frontends.skill_report import hang
+from frontends.skills.skill_report import hang
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.memory_store.mcp_servers import parse_mcp_servers, without_credential_servers
-from frontends.config_command import mcp_server_lines
+from frontends.commands.listings import mcp_server_lines
 
 if TYPE_CHECKING:
     from tests.config.conftest import Setup

@@ -11,8 +11,8 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from frontends.debug import REDACTED, DebugLog, secrets_in
 from frontends.demo.scripted_api import ScriptedServer, error, text
+from frontends.startup.debug import REDACTED, DebugLog, secrets_in
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ import threading
 from typing import TYPE_CHECKING
 
 from actors.errors import REMEDY_API_KEY, REMEDY_COMMAND, REMEDY_NETWORK
+from frontends.commands.doctor import run_doctor
 from frontends.demo.scripted_api import ScriptedServer
-from frontends.doctor import run_doctor
 
 if TYPE_CHECKING:
     from pathlib import Path

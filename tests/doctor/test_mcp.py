@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from frontends.doctor import run_doctor
+from frontends.commands.doctor import run_doctor
 
 if TYPE_CHECKING:
     import pytest

@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from actors.protocol import CheckRuleCoverage, RuleCoverage, UnmatchedRule
-from frontends.doctor import rule_lines
+from frontends.commands.doctor import rule_lines
 from frontends.session import memory_store, permission_broker
 from frontends.session_options import SessionOptions
 from runtime import supervise

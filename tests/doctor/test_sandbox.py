@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from actors.tool_executor.sandbox import landlock, session
 from actors.tool_executor.sandbox.landlock import abi
-from frontends.doctor import run_doctor
+from frontends.commands.doctor import run_doctor
 from tests.tool_executor.sandbox_setup import needs_bwrap, needs_landlock
 from tests.trusting import trust_project
 

@@ -12,9 +12,9 @@ import pytest
 from actors.errors import MEANINGS
 from frontends.cli import SUBCOMMANDS
 from frontends.demo.scripted_api import ScriptedServer, text
-from frontends.flags import SUBCOMMAND_HELP
 from frontends.interactive.slash_commands import COMMANDS
-from frontends.version import __version__
+from frontends.startup.flags import SUBCOMMAND_HELP
+from frontends.startup.version import __version__
 
 REPO = Path(__file__).resolve().parents[2]
 LEGATO = [sys.executable, "-m", "frontends.cli"]
@@ -59,7 +59,7 @@ def test_version_alone_builds_no_parser() -> None:
         "from frontends.cli import run\n"
         "run(['--version'])\n"
         "unwanted = {'argparse', 'shutil', 'typing', 'contextlib', 'importlib.util', 'dataclasses',"
-        " 'frontends.flags', 'frontends.launch', 'frontends.interactive'}\n"
+        " 'frontends.startup.flags', 'frontends.startup.launch', 'frontends.interactive'}\n"
         "print(sorted(unwanted & set(sys.modules)))\n"
     )
     done = subprocess.run(
@@ -259,7 +259,7 @@ def test_a_closed_stdout_ends_any_command_as_sigpipe_would(tmp_path: Path) -> No
     ("given", "taken"), [("Auto", "auto"), ("PLAN", "plan"), ("acceptedits", "acceptEdits")]
 )
 def test_permission_modes_are_taken_in_any_case(given: str, taken: str) -> None:
-    from frontends.flags import parse
+    from frontends.startup.flags import parse
 
     assert parse(["--permission-mode", given]).permission_mode == taken
 

@@ -20,7 +20,14 @@ from tests.frontends.conftest import REPO
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
 
-COMMANDS = ("doctor", "config_command", "permissions", "asking")
+COMMANDS = (
+    "commands/doctor",
+    "commands/config",
+    "commands/arguments",
+    "commands/listings",
+    "commands/permissions",
+    "commands/asking",
+)
 # The modes' SDK names are shared too: `legato config --permission-mode acceptEdits`; and counts
 # in words, which `legato doctor` shares with every summary.
 SHARED = frozenset(

@@ -11,8 +11,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from frontends.flags import parse, stream_timeout
 from frontends.session_options import SessionOptions, from_flags
+from frontends.startup.flags import parse, stream_timeout
 from tests.test_import_graph import actor_packages
 
 REPO = Path(__file__).resolve().parents[2]

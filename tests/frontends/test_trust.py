@@ -406,7 +406,7 @@ def test_a_higher_process_limit_needs_trust(project: Project) -> None:
 def test_no_settings_file_asks_nothing_and_starts_no_memory_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from frontends import trust_command
+    from frontends.commands import trust_command
 
     def no_store(*_: object) -> None:
         raise AssertionError("a memory store started for a project without settings")

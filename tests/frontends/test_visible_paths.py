@@ -32,15 +32,15 @@ from actors.protocol import (
     Usage,
 )
 from actors.visible import VisibleStream, escape_controls, printed_visibly, shown_for_approval
-from frontends.config_command import hook_lines
+from frontends.commands.listings import hook_lines
+from frontends.commands.mcp_notes import error_lines
 from frontends.headless.render import JsonRenderer, TextRenderer
 from frontends.interactive.mcp import listing as mcp_listing
 from frontends.interactive.slash_commands import Listing
 from frontends.interactive.tasks import listing, status_lines
 from frontends.interactive.theme import DARK
 from frontends.interactive.view import TurnView
-from frontends.mcp_notes import error_lines
-from frontends.resume import listing as resume_listing
+from frontends.startup.resume import listing as resume_listing
 
 if TYPE_CHECKING:
     from actors.protocol import UiEvent

@@ -99,7 +99,7 @@ def test_completion_of_commands_and_at_paths(tmp_path: object) -> None:
 
 def test_help_commands_wrap_under_their_own_column() -> None:
     from frontends.interactive.slash_commands import help_text
-    from frontends.skill_report import hang
+    from frontends.skills.skill_report import hang
 
     commands = help_text().split("\n\nKeys:")[0].splitlines()[1:]
     lines = hang("\n".join(commands), 60)

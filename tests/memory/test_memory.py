@@ -13,7 +13,7 @@ from actors.permission_broker.policy import Policy
 from actors.places import memory_dir
 from actors.protocol import Decision, PermissionRequest
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from frontends.skill_commands import run_slash
+from frontends.skills.skill_commands import run_slash
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def test_skill_arguments_can_reference_files(project: Project) -> None:
 def test_version_does_not_load_skills_or_patterns() -> None:
     probe = (
         "import sys\nfrom frontends.cli import run\nrun(['--version'])\n"
-        "loaded = ('frontends.skill_commands', 'actors', 'yaml')\n"
+        "loaded = ('frontends.skills.skill_commands', 'actors', 'yaml')\n"
         "print(sorted(m for m in sys.modules if m.startswith(loaded)))"
     )
     done = subprocess.run(

@@ -22,7 +22,7 @@ from actors.skills.patterns import (
     render,
 )
 from frontends.demo.scripted_api import ScriptedServer, text
-from frontends.skill_commands import pattern_stats, run_slash
+from frontends.skills.skill_commands import pattern_stats, run_slash
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:

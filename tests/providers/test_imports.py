@@ -19,7 +19,9 @@ def loaded_after(code: str) -> set[str]:
 
 
 def test_the_providers_do_not_import_botocore_until_bedrock_is_used() -> None:
-    modules = loaded_after("import actors.model_client.providers.router\nimport frontends.doctor")
+    modules = loaded_after(
+        "import actors.model_client.providers.router\nimport frontends.commands.doctor"
+    )
     assert "actors.model_client.providers.bedrock" in modules
     assert not any(name.startswith("botocore") for name in modules)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from actors.places import sessions_dir
 from actors.session_store import session_path
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from frontends.resume import chosen_session
+from frontends.startup.resume import chosen_session
 from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from actors.skills.frontmatter import parse
 from actors.skills.invoke import prepare
 from actors.skills.patterns import load_pattern
 from actors.skills.skills import load_skill
-from frontends.skill_commands import run_slash
+from frontends.skills.skill_commands import run_slash
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -171,7 +171,8 @@ def test_test_reports_a_yaml_fault_with_the_file_and_the_line(
 def test_a_session_imports_neither_yaml_nor_the_library_until_a_skill_is_read() -> None:
     probe = (
         "import sys\n"
-        "import frontends.cli, frontends.session, frontends.headless, frontends.skill_commands\n"
+        "import frontends.cli, frontends.session, frontends.headless\n"
+        "import frontends.skills.skill_commands\n"
         "import frontends.interactive.app\n"
         # The composition root imports an actor's package when it builds it, as a session does.
         "import actors.skills\n"

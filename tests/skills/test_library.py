@@ -19,7 +19,7 @@ from actors.protocol import (
     SkillPrompt,
 )
 from actors.skills import SkillLibrary
-from frontends.skill_commands import run_slash
+from frontends.skills.skill_commands import run_slash
 from runtime import supervise
 
 if TYPE_CHECKING:

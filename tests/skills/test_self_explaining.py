@@ -11,8 +11,8 @@ import pytest
 from actors.protocol import CheckCommand
 from actors.skills.skills import BUNDLED_SKILLS
 from frontends.demo.scripted_api import ScriptedServer, text
-from frontends.skill_commands import ask_library
-from frontends.skill_report import hang, report_text
+from frontends.skills.skill_commands import ask_library
+from frontends.skills.skill_report import hang, report_text
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from actors.skills.frontmatter import parse
 from actors.skills.invoke import list_commands, prepare
 from actors.skills.skills import BUNDLED_SKILLS, Skill, find_skill, load_skill, render_skill
 from frontends.demo.scripted_api import ScriptedServer, text
-from frontends.skill_commands import run_slash
+from frontends.skills.skill_commands import run_slash
 from tests.home_project import first_prompt
 
 if TYPE_CHECKING:

@@ -311,7 +311,7 @@ def _ask(
     import anyio.to_thread
 
     from actors.protocol import ExplainContext, ExplainPermissions
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
     from frontends.session import memory_store, permission_broker
     from frontends.session_options import SessionOptions
 

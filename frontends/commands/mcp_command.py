@@ -19,14 +19,10 @@ from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_OK
 from actors.visible import printed_visibly
-from frontends.config_command import (
-    NOT_STARTED,
-    Parser,
-    mcp_server_lines,
-    memory_store,
-)
+from frontends.commands.arguments import Parser, memory_store
+from frontends.commands.listings import NOT_STARTED, mcp_server_lines
+from frontends.commands.mcp_notes import is_project_server
 from frontends.errors_out import report, warn
-from frontends.mcp_notes import is_project_server
 
 if TYPE_CHECKING:
     import argparse
@@ -68,7 +64,7 @@ def run_mcp(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int
     env = os.environ if env is None else env
     from actors.errors import LegatoError
     from actors.protocol import GetContext
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
 
     memory = memory_store(args, env)
     try:
@@ -95,7 +91,7 @@ def _list(context: ProjectContext) -> None:
 
 def _approve(memory: MemoryStore, args: argparse.Namespace) -> None:
     from actors.protocol import ApproveProjectMcpServers, GetContext
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
 
     async def approving() -> tuple[ProjectContext, tuple[McpServer, ...]]:
         context = await memory.address.ask(GetContext())
@@ -126,7 +122,7 @@ def _approve(memory: MemoryStore, args: argparse.Namespace) -> None:
 
 def _revoke(memory: MemoryStore, names: Sequence[str]) -> None:
     from actors.protocol import RevokeProjectMcpServers
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
 
     revoked = ask_actors(
         [memory], lambda: memory.address.ask(RevokeProjectMcpServers(names=tuple(names)))

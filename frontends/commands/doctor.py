@@ -27,12 +27,8 @@ from urllib.parse import urlsplit, urlunsplit
 from actors.counts import counted
 from actors.errors import EXIT_FAILURE, EXIT_OK
 from actors.visible import printed_visibly
-from frontends.config_command import (
-    build_parser,
-    credential_lines,
-    session_options,
-    setting_lines,
-)
+from frontends.commands.arguments import build_parser, session_options
+from frontends.commands.listings import credential_lines, setting_lines
 from frontends.errors_out import report
 
 if TYPE_CHECKING:
@@ -138,7 +134,7 @@ def ask(args: argparse.Namespace, env: Mapping[str, str]) -> Answers:
         ListMcpTools,
         ProbeApi,
     )
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
     from frontends.session import model_client, tool_parts
 
     # Nobody answers here: whatever the rules would ask a person is reported, never asked.
@@ -178,7 +174,7 @@ def mcp_server_report(
     """Each server's state: ready with its tools, failed with why (a problem), not approved
     (a note with the remedy: the user may not want it to run)."""
     from actors.protocol import Finding
-    from frontends.mcp_notes import approve_remedy, error_lines
+    from frontends.commands.mcp_notes import approve_remedy, error_lines
 
     if not statuses:
         return ["  none configured (.mcp.json or the global config)"], []
@@ -289,7 +285,7 @@ def _search_backend() -> str:
 
 
 def _debug_line(env: Mapping[str, str]) -> str:
-    from frontends.debug import LEVEL_VARIABLE, log_path
+    from frontends.startup.debug import LEVEL_VARIABLE, log_path
 
     where = log_path(env.get("HOME") or os.path.expanduser("~"))
     if (env.get(LEVEL_VARIABLE) or "").strip().lower() == "debug":

@@ -9,7 +9,7 @@ The forms:
 Each starts the skill library on its own (``runtime.supervise``) and asks it one question: no
 configuration is read and no model is reached for ``--test``, ``/help`` or mock data. A skill or
 pattern that needs the model becomes an ordinary headless run of its prompt, through
-``frontends.launch.run_session``, so every session flag (``--model``, ``--permission-mode``,
+``frontends.startup.launch.run_session``, so every session flag (``--model``, ``--permission-mode``,
 ``--output-format``...) means the same as for any other prompt.
 """
 
@@ -26,11 +26,11 @@ from actors.errors import EXIT_OK, LegatoError, UsageError
 from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
 from actors.visible import escape_controls
 from frontends.errors_out import report
-from frontends.flags import build_parser
 from frontends.session import skill_library
 from frontends.session_options import SessionOptions
-from frontends.skill_report import hang, report_text
-from frontends.slash_line import split_command
+from frontends.skills.skill_report import hang, report_text
+from frontends.skills.slash_line import split_command
+from frontends.startup.flags import build_parser
 from runtime import supervise
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def run_slash(argv: Sequence[str]) -> int:
     if isinstance(result, SkillOutput):
         _show(result.text)
         return EXIT_OK
-    from frontends.launch import run_session as run
+    from frontends.startup.launch import run_session as run
 
     # The rendered prompt runs like any headless prompt (its @path references included); the
     # run knows it is a skill's or a pattern's, which must change something to have worked.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_OK
 from actors.visible import printed_visibly
-from frontends.config_command import Parser
+from frontends.commands.arguments import Parser
 from frontends.errors_out import report
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def _memory_store(project_path: str | None, env: Mapping[str, str]) -> MemorySto
 
 def _trust(memory: MemoryStore, *, record: bool) -> None:
     from actors.protocol import GetContext, TrustProject
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
 
     async def trusting() -> tuple[ProjectContext, bool]:
         context = await memory.address.ask(GetContext())
@@ -105,7 +105,7 @@ def _trust(memory: MemoryStore, *, record: bool) -> None:
 
 def _revoke(memory: MemoryStore) -> None:
     from actors.protocol import GetContext, RevokeTrust
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
 
     async def revoking() -> tuple[ProjectContext, bool]:
         return await memory.address.ask(GetContext()), await memory.address.ask(RevokeTrust())
@@ -148,7 +148,7 @@ def ask_at_start(
         return
     from actors.errors import LegatoError
     from actors.protocol import GetContext, TrustProject
-    from frontends.asking import ask_actors
+    from frontends.commands.asking import ask_actors
 
     memory = _memory_store(project_root, {**env, **({"HOME": home} if home else {})})
 

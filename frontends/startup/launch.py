@@ -2,7 +2,7 @@
 log, then the interactive terminal or one headless prompt.
 
 ``legato`` (frontends/cli.py) comes here once it knows the command line is a session; so do
-the skills and patterns that become a headless prompt (frontends/skill_commands.py), through
+the skills and patterns that become a headless prompt (frontends/skills/skill_commands.py), through
 ``run_session``. Neither imports the other, and nothing here imports either of them.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_USAGE, LegatoError, UsageError
 from frontends.errors_out import report, warn
-from frontends.flags import build_parser, stream_timeout
+from frontends.startup.flags import build_parser, stream_timeout
 
 if TYPE_CHECKING:
     import argparse
@@ -84,7 +84,7 @@ def start(
     that starts with ``/`` ready (a skill or pattern); ``command``: the skill or pattern whose
     prompt ``--headless`` already holds."""
     if os.environ.get("ASSISTANT_LOG"):
-        from frontends.debug import start_debug_log
+        from frontends.startup.debug import start_debug_log
 
         start_debug_log(os.environ)
     resumed = _resumed(args, project)
@@ -191,7 +191,7 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
     exit code when there is none to resume."""
     if not args.continue_session and args.resume is None:
         return None
-    from frontends.resume import chosen_session
+    from frontends.startup.resume import chosen_session
 
     driven = args.input_format == "stream-json"
     try:

@@ -11,7 +11,12 @@ import os
 import textwrap
 from typing import NoReturn
 
-from frontends.sdk_flags import SDK_PERMISSION_MODES, add_sdk_flags, split_unknown, started_by_sdk
+from frontends.startup.sdk_flags import (
+    SDK_PERMISSION_MODES,
+    add_sdk_flags,
+    split_unknown,
+    started_by_sdk,
+)
 
 # Legato's own modes, then the Agent SDK's names (docs/sdk.md says how they map).
 PERMISSION_MODES = ("ask", "auto", "custom", *SDK_PERMISSION_MODES)
