@@ -1,5 +1,16 @@
 from __future__ import annotations
 
+import pytest
+
+from actors import process_groups
 from tests.frontends.conftest import project
 
-__all__ = ["project"]
+__all__ = ["project", "short_grace"]
+
+
+@pytest.fixture
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grace between SIGTERM and SIGKILL that a group gets when its command ends, made
+    short: a scripted child that ignores SIGTERM waits out the whole of it at every call's end,
+    and what the tests check is that it is gone, not how long it was given."""
+    monkeypatch.setattr(process_groups, "GRACE", 0.05)
