@@ -10,7 +10,9 @@ __all__ = ["project", "short_grace"]
 
 @pytest.fixture
 def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The grace between SIGTERM and SIGKILL that a group gets when its command ends, made
-    short: a scripted child that ignores SIGTERM waits out the whole of it at every call's end,
-    and what the tests check is that it is gone, not how long it was given."""
+    """The graces between SIGTERM and SIGKILL that a group gets when its command ends and when
+    it is interrupted, made short: a scripted child that ignores SIGTERM waits out the whole of
+    one at every call's end, and what the tests check is that it is gone, not how long it was
+    given."""
     monkeypatch.setattr(process_groups, "GRACE", 0.05)
+    monkeypatch.setattr(process_groups, "INTERRUPT_GRACE", 0.02)
