@@ -77,9 +77,11 @@ async def start(
     )
 
 
-async def stop(process: Process, *, grace: float = GRACE, init: int | None = None) -> None:
-    """SIGTERM to the process group, ``grace`` seconds to go, then SIGKILL; the leader is reaped.
-    ``init``: the host pid of the PID namespace's init the group runs in, if any."""
+async def stop(process: Process, *, grace: float | None = None, init: int | None = None) -> None:
+    """SIGTERM to the process group, ``grace`` seconds to go (None: GRACE, read at the call, so
+    a test may set it shorter), then SIGKILL; the leader is reaped. ``init``: the host pid of the
+    PID namespace's init the group runs in, if any."""
+    grace = GRACE if grace is None else grace
     group = process.pid  # the session leader's pid is the group's id
     if process.returncode is not None:
         if init is not None:  # bubblewrap's init ends right after it, and the namespace with it

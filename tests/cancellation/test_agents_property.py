@@ -185,6 +185,7 @@ def is_background(pid: int) -> bool:
     "ignore:Async generator 'httpx._content.ByteStream.__aiter__' was garbage collected"
     ":ResourceWarning"
 )
+@pytest.mark.usefixtures("short_grace")
 @pytest.mark.parametrize("sandbox", [pytest.param("sandbox on", marks=needs_bwrap), "sandbox off"])
 @settings(
     max_examples=15,

@@ -152,6 +152,7 @@ def serve(steps: list[Step]) -> ScriptedServer:
     return ScriptedServer(answer)
 
 
+@pytest.mark.usefixtures("short_grace")
 @pytest.mark.parametrize("sandbox", [pytest.param("sandbox on", marks=needs_bwrap), "sandbox off"])
 @settings(
     max_examples=40,

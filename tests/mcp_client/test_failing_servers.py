@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
+import pytest
 
 from actors.mcp_client import stdio
 from actors.protocol import McpServer, McpServerStatus
@@ -15,8 +16,9 @@ from tests.mcp_client.harness import HERE, TIME, TOY, alive, python, running, st
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    import pytest
     from anyio.abc import Process
+
+pytestmark = pytest.mark.usefixtures("short_grace")
 
 REMEDY = "Check the server's command or URL in .mcp.json"
 EXITS = python("broken", "-c", "import sys; print('no API token set', file=sys.stderr); exit(3)")

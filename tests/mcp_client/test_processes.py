@@ -35,6 +35,8 @@ from tests.mcp_client.harness import (
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+pytestmark = pytest.mark.usefixtures("short_grace")
+
 
 async def test_a_call_in_flight_is_interrupted_and_the_server_goes_on(tmp_path: Path) -> None:
     flag = tmp_path / "started"

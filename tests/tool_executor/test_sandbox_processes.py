@@ -31,6 +31,14 @@ if TYPE_CHECKING:
 AT_LEAST = {"bubblewrap": 5, "landlock": 3}
 
 
+@pytest.fixture(autouse=True)
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grace between SIGTERM and SIGKILL, made short: STUBBORN's shell ignores SIGTERM and
+    waits out the whole of it, and what these tests check is that it ends, not how long it was
+    given."""
+    monkeypatch.setattr(process_groups, "GRACE", 0.05)
+
+
 @pytest.fixture(
     params=[
         pytest.param("bubblewrap", marks=needs_bwrap),

@@ -11,26 +11,43 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.tool_executor import regexes
+from actors.tool_executor import regexes, search
 from actors.tool_executor.search import MAX_FILE_BYTES, Query, Searcher
 from actors.tool_executor.walk import Found
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from actors.tool_executor.schemas import GrepMode
 
 LINE = "a short line of text\r\n"
 NEEDLE = "a short line, a needle\r\n"  # every thousandth line
-LINES = (MAX_FILE_BYTES - 1024) // len(LINE)
+BLOCK = LINE * 999 + NEEDLE
+# A count reads every line, which tracemalloc makes slow: a whole file at the real limit takes
+# seconds. The memory a search takes is the file's and a line's, whatever the size, so a count
+# is checked at a limit a tenth as large; a content search (its list of lines, if it made one,
+# comes before its first match) and a multiline count are checked at the real one.
+SMALL_LIMIT = MAX_FILE_BYTES // 10
+LIMITS = {"big": MAX_FILE_BYTES, "small": SMALL_LIMIT}  # a fixture's name, and its file's limit
+
+
+def _file_at(limit: int, folder: Path) -> Found:
+    """A file just under ``limit``, of short CRLF lines."""
+    path = folder / "log.txt"
+    with open(path, "w", newline="") as file:
+        file.write(BLOCK * ((limit - 1024) // len(BLOCK)))
+    size = os.path.getsize(path)
+    return Found(str(path), "log.txt", 0.0, size, str(path), 1)
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Found:
-    """A file just under the limit, of short CRLF lines."""
-    path = tmp_path_factory.mktemp("big") / "log.txt"
-    with open(path, "w", newline="") as file:
-        file.write((LINE * 999 + NEEDLE) * (LINES // 1000))
-    size = os.path.getsize(path)
-    return Found(str(path), "log.txt", 0.0, size, str(path), 1)
+    return _file_at(MAX_FILE_BYTES, tmp_path_factory.mktemp("big"))
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Found:
+    return _file_at(SMALL_LIMIT, tmp_path_factory.mktemp("small"))
 
 
 def _search(found: Found, pattern: str, mode: GrepMode, *, multiline: bool = False) -> str:
@@ -42,34 +59,41 @@ def _search(found: Found, pattern: str, mode: GrepMode, *, multiline: bool = Fal
 
 
 @pytest.mark.parametrize(
-    ("pattern", "mode", "multiline"),
+    ("pattern", "mode", "multiline", "file"),
     [
-        ("(?<=a )needle", "content", False),  # look-behind: rg reads it otherwise
-        ("(?<=a )needle", "count", False),
-        ("needle", "count", False),  # a plain word
-        ("line, a.needle", "content", True),
-        ("line, a.needle", "count", True),
+        ("(?<=a )needle", "content", False, "big"),  # look-behind: rg reads it otherwise
+        ("(?<=a )needle", "count", False, "small"),
+        ("needle", "count", False, "small"),  # a plain word
+        ("line, a.needle", "content", True, "big"),
+        ("line, a.needle", "count", True, "big"),
     ],
 )
 def test_a_file_at_the_limit_takes_little_more_memory_than_itself(
-    big: Found, pattern: str, mode: GrepMode, multiline: bool
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    pattern: str,
+    mode: GrepMode,
+    multiline: bool,
+    file: str,
 ) -> None:
+    monkeypatch.setattr(search, "MAX_FILE_BYTES", LIMITS[file])
+    found: Found = request.getfixturevalue(file)
     tracemalloc.start()
     try:
-        said = _search(big, pattern, mode, multiline=multiline)
+        said = _search(found, pattern, mode, multiline=multiline)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     # The bytes read, and the text they decode to where a match may span lines: a list of its
-    # 870,000 lines would be over 60 MB more.
-    assert peak < (2.3 if multiline else 1.3) * big.size
+    # lines (870,000 at the real limit) would be over three times the file's size more.
+    assert peak < (2.3 if multiline else 1.3) * found.size
     if mode == "count":
-        assert said == f"{big.path}:{LINES // 1000}"
+        assert said == f"{found.path}:{found.size // len(BLOCK)}"
     else:
         needle = NEEDLE.rstrip()
         assert said.startswith(
-            f"{big.path}-999-{LINE.rstrip()}\n{big.path}:1000:{needle}\n"
-            f"{big.path}-1001-{LINE.rstrip()}\n--\n{big.path}-1999-"
+            f"{found.path}-999-{LINE.rstrip()}\n{found.path}:1000:{needle}\n"
+            f"{found.path}-1001-{LINE.rstrip()}\n--\n{found.path}-1999-"
         )
         assert said.endswith(
             "(Output cut at 30000 characters; narrow the search with path, glob, type or "
