@@ -51,7 +51,8 @@ JobId = CommandId | AgentId
 # sign, spaces or leading zeros; 18 digits at most, more than any session counts to, so a
 # model's id of a thousand digits is refused before it is made a number.
 _JOB_ID = re.compile(r"(bash|agent)_([1-9][0-9]{0,17})")
-_AGENT_PREFIX = "agent_"
+# Text that begins so was meant as an agent's id, even when it is none (``agent_1 ``).
+AGENT_PREFIX = "agent_"
 
 
 def parse_job_id(text: object) -> JobId | None:
@@ -95,7 +96,7 @@ def route(call: ToolCall) -> Route:
         job = parse_job_id(task)
         if isinstance(job, AgentId):
             return AgentJobCall(job)
-        if job is None and isinstance(task, str) and task.startswith(_AGENT_PREFIX):
+        if job is None and isinstance(task, str) and task.startswith(AGENT_PREFIX):
             return AgentJobCall(task)
     return "executor"
 
