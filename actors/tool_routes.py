@@ -8,8 +8,10 @@ The table (``route``):
 ``Bash`` ``Glob`` ``Grep``
 ``mcp__<server>__<tool>``    the tool executor, which calls the MCP client
 ``TaskOutput`` ``TaskStop``  by the kind of the id: a command's (``bash_N``) the tool executor,
-                             an agent's (``agent_N``) the conductor; an id of neither kind the
-                             executor, whose error names the commands there are
+                             an agent's (``agent_N``) the conductor; text that begins as an
+                             agent's id but is none (``agent_1 ``, ``agent_01``) the conductor,
+                             whose error names the agents there are; any other the executor,
+                             whose error names the commands there are
 ``Agent``                    the conductor (``conductor/agents.py``)
 ``ToolSearch``               the conductor (``conductor/mcp_tools.py``)
 ==========================  =================================================================
@@ -49,6 +51,8 @@ JobId = CommandId | AgentId
 # sign, spaces or leading zeros; 18 digits at most, more than any session counts to, so a
 # model's id of a thousand digits is refused before it is made a number.
 _JOB_ID = re.compile(r"(bash|agent)_([1-9][0-9]{0,17})")
+# Text that begins so was meant as an agent's id, even when it is none (``agent_1 ``).
+AGENT_PREFIX = "agent_"
 
 
 def parse_job_id(text: object) -> JobId | None:
@@ -69,9 +73,11 @@ def no_such_job(kind: Literal["command", "agent"], text: str, ids: Iterable[str]
 
 
 class AgentJobCall(msgspec.Struct, frozen=True):
-    """TaskOutput or TaskStop of a background agent: the conductor answers it."""
+    """TaskOutput or TaskStop of a background agent: the conductor answers it. ``id`` is the
+    model's text when it begins as an agent's id does but is none: the model meant an agent,
+    so the error it gets lists the agents there are, not the commands."""
 
-    id: AgentId
+    id: AgentId | str
 
 
 # Who answers: the executor, the conductor's Agent runner or ToolSearch, or the conductor for
@@ -86,9 +92,12 @@ def route(call: ToolCall) -> Route:
     if call.name == TOOL_SEARCH:
         return "ToolSearch"
     if call.name in TASK_TOOLS:
-        job = parse_job_id(call.input.get("task_id"))
+        task = call.input.get("task_id")
+        job = parse_job_id(task)
         if isinstance(job, AgentId):
             return AgentJobCall(job)
+        if job is None and isinstance(task, str) and task.startswith(AGENT_PREFIX):
+            return AgentJobCall(task)
     return "executor"
 
 

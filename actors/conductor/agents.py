@@ -219,7 +219,7 @@ class _Runner(msgspec.Struct):
                 return await self._run(call, kind, model_id, prompt)
         return await self._run(call, kind, model_id, prompt)
 
-    async def _task(self, call: ToolCall, job_id: AgentId) -> ToolResult:
+    async def _task(self, call: ToolCall, job_id: AgentId | str) -> ToolResult:
         """TaskOutput or TaskStop of a background agent."""
         if self.depth > 0:
             # Only the main conversation starts background agents, so only it reads and stops

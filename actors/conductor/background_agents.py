@@ -195,9 +195,9 @@ class BackgroundAgents:
             job.ended = time.monotonic()
             job.done.set()
 
-    def find(self, job_id: AgentId) -> AgentJob | str:
-        """The agent, or the error that names the ids there are."""
-        job = self._jobs.get(job_id)
+    def find(self, job_id: AgentId | str) -> AgentJob | str:
+        """The agent, or the error that names the ids there are (text is no agent's id)."""
+        job = self._jobs.get(job_id) if isinstance(job_id, AgentId) else None
         if job is None:
             return no_such_job("agent", str(job_id), (str(known) for known in self._jobs))
         return job

@@ -110,6 +110,8 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
             le=64,
             description="how many commands may run in the background at once (Bash's "
             "run_in_background)",
+            # Its messages say its bounds alone; docs/agents.md says its default and why.
+            extra={"default": None},
         ),
     ] = MAX_BACKGROUND_COMMANDS
     agents: Annotated[

@@ -150,7 +150,6 @@ def _invalid(
         accepts = takes(schema.struct, *field, each=True).words
     else:
         accepts = whole.with_default()
-    default = "" if whole.default is None else f" ({whole.default})"
     got = _describe(_value_at(raw, steps), secret=key in schema.secret)
     name = ".".join(field)
     return ConfigError(
@@ -158,7 +157,7 @@ def _invalid(
         path=path,
         line=where.line if where else None,
         field=format_path(steps),
-        remedy=f"Set '{name}' to {whole.words}, or remove it to use the default{default}",
+        remedy=f"Set '{name}' to {whole.with_default()}, or remove it to use the default",
     )
 
 

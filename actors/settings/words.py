@@ -12,7 +12,7 @@ tables are made from them here. The words come from the type:
     str                          a string, or the Meta's ``extra["words"]``
 
 An ``int``'s Meta may name a unit (``extra["unit"]``) and say in words what its unset default
-means (``extra["default"]``).
+means (``extra["default"]``), or leave it unsaid (``extra["default"]`` None).
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def takes(struct: type[msgspec.Struct], *path: str, each: bool = False) -> Takes
     if not isinstance(kind, inspect.IntType):
         return Takes(_words(kind, meta))
     if "default" in meta:
-        return Takes(_words(kind, meta), str(meta["default"]), default_in_words=True)
+        said = meta["default"]  # None: the default goes unsaid
+        return Takes(_words(kind, meta), None if said is None else str(said), default_in_words=True)
     return Takes(_words(kind, meta), None if field.default is None else str(field.default))
 
 

@@ -20,7 +20,7 @@ from actors.protocol import (
     StopBackground,
     StopBackgroundAgent,
 )
-from actors.tool_routes import no_such_job, parse_job_id
+from actors.tool_routes import AGENT_PREFIX, no_such_job, parse_job_id
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -46,6 +46,10 @@ async def tasks_text(
                 return await conductor.ask(StopBackgroundAgent(id=agent))
             case CommandId() as command:
                 return await tools.ask(StopBackground(id=command))
+            case None if words[1].startswith(AGENT_PREFIX):
+                # As for the model's TaskStop: meant as an agent's, it names the agents there are.
+                agents = await conductor.ask(ListBackgroundAgents())
+                return no_such_job("agent", words[1], (a.id for a in agents))
             case None:
                 # As for the model's TaskStop: an id of neither kind is no command's.
                 commands = await tools.ask(ListBackground())

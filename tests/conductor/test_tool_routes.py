@@ -52,8 +52,12 @@ def test_task_tools_go_by_the_kind_of_their_id() -> None:
     for tool in ("TaskOutput", "TaskStop"):
         assert route(_call(tool, task_id="agent_3")) == AgentJobCall(AgentId(3))
         assert route(_call(tool, task_id="bash_3")) == "executor"
-        # Malformed: the executor's error names the commands there are.
-        assert route(_call(tool, task_id="agent_x")) == "executor"
+        # Malformed but begun as an agent's: the conductor's error names the agents there are.
+        assert route(_call(tool, task_id="agent_x")) == AgentJobCall("agent_x")
+        assert route(_call(tool, task_id="agent_1 ")) == AgentJobCall("agent_1 ")
+        # Any other: the executor's error names the commands there are.
+        assert route(_call(tool, task_id="bash_x")) == "executor"
+        assert route(_call(tool, task_id="Agent_1")) == "executor"
         assert route(_call(tool, task_id=3)) == "executor"
         assert route(_call(tool)) == "executor"
 

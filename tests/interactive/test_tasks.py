@@ -148,6 +148,8 @@ async def test_tasks_lists_and_stops_a_background_command(folders: tuple[Path, P
         await live.shown("No background command 'bash_01'; the ids are: bash_1.")
         await live.submit("/tasks stop agent_1")  # an agent's: the conductor has none
         await live.shown("No background agent 'agent_1'; the ids are: none")
+        await live.submit("/tasks stop agent_01")  # meant as an agent's: the agents are named
+        await live.shown("No background agent 'agent_01'; the ids are: none")
         await live.submit("and now?")
         await live.shown("Heard.")
         note = bodies(server)[-1]["messages"][-1]["content"]

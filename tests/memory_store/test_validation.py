@@ -97,6 +97,28 @@ def test_an_invalid_setting_names_file_line_field_and_allowed_values(
     assert error.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("text", "remedy"),
+    [
+        (
+            '{"agents": {"maxConcurrent": 0}}',
+            "Set 'agents.maxConcurrent' to a whole number from 1 to 64 (default 4), or remove it "
+            "to use the default",
+        ),
+        (
+            '{"sandbox": {"maxMemoryMB": 1}}',
+            "Set 'sandbox.maxMemoryMB' to a whole number of MiB from 64 to 16777216 (default: "
+            "half the memory), or remove it to use the default",
+        ),
+    ],
+)
+def test_the_remedy_of_a_bounded_setting_says_its_bounds_then_its_default(
+    dirs: Dirs, text: str, remedy: str
+) -> None:
+    dirs.write_settings(text)
+    assert error_for(dirs).remedy == remedy
+
+
 # (config text, line, field, message)
 INVALID_CONFIG: list[tuple[str, int, str, str]] = [
     ('{\n  "theme": "blue"\n}', 2, "theme", "must be one of dark, light, not 'blue'"),

@@ -27,9 +27,13 @@ HOSTILE: list[tuple[str, Any, str]] = [
     ("TaskStop", "bash_1", f"No background command 'bash_1'; {NO_COMMANDS}"),
     ("TaskOutput", "agent_2", "No background agent 'agent_2'; the ids are: agent_1."),
     ("TaskStop", "agent_2", "No background agent 'agent_2'; the ids are: agent_1."),
-    # Malformed: no kind's id, answered by the executor as no command's.
-    ("TaskOutput", "agent_01", f"No background command 'agent_01'; {NO_COMMANDS}"),
-    ("TaskStop", "agent_1 ", f"No background command 'agent_1 '; {NO_COMMANDS}"),
+    # Malformed but begun as an agent's id: the model meant an agent, so the conductor answers,
+    # naming the agents there are.
+    ("TaskOutput", "agent_01", "No background agent 'agent_01'; the ids are: agent_1."),
+    ("TaskStop", "agent_1 ", "No background agent 'agent_1 '; the ids are: agent_1."),
+    ("TaskOutput", "agent_1\n", "No background agent 'agent_1\\n'; the ids are: agent_1."),
+    # Malformed otherwise: no kind's id, answered by the executor as no command's.
+    ("TaskOutput", "Agent_1", f"No background command 'Agent_1'; {NO_COMMANDS}"),
     ("TaskOutput", "1", f"No background command '1'; {NO_COMMANDS}"),
     ("TaskStop", "", f"No background command ''; {NO_COMMANDS}"),
 ]
