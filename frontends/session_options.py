@@ -70,7 +70,7 @@ def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> S
         headless=args.headless is not None or args.input_format == "stream-json",
         model=args.model,
         permission_mode=args.permission_mode,
-        session_id=resumed,
+        session_id=resumed or args.session_id,  # --session-id names a new one
         resume=resumed is not None,
         max_parallel=args.max_parallel,
         stream_timeout=args.stream_timeout,

@@ -77,7 +77,6 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
     session = msgspec.structs.replace(
         from_flags(args, project, resumed),
         permission_mode=None,
-        session_id=resumed or args.session_id,
         overrides=overrides,
     )
     return SdkOptions(

@@ -190,7 +190,7 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
     """The saved session to go on with (--continue, --resume), None for a new one, or the
     exit code when there is none to resume."""
     if not args.continue_session and args.resume is None:
-        return None
+        return _new_session_id(args, project)
     from frontends.startup.resume import chosen_session
 
     driven = args.input_format == "stream-json"
@@ -214,6 +214,36 @@ def _resumed(args: argparse.Namespace, project: str) -> str | int | None:
         # The configuration the sessions are listed with would not load: said as the session
         # itself would have said it.
         return report(error)
+
+
+def _new_session_id(args: argparse.Namespace, project: str) -> int | None:
+    """``--session-id`` for a new session: a UUID no saved session of the project has (the new
+    session's file would otherwise be appended to another's); the exit code when it is not."""
+    given: str | None = args.session_id
+    if given is None:
+        return None
+    from actors.places import sessions_dir
+    from frontends.startup.resume import WHOLE_ID
+
+    if not WHOLE_ID.fullmatch(given.lower()):
+        return report(
+            UsageError(
+                f"--session-id takes a UUID, not '{given}'",
+                remedy="Give one such as the output of: "
+                "python3 -c 'import uuid; print(uuid.uuid4())'",
+            )
+        )
+    args.session_id = given.lower()
+    saved = os.path.join(sessions_dir(project, os.path.expanduser("~")), f"{args.session_id}.jsonl")
+    if os.path.exists(saved):
+        return report(
+            UsageError(
+                f"session id {args.session_id} is already in use in this project",
+                remedy=f"Run legato --resume {args.session_id} to go on with that session, or "
+                "give another id",
+            )
+        )
+    return None
 
 
 def _say(text: str) -> None:

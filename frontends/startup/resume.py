@@ -36,7 +36,7 @@ PICKER_SIZE = 10
 # How much of an id the lists show: enough to tell sessions apart, and to give --resume.
 ID_SHOWN = 8
 # A whole session id (a uuid4), taken without listing the sessions.
-_WHOLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+WHOLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def chosen_session(
@@ -78,7 +78,7 @@ def chosen_session(
 def _whole_id(project_root: str, given: str, *, home: str | None, backend: str) -> str:
     """The one saved session whose id starts with ``given``. A whole id is taken as it is,
     without listing: the session store says so if there is no such session."""
-    if _WHOLE_ID.fullmatch(given):
+    if WHOLE_ID.fullmatch(given):
         return given
     matches = saved_sessions(project_root, limit=None, prefix=given, home=home, backend=backend)
     if any(info.id == given for info in matches):

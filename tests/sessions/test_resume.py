@@ -230,3 +230,23 @@ def test_the_picker_lists_the_sessions_and_takes_the_one_picked(project: Project
     assert ids[1][:8] in lines[1] and "newer task" in lines[1]
     assert ids[0][:8] in lines[2] and "older task" in lines[2]
     assert lines[3] == "'x' is not one of the numbers 1-2 or a listed id"
+
+
+def test_session_id_names_the_new_session_and_only_a_new_one(project: Project) -> None:
+    chosen = "3F2B6C1E-8D4A-4B7E-9C10-5A6B7C8D9E0F"  # upper case, as some tools print one
+    with ScriptedServer([text("First."), text("Second.")]) as server:
+        first = project.legato(server.url, "--headless", "hi", "--session-id", chosen)
+        assert first.returncode == 0, first.stderr
+        saved = session_path(str(project.root), str(project.home), chosen.lower())
+        assert os.path.exists(saved)
+        again = project.legato(server.url, "--headless", "hi", "--session-id", chosen.lower())
+        assert again.returncode == 2
+        assert f"session id {chosen.lower()} is already in use in this project" in again.stderr
+        assert f"legato --resume {chosen.lower()}" in again.stderr
+        resumed = project.legato(server.url, "--headless", "and?", "--resume", chosen.lower())
+        assert resumed.returncode == 0, resumed.stderr
+        assert texts(server.requests[-1].body)[:2] == ["hi", "First."]
+        bad = project.legato(server.url, "--headless", "hi", "--session-id", "../../escape")
+    assert bad.returncode == 2
+    assert "--session-id takes a UUID, not '../../escape'" in bad.stderr
+    assert sorted(os.listdir(os.path.dirname(saved))) == [f"{chosen.lower()}.jsonl"]
