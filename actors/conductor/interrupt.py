@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from runtime import Address
 
 # How long an interrupted prompt waits for its tools to report. Commands stop within the
-# executor's INTERRUPT_GRACE (0.1 s), so this is only reached by a wedged call.
+# process groups' INTERRUPT_GRACE (0.1 s), so this is only reached by a wedged call.
 INTERRUPT_WAIT = 2.0
 
 
