@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.turn import Dialogue, run_dialogue
+from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError
 from actors.protocol import (
     AgentEvent,
@@ -75,6 +75,7 @@ class AgentRun:
     # A background agent: its events are not shown but watched (its latest activity).
     watch: Callable[[UiEvent], None] | None = None
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
+    background: BackgroundCommands = field(default_factory=BackgroundCommands)  # the session's
     conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
 
     @property
@@ -113,9 +114,7 @@ class AgentRun:
             scope=self.scope,
         )
 
-    def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
-        # A tool hook's "continue": false (``result.stop_reason``) ends the main conversation's
-        # prompt only: the agent reads the call's result and goes on.
+    def record(self, call: ToolCall, result: ToolResult) -> None:
         if result.denied:
             self.denied(
                 {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input,
@@ -127,9 +126,6 @@ class AgentRun:
 
     async def changed(self) -> None:
         """Nothing to do: an agent's conversation is not saved."""
-
-    def turn_over(self, started: list[ToolCall]) -> None:
-        """Nothing to do: the conductor asks for background news only from its own calls."""
 
 
 async def run_agent(run: AgentRun) -> ToolResult:
@@ -151,6 +147,17 @@ async def run_agent(run: AgentRun) -> ToolResult:
                 f"The agent {run.scope.name!r} was stopped after {run.max_turns} turns "
                 "(agents.maxTurns) before it finished. Its last words: "
                 + (dialogue.last_text or "(none)")
+            ),
+            is_error=True,
+        )
+    if ending == "stopped":
+        # A tool hook said "continue": false: the agent stops after that tool, as the main
+        # conversation does, and its parent is told why.
+        return ToolResult(
+            tool_use_id=run.call_id,
+            content=(
+                f"The agent {run.scope.name!r} was stopped by a hook: {dialogue.stop_reason}. "
+                "Its last words: " + (dialogue.last_text or "(none)")
             ),
             is_error=True,
         )

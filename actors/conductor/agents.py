@@ -23,6 +23,7 @@ import msgspec
 
 from actors.conductor.background_agents import BackgroundAgents
 from actors.conductor.prompt import PLAN_MODE_NOTE
+from actors.conductor.turn import BackgroundCommands
 from actors.errors import UsageError
 from actors.models import cost_usd, resolve_model, same_provider
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
@@ -104,6 +105,8 @@ class Subagents:
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
     hooks: ConversationHooks | None = None  # the user's SubagentStop hooks, if any
+    # The session's: an agent's background command is news for the main conversation too.
+    commands: BackgroundCommands = field(default_factory=BackgroundCommands)
     # Of the tools the conductor answers, those the session does not offer (the SDK's ``tools``
     # and ``disallowed_tools``): their calls go to the executor, which knows no such tool.
     refused: frozenset[str] = frozenset()
@@ -281,6 +284,7 @@ class _Runner(msgspec.Struct):
 
         run = AgentRun(
             hooks=agents.hooks,
+            background=agents.commands,
             call_id=call.id,
             scope=scope,
             model_id=model_id,
