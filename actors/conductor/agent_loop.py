@@ -152,7 +152,10 @@ async def run_agent(run: AgentRun) -> ToolResult:
         )
     if ending == "stopped":
         # A tool hook said "continue": false: the agent stops after that tool, as the main
-        # conversation does, and its parent is told why.
+        # conversation does; the person is warned as for the main conversation, and the
+        # parent's model is told why, since its own conversation goes on.
+        note = f"A hook stopped the agent {run.scope.name!r}: {dialogue.stop_reason}"
+        await run.display().show(Notice("warning", note))
         return ToolResult(
             tool_use_id=run.call_id,
             content=(

@@ -498,6 +498,7 @@ def test_a_tool_hook_that_says_stop_ends_a_subagent_after_the_tool(project: Proj
         requests = server.requests
     assert done.returncode == 0, done.stderr
     assert asked == [1]  # the agent's model was not asked again after the tool
+    assert "A hook stopped the agent 'general-purpose': enough for now" in done.stderr
     [result] = results(requests[-1])
     said = json.dumps(result["content"])
     assert "stopped by a hook: enough for now" in said
