@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from actors.conductor.calls import Display, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
+from actors.conductor.turn import Dialogue, run_dialogue
 from actors.errors import LegatoError
 from actors.protocol import (
     AgentEvent,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from actors.conductor.calls import AgentRunner
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
+    from actors.conductor.turn import BackgroundCommands
     from actors.protocol import (
         AgentScope,
         Block,
@@ -72,10 +73,10 @@ class AgentRun:
     nested: AgentRunner  # answers (or refuses) the agent's own Agent calls
     used: Callable[[Usage], None]
     denied: Callable[[Block], None]
+    background: BackgroundCommands  # the session's: the main conversation asks for their news
     # A background agent: its events are not shown but watched (its latest activity).
     watch: Callable[[UiEvent], None] | None = None
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
-    background: BackgroundCommands = field(default_factory=BackgroundCommands)  # the session's
     conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
 
     @property

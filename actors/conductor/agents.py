@@ -23,7 +23,6 @@ import msgspec
 
 from actors.conductor.background_agents import BackgroundAgents
 from actors.conductor.prompt import PLAN_MODE_NOTE
-from actors.conductor.turn import BackgroundCommands
 from actors.errors import UsageError
 from actors.models import cost_usd, resolve_model, same_provider
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from actors.conductor.background_agents import AgentJob
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
+    from actors.conductor.turn import BackgroundCommands
     from actors.protocol import (
         AgentId,
         AgentSettings,
@@ -101,12 +101,12 @@ class Subagents:
     environment: str  # the project's context (root, guide, memory), after each agent's prompt
     max_tokens: int
     on_usage: Callable[[str, Usage], None]  # the session's total: the model, its tokens
+    # The session's: an agent's background command is news for the main conversation too.
+    commands: BackgroundCommands
     # The MCP tools the main conversation offers now (ToolSearch aside, which only it answers):
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
     hooks: ConversationHooks | None = None  # the user's SubagentStop hooks, if any
-    # The session's: an agent's background command is news for the main conversation too.
-    commands: BackgroundCommands = field(default_factory=BackgroundCommands)
     # Of the tools the conductor answers, those the session does not offer (the SDK's ``tools``
     # and ``disallowed_tools``): their calls go to the executor, which knows no such tool.
     refused: frozenset[str] = frozenset()
