@@ -31,7 +31,7 @@ from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
-from actors.conductor.turn import Dialogue, run_dialogue
+from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
@@ -143,9 +143,7 @@ class Conductor(Actor[ConductorMsg]):
         self._context_tokens = 0  # what the latest answer measured, or an estimate
         self._compacted_at = -1  # the conversation's length after the latest compaction
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
-        # A call of this session asked for a background command: from then on, each turn asks
-        # the executor which have ended (a session without any asks nothing).
-        self._background = False
+        self._background = BackgroundCommands()  # shared with the subagents
         self._in_order = InOrder()
 
     async def on_start(self) -> None:
@@ -184,6 +182,7 @@ class Conductor(Actor[ConductorMsg]):
             max_tokens=self._max_tokens,
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
+            commands=self._background,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
             refused=frozenset(
                 name
@@ -371,7 +370,7 @@ class Conductor(Actor[ConductorMsg]):
         """Background commands and agents that ended since the model last heard: it is told
         here, once, in the user content of the request about to go (each is given once)."""
         news: tuple[str, ...] = ()
-        if self._background:
+        if self._background.started:
             news = await self._tools.ask(TakeBackgroundNews())
         if self._agents is not None:
             news = (*news, *self._agents.background.news())
@@ -520,9 +519,11 @@ class _PromptRun:
     def calls(self, display: Display, record: Callable[[ToolCall, ToolResult], None]) -> TurnCalls:
         return self._conductor._calls(self, display, record)
 
-    def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
-        if result.stop_reason is not None:
-            dialogue.stop_reason = result.stop_reason
+    @property
+    def background(self) -> BackgroundCommands:
+        return self._conductor._background
+
+    def record(self, call: ToolCall, result: ToolResult) -> None:
         if result.denied:
             self.denials.append(
                 {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
@@ -533,16 +534,6 @@ class _PromptRun:
 
     async def changed(self) -> None:
         await self._conductor._keeper.save(self._conductor.conversation.messages)
-
-    def turn_over(self, started: list[ToolCall]) -> None:
-        # A call of this session asked for a background command: from then on, each turn
-        # asks the executor which have ended.
-        conductor = self._conductor
-        conductor._background = conductor._background or any(map(_starts_background, started))
-
-
-def _starts_background(call: ToolCall) -> bool:
-    return call.name == "Bash" and call.input.get("run_in_background") is True
 
 
 def _describe(error: Exception | None) -> str | None:

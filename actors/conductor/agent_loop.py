@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from actors.conductor.calls import AgentRunner
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
+    from actors.conductor.turn import BackgroundCommands
     from actors.protocol import (
         AgentScope,
         Block,
@@ -72,6 +73,7 @@ class AgentRun:
     nested: AgentRunner  # answers (or refuses) the agent's own Agent calls
     used: Callable[[Usage], None]
     denied: Callable[[Block], None]
+    background: BackgroundCommands  # the session's: the main conversation asks for their news
     # A background agent: its events are not shown but watched (its latest activity).
     watch: Callable[[UiEvent], None] | None = None
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
@@ -113,9 +115,7 @@ class AgentRun:
             scope=self.scope,
         )
 
-    def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
-        # A tool hook's "continue": false (``result.stop_reason``) ends the main conversation's
-        # prompt only: the agent reads the call's result and goes on.
+    def record(self, call: ToolCall, result: ToolResult) -> None:
         if result.denied:
             self.denied(
                 {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input,
@@ -127,9 +127,6 @@ class AgentRun:
 
     async def changed(self) -> None:
         """Nothing to do: an agent's conversation is not saved."""
-
-    def turn_over(self, started: list[ToolCall]) -> None:
-        """Nothing to do: the conductor asks for background news only from its own calls."""
 
 
 async def run_agent(run: AgentRun) -> ToolResult:
@@ -151,6 +148,20 @@ async def run_agent(run: AgentRun) -> ToolResult:
                 f"The agent {run.scope.name!r} was stopped after {run.max_turns} turns "
                 "(agents.maxTurns) before it finished. Its last words: "
                 + (dialogue.last_text or "(none)")
+            ),
+            is_error=True,
+        )
+    if ending == "stopped":
+        # A tool hook said "continue": false: the agent stops after that tool, as the main
+        # conversation does; the person is warned as for the main conversation, and the
+        # parent's model is told why, since its own conversation goes on.
+        note = f"A hook stopped the agent {run.scope.name!r}: {dialogue.stop_reason}"
+        await run.display().show(Notice("warning", note))
+        return ToolResult(
+            tool_use_id=run.call_id,
+            content=(
+                f"The agent {run.scope.name!r} was stopped by a hook: {dialogue.stop_reason}. "
+                "Its last words: " + (dialogue.last_text or "(none)")
             ),
             is_error=True,
         )

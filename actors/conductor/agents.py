@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from actors.conductor.background_agents import AgentJob
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
+    from actors.conductor.turn import BackgroundCommands
     from actors.protocol import (
         AgentId,
         AgentSettings,
@@ -100,6 +101,8 @@ class Subagents:
     environment: str  # the project's context (root, guide, memory), after each agent's prompt
     max_tokens: int
     on_usage: Callable[[str, Usage], None]  # the session's total: the model, its tokens
+    # The session's: an agent's background command is news for the main conversation too.
+    commands: BackgroundCommands
     # The MCP tools the main conversation offers now (ToolSearch aside, which only it answers):
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
@@ -281,6 +284,7 @@ class _Runner(msgspec.Struct):
 
         run = AgentRun(
             hooks=agents.hooks,
+            background=agents.commands,
             call_id=call.id,
             scope=scope,
             model_id=model_id,

@@ -10,7 +10,9 @@ conversation, ``SubagentStop`` for an agent) whether the answer may end, at most
 What differs between the two is a ``Seat``: where the events go (the UI, or wrapped as an
 agent's, or watched for a background agent), the request (compaction, news and MCP tools are
 the main conversation's), whose usage an answer counts in, and whether the conversation is
-saved.
+saved. What does not differ is kept here: a tool hook's ``"continue": false`` ends the
+dialogue after that turn, and a background command started by any conversation of the
+session makes the main one ask for background news (``BackgroundCommands``).
 
 However the dialogue ends (an answer, an error, a cancellation), its conversation is one the API
 accepts: what was said of an answer cut short is kept, and every call it made is answered
@@ -78,8 +80,13 @@ class Seat(Protocol):
         """The turn's calls: each's result goes to ``record`` as it comes."""
         ...
 
-    def record(self, dialogue: Dialogue, call: ToolCall, result: ToolResult) -> None:
-        """A call's result, as the seat keeps it (a denial, a hook that stops the work)."""
+    @property
+    def background(self) -> BackgroundCommands:
+        """The session's, shared by the main conversation and every subagent."""
+        ...
+
+    def record(self, call: ToolCall, result: ToolResult) -> None:
+        """A call's result, as the seat keeps it (a denial)."""
         ...
 
     async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
@@ -90,9 +97,21 @@ class Seat(Protocol):
         """The conversation has grown by an answer or by its calls' results."""
         ...
 
-    def turn_over(self, started: list[ToolCall]) -> None:
-        """The turn is over, however it ended: the calls it started."""
-        ...
+
+class BackgroundCommands:
+    """Whether a call of the session, the main conversation's or a subagent's, asked for a
+    background command: from then on, each of the main conversation's turns asks the executor
+    which have ended (a session without any asks nothing)."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def note(self, calls: list[ToolCall]) -> None:
+        self.started = self.started or any(map(_starts_background, calls))
+
+
+def _starts_background(call: ToolCall) -> bool:
+    return call.name == "Bash" and call.input.get("run_in_background") is True
 
 
 class Dialogue:
@@ -165,7 +184,9 @@ async def run_turn(dialogue: Dialogue, seat: Seat) -> tuple[MessageFinished, boo
 
     def record(call: ToolCall, result: ToolResult) -> None:
         dialogue.results[result.tool_use_id] = result
-        seat.record(dialogue, call, result)
+        if result.stop_reason is not None:
+            dialogue.stop_reason = result.stop_reason
+        seat.record(call, result)
 
     calls = seat.calls(display, record)
     try:
@@ -193,7 +214,7 @@ async def run_turn(dialogue: Dialogue, seat: Seat) -> tuple[MessageFinished, boo
                 await display.release()
     finally:
         # Also when the turn is cut or interrupted: a command it started still runs.
-        seat.turn_over(calls.started)
+        seat.background.note(calls.started)
         if dialogue.partial is not None:
             # A complete call the cut came too soon to send: it never started.
             sent = {c.id for c in calls.started}

@@ -17,6 +17,7 @@ import trio.testing
 
 from actors.conductor.agent_loop import AgentRun, run_agent
 from actors.conductor.keeper import SessionKeeper
+from actors.conductor.turn import BackgroundCommands
 from actors.protocol import (
     AgentScope,
     BlockFinished,
@@ -138,6 +139,7 @@ async def test_an_interrupted_subagent_leaves_a_conversation_the_api_accepts(
         nested=NoAgents(),
         used=lambda usage: None,
         denied=lambda denial: None,
+        background=BackgroundCommands(),
     )
     async with supervise([model, tools, ui]), trio.open_nursery() as nursery:
         nursery.start_soon(run_agent, run)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import pytest
 
-from actors.protocol import GetUsage, ListBackgroundAgents, RunPrompt
+from actors.protocol import GetUsage, ListBackground, ListBackgroundAgents, RunPrompt
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
 from tests.frontends.test_signals import alive
@@ -284,3 +284,44 @@ def test_a_background_agent_waits_for_a_place_and_an_unread_end_is_told_once(
     ]
     assert len(notes) == 1, notes
     assert notes[0].startswith("(Note: Background agent agent_1 (general-purpose: job 0) has ended")
+
+
+async def test_the_model_hears_of_a_subagents_background_command_at_its_next_turn(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+
+    def agent(n: int, turn: int) -> Step:
+        if turn == 0:
+            return tool_calls([call("Bash", {"command": "echo bye", "run_in_background": True})])
+        return text("Agent 0 started it.")
+
+    main = [tool_calls([agent_call(0)]), text("It runs."), text("Heard."), text("Nothing new.")]
+    with ScriptedServer(script(main, agent)) as server:
+        async with pipeline_session(root, home, server.url, Recorder()) as session:
+            conductor, tools = session.conductor.address, session.tools.address
+            await conductor.ask(RunPrompt(text="start it"))
+            with anyio.fail_after(20):
+                # The command's end is a real process's: nothing here can wait on it but its
+                # state, asked again and again.
+                listing = await tools.ask(ListBackground())
+                while listing[0].state == "running":
+                    await anyio.sleep(0.01)
+                    listing = await tools.ask(ListBackground())
+            await conductor.ask(RunPrompt(text="and now?"))
+            await conductor.ask(RunPrompt(text="anything else?"))
+        requests = main_requests(server.requests)
+    assert len(requests) == 4
+    notes = [
+        [
+            b["text"]
+            for b in r.body["messages"][-1]["content"]
+            if "Background command" in b.get("text", "")
+        ]
+        for r in requests
+    ]
+    # Told once, at the main conversation's next turn, as for a command of its own.
+    assert [len(n) for n in notes] == [0, 0, 1, 0]
+    assert notes[2][0].startswith("(Note: Background command bash_1 ('echo bye') has ended: ")

@@ -468,3 +468,41 @@ def test_the_format_hook_reads_the_written_files_path_as_scripts_expect(
     [written] = [json.loads(line) for line in record.read_text().splitlines()]
     assert written["filePath"] == str(target)
     assert written["success"] is True
+
+
+def test_a_tool_hook_that_says_stop_ends_a_subagent_after_the_tool(project: Project) -> None:
+    enough = script(
+        project,
+        "enough.sh",
+        "#!/bin/bash\ncat >/dev/null\n"
+        'echo \'{"continue": false, "stopReason": "enough for now"}\'\n',
+    )
+    project.write("a.txt", "A")
+    project.settings(permissionMode="auto", hooks={"PostToolUse": [hook(enough, "Read")]})
+    agent = {"description": "job", "prompt": "task one", "subagent_type": "general-purpose"}
+    asked: list[int] = []
+
+    def model(request: RecordedRequest) -> Step:
+        messages = request.body["messages"]
+        if messages[0]["content"][0]["text"] == "task one":
+            asked.append(len(messages))
+            if len(messages) == 1:
+                return tool_calls([call("Read", {"file_path": str(project.root / "a.txt")})])
+            return text("never asked for")
+        if len(messages) == 1:
+            return tool_calls([call("Agent", agent)])
+        return text("Done.")
+
+    with ScriptedServer(model) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert asked == [1]  # the agent's model was not asked again after the tool
+    assert "A hook stopped the agent 'general-purpose': enough for now" in done.stderr
+    [result] = results(requests[-1])
+    said = json.dumps(result["content"])
+    assert "stopped by a hook: enough for now" in said
+    assert "never asked for" not in said
+    assert result.get("is_error") is True
+    # The main conversation goes on: the agent's stop is its own.
+    assert json.loads(done.stdout)["result"] == "Done."
