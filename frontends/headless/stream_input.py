@@ -33,7 +33,7 @@ from actors.errors import (
     EXIT_OK,
     EXIT_OUTPUT_CLOSED,
     EXIT_SIGINT,
-    EXIT_SIGTERM,
+    SIGNAL_EXIT,
     LegatoError,
 )
 from actors.nesting import MAX_DEPTH, too_deep
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from frontends.headless.sdk_session import SdkOptions
     from frontends.session import Session
 
-_SIGNAL_EXIT = {signal.SIGINT: EXIT_SIGINT, signal.SIGTERM: EXIT_SIGTERM}
 STOP_WAIT = 3.0  # an interrupted prompt's outer bound to let go (the conductor bounds it to 2 s)
 _decoder = msgspec.json.Decoder()
 
@@ -133,7 +132,7 @@ class _StreamSession:
         if self.stopped_by is not None:
             self.renderer.stderr.write(f"legato: stopped by {self.stopped_by.name}\n")
             self.renderer.stderr.flush_now()
-            return _SIGNAL_EXIT[self.stopped_by]
+            return SIGNAL_EXIT[self.stopped_by]
         return code
 
     async def _watch_signals(self, scope: anyio.CancelScope) -> None:
