@@ -30,7 +30,7 @@ from actors.settings.files import (
     TrustItem,
 )
 from actors.settings.sandbox import DEFAULT_DENY_READ, MAX_PROCESSES, SandboxSettings
-from actors.settings.words import Takes, keys, objects, takes
+from actors.settings.words import keys, takes
 
 __all__ = [
     "DEFAULT_DENY_READ",
@@ -48,9 +48,7 @@ __all__ = [
     "ProjectSettings",
     "SandboxSettings",
     "SettingsMode",
-    "Takes",
     "TrustItem",
     "keys",
-    "objects",
     "takes",
 ]
