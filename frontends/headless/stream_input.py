@@ -175,7 +175,7 @@ class _StreamSession:
                 first = None
             async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
                 self._started = True
-                await self._start(session.session, requests)
+                await self._start(session.session)
                 prompts_in, prompts = anyio.create_memory_object_stream[_Prompt](math.inf)
                 async with anyio.create_task_group() as work:
                     work.start_soon(self._run_prompts, session.session, prompts)
@@ -239,7 +239,7 @@ class _StreamSession:
             return None
         return message
 
-    async def _start(self, session: Session, requests: Requests) -> None:
+    async def _start(self, session: Session) -> None:
         context = await session.memory.address.ask(GetContext())
         for warning in context.warnings:
             await session.ui.address.tell(Show(Notice("warning", warning)))
