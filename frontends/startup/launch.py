@@ -143,9 +143,8 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
         return options
     if args.unknown_flags:
         warn(
-            "flags this release does not know were ignored: "
-            + ", ".join(args.unknown_flags)
-            + "\n  → Update Legato, or leave the option out of ClaudeAgentOptions"
+            "flags this release does not know were ignored: " + ", ".join(args.unknown_flags),
+            remedy="Update Legato, or leave the option out of ClaudeAgentOptions",
         )
     from frontends.headless.stream_input import run_stream_json
 
