@@ -22,6 +22,7 @@ from actors.settings.declared import (
 )
 from actors.settings.files import (
     MAX_BACKGROUND_COMMANDS,
+    SETTINGS_MODES,
     AgentSettings,
     GlobalConfig,
     PermissionMode,
@@ -37,6 +38,7 @@ __all__ = [
     "HOOK_TIMEOUT",
     "MAX_BACKGROUND_COMMANDS",
     "MAX_PROCESSES",
+    "SETTINGS_MODES",
     "AgentSettings",
     "GlobalConfig",
     "HookCommand",

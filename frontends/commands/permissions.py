@@ -26,6 +26,7 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 from actors.errors import EXIT_OK, UsageError
+from actors.settings import SETTINGS_MODES
 from actors.visible import printed_visibly
 from frontends import errors_out
 from frontends.commands.arguments import Parser
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     )
     from runtime import Address
 
-MODES = ("ask", "auto", "custom", "plan")
 _LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run", "call": "call"}
 Force = Literal["path", "command"] | None
 _MCP_TOOL = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+")
@@ -236,7 +236,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--permission-mode",
-        choices=MODES,
+        choices=SETTINGS_MODES,
         default=argparse.SUPPRESS,
         help="explain as in this mode (default: as a session would start)",
     )
