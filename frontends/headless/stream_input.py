@@ -161,7 +161,7 @@ class _StreamSession:
                 group.cancel_scope.cancel()
                 return EXIT_OK
             initialize = _initialize(first)
-            session = assemble_for_sdk(
+            sdk = assemble_for_sdk(
                 self.options,
                 self.renderer,
                 self.session_id,
@@ -169,16 +169,16 @@ class _StreamSession:
                 channel=self.channel,
                 interrupt=self.interrupt,
             )
-            requests = Requests(session, self)
+            requests = Requests(sdk, self)
             if initialize is not None:
-                await requests.answer(initialize[0], requests.initialize(session))
+                await requests.answer(initialize[0], requests.initialize(sdk))
                 first = None
-            async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
+            async with supervise(sdk.session.actors, tracer=debug.tracer()) as supervision:
                 self._started = True
-                await self._start(session.session)
+                await self._start(sdk.session)
                 prompts_in, prompts = anyio.create_memory_object_stream[_Prompt](math.inf)
                 async with anyio.create_task_group() as work:
-                    work.start_soon(self._run_prompts, session.session, prompts)
+                    work.start_soon(self._run_prompts, sdk.session, prompts)
                     with stop_reading:
                         if first is not None:
                             await self._dispatch(first, requests, prompts_in, work)
