@@ -51,6 +51,7 @@ from frontends.errors_out import report
 from frontends.headless.control import ControlChannel, ControlError
 from frontends.headless.render import OutputClosed, StreamJsonRenderer
 from frontends.headless.requests import Requests, prompt_text
+from frontends.headless.run import STOP_GRACE, STOP_WAIT
 from frontends.headless.sdk_session import assemble_for_sdk, init_line
 from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
     from frontends.headless.sdk_session import SdkOptions
     from frontends.session import Session
 
-STOP_WAIT = 3.0  # an interrupted prompt's outer bound to let go (the conductor bounds it to 2 s)
 _decoder = msgspec.json.Decoder()
 
 
@@ -191,7 +191,7 @@ class _StreamSession:
                     self.channel.close("stdin was closed, so nothing can answer this request")
                     prompts_in.close()
                 if self.stopped_by is not None:
-                    supervision.grace = 0.5
+                    supervision.grace = STOP_GRACE
             group.cancel_scope.cancel()
         return EXIT_FAILURE if self.last_failed else EXIT_OK
 
