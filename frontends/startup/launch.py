@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     PreparePrompt = Callable[[str, str], SkillPrompt | int]
 
 # The prompts the headless session runs as its own commands, not as a prompt for the model
-# (frontends/headless/run.py sends each as the conductor's message of that name).
+# (frontends/headless/run.py sends each as the conductor's message of that name; named here too,
+# since a skill is told from them before the headless run is loaded: a test keeps the two in step).
 SESSION_COMMANDS = ("/undo", "/compact")
 
 
