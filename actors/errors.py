@@ -31,6 +31,7 @@ an installation whose packages are shadowed cannot import them: those two write 
 
 from __future__ import annotations
 
+import signal
 from typing import ClassVar
 
 EXIT_OK = 0
@@ -42,6 +43,8 @@ EXIT_DENIED = 3
 EXIT_SIGINT = 130  # stopped by SIGINT (Ctrl-C)
 EXIT_OUTPUT_CLOSED = 141  # stdout's reader stopped reading: what a shell reports for SIGPIPE
 EXIT_SIGTERM = 143  # stopped by SIGTERM
+# What a run that a signal stopped ends with, as a shell reports a signalled program.
+SIGNAL_EXIT: dict[signal.Signals, int] = {signal.SIGINT: EXIT_SIGINT, signal.SIGTERM: EXIT_SIGTERM}
 
 # Each code in a few words, for ``legato --help``.
 MEANINGS: dict[int, str] = {

@@ -1,4 +1,5 @@
-"""The tool names that ``allowedTools`` and ``blockedTools`` entries may hold.
+"""The tool names that ``allowedTools`` and ``blockedTools`` entries may hold, and the names of
+the built-in tools the conductor answers (``Agent``, ``ToolSearch``, ``TaskOutput``, ``TaskStop``).
 
 An entry is one of the built-in tools that ask the permission broker (``Bash``, ``Read``...),
 an MCP server (``mcp__<server>``: every tool it offers) or one MCP tool
@@ -16,8 +17,12 @@ MCP_PREFIX = "mcp__"
 
 # The built-in tools whose every call asks the broker: what an entry can stop or let through.
 PERMISSION_TOOLS = ("Bash", "Edit", "Glob", "Grep", "Read", "Write")
+# The built-in tools the conductor answers (actors/tool_routes.py says which call goes where).
+AGENT_TOOL = "Agent"
+TOOL_SEARCH = "ToolSearch"
+TASK_TOOLS = ("TaskOutput", "TaskStop")
 # Built-in tools that ask nobody: an entry for one would promise what the broker cannot keep.
-UNCHECKED_TOOLS = ("Agent", "TaskOutput", "TaskStop")
+UNCHECKED_TOOLS = (AGENT_TOOL, *TASK_TOOLS)
 
 # What a server's name (.mcp.json) and a tool's name as the model calls it may hold.
 _MCP_NAME = re.compile(r"mcp__[A-Za-z0-9_-]+")

@@ -35,15 +35,12 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from actors.protocol import AgentId, CommandId
+from actors.tool_names import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from actors.protocol import Block, ToolCall
-
-AGENT_TOOL = "Agent"
-TOOL_SEARCH = "ToolSearch"
-TASK_TOOLS = ("TaskOutput", "TaskStop")
 
 JobId = CommandId | AgentId
 

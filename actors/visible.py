@@ -4,6 +4,7 @@ MCP tool shown for a person's question: its server, its tool and its arguments, 
 Control characters would move the cursor, recolour or clear the screen, or rewrite the line a
 person is about to approve; bidirectional overrides would show the text in another order than
 it holds. Each becomes a visible escape (``\\x1b``, ``\\u202e``), the rest is left as it is.
+A URL that may hold a password (a proxy's) is shown without it (``without_password``).
 """
 
 from __future__ import annotations
@@ -164,6 +165,19 @@ def setting_line(key: str, value: Any) -> str:
     escape: a person approving a setting approves what the file holds, not what a terminal
     would draw of it."""
     return escape_controls(f"{key}: {json.dumps(value, ensure_ascii=False)}", newlines=True)
+
+
+def without_password(url: str) -> str:
+    """``url`` fit for a message: its password, if it has one, shown as ``***``."""
+    # Only for a proxy's URL, which most runs never show: not on every start's way.
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _escape(match: re.Match[str]) -> str:

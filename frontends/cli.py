@@ -101,7 +101,7 @@ _COMMAND_NAME = r"/[a-z0-9][a-z0-9_-]*"
 
 
 def _slash_command(argv: list[str]) -> int | None:
-    """``legato [project] /<skill-or-pattern> ...``, handled in frontends/skill_commands.
+    """``legato [project] /<skill-or-pattern> ...``, handled in frontends/skills/skill_commands.
 
     A word is the command when it is ``/name`` and no such directory exists: ``legato /srv``
     still opens the folder /srv. Only the first two positional words are looked at.

@@ -6,7 +6,7 @@
 (``legato doctor: ...`` and the like for a subcommand: the command the person ran), and with
 which exit code: the error's own (actors/errors.py). A problem found before any actor runs (a
 flag, a folder that is not one) is said as the ``UsageError`` it is. Warnings, which stop
-nothing, read ``legato: warning: <what>``.
+nothing, read ``legato: warning: <what>``, with the remedy's line when there is one.
 
 The message may quote a value from a project's files or a server's answer: its control
 characters are shown, not obeyed.
@@ -46,9 +46,13 @@ def report(error: BaseException, stderr: Writer | None = None, *, program: str =
     return code
 
 
-def warn(text: str, stderr: Writer | None = None, *, program: str = PROGRAM) -> None:
-    """Write a warning: something the person should know, that stops nothing."""
-    _write(f"{program}: warning: {text}", stderr)
+def warn(
+    text: str, stderr: Writer | None = None, *, program: str = PROGRAM, remedy: str | None = None
+) -> None:
+    """Write a warning: something the person should know, that stops nothing; ``remedy``, what
+    to do about it, on its own line as an error's is."""
+    said = text if remedy is None else f"{text}\n  → {remedy}"
+    _write(f"{program}: warning: {said}", stderr)
 
 
 def _write(text: str, stderr: Writer | None) -> None:

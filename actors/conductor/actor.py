@@ -58,7 +58,8 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from actors.tool_routes import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH, offered_tools
+from actors.tool_names import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH
+from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:

@@ -26,7 +26,8 @@ from actors.conductor.prompt import PLAN_MODE_NOTE
 from actors.errors import UsageError
 from actors.models import cost_usd, resolve_model, same_provider
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
-from actors.tool_routes import AGENT_TOOL, TASK_TOOLS, AgentJobCall, offered_tools, route
+from actors.tool_names import AGENT_TOOL, TASK_TOOLS
+from actors.tool_routes import AgentJobCall, offered_tools, route
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -42,7 +42,8 @@ from actors.protocol import (
     ToolStarted,
     WithdrawTools,
 )
-from actors.tool_routes import AGENT_TOOL, route
+from actors.tool_names import AGENT_TOOL
+from actors.tool_routes import route
 from runtime import KernelError
 
 if TYPE_CHECKING:

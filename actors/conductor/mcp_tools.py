@@ -24,7 +24,8 @@ import msgspec
 
 from actors.counts import counted
 from actors.protocol import ListMcpTools, McpToolListing, ToolResult
-from actors.tool_routes import TOOL_SEARCH, route
+from actors.tool_names import TOOL_SEARCH
+from actors.tool_routes import route
 
 if TYPE_CHECKING:
     from actors.protocol import Block, McpClientMsg, McpTool, ToolCall

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from actors.errors import UsageError
 from actors.models import resolve_model
 from actors.protocol import Setting
+from actors.settings import SETTINGS_MODES
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -23,8 +24,6 @@ T = TypeVar("T")
 
 ENV_MODEL = "ASSISTANT_MODEL"
 ENV_PERMISSION_MODE = "ASSISTANT_PERMISSION_MODE"
-# Those a variable may choose, as a file may: dont_ask and bypass come only from a frontend.
-PERMISSION_MODES: tuple[SettingsMode, ...] = ("ask", "auto", "custom", "plan")
 
 DEFAULT = "built-in default"
 
@@ -56,10 +55,10 @@ def env_permission_mode(env: Mapping[str, str]) -> SettingsMode | None:
     value = (env.get(ENV_PERMISSION_MODE) or "").strip()
     if not value:
         return None
-    for mode in PERMISSION_MODES:
+    for mode in SETTINGS_MODES:
         if value == mode:
             return mode
     raise UsageError(
         f"{ENV_PERMISSION_MODE}={value!r} is not a permission mode",
-        remedy=f"Set {ENV_PERMISSION_MODE} to one of {', '.join(PERMISSION_MODES)}, or unset it",
+        remedy=f"Set {ENV_PERMISSION_MODE} to one of {', '.join(SETTINGS_MODES)}, or unset it",
     )

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ipaddress
 import ssl
 from typing import TYPE_CHECKING, NamedTuple
-from urllib.parse import urlsplit, urlunsplit
+
+from actors.visible import without_password
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -78,17 +79,6 @@ def _routes(env: Mapping[str, str]) -> dict[str, Proxy | None]:
         if host:
             routes[_direct_pattern(host)] = None
     return routes
-
-
-def without_password(url: str) -> str:
-    """The proxy URL fit for a message. (``legato doctor`` masks the variables it lists the
-    same way; it reaches no module inside an actor's package, so it keeps its own copy.)"""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _direct_pattern(host: str) -> str:

@@ -22,6 +22,7 @@ from actors.settings.declared import (
 )
 from actors.settings.files import (
     MAX_BACKGROUND_COMMANDS,
+    SETTINGS_MODES,
     AgentSettings,
     GlobalConfig,
     PermissionMode,
@@ -30,13 +31,14 @@ from actors.settings.files import (
     TrustItem,
 )
 from actors.settings.sandbox import DEFAULT_DENY_READ, MAX_PROCESSES, SandboxSettings
-from actors.settings.words import Takes, keys, objects, takes
+from actors.settings.words import keys, takes
 
 __all__ = [
     "DEFAULT_DENY_READ",
     "HOOK_TIMEOUT",
     "MAX_BACKGROUND_COMMANDS",
     "MAX_PROCESSES",
+    "SETTINGS_MODES",
     "AgentSettings",
     "GlobalConfig",
     "HookCommand",
@@ -48,9 +50,7 @@ __all__ = [
     "ProjectSettings",
     "SandboxSettings",
     "SettingsMode",
-    "Takes",
     "TrustItem",
     "keys",
-    "objects",
     "takes",
 ]

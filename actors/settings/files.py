@@ -9,7 +9,7 @@ memory store's (actors/memory_store/loader.py, precedence.py).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
@@ -19,6 +19,7 @@ from actors.settings.words import strings
 SettingsMode = Literal["ask", "auto", "custom", "plan"]
 """ask = Normal Mode, auto = Auto-Accept Mode, custom = the project's rules, plan = Plan Mode:
 the modes a settings file, the global config, a flag or a variable may choose."""
+SETTINGS_MODES: tuple[SettingsMode, ...] = get_args(SettingsMode)
 
 PermissionMode = Literal["ask", "auto", "custom", "plan", "dont_ask", "bypass"]
 """A session's mode: a ``SettingsMode``, or one that only a frontend embedding Legato starts or

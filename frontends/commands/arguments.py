@@ -1,6 +1,6 @@
 """What the subcommands share to start: their parser (a usage error exits 2 with the remedy, as
 every Legato command's does), the session flags they take (``--model``, ``--permission-mode``)
-and the session options and memory store those flags describe."""
+and the session options those flags describe."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from frontends.startup.flags import PERMISSION_MODES, permission_mode
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from frontends.session import MemoryStore
     from frontends.session_options import SessionOptions
 
 
@@ -56,11 +55,3 @@ def session_options(args: argparse.Namespace, env: Mapping[str, str]) -> Session
         env=env,
         home=env.get("HOME"),
     )
-
-
-def memory_store(args: argparse.Namespace, env: Mapping[str, str]) -> MemoryStore:
-    """The memory store a session with these flags would start: its ``ExplainContext`` is the
-    effective configuration (and it fails to start with a ConfigError or UsageError)."""
-    from frontends.session import memory_store
-
-    return memory_store(session_options(args, env))

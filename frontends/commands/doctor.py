@@ -22,11 +22,10 @@ import os
 import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
 
 from actors.counts import counted
 from actors.errors import EXIT_FAILURE, EXIT_OK
-from actors.visible import printed_visibly
+from actors.visible import printed_visibly, without_password
 from frontends.commands.arguments import build_parser, session_options
 from frontends.commands.listings import credential_lines, setting_lines
 from frontends.errors_out import report
@@ -245,17 +244,8 @@ def _proxy_lines(env: Mapping[str, str]) -> list[str]:
     for name in PROXY_VARIABLES:
         value = env.get(name) or env.get(name.lower())
         if value:
-            lines.append(f"  {name}={_without_password(value)}")
+            lines.append(f"  {name}={without_password(value)}")
     return lines or ["  no proxy variables set (connections go direct)"]
-
-
-def _without_password(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _tools(env: Mapping[str, str]) -> tuple[list[str], list[Finding]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_OK
 from actors.visible import printed_visibly
-from frontends.commands.arguments import Parser, memory_store
+from frontends.commands.arguments import Parser, session_options
 from frontends.commands.listings import NOT_STARTED, mcp_server_lines
 from frontends.commands.mcp_notes import is_project_server
 from frontends.errors_out import report, warn
@@ -65,8 +65,9 @@ def run_mcp(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int
     from actors.errors import LegatoError
     from actors.protocol import GetContext
     from frontends.commands.asking import ask_actors
+    from frontends.session import memory_store
 
-    memory = memory_store(args, env)
+    memory = memory_store(session_options(args, env))
     try:
         if args.action == "list":
             context = ask_actors([memory], lambda: memory.address.ask(GetContext()))

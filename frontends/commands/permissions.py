@@ -23,11 +23,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import TYPE_CHECKING, Literal, NoReturn
+from typing import TYPE_CHECKING, Literal
 
 from actors.errors import EXIT_OK, UsageError
+from actors.settings import SETTINGS_MODES
 from actors.visible import printed_visibly
 from frontends import errors_out
+from frontends.commands.arguments import Parser
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -41,7 +43,6 @@ if TYPE_CHECKING:
     )
     from runtime import Address
 
-MODES = ("ask", "auto", "custom", "plan")
 _LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run", "call": "call"}
 Force = Literal["path", "command"] | None
 _MCP_TOOL = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+")
@@ -199,14 +200,8 @@ async def _forget(number: str, broker: Address[PermissionBrokerMsg]) -> str:
 # ── the command ─────────────────────────────────────────────────────────────────────────────
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        remedy = f"Run '{self.prog} --help' for the flags"
-        self.exit(errors_out.report(UsageError(message, remedy=remedy), program=self.prog))
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="legato permissions",
         description="Print the permission mode and rules, or what they decide for a path or a "
         "command (legato permissions explain).",
@@ -241,7 +236,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--permission-mode",
-        choices=MODES,
+        choices=SETTINGS_MODES,
         default=argparse.SUPPRESS,
         help="explain as in this mode (default: as a session would start)",
     )

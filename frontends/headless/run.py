@@ -23,7 +23,7 @@ from actors.errors import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_SIGINT,
-    EXIT_SIGTERM,
+    SIGNAL_EXIT,
     LegatoError,
     SessionError,
 )
@@ -69,7 +69,6 @@ SESSION_COMMANDS: dict[str, Undo | Compact] = {"/undo": Undo(), "/compact": Comp
 # Seconds queued work may take to finish after an interrupt (the session file's last lines).
 STOP_GRACE = 0.5
 
-_SIGNAL_EXIT = {signal.SIGINT: EXIT_SIGINT, signal.SIGTERM: EXIT_SIGTERM}
 # How long an interrupted prompt gets to stop its tools and close its turn (the conductor bounds
 # its own part to 2 s; this is the frontend's outer bound on the same wait).
 STOP_WAIT = 3.0
@@ -306,7 +305,7 @@ class _HeadlessRun:
                 error=f"stopped by {received.name} {what}",
             )
             self.renderer.render(outcome)
-        return _SIGNAL_EXIT[received]
+        return SIGNAL_EXIT[received]
 
 
 async def _still_running(session: Session) -> str | None:

@@ -14,6 +14,7 @@ import msgspec
 
 from actors.permission_modes import from_sdk
 from actors.protocol import GetContext, ListMcpServers, ListTools, Overrides, PermissionAnswer
+from actors.tool_names import AGENT_TOOL
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
 from frontends.session import assemble, read_sdk_hooks
@@ -149,9 +150,9 @@ async def init_line(session: Session, options: SdkOptions, mode: str) -> dict[st
     context = await session.memory.address.ask(GetContext())
     tools = await session.tools.address.ask(ListTools())
     names = [spec["name"] for spec in tools.definitions]
-    offered = context.offered_tools is None or "Agent" in context.offered_tools
-    if offered and "Agent" not in context.refused_tools:
-        names.append("Agent")
+    offered = context.offered_tools is None or AGENT_TOOL in context.offered_tools
+    if offered and AGENT_TOOL not in context.refused_tools:
+        names.append(AGENT_TOOL)
     servers = await session.mcp.address.ask(ListMcpServers())
     return {
         "type": "system",

@@ -33,7 +33,7 @@ from actors.errors import (
     EXIT_OK,
     EXIT_OUTPUT_CLOSED,
     EXIT_SIGINT,
-    EXIT_SIGTERM,
+    SIGNAL_EXIT,
     LegatoError,
 )
 from actors.nesting import MAX_DEPTH, too_deep
@@ -51,6 +51,7 @@ from frontends.errors_out import report
 from frontends.headless.control import ControlChannel, ControlError
 from frontends.headless.render import OutputClosed, StreamJsonRenderer
 from frontends.headless.requests import Requests, prompt_text
+from frontends.headless.run import STOP_GRACE, STOP_WAIT
 from frontends.headless.sdk_session import assemble_for_sdk, init_line
 from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
@@ -59,8 +60,6 @@ if TYPE_CHECKING:
     from frontends.headless.sdk_session import SdkOptions
     from frontends.session import Session
 
-_SIGNAL_EXIT = {signal.SIGINT: EXIT_SIGINT, signal.SIGTERM: EXIT_SIGTERM}
-STOP_WAIT = 3.0  # an interrupted prompt's outer bound to let go (the conductor bounds it to 2 s)
 _decoder = msgspec.json.Decoder()
 
 
@@ -133,7 +132,7 @@ class _StreamSession:
         if self.stopped_by is not None:
             self.renderer.stderr.write(f"legato: stopped by {self.stopped_by.name}\n")
             self.renderer.stderr.flush_now()
-            return _SIGNAL_EXIT[self.stopped_by]
+            return SIGNAL_EXIT[self.stopped_by]
         return code
 
     async def _watch_signals(self, scope: anyio.CancelScope) -> None:
@@ -162,7 +161,7 @@ class _StreamSession:
                 group.cancel_scope.cancel()
                 return EXIT_OK
             initialize = _initialize(first)
-            session = assemble_for_sdk(
+            sdk = assemble_for_sdk(
                 self.options,
                 self.renderer,
                 self.session_id,
@@ -170,16 +169,16 @@ class _StreamSession:
                 channel=self.channel,
                 interrupt=self.interrupt,
             )
-            requests = Requests(session, self)
+            requests = Requests(sdk, self)
             if initialize is not None:
-                await requests.answer(initialize[0], requests.initialize(session))
+                await requests.answer(initialize[0], requests.initialize(sdk))
                 first = None
-            async with supervise(session.session.actors, tracer=debug.tracer()) as supervision:
+            async with supervise(sdk.session.actors, tracer=debug.tracer()) as supervision:
                 self._started = True
-                await self._start(session.session, requests)
+                await self._start(sdk.session)
                 prompts_in, prompts = anyio.create_memory_object_stream[_Prompt](math.inf)
                 async with anyio.create_task_group() as work:
-                    work.start_soon(self._run_prompts, session.session, prompts)
+                    work.start_soon(self._run_prompts, sdk.session, prompts)
                     with stop_reading:
                         if first is not None:
                             await self._dispatch(first, requests, prompts_in, work)
@@ -192,7 +191,7 @@ class _StreamSession:
                     self.channel.close("stdin was closed, so nothing can answer this request")
                     prompts_in.close()
                 if self.stopped_by is not None:
-                    supervision.grace = 0.5
+                    supervision.grace = STOP_GRACE
             group.cancel_scope.cancel()
         return EXIT_FAILURE if self.last_failed else EXIT_OK
 
@@ -240,7 +239,7 @@ class _StreamSession:
             return None
         return message
 
-    async def _start(self, session: Session, requests: Requests) -> None:
+    async def _start(self, session: Session) -> None:
         context = await session.memory.address.ask(GetContext())
         for warning in context.warnings:
             await session.ui.address.tell(Show(Notice("warning", warning)))

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     PreparePrompt = Callable[[str, str], SkillPrompt | int]
 
 # The prompts the headless session runs as its own commands, not as a prompt for the model
-# (frontends/headless/run.py sends each as the conductor's message of that name).
+# (frontends/headless/run.py sends each as the conductor's message of that name; named here too,
+# since a skill is told from them before the headless run is loaded: a test keeps the two in step).
 SESSION_COMMANDS = ("/undo", "/compact")
 
 
@@ -143,9 +144,8 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
         return options
     if args.unknown_flags:
         warn(
-            "flags this release does not know were ignored: "
-            + ", ".join(args.unknown_flags)
-            + "\n  → Update Legato, or leave the option out of ClaudeAgentOptions"
+            "flags this release does not know were ignored: " + ", ".join(args.unknown_flags),
+            remedy="Update Legato, or leave the option out of ClaudeAgentOptions",
         )
     from frontends.headless.stream_input import run_stream_json
 

@@ -56,6 +56,12 @@ def test_anything_else_is_a_bug_said_as_one() -> None:
     )
 
 
+def test_a_warning_says_its_remedy_on_its_own_line_as_an_error_does() -> None:
+    out = io.StringIO()
+    warn("--future-option was ignored", out, remedy="Update Legato")
+    assert out.getvalue() == "legato: warning: --future-option was ignored\n  → Update Legato\n"
+
+
 def test_control_characters_from_a_file_are_shown_not_obeyed() -> None:
     out = io.StringIO()
     report(UsageError("bad value '\x1b]2;T\x07'", remedy=None), out)

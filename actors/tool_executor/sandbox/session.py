@@ -406,13 +406,7 @@ class Sandbox:
 
     def _landlock_enforces(self, shown: Layout) -> tuple[str, ...]:
         assert self._settings is not None and self._landlock is not None
-        lines = landlock_enforces(
-            self._landlock.version,
-            self._settings,
-            shown,
-            project=self._project,
-            home=self._home,
-        )
+        lines = landlock_enforces(self._landlock.version, self._settings, shown, home=self._home)
         return (*lines, *(f"! {note}" for note in self._skipped.notes))
 
     def _not_enforced(self, shown: Layout) -> list[str]:

@@ -135,7 +135,7 @@ def seatbelt_enforces(bubblewrap: list[str]) -> list[str]:
 
 
 def landlock_enforces(
-    version: int, settings: SandboxSettings, layout: Layout, *, project: str, home: str
+    version: int, settings: SandboxSettings, layout: Layout, *, home: str
 ) -> list[str]:
     """What a command under Landlock cannot do, in words, one line each."""
     writable = ", ".join(("the project", "a private TMPDIR", *settings.allow_write, *DEVICES))
