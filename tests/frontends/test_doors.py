@@ -16,6 +16,7 @@ import pytest
 
 from runtime import Actor
 from tests.frontends.conftest import REPO
+from tests.test_import_graph import SHARED  # the modules every actor and frontend may use
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
@@ -27,19 +28,6 @@ COMMANDS = (
     "commands/listings",
     "commands/permissions",
     "commands/asking",
-)
-# The modes' SDK names are shared too: `legato config --permission-mode acceptEdits`; and counts
-# in words, which `legato doctor` shares with every summary.
-SHARED = frozenset(
-    {
-        "actors.protocol",
-        "actors.errors",
-        "actors.models",
-        "actors.permission_modes",
-        "actors.counts",
-        # How a value from a repository's file is shown: its control characters escaped.
-        "actors.visible",
-    }
 )
 
 
