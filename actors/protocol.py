@@ -1095,6 +1095,11 @@ class ContextFill(msgspec.Struct, frozen=True):
         return f"{self.tokens:,} of {self.window:,} tokens ({self.percent} full)"
 
 
+class ListOfferedTools(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """The names of the tools the main conversation's requests offer, in their order, without
+    the MCP servers' (which come as servers get ready): the Agent SDK's init line."""
+
+
 class GetContextFill(Ask[ContextFill], frozen=True, tag=True):
     """How full the model's context window is: the status line's and /cost's figure."""
 
@@ -1153,6 +1158,7 @@ ConductorMsg = (
     | GetUsage
     | ListBackgroundAgents
     | StopBackgroundAgent
+    | ListOfferedTools
 )
 
 

@@ -45,6 +45,7 @@ from actors.protocol import (
     GetUsage,
     ListAgents,
     ListBackgroundAgents,
+    ListOfferedTools,
     ListTools,
     ModelRequest,
     Notice,
@@ -92,7 +93,14 @@ SESSION_END_WAIT = 5.0  # seconds the SessionEnd hooks may hold up the session's
 # Answered at once, beside a running prompt (what a program driving the session asks while it
 # runs: the context's fill, the usage so far, another model from the next request on); the rest
 # wait their turn, so the conversation never has two writers.
-_AT_ONCE = (ListBackgroundAgents, StopBackgroundAgent, GetContextFill, GetUsage, SetModel)
+_AT_ONCE = (
+    ListBackgroundAgents,
+    StopBackgroundAgent,
+    GetContextFill,
+    GetUsage,
+    SetModel,
+    ListOfferedTools,
+)
 
 
 class Conductor(Actor[ConductorMsg]):
@@ -246,6 +254,9 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
             case GetUsage():
                 await reply.answer(msg, self._usage)
+            case ListOfferedTools():
+                names = (spec["name"] for spec in self._offered_tools(with_mcp=False))
+                await reply.answer(msg, tuple(names))
             case SetModel(model=name):
                 self._model_id = resolve_model(name).id  # UsageError goes back to the caller
                 await reply.answer(msg, self._model_id)

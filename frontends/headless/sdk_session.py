@@ -13,8 +13,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.permission_modes import from_sdk
-from actors.protocol import GetContext, ListMcpServers, ListTools, Overrides, PermissionAnswer
-from actors.tool_names import AGENT_TOOL
+from actors.protocol import (
+    GetContext,
+    ListMcpServers,
+    ListOfferedTools,
+    Overrides,
+    PermissionAnswer,
+)
 from actors.ui import Renderer
 from frontends.headless.control import ControlError
 from frontends.session import assemble, read_sdk_hooks
@@ -148,17 +153,13 @@ def assemble_for_sdk(
 async def init_line(session: Session, options: SdkOptions, mode: str) -> dict[str, Any]:
     """The ``system`` ``init`` line: where, with what, and what was not taken."""
     context = await session.memory.address.ask(GetContext())
-    tools = await session.tools.address.ask(ListTools())
-    names = [spec["name"] for spec in tools.definitions]
-    offered = context.offered_tools is None or AGENT_TOOL in context.offered_tools
-    if offered and AGENT_TOOL not in context.refused_tools:
-        names.append(AGENT_TOOL)
+    offered: tuple[str, ...] = await session.conductor.address.ask(ListOfferedTools())
     servers = await session.mcp.address.ask(ListMcpServers())
     return {
         "type": "system",
         "subtype": "init",
         "cwd": options.session.project_root,
-        "tools": names,
+        "tools": list(offered),
         "mcp_servers": [{"name": s.name, "status": mcp_status(s.state)} for s in servers],
         "model": context.model,
         "permissionMode": mode,

@@ -246,3 +246,15 @@ def test_a_line_nested_past_any_parser_is_skipped_not_a_crash(project: Project) 
         n.startswith("input line skipped: JSON nested more than 64 levels deep") for n in notices
     )
     assert out[-1]["type"] == "result" and out[-1]["result"] == "Hello back."
+
+
+def test_the_init_line_lists_the_tools_the_requests_offer(project: Project) -> None:
+    # With agents.maxDepth 0 no Agent tool is offered: the init line must not claim one.
+    project.settings(agents={"maxDepth": 0})
+    with ScriptedServer([text("done")]) as server:
+        code, out, err = run(project, server.url, [user("hi")])
+        requests = server.requests
+    assert code == 0, err
+    init = next(line for line in out if line.get("subtype") == "init")
+    assert init["tools"] == [tool["name"] for tool in requests[0].body["tools"]]
+    assert "Agent" not in init["tools"] and "Read" in init["tools"]
