@@ -47,6 +47,7 @@ from actors.settings import HookGroup as HookGroup
 from actors.settings import McpServer as McpServer
 from actors.settings import McpWritten as McpWritten
 from actors.settings import PermissionMode as PermissionMode
+from actors.settings import PermissionRule as PermissionRule
 from actors.settings import ProjectSettings as ProjectSettings
 from actors.settings import SandboxSettings as SandboxSettings
 from actors.settings import SettingsMode as SettingsMode
@@ -134,6 +135,10 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # The project's allowedCommands entries that apply while it is untrusted: they allow a
     # command only where it runs in the sandbox (the permission broker).
     confined_only_commands: tuple[str, ...] = ()
+    # Rules in the reference's syntax from every settings file and the flags, in the order of
+    # precedence (flags, local, project, user; Legato's file before the reference's of the same
+    # level): the broker decides deny before ask before allow (actors/settings/rules.py).
+    permission_rules: tuple[PermissionRule, ...] = ()
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -160,6 +165,11 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
     # Hooks the frontend was given (the Agent SDK's ``hooks`` option): they run after the
     # files' ones, always approved (whoever drives the session wrote them).
     hooks: tuple[HookGroup, ...] = ()
+    # ``--allowedTools`` / ``--disallowedTools`` (and the Agent SDK's options of those names),
+    # as rules in the reference's syntax, ``source`` naming the flag.
+    permission_rules: tuple[PermissionRule, ...] = ()
+    # ``--settings``: each a JSON text or a settings file's path; the nearest level of all.
+    settings_flags: tuple[str, ...] = ()
 
 
 class Setting(msgspec.Struct, Generic[T], frozen=True):

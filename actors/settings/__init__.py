@@ -30,6 +30,7 @@ from actors.settings.files import (
     SettingsMode,
     TrustItem,
 )
+from actors.settings.rules import PermissionRule, RuleBehavior
 from actors.settings.sandbox import DEFAULT_DENY_READ, MAX_PROCESSES, SandboxSettings
 from actors.settings.words import keys, takes
 
@@ -47,7 +48,9 @@ __all__ = [
     "McpServer",
     "McpWritten",
     "PermissionMode",
+    "PermissionRule",
     "ProjectSettings",
+    "RuleBehavior",
     "SandboxSettings",
     "SettingsMode",
     "TrustItem",
