@@ -139,6 +139,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # precedence (flags, local, project, user; Legato's file before the reference's of the same
     # level): the broker decides deny before ask before allow (actors/settings/rules.py).
     permission_rules: tuple[PermissionRule, ...] = ()
+    # The settings files' ``env``, nearest winning: given to the commands, hooks and MCP
+    # servers Legato starts, never to Legato itself (actors/memory_store/reference_keys.py).
+    env: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -187,6 +190,8 @@ class Explained(msgspec.Struct, frozen=True):
     settings: tuple[Setting[Any], ...]
     # What the project's file sets that is not applied, the source saying why (trust.py).
     not_applied: tuple[Setting[Any], ...] = ()
+    # Keys of the reference's files Legato does not act on, the source naming file and line.
+    not_acted_on: tuple[Setting[Any], ...] = ()
 
 
 class GetContext(Ask[ProjectContext], frozen=True, tag=True):

@@ -339,7 +339,7 @@ REMEDY = "run 'legato trust' to trust this project's settings, or answer the que
 def not_applied(settings_file: str, items: Iterable[TrustItem]) -> list[str]:
     """One warning per item left out (the hooks have the hook runner's own note)."""
     return [
-        f"{settings_file}: {setting_line(item.key, item.value)} not applied "
+        f"{item.source or settings_file}: {setting_line(item.key, item.value)} not applied "
         f"(project not trusted); {REMEDY}"
         for item in items
         if item.key != "hooks"
