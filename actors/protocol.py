@@ -49,6 +49,7 @@ from actors.settings import McpWritten as McpWritten
 from actors.settings import PermissionMode as PermissionMode
 from actors.settings import PermissionRule as PermissionRule
 from actors.settings import ProjectSettings as ProjectSettings
+from actors.settings import RuleBehavior as RuleBehavior
 from actors.settings import SandboxSettings as SandboxSettings
 from actors.settings import SettingsMode as SettingsMode
 from actors.settings import TrustItem as TrustItem
@@ -237,6 +238,30 @@ class RevokeTrust(Ask[bool], frozen=True, tag=True):
     """Forget the user's trust in the project's settings; answers whether there was one."""
 
 
+RuleScope = Literal["local", "project", "user"]
+
+
+class RuleWritten(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``WriteRule`` did: the file, whether it changed, the ``info/exclude`` file that now
+    lists it (a ``settings.local.json`` written the first time), and the context after."""
+
+    path: str
+    changed: bool
+    excluded: str | None = None
+    context: ProjectContext
+
+
+class WriteRule(Ask[RuleWritten], frozen=True, tag=True):
+    """Put a permission rule into one of Legato's own settings files (``behavior`` None: take
+    it out), as the person asked (``legato permissions allow|ask|deny|remove``). It never
+    trusts a project that was not: a project trusted before stays so only when this rule is
+    all that changed."""
+
+    behavior: RuleBehavior | None
+    text: str
+    scope: RuleScope = "local"
+
+
 MemoryStoreMsg = (
     GetContext
     | ExplainContext
@@ -245,6 +270,7 @@ MemoryStoreMsg = (
     | ApproveProjectHooks
     | TrustProject
     | RevokeTrust
+    | WriteRule
 )
 
 
