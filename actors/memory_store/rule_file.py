@@ -145,7 +145,14 @@ def exclude_local_file(root: str) -> str | None:
     pattern = "/" + os.path.relpath(os.path.join(root, LOCAL_FILE), top).replace(os.sep, "/")
     info = os.path.join(common, "info")
     exclude = os.path.join(info, "exclude")
-    if os.path.lexists(info) and (os.path.islink(info) or not os.path.isdir(info)):
+    # Only into a git folder as git made it (its HEAD and objects): a ``.git`` file of a
+    # cloned repository may name any folder. Its info folder a folder of its own, not a link.
+    if not (
+        os.path.isfile(os.path.join(common, "HEAD"))
+        and os.path.isdir(os.path.join(common, "objects"))
+    ):
+        return None
+    if os.path.islink(info) or (os.path.lexists(info) and not os.path.isdir(info)):
         return None
     try:
         found = read_own(exclude, inside=(common,), cap=SETTINGS_CAP)

@@ -145,7 +145,15 @@ def _invalid(
     """A ConfigError for msgspec's ``Expected `str`, got `int` - at `$.model```, in the words
     of the field's Meta."""
     _, _, at = error.rpartition(" - at ")
-    steps = parse_error_path(at.strip("`"))
+    at = at.strip("`")
+    steps = parse_error_path(at.removesuffix("[...]"))
+    if at.endswith("[...]"):
+        # msgspec does not name the key of an object of strings (``env``) whose value is
+        # wrong: the first value that is not a string is the one.
+        found = _value_at(raw, steps)
+        if isinstance(found, dict):
+            bad = next((key for key, value in found.items() if not isinstance(value, str)), None)
+            steps = steps if bad is None else (*steps, bad)
     key = steps[0] if steps and isinstance(steps[0], str) else None
     if key is None or key not in keys(schema.struct):
         return ConfigError(error, path=path, remedy=REMEDY_SYNTAX)

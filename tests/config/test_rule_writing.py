@@ -146,3 +146,13 @@ def test_a_trusted_project_stays_trusted_when_the_person_adds_a_rule(setup: Setu
     assert "It applies once you trust" not in done.stdout
     shown = setup.legato("trust", "--show", "--project", str(setup.project))
     assert "is trusted" in shown.stdout
+
+
+def test_a_git_file_naming_another_folder_gets_nothing_written_there(
+    setup: Setup, tmp_path: Path
+) -> None:
+    target = tmp_path / "not-a-git-folder"
+    target.mkdir()
+    (setup.project / ".git").write_text(f"gitdir: {target}\n")
+    assert run(setup, "allow", "Read(./a)").returncode == 0
+    assert list(target.iterdir()) == []

@@ -224,3 +224,11 @@ def test_additional_directories_become_add_dirs(files: Files, tmp_path: Path) ->
     context = files.load()
     assert context.add_dirs == (os.path.realpath(tmp_path / "shared"),)
     assert any("'/nowhere/x' is not a folder" in w for w in context.warnings)
+
+
+def test_a_wrong_env_value_names_its_variable_and_line(files: Files) -> None:
+    path = files.write("claude-project", {"env": {"B": "x", "A": 1}})
+    with pytest.raises(ConfigError) as caught:
+        files.load()
+    assert (caught.value.path, caught.value.line, caught.value.field) == (path, 4, "env.A")
+    assert "must be a string, not 1" in caught.value.message
