@@ -1,11 +1,12 @@
-"""Reading what a session starts from: config, project settings, LEGATO.md and MEMORY.md.
+"""Reading what a session starts from: the settings files, LEGATO.md and MEMORY.md.
 
 Plain synchronous functions, so that the CLI can validate the files without starting any
 actor; the memory store runs ``load_context`` in a worker thread.
 
-Precedence (the usual one, nearest wins): command-line flags,
-then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the project's
-settings, then the global config, then the built-in default (see precedence.py).
+Precedence (the usual one, nearest wins): command-line flags (``--settings`` among them),
+then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the local
+settings files, the project's, the user's, then the built-in default (settings_files.py lists
+the files, precedence.py picks the winner, combine.py and reference_keys.py say how they add up).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.errors import ConfigError, UsageError
-from actors.memory_store import hooks_approval, reference_keys, trust
+from actors.errors import UsageError
+from actors.memory_store import combine, hooks_approval, reference_keys, trust
 from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import (
@@ -27,13 +28,13 @@ from actors.memory_store.mcp_servers import (
     read_mcp_servers,
     without_credential_servers,
 )
-from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
+from actors.memory_store.precedence import env_model, env_permission_mode, first
 from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
 from actors.memory_store.settings_files import (
     CONFIG_FILE,
-    RULE_KEYS,
     SETTINGS_FILE,
-    Files,
+    check_entries,
+    check_models,
     config_path,
     merged,
     read_files,
@@ -52,18 +53,13 @@ from actors.places import (
 )
 from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
-from actors.settings import PermissionMode, Permissions, ProjectSettings, TrustItem
-from actors.tool_names import PERMISSION_TOOLS
-from actors.tool_names import entry_problem as tool_entry_problem
+from actors.settings import PermissionMode, Permissions, ProjectSettings
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
-    from actors.memory_store.reference_keys import Gathered
-    from actors.memory_store.settings_files import Level
     from actors.settings import McpServer
-    from actors.settings.validate import Loaded
 
 __all__ = [
     "CONFIG_FILE",
@@ -123,9 +119,9 @@ def explain_context(
     files = read_files(root, home, overrides.settings_flags, warnings)
     config = files.config
     own = (files.local, files.settings)  # Legato's files a repository can bring, nearest first
-    _check_models(files)
+    check_models(files)
     for loaded in own:
-        _check_entries(loaded)
+        check_entries(loaded)
         check_sandbox(loaded, home=home, root=root)
         warnings += pass_env_warnings(loaded, env, [config.value.api_key])
     settings = msgspec.structs.replace(files.settings, value=merged(files.local, files.settings))
@@ -142,7 +138,7 @@ def explain_context(
     hook_scripts = hooks_approval.scripts(
         root, home, (group for group in hooks if group.source in project_paths)
     )
-    project_hooks = hooks_approval.fingerprint(_project_hooks(files, root), hook_scripts)
+    project_hooks = hooks_approval.fingerprint(combine.project_hooks(files, root), hook_scripts)
     if project_hooks and project_hooks != hooks_approval.approved_fingerprint(
         hooks_approval_path(root, home), warnings
     ):
@@ -184,7 +180,7 @@ def explain_context(
     # What the project widens applies once the user trusts it as it is now (trust.py).
     # Read only for allowedPaths entries, the one setting that can name them.
     runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
-    trust_items = _trust_items(files, gathered, project_paths, root, home, runs)
+    trust_items = combine.trust_items(files, gathered, project_paths, root, home, runs)
     trust_print = trust.fingerprint(trust_items, hook_scripts)
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
@@ -204,7 +200,7 @@ def explain_context(
     elif trusted:
         hooks = tuple(msgspec.structs.replace(group, approved=True) for group in hooks)
     settings_env = reference_keys.effective_env(gathered)
-    mcp_servers = tuple(_with_env(server, settings_env) for server in mcp_servers)
+    mcp_servers = tuple(combine.with_env(server, settings_env) for server in mcp_servers)
 
     flag_models = [
         (r.loaded.value.model, r.loaded.path) for r in files.references if r.level == "flags"
@@ -247,9 +243,9 @@ def explain_context(
         "permissionMode",
         DEFAULT_MODE,
         (overrides.permission_mode, "--permission-mode"),
-        *_modes(files, gathered, "flags", trusted=trusted),
+        *combine.modes(files, gathered, "flags", trusted=trusted),
         (env_permission_mode(env), "ASSISTANT_PERMISSION_MODE"),
-        *_modes(files, gathered, "local", "project", "user", trusted=trusted),
+        *combine.modes(files, gathered, "local", "project", "user", trusted=trusted),
     )
     folder = memory_dir(root, home)
     blocked = _blocked_rule(settings.value, root, home)
@@ -293,7 +289,7 @@ def explain_context(
     context = msgspec.structs.replace(context, warnings=tuple(warnings))
     return Explained(
         context,
-        (Setting("model", model, chosen_model.source), mode, *_file_only(files)),
+        (Setting("model", model, chosen_model.source), mode, *combine.file_only(files)),
         not_applied=tuple(not_applied),
         not_acted_on=tuple(reference_keys.not_acted_on(files)),
     )
@@ -306,157 +302,6 @@ def _provider_warning(settings_file: str, wanted: str, users: str) -> str:
         f"send the conversation to another provider than yours ({where}, {users}); choose the "
         "model with --model or the global config's defaultModel"
     )
-
-
-def _file_only(files: Files) -> list[Setting[Any]]:
-    """Values only the files set: the nearest file that sets one (a list: each file that adds
-    to it, nearest first), else the default."""
-    settings = merged(files.local, files.settings)
-    out: list[Setting[Any]] = []
-    for loaded, value, keys in (
-        (files.config, files.config.value, ("theme", "autoSave")),
-        (None, settings, RULE_KEYS),
-    ):
-        for key in keys:
-            found = msgspec.structs.asdict(value)[_snake(key)]
-            sources = [
-                each.path
-                for each in ((loaded,) if loaded else (files.local, files.settings))
-                if each.line_of(key) is not None
-            ]
-            out.append(Setting(key, found, " + ".join(sources) or DEFAULT))
-    return out
-
-
-def _snake(key: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
-
-
-# ── the JSON files (settings_files.py reads them) ───────────────────────────────────────────
-
-
-def _project_hooks(files: Files, root: str) -> Any:
-    """The project's hooks as one value, what an approval holds: ``.legato/settings.json``'s
-    object as written when it alone has hooks, else each file's by its path in the project."""
-    found = [loaded for loaded in files.project_level() if loaded.raw.get("hooks")]
-    if not found:
-        return None
-    if found == [files.settings]:
-        return files.settings.raw["hooks"]
-    return {os.path.relpath(loaded.path, root): loaded.raw["hooks"] for loaded in found}
-
-
-def _trust_items(
-    files: Files,
-    gathered: Gathered,
-    project_paths: Iterable[str],
-    root: str,
-    home: str,
-    runs: Sequence[str],
-) -> tuple[TrustItem, ...]:
-    """The widening items of every file the project brings, each with its file."""
-    items: list[TrustItem] = []
-    for loaded in files.project_level():
-        if isinstance(loaded.value, ProjectSettings):
-            found = trust.widening_items(loaded.value, loaded.raw.get("hooks"), root, home, runs)
-        else:
-            hooks = loaded.raw.get("hooks")
-            found = (TrustItem("hooks", hooks),) if hooks else ()
-        items += (msgspec.structs.replace(item, source=loaded.path) for item in found)
-    items += reference_keys.trust_items(gathered, project_paths)
-    return tuple(items)
-
-
-def _modes(
-    files: Files, gathered: Gathered, *levels: Level, trusted: bool
-) -> list[tuple[PermissionMode | None, str]]:
-    """The files' permission modes of ``levels``, nearest first: in each file its own
-    ``permissionMode`` before its ``permissions.defaultMode``. A project's mode that widens
-    applies once trusted (what ``gathered`` holds is already so)."""
-    found: list[tuple[PermissionMode | None, str]] = []
-    for level in levels:
-        for loaded in files.at(level):
-            own = getattr(loaded.value, "permission_mode", None)
-            widens = own not in trust.NARROW_MODES
-            if own is not None and (
-                trusted or level not in reference_keys.PROJECT_LEVELS or not widens
-            ):
-                found.append((own, loaded.path))
-            found += (
-                (mode, shown) for mode, path, _, shown in gathered.modes if path == loaded.path
-            )
-    return found
-
-
-def _with_env(server: McpServer, env: Mapping[str, str]) -> McpServer:
-    """A stdio server with the settings' ``env``; its own entry's variables win."""
-    if not env or server.transport != "stdio":
-        return server
-    return msgspec.structs.replace(server, env={**env, **server.env})
-
-
-def _check_models(files: Files) -> None:
-    """An unknown model name in a file is that file's error, whichever value ends up used."""
-    found: list[tuple[Loaded[Any], str, str | None]] = [
-        (files.config, "defaultModel", files.config.value.default_model),
-        (files.local, "model", files.local.value.model),
-        (files.settings, "model", files.settings.value.model),
-        *((r.loaded, "model", r.loaded.value.model) for r in files.references),
-    ]
-    for loaded, key, name in found:
-        if name is None:
-            continue
-        try:
-            resolve_model(name)
-        except UsageError as error:
-            raise ConfigError(
-                error.message,
-                path=loaded.path,
-                line=loaded.line_of(key),
-                field=key,
-                remedy=error.remedy,
-            ) from None
-
-
-def _check_entries(settings: Loaded[ProjectSettings]) -> None:
-    """An entry that can never match is a mistake; a command entry must split into words."""
-    for key, entries in (
-        ("allowedCommands", settings.value.allowed_commands),
-        ("blockedCommands", settings.value.blocked_commands),
-        ("allowedPaths", settings.value.allowed_paths),
-        ("blockedPaths", settings.value.blocked_paths),
-        ("allowedTools", settings.value.allowed_tools),
-        ("blockedTools", settings.value.blocked_tools),
-    ):
-        for index, entry in enumerate(entries):
-            remedy = f"Fix or remove that entry of '{key}'"
-            if key.endswith("Tools"):
-                problem = tool_entry_problem(entry)
-                remedy = (
-                    f"Write a built-in tool's name ({', '.join(PERMISSION_TOOLS)}), "
-                    f"'mcp__<server>' or 'mcp__<server>__<tool>', or remove that entry of '{key}'"
-                )
-            else:
-                problem = _entry_problem(entry, is_command=key.endswith("Commands"))
-            if problem:
-                raise ConfigError(
-                    problem,
-                    path=settings.path,
-                    line=settings.line_of(key, index) or settings.line_of(key),
-                    field=f"{key}[{index}]",
-                    remedy=remedy,
-                )
-
-
-def _entry_problem(entry: str, *, is_command: bool) -> str | None:
-    if not entry.strip():
-        return "an empty entry matches nothing"
-    if is_command:
-        try:
-            shlex.split(entry)
-        except ValueError as error:
-            return f"{entry!r} does not split into words: {error}"
-    return None
 
 
 def _warn_if_readable(path: str, warnings: list[str]) -> None:

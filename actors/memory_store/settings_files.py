@@ -14,14 +14,18 @@ project's, with its approval (trust.py). An absent file costs one failed open.
 from __future__ import annotations
 
 import os
+import shlex
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
-from actors.errors import ConfigError
+from actors.errors import ConfigError, UsageError
+from actors.models import resolve_model
 from actors.own_files import SETTINGS_CAP, Refused, read_own, user_folders
 from actors.settings import GlobalConfig, ProjectSettings, ReferenceSettings
 from actors.settings.validate import FileSchema, Loaded, load_json
+from actors.tool_names import PERMISSION_TOOLS
+from actors.tool_names import entry_problem as tool_entry_problem
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -252,3 +256,70 @@ def line_of(loaded: Loaded[Any], *steps: str | int) -> str:
 
 def present(files: Iterable[Loaded[Any]]) -> list[Loaded[Any]]:
     return [loaded for loaded in files if loaded.positions or loaded.raw]
+
+
+# ── checks of what the files hold ──────────────────────────────────────────────────────────
+
+
+def check_models(files: Files) -> None:
+    """An unknown model name in a file is that file's error, whichever value ends up used."""
+    found: list[tuple[Loaded[Any], str, str | None]] = [
+        (files.config, "defaultModel", files.config.value.default_model),
+        (files.local, "model", files.local.value.model),
+        (files.settings, "model", files.settings.value.model),
+        *((r.loaded, "model", r.loaded.value.model) for r in files.references),
+    ]
+    for loaded, key, name in found:
+        if name is None:
+            continue
+        try:
+            resolve_model(name)
+        except UsageError as error:
+            raise ConfigError(
+                error.message,
+                path=loaded.path,
+                line=loaded.line_of(key),
+                field=key,
+                remedy=error.remedy,
+            ) from None
+
+
+def check_entries(settings: Loaded[ProjectSettings]) -> None:
+    """An entry that can never match is a mistake; a command entry must split into words."""
+    for key, entries in (
+        ("allowedCommands", settings.value.allowed_commands),
+        ("blockedCommands", settings.value.blocked_commands),
+        ("allowedPaths", settings.value.allowed_paths),
+        ("blockedPaths", settings.value.blocked_paths),
+        ("allowedTools", settings.value.allowed_tools),
+        ("blockedTools", settings.value.blocked_tools),
+    ):
+        for index, entry in enumerate(entries):
+            remedy = f"Fix or remove that entry of '{key}'"
+            if key.endswith("Tools"):
+                problem = tool_entry_problem(entry)
+                remedy = (
+                    f"Write a built-in tool's name ({', '.join(PERMISSION_TOOLS)}), "
+                    f"'mcp__<server>' or 'mcp__<server>__<tool>', or remove that entry of '{key}'"
+                )
+            else:
+                problem = _entry_problem(entry, is_command=key.endswith("Commands"))
+            if problem:
+                raise ConfigError(
+                    problem,
+                    path=settings.path,
+                    line=settings.line_of(key, index) or settings.line_of(key),
+                    field=f"{key}[{index}]",
+                    remedy=remedy,
+                )
+
+
+def _entry_problem(entry: str, *, is_command: bool) -> str | None:
+    if not entry.strip():
+        return "an empty entry matches nothing"
+    if is_command:
+        try:
+            shlex.split(entry)
+        except ValueError as error:
+            return f"{entry!r} does not split into words: {error}"
+    return None
