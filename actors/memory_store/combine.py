@@ -106,3 +106,18 @@ def with_env(server: McpServer, env: Mapping[str, str]) -> McpServer:
     if not env or server.transport != "stdio":
         return server
     return msgspec.structs.replace(server, env={**env, **server.env})
+
+
+def reference_settings(gathered: Gathered) -> list[Setting[Any]]:
+    """``env`` and ``additionalDirectories`` as they apply, each with the file that set it. A
+    variable's value often holds a token: it is named, not shown."""
+    sources: dict[str, str] = {}
+    for name, _, path, _ in gathered.env:
+        sources.setdefault(name, path)  # nearest first: the first one wins
+    out = [Setting(f"env.{name}", "(set)", path) for name, path in sorted(sources.items())]
+    if gathered.dirs:
+        paths = " + ".join(dict.fromkeys(path for _, path, _ in gathered.dirs))
+        out.append(
+            Setting("additionalDirectories", tuple(entry for entry, _, _ in gathered.dirs), paths)
+        )
+    return out

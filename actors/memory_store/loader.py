@@ -289,7 +289,12 @@ def explain_context(
     context = msgspec.structs.replace(context, warnings=tuple(warnings))
     return Explained(
         context,
-        (Setting("model", model, chosen_model.source), mode, *combine.file_only(files)),
+        (
+            Setting("model", model, chosen_model.source),
+            mode,
+            *combine.file_only(files),
+            *combine.reference_settings(gathered),
+        ),
         not_applied=tuple(not_applied),
         not_acted_on=tuple(reference_keys.not_acted_on(files)),
     )

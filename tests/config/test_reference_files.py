@@ -61,3 +61,25 @@ def test_a_malformed_reference_file_exits_2_naming_file_and_line(setup: Setup) -
     assert done.returncode == 2
     assert f"{path}:3" in done.stderr or f"{os.path.realpath(path)}:3" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_config_names_the_file_of_each_variable_but_not_its_value(
+    setup: Setup, tmp_path: Path
+) -> None:
+    (tmp_path / "shared").mkdir()
+    user = plant(
+        setup.home / ".claude" / "settings.json",
+        {
+            "env": {"GITHUB_TOKEN": "ghp-secret-value", "A": "1"},
+            "permissions": {"additionalDirectories": [str(tmp_path / "shared")]},
+        },
+    )
+    local = plant(setup.project / ".legato" / "settings.local.json", {"env": {"A": "2"}})
+    setup.settings({}, trust=True)
+    done = setup.legato("config", str(setup.project), "--json")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(done.stdout)["settings"]
+    assert settings["env.A"] == {"value": "(set)", "source": local}
+    assert settings["env.GITHUB_TOKEN"] == {"value": "(set)", "source": user}
+    assert settings["additionalDirectories"]["source"] == user
+    assert "ghp-secret-value" not in done.stdout

@@ -232,3 +232,56 @@ def test_a_wrong_env_value_names_its_variable_and_line(files: Files) -> None:
         files.load()
     assert (caught.value.path, caught.value.line, caught.value.field) == (path, 4, "env.A")
     assert "must be a string, not 1" in caught.value.message
+
+
+MODE_NAMES = NAMES  # the flag level's is --settings' permissions.defaultMode
+
+
+def _write_mode(files: Files, name: str, mode: str, flags: list[str]) -> None:
+    reference = {"ask": "default", "plan": "plan"}[mode]
+    if name == "flag":
+        flags.append(json.dumps({"permissions": {"defaultMode": reference}}))
+    elif name.startswith("legato"):
+        files.write(name, {"permissionMode": mode})
+    else:
+        files.write(name, {"permissions": {"defaultMode": reference}})
+
+
+@pytest.mark.parametrize(("near_mode", "far_mode"), [("plan", "ask"), ("ask", "plan")])
+@pytest.mark.parametrize(
+    ("near", "far"),
+    [(NAMES[i], NAMES[j]) for i in range(len(NAMES)) for j in range(i + 1, len(NAMES))],
+)
+def test_the_nearer_of_each_pair_of_files_sets_the_mode(
+    files: Files, near: str, far: str, near_mode: str, far_mode: str
+) -> None:
+    flags: list[str] = []
+    _write_mode(files, near, near_mode, flags)
+    _write_mode(files, far, far_mode, flags)
+    assert files.load(*flags).permission_mode == near_mode
+
+
+def test_a_settings_flag_naming_no_file_stops_with_exit_2(files: Files, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        files.load(str(tmp_path / "missing.json"))
+    assert caught.value.exit_code == 2
+    assert "--settings" in (caught.value.remedy or "")
+
+
+def test_the_references_hooks_run_once_approved_like_legatos(files: Files) -> None:
+    from actors.memory_store import hooks_approval
+    from actors.places import hooks_approval_path
+
+    hooks = {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    path = files.write("claude-project", {"hooks": hooks})
+    context = files.load(trusted=False)
+    assert [(g.source, g.approved) for g in context.hooks] == [(path, False)]
+    root = os.path.realpath(files.dirs.project)
+    hooks_approval.record(
+        hooks_approval_path(root, str(files.dirs.home)), context.project_hooks_fingerprint
+    )
+    assert [g.approved for g in files.load(trusted=False).hooks] == [True]
+    files.write(
+        "claude-project", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "id"}]}]}}
+    )
+    assert [g.approved for g in files.load(trusted=False).hooks] == [False]
