@@ -114,7 +114,9 @@ def reference_settings(gathered: Gathered) -> list[Setting[Any]]:
     sources: dict[str, str] = {}
     for name, _, path, _ in gathered.env:
         sources.setdefault(name, path)  # nearest first: the first one wins
-    out = [Setting(f"env.{name}", "(set)", path) for name, path in sorted(sources.items())]
+    out: list[Setting[Any]] = [
+        Setting(f"env.{name}", "(set)", path) for name, path in sorted(sources.items())
+    ]
     if gathered.dirs:
         paths = " + ".join(dict.fromkeys(path for _, path, _ in gathered.dirs))
         out.append(
