@@ -171,3 +171,25 @@ def test_a_settings_file_that_is_a_fifo_or_huge_is_refused_not_waited_on(dirs: D
     with pytest.raises(ConfigError) as caught:
         load_context(str(dirs.project), home=str(dirs.home), env={})
     assert caught.value.path.endswith("settings.local.json")
+
+
+@pytest.mark.parametrize("name", SPELLINGS)
+def test_the_start_question_is_asked_for_either_spelling_and_yes_trusts(
+    dirs: Dirs, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from frontends.commands import trust_command
+
+    path = plant(dirs.project, name, {"permissions": {"allow": ["Bash(make:*)"]}})
+    asked: list[str] = []
+
+    def yes(question: str) -> str:
+        asked.append(question)
+        return "y"
+
+    root = os.path.realpath(dirs.project)
+    trust_command.ask_at_start(root, env={}, home=str(dirs.home), ask=yes)
+    assert asked == ["Trust this project and apply them? [y/N] "]
+    shown = capsys.readouterr().out
+    assert f"{path} asks for what widens what commands may do:" in shown
+    assert '  permissions.allow: "Bash(make:*)"' in shown
+    assert load_context(root, home=str(dirs.home), env={}).trusted
