@@ -101,15 +101,19 @@ def read_files(root: str, home: str, flags: Sequence[str], warnings: list[str]) 
     local = load_file(local_path(root), schema, ProjectSettings(), warnings)
     settings = load_file(settings_file, schema, ProjectSettings(), warnings)
     references: list[Reference] = []
-    for text, level, path in (
+    sources: list[tuple[str | None, Level, str | None]] = [
         *((flag, "flags", None) for flag in flags),
         (None, "local", os.path.join(root, REFERENCE_LOCAL)),
         (None, "project", os.path.join(root, REFERENCE_SETTINGS)),
         (None, "user", os.path.join(home, REFERENCE_SETTINGS)),
-    ):
+    ]
+    if os.path.realpath(home) == root:
+        # Started in the home folder: ~/.claude/settings.json is the user's own, read once.
+        del sources[-2]
+    for text, level, path in sources:
         loaded = _reference(text, path, root, warnings)
         if loaded is not None:
-            references.append(Reference(loaded, level))  # type: ignore[arg-type]
+            references.append(Reference(loaded, level))
     return Files(config, local, settings, tuple(references))
 
 

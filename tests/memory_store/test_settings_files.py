@@ -285,3 +285,13 @@ def test_the_references_hooks_run_once_approved_like_legatos(files: Files) -> No
         "claude-project", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "id"}]}]}}
     )
     assert [g.approved for g in files.load(trusted=False).hooks] == [False]
+
+
+def test_started_in_the_home_folder_its_claude_settings_are_the_users_once(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    path = write(home / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(make:*)"]}})
+    context = load_context(str(home), home=str(home), env={})
+    assert [(r.text, r.source) for r in context.permission_rules] == [("Bash(make:*)", path)]
+    assert context.trust_items == ()
