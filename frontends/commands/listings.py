@@ -31,10 +31,12 @@ def setting_lines(explained: Explained) -> list[str]:
 
 def rule_source_lines(rules: Sequence[PermissionRule]) -> list[str]:
     """Each permission rule in the reference's syntax, with the file and line that hold it."""
+    texts = [one_line(rule.text) for rule in rules]
+    width = min(max((len(text) for text in texts), default=0), 40)
     return [
-        f"  {rule.behavior:<5}  {one_line(rule.text)}  "
+        f"  {rule.behavior:<5}  {text:<{width}}  "
         f"({one_line(rule.source)}{f':{rule.line}' if rule.line else ''})"
-        for rule in rules
+        for rule, text in zip(rules, texts, strict=True)
     ]
 
 
