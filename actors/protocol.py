@@ -49,6 +49,7 @@ from actors.settings import McpWritten as McpWritten
 from actors.settings import PermissionMode as PermissionMode
 from actors.settings import PermissionRule as PermissionRule
 from actors.settings import ProjectSettings as ProjectSettings
+from actors.settings import RuleBehavior as RuleBehavior
 from actors.settings import SandboxSettings as SandboxSettings
 from actors.settings import SettingsMode as SettingsMode
 from actors.settings import TrustItem as TrustItem
@@ -139,6 +140,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # precedence (flags, local, project, user; Legato's file before the reference's of the same
     # level): the broker decides deny before ask before allow (actors/settings/rules.py).
     permission_rules: tuple[PermissionRule, ...] = ()
+    # The settings files' ``env``, nearest winning: given to the commands, hooks and MCP
+    # servers Legato starts, never to Legato itself (actors/memory_store/reference_keys.py).
+    env: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -187,6 +191,8 @@ class Explained(msgspec.Struct, frozen=True):
     settings: tuple[Setting[Any], ...]
     # What the project's file sets that is not applied, the source saying why (trust.py).
     not_applied: tuple[Setting[Any], ...] = ()
+    # Keys of the reference's files Legato does not act on, the source naming file and line.
+    not_acted_on: tuple[Setting[Any], ...] = ()
 
 
 class GetContext(Ask[ProjectContext], frozen=True, tag=True):
@@ -232,6 +238,30 @@ class RevokeTrust(Ask[bool], frozen=True, tag=True):
     """Forget the user's trust in the project's settings; answers whether there was one."""
 
 
+RuleScope = Literal["local", "project", "user"]
+
+
+class RuleWritten(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``WriteRule`` did: the file, whether it changed, the ``info/exclude`` file that now
+    lists it (a ``settings.local.json`` written the first time), and the context after."""
+
+    path: str
+    changed: bool
+    excluded: str | None = None
+    context: ProjectContext
+
+
+class WriteRule(Ask[RuleWritten], frozen=True, tag=True):
+    """Put a permission rule into one of Legato's own settings files (``behavior`` None: take
+    it out), as the person asked (``legato permissions allow|ask|deny|remove``). It never
+    trusts a project that was not: a project trusted before stays so only when this rule is
+    all that changed."""
+
+    behavior: RuleBehavior | None
+    text: str
+    scope: RuleScope = "local"
+
+
 MemoryStoreMsg = (
     GetContext
     | ExplainContext
@@ -240,6 +270,7 @@ MemoryStoreMsg = (
     | ApproveProjectHooks
     | TrustProject
     | RevokeTrust
+    | WriteRule
 )
 
 

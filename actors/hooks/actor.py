@@ -84,16 +84,22 @@ class HookRunner(Actor["HookRunnerMsg"]):
         self._count = 0  # hook runs so far: their ids
         self._told_unapproved = False  # the user is told once that the project's did not run
         base = os.environ if env is None else env
-        self._env = {**base, "LEGATO_PROJECT_DIR": project_root, "CLAUDE_PROJECT_DIR": project_root}
+        self._env = {**base, **self._folders()}
         # The mode the hooks are told: the context's at start. A RunHooks whose payload holds
         # ``permission_mode`` (the asker knows the mode of the moment) overrides it for that run.
         self._permission_mode = "default"
         self._api_key: str | None = None  # the configured one: no hook gets it either
 
+    def _folders(self) -> dict[str, str]:
+        return {"LEGATO_PROJECT_DIR": self._root, "CLAUDE_PROJECT_DIR": self._root}
+
     async def on_start(self) -> None:
         if self._memory is not None:
             context = await self._memory.ask(GetContext())
             self._api_key = context.config.api_key
+            # The settings' ``env`` (never one of Legato's own variables, nor the project
+            # folder's, which the memory store leaves out).
+            self._env = {**self._env, **context.env, **self._folders()}
             self._groups = context.hooks
             self._permission_mode = to_sdk(context.permission_mode)
 

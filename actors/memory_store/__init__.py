@@ -8,13 +8,9 @@ callers (the CLI) that want to validate the files without starting a session.
 from __future__ import annotations
 
 from actors.memory_store.actor import MemoryStore
-from actors.memory_store.loader import (
-    config_path,
-    explain_context,
-    load_context,
-    settings_path,
-)
+from actors.memory_store.loader import explain_context, load_context
 from actors.memory_store.sdk_hooks import read_sdk_hooks
+from actors.memory_store.settings_files import config_path, settings_path
 from actors.protocol import Explained, Overrides, Setting
 
 __all__ = [

@@ -28,7 +28,9 @@ from actors.protocol import (
     Overrides,
     RevokeProjectMcpServers,
     RevokeTrust,
+    RuleWritten,
     TrustProject,
+    WriteRule,
 )
 from runtime import Actor, KernelError
 
@@ -99,6 +101,8 @@ class MemoryStore(Actor[MemoryStoreMsg]):
             case RevokeTrust():
                 path = trust_path(self._explained.context.project_root, self._home)
                 await reply.answer(msg, await anyio.to_thread.run_sync(trust.revoke, path))
+            case WriteRule():
+                await reply.answer(msg, await self._write_rule(msg))
             case ApproveProjectMcpServers(names=names):
                 await reply.answer(msg, await self._approve(self._explained, names))
             case RevokeProjectMcpServers(names=names):
@@ -119,6 +123,32 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 context = msgspec.structs.replace(context, mcp_servers=servers)
                 self._explained = msgspec.structs.replace(self._explained, context=context)
                 await reply.answer(msg, revoked)
+
+    async def _write_rule(self, msg: WriteRule) -> RuleWritten:
+        """Write the rule, load again, and keep the trust the project had when the rule is all
+        that changed in what it widens: the person's own rule, not the repository's."""
+        from actors.memory_store import rule_file
+
+        assert self._explained is not None
+        before = self._explained.context
+        root, home = before.project_root, self._home
+        path, changed, excluded = await anyio.to_thread.run_sync(
+            rule_file.write, msg.scope, root, home, msg.behavior, msg.text
+        )
+        self._explained = await self._load()
+        after = self._explained.context
+        if before.trusted and not after.trusted and after.trust_fingerprint:
+            was = {(item.key, repr(item.value)) for item in before.trust_items}
+            now = {(item.key, repr(item.value)) for item in after.trust_items}
+            if now - was <= {("permissions.allow", repr(msg.text))} and was - now <= {
+                ("permissions.allow", repr(msg.text))
+            }:
+                shown = after.trust_fingerprint
+                await anyio.to_thread.run_sync(trust.record, trust_path(root, home), shown)
+                self._explained = await self._load()
+        return RuleWritten(
+            path=path, changed=changed, excluded=excluded, context=self._explained.context
+        )
 
     async def _approve_hooks(self, explained: Explained) -> tuple[HookGroup, ...]:
         context = explained.context

@@ -1,11 +1,12 @@
-"""Reading what a session starts from: config, project settings, LEGATO.md and MEMORY.md.
+"""Reading what a session starts from: the settings files, LEGATO.md and MEMORY.md.
 
 Plain synchronous functions, so that the CLI can validate the files without starting any
 actor; the memory store runs ``load_context`` in a worker thread.
 
-Precedence (the usual one, nearest wins): command-line flags,
-then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the project's
-settings, then the global config, then the built-in default (see precedence.py).
+Precedence (the usual one, nearest wins): command-line flags (``--settings`` among them),
+then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the local
+settings files, the project's, the user's, then the built-in default (settings_files.py lists
+the files, precedence.py picks the winner, combine.py and reference_keys.py say how they add up).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.errors import ConfigError, UsageError
-from actors.memory_store import hooks_approval, trust
+from actors.errors import UsageError
+from actors.memory_store import combine, hooks_approval, reference_keys, trust
 from actors.memory_store.hook_settings import read_hooks
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import (
@@ -27,11 +28,21 @@ from actors.memory_store.mcp_servers import (
     read_mcp_servers,
     without_credential_servers,
 )
-from actors.memory_store.precedence import DEFAULT, env_model, env_permission_mode, first
+from actors.memory_store.precedence import env_model, env_permission_mode, first
 from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
+from actors.memory_store.settings_files import (
+    CONFIG_FILE,
+    SETTINGS_FILE,
+    check_entries,
+    check_models,
+    config_path,
+    merged,
+    read_files,
+    settings_path,
+)
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.models import DEFAULT_ALIAS, OPENAI_PREFIX, resolve_model, same_provider
-from actors.own_files import GUIDE_CAP, SETTINGS_CAP, Refused, read_own, user_folders
+from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import (
     MEMORY_FILE,
     hooks_approval_path,
@@ -42,10 +53,7 @@ from actors.places import (
 )
 from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
-from actors.settings import GlobalConfig, PermissionMode, ProjectSettings
-from actors.settings.validate import FileSchema, Loaded, load_json
-from actors.tool_names import PERMISSION_TOOLS
-from actors.tool_names import entry_problem as tool_entry_problem
+from actors.settings import PermissionMode, Permissions, ProjectSettings
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -53,25 +61,18 @@ if TYPE_CHECKING:
 
     from actors.settings import McpServer
 
-CONFIG_FILE = os.path.join(".config", "legato", "config.json")  # under the home directory
-SETTINGS_FILE = os.path.join(".legato", "settings.json")  # under the project root
+__all__ = [
+    "CONFIG_FILE",
+    "SETTINGS_FILE",
+    "config_path",
+    "explain_context",
+    "load_context",
+    "settings_path",
+]
+
 GUIDE_FILE = "LEGATO.md"
 MEMORY_LINES = 200  # only the first 200 lines of MEMORY.md are loaded
 DEFAULT_MODE: PermissionMode = "ask"
-
-S = TypeVar("S", bound=msgspec.Struct)
-
-# Keys whose values their own parser checks: what they take, for a message.
-_HOOKS = 'an object of hook events such as {"PostToolUse": [...]} (docs/hooks.md)'
-_MCP_SERVERS = "an object of MCP servers by name, as in .mcp.json"
-
-
-def config_path(home: str) -> str:
-    return os.path.join(home, CONFIG_FILE)
-
-
-def settings_path(project_root: str) -> str:
-    return os.path.join(project_root, SETTINGS_FILE)
 
 
 def load_context(
@@ -115,29 +116,35 @@ def explain_context(
 
     config_file = config_path(home)
     settings_file = settings_path(root)
-    config = _load_file(config_file, _config_schema(settings_file), GlobalConfig(), warnings)
-    settings = _load_file(settings_file, _settings_schema(config_file), ProjectSettings(), warnings)
-    _check_models(config, settings)
-    _check_entries(settings)
-    check_sandbox(settings, home=home, root=root)
-    warnings += pass_env_warnings(settings, env, [config.value.api_key])
-    # Both files' hooks run: the user's own first, then the project's, once approved.
+    files = read_files(root, home, overrides.settings_flags, warnings)
+    config = files.config
+    own = (files.local, files.settings)  # Legato's files a repository can bring, nearest first
+    check_models(files)
+    for loaded in own:
+        check_entries(loaded)
+        check_sandbox(loaded, home=home, root=root)
+        warnings += pass_env_warnings(loaded, env, [config.value.api_key])
+    settings = msgspec.structs.replace(files.settings, value=merged(files.local, files.settings))
+    project_files = files.project_level()
+    project_paths = frozenset(loaded.path for loaded in project_files)
+    # Every file's hooks run: the user's own first, then the flags', then the project's, once
+    # approved.
     hooks = tuple(
         group
-        for loaded in (config, settings)
+        for loaded in (*files.at("user"), *files.at("flags"), *reversed(project_files))
         for group in read_hooks(loaded.path, loaded.raw, loaded.positions, warnings)
     )
     # What the project's hooks run from the project counts as much as their commands.
     hook_scripts = hooks_approval.scripts(
-        root, home, (group for group in hooks if group.source == settings.path)
+        root, home, (group for group in hooks if group.source in project_paths)
     )
-    project_hooks = hooks_approval.fingerprint(settings.raw.get("hooks"), hook_scripts)
+    project_hooks = hooks_approval.fingerprint(combine.project_hooks(files, root), hook_scripts)
     if project_hooks and project_hooks != hooks_approval.approved_fingerprint(
         hooks_approval_path(root, home), warnings
     ):
         hooks = tuple(
             msgspec.structs.replace(group, approved=False)
-            if group.source == settings.path
+            if group.source in project_paths
             else group
             for group in hooks
         )
@@ -158,8 +165,10 @@ def explain_context(
     if path_rules:
         from actors.memory_store.path_rules import check_path_rules
 
-        warnings += check_path_rules(settings, root, home)
-    warnings += tool_rule_warnings(settings, mcp_servers)
+        for loaded in own:
+            warnings += check_path_rules(loaded, root, home)
+    for loaded in own:
+        warnings += tool_rule_warnings(loaded, mcp_servers)
     if path_rules:
         from actors.memory_store.migration import migration_warnings
 
@@ -167,10 +176,11 @@ def explain_context(
         warnings += migration_warnings(settings, note, remember=remember_notices)
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
+    gathered = reference_keys.gather(files, overrides.permission_rules, root, warnings)
     # What the project widens applies once the user trusts it as it is now (trust.py).
     # Read only for allowedPaths entries, the one setting that can name them.
     runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
-    trust_items = trust.widening_items(settings.value, settings.raw.get("hooks"), root, home, runs)
+    trust_items = combine.trust_items(files, gathered, project_paths, root, home, runs)
     trust_print = trust.fingerprint(trust_items, hook_scripts)
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
@@ -180,53 +190,71 @@ def explain_context(
         settings = msgspec.structs.replace(
             settings, value=trust.without_widening(settings.value, root, home, runs)
         )
+        gathered = reference_keys.untrusted(gathered, project_paths)
         warnings += trust.not_applied(settings_file, trust_items)
         not_applied += (
-            Setting(item.key, item.value, f"not applied (project not trusted): {settings_file}")
+            Setting(item.key, item.value, f"not applied (project not trusted): {item.source}")
             for item in trust_items
             if item.key != "hooks"
         )
     elif trusted:
         hooks = tuple(msgspec.structs.replace(group, approved=True) for group in hooks)
+    settings_env = reference_keys.effective_env(gathered)
+    mcp_servers = tuple(combine.with_env(server, settings_env) for server in mcp_servers)
 
+    flag_models = [
+        (r.loaded.value.model, r.loaded.path) for r in files.references if r.level == "flags"
+    ]
+    user_models = [
+        (config.value.default_model, f"{config_file} (defaultModel)"),
+        *((loaded.value.model, loaded.path) for loaded in files.at("user")[1:]),
+    ]
     users_model = first(
         "model",
         DEFAULT_ALIAS,
         (overrides.model, "--model"),
+        *flag_models,
         (env_model(env), "ASSISTANT_MODEL"),
-        (config.value.default_model, f"{config_file} (defaultModel)"),
+        *user_models,
     )
     chosen_model = first(
         "model",
         DEFAULT_ALIAS,
         (overrides.model, "--model"),
+        *flag_models,
         (env_model(env), "ASSISTANT_MODEL"),
-        (settings.value.model, settings_file),
-        (config.value.default_model, f"{config_file} (defaultModel)"),
+        *((loaded.value.model, loaded.path) for loaded in project_files),
+        *user_models,
     )
     model = resolve_model(chosen_model.value).id
     users = resolve_model(users_model.value).id
     if not same_provider(model, users):
         # Trusted or not: the provider and its endpoint are the user's choice alone.
-        warnings.append(_provider_warning(settings_file, chosen_model.value, users))
+        warnings.append(_provider_warning(chosen_model.source, chosen_model.value, users))
         not_applied.append(
-            Setting("model", chosen_model.value, f"not applied (another provider): {settings_file}")
+            Setting(
+                "model",
+                chosen_model.value,
+                f"not applied (another provider): {chosen_model.source}",
+            )
         )
         chosen_model, model = users_model, users
     mode = first(
         "permissionMode",
         DEFAULT_MODE,
         (overrides.permission_mode, "--permission-mode"),
+        *combine.modes(files, gathered, "flags", trusted=trusted),
         (env_permission_mode(env), "ASSISTANT_PERMISSION_MODE"),
-        (settings.value.permission_mode, settings_file),
-        (config.value.permission_mode, config_file),
+        *combine.modes(files, gathered, "local", "project", "user", trusted=trusted),
     )
     folder = memory_dir(root, home)
     blocked = _blocked_rule(settings.value, root, home)
     context = ProjectContext(
         project_root=root,
-        config=config.value,
-        settings=settings.value,
+        # The rules travel as permission_rules, the mode, folders and variables as their own
+        # fields: one owner each.
+        config=msgspec.structs.replace(config.value, permissions=Permissions(), env={}),
+        settings=msgspec.structs.replace(settings.value, permissions=Permissions(), env={}),
         model=model,
         permission_mode=mode.value,
         guide=_read_optional(
@@ -252,12 +280,23 @@ def explain_context(
         # A specific program applies untrusted because the sandbox holds what it runs; where
         # no sandbox can run, it would run as the user, unasked.
         confined_only_commands=() if trusted else settings.value.allowed_commands,
+        permission_rules=gathered.rules,
+        env=settings_env,
     )
-    context = _with_program_options(context, overrides)
+    context = _with_program_options(
+        context, overrides, reference_keys.directories(gathered, root, home, warnings)
+    )
+    context = msgspec.structs.replace(context, warnings=tuple(warnings))
     return Explained(
         context,
-        (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings)),
+        (
+            Setting("model", model, chosen_model.source),
+            mode,
+            *combine.file_only(files),
+            *combine.reference_settings(gathered),
+        ),
         not_applied=tuple(not_applied),
+        not_acted_on=tuple(reference_keys.not_acted_on(files)),
     )
 
 
@@ -268,173 +307,6 @@ def _provider_warning(settings_file: str, wanted: str, users: str) -> str:
         f"send the conversation to another provider than yours ({where}, {users}); choose the "
         "model with --model or the global config's defaultModel"
     )
-
-
-def _file_only(
-    config: Loaded[GlobalConfig], settings: Loaded[ProjectSettings]
-) -> list[Setting[Any]]:
-    """Values only the files set: the file's path when present in it, else the default."""
-    out: list[Setting[Any]] = []
-    for loaded, keys in (
-        (config, ("theme", "autoSave")),
-        (settings, _RULE_KEYS),
-    ):
-        for key in keys:
-            value = msgspec.structs.asdict(loaded.value)[_snake(key)]
-            source = loaded.path if loaded.line_of(key) is not None else DEFAULT
-            out.append(Setting(key, value, source))
-    return out
-
-
-# The permission rules of the project's settings file, as JSON names.
-_RULE_KEYS = (
-    "allowedPaths",
-    "blockedPaths",
-    "allowedCommands",
-    "blockedCommands",
-    "allowedTools",
-    "blockedTools",
-)
-
-
-def _snake(key: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
-
-
-# ── the two JSON files ──────────────────────────────────────────────────────────────────────
-
-
-def _config_schema(settings_file: str) -> FileSchema[GlobalConfig]:
-    return FileSchema(
-        GlobalConfig,
-        # Read by mcp_servers.py and hook_settings.py, which check each entry.
-        others={"mcpServers": _MCP_SERVERS, "hooks": _HOOKS},
-        secret=frozenset({"apiKey"}),
-        elsewhere={
-            key: f"the project settings file ({settings_file})" for key in (*_RULE_KEYS, "sandbox")
-        },
-    )
-
-
-def _settings_schema(config_file: str) -> FileSchema[ProjectSettings]:
-    return FileSchema(
-        ProjectSettings,
-        others={"hooks": _HOOKS},
-        elsewhere={
-            # A project folder is often committed: the key belongs in the private file.
-            "apiKey": f"the global config file ({config_file}), which is not committed",
-            "theme": f"the global config file ({config_file})",
-            "autoSave": f"the global config file ({config_file})",
-            "mcpServers": "the project's .mcp.json (or the global config file)",
-            # A repository must not approve its own servers.
-            "enableAllProjectMcpServers": f"the global config file ({config_file}) only",
-        },
-    )
-
-
-def _load_file(path: str, schema: FileSchema[S], default: S, warnings: list[str]) -> Loaded[S]:
-    text = _read_config_text(path)
-    if text is None:
-        return Loaded(path, default, {})
-    return load_json(path, text, schema, warnings)
-
-
-def _read_config_text(path: str) -> str | None:
-    """The file's text, or None when it does not exist; unreadable is an error, not absent.
-
-    Read through the door for Legato's own files: a settings file that is a link out of the
-    project (or, for the global config, out of ~/.config/legato), a FIFO, a device or a file
-    over the cap stops the start with a ConfigError, since going on without it would quietly
-    run with other permissions than the ones written.
-    """
-    try:
-        found = read_own(path, inside=_folders_of(path), cap=SETTINGS_CAP)
-    except Refused as refused:
-        raise ConfigError(refused.why, path=path, remedy=refused.remedy) from None
-    if found is None:
-        return None
-    data = found.data
-    try:
-        return data.decode("utf-8-sig")  # tolerate the BOM some editors write
-    except UnicodeDecodeError as error:
-        text = data[: error.start].decode("utf-8", errors="replace")
-        raise ConfigError(
-            f"is not UTF-8 text (byte {error.start})",
-            path=path,
-            line=text.count("\n") + 1,
-            remedy="Save the file as UTF-8",
-        ) from None
-
-
-def _folders_of(path: str) -> tuple[str, ...]:
-    """Where a settings file may lead: the project holding ``.legato/settings.json``, or the
-    user's own Legato folders for the global config."""
-    for name, home_of in ((SETTINGS_FILE, False), (CONFIG_FILE, True)):
-        if path.endswith(os.sep + name):
-            above = path[: -len(name) - 1]
-            return user_folders(above) if home_of else (above,)
-    return (os.path.dirname(path),)
-
-
-def _check_models(config: Loaded[GlobalConfig], settings: Loaded[ProjectSettings]) -> None:
-    """An unknown model name in a file is that file's error, whichever value ends up used."""
-    for loaded, key, name in (
-        (settings, "model", settings.value.model),
-        (config, "defaultModel", config.value.default_model),
-    ):
-        if name is None:
-            continue
-        try:
-            resolve_model(name)
-        except UsageError as error:
-            raise ConfigError(
-                error.message,
-                path=loaded.path,
-                line=loaded.line_of(key),
-                field=key,
-                remedy=error.remedy,
-            ) from None
-
-
-def _check_entries(settings: Loaded[ProjectSettings]) -> None:
-    """An entry that can never match is a mistake; a command entry must split into words."""
-    for key, entries in (
-        ("allowedCommands", settings.value.allowed_commands),
-        ("blockedCommands", settings.value.blocked_commands),
-        ("allowedPaths", settings.value.allowed_paths),
-        ("blockedPaths", settings.value.blocked_paths),
-        ("allowedTools", settings.value.allowed_tools),
-        ("blockedTools", settings.value.blocked_tools),
-    ):
-        for index, entry in enumerate(entries):
-            remedy = f"Fix or remove that entry of '{key}'"
-            if key.endswith("Tools"):
-                problem = tool_entry_problem(entry)
-                remedy = (
-                    f"Write a built-in tool's name ({', '.join(PERMISSION_TOOLS)}), "
-                    f"'mcp__<server>' or 'mcp__<server>__<tool>', or remove that entry of '{key}'"
-                )
-            else:
-                problem = _entry_problem(entry, is_command=key.endswith("Commands"))
-            if problem:
-                raise ConfigError(
-                    problem,
-                    path=settings.path,
-                    line=settings.line_of(key, index) or settings.line_of(key),
-                    field=f"{key}[{index}]",
-                    remedy=remedy,
-                )
-
-
-def _entry_problem(entry: str, *, is_command: bool) -> str | None:
-    if not entry.strip():
-        return "an empty entry matches nothing"
-    if is_command:
-        try:
-            shlex.split(entry)
-        except ValueError as error:
-            return f"{entry!r} does not split into words: {error}"
-    return None
 
 
 def _warn_if_readable(path: str, warnings: list[str]) -> None:
@@ -530,7 +402,9 @@ def _memory_topics(folder: str) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if n != MEMORY_FILE))
 
 
-def _with_program_options(context: ProjectContext, overrides: Overrides) -> ProjectContext:
+def _with_program_options(
+    context: ProjectContext, overrides: Overrides, directories: Sequence[str] = ()
+) -> ProjectContext:
     """The options of the program driving the session (the Agent SDK's): its allowed and
     blocked tools and commands join the settings' (a blocked rule still wins over any allow)."""
     settings = context.settings
@@ -548,7 +422,7 @@ def _with_program_options(context: ProjectContext, overrides: Overrides) -> Proj
         append_system_prompt=overrides.append_system_prompt,
         offered_tools=overrides.offered_tools,
         refused_tools=overrides.refused_tools,
-        add_dirs=overrides.add_dirs,
+        add_dirs=(*overrides.add_dirs, *(d for d in directories if d not in overrides.add_dirs)),
     )
 
 

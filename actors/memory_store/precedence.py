@@ -1,9 +1,11 @@
-"""Which value wins, and where it came from: flags > environment > project > global > default.
+"""Which value wins, and where it came from: flags > environment > local > project > user >
+default.
 
-This is the usual order, nearest to the person first: a
-flag is typed for this run, a variable set for this shell, the project file for this project, the
-global file for every project. ``legato config`` prints each winner with its source, so a value
-that surprises someone can be traced to the file or variable that set it.
+This is the usual order, nearest to the person first: a flag is typed for this run, a variable
+set for this shell, a local file for this person in this project, the project's files for this
+project, the user's for every project (settings_files.py lists them). ``legato config`` prints
+each winner with its source, so a value that surprises someone can be traced to the file or
+variable that set it.
 """
 
 from __future__ import annotations

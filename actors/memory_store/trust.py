@@ -29,7 +29,10 @@ The widening items (docs/security.md lists them for users):
   ``.legato``; every ``sandbox.passEnv``, ``sandbox.unconfinedCommands`` and
   ``sandbox.allowUnixSockets`` entry; ``sandbox.maxProcesses`` above the default (a command
   that forks without end would take the machine's processes);
-- ``hooks``: commands that run as the user, outside the sandbox.
+- ``hooks``: commands that run as the user, outside the sandbox;
+- the reference-shaped keys of every file the project brings (``.claude/`` and the local
+  files too): ``permissions.allow`` rules, ``permissions.defaultMode: acceptEdits``,
+  ``permissions.additionalDirectories``, ``env`` (reference_keys.py decides which).
 
 ``sandbox.network: true`` and ``sandbox.autoAllow: true`` are the defaults, so never widen;
 ``sandbox.denyRead`` only adds to the folders always hidden, so it never widens either.
@@ -339,7 +342,7 @@ REMEDY = "run 'legato trust' to trust this project's settings, or answer the que
 def not_applied(settings_file: str, items: Iterable[TrustItem]) -> list[str]:
     """One warning per item left out (the hooks have the hook runner's own note)."""
     return [
-        f"{settings_file}: {setting_line(item.key, item.value)} not applied "
+        f"{item.source or settings_file}: {setting_line(item.key, item.value)} not applied "
         f"(project not trusted); {REMEDY}"
         for item in items
         if item.key != "hooks"

@@ -30,17 +30,20 @@ from actors.settings.files import (
     SettingsMode,
     TrustItem,
 )
+from actors.settings.reference import DEFAULT_MODES, DefaultMode, Permissions, ReferenceSettings
 from actors.settings.rules import PermissionRule, RuleBehavior
 from actors.settings.sandbox import DEFAULT_DENY_READ, MAX_PROCESSES, SandboxSettings
 from actors.settings.words import keys, takes
 
 __all__ = [
     "DEFAULT_DENY_READ",
+    "DEFAULT_MODES",
     "HOOK_TIMEOUT",
     "MAX_BACKGROUND_COMMANDS",
     "MAX_PROCESSES",
     "SETTINGS_MODES",
     "AgentSettings",
+    "DefaultMode",
     "GlobalConfig",
     "HookCommand",
     "HookEvent",
@@ -49,7 +52,9 @@ __all__ = [
     "McpWritten",
     "PermissionMode",
     "PermissionRule",
+    "Permissions",
     "ProjectSettings",
+    "ReferenceSettings",
     "RuleBehavior",
     "SandboxSettings",
     "SettingsMode",

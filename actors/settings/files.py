@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
+from actors.settings.reference import ENV, PERMISSIONS, Permissions
 from actors.settings.sandbox import SandboxSettings
 from actors.settings.words import strings
 
@@ -119,6 +120,9 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
         AgentSettings,
         msgspec.Meta(description="the limits on subagents", examples=[{"maxConcurrent": 4}]),
     ] = AgentSettings()
+    # The reference's keys, so that a line of .claude/settings.json can be copied across.
+    permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
+    env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
 
 
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -140,6 +144,8 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             description="every project's .mcp.json servers run without approval (docs/mcp.md)"
         ),
     ] = False
+    permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
+    env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
 
     # The key must not leak through a log line, a failed assertion or rich's pretty printer.
     def __repr__(self) -> str:
@@ -154,6 +160,8 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             ("theme", self.theme),
             ("auto_save", self.auto_save),
             ("enable_all_project_mcp_servers", self.enable_all_project_mcp_servers),
+            ("permissions", self.permissions),
+            ("env", sorted(self.env)),  # names only: a value may be a token
         ]
 
 
@@ -163,3 +171,6 @@ class TrustItem(msgspec.Struct, frozen=True):
 
     key: str  # as in the file: "permissionMode", "allowedCommands", "sandbox.passEnv", "hooks"
     value: Any  # one entry of a list, or the whole value
+    # The file that sets it, when the project has several (.legato/, .claude/, their local
+    # files); not part of what is trusted: the same item moved to another file stays trusted.
+    source: str = ""

@@ -41,6 +41,9 @@ class FileSchema(msgspec.Struct, Generic[S], frozen=True):
     secret: frozenset[str] = frozenset()  # keys whose values are never shown
     # key -> the file it belongs in
     elsewhere: Mapping[str, str] = msgspec.field(default_factory=dict)
+    # Another program's file (the reference's), which may hold keys Legato does not act on and
+    # gains keys over time: those are listed (``Loaded.unknown``), not warned about.
+    foreign: bool = False
 
     @property
     def known(self) -> tuple[str, ...]:
@@ -55,6 +58,9 @@ class Loaded(msgspec.Struct, Generic[S], frozen=True):
     positions: Mapping[JsonPath, Position]
     # the decoded object, for hook_settings.py
     raw: Mapping[str, Any] = msgspec.field(default_factory=dict)
+    # A foreign file's keys Legato does not act on ("statusLine", "permissions.disableX"),
+    # each with its line when known.
+    unknown: tuple[tuple[str, int | None], ...] = ()
 
     def line_of(self, *steps: str | int) -> int | None:
         position = self.positions.get(steps)
@@ -79,21 +85,28 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
     positions = key_positions(text)
     known = schema.known
     inside = objects(schema.struct)
+    unknown: list[tuple[str, int | None]] = []
     for key in raw:
         if key not in known:
             where = positions.get((key,))
-            warnings.append(_unknown_key(path, key, where, known, schema.elsewhere))
+            if schema.foreign:
+                unknown.append((key, where.line if where else None))
+            else:
+                warnings.append(_unknown_key(path, key, where, known, schema.elsewhere))
         elif key in inside and isinstance(raw[key], dict):
             inner = keys(inside[key])
             for sub in raw[key]:
                 if sub not in inner:
                     at = positions.get((key, sub))
-                    warnings.append(_unknown_key(path, sub, at, inner, {}, within=key))
+                    if schema.foreign:
+                        unknown.append((f"{key}.{sub}", at.line if at else None))
+                    else:
+                        warnings.append(_unknown_key(path, sub, at, inner, {}, within=key))
     try:
         value = msgspec.convert(raw, schema.struct)
     except msgspec.ValidationError as error:
         raise _invalid(path, raw, positions, schema, str(error)) from None
-    return Loaded(path, value, positions, raw)
+    return Loaded(path, value, positions, raw, tuple(unknown))
 
 
 def _unknown_key(
@@ -132,7 +145,15 @@ def _invalid(
     """A ConfigError for msgspec's ``Expected `str`, got `int` - at `$.model```, in the words
     of the field's Meta."""
     _, _, at = error.rpartition(" - at ")
-    steps = parse_error_path(at.strip("`"))
+    at = at.strip("`")
+    steps = parse_error_path(at.removesuffix("[...]"))
+    if at.endswith("[...]"):
+        # msgspec does not name the key of an object of strings (``env``) whose value is
+        # wrong: the first value that is not a string is the one.
+        found = _value_at(raw, steps)
+        if isinstance(found, dict):
+            bad = next((key for key, value in found.items() if not isinstance(value, str)), None)
+            steps = steps if bad is None else (*steps, bad)
     key = steps[0] if steps and isinstance(steps[0], str) else None
     if key is None or key not in keys(schema.struct):
         return ConfigError(error, path=path, remedy=REMEDY_SYNTAX)

@@ -75,6 +75,8 @@ def takes(struct: type[msgspec.Struct], *path: str, each: bool = False) -> Takes
     kind, meta = _unwrapped(field.type)
     if each and isinstance(kind, inspect.VarTupleType | inspect.ListType):
         return Takes(meta.get("each", _words(kind.item_type, {})))
+    if each and isinstance(kind, inspect.DictType):
+        return Takes(_words(kind.value_type, {}))  # one value of an object of strings
     if not isinstance(kind, inspect.IntType):
         return Takes(_words(kind, meta))
     if "default" in meta:

@@ -143,8 +143,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         if self._memory is not None:
             context = await self._memory.ask(GetContext())
             sandbox = context.settings.sandbox
+            # The settings' ``env`` on top of the user's (never one of Legato's own variables:
+            # the memory store leaves those out), still without Legato's credentials.
             self._scheduler.command_env = command_environment(
-                self._env,
+                {**self._env, **context.env},
                 secrets=[context.config.api_key],
                 passed=() if sandbox is None else sandbox.pass_env,
             )

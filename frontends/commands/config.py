@@ -21,9 +21,16 @@ from frontends.commands.listings import (
     credential_lines,
     hook_lines,
     mcp_server_lines,
+    not_acted_on_lines,
+    rule_source_lines,
     setting_lines,
 )
 from frontends.errors_out import report, warn
+
+PRECEDENCE = (
+    "precedence: flags > environment > local settings > project settings > user settings > "
+    "defaults; at each level Legato's file before the reference's (.claude/)"
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -74,12 +81,22 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "notApplied": [
                 {"key": s.key, "value": s.value, "source": s.source} for s in explained.not_applied
             ],
+            "notActedOn": [{"key": s.key, "source": s.source} for s in explained.not_acted_on],
+            "permissionRules": [
+                {"behavior": r.behavior, "rule": r.text, "source": r.source, "line": r.line}
+                for r in context.permission_rules
+            ],
         }
         print(json.dumps(out, indent=2))
         return EXIT_OK
     print(f"Effective settings for {context.project_root}")
-    print("(precedence: flags > environment > project settings > global config > defaults)")
+    print(f"({PRECEDENCE})")
     print(*setting_lines(explained), sep="\n")
+    print("Permission rules (deny, then ask, then allow; nearest file first)")
+    print(*(rule_source_lines(context.permission_rules) or ["  none"]), sep="\n")
+    if explained.not_acted_on:
+        print("Not acted on (keys of the reference's settings that Legato does not use)")
+        print(*not_acted_on_lines(explained), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
     print("Hooks (global config's first, then the project's)")

@@ -27,7 +27,7 @@ from actors.counts import counted
 from actors.errors import EXIT_FAILURE, EXIT_OK
 from actors.visible import printed_visibly, without_password
 from frontends.commands.arguments import build_parser, session_options
-from frontends.commands.listings import credential_lines, setting_lines
+from frontends.commands.listings import credential_lines, not_acted_on_lines, setting_lines
 from frontends.errors_out import report
 
 if TYPE_CHECKING:
@@ -88,6 +88,9 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     out += setting_lines(explained)
     for warning in explained.context.warnings:
         out.append(f"  ! {warning}")
+    if explained.not_acted_on:
+        out += ["", "Not acted on (keys of the reference's settings that Legato does not use)"]
+        out += not_acted_on_lines(explained)
     out += ["", "Path rules", *rule_lines(answers.coverage)]
     out += ["", "Sandbox for Bash commands", *sandbox_lines(answers.sandbox)]
     out += ["", "Credentials", *credential_lines(answers.provider)]

@@ -12,7 +12,7 @@ from actors.visible import one_line
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from actors.protocol import Explained, HookGroup, McpServer, ProviderReport
+    from actors.protocol import Explained, HookGroup, McpServer, PermissionRule, ProviderReport
 
 
 NOT_STARTED = "not started here: 'legato doctor' starts the approved ones"
@@ -27,6 +27,23 @@ def setting_lines(explained: Explained) -> list[str]:
     width = max(len(key) for key, _, _ in rows)
     value_width = min(max(len(value) for _, value, _ in rows), 40)
     return [f"  {key:<{width}}  {value:<{value_width}}  {source}" for key, value, source in rows]
+
+
+def rule_source_lines(rules: Sequence[PermissionRule]) -> list[str]:
+    """Each permission rule in the reference's syntax, with the file and line that hold it."""
+    texts = [one_line(rule.text) for rule in rules]
+    width = min(max((len(text) for text in texts), default=0), 40)
+    return [
+        f"  {rule.behavior:<5}  {text:<{width}}  "
+        f"({one_line(rule.source)}{f':{rule.line}' if rule.line else ''})"
+        for rule, text in zip(rules, texts, strict=True)
+    ]
+
+
+def not_acted_on_lines(explained: Explained) -> list[str]:
+    """The keys of the reference's settings files that Legato does not act on, each with its
+    file and line: copied across from the reference, they do nothing here."""
+    return [f"  {one_line(s.key)}  {one_line(s.source)}" for s in explained.not_acted_on]
 
 
 def credential_lines(provider: ProviderReport) -> list[str]:

@@ -3,6 +3,7 @@
     legato permissions [--project DIR] [--permission-mode MODE]
     legato permissions explain [--project DIR] [--permission-mode MODE] [--path | --command]
                                <path or command...>
+    legato permissions allow|ask|deny|remove RULE... [--local | --project | --user]
 
 For a path it prints the decision for reading it, editing it (writing it when it exists) and
 creating it; for a command line, the decision to run it; for an MCP tool's name
@@ -14,8 +15,13 @@ Each decision is the permission broker's own: the command starts the memory stor
 broker as a session would (the same files, the mode a session would start in) and asks them,
 so the rule and the file named are those that decide in a session. The session's
 ``/permissions`` asks its own broker the same, and lists the session's ``always``/``never``
-replies too; ``/permissions forget <number>`` drops one. Exit codes: 0, or 2 for a bad flag
-or an invalid settings file.
+replies too; ``/permissions forget <number>`` drops one.
+
+``allow``, ``ask`` and ``deny`` write a rule in the reference's syntax (``Bash(npm test:*)``)
+into ``permissions`` of Legato's own file: ``--local`` (the default) the personal, git-ignored
+``.legato/settings.local.json``, ``--project`` ``.legato/settings.json``, ``--user`` the global
+config; ``remove`` takes it out. The memory store writes it (actors/memory_store/rule_file.py).
+Exit codes: 0, or 2 for a bad flag, a rule that is not one, or an invalid settings file.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 
 from actors.errors import EXIT_OK, UsageError
 from actors.settings import SETTINGS_MODES
-from actors.visible import printed_visibly
+from actors.visible import escape_controls, printed_visibly
 from frontends import errors_out
 from frontends.commands.arguments import Parser
 
@@ -40,6 +46,9 @@ if TYPE_CHECKING:
         PermissionMode,
         PermissionRequest,
         PermissionsReport,
+        RuleBehavior,
+        RuleScope,
+        RuleWritten,
     )
     from runtime import Address
 
@@ -207,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
         "command (legato permissions explain).",
     )
     _common(parser)
-    commands = parser.add_subparsers(dest="action", metavar="explain")
+    commands = parser.add_subparsers(dest="action", metavar="{explain,allow,ask,deny,remove}")
     explain = commands.add_parser(
         "explain",
         help="what the rules decide for a path (read, edit, create) or a command line (run)",
@@ -224,7 +233,28 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="<path or command>",
         help="a path (relative to the project) or a command line",
     )
+    for action, words in _WRITES.items():
+        write = commands.add_parser(action, help=words, description=f"{words}.")
+        write.add_argument("rules", nargs="+", metavar="RULE", help="e.g. 'Bash(npm run test:*)'")
+        where = write.add_mutually_exclusive_group()
+        for flag, file in _SCOPES.items():
+            where.add_argument(
+                f"--{flag}", dest="scope", action="store_const", const=flag, help=f"in {file}"
+            )
     return parser
+
+
+_WRITES = {
+    "allow": "write a rule that allows without a question",
+    "ask": "write a rule that always asks",
+    "deny": "write a rule that refuses",
+    "remove": "take a rule out of the file",
+}
+_SCOPES = {
+    "local": ".legato/settings.local.json, personal and git-ignored (the default)",
+    "project": ".legato/settings.json, shared with the repository",
+    "user": "~/.config/legato/config.json, every project",
+}
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -274,6 +304,12 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
         return errors_out.report(problem, program="legato permissions explain")
     from actors.errors import LegatoError
 
+    if args.action in _WRITES:
+        project = os.path.abspath(getattr(args, "project", None) or os.getcwd())
+        try:
+            return _write(project, args.action, args.rules, args.scope or "local", env)
+        except LegatoError as error:
+            return errors_out.report(error, program=f"legato permissions {args.action}")
     explaining: tuple[str, Force] | None = None  # the path or command, and what it is
     if args.action == "explain":
         explaining = (target, "path" if args.path else "command" if args.command else None)
@@ -291,7 +327,62 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     mode = next(s for s in explained.settings if s.key == "permissionMode")
     print(f"Mode: {report.mode} (from {mode.source})")
     lines = rule_lines(report) if explaining is None else decision_lines(report)
+    if explaining is None:
+        lines += source_rule_lines(explained)
     print("\n".join(lines))
+    return EXIT_OK
+
+
+def source_rule_lines(explained: Explained) -> list[str]:
+    """The rules in the reference's syntax from every settings file and flag, with file and
+    line, nearest first (nothing when there are none: the lists above say so)."""
+    from frontends.commands.listings import rule_source_lines
+
+    rules = explained.context.permission_rules
+    if not rules:
+        return []
+    return ["Rules in the reference's syntax, nearest first:", *rule_source_lines(rules)]
+
+
+def _write(
+    project: str, action: str, rules: Sequence[str], scope: RuleScope, env: Mapping[str, str]
+) -> int:
+    """Each rule written by the memory store, which owns the settings files; what happened,
+    and what the person still has to do for it to apply."""
+    from actors.protocol import WriteRule
+    from frontends.commands.asking import ask_actors
+    from frontends.session import memory_store
+    from frontends.session_options import SessionOptions
+
+    behavior: RuleBehavior | None = None if action == "remove" else action  # type: ignore[assignment]
+    memory = memory_store(SessionOptions(project_root=project, env=env, home=env.get("HOME")))
+
+    async def writing() -> list[RuleWritten]:
+        return [
+            await memory.address.ask(WriteRule(behavior=behavior, text=rule, scope=scope))
+            for rule in rules
+        ]
+
+    for rule, written in zip(rules, ask_actors([memory], writing), strict=True):
+        shown = escape_controls(rule, newlines=True)
+        if behavior is None:
+            done = f"Removed '{shown}' from" if written.changed else f"'{shown}' is not in"
+        elif written.changed:
+            done = f"Wrote {behavior} rule '{shown}' to"
+        else:
+            done = f"The {behavior} rule '{shown}' is already in"
+        print(f"{done} {written.path}")
+        if written.excluded:
+            print(f"  (listed in {written.excluded}, so git leaves it out of commits)")
+        context = written.context
+        waiting = any(
+            item.key == "permissions.allow" and item.value == rule for item in context.trust_items
+        )
+        if behavior == "allow" and waiting and not context.trusted:
+            print(
+                "  It applies once you trust this project's settings: 'legato trust --show' "
+                "lists them, 'legato trust' trusts them."
+            )
     return EXIT_OK
 
 

@@ -31,6 +31,13 @@ if TYPE_CHECKING:
 
 # The project's settings file, the only one whose settings can widen anything.
 SETTINGS_FILE = os.path.join(".legato", "settings.json")
+# Every settings file a repository can bring: Legato's own and the reference's, local or not.
+PROJECT_FILES = (
+    SETTINGS_FILE,
+    os.path.join(".legato", "settings.local.json"),
+    os.path.join(".claude", "settings.json"),
+    os.path.join(".claude", "settings.local.json"),
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,17 +125,21 @@ def _revoke(memory: MemoryStore) -> None:
 
 
 def item_lines(context: ProjectContext, items: Sequence[TrustItem]) -> list[str]:
-    """What the project asks for, one item a line, as the file holds it (escaped)."""
+    """What the project asks for, by the file that asks, one item a line, as the file holds
+    it (escaped)."""
     from actors.places import trust_path
-    from actors.visible import setting_line
+    from actors.visible import one_line, setting_line
 
     settings = os.path.join(context.project_root, SETTINGS_FILE)
     record = trust_path(context.project_root, context.home or os.path.expanduser("~"))
-    return [
-        f"{settings} asks for what widens what commands may do:",
-        *(f"  {setting_line(item.key, item.value)}" for item in items),
-        f"(trust is recorded in {record}, outside the project)",
-    ]
+    by_file: dict[str, list[TrustItem]] = {}
+    for item in items:
+        by_file.setdefault(item.source or settings, []).append(item)
+    lines: list[str] = []
+    for source, asked in by_file.items():
+        lines.append(f"{one_line(source)} asks for what widens what commands may do:")
+        lines += (f"  {setting_line(item.key, item.value)}" for item in asked)
+    return [*lines, f"(trust is recorded in {record}, outside the project)"]
 
 
 @printed_visibly  # the project's folder is named in it, and may hold anything
@@ -144,7 +155,7 @@ def ask_at_start(
     session then starts with them applied; no (or Ctrl-C, Ctrl-D) leaves them off, and the
     next session asks again. A settings file that does not load is left to the session to
     report. A project without a settings file asks nothing, and starts no memory store for it."""
-    if not os.path.lexists(os.path.join(project_root, SETTINGS_FILE)):
+    if not any(os.path.lexists(os.path.join(project_root, name)) for name in PROJECT_FILES):
         return
     from actors.errors import LegatoError
     from actors.protocol import GetContext, TrustProject
