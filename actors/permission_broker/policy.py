@@ -50,6 +50,7 @@ import msgspec
 from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
+from actors.permission_broker.rule_verdicts import allowed, asked, denied
 from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
@@ -127,6 +128,7 @@ class Policy:
             context.settings,
             home=context.home or None,
             more_roots=context.add_dirs,
+            permission_rules=context.permission_rules,
         )
         sandbox = context.settings.sandbox
         # In auto mode, a command unknown to the rules runs without a question when it is
@@ -158,6 +160,7 @@ class Policy:
                 ),
                 home=context.home or None,
                 more_roots=context.add_dirs,
+                permission_rules=context.permission_rules,
             )
             if context.confined_only_commands
             else None
@@ -187,6 +190,8 @@ class Policy:
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
+        if not (isinstance(outcome, Decision) and not outcome.allowed):
+            outcome = self._ask_rule(request, outcome)
         if request.hook_asks is not None and isinstance(outcome, Decision) and outcome.allowed:
             # The rules allow it, and a hook wants a person to say so: once, not 'always'.
             reason = escape_controls(request.hook_asks, newlines=True)
@@ -228,10 +233,45 @@ class Policy:
             )
         return question
 
+    def _ask_rule(
+        self, request: PermissionRequest, outcome: Decision | Question
+    ) -> Decision | Question:
+        """An ask rule puts what the rest allows to a person, in every mode: each time."""
+        if not self.rules.reference:
+            return outcome
+        why = asked(self.rules, request, self._line(request))
+        if why is None:
+            return outcome
+        reason = f"{why}, so a person must approve it, and a headless run cannot ask"
+        if isinstance(outcome, Question):
+            reason = f"{reason}. Also: {outcome.headless_reason}"
+        return Question(
+            ONCE_CHOICES,
+            (),
+            "",
+            f"{reason}. Run interactively to approve it, or remove the ask rule",
+            warning=f"{why[:1].upper()}{why[1:]}.",
+            person_only=True,
+            unconfined=isinstance(outcome, Question) and outcome.unconfined,
+            confinement=outcome.confinement if isinstance(outcome, Question) else None,
+        )
+
+    @staticmethod
+    def _line(request: PermissionRequest) -> CommandLine | None:
+        if request.kind != "run":
+            return None
+        from actors.permission_broker.shell import parse_command_line
+
+        return parse_command_line(request.command or "")
+
     def _assess(self, request: PermissionRequest) -> Decision | Question:
         blocked = self.rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return self._blocked(blocked)
+        if self.rules.reference:
+            denied_by = denied(self.rules, request, self._line(request))
+            if denied_by is not None and denied_by.verdict == "blocked":
+                return self._blocked(denied_by)
         if request.kind == "call":
             return self._assess_call(request)
         if request.kind == "run":
@@ -245,25 +285,35 @@ class Policy:
         blocked = rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return blocked
+        line = self._line(request)
+        denied_by = denied(rules, request, line)
+        if denied_by is not None and denied_by.verdict == "blocked":
+            return denied_by
         if request.kind == "call":
-            return rules.judge_call(request.tool, request.server)
-        if request.kind == "run":
-            from actors.permission_broker.shell import parse_command_line
-
-            return self._command_verdict(request, parse_command_line(request.command or ""))
+            return self._with_tool(request, rules.judge_call(request.tool, request.server))
+        if line is not None:
+            return self._command_verdict(request, line)
         return self._with_tool(request, rules.judge_paths(request.paths or (rules.root,)))
 
     def _with_tool(self, request: PermissionRequest, judgement: Judgement) -> Judgement:
-        """An allowedTools entry for a built-in tool ('Bash') allows what no rule lists; it
-        does not lift a block, nor what needs a person whatever the rules say."""
+        """An allowedTools entry for a built-in tool ('Bash'), or an allow rule for the tool
+        or every path, allows what no rule lists; it does not lift a block, nor what needs a
+        person whatever the rules say."""
         if judgement.verdict != "unlisted":
             return judgement
-        return self.rules.allowed_tool(request.tool, request.server) or judgement
+        return (
+            self.rules.allowed_tool(request.tool, request.server)
+            or allowed(self.rules, request)
+            or judgement
+        )
 
     def _command_verdict(self, request: PermissionRequest, line: CommandLine) -> Judgement:
         judgement = self.rules.judge_command(line)
         if judgement.verdict != "blocked" and request.paths:
             judgement = self.rules.blocked_path(request.paths) or judgement
+        if judgement.verdict != "blocked":
+            # A command that might run what a deny rule names needs a person.
+            judgement = denied(self.rules, request, line) or judgement
         return self._with_tool(request, judgement)
 
     def answer(self, question: Question, answer: str | PermissionAnswer) -> Decision:
@@ -421,6 +471,11 @@ class Policy:
         is_dir = stat.S_ISDIR(st.st_mode)
         if rules.blocked_in_walk(resolved, written, is_dir, blocked_folders):
             return False
+        reference = self.rules.reference
+        if reference and any(
+            reference.path(behavior, "read", written, resolved) for behavior in ("deny", "ask")
+        ):
+            return False  # denied, or a person's to decide: a walk asks nobody
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and rules.blocked:
             return False  # another of its names may be blocked: a person's question, see above
         if within(resolved, real_folder):
@@ -754,7 +809,8 @@ class Policy:
         return Decision(
             False,
             judgement.reason,
-            remedy="A blocked entry holds in every mode and no reply overrides it; to allow "
+            remedy=judgement.remedy
+            or "A blocked entry holds in every mode and no reply overrides it; to allow "
             f"this, remove the entry from {self.settings_file}",
         )
 

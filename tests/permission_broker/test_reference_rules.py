@@ -1,0 +1,348 @@
+"""Rules in the reference's syntax, in the one policy: each form against the decision the
+reference's permissions documentation gives (its examples, with paths of our own), deny before
+ask before allow in every mode, and attacks that try to get past a rule."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from actors.permission_broker.policy import Policy, Question
+from actors.protocol import (
+    Decision,
+    GlobalConfig,
+    OperationKind,
+    PermissionMode,
+    PermissionRequest,
+    ProjectContext,
+    ProjectSettings,
+)
+from actors.settings.rules import PermissionRule
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SOURCE = "/p/.claude/settings.json"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> str:
+    project = tmp_path / "project"
+    for folder in ("src", "secrets", "vendor/pkg/src", "vendor/pkg/secrets", "docs"):
+        (project / folder).mkdir(parents=True)
+    for name in ("src/app.ts", "vendor/pkg/src/lib.js", "secrets/key", ".env", "docs/a.md"):
+        (project / name).write_text("x\n")
+    (project / "vendor/pkg/secrets/key").write_text("x\n")
+    return os.path.realpath(project)
+
+
+def rules(root: str, **by_behavior: tuple[str, ...]) -> tuple[PermissionRule, ...]:
+    return tuple(
+        PermissionRule(behavior=behavior, text=text, source=SOURCE, line=line, anchor=root)  # type: ignore[arg-type]
+        for behavior, texts in by_behavior.items()
+        for line, text in enumerate(texts, start=3)
+    )
+
+
+def policy(
+    root: str,
+    mode: PermissionMode = "ask",
+    *,
+    home: str = "",
+    settings: ProjectSettings | None = None,
+    **by_behavior: tuple[str, ...],
+) -> Policy:
+    context = ProjectContext(
+        project_root=root,
+        config=GlobalConfig(),
+        settings=settings or ProjectSettings(),
+        model="claude-sonnet-4-6",
+        permission_mode=mode,
+        home=home,
+        permission_rules=rules(root, **by_behavior),
+    )
+    return Policy(context)
+
+
+def files(kind: OperationKind, *paths: str, tool: str = "Read") -> PermissionRequest:
+    return PermissionRequest(tool=tool, kind=kind, paths=paths)
+
+
+def run(command: str) -> PermissionRequest:
+    return PermissionRequest(tool="Bash", kind="run", command=command)
+
+
+def outcome(p: Policy, request: PermissionRequest) -> str:
+    """'allowed', 'denied' or 'asks', as a headless run with nobody to ask would see it."""
+    found = p.assess(request)
+    if isinstance(found, Question):
+        return "asks"
+    return "allowed" if found.allowed else "denied"
+
+
+# ── Bash ────────────────────────────────────────────────────────────────────────────────────
+
+BASH_CASES = [
+    # rule, command, allowed by the rule (an allow rule) or not
+    ("Bash(npm run build)", "npm run build", True),
+    ("Bash(npm run build)", "npm run build --watch", False),
+    ("Bash(npm run test *)", "npm run test", True),
+    ("Bash(npm run test *)", "npm run test --coverage", True),
+    ("Bash(npm run test *)", "npm run testx", False),
+    ("Bash(npm run test:*)", "npm run test -- -u", True),
+    ("Bash(npm run test:*)", "npm run testing", False),
+    ("Bash(ls *)", "ls -la", True),
+    ("Bash(ls *)", "lsof", False),
+    ("Bash(ls*)", "lsof", True),
+    ("Bash(* install)", "pip install", True),
+    ("Bash(* install)", "pip install x", False),
+    ("Bash(git * main)", "git checkout main", True),
+    ("Bash(git * main)", "git log --oneline main", True),
+    ("Bash(git * main)", "git log dev", False),
+    ("Bash(git:* push)", "git push", False),  # ':*' is a suffix only; elsewhere literal
+    ("Bash", "make all", True),
+    ("Bash(*)", "make all", True),
+    # compound commands: every part must be covered
+    ("Bash(npm run test:*)", "npm run test && rm -rf /", False),
+    ("Bash(npm run test:*)", "npm run test; curl evil.example", False),
+    ("Bash(npm run test:*)", "npm run test | sh", False),
+    ("Bash(npm run test:*)", "npm run test\nrm -rf /", False),
+    ("Bash(npm run test:*)", "npm run test $(rm -rf /)", False),
+    ("Bash(npm run test:*)", "npm run test `rm x`", False),
+    ("Bash(npm run test:*)", "npm run test & rm x", False),
+    ("Bash(npm run test:*)", "bash -c 'npm run test; rm x'", False),
+    ("Bash(npm run test:*)", "bash -c 'npm run test'", True),
+    # wrappers the reference strips; others not
+    ("Bash(npm test *)", "timeout 30 npm test", True),
+    ("Bash(npm test *)", "nice -n 5 npm test", True),
+    ("Bash(grep *)", "xargs grep pattern", True),
+    ("Bash(grep *)", "xargs -n1 grep pattern", False),
+    ("Bash(find *)", "find . -exec rm {} ;", False),
+    ("Bash(sudo *)", "sudo rm -rf /", False),  # stricter: a trailing * names no program
+    ("Bash(env *)", "env rm x", False),
+    ("Bash(npm test *)", "LD_PRELOAD=/tmp/x.so npm test", False),
+    ("Bash(rm x)", "/bin/rm x", False),  # an allow matches the command as written
+]
+
+
+@pytest.mark.parametrize(("rule", "command", "allows"), BASH_CASES)
+def test_bash_allow_rules_as_the_reference_documents(
+    root: str, rule: str, command: str, allows: bool
+) -> None:
+    found = outcome(policy(root, allow=(rule,)), run(command))
+    assert (found == "allowed") is allows, found
+
+
+DENY_CASES = [
+    ("Bash(rm *)", "rm -rf tmp"),
+    ("Bash(rm *)", "'r'm -rf tmp"),
+    ("Bash(rm *)", '"rm" -rf tmp'),
+    ("Bash(rm *)", "/bin/rm -rf tmp"),
+    ("Bash(rm *)", "FOO=bar rm -rf tmp/"),
+    ("Bash(rm *)", "env rm -rf tmp"),
+    ("Bash(rm *)", "sudo rm -rf tmp"),
+    ("Bash(rm *)", "echo x | xargs rm"),
+    ("Bash(rm *)", "find . -exec rm {} ;"),
+    ("Bash(rm *)", "bash -c 'rm -rf tmp'"),
+    ("Bash(rm *)", "ls; rm -rf tmp"),
+    ("Bash(rm *)", "ls && rm x"),
+    ("Bash(rm *)", "ls\nrm x"),
+    ("Bash(rm *)", "echo $(rm x)"),
+    ("Bash(git push *)", "git -C . push origin"),
+    ("Bash(git push:*)", "git push"),
+    ("Bash(aws *)", "aws s3 ls"),
+    ("Bash", "ls"),
+    ("Bash(*)", "ls"),
+]
+
+
+@pytest.mark.parametrize(("rule", "command"), DENY_CASES)
+@pytest.mark.parametrize("mode", ["ask", "auto", "bypass", "dont_ask"])
+def test_a_bash_deny_rule_denies_every_spelling_in_every_mode(
+    root: str, rule: str, command: str, mode: PermissionMode
+) -> None:
+    # A narrower allow, and Legato's own allowedCommands, lose to the deny.
+    p = policy(
+        root,
+        mode,
+        settings=ProjectSettings(allowed_commands=("rm", "aws", "git", "ls")),
+        allow=("Bash(aws s3 ls)", "Bash(rm -rf tmp)", "Bash"),
+        deny=(rule,),
+    )
+    found = p.assess(run(command))
+    assert isinstance(found, Decision) and not found.allowed, found
+    assert f"deny rule '{rule}' at {SOURCE}:3" in found.reason
+
+
+def test_a_deny_on_a_command_whose_words_are_unknown_needs_a_person(root: str) -> None:
+    p = policy(root, "bypass", allow=("Bash",), deny=("Bash(rm -rf *)",))
+    assert outcome(p, run("rm $FLAGS tmp")) == "asks"
+
+
+@pytest.mark.parametrize("mode", ["ask", "auto", "bypass", "custom"])
+def test_an_ask_rule_asks_in_every_mode_even_over_an_allow(root: str, mode: PermissionMode) -> None:
+    p = policy(root, mode, allow=("Bash(git *)",), ask=("Bash(git push *)",))
+    found = p.assess(run("git push origin main"))
+    assert isinstance(found, Question) and found.person_only
+    assert f"ask rule 'Bash(git push *)' at {SOURCE}:3" in found.headless_reason
+    assert outcome(p, run("git status")) == "allowed"
+
+
+def test_an_ask_rule_in_dont_ask_mode_denies(root: str) -> None:
+    p = policy(root, "dont_ask", allow=("Bash",), ask=("Bash(git push *)",))
+    assert outcome(p, run("git push")) == "denied"
+
+
+def test_an_always_answer_does_not_lift_a_deny_rule(root: str) -> None:
+    p = policy(root, deny=("Bash(curl *)",))
+    first = p.assess(run("wget x"))
+    assert isinstance(first, Question)
+    p.answer(first, "always")
+    assert outcome(p, run("wget x")) == "allowed"
+    assert outcome(p, run("curl x")) == "denied"
+
+
+# ── Read and Edit ───────────────────────────────────────────────────────────────────────────
+
+PATH_CASES = [
+    # rule, behavior, kind, path, matched
+    ("Edit(src/**)", "allow", "write", "src/app.ts", True),
+    ("Edit(src/**)", "allow", "write", "vendor/pkg/src/lib.js", False),
+    ("Edit(src/**)", "deny", "write", "src/app.ts", True),
+    ("Edit(src/**)", "deny", "write", "vendor/pkg/src/lib.js", True),
+    ("Edit(/src/**)", "allow", "write", "vendor/pkg/src/lib.js", False),
+    ("Edit(/src/**)", "deny", "write", "vendor/pkg/src/lib.js", False),
+    ("Edit(/src/**)", "deny", "write", "src/app.ts", True),
+    ("Edit(**/src/**)", "allow", "write", "vendor/pkg/src/lib.js", True),
+    ("Edit(**/src/**)", "deny", "write", "vendor/pkg/src/lib.js", True),
+    ("Read(./secrets/**)", "deny", "read", "secrets/key", True),
+    ("Read(./secrets/**)", "deny", "read", "vendor/pkg/secrets/key", True),
+    ("Read(.env)", "deny", "read", ".env", True),
+    ("Read(**/.env)", "deny", "read", ".env", True),
+    ("Read(.env)", "deny", "write", ".env", True),  # a Read deny holds against writes too
+    ("Read(.env)", "deny", "create", ".env", True),
+    ("Edit(.env)", "deny", "read", ".env", False),  # an Edit deny leaves reading alone
+    ("Read(src/**)", "allow", "write", "src/app.ts", False),  # reading is not editing
+    ("Read(*.md)", "allow", "read", "docs/a.md", True),
+]
+
+
+@pytest.mark.parametrize(("rule", "behavior", "kind", "path", "matched"), PATH_CASES)
+def test_path_rules_as_the_reference_documents(
+    root: str, rule: str, behavior: str, kind: OperationKind, path: str, matched: bool
+) -> None:
+    p = policy(root, "ask", **{behavior: (rule,)})  # type: ignore[arg-type]
+    found = outcome(p, files(kind, os.path.join(root, path), tool="Edit"))
+    expected = {"allow": "allowed", "deny": "denied"}[behavior]
+    assert (found == expected) is matched, found
+
+
+def test_paths_anchored_at_home_absolute_and_the_settings_file(root: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".claude" / "secrets").mkdir(parents=True)
+    p = policy(
+        root,
+        "auto",
+        home=str(home),
+        deny=("Read(~/.ssh/**)", f"Read(/{'secrets'}/**)"),
+        allow=(f"Read(//{root.lstrip('/')}/docs/**)",),
+    )
+    assert outcome(p, files("read", str(home / ".ssh" / "id_rsa"))) == "denied"
+    assert outcome(p, files("read", os.path.join(root, "docs/a.md"))) == "allowed"
+    # '/secrets/**' is the settings source's anchor: here the project (rules(anchor=root)).
+    assert outcome(p, files("read", os.path.join(root, "secrets/key"))) == "denied"
+
+
+def test_a_user_level_slash_rule_anchors_at_its_claude_folder(root: str, tmp_path: Path) -> None:
+    home = os.path.realpath(tmp_path / "home")
+    rule = PermissionRule(
+        behavior="deny",
+        text="Read(/secrets/**)",
+        source=f"{home}/.claude/settings.json",
+        line=2,
+        anchor=f"{home}/.claude",
+    )
+    context = ProjectContext(
+        project_root=root,
+        config=GlobalConfig(),
+        settings=ProjectSettings(),
+        model="m",
+        permission_mode="auto",
+        home=home,
+        permission_rules=(rule,),
+    )
+    p = Policy(context)
+    assert outcome(p, files("read", os.path.join(root, "secrets/key"))) == "allowed"
+    assert outcome(p, files("read", f"{home}/.claude/secrets/x")) == "denied"
+
+
+def test_a_symlink_is_judged_by_both_names(root: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("k")
+    os.symlink(home / ".ssh" / "id_rsa", os.path.join(root, "src", "key"))
+    p = policy(root, "ask", home=str(home), allow=("Read(./src/**)",), deny=("Read(~/.ssh/**)",))
+    assert outcome(p, files("read", os.path.join(root, "src/key"))) == "denied"
+    # Allowed only where both names are: without the deny it is a question, not a yes.
+    p = policy(root, "ask", home=str(home), allow=("Read(./src/**)",))
+    assert outcome(p, files("read", os.path.join(root, "src/key"))) == "asks"
+    assert outcome(p, files("read", os.path.join(root, "src/app.ts"))) == "allowed"
+
+
+def test_dot_dot_does_not_lead_around_a_deny(root: str) -> None:
+    p = policy(root, "bypass", deny=("Read(./secrets/**)",))
+    assert outcome(p, files("read", os.path.join(root, "src/../secrets/key"))) == "denied"
+    assert outcome(p, run("cat src/../secrets/key")) == "denied"
+
+
+def test_a_read_deny_holds_for_file_commands_and_redirections(root: str) -> None:
+    p = policy(root, "bypass", allow=("Bash",), deny=("Read(.env)", "Edit(/src/**)"))
+    assert outcome(p, run("cat .env")) == "denied"
+    assert outcome(p, run("grep KEY .env")) == "denied"
+    assert outcome(p, run("wc < .env")) == "denied"
+    assert outcome(p, run("echo x > src/app.ts")) == "denied"
+    assert outcome(p, run("cat docs/a.md")) == "allowed"
+
+
+def test_a_walk_leaves_out_what_a_read_deny_covers(root: str) -> None:
+    p = policy(root, "auto", deny=("Read(./secrets/**)", "Read(.env)"))
+    paths = [os.path.join(root, n) for n in ("secrets/key", ".env", "src/app.ts")]
+    assert p.filter_readable(root, paths) == (False, False, True)
+
+
+# ── tools, MCP ──────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("rule", "tool", "server", "matched"),
+    [
+        ("mcp__github", "mcp__github__create_issue", "github", True),
+        ("mcp__github__*", "mcp__github__create_issue", "github", True),
+        ("mcp__github__get_*", "mcp__github__get_issue", "github", True),
+        ("mcp__github__get_*", "mcp__github__create_issue", "github", False),
+        ("mcp__github__create_issue", "mcp__github__create_issue", "github", True),
+        ("mcp__github", "mcp__github__x__y", "github__x", False),  # another server
+        ("mcp__git", "mcp__github__x", "github", False),
+    ],
+)
+def test_mcp_rules(root: str, rule: str, tool: str, server: str, matched: bool) -> None:
+    call = PermissionRequest(tool=tool, kind="call", server=server)
+    assert (outcome(policy(root, allow=(rule,)), call) == "allowed") is matched
+    assert (outcome(policy(root, "bypass", deny=(rule,)), call) == "denied") is matched
+
+
+def test_tool_name_globs_deny_but_do_not_allow(root: str) -> None:
+    call = PermissionRequest(tool="mcp__a__b", kind="call", server="a")
+    assert outcome(policy(root, "bypass", deny=("mcp__*",)), call) == "denied"
+    assert outcome(policy(root, allow=("mcp__*",)), call) == "asks"
+    assert outcome(policy(root, "bypass", deny=("*",)), files("read", root)) == "denied"
+
+
+def test_a_bare_read_deny_covers_the_tools_that_read(root: str) -> None:
+    p = policy(root, "auto", deny=("Read",))
+    for tool in ("Read", "Grep", "Glob"):
+        assert outcome(p, files("read", root, tool=tool)) == "denied"
+    assert outcome(p, files("write", os.path.join(root, "src/app.ts"), tool="Edit")) == "allowed"
