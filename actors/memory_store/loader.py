@@ -43,6 +43,7 @@ from actors.places import (
 from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
 from actors.settings import GlobalConfig, PermissionMode, ProjectSettings
+from actors.settings.rule_syntax import with_rules_checked
 from actors.settings.validate import FileSchema, Loaded, load_json
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem
@@ -253,7 +254,7 @@ def explain_context(
         # no sandbox can run, it would run as the user, unasked.
         confined_only_commands=() if trusted else settings.value.allowed_commands,
     )
-    context = _with_program_options(context, overrides)
+    context = with_rules_checked(_with_program_options(context, overrides))
     return Explained(
         context,
         (Setting("model", model, chosen_model.source), mode, *_file_only(config, settings)),

@@ -166,6 +166,7 @@ class Policy:
             else None
         )
         self.mode: PermissionMode = context.permission_mode
+        self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
@@ -428,6 +429,17 @@ class Policy:
         return None
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
+
+    def hidden(self, path: str) -> bool:
+        """Whether a blockedPaths entry or a deny rule for reading covers ``path`` (absolute):
+        what a confined command finds unreadable and a checkpoint leaves out."""
+        paths = self.rules.paths
+        if paths.blocked_by(path) is not None:
+            return True
+        reference = self.rules.reference
+        return bool(reference) and (
+            reference.path("deny", "read", paths.written(path), paths.resolve(path)) is not None
+        )
 
     def filter_readable(self, folder: str, paths: Sequence[str]) -> tuple[bool, ...]:
         """Which of ``paths``, met on a walk of ``folder`` (already allowed), a tool may read,

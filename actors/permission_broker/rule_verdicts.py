@@ -72,6 +72,7 @@ def denied(rules: Rules, request: PermissionRequest, line: CommandLine | None) -
                 "unknowable",
                 f"'{text}' might run what {ruled.named} denies; its words are only known when "
                 "it runs",
+                names_file=True,
             )
     if hit is None:
         return None
@@ -81,6 +82,7 @@ def denied(rules: Rules, request: PermissionRequest, line: CommandLine | None) -
         f"denied by {ruled.named} ({what})",
         remedy="A deny rule holds in every mode and no reply overrides it; to allow this, "
         f"remove the rule from {ruled.rule.source}",
+        names_file=True,
     )
 
 
@@ -101,7 +103,7 @@ def allowed(rules: Rules, request: PermissionRequest) -> Judgement | None:
         return None
     ruled = found.tool("allow", request.tool, request.server)
     if ruled is not None:
-        return Judgement("allowed", f"allowed by {ruled.named}")
+        return Judgement("allowed", f"allowed by {ruled.named}", names_file=True)
     if request.kind in ("call", "run"):
         return None
     names: list[str] = []
@@ -111,4 +113,4 @@ def allowed(rules: Rules, request: PermissionRequest) -> Judgement | None:
         if ruled is None:
             return None
         names.append(f"{ruled.named} (path '{rules.show(path)}')")
-    return Judgement("allowed", "allowed by " + ", ".join(dict.fromkeys(names)))
+    return Judgement("allowed", "allowed by " + ", ".join(dict.fromkeys(names)), names_file=True)

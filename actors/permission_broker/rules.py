@@ -71,6 +71,9 @@ class Judgement:
     # For "unlisted" commands: the first one not covered (a headless reason suggests an entry).
     unlisted: SimpleCommand | None = None
     remedy: str = ""  # for "risky": what the person or the model can do instead
+    # The reason names the rule's file and line itself (a rule in the reference's syntax):
+    # an explanation adds no settings file of its own.
+    names_file: bool = False
 
 
 class Rules:
@@ -191,7 +194,11 @@ class Rules:
             judgement = self._allowed(command, None, used)
             if judgement is not None:
                 return judgement
-        return Judgement("allowed", "allowed by " + _entries(used))
+        return Judgement(
+            "allowed",
+            "allowed by " + _entries(used),
+            names_file=any(not isinstance(entry, CommandEntry) for entry in used),
+        )
 
     def _allowed(
         self, command: SimpleCommand, runner: SimpleCommand | None, used: list[_Entry]

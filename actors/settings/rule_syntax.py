@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import msgspec
+
 from actors.errors import ConfigError
 from actors.path_patterns import PatternError, check_rule
 from actors.tool_names import (
@@ -45,6 +47,7 @@ from actors.tool_names import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from actors.protocol import ProjectContext
     from actors.settings.rules import PermissionRule, RuleBehavior
 
 RuleKind = Literal["tool", "command", "path", "domain", "agent", "ignored"]
@@ -401,6 +404,19 @@ def denied_agents(rules: Sequence[PermissionRule]) -> frozenset[str]:
     return frozenset(names)
 
 
+def denies_paths(rules: Sequence[PermissionRule]) -> bool:
+    """Whether a deny rule names paths (``Read(./.env)``): the sandbox then hides what they
+    cover from confined commands, as it does blockedPaths."""
+    for rule in rules:
+        if rule.behavior == "deny":
+            try:
+                if parse(rule.text, rule.behavior).kind == "path":
+                    return True
+            except RuleError:
+                continue
+    return False
+
+
 def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     """The built-in tools a bare-name deny rule removes from what the model is offered
     (``Bash``, ``Bash(*)``, ``*``)."""
@@ -421,3 +437,20 @@ def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
             for tool in TOOL_FAMILIES.get(parsed.tool, ()):
                 removed[tool] = None
     return tuple(removed)
+
+
+def with_rules_checked(context: ProjectContext) -> ProjectContext:
+    """``context`` as the memory store hands it on: its rules checked (``check_rules``: a
+    warning each for what matches less than it says; ConfigError for what cannot be
+    honoured), and the built-in tools a bare-name deny rule names removed from what the model
+    is offered."""
+    rules = context.permission_rules
+    if not rules:
+        return context
+    warnings = check_rules(rules)
+    removed = tuple(tool for tool in removed_tools(rules) if tool not in context.refused_tools)
+    return msgspec.structs.replace(
+        context,
+        warnings=context.warnings + warnings,
+        refused_tools=context.refused_tools + removed,
+    )

@@ -346,3 +346,54 @@ def test_a_bare_read_deny_covers_the_tools_that_read(root: str) -> None:
     for tool in ("Read", "Grep", "Glob"):
         assert outcome(p, files("read", root, tool=tool)) == "denied"
     assert outcome(p, files("write", os.path.join(root, "src/app.ts"), tool="Edit")) == "allowed"
+
+
+# ── explain, the sandbox's hidden files, subagents ──────────────────────────────────────────
+
+
+def test_explain_names_the_file_line_and_rule_that_decided(root: str) -> None:
+    from actors.permission_broker.explain import report
+    from frontends.commands.permissions import decision_lines, requests_for, rule_lines
+
+    p = policy(
+        root,
+        "auto",
+        settings=ProjectSettings(allowed_commands=("git status",)),
+        deny=("Read(./secrets/**)",),
+        ask=("Bash(git push *)",),
+        allow=("Bash(npm run test:*)",),
+    )
+    target = os.path.join(root, "secrets/key")
+    found = report(p, (*requests_for(target, root), *requests_for("git push origin", root)))
+    lines = decision_lines(found)
+    denial = f"by deny rule 'Read(./secrets/**)' at {SOURCE}:3 (path 'secrets/key')"
+    assert lines[0] == f"read    secrets/key  denied   {denial}"
+    assert lines[1].startswith("edit    secrets/key  denied   by deny rule")
+    assert lines[3].startswith("run     git push origin  asks     ask rule 'Bash(git push *)' at ")
+    run_test = report(p, requests_for("npm run test -- -u", root))
+    assert decision_lines(run_test) == [
+        f"run     npm run test -- -u  allowed  by allow rule 'Bash(npm run test:*)' at {SOURCE}:3"
+    ]
+    listed = rule_lines(report(p))
+    start = listed.index("Permission rules (deny, then ask, then allow, whatever file):")
+    assert listed[start + 1 :] == [
+        f"  {SOURCE}",
+        "    :3    deny   Read(./secrets/**)",
+        "    :3    ask    Bash(git push *)",
+        "    :3    allow  Bash(npm run test:*)",
+    ]
+
+
+def test_a_read_deny_hides_files_from_confined_commands_and_checkpoints(root: str) -> None:
+    p = policy(root, deny=("Read(./secrets/**)",))
+    assert p.hidden(os.path.join(root, "vendor/pkg/secrets/key"))
+    assert not p.hidden(os.path.join(root, "src/app.ts"))
+
+
+def test_an_agent_deny_takes_the_type_out_of_what_is_offered_and_started() -> None:
+    from actors.conductor.agents import GENERAL_PURPOSE, agent_types
+    from actors.settings.rule_syntax import denied_agents
+
+    denied = denied_agents(rules("/p", deny=("Agent(general-purpose)", "Agent(Explore)")))
+    assert agent_types((), denied) == {}
+    assert agent_types(()) == {GENERAL_PURPOSE.name: GENERAL_PURPOSE}
