@@ -165,6 +165,10 @@ class Policy:
             if context.confined_only_commands
             else None
         )
+        # Paths some rule keeps from the model: blockedPaths, or a deny rule naming paths.
+        self._blocks_paths = bool(self.rules.paths.blocked) or any(
+            ruled.path is not None for ruled in self.rules.reference.of("deny")
+        )
         self.mode: PermissionMode = context.permission_mode
         self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
@@ -363,7 +367,7 @@ class Policy:
         writes = request.kind != "read"
         if writes and self.mode == "plan":
             return self._plan_refuses(f"{verb} {shown}")
-        if request.hard_links > 1 and rules.paths.blocked:
+        if request.hard_links > 1 and self._blocks_paths:
             return _hard_links_question(request, verb, shown)
         if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
             return Decision(True, f"{verb} in the project's memory folder is accepted")
@@ -488,7 +492,7 @@ class Policy:
             reference.path(behavior, "read", written, resolved) for behavior in ("deny", "ask")
         ):
             return False  # denied, or a person's to decide: a walk asks nobody
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and rules.blocked:
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and self._blocks_paths:
             return False  # another of its names may be blocked: a person's question, see above
         if within(resolved, real_folder):
             return True

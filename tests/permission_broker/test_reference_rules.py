@@ -397,3 +397,74 @@ def test_an_agent_deny_takes_the_type_out_of_what_is_offered_and_started() -> No
     denied = denied_agents(rules("/p", deny=("Agent(general-purpose)", "Agent(Explore)")))
     assert agent_types((), denied) == {}
     assert agent_types(()) == {GENERAL_PURPOSE.name: GENERAL_PURPOSE}
+
+
+# ── attacks ─────────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "text", ["Edit(../**)", "Read(/../../etc/passwd)", "Read(src/../../x)", "Edit(~/../x)"]
+)
+def test_a_rule_cannot_climb_out_of_its_anchor(text: str) -> None:
+    from actors.errors import ConfigError
+    from actors.settings.rule_syntax import check_rules
+
+    rule = PermissionRule(behavior="allow", text=text, source=SOURCE, line=4, anchor="/p")
+    with pytest.raises(ConfigError, match=r"'\.\.'"):
+        check_rules([rule])
+
+
+def test_a_deny_rule_beats_legato_s_own_allowed_paths_and_tools(root: str) -> None:
+    p = policy(
+        root,
+        "bypass",
+        settings=ProjectSettings(allowed_paths=("**",), allowed_tools=("Read",)),
+        deny=("Read(.env)",),
+    )
+    assert outcome(p, files("read", os.path.join(root, ".env"))) == "denied"
+    assert outcome(p, files("read", os.path.join(root, "src/app.ts"))) == "allowed"
+
+
+def test_an_allow_rule_does_not_open_legato_s_own_files(root: str) -> None:
+    os.makedirs(os.path.join(root, ".git", "hooks"))
+    p = policy(root, "bypass", allow=("Edit(**)", "Edit(/.legato/**)"))
+    for path in (".legato/settings.json", ".git/hooks/pre-commit"):
+        found = p.assess(files("write", os.path.join(root, path), tool="Edit"))
+        assert isinstance(found, Question) and found.person_only, path
+
+
+def test_an_ask_rule_offers_no_always_and_a_yes_covers_that_call_only(root: str) -> None:
+    p = policy(root, "ask", ask=("Read(.env)",))
+    target = files("read", os.path.join(root, ".env"))
+    found = p.assess(target)
+    assert isinstance(found, Question) and "always" not in found.choices
+    assert p.answer(found, "always").allowed is False  # not one of the choices
+    assert p.answer(found, "y").allowed
+    assert isinstance(p.assess(target), Question)
+
+
+def test_a_hard_link_to_a_denied_file_needs_a_person(root: str) -> None:
+    os.link(os.path.join(root, ".env"), os.path.join(root, "src", "notes.txt"))
+    p = policy(root, "bypass", deny=("Read(.env)",))
+    request = PermissionRequest(
+        tool="Read", kind="read", paths=(os.path.join(root, "src/notes.txt"),), hard_links=2
+    )
+    assert outcome(p, request) == "asks"
+    assert p.filter_readable(root, [os.path.join(root, "src/notes.txt")]) == (False,)
+
+
+def test_a_symlinked_folder_does_not_lead_around_a_deny(root: str) -> None:
+    os.symlink(os.path.join(root, "secrets"), os.path.join(root, "src", "s"))
+    p = policy(root, "bypass", allow=("Bash",), deny=("Read(./secrets/**)",))
+    assert outcome(p, files("read", os.path.join(root, "src/s/key"))) == "denied"
+    assert outcome(p, run("cat src/s/key")) == "denied"
+    assert p.filter_readable(os.path.join(root, "src"), [os.path.join(root, "src/s/key")]) == (
+        False,
+    )
+
+
+@pytest.mark.parametrize("command", ["rm -rf x", "RM -rf x", "rm\t-rf x", "rm  -rf  x"])
+def test_spacing_and_case_of_a_command(root: str, command: str) -> None:
+    # Whitespace is the shell's to fold; a program's name keeps its case ('RM' is no rm).
+    p = policy(root, "bypass", deny=("Bash(rm *)",))
+    assert outcome(p, run(command)) == ("allowed" if command.startswith("RM") else "denied")
