@@ -1,7 +1,8 @@
 """Deciding one permission request: the rules, the mode and the session's answers.
 
 The order of the checks:
-1. A blocked rule denies, in every mode: blockedTools for the tool's name, then the path and
+1. A blocked rule denies, in every mode: blockedTools for the tool's name, a deny rule in the
+   reference's syntax (``rule_set.py``: ``Bash(rm *)``, ``Read(./.env)``), then the path and
    command rules.
 2. Plan mode is read-only: writes, commands and calls of MCP tools are denied. A file with
    several names (hard links) always asks when there are blockedPaths: the rules cannot see
@@ -23,6 +24,10 @@ The order of the checks:
    may (``Question.person_only``); a request whose input came with an allow answer
    (``preapproved``) is allowed, except what needs an answer of its own. The rest is put to the
    person, or denied when there is no one to ask (headless).
+
+An ask rule in the reference's syntax (``Bash(git push *)``) turns whatever the steps above
+allow or ask into a question for a person, each time, in every mode (``_ask_rule``); its allow
+rules are allowed rules of step 4.
 
 A call of an MCP tool (kind ``call``) can do anything its server can, so it is judged like a
 command: no mode accepts it by itself, only an allowedTools entry or an ``always`` for that very
