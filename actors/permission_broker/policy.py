@@ -178,6 +178,7 @@ class Policy:
         self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
+        self._last_line: tuple[str, CommandLine] | None = None
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
         # The project's memory folder is Legato's own notebook, outside the project.
         self.memory_dir = os.path.realpath(context.memory_dir) if context.memory_dir else ""
@@ -266,13 +267,20 @@ class Policy:
             confinement=outcome.confinement if isinstance(outcome, Question) else None,
         )
 
-    @staticmethod
-    def _line(request: PermissionRequest) -> CommandLine | None:
+    def _line(self, request: PermissionRequest) -> CommandLine | None:
+        """A command's line, parsed once for the several checks of one request (the last
+        line parsed is kept; a line is not changed once parsed)."""
         if request.kind != "run":
             return None
+        text = request.command or ""
+        last = self._last_line
+        if last is not None and last[0] == text:
+            return last[1]
         from actors.permission_broker.shell import parse_command_line
 
-        return parse_command_line(request.command or "")
+        line = parse_command_line(text)
+        self._last_line = (text, line)
+        return line
 
     def _assess(self, request: PermissionRequest) -> Decision | Question:
         blocked = self.rules.blocked_tool(request.tool, request.server)
@@ -534,9 +542,8 @@ class Policy:
         whole line need one ('always' is offered only when every such part allows it); what
         is left is the commands' verdict.
         """
-        from actors.permission_broker.shell import parse_command_line
-
-        line = parse_command_line(request.command or "")
+        line = self._line(request)
+        assert line is not None  # a request of kind "run"
         judgement = self._command_verdict(request, line)
         if judgement.verdict == "blocked":
             return self._blocked(judgement)

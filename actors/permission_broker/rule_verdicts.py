@@ -89,6 +89,14 @@ def denied(rules: Rules, request: PermissionRequest, line: CommandLine | None) -
 def asked(rules: Rules, request: PermissionRequest, line: CommandLine | None) -> str | None:
     """Why an ask rule wants a person for ``request``, or None."""
     hit = matching(rules, "ask", request, line)
+    if hit is None and request.kind == "run" and line is not None:
+        could = rules.reference.could_match("ask", line)
+        if could is not None:
+            ruled, text = could
+            return (
+                f"'{text}' might run what {ruled.named} names (its words are only known when "
+                "it runs)"
+            )
     if hit is None:
         return None
     ruled, what = hit

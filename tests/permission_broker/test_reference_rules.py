@@ -468,3 +468,9 @@ def test_spacing_and_case_of_a_command(root: str, command: str) -> None:
     # Whitespace is the shell's to fold; a program's name keeps its case ('RM' is no rm).
     p = policy(root, "bypass", deny=("Bash(rm *)",))
     assert outcome(p, run(command)) == ("allowed" if command.startswith("RM") else "denied")
+
+
+def test_an_ask_on_a_command_whose_words_are_unknown_asks(root: str) -> None:
+    p = policy(root, "bypass", allow=("Bash(git *)",), ask=("Bash(git push *)",))
+    assert outcome(p, run("git $SUB origin")) == "asks"
+    assert outcome(p, run("git log")) == "allowed"
