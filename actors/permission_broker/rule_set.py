@@ -35,6 +35,7 @@ from actors.settings.rule_syntax import (
     RuleError,
     anywhere,
     command_pattern,
+    domain_matches,
     parse,
 )
 from actors.tool_names import MCP_PREFIX
@@ -172,6 +173,20 @@ class RuleSet:
     def commands_allowed(self) -> tuple[Ruled, ...]:
         return tuple(ruled for ruled in self.of("allow") if ruled.command is not None)
 
+    # ── web fetches ─────────────────────────────────────────────────────────────────────────
+
+    def domain(self, behavior: RuleBehavior, host: str) -> Ruled | None:
+        """The ``behavior`` rule that covers fetching from ``host``: ``WebFetch`` itself or a
+        ``WebFetch(domain:...)`` rule. What a WebFetch tool asks before each fetch (Legato has
+        none yet; the rules are warned about at load)."""
+        for ruled in self.of(behavior):
+            parsed = ruled.parsed
+            if parsed.bare and _covers_tool(parsed.tool, "WebFetch", None, behavior):
+                return ruled
+            if parsed.kind == "domain" and domain_matches(parsed.specifier or "", host):
+                return ruled
+        return None
+
     # ── subagents ───────────────────────────────────────────────────────────────────────────
 
     def agent(self, behavior: RuleBehavior, name: str) -> Ruled | None:
@@ -200,7 +215,7 @@ def _read(rule: PermissionRule, root: str, home: str) -> Ruled | None:
         except PatternError:
             return None  # refused at load
         return Ruled(rule, parsed, path=path)
-    if parsed.kind in ("tool", "agent"):
+    if parsed.kind in ("tool", "agent", "domain"):
         return Ruled(rule, parsed)
     return None  # a rule with nothing to act on: warned about at load
 

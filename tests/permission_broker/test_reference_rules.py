@@ -474,3 +474,22 @@ def test_an_ask_on_a_command_whose_words_are_unknown_asks(root: str) -> None:
     p = policy(root, "bypass", allow=("Bash(git *)",), ask=("Bash(git push *)",))
     assert outcome(p, run("git $SUB origin")) == "asks"
     assert outcome(p, run("git log")) == "allowed"
+
+
+def test_webfetch_rules_are_there_for_a_fetch_tool_to_ask(root: str) -> None:
+    from actors.permission_broker.rule_set import RuleSet
+
+    found = RuleSet(
+        rules(
+            root,
+            deny=("WebFetch(domain:*.evil.example)",),
+            allow=("WebFetch(domain:docs.example.com)", "WebFetch(domain:example.*)"),
+        ),
+        root,
+        root,
+    )
+    assert found.domain("deny", "a.b.evil.example") is not None
+    assert found.domain("deny", "evil.example") is None
+    assert found.domain("allow", "DOCS.example.com.") is not None
+    assert found.domain("allow", "example.org") is not None
+    assert found.domain("allow", "example.evil.com") is None
