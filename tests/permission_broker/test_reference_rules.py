@@ -493,3 +493,27 @@ def test_webfetch_rules_are_there_for_a_fetch_tool_to_ask(root: str) -> None:
     assert found.domain("allow", "DOCS.example.com.") is not None
     assert found.domain("allow", "example.org") is not None
     assert found.domain("allow", "example.evil.com") is None
+
+
+def test_an_at_path_attachment_is_held_by_a_read_deny(root: str) -> None:
+    p = policy(root, "auto", deny=("Read(.env)",))
+    named = PermissionRequest(
+        tool="Read", kind="read", paths=(os.path.join(root, ".env"),), named_by_user=True
+    )
+    assert outcome(p, named) == "denied"
+
+
+def test_a_name_stored_decomposed_is_the_name_the_rule_writes(root: str) -> None:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "café.key")
+    with open(os.path.join(root, "src", decomposed), "w") as file:
+        file.write("k")
+    p = policy(root, "bypass", deny=("Read(café.key)",))
+    assert outcome(p, files("read", os.path.join(root, "src", decomposed))) == "denied"
+
+
+def test_a_bare_ask_makes_every_use_of_the_tool_ask_in_bypass(root: str) -> None:
+    p = policy(root, "bypass", ask=("Bash",))
+    assert outcome(p, run("ls")) == "asks"
+    assert outcome(p, files("read", os.path.join(root, "src/app.ts"))) == "allowed"
