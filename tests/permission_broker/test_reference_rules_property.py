@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from actors.permission_broker.policy import Policy, Question
@@ -144,3 +144,59 @@ def test_a_deny_rule_beats_every_allow_and_ask_in_every_mode(
     )
     assert not isinstance(found, Question), (line, found)
     assert not found.allowed and "deny rule 'Bash(rm:*)'" in found.reason, (line, found)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: TempPathFactory) -> str:
+    project = tmp_path_factory.mktemp("tree")
+    (project / "secrets").mkdir()
+    (project / "secrets" / "key").write_text("k")
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("a")
+    os.symlink(project / "secrets", project / "src" / "link")
+    os.symlink(project / "secrets" / "key", project / "src" / "key")
+    return os.path.realpath(project)
+
+
+SPELLINGS = (
+    "secrets/key",
+    "./secrets/key",
+    "src/../secrets/key",
+    "src/link/key",
+    "src/key",
+    "src//../secrets/./key",
+)
+
+
+@given(
+    mode=st.sampled_from(MODES),
+    kind=st.sampled_from(("read", "write", "create")),
+    spelling=st.sampled_from(SPELLINGS),
+    others=st.lists(
+        st.tuples(
+            st.sampled_from(("allow", "ask")),
+            st.sampled_from(("Read", "Edit", "Read(**)", "Edit(**)", "Read(src/**)", "Edit(//**)")),
+        ),
+        max_size=4,
+    ),
+    deny=st.sampled_from(
+        ("Read(./secrets/**)", "Read(secrets/**)", "Read(key)", "Edit(/secrets/**)")
+    ),
+)
+def test_a_path_deny_beats_every_spelling_allow_and_ask(
+    tree: str,
+    mode: PermissionMode,
+    kind: str,
+    spelling: str,
+    others: list[tuple[str, str]],
+    deny: str,
+) -> None:
+    assume(not (deny.startswith("Edit") and kind == "read"))  # an Edit deny leaves reads
+    request = PermissionRequest(
+        tool="Read" if kind == "read" else "Edit",
+        kind=kind,  # type: ignore[arg-type]
+        paths=(os.path.join(tree, spelling),),
+    )
+    found = policy(tree, mode, [*others, ("deny", deny)]).assess(request)
+    assert isinstance(found, Decision) and not found.allowed, (spelling, found)
+    assert f"deny rule '{deny}'" in found.reason, found
