@@ -21,7 +21,6 @@ path matcher of rules and walks.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,17 +30,17 @@ from actors.path_patterns import PatternError
 from actors.permission_broker.command_rules import allowable_forms, blockable_forms
 from actors.settings.rule_syntax import (
     TOOL_FAMILIES,
+    CommandPattern,
     ParsedRule,
     RuleError,
     anywhere,
-    command_pattern,
     domain_matches,
     parse,
+    wildcard,
 )
 from actors.tool_names import MCP_PREFIX
 
 if TYPE_CHECKING:
-    import re
     from collections.abc import Iterator, Sequence
 
     from actors.permission_broker.shell import CommandLine, SimpleCommand
@@ -59,7 +58,7 @@ class Ruled:
     rule: PermissionRule
     parsed: ParsedRule
     path: PathRule | None = None
-    command: re.Pattern[str] | None = None
+    command: CommandPattern | None = None
 
     @property
     def named(self) -> str:
@@ -80,7 +79,7 @@ class Ruled:
         # A word only known when it runs is a character no rule writes: only a '*' covers it
         # ('xargs grep x' runs 'grep x <input>').
         text = " ".join(UNKNOWN if word is None else word for word in words)
-        return self.command.fullmatch(text) is not None
+        return self.command.fullmatch(text)
 
     def reaches(self, offset: int) -> bool:
         """A rule names what a wrapper runs only by writing it out (``Bash(xargs rm *)``
@@ -166,7 +165,7 @@ class RuleSet:
                 name = command.name
                 if name is None or None not in command.words:
                     continue
-                if fnmatch.fnmatchcase(os.path.basename(name), first.replace("[", "[[]")):
+                if wildcard(first, os.path.basename(name)):
                     return ruled, command.text
         return None
 
@@ -202,7 +201,7 @@ def _read(rule: PermissionRule, root: str, home: str) -> Ruled | None:
     except RuleError:
         return None  # refused at load (actors/settings/rule_syntax.check_rules)
     if parsed.kind == "command" and parsed.specifier is not None:
-        return Ruled(rule, parsed, command=command_pattern(parsed.specifier))
+        return Ruled(rule, parsed, command=CommandPattern.parse(parsed.specifier))
     if parsed.kind == "path" and parsed.specifier is not None:
         pattern = parsed.specifier
         base = root
@@ -222,7 +221,7 @@ def _read(rule: PermissionRule, root: str, home: str) -> Ruled | None:
 
 def _covers_tool(name: str, tool: str, server: str | None, behavior: RuleBehavior) -> bool:
     if "*" in name:
-        return fnmatch.fnmatchcase(tool, name.replace("[", "[[]"))
+        return wildcard(name, tool)
     if tool in TOOL_FAMILIES.get(name, ()):
         return True
     if name == tool:

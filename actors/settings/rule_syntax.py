@@ -158,6 +158,11 @@ def parse(text: str, behavior: RuleBehavior) -> ParsedRule:
     if parameter is not None:
         return parameter
     if name == "Bash":
+        if not CommandPattern.parse(specifier).body:
+            raise RuleError(
+                f"'Bash({specifier})' names no command",
+                "write 'Bash' for every command, or a command such as 'Bash(npm test:*)'",
+            )
         return ParsedRule(name, "command", " ".join(specifier.split()))
     if name in ("Read", "Edit"):
         return _path(name, specifier, behavior)
@@ -321,19 +326,51 @@ def _domain(specifier: str) -> ParsedRule:
 # ── matching that needs no disk ──────────────────────────────────────────────────────────────
 
 
-def command_pattern(specifier: str) -> re.Pattern[str]:
-    """A Bash rule's specifier as a regex over a simple command's words joined by one space.
+@dataclass(frozen=True, slots=True)
+class CommandPattern:
+    """A Bash rule's specifier, matched against a simple command's words joined by one space.
 
-    ``*`` is any text; a trailing `` *`` or ``:*`` is "followed by a space or the end".
+    ``*`` is any text, spaces included; a trailing `` *`` (or ``:*``) is "followed by a space
+    or the end". Matched without a regex: a rule from a file must not be able to make the
+    broker backtrack for ever (``a*a*a*a*b`` against a long line).
     """
-    text = " ".join(specifier.split())
-    if text.endswith(":*"):
-        text = text[:-2] + " *"
-    tail = ""
-    if text.endswith(" *"):
-        text, tail = text[:-2], "(?: .*)?"
-    body = ".*".join(re.escape(part) for part in text.split("*"))
-    return re.compile(body + tail, re.DOTALL)
+
+    body: str  # whitespace folded, the trailing " *" or ":*" taken off
+    boundary: bool
+
+    @classmethod
+    def parse(cls, specifier: str) -> CommandPattern:
+        text = " ".join(specifier.split())
+        if text.endswith(":*"):
+            text = text[:-2] + " *"
+        if text.endswith(" *"):
+            return cls(text[:-2], boundary=True)
+        return cls(text, boundary=False)
+
+    def fullmatch(self, text: str) -> bool:
+        if self.boundary:
+            return wildcard(self.body, text) or wildcard(self.body + " *", text)
+        return wildcard(self.body, text)
+
+
+def wildcard(pattern: str, text: str) -> bool:
+    """Whether ``text`` is ``pattern`` with each ``*`` standing for any text: at most
+    len(pattern) x len(text) steps, as the last ``*`` met is the only one retried."""
+    p = t = 0
+    star, mark = -1, 0
+    while t < len(text):
+        if p < len(pattern) and pattern[p] == "*":
+            star, mark = p, t
+            p += 1
+        elif p < len(pattern) and pattern[p] == text[t]:
+            p += 1
+            t += 1
+        elif star >= 0:
+            mark += 1
+            p, t = star + 1, mark
+        else:
+            return False
+    return all(char == "*" for char in pattern[p:])
 
 
 def domain_matches(pattern: str, host: str) -> bool:
@@ -420,8 +457,6 @@ def denies_paths(rules: Sequence[PermissionRule]) -> bool:
 def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     """The built-in tools a bare-name deny rule removes from what the model is offered
     (``Bash``, ``Bash(*)``, ``*``)."""
-    import fnmatch
-
     removed: dict[str, None] = {}
     for rule in rules:
         if rule.behavior != "deny":
@@ -432,7 +467,7 @@ def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
             continue
         if parsed.bare:
             for tool in sorted(LEGATO_TOOLS):
-                if fnmatch.fnmatchcase(tool, parsed.tool):
+                if wildcard(parsed.tool, tool):
                     removed[tool] = None
             for tool in TOOL_FAMILIES.get(parsed.tool, ()):
                 removed[tool] = None

@@ -31,6 +31,7 @@ def rule(text: str, behavior: RuleBehavior = "deny", line: int = 7) -> Permissio
         ("READ(.env)", "deny", "Write 'Read(.env)'"),
         ("Bash()", "deny", "empty specifier"),
         ("Bash(   )", "allow", "empty specifier"),
+        ("Bash(:*)", "deny", "names no command"),
         ("Bash(npm test", "allow", "not closed"),
         ("Bash)", "deny", "no '('"),
         ("", "deny", "empty"),
@@ -172,3 +173,17 @@ def test_the_context_carries_the_warnings_and_the_removed_tools() -> None:
     assert checked.refused_tools == ("Bash",)
     assert checked.warnings[0] == "earlier"
     assert "no WebSearch tool yet" in checked.warnings[1]
+
+
+def test_a_pattern_of_many_wildcards_is_matched_without_backtracking() -> None:
+    from actors.settings.rule_syntax import CommandPattern, wildcard
+
+    # A regex of this shape backtracks through the text once per '*': far past any test's
+    # patience. The matcher retries only its last '*'.
+    pattern = CommandPattern.parse("a*" * 30 + "b")
+    assert not pattern.fullmatch("a" * 20_000)
+    assert pattern.fullmatch("a" * 20_000 + "b")
+    assert wildcard("git * main", "git push origin main")
+    assert not wildcard("git * main", "git push origin mainx")
+    assert wildcard("*", "")
+    assert wildcard("a**b", "ab")
