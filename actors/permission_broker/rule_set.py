@@ -39,6 +39,7 @@ from actors.settings.rule_syntax import (
     wildcard,
 )
 from actors.tool_names import MCP_PREFIX
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -65,7 +66,9 @@ class Ruled:
         """``deny rule 'Read(./.env)' at /p/.claude/settings.json:5``"""
         rule = self.rule
         where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
-        return f"{rule.behavior} rule '{rule.text}' at {where}"
+        # Escaped: a rule comes from a file a cloned repository may have written.
+        text = escape_controls(rule.text, newlines=True)
+        return f"{rule.behavior} rule '{text}' at {escape_controls(where, newlines=True)}"
 
     # The interface of an allowedCommands entry (command_rules.CommandEntry), so that the
     # command walk of ``rules.py`` takes these as entries of its own.

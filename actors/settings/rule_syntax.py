@@ -43,6 +43,7 @@ from actors.tool_names import (
     TASK_TOOLS,
     TOOL_SEARCH,
 )
+from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -413,16 +414,19 @@ def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
         try:
             parsed = parse(rule.text, rule.behavior)
         except RuleError as error:
+            # Escaped: the rule's text, quoted back, comes from a file anyone may have written.
             raise ConfigError(
-                f"the rule {rule.text!r} cannot be honoured: {error.reason}",
+                f"the rule {rule.text!r} cannot be honoured: "
+                + escape_controls(error.reason, newlines=True),
                 path=rule.source,
                 line=rule.line,
                 field=field,
-                remedy=error.remedy[:1].upper() + error.remedy[1:],
+                remedy=escape_controls(error.remedy[:1].upper() + error.remedy[1:], newlines=True),
             ) from None
         if parsed.note is not None:
             where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
-            warnings.append(f"{where}: {rule.behavior} rule {rule.text!r}: {parsed.note}")
+            note = escape_controls(parsed.note, newlines=True)
+            warnings.append(f"{where}: {rule.behavior} rule {rule.text!r}: {note}")
     return tuple(warnings)
 
 

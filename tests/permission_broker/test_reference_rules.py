@@ -517,3 +517,18 @@ def test_a_bare_ask_makes_every_use_of_the_tool_ask_in_bypass(root: str) -> None
     p = policy(root, "bypass", ask=("Bash",))
     assert outcome(p, run("ls")) == "asks"
     assert outcome(p, files("read", os.path.join(root, "src/app.ts"))) == "allowed"
+
+
+def test_a_rule_s_text_cannot_paint_the_terminal(root: str) -> None:
+    from actors.errors import ConfigError
+    from actors.settings.rule_syntax import check_rules
+
+    p = policy(root, "bypass", deny=("Bash(rm *)\x1b[2J",))
+    found = p.assess(run("rm \x1b[2J"))
+    assert "\x1b" not in f"{found}"
+    hostile = PermissionRule(
+        behavior="deny", text="Read(src/\x1b]52;c;eA==\x07[)", source=SOURCE, line=2
+    )
+    with pytest.raises(ConfigError) as caught:
+        check_rules([hostile])
+    assert "\x1b" not in f"{caught.value} {caught.value.remedy}"
