@@ -59,7 +59,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from actors.settings.rule_syntax import denied_agents
+from actors.settings.rule_check import denied_agents
 from actors.tool_names import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError

@@ -43,7 +43,7 @@ from actors.places import (
 from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
 from actors.settings import GlobalConfig, PermissionMode, ProjectSettings
-from actors.settings.rule_syntax import with_rules_checked
+from actors.settings.rule_check import with_rules_checked
 from actors.settings.validate import FileSchema, Loaded, load_json
 from actors.tool_names import PERMISSION_TOOLS
 from actors.tool_names import entry_problem as tool_entry_problem

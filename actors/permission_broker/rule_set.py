@@ -202,7 +202,7 @@ def _read(rule: PermissionRule, root: str, home: str) -> Ruled | None:
     try:
         parsed = parse(rule.text, rule.behavior)
     except RuleError:
-        return None  # refused at load (actors/settings/rule_syntax.check_rules)
+        return None  # refused at load (actors/settings/rule_check.py)
     if parsed.kind == "command" and parsed.specifier is not None:
         return Ruled(rule, parsed, command=CommandPattern.parse(parsed.specifier))
     if parsed.kind == "path" and parsed.specifier is not None:

@@ -1,7 +1,7 @@
 """The reference assistant's rule syntax, read: ``Tool`` or ``Tool(specifier)``.
 
 Pure: no file is opened, nothing is matched against the disk. The memory store checks every
-rule with ``check_rules`` as the session starts (a rule Legato cannot honour is refused, or
+rule as the session starts (``rule_check.py``: a rule Legato cannot honour is refused, or
 warned about with the reason: never silently dead); the permission broker parses the same
 rules with ``parse`` and matches them (``actors/permission_broker/rule_set.py``).
 
@@ -30,11 +30,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NoReturn
 
-import msgspec
-
-from actors.errors import ConfigError
 from actors.path_patterns import PatternError, check_rule
 from actors.tool_names import (
     AGENT_TOOL,
@@ -43,13 +40,9 @@ from actors.tool_names import (
     TASK_TOOLS,
     TOOL_SEARCH,
 )
-from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from actors.protocol import ProjectContext
-    from actors.settings.rules import PermissionRule, RuleBehavior
+    from actors.settings.rules import RuleBehavior
 
 RuleKind = Literal["tool", "command", "path", "domain", "agent", "ignored"]
 PathAnchor = Literal["absolute", "home", "source", "project"]
@@ -145,7 +138,7 @@ def parse(text: str, behavior: RuleBehavior) -> ParsedRule:
     if name.startswith(MCP_PREFIX):
         if specifier is not None:
             return _parameter_or(name, specifier, behavior) or _refuse_specifier(name)
-        return _mcp(name, behavior)
+        return _mcp(name)
     if specifier is not None and not specifier.strip():
         raise RuleError(
             f"'{name}()' has an empty specifier and would match nothing",
@@ -248,14 +241,14 @@ def _parameter_or(name: str, specifier: str, behavior: RuleBehavior) -> ParsedRu
     )
 
 
-def _refuse_specifier(name: str) -> ParsedRule:
+def _refuse_specifier(name: str) -> NoReturn:
     raise RuleError(
         f"an MCP rule takes no specifier: '{name}' names a server or one of its tools",
         f"write '{name}' alone, or '{name}__<tool>'",
     )
 
 
-def _mcp(name: str, behavior: RuleBehavior) -> ParsedRule:
+def _mcp(name: str) -> ParsedRule:
     rest = name[len(MCP_PREFIX) :]
     if not rest or rest.startswith("_") or name.endswith("__"):
         raise RuleError(
@@ -397,99 +390,3 @@ def anywhere(pattern: str, behavior: RuleBehavior) -> str:
     if behavior != "allow" and slash and tail == "**" and head and "*" not in head:
         return "**/" + body
     return "/" + body if pattern.startswith("./") else body
-
-
-# ── checking at load ─────────────────────────────────────────────────────────────────────────
-
-
-def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
-    """The warnings for rules that match less than they say; raise ConfigError, naming the
-    file, line, field and remedy, for the first rule Legato cannot honour."""
-    warnings: list[str] = []
-    counts: dict[tuple[str, str], int] = {}
-    for rule in rules:
-        index = counts.get((rule.source, rule.behavior), 0)
-        counts[(rule.source, rule.behavior)] = index + 1
-        field = f"permissions.{rule.behavior}[{index}]" if not rule.source.startswith("-") else None
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError as error:
-            # Escaped: the rule's text, quoted back, comes from a file anyone may have written.
-            raise ConfigError(
-                f"the rule {rule.text!r} cannot be honoured: "
-                + escape_controls(error.reason, newlines=True),
-                path=rule.source,
-                line=rule.line,
-                field=field,
-                remedy=escape_controls(error.remedy[:1].upper() + error.remedy[1:], newlines=True),
-            ) from None
-        if parsed.note is not None:
-            where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
-            note = escape_controls(parsed.note, newlines=True)
-            warnings.append(f"{where}: {rule.behavior} rule {rule.text!r}: {note}")
-    return tuple(warnings)
-
-
-def denied_agents(rules: Sequence[PermissionRule]) -> frozenset[str]:
-    """The subagent types a deny rule names (``Agent(Explore)``): none of them starts."""
-    names: set[str] = set()
-    for rule in rules:
-        if rule.behavior != "deny":
-            continue
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError:
-            continue  # refused at load: a session never starts with it
-        if parsed.kind == "agent" and parsed.specifier is not None:
-            names.add(parsed.specifier)
-    return frozenset(names)
-
-
-def denies_paths(rules: Sequence[PermissionRule]) -> bool:
-    """Whether a deny rule names paths (``Read(./.env)``): the sandbox then hides what they
-    cover from confined commands, as it does blockedPaths."""
-    for rule in rules:
-        if rule.behavior == "deny":
-            try:
-                if parse(rule.text, rule.behavior).kind == "path":
-                    return True
-            except RuleError:
-                continue
-    return False
-
-
-def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
-    """The built-in tools a bare-name deny rule removes from what the model is offered
-    (``Bash``, ``Bash(*)``, ``*``)."""
-    removed: dict[str, None] = {}
-    for rule in rules:
-        if rule.behavior != "deny":
-            continue
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError:
-            continue
-        if parsed.bare:
-            for tool in sorted(LEGATO_TOOLS):
-                if wildcard(parsed.tool, tool):
-                    removed[tool] = None
-            for tool in TOOL_FAMILIES.get(parsed.tool, ()):
-                removed[tool] = None
-    return tuple(removed)
-
-
-def with_rules_checked(context: ProjectContext) -> ProjectContext:
-    """``context`` as the memory store hands it on: its rules checked (``check_rules``: a
-    warning each for what matches less than it says; ConfigError for what cannot be
-    honoured), and the built-in tools a bare-name deny rule names removed from what the model
-    is offered."""
-    rules = context.permission_rules
-    if not rules:
-        return context
-    warnings = check_rules(rules)
-    removed = tuple(tool for tool in removed_tools(rules) if tool not in context.refused_tools)
-    return msgspec.structs.replace(
-        context,
-        warnings=context.warnings + warnings,
-        refused_tools=context.refused_tools + removed,
-    )

@@ -34,7 +34,7 @@ from actors.protocol import (
     WithdrawTools,
 )
 from actors.run_files import files_that_run
-from actors.settings.rule_syntax import denies_paths
+from actors.settings.rule_check import denies_paths
 from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead

@@ -392,7 +392,7 @@ def test_a_read_deny_hides_files_from_confined_commands_and_checkpoints(root: st
 
 def test_an_agent_deny_takes_the_type_out_of_what_is_offered_and_started() -> None:
     from actors.conductor.agents import GENERAL_PURPOSE, agent_types
-    from actors.settings.rule_syntax import denied_agents
+    from actors.settings.rule_check import denied_agents
 
     denied = denied_agents(rules("/p", deny=("Agent(general-purpose)", "Agent(Explore)")))
     assert agent_types((), denied) == {}
@@ -407,7 +407,7 @@ def test_an_agent_deny_takes_the_type_out_of_what_is_offered_and_started() -> No
 )
 def test_a_rule_cannot_climb_out_of_its_anchor(text: str) -> None:
     from actors.errors import ConfigError
-    from actors.settings.rule_syntax import check_rules
+    from actors.settings.rule_check import check_rules
 
     rule = PermissionRule(behavior="allow", text=text, source=SOURCE, line=4, anchor="/p")
     with pytest.raises(ConfigError, match=r"'\.\.'"):
@@ -521,7 +521,7 @@ def test_a_bare_ask_makes_every_use_of_the_tool_ask_in_bypass(root: str) -> None
 
 def test_a_rule_s_text_cannot_paint_the_terminal(root: str) -> None:
     from actors.errors import ConfigError
-    from actors.settings.rule_syntax import check_rules
+    from actors.settings.rule_check import check_rules
 
     p = policy(root, "bypass", deny=("Bash(rm *)\x1b[2J",))
     found = p.assess(run("rm \x1b[2J"))

@@ -7,14 +7,13 @@ import pytest
 
 from actors.errors import ConfigError
 from actors.protocol import GlobalConfig, ProjectContext, ProjectSettings
-from actors.settings.rule_syntax import (
+from actors.settings.rule_check import (
     check_rules,
     denied_agents,
-    domain_matches,
-    parse,
     removed_tools,
     with_rules_checked,
 )
+from actors.settings.rule_syntax import domain_matches, parse
 from actors.settings.rules import PermissionRule, RuleBehavior
 
 SOURCE = "/p/.claude/settings.json"
