@@ -151,7 +151,8 @@ class Policy:
             () if sandbox is None else sandbox.unconfined_commands
         )
         # The untrusted project's entries allow only commands that run in the sandbox: judged
-        # unconfined, a command meets the rules without them.
+        # unconfined, a command meets the rules without them. An allow rule in the reference's
+        # syntax is such an entry when its text is listed there too ('Bash(npm test)').
         self._unconfined_rules = (
             Rules(
                 context.project_root,
@@ -165,7 +166,11 @@ class Policy:
                 ),
                 home=context.home or None,
                 more_roots=context.add_dirs,
-                permission_rules=context.permission_rules,
+                permission_rules=tuple(
+                    rule
+                    for rule in context.permission_rules
+                    if rule.behavior != "allow" or rule.text not in context.confined_only_commands
+                ),
             )
             if context.confined_only_commands
             else None

@@ -532,3 +532,23 @@ def test_a_rule_s_text_cannot_paint_the_terminal(root: str) -> None:
     with pytest.raises(ConfigError) as caught:
         check_rules([hostile])
     assert "\x1b" not in f"{caught.value} {caught.value.remedy}"
+
+
+def test_an_untrusted_project_s_bash_allow_rule_holds_only_in_the_sandbox(root: str) -> None:
+    # The memory store lists an untrusted project's specific allow rules with its
+    # allowedCommands entries that apply only where the sandbox holds the command.
+    context = ProjectContext(
+        project_root=root,
+        config=GlobalConfig(),
+        settings=ProjectSettings(),
+        model="m",
+        permission_mode="ask",
+        permission_rules=rules(root, allow=("Bash(make test)", "Bash(git status)")),
+        confined_only_commands=("Bash(make test)",),
+    )
+    p = Policy(context)
+    confined = PermissionRequest(tool="Bash", kind="run", command="make test", confined=True)
+    assert outcome(p, confined) == "allowed"
+    found = p.assess(run("make test"))  # no sandbox: it would run as the user
+    assert isinstance(found, Question) and "only in the sandbox" in found.headless_reason
+    assert outcome(p, run("git status")) == "allowed"
