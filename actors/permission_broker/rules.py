@@ -17,6 +17,11 @@ A command line's verdict is the worst of its parts': blocked, then unknowable or
 unlisted. A command that runs another from its words (``sudo``, ``find -exec``, ``xargs``) is
 allowed only when what it runs is allowed too, or its entry names that as well.
 
+Allow rules in the reference's syntax (``Bash(npm run test:*)``, ``rule_set.py``) are entries
+of the same command walk: every simple command must be covered by an allowedCommands entry or
+such a rule. A wrapper that only runs its argument (``timeout 30 npm test``) is covered when
+what it runs is.
+
 Each verdict carries its reason in plain words, naming the rule and the path or command.
 """
 
