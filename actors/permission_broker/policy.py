@@ -255,18 +255,22 @@ class Policy:
         """An ask rule puts what the rest allows to a person, in every mode: each time."""
         if not self.rules.reference:
             return outcome
-        why = asked(self.rules, request, self._line(request))
-        if why is None:
+        found = asked(self.rules, request, self._line(request))
+        if found is None:
             return outcome
-        reason = f"{why}, so a person must approve it, and a headless run cannot ask"
-        if isinstance(outcome, Question):
-            reason = f"{reason}. Also: {outcome.headless_reason}"
+        why, source = found
+        # Whatever else would have been asked, this rule asks: its reason is the one to act on.
+        warnings = [f"{why[:1].upper()}{why[1:]}."]
+        if isinstance(outcome, Question) and outcome.warning:
+            warnings.append(outcome.warning)
         return Question(
             ONCE_CHOICES,
             (),
             "",
-            f"{reason}. Run interactively to approve it, or remove the ask rule",
-            warning=f"{why[:1].upper()}{why[1:]}.",
+            f"{why}, so a person must approve it, and a headless run cannot ask. Run "
+            f"interactively to approve it, or remove the ask rule from "
+            f"{escape_controls(source, newlines=True)}",
+            warning=" ".join(warnings),
             person_only=True,
             unconfined=isinstance(outcome, Question) and outcome.unconfined,
             confinement=outcome.confinement if isinstance(outcome, Question) else None,

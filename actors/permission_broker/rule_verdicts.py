@@ -86,21 +86,24 @@ def denied(rules: Rules, request: PermissionRequest, line: CommandLine | None) -
     )
 
 
-def asked(rules: Rules, request: PermissionRequest, line: CommandLine | None) -> str | None:
-    """Why an ask rule wants a person for ``request``, or None."""
+def asked(
+    rules: Rules, request: PermissionRequest, line: CommandLine | None
+) -> tuple[str, str] | None:
+    """Why an ask rule wants a person for ``request``, and the file that holds the rule."""
     hit = matching(rules, "ask", request, line)
     if hit is None and request.kind == "run" and line is not None:
         could = rules.reference.could_match("ask", line)
         if could is not None:
             ruled, text = could
-            return (
+            why = (
                 f"'{text}' might run what {ruled.named} names (its words are only known when "
                 "it runs)"
             )
+            return why, ruled.rule.source
     if hit is None:
         return None
     ruled, what = hit
-    return f"{ruled.named} matches ({what})"
+    return f"{ruled.named} matches ({what})", ruled.rule.source
 
 
 def allowed(rules: Rules, request: PermissionRequest) -> Judgement | None:
