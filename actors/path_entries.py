@@ -205,6 +205,12 @@ class PathRules:
         return None
 
 
+def rule_matches(rule: PathRule, absolute: str) -> bool:
+    """Whether the one entry ``rule`` matches ``absolute`` (absolute, normalised)."""
+    group = _Group(rule.base, (rule,), PatternList([rule.pattern]))
+    return _decide((group,), absolute) is rule
+
+
 @dataclass(frozen=True, slots=True)
 class _Group:
     base: str

@@ -627,6 +627,8 @@ class PermissionsReport(msgspec.Struct, frozen=True, kw_only=True):
     mode: PermissionMode
     rules_file: str  # where the rules below come from (the project's settings file)
     rules: tuple[tuple[str, tuple[str, ...]], ...]  # ("allowedPaths", ("src/**", ...)), ...
+    # The rules in the reference's syntax, each with its file and line, in precedence order.
+    permission_rules: tuple[PermissionRule, ...] = ()
     assessments: tuple[Assessment, ...] = ()
     replies: tuple[Reply, ...] = ()  # in the order given; /permissions forget numbers them so
 

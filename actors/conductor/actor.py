@@ -59,6 +59,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
+from actors.settings.rule_check import denied_agents
 from actors.tool_names import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
@@ -185,7 +186,9 @@ class Conductor(Actor[ConductorMsg]):
             ui=self._ui,
             keeper=self._keeper,
             settings=context.settings.agents,
-            types=agent_types(user.types if user is not None else ()),
+            types=agent_types(
+                user.types if user is not None else (), denied_agents(context.permission_rules)
+            ),
             tool_specs=specs,
             environment=agent_context(context),
             max_tokens=self._max_tokens,
@@ -200,7 +203,7 @@ class Conductor(Actor[ConductorMsg]):
                 or name in context.refused_tools
             ),
         )
-        if self._agents.enabled and AGENT_TOOL not in self._agents.refused:
+        if self._agents.enabled and self._agents.types and AGENT_TOOL not in self._agents.refused:
             self._agent_tool = self._agents.definition()
         await self.tasks.start(self._agents.background.serve)
 

@@ -372,11 +372,14 @@ def _error(call: ToolCall, text: str) -> ToolResult:
     return ToolResult(tool_use_id=call.id, content=text, is_error=True)
 
 
-def agent_types(user: tuple[AgentType, ...]) -> dict[str, AgentType]:
-    """The built-in type and the user's, by name (a user's type may replace the built-in)."""
+def agent_types(
+    user: tuple[AgentType, ...], denied: frozenset[str] = frozenset()
+) -> dict[str, AgentType]:
+    """The built-in type and the user's, by name (a user's type may replace the built-in),
+    without those a deny rule names (``Agent(Explore)``): never offered, never started."""
     types = {GENERAL_PURPOSE.name: GENERAL_PURPOSE}
     types.update((agent.name, agent) for agent in user)
-    return types
+    return {name: kind for name, kind in types.items() if name not in denied}
 
 
 def describe_faults(faults: tuple[str, ...]) -> str:

@@ -54,6 +54,7 @@ from actors.places import (
 from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
 from actors.settings import PermissionMode, Permissions, ProjectSettings
+from actors.settings.rule_check import with_rules_checked
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ def explain_context(
     if config.value.api_key:
         _warn_if_readable(config_file, warnings)
     gathered = reference_keys.gather(files, overrides.permission_rules, root, warnings)
+    written_rules = gathered.rules  # as the files write them, before trust leaves any out
     # What the project widens applies once the user trusts it as it is now (trust.py).
     # Read only for allowedPaths entries, the one setting that can name them.
     runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
@@ -287,6 +289,7 @@ def explain_context(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)
     )
     context = msgspec.structs.replace(context, warnings=tuple(warnings))
+    context = with_rules_checked(context, written=written_rules)
     return Explained(
         context,
         (

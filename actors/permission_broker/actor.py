@@ -87,9 +87,9 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             case CheckPermission(request=request):
                 await reply.answer(msg, await self._check(request))
             case FindBlocked(paths=paths):
-                rules = self.policy.rules.paths
+                policy = self.policy
                 blocked = await anyio.to_thread.run_sync(
-                    lambda: tuple(rules.blocked_by(path) is not None for path in paths)
+                    lambda: tuple(policy.hidden(path) for path in paths)
                 )
                 await reply.answer(msg, blocked)
             case FilterReadable(folder=folder, paths=paths):

@@ -35,6 +35,7 @@ def report(policy: Policy, requests: Sequence[PermissionRequest] = ()) -> Permis
             ("allowedTools", tuple(entry.text for entry in rules.allowed_tools)),
             ("blockedTools", tuple(entry.text for entry in rules.blocked_tools)),
         ),
+        permission_rules=policy.permission_rules,
         assessments=tuple(assess_quietly(policy, request) for request in requests),
         replies=policy.replies(),
     )
@@ -60,7 +61,9 @@ def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
             target=target,
             outcome="allowed" if outcome.allowed else "denied",
             reason=outcome.reason,
-            rules_file=policy.settings_file if outcome.reason == judgement.reason else None,
+            rules_file=policy.settings_file
+            if outcome.reason == judgement.reason and not judgement.names_file
+            else None,
         )
     # A question's headless reason starts with the rules' verdict when that is why it asks
     # ("'git push' is not in allowedCommands, so ..."); the verdict alone says it shortest.

@@ -1,7 +1,8 @@
 """Deciding one permission request: the rules, the mode and the session's answers.
 
 The order of the checks:
-1. A blocked rule denies, in every mode: blockedTools for the tool's name, then the path and
+1. A blocked rule denies, in every mode: blockedTools for the tool's name, a deny rule in the
+   reference's syntax (``rule_set.py``: ``Bash(rm *)``, ``Read(./.env)``), then the path and
    command rules.
 2. Plan mode is read-only: writes, commands and calls of MCP tools are denied. A file with
    several names (hard links) always asks when there are blockedPaths: the rules cannot see
@@ -23,6 +24,10 @@ The order of the checks:
    may (``Question.person_only``); a request whose input came with an allow answer
    (``preapproved``) is allowed, except what needs an answer of its own. The rest is put to the
    person, or denied when there is no one to ask (headless).
+
+An ask rule in the reference's syntax (``Bash(git push *)``) turns whatever the steps above
+allow or ask into a question for a person, each time, in every mode (``_ask_rule``); its allow
+rules are allowed rules of step 4.
 
 A call of an MCP tool (kind ``call``) can do anything its server can, so it is judged like a
 command: no mode accepts it by itself, only an allowedTools entry or an ``always`` for that very
@@ -50,6 +55,7 @@ import msgspec
 from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
+from actors.permission_broker.rule_verdicts import allowed, asked, denied
 from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
 from actors.places import legato_dir
@@ -127,6 +133,7 @@ class Policy:
             context.settings,
             home=context.home or None,
             more_roots=context.add_dirs,
+            permission_rules=context.permission_rules,
         )
         sandbox = context.settings.sandbox
         # In auto mode, a command unknown to the rules runs without a question when it is
@@ -144,7 +151,8 @@ class Policy:
             () if sandbox is None else sandbox.unconfined_commands
         )
         # The untrusted project's entries allow only commands that run in the sandbox: judged
-        # unconfined, a command meets the rules without them.
+        # unconfined, a command meets the rules without them. An allow rule in the reference's
+        # syntax is such an entry when its text is listed there too ('Bash(npm test)').
         self._unconfined_rules = (
             Rules(
                 context.project_root,
@@ -158,13 +166,24 @@ class Policy:
                 ),
                 home=context.home or None,
                 more_roots=context.add_dirs,
+                permission_rules=tuple(
+                    rule
+                    for rule in context.permission_rules
+                    if rule.behavior != "allow" or rule.text not in context.confined_only_commands
+                ),
             )
             if context.confined_only_commands
             else None
         )
+        # Paths some rule keeps from the model: blockedPaths, or a deny rule naming paths.
+        self._blocks_paths = bool(self.rules.paths.blocked) or any(
+            ruled.path is not None for ruled in self.rules.reference.of("deny")
+        )
         self.mode: PermissionMode = context.permission_mode
+        self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
+        self._last_line: tuple[str, CommandLine] | None = None
         self._answers: dict[SessionKey, bool] = {}  # the session's always (True) / never
         # The project's memory folder is Legato's own notebook, outside the project.
         self.memory_dir = os.path.realpath(context.memory_dir) if context.memory_dir else ""
@@ -187,6 +206,8 @@ class Policy:
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
+        if not (isinstance(outcome, Decision) and not outcome.allowed):
+            outcome = self._ask_rule(request, outcome)
         if request.hook_asks is not None and isinstance(outcome, Decision) and outcome.allowed:
             # The rules allow it, and a hook wants a person to say so: once, not 'always'.
             reason = escape_controls(request.hook_asks, newlines=True)
@@ -228,10 +249,56 @@ class Policy:
             )
         return question
 
+    def _ask_rule(
+        self, request: PermissionRequest, outcome: Decision | Question
+    ) -> Decision | Question:
+        """An ask rule puts what the rest allows to a person, in every mode: each time."""
+        if not self.rules.reference:
+            return outcome
+        found = asked(self.rules, request, self._line(request))
+        if found is None:
+            return outcome
+        why, source = found
+        # Whatever else would have been asked, this rule asks: its reason is the one to act on.
+        warnings = [f"{why[:1].upper()}{why[1:]}."]
+        if isinstance(outcome, Question) and outcome.warning:
+            warnings.append(outcome.warning)
+        return Question(
+            ONCE_CHOICES,
+            (),
+            "",
+            f"{why}, so a person must approve it, and a headless run cannot ask. Run "
+            f"interactively to approve it, or remove the ask rule from "
+            f"{escape_controls(source, newlines=True)}",
+            warning=" ".join(warnings),
+            person_only=True,
+            unconfined=isinstance(outcome, Question) and outcome.unconfined,
+            confinement=outcome.confinement if isinstance(outcome, Question) else None,
+        )
+
+    def _line(self, request: PermissionRequest) -> CommandLine | None:
+        """A command's line, parsed once for the several checks of one request (the last
+        line parsed is kept; a line is not changed once parsed)."""
+        if request.kind != "run":
+            return None
+        text = request.command or ""
+        last = self._last_line
+        if last is not None and last[0] == text:
+            return last[1]
+        from actors.permission_broker.shell import parse_command_line
+
+        line = parse_command_line(text)
+        self._last_line = (text, line)
+        return line
+
     def _assess(self, request: PermissionRequest) -> Decision | Question:
         blocked = self.rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return self._blocked(blocked)
+        if self.rules.reference:
+            denied_by = denied(self.rules, request, self._line(request))
+            if denied_by is not None and denied_by.verdict == "blocked":
+                return self._blocked(denied_by)
         if request.kind == "call":
             return self._assess_call(request)
         if request.kind == "run":
@@ -245,25 +312,35 @@ class Policy:
         blocked = rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return blocked
+        line = self._line(request)
+        denied_by = denied(rules, request, line)
+        if denied_by is not None and denied_by.verdict == "blocked":
+            return denied_by
         if request.kind == "call":
-            return rules.judge_call(request.tool, request.server)
-        if request.kind == "run":
-            from actors.permission_broker.shell import parse_command_line
-
-            return self._command_verdict(request, parse_command_line(request.command or ""))
+            return self._with_tool(request, rules.judge_call(request.tool, request.server))
+        if line is not None:
+            return self._command_verdict(request, line)
         return self._with_tool(request, rules.judge_paths(request.paths or (rules.root,)))
 
     def _with_tool(self, request: PermissionRequest, judgement: Judgement) -> Judgement:
-        """An allowedTools entry for a built-in tool ('Bash') allows what no rule lists; it
-        does not lift a block, nor what needs a person whatever the rules say."""
+        """An allowedTools entry for a built-in tool ('Bash'), or an allow rule for the tool
+        or every path, allows what no rule lists; it does not lift a block, nor what needs a
+        person whatever the rules say."""
         if judgement.verdict != "unlisted":
             return judgement
-        return self.rules.allowed_tool(request.tool, request.server) or judgement
+        return (
+            self.rules.allowed_tool(request.tool, request.server)
+            or allowed(self.rules, request)
+            or judgement
+        )
 
     def _command_verdict(self, request: PermissionRequest, line: CommandLine) -> Judgement:
         judgement = self.rules.judge_command(line)
         if judgement.verdict != "blocked" and request.paths:
             judgement = self.rules.blocked_path(request.paths) or judgement
+        if judgement.verdict != "blocked":
+            # A command that might run what a deny rule names needs a person.
+            judgement = denied(self.rules, request, line) or judgement
         return self._with_tool(request, judgement)
 
     def answer(self, question: Question, answer: str | PermissionAnswer) -> Decision:
@@ -312,7 +389,7 @@ class Policy:
         writes = request.kind != "read"
         if writes and self.mode == "plan":
             return self._plan_refuses(f"{verb} {shown}")
-        if request.hard_links > 1 and rules.paths.blocked:
+        if request.hard_links > 1 and self._blocks_paths:
             return _hard_links_question(request, verb, shown)
         if self.memory_dir and all(self._in_memory_folder(path) for path in resolved):
             return Decision(True, f"{verb} in the project's memory folder is accepted")
@@ -379,6 +456,17 @@ class Policy:
 
     # ── walks ───────────────────────────────────────────────────────────────────────────────
 
+    def hidden(self, path: str) -> bool:
+        """Whether a blockedPaths entry or a deny rule for reading covers ``path`` (absolute):
+        what a confined command finds unreadable and a checkpoint leaves out."""
+        paths = self.rules.paths
+        if paths.blocked_by(path) is not None:
+            return True
+        reference = self.rules.reference
+        return bool(reference) and (
+            reference.path("deny", "read", paths.written(path), paths.resolve(path)) is not None
+        )
+
     def filter_readable(self, folder: str, paths: Sequence[str]) -> tuple[bool, ...]:
         """Which of ``paths``, met on a walk of ``folder`` (already allowed), a tool may read,
         asking nobody: one flag each.
@@ -421,7 +509,12 @@ class Policy:
         is_dir = stat.S_ISDIR(st.st_mode)
         if rules.blocked_in_walk(resolved, written, is_dir, blocked_folders):
             return False
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and rules.blocked:
+        reference = self.rules.reference
+        if reference and any(
+            reference.path(behavior, "read", written, resolved) for behavior in ("deny", "ask")
+        ):
+            return False  # denied, or a person's to decide: a walk asks nobody
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and self._blocks_paths:
             return False  # another of its names may be blocked: a person's question, see above
         if within(resolved, real_folder):
             return True
@@ -458,9 +551,8 @@ class Policy:
         whole line need one ('always' is offered only when every such part allows it); what
         is left is the commands' verdict.
         """
-        from actors.permission_broker.shell import parse_command_line
-
-        line = parse_command_line(request.command or "")
+        line = self._line(request)
+        assert line is not None  # a request of kind "run"
         judgement = self._command_verdict(request, line)
         if judgement.verdict == "blocked":
             return self._blocked(judgement)
@@ -754,7 +846,8 @@ class Policy:
         return Decision(
             False,
             judgement.reason,
-            remedy="A blocked entry holds in every mode and no reply overrides it; to allow "
+            remedy=judgement.remedy
+            or "A blocked entry holds in every mode and no reply overrides it; to allow "
             f"this, remove the entry from {self.settings_file}",
         )
 

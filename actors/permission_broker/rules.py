@@ -17,13 +17,19 @@ A command line's verdict is the worst of its parts': blocked, then unknowable or
 unlisted. A command that runs another from its words (``sudo``, ``find -exec``, ``xargs``) is
 allowed only when what it runs is allowed too, or its entry names that as well.
 
+Allow rules in the reference's syntax (``Bash(npm run test:*)``, ``rule_set.py``) are entries
+of the same command walk: every simple command must be covered by an allowedCommands entry or
+such a rule. A wrapper that only runs its argument (``timeout 30 npm test``) is covered when
+what it runs is.
+
 Each verdict carries its reason in plain words, naming the rule and the path or command.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from actors.path_entries import PathRules
 from actors.permission_broker.command_rules import (
@@ -33,6 +39,7 @@ from actors.permission_broker.command_rules import (
     runs_chosen_program,
 )
 from actors.permission_broker.environment import harmless, matters_in_the_shell
+from actors.permission_broker.rule_set import RuleSet
 from actors.permission_broker.tool_rules import ToolEntry, describe_tool, tool_of_server
 
 if TYPE_CHECKING:
@@ -40,11 +47,26 @@ if TYPE_CHECKING:
 
     from actors.permission_broker.shell import CommandLine, SimpleCommand
     from actors.protocol import ProjectSettings
+    from actors.settings.rules import PermissionRule
 
 Verdict = Literal["blocked", "allowed", "unlisted", "unknowable", "risky"]
 
 # Builtins that only set variables: 'export X=1' alone changes no later command.
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local", "unset"})
+# Wrappers that only run their argument, as the reference strips them before matching: a
+# command they run that is allowed is allowed through them ('timeout 30 npm test'). A bare
+# 'xargs' is one too, but not with options ('xargs -n1 grep' is matched as xargs).
+_TRANSPARENT = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin",
+                          "noglob"})  # fmt: skip
+
+
+class _Entry(Protocol):
+    """An allowedCommands entry, or an allow rule in the reference's syntax."""
+
+    @property
+    def text(self) -> str: ...
+    def matches(self, words: Sequence[str | None]) -> bool: ...
+    def reaches(self, offset: int) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +76,9 @@ class Judgement:
     # For "unlisted" commands: the first one not covered (a headless reason suggests an entry).
     unlisted: SimpleCommand | None = None
     remedy: str = ""  # for "risky": what the person or the model can do instead
+    # The reason names the rule's file and line itself (a rule in the reference's syntax):
+    # an explanation adds no settings file of its own.
+    names_file: bool = False
 
 
 class Rules:
@@ -64,6 +89,7 @@ class Rules:
         *,
         home: str | None = None,
         more_roots: tuple[str, ...] = (),
+        permission_rules: Sequence[PermissionRule] = (),
     ) -> None:
         self.paths = PathRules(
             root, settings.allowed_paths, settings.blocked_paths, home=home, more_roots=more_roots
@@ -72,6 +98,15 @@ class Rules:
         self.blocked_commands = tuple(CommandEntry.parse(t) for t in settings.blocked_commands)
         self.allowed_tools = tuple(ToolEntry(text) for text in settings.allowed_tools)
         self.blocked_tools = tuple(ToolEntry(text) for text in settings.blocked_tools)
+        # The rules in the reference's syntax (rule_set.py); their allow rules for commands
+        # are entries of the command walk below.
+        self.reference = RuleSet(
+            permission_rules, root, os.path.realpath(home or os.path.expanduser("~"))
+        )
+        self._command_entries: tuple[_Entry, ...] = (
+            *self.allowed_commands,
+            *self.reference.commands_allowed(),
+        )
 
     @property
     def root(self) -> str:
@@ -159,30 +194,37 @@ class Rules:
                 return judgement
         if not parsed.commands:
             return Judgement("unlisted", "the line runs no command that the rules can name")
-        used: list[str] = []
+        used: list[_Entry] = []
         for command in parsed.commands:
             judgement = self._allowed(command, None, used)
             if judgement is not None:
                 return judgement
-        entries = ", ".join(f"'{text}'" for text in used)
-        noun = "entry" if len(used) == 1 else "entries"
-        return Judgement("allowed", f"allowed by allowedCommands {noun} {entries}")
+        return Judgement(
+            "allowed",
+            "allowed by " + _entries(used),
+            names_file=any(not isinstance(entry, CommandEntry) for entry in used),
+        )
 
     def _allowed(
-        self, command: SimpleCommand, runner: SimpleCommand | None, used: list[str]
+        self, command: SimpleCommand, runner: SimpleCommand | None, used: list[_Entry]
     ) -> Judgement | None:
         """None when an allowed entry covers the command and what it runs; else why not."""
         matched = [
             (entry, removed)
-            for entry in self.allowed_commands
+            for entry in self._command_entries
             for form, removed in allowable_forms(command.words)
             if entry.matches(form)
         ]
+        if not matched and _transparent(command):
+            inner: list[_Entry] = []
+            if all(self._allowed(run.command, command, inner) is None for run in command.runs):
+                used.extend(entry for entry in inner if entry not in used)
+                return None
         if not matched:
             shown = f"'{command.text}'" + (f", run by '{runner.text}'," if runner else "")
             return Judgement("unlisted", f"{shown} is not in allowedCommands", unlisted=command)
-        if matched[0][0].text not in used:
-            used.append(matched[0][0].text)
+        if matched[0][0] not in used:
+            used.append(matched[0][0])
         for run in command.runs:
             if run.command.launches:
                 continue  # 'find -exec sh -c SCRIPT': the script's commands are judged in turn
@@ -228,6 +270,27 @@ class Rules:
                             "blockedCommands forbids; its words are only known when it runs",
                         )
         return None
+
+
+def _transparent(command: SimpleCommand) -> bool:
+    """Only runs what it is given: the wrappers the reference strips before matching."""
+    name = command.name
+    if name is None or not command.runs:
+        return False
+    program = os.path.basename(name)
+    if program == "xargs":
+        return all(run.offset == 1 for run in command.runs)
+    return program in _TRANSPARENT
+
+
+def _entries(used: Sequence[_Entry]) -> str:
+    """ "allowedCommands entry 'git'", or the rules in the reference's syntax that allowed."""
+    own = [entry.text for entry in used if isinstance(entry, CommandEntry)]
+    texts = [f"'{text}'" for text in own]
+    named = ", ".join(texts)
+    words = [f"allowedCommands {'entry' if len(own) == 1 else 'entries'} {named}"] if own else []
+    words += [entry.text for entry in used if not isinstance(entry, CommandEntry)]
+    return ", ".join(words)
 
 
 def _which(entry: ToolEntry, tool: str, server: str | None) -> str:

@@ -34,6 +34,7 @@ from actors.protocol import (
     WithdrawTools,
 )
 from actors.run_files import files_that_run
+from actors.settings.rule_check import denies_paths
 from actors.tool_executor.background import DEFAULT_BUFFER, Jobs
 from actors.tool_executor.command_env import command_environment
 from actors.tool_executor.files import FilesRead
@@ -159,7 +160,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             self._sandbox = self._make_sandbox(
                 context.settings.sandbox,
                 home=home,
-                blocked_rules=bool(context.settings.blocked_paths),
+                blocked_rules=bool(context.settings.blocked_paths)
+                or denies_paths(context.permission_rules),
                 runs=runs,
                 mcp_sealed=context.config.enable_all_project_mcp_servers,
             )

@@ -105,14 +105,32 @@ def decision_lines(report: PermissionsReport) -> list[str]:
 
 
 def rule_lines(report: PermissionsReport) -> list[str]:
-    """The rules the broker enforces, by list, and the file they come from."""
+    """The rules the broker enforces, by list, and the file they come from; then the rules in
+    the reference's syntax, by file and line (deny before ask before allow, whatever file)."""
     if not any(entries for _, entries in report.rules):
-        return [f"Rules: none ({report.rules_file} sets no path, command or tool rules)"]
-    width = max(len(key) for key, _ in report.rules)
-    lines = [f"Rules from {report.rules_file}:"]
-    for key, entries in report.rules:
-        shown = ", ".join(f"'{entry}'" for entry in entries) or "(none)"
-        lines.append(f"  {key:<{width}}  {shown}")
+        lines = [f"Rules: none ({report.rules_file} sets no path, command or tool rules)"]
+    else:
+        width = max(len(key) for key, _ in report.rules)
+        lines = [f"Rules from {report.rules_file}:"]
+        for key, entries in report.rules:
+            shown = ", ".join(f"'{entry}'" for entry in entries) or "(none)"
+            lines.append(f"  {key:<{width}}  {shown}")
+    return lines + permission_rule_lines(report)
+
+
+def permission_rule_lines(report: PermissionsReport) -> list[str]:
+    """``Permission rules (deny, then ask, then allow):`` and each file's, line by line."""
+    if not report.permission_rules:
+        return []
+    lines = ["Permission rules (deny, then ask, then allow, whatever file):"]
+    by_source: dict[str, list[str]] = {}
+    for rule in report.permission_rules:
+        where = "" if rule.line is None else f":{rule.line}"
+        text = escape_controls(rule.text, newlines=True)
+        by_source.setdefault(rule.source, []).append(f"    {where:<5} {rule.behavior:<5}  {text}")
+    for source, entries in by_source.items():
+        lines.append(f"  {escape_controls(source, newlines=True)}")
+        lines += entries
     return lines
 
 

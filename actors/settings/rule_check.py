@@ -1,0 +1,123 @@
+"""Checking the rules in the reference's syntax as a session starts, and what they take away
+from what the model is offered: the memory store calls ``with_rules_checked`` once over
+``ProjectContext.permission_rules``; the conductor asks ``denied_agents``, the tool executor
+``denies_paths``.
+
+A rule Legato cannot honour stops the start (ConfigError naming the file, line, field and the
+remedy); one that matches less than it says is a warning giving the reason. None is silently
+dead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from actors.errors import ConfigError
+from actors.settings.rule_syntax import LEGATO_TOOLS, TOOL_FAMILIES, RuleError, parse, wildcard
+from actors.visible import escape_controls
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from actors.protocol import ProjectContext
+    from actors.settings.rules import PermissionRule
+
+
+def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
+    """The warnings for rules that match less than they say; raise ConfigError, naming the
+    file, line, field and remedy, for the first rule Legato cannot honour."""
+    warnings: list[str] = []
+    counts: dict[tuple[str, str], int] = {}
+    for rule in rules:
+        index = counts.get((rule.source, rule.behavior), 0)
+        counts[(rule.source, rule.behavior)] = index + 1
+        field = f"permissions.{rule.behavior}[{index}]" if not rule.source.startswith("-") else None
+        try:
+            parsed = parse(rule.text, rule.behavior)
+        except RuleError as error:
+            # Escaped: the rule's text, quoted back, comes from a file anyone may have written.
+            raise ConfigError(
+                f"the rule {rule.text!r} cannot be honoured: "
+                + escape_controls(error.reason, newlines=True),
+                path=rule.source,
+                line=rule.line,
+                field=field,
+                remedy=escape_controls(error.remedy[:1].upper() + error.remedy[1:], newlines=True),
+            ) from None
+        if parsed.note is not None:
+            where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
+            note = escape_controls(parsed.note, newlines=True)
+            warnings.append(f"{where}: {rule.behavior} rule {rule.text!r}: {note}")
+    return tuple(warnings)
+
+
+def denied_agents(rules: Sequence[PermissionRule]) -> frozenset[str]:
+    """The subagent types a deny rule names (``Agent(Explore)``): none of them starts."""
+    names: set[str] = set()
+    for rule in rules:
+        if rule.behavior != "deny":
+            continue
+        try:
+            parsed = parse(rule.text, rule.behavior)
+        except RuleError:
+            continue  # refused at load: a session never starts with it
+        if parsed.kind == "agent" and parsed.specifier is not None:
+            names.add(parsed.specifier)
+    return frozenset(names)
+
+
+def denies_paths(rules: Sequence[PermissionRule]) -> bool:
+    """Whether a deny rule names paths (``Read(./.env)``): the sandbox then hides what they
+    cover from confined commands, as it does blockedPaths."""
+    for rule in rules:
+        if rule.behavior == "deny":
+            try:
+                if parse(rule.text, rule.behavior).kind == "path":
+                    return True
+            except RuleError:
+                continue
+    return False
+
+
+def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
+    """The built-in tools a bare-name deny rule removes from what the model is offered
+    (``Bash``, ``Bash(*)``, ``*``)."""
+    removed: dict[str, None] = {}
+    for rule in rules:
+        if rule.behavior != "deny":
+            continue
+        try:
+            parsed = parse(rule.text, rule.behavior)
+        except RuleError:
+            continue
+        if parsed.bare:
+            for tool in sorted(LEGATO_TOOLS):
+                if wildcard(parsed.tool, tool):
+                    removed[tool] = None
+            for tool in TOOL_FAMILIES.get(parsed.tool, ()):
+                removed[tool] = None
+    return tuple(removed)
+
+
+def with_rules_checked(
+    context: ProjectContext, written: Sequence[PermissionRule] | None = None
+) -> ProjectContext:
+    """``context`` as the memory store hands it on: its rules checked (``check_rules``: a
+    warning each for what matches less than it says; ConfigError for what cannot be
+    honoured), and the built-in tools a bare-name deny rule names removed from what the model
+    is offered. ``written``: every rule as the files write them, when the context holds fewer
+    (an untrusted project's allow rules are left out, yet a broken one is still its file's
+    error, and the index a message gives counts every rule of the file)."""
+    rules = context.permission_rules
+    checked = rules if written is None else written
+    if not rules and not checked:
+        return context
+    warnings = check_rules(checked)
+    removed = tuple(tool for tool in removed_tools(rules) if tool not in context.refused_tools)
+    return msgspec.structs.replace(
+        context,
+        warnings=context.warnings + warnings,
+        refused_tools=context.refused_tools + removed,
+    )
