@@ -1,0 +1,390 @@
+"""The reference's flags on a real ``legato``, headless, against the scripted server: each one
+does what the reference's documentation says, or is refused by name (exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import msgspec
+import pytest
+
+from actors.protocol import GetContext, PermissionRule
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from frontends.session import memory_store
+from frontends.session_options import from_flags
+from frontends.startup.checks import BYPASS_WARNING, check_session_flags
+from frontends.startup.flags import parse
+from frontends.startup.words import place_words
+from runtime import supervise
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def legato(
+    project: Project,
+    url: str,
+    *args: str,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``legato *args`` run in the project folder, as a person types it there (no project
+    word); ``stdin``: what is piped in, else /dev/null."""
+    return subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", *args],
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        text=True,
+        cwd=project.root,
+        env={**project.env(url), "PYTHONPATH": str(REPO), **(env or {})},
+        timeout=60,
+    )
+
+
+def first_prompt(body: dict[str, Any]) -> str:
+    content = body["messages"][0]["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if block.get("type") == "text")
+
+
+def system_text(body: dict[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, list):
+        return "\n\n".join(str(block.get("text", "")) for block in system)
+    return str(system or "")
+
+
+def usage_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "→" in done.stderr, done.stderr  # the remedy
+    for needle in needles:
+        assert needle in done.stderr, done.stderr
+
+
+# ── -p and the words ──────────────────────────────────────────────────────────────────────
+
+
+def test_print_takes_the_prompt_as_its_word(project: Project) -> None:
+    with ScriptedServer([text("Forty-two.")]) as server:
+        done = legato(project, server.url, "-p", "what is the answer?")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Forty-two."
+    assert first_prompt(requests[0].body).strip() == "what is the answer?"
+
+
+def test_the_prompt_may_come_after_the_flags_and_the_project_before_it(project: Project) -> None:
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "--print", "--output-format", "json", "say ok")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "ok"
+    assert first_prompt(requests[0].body).strip() == "say ok"
+
+
+def test_piped_stdin_is_added_after_the_prompt(project: Project) -> None:
+    log = "ERROR disk full\nERROR disk still full\n"
+    with ScriptedServer([text("The disk is full.")]) as server:
+        done = legato(project, server.url, "-p", "explain", stdin=log)
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert first_prompt(requests[0].body).strip() == f"explain\n\n{log}".strip()
+
+
+def test_piped_stdin_alone_is_the_prompt(project: Project) -> None:
+    with ScriptedServer([text("hi")]) as server:
+        done = legato(project, server.url, "-p", stdin="say hi\n")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert first_prompt(requests[0].body).strip() == "say hi"
+
+
+def test_print_without_a_prompt_is_a_usage_error(project: Project) -> None:
+    usage_error(legato(project, "http://127.0.0.1:9", "-p"), "-p needs a prompt")
+
+
+def test_stdin_that_is_not_text_is_refused(project: Project) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", "-p", "explain"],
+        input=b"\xff\xfe binary",
+        capture_output=True,
+        cwd=project.root,
+        env={**project.env("http://127.0.0.1:9"), "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert b"stdin is not UTF-8 text" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_a_folder_given_to_print_as_its_one_word_is_said_to_be_the_prompt(
+    project: Project,
+) -> None:
+    (project.root / "src").mkdir()
+    with ScriptedServer([text("a folder name")]) as server:
+        done = legato(project, server.url, "-p", "src")
+    assert done.returncode == 0, done.stderr
+    assert "'src' is taken as the prompt" in done.stderr
+
+
+def test_three_words_are_refused(project: Project) -> None:
+    usage_error(
+        legato(project, "http://127.0.0.1:9", "-p", "fix", "the", "bug"),
+        "3 words were given",
+    )
+
+
+# ── -c and -r ─────────────────────────────────────────────────────────────────────────────
+
+
+def test_continue_and_resume_go_on_with_a_saved_session(project: Project) -> None:
+    steps = [text("Noted: blue."), text("Blue."), text("Still blue.")]
+    with ScriptedServer(steps) as server:
+        first = legato(project, server.url, "-p", "remember blue", "--output-format", "json")
+        assert first.returncode == 0, first.stderr
+        session_id = json.loads(first.stdout)["session_id"]
+        again = legato(project, server.url, "-c", "-p", "which colour?")
+        resumed = legato(project, server.url, "-r", session_id, "-p", "and now?")
+        requests = server.requests
+    assert (again.returncode, resumed.returncode) == (0, 0), again.stderr + resumed.stderr
+    said = [first_prompt(request.body) for request in requests]
+    assert "remember blue" in said[1] and "remember blue" in said[2]
+    assert len(requests[1].body["messages"]) == 3  # the saved exchange, then the new prompt
+
+
+# ── the system prompt, the tools, the model, the turns ───────────────────────────────────────
+
+
+def test_append_system_prompt_and_tools_reach_the_request(project: Project) -> None:
+    with ScriptedServer([text("ok")]) as server:
+        done = legato(
+            project,
+            server.url,
+            "-p",
+            "hi",
+            "--append-system-prompt",
+            "Answer in French.",
+            "--tools",
+            "Read,Grep",
+            "--model",
+            "haiku",
+        )
+        body = server.requests[0].body
+    assert done.returncode == 0, done.stderr
+    assert system_text(body).rstrip().endswith("Answer in French.")
+    assert "You are Legato" in system_text(body)
+    assert {tool["name"] for tool in body["tools"]} == {"Read", "Grep"}
+    assert "haiku" in body["model"]
+
+
+def test_system_prompt_file_replaces_the_system_prompt(project: Project) -> None:
+    prompt = project.write("persona.txt", "You review SQL and nothing else.")
+    with ScriptedServer([text("ok")]) as server:
+        done = legato(project, server.url, "-p", "hi", "--system-prompt-file", str(prompt))
+        body = server.requests[0].body
+    assert done.returncode == 0, done.stderr
+    assert system_text(body).startswith("You review SQL and nothing else.")
+    assert "You are Legato" not in system_text(body)
+
+
+def test_both_system_prompts_are_refused_naming_both(project: Project) -> None:
+    prompt = project.write("persona.txt", "x")
+    done = legato(
+        project,
+        "http://127.0.0.1:9",
+        "-p",
+        "hi",
+        "--system-prompt",
+        "y",
+        "--system-prompt-file",
+        str(prompt),
+    )
+    usage_error(done, "--system-prompt and --system-prompt-file")
+
+
+def test_max_turns_ends_the_run(project: Project) -> None:
+    steps = [tool_calls([call("Glob", {"pattern": "*"})]), text("never reached")]
+    with ScriptedServer(steps) as server:
+        done = legato(
+            project, server.url, "-p", "look", "--max-turns", "1", "--output-format", "json"
+        )
+    assert json.loads(done.stdout)["subtype"] == "error_max_turns"
+
+
+# ── permission modes ──────────────────────────────────────────────────────────────────────
+
+
+def write_step(project: Project) -> list[Any]:
+    target = project.root / "made.txt"
+    return [tool_calls([call("Write", {"file_path": str(target), "content": "x\n"})]), text("done")]
+
+
+@pytest.mark.parametrize("mode", ["acceptEdits", "auto", "AcceptEdits"])
+def test_the_references_mode_names_work_headless(project: Project, mode: str) -> None:
+    with ScriptedServer(write_step(project)) as server:
+        done = legato(project, server.url, "-p", "make it", "--permission-mode", mode)
+    assert done.returncode == 0, done.stderr
+    assert (project.root / "made.txt").read_text() == "x\n"
+
+
+def test_default_mode_denies_the_write_headless(project: Project) -> None:
+    with ScriptedServer(write_step(project)) as server:
+        done = legato(project, server.url, "-p", "make it", "--permission-mode", "default")
+    assert done.returncode == 0, done.stderr
+    assert not (project.root / "made.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "flags", [["--dangerously-skip-permissions"], ["--permission-mode", "bypassPermissions"]]
+)
+def test_bypass_writes_without_asking_and_warns(project: Project, flags: list[str]) -> None:
+    with ScriptedServer(write_step(project)) as server:
+        done = legato(project, server.url, "-p", "make it", *flags, env={"IS_SANDBOX": "1"})
+    assert done.returncode == 0, done.stderr
+    assert (project.root / "made.txt").read_text() == "x\n"
+    assert BYPASS_WARNING.split(":")[0] in done.stderr
+
+
+def test_bypass_still_denies_what_only_a_person_may_allow(project: Project) -> None:
+    outside = project.home / "outside.txt"
+    steps = [tool_calls([call("Write", {"file_path": str(outside), "content": "x"})]), text("ok")]
+    with ScriptedServer(steps) as server:
+        done = legato(
+            project, server.url, "-p", "go", "--dangerously-skip-permissions",
+            env={"IS_SANDBOX": "1"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not outside.exists()
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="the refusal is of root"
+)
+def test_bypass_is_refused_as_root_outside_a_sandbox(project: Project) -> None:
+    env = {key: value for key, value in project.env("http://127.0.0.1:9").items()}
+    env.pop("IS_SANDBOX", None)
+    done = subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", "-p", "x",
+         "--dangerously-skip-permissions"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=project.root,
+        env={**env, "PYTHONPATH": str(REPO)}, timeout=60,
+    )  # fmt: skip
+    usage_error(done, "--dangerously-skip-permissions is refused when running as root")
+
+
+def test_skip_permissions_with_another_mode_is_refused(project: Project) -> None:
+    done = legato(
+        project, "http://127.0.0.1:9", "-p", "x", "--dangerously-skip-permissions",
+        "--permission-mode", "plan", env={"IS_SANDBOX": "1"},
+    )  # fmt: skip
+    usage_error(done, "--permission-mode plan was given too")
+
+
+# ── rules and settings from the flags ────────────────────────────────────────────────────────
+
+
+def checked(argv: list[str], root: Path) -> Any:
+    args = parse(argv)
+    assert place_words(args) is None
+    assert check_session_flags(args) is None
+    return from_flags(args, str(root), None)
+
+
+def test_allowed_and_disallowed_tools_become_rules_named_by_their_flag(tmp_path: Path) -> None:
+    options = checked(
+        [
+            "-p", "hi",
+            "--allowedTools", "Bash(git status:*)", "Read,Grep",
+            "--disallowedTools", "Bash(rm *) WebFetch",
+            "--allowed-tools", "mcp__github",
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert [
+        (rule.behavior, rule.text, rule.source, rule.anchor)
+        for rule in options.overrides.permission_rules
+    ] == [
+        ("allow", "Bash(git status:*)", "--allowedTools", str(tmp_path)),
+        ("allow", "Read", "--allowedTools", str(tmp_path)),
+        ("allow", "Grep", "--allowedTools", str(tmp_path)),
+        ("allow", "mcp__github", "--allowedTools", str(tmp_path)),
+        ("deny", "Bash(rm *)", "--disallowedTools", str(tmp_path)),
+        ("deny", "WebFetch", "--disallowedTools", str(tmp_path)),
+    ]
+    assert options.overrides.allowed_commands == () and options.overrides.allowed_tools == ()
+
+
+def test_settings_flags_are_handed_on_in_order(tmp_path: Path) -> None:
+    options = checked(
+        ["--settings", "team.json", "--settings", '{"model": "haiku"}', "-p", "x"], tmp_path
+    )
+    assert options.overrides.settings_flags == ("team.json", '{"model": "haiku"}')
+
+
+def test_a_flag_rule_reaches_the_sessions_rules(project: Project) -> None:
+    options = checked(["-p", "x", "--allowedTools", "Bash(git status:*)"], project.root)
+    options = msgspec.structs.replace(options, home=str(project.home))
+
+    async def rules() -> tuple[PermissionRule, ...]:
+        memory = memory_store(options)
+        async with supervise([memory]):
+            context = await memory.address.ask(GetContext())
+        return context.permission_rules
+
+    found = anyio.run(rules, backend="trio")
+    assert [(r.behavior, r.text, r.source) for r in found if r.source.startswith("--")] == [
+        ("allow", "Bash(git status:*)", "--allowedTools")
+    ]
+
+
+def test_an_allowed_command_runs_headless_and_a_denied_one_does_not(project: Project) -> None:
+    # `touch` changes a file, so ask mode would ask (headless: deny) without the flag's rule.
+    steps = [
+        tool_calls([call("Bash", {"command": "touch by-flag.txt"})]),
+        tool_calls([call("Bash", {"command": "touch denied.txt"})]),
+        text("ran"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = legato(
+            project, server.url, "-p", "run it", "--allowedTools", "Bash(touch by-flag.txt)",
+            "--disallowedTools", "Bash(touch denied.txt)", "--permission-mode", "auto",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (project.root / "by-flag.txt").exists()
+    assert not (project.root / "denied.txt").exists()
+
+
+# ── refusals ──────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--fallback-model", "haiku"], ["--fallback-model"]),
+        (["--bare"], ["--bare"]),
+        (["--effort", "high"], ["--effort"]),
+        (["--frobnicate"], ["--frobnicate"]),
+        (["--allowedTools", "Bash(git status"], ["--allowedTools", "'Bash(git status'"]),
+        (["--disallowedTools", "Read)"], ["--disallowedTools", "'Read)'"]),
+        (["--tools", "Read,Gr!ep"], ["--tools", "'Gr!ep'"]),
+        (["--add-dir", "/no/such/folder"], ["--add-dir /no/such/folder"]),
+        (["--permission-mode", "yolo"], ["--permission-mode", "yolo"]),
+        (["--max-turns", "0"], ["--max-turns", "'0'"]),
+        (["--model", "gpt-9"], ["gpt-9"]),
+        (["--system-prompt-file", "/no/such/file"], ["--system-prompt-file /no/such/file"]),
+    ],
+)
+def test_a_bad_or_unsupported_flag_is_refused_by_name(
+    project: Project, args: list[str], needles: list[str]
+) -> None:
+    usage_error(legato(project, "http://127.0.0.1:9", *args, "-p", "x"), *needles)
