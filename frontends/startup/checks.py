@@ -45,6 +45,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
         _model,
         _system_prompt,
         _add_dirs,
+        _settings,
         _tools,
         _rules,
     )
@@ -173,6 +174,28 @@ def _add_dirs(args: argparse.Namespace) -> int | None:
             )
         folders.append(path)
     args.add_dirs = folders
+    return None
+
+
+def _settings(args: argparse.Namespace) -> int | None:
+    """Each ``--settings`` that is not JSON text as the absolute path of an existing file: the
+    memory store reads it later, from wherever a relative path would then point."""
+    values: list[str] = []
+    for value in args.settings_flags:
+        if value.lstrip().startswith("{"):
+            values.append(value)
+            continue
+        path = os.path.abspath(os.path.expanduser(value))
+        if not os.path.isfile(path):
+            return report(
+                UsageError(
+                    f"--settings {value}: no such file",
+                    remedy="Give a settings file's path, or the settings as JSON text: "
+                    """--settings '{"model": "haiku"}'""",
+                )
+            )
+        values.append(path)
+    args.settings_flags = values
     return None
 
 

@@ -324,11 +324,16 @@ def test_allowed_and_disallowed_tools_become_rules_named_by_their_flag(tmp_path:
     assert options.overrides.allowed_commands == () and options.overrides.allowed_tools == ()
 
 
-def test_settings_flags_are_handed_on_in_order(tmp_path: Path) -> None:
+def test_settings_flags_are_handed_on_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "team.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
     options = checked(
         ["--settings", "team.json", "--settings", '{"model": "haiku"}', "-p", "x"], tmp_path
     )
-    assert options.overrides.settings_flags == ("team.json", '{"model": "haiku"}')
+    # A file by its absolute path: read later, it is the one the person named here.
+    assert options.overrides.settings_flags == (str(tmp_path / "team.json"), '{"model": "haiku"}')
 
 
 def test_a_flag_rule_reaches_the_sessions_rules(project: Project) -> None:
@@ -382,6 +387,7 @@ def test_an_allowed_command_runs_headless_and_a_denied_one_does_not(project: Pro
         (["--max-turns", "0"], ["--max-turns", "'0'"]),
         (["--model", "gpt-9"], ["gpt-9"]),
         (["--system-prompt-file", "/no/such/file"], ["--system-prompt-file /no/such/file"]),
+        (["--settings", "missing.json"], ["--settings missing.json: no such file"]),
     ],
 )
 def test_a_bad_or_unsupported_flag_is_refused_by_name(
