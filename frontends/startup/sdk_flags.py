@@ -109,7 +109,7 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="DIR",
-        help="another folder the tools may read (writes there still ask); repeatable",
+        help="another folder the tools work in as in the project; repeatable",
     )
     group.add_argument(
         "--mcp-config",
