@@ -394,3 +394,30 @@ def test_a_bad_or_unsupported_flag_is_refused_by_name(
     project: Project, args: list[str], needles: list[str]
 ) -> None:
     usage_error(legato(project, "http://127.0.0.1:9", *args, "-p", "x"), *needles)
+
+
+def test_mcp_config_servers_run_for_a_print_run(project: Project) -> None:
+    given = {
+        "mcpServers": {
+            "clock": {
+                "command": sys.executable,
+                "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+            }
+        }
+    }
+    # A project server of the same name, never approved: the flag's entry wins, and with
+    # --strict-mcp-config the project's others are not even listed.
+    project.write(".mcp.json", json.dumps({"mcpServers": {"clock": {"command": "false"}}}))
+    steps = [
+        tool_calls([call("mcp__clock__get_current_time", {"timezone": "UTC"})]),
+        text("It is now."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = legato(
+            project, server.url, "-p", "what time is it?", "--mcp-config", json.dumps(given),
+            "--strict-mcp-config", "--dangerously-skip-permissions", env={"IS_SANDBOX": "1"},
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    result = json.dumps(requests[-1].body["messages"][-1])
+    assert "UTC" in result and "not approved" not in result, result
