@@ -57,6 +57,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="legato",
+        usage="legato [options] [PROJECT] [PROMPT]\n       legato <command> ...",
         description="Legato: a fast terminal coding assistant that asks before it touches files.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -421,3 +421,24 @@ def test_mcp_config_servers_run_for_a_print_run(project: Project) -> None:
     assert done.returncode == 0, done.stderr
     result = json.dumps(requests[-1].body["messages"][-1])
     assert "UTC" in result and "not approved" not in result, result
+
+
+def test_help_and_the_readme_list_every_flag() -> None:
+    import argparse
+
+    from frontends.startup.flags import build_parser
+
+    shown = [
+        option
+        for action in build_parser()._actions
+        if action.help != argparse.SUPPRESS
+        for option in action.option_strings
+        if option not in ("-h", "--help")
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", "--help"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert [option for option in shown if option not in done.stdout] == []
+    assert [option for option in shown if f"`{option}" not in readme] == []
