@@ -31,8 +31,10 @@ BYPASS_WARNING = (
 )
 _TOOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 # A rule as the flags take it, before the permission broker reads what is inside: a tool's
-# name (or a pattern of names such as mcp__*), then optionally a specifier in parentheses.
-_RULE = re.compile(r"[A-Za-z*][A-Za-z0-9_*-]*(\(.*\))?", re.DOTALL)
+# name (capitalised, as every built-in tool's is), an MCP name or pattern (mcp__github,
+# mcp__*), or *, then optionally a specifier in parentheses. A lower-case word is refused:
+# after a flag that takes several words it is most likely the prompt.
+_RULE = re.compile(r"([A-Z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_*-]*|\*)(\(.*\))?", re.DOTALL)
 
 
 def check_session_flags(args: argparse.Namespace) -> int | None:
@@ -230,8 +232,8 @@ def _rules(args: argparse.Namespace) -> int | None:
                     UsageError(
                         f"{flag}: {rule!r} is not a rule",
                         remedy="Write a tool's name, or the name and a specifier in "
-                        "parentheses: Read, Bash(npm run test:*), mcp__github (a prompt goes "
-                        "before the flag, or after --)",
+                        "parentheses: Read, Bash(npm run test:*), mcp__github; a prompt goes "
+                        f'before the flag, or after --: legato -p "<prompt>" {flag} Read',
                     )
                 )
     return None

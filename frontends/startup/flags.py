@@ -212,6 +212,8 @@ def permission_mode(text: str) -> str:
     """A mode's name in any case (``Auto``, ``acceptedits``), as ``--model OPUS`` is taken; a
     name that is none is left for argparse to refuse with the list."""
     wanted = text.strip().lower()
+    if wanted == "manual":
+        return "default"  # the reference's other name for its default mode
     return next((mode for mode in PERMISSION_MODES if mode.lower() == wanted), text)
 
 

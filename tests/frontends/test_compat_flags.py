@@ -237,9 +237,10 @@ def test_the_references_mode_names_work_headless(project: Project, mode: str) ->
     assert (project.root / "made.txt").read_text() == "x\n"
 
 
-def test_default_mode_denies_the_write_headless(project: Project) -> None:
+@pytest.mark.parametrize("mode", ["default", "manual", "ask", "dontAsk"])
+def test_the_asking_modes_deny_the_write_headless(project: Project, mode: str) -> None:
     with ScriptedServer(write_step(project)) as server:
-        done = legato(project, server.url, "-p", "make it", "--permission-mode", "default")
+        done = legato(project, server.url, "-p", "make it", "--permission-mode", mode)
     assert done.returncode == 0, done.stderr
     assert not (project.root / "made.txt").exists()
 
@@ -381,6 +382,7 @@ def test_an_allowed_command_runs_headless_and_a_denied_one_does_not(project: Pro
         (["--frobnicate"], ["--frobnicate"]),
         (["--allowedTools", "Bash(git status"], ["--allowedTools", "'Bash(git status'"]),
         (["--disallowedTools", "Read)"], ["--disallowedTools", "'Read)'"]),
+        (["--allowedTools", "Read", "fix the bug"], ["--allowedTools: 'fix' is not a rule"]),
         (["--tools", "Read,Gr!ep"], ["--tools", "'Gr!ep'"]),
         (["--add-dir", "/no/such/folder"], ["--add-dir /no/such/folder"]),
         (["--permission-mode", "yolo"], ["--permission-mode", "yolo"]),
