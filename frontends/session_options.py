@@ -101,8 +101,17 @@ def overrides(args: argparse.Namespace, project: str) -> Overrides:
         PermissionRule(behavior="deny", text=rule, source="--disallowedTools", anchor=project)
         for rule in flag_rules(args.disallowed_tools)
     )
+    # A bare built-in name in --disallowedTools also takes the tool away (as the reference's
+    # does), here as well as in the broker's reading of the rules: both only narrow, so they
+    # cannot disagree into a tool that runs.
+    refused = tuple(
+        rule.text
+        for rule in rules
+        if rule.behavior == "deny" and rule.text.isidentifier() and rule.text[0].isupper()
+    )
     return Overrides(
         model=args.model,
+        refused_tools=refused,
         permission_mode=args.permission_mode,
         system_prompt=args.system_prompt,  # --system-prompt-file's text, once checked
         append_system_prompt=args.append_system_prompt,

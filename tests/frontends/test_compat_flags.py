@@ -444,3 +444,11 @@ def test_help_and_the_readme_list_every_flag() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert [option for option in shown if option not in done.stdout] == []
     assert [option for option in shown if f"`{option}" not in readme] == []
+
+
+def test_a_bare_name_in_disallowed_tools_takes_the_tool_away(project: Project) -> None:
+    with ScriptedServer([text("ok")]) as server:
+        done = legato(project, server.url, "-p", "hi", "--disallowedTools", "Write,Agent")
+        offered = {tool["name"] for tool in server.requests[0].body["tools"]}
+    assert done.returncode == 0, done.stderr
+    assert "Read" in offered and not {"Write", "Agent"} & offered
