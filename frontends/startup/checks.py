@@ -16,6 +16,7 @@ from actors.errors import EXIT_USAGE, UsageError
 from frontends.errors_out import report, warn
 from frontends.startup.flags import stream_timeout
 from frontends.startup.sdk_flags import ignored_options, started_by_sdk
+from frontends.startup.words import MAX_STDIN_BYTES
 
 if TYPE_CHECKING:
     import argparse
@@ -149,7 +150,8 @@ def _system_prompt(args: argparse.Namespace) -> int | None:
         )
     try:
         with open(path, encoding="utf-8") as file:
-            args.system_prompt = file.read()
+            # At most what a prompt can be: a device or a huge file is not read to its end.
+            text = file.read(MAX_STDIN_BYTES + 1)
     except (OSError, UnicodeDecodeError) as error:
         return report(
             UsageError(
@@ -158,6 +160,15 @@ def _system_prompt(args: argparse.Namespace) -> int | None:
                 remedy="Give a readable UTF-8 text file, or pass the text with --system-prompt",
             )
         )
+    if len(text) > MAX_STDIN_BYTES:
+        return report(
+            UsageError(
+                f"--system-prompt-file {path}: longer than a prompt can be "
+                f"({MAX_STDIN_BYTES // (1024 * 1024)} MiB)",
+                remedy="Give the instructions themselves, not a data file",
+            )
+        )
+    args.system_prompt = text
     return None
 
 

@@ -390,6 +390,7 @@ def test_an_allowed_command_runs_headless_and_a_denied_one_does_not(project: Pro
         (["--model", "gpt-9"], ["gpt-9"]),
         (["--system-prompt-file", "/no/such/file"], ["--system-prompt-file /no/such/file"]),
         (["--settings", "missing.json"], ["--settings missing.json: no such file"]),
+        (["--system-prompt-file", "/dev/zero"], ["--system-prompt-file /dev/zero"]),
     ],
 )
 def test_a_bad_or_unsupported_flag_is_refused_by_name(
