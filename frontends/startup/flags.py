@@ -51,7 +51,12 @@ class _Parser(argparse.ArgumentParser):
         from actors.errors import UsageError
         from frontends.errors_out import report
 
-        self.exit(report(UsageError(message, remedy="Run 'legato --help' for the flags")))
+        remedy = "Run 'legato --help' for the flags"
+        if message.startswith("unrecognized arguments: "):
+            # A flag of the reference's that Legato lacks, most often: say where they are listed.
+            message = "Legato has no flag " + message.removeprefix("unrecognized arguments: ")
+            remedy += "; docs/claude-code.md#flags lists the reference's"
+        self.exit(report(UsageError(message, remedy=remedy)))
 
 
 def build_parser() -> argparse.ArgumentParser:

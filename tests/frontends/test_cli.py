@@ -185,7 +185,7 @@ def test_the_readme_lists_every_exit_code_and_no_other() -> None:
         (["--permission-mode", "sometimes", "--headless", "x"], "invalid choice: 'sometimes'"),
         (["--output-format", "xml", "--headless", "x"], "invalid choice: 'xml'"),
         (["--max-turns", "0", "--headless", "x"], "'0' must be 1 or more"),
-        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--bogus"], "Legato has no flag --bogus"),
         (["/no/such/folder", "--headless", "x"], "is not a directory"),
         (["--headless", "  "], "--headless needs a prompt"),
     ],
