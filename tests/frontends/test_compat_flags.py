@@ -453,3 +453,15 @@ def test_a_bare_name_in_disallowed_tools_takes_the_tool_away(project: Project) -
         offered = {tool["name"] for tool in server.requests[0].body["tools"]}
     assert done.returncode == 0, done.stderr
     assert "Read" in offered and not {"Write", "Agent"} & offered
+
+
+def test_print_runs_a_skill_as_headless_does(project: Project) -> None:
+    project.write(
+        ".legato/skills/greet.md",
+        "---\nname: greet\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS.\n",
+    )
+    with ScriptedServer([text("Hello, Ada.")]) as server:
+        done = legato(project, server.url, "-p", "/greet Ada")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "Say hello to Ada." in first_prompt(requests[0].body)
