@@ -101,8 +101,8 @@ def _permission_mode(args: argparse.Namespace) -> int | None:
             )
             return report(
                 UsageError(
-                    f"{flag} is refused when running as root: every file of the machine would "
-                    "be within reach of what runs without asking",
+                    f"{flag} is refused when running as root: what runs without asking "
+                    "would run with every right on the machine",
                     remedy=f"Run as an ordinary user, or in a throwaway container set "
                     f"{SANDBOX_ENV}=1",
                 )
