@@ -104,8 +104,11 @@ def _slash_command(argv: list[str]) -> int | None:
     """``legato [project] /<skill-or-pattern> ...``, handled in frontends/skills/skill_commands.
 
     A word is the command when it is ``/name`` and no such directory exists: ``legato /srv``
-    still opens the folder /srv. Only the first two positional words are looked at.
+    still opens the folder /srv. Only the first two positional words are looked at. With ``-p``
+    the word is the prompt, made ready as ``--headless "/name args"`` is (``_skill_prompt``).
     """
+    if "-p" in argv or "--print" in argv:
+        return None
     import re
 
     from frontends.startup.flags import value_flags
@@ -128,7 +131,7 @@ def _slash_command(argv: list[str]) -> int | None:
 
 
 def run(argv: list[str]) -> int:
-    if argv == ["--version"]:
+    if argv in (["--version"], ["-v"]):
         # Asked on its own (scripts and version checks ask it so), it is answered without
         # building the parser: argparse and its help formatter's imports are most of its cost,
         # and Legato's own packages are not imported (EXIT_OK, actors/errors.py, is 0).

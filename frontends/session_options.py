@@ -1,7 +1,8 @@
 """What a session is built from, as one value: ``SessionOptions``.
 
-The command line's flags become one here (``from_flags``, once frontends/startup/launch.py has
-checked them), the Agent SDK's options in frontends/headless/sdk_options.py, and a subcommand or a
+The command line's flags become one here (``from_flags``, once frontends/startup/checks.py has
+checked them), for the terminal, ``-p`` and the Agent SDK's stream alike (frontends/headless/
+sdk_options.py adds what only the SDK's protocol has), and a subcommand or a
 benchmark makes the one it needs; frontends/session.py builds the actors from it, and the
 frontends read their own wants (the output format, the turns allowed) from the same value. A
 new flag is a field here, its line in ``from_flags``, and the code that uses it.
@@ -59,12 +60,15 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
     asker: Renderer | None = None
     # Runs the driving program's callback hooks (the Agent SDK's ``hooks``).
     hook_callbacks: Invoke | None = None
+    # The interactive session's first prompt (``legato "explain this project"``), sent as if
+    # typed once the session is up.
+    initial_prompt: str | None = None
 
 
 def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> SessionOptions:
-    """The options the command line's flags describe, once frontends/startup/launch.py has checked
-    them; ``resumed``: the saved session to go on with (--continue, --resume), None for a new
-    one."""
+    """The options the command line's flags describe, once frontends/startup/checks.py has
+    checked them, for every kind of session alike (the terminal, ``-p``, stream-json);
+    ``resumed``: the saved session to go on with (--continue, --resume), None for a new one."""
     return SessionOptions(
         project_root=project,
         headless=args.headless is not None or args.input_format == "stream-json",
@@ -78,4 +82,43 @@ def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> S
         max_turns=args.max_turns,
         partial_messages=args.include_partial_messages,
         hook_events=args.include_hook_events,
+        overrides=overrides(args, project),
+        initial_prompt=getattr(args, "prompt", None),
+    )
+
+
+def overrides(args: argparse.Namespace, project: str) -> Overrides:
+    """What the flags set above every settings file: the one place the command line's
+    compatibility flags become the session's (the Agent SDK's options are these flags too)."""
+    from actors.protocol import Overrides, PermissionRule
+    from frontends.startup.checks import flag_rules, offered_tools
+
+    # A path rule's leading '/' is the project's, as in the project's settings files.
+    rules = tuple(
+        PermissionRule(behavior="allow", text=rule, source="--allowedTools", anchor=project)
+        for rule in flag_rules(args.allowed_tools)
+    ) + tuple(
+        PermissionRule(behavior="deny", text=rule, source="--disallowedTools", anchor=project)
+        for rule in flag_rules(args.disallowed_tools)
+    )
+    # A bare built-in name in --disallowedTools also takes the tool away (as the reference's
+    # does), here as well as in the broker's reading of the rules: both only narrow, so they
+    # cannot disagree into a tool that runs.
+    refused = tuple(
+        rule.text
+        for rule in rules
+        if rule.behavior == "deny" and rule.text.isidentifier() and rule.text[0].isupper()
+    )
+    return Overrides(
+        model=args.model,
+        refused_tools=refused,
+        permission_mode=args.permission_mode,
+        system_prompt=args.system_prompt,  # --system-prompt-file's text, once checked
+        append_system_prompt=args.append_system_prompt,
+        offered_tools=offered_tools(args.tools),
+        add_dirs=tuple(args.add_dirs),
+        mcp_configs=tuple(args.mcp_config),
+        strict_mcp_config=args.strict_mcp_config,
+        permission_rules=rules,
+        settings_flags=tuple(args.settings_flags),
     )

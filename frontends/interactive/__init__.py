@@ -27,11 +27,13 @@ def run_interactive(options: SessionOptions) -> int:
     if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()):
         from actors.errors import UsageError
         from frontends.errors_out import report
+        from frontends.startup.words import quoted
 
+        prompt = '"<prompt>"' if options.initial_prompt is None else quoted(options.initial_prompt)
         return report(
             UsageError(
                 "the interactive session needs a terminal (stdin and stdout are not one)",
-                remedy='Run one prompt without a terminal with: legato --headless "<prompt>"',
+                remedy=f"Run one prompt without a terminal with: legato -p {prompt}",
             )
         )
     import os

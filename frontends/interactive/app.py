@@ -66,6 +66,7 @@ from frontends.session import assemble
 from frontends.skills.skill_report import report_text
 from frontends.skills.slash_line import split_command
 from frontends.startup import debug
+from frontends.startup.checks import BYPASS_WARNING
 from frontends.startup.version import __version__
 from runtime import ActorCrashed, KernelError, first_error, release_collector, supervise
 
@@ -103,6 +104,7 @@ class InteractiveSession:
         project_root = self.root = options.project_root
         self.home = options.home or os.path.expanduser("~")
         self.resumed = options.resume
+        self.initial_prompt = options.initial_prompt
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
         self.console = Console(
@@ -148,6 +150,9 @@ class InteractiveSession:
             await self._say_setup_problems(context.model)
             if self.resumed:
                 await self._show_resumed()
+            if self.initial_prompt is not None:
+                # `legato "explain this project"`: the first prompt, as if typed.
+                self.screen.inputs_send.send_nowait(self.initial_prompt)
             async with anyio.create_task_group() as tasks:
                 app_done = anyio.Event()
                 tasks.start_soon(self._run_app, app_done)
@@ -192,6 +197,10 @@ class InteractiveSession:
                 style="legato.muted",
             )
         )
+        if context.permission_mode == "bypass":
+            # Whatever chose it (--dangerously-skip-permissions, a trusted settings file): a
+            # person must know that what the rules do not block runs without a question.
+            self.view.note("warning", BYPASS_WARNING)
         for warning in context.warnings:
             self.view.note("warning", warning)
         if waiting := [server.name for server in context.mcp_servers if not server.approved]:

@@ -51,29 +51,47 @@ class _Parser(argparse.ArgumentParser):
         from actors.errors import UsageError
         from frontends.errors_out import report
 
-        self.exit(report(UsageError(message, remedy="Run 'legato --help' for the flags")))
+        remedy = "Run 'legato --help' for the flags"
+        if message.startswith("unrecognized arguments: "):
+            # A flag of the reference's that Legato lacks, most often: say where they are listed.
+            message = "Legato has no flag " + message.removeprefix("unrecognized arguments: ")
+            remedy += "; docs/claude-code.md#flags lists the reference's"
+        self.exit(report(UsageError(message, remedy=remedy)))
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="legato",
+        usage="legato [options] [PROJECT] [PROMPT]\n       legato <command> ...",
         description="Legato: a fast terminal coding assistant that asks before it touches files.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "project_path", nargs="?", default=None, help="project directory (default: current)"
+        "words",
+        nargs="*",
+        metavar="[PROJECT] [PROMPT]",
+        help="the project folder (default: the current one) and a first prompt; with -p one "
+        "word is the prompt (the rule: docs/headless.md#the-command-line)",
     )
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
-    parser.add_argument("--headless", metavar="PROMPT", help="run one prompt without interaction")
+    parser.add_argument("-v", "--version", action="store_true", help="print the version and exit")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="run the prompt without interaction and exit; piped stdin is added to the prompt",
+    )
+    parser.add_argument("--headless", metavar="PROMPT", help="as -p, the prompt as its value")
     parser.add_argument("--model", help="model alias (opus, sonnet, haiku) or full model id")
     parser.add_argument(
         "--permission-mode",
         type=permission_mode,
         choices=PERMISSION_MODES,
-        help="start-up permission mode (ask)",
+        help="start-up mode: ask, auto, custom, plan, or the reference's default, acceptEdits, "
+        "plan, dontAsk, bypassPermissions (default: the settings', else ask)",
     )
     parser.add_argument(
-        "--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output (text)"
+        "--output-format", choices=OUTPUT_FORMATS, default="text", help="-p's output (text)"
     )
     parser.add_argument(
         "--max-turns",
@@ -97,12 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default: ${STREAM_TIMEOUT_ENV}, else {DEFAULT_STREAM_TIMEOUT:g})",
     )
     parser.add_argument(
+        "-c",
         "--continue",
         dest="continue_session",
         action="store_true",
         help="go on with this project's latest saved session",
     )
     parser.add_argument(
+        "-r",
         "--resume",
         nargs="?",
         const="",
@@ -152,7 +172,15 @@ def _epilog() -> str:
             *paragraph(
                 "permission modes: ask = Normal (every operation asks; headless denies), "
                 "auto = Auto-Accept (file reads and edits inside the project are accepted), "
-                "custom = the rules in .legato/settings.json decide."
+                "custom = the rules in .legato/settings.json decide, plan = read only; "
+                "the reference's names: default = ask, acceptEdits = auto, dontAsk = what would "
+                "ask is denied, bypassPermissions = what the rules do not block runs "
+                "(docs/configuration.md#permission-modes)."
+            ),
+            *paragraph(
+                "The words: legato [PROJECT] [PROMPT]. Without -p, a word naming a folder is the "
+                "project and a word with a space is a first prompt (legato . WORD for a one-word "
+                "prompt); with -p, one word is the prompt, two are the project then the prompt."
             ),
             *paragraph(exit_codes_summary()),
             *paragraph(
@@ -178,7 +206,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if started_by_sdk():
         known = {option for action in parser._actions for option in action.option_strings}
         argv, unknown = split_unknown(argv, known, value_flags())
-    args = parser.parse_args(argv)
+    # Intermixed: the project and the prompt may come before, between or after the flags
+    # (``legato -p "q" --model opus``, ``legato . --model opus "q"``), as the reference reads them.
+    args = parser.parse_intermixed_args(argv)
     args.unknown_flags = unknown
     return args
 
@@ -187,6 +217,8 @@ def permission_mode(text: str) -> str:
     """A mode's name in any case (``Auto``, ``acceptedits``), as ``--model OPUS`` is taken; a
     name that is none is left for argparse to refuse with the list."""
     wanted = text.strip().lower()
+    if wanted == "manual":
+        return "default"  # the reference's other name for its default mode
     return next((mode for mode in PERMISSION_MODES if mode.lower() == wanted), text)
 
 

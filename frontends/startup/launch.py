@@ -12,9 +12,10 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from actors.errors import EXIT_USAGE, LegatoError, UsageError
+from actors.errors import LegatoError, UsageError
 from frontends.errors_out import report, warn
-from frontends.startup.flags import build_parser, stream_timeout
+from frontends.startup.checks import check_session_flags
+from frontends.startup.flags import parse
 
 if TYPE_CHECKING:
     import argparse
@@ -35,7 +36,7 @@ SESSION_COMMANDS = ("/undo", "/compact")
 def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
     """A session's command line (``[project] [flags] --headless <prompt>``), parsed and run;
     a headless prompt goes as it is, nothing made of it (``command``'s prompt is ready already)."""
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     project = project_root(args)
     if isinstance(project, int):
         return project
@@ -43,35 +44,22 @@ def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
 
 
 def project_root(args: argparse.Namespace) -> str | int:
-    """The project folder, absolute; the exit code when it is not a folder (said on stderr)."""
+    """The project folder, absolute, once the words are placed (frontends/startup/words.py);
+    the exit code when they cannot be, or the project is not a folder (said on stderr)."""
+    from frontends.startup.words import place_words
+
+    problem = place_words(args)
+    if problem is not None:
+        return problem
     project = os.path.abspath(args.project_path or os.getcwd())
     if not os.path.isdir(project):
-        problem = f"project path '{args.project_path}' is not a directory"
-        remedy = "Give the path of an existing project folder, or run legato inside it"
-        if _reads_as_prompt(args):
-            # The words were meant for the model: the first positional word is the project.
-            problem += " (the first argument is the project folder; a prompt goes after --headless)"
-            remedy = (
-                f"To run it as a prompt: legato --headless {_quoted(args.project_path)}; "
-                "or start legato and type it"
+        return report(
+            UsageError(
+                f"project path '{args.project_path}' is not a directory",
+                remedy="Give the path of an existing project folder, or run legato inside it",
             )
-        return report(UsageError(problem, remedy=remedy))
+        )
     return project
-
-
-def _reads_as_prompt(args: argparse.Namespace) -> bool:
-    """A missing "project" with a space in it, and no prompt given: words, not a path."""
-    path: str = args.project_path or ""
-    return args.headless is None and " " in path.strip() and not os.path.exists(path)
-
-
-def _quoted(text: str) -> str:
-    """``text`` as the shell takes it back: in double quotes when that is safe to read."""
-    if any(char in text for char in '"$`\\!'):
-        import shlex
-
-        return shlex.quote(text)
-    return f'"{text}"'
 
 
 def start(
@@ -88,6 +76,10 @@ def start(
         from frontends.startup.debug import start_debug_log
 
         start_debug_log(os.environ)
+    # Before the saved sessions are listed: a wrong flag is said before anything is asked.
+    problem = check_session_flags(args)
+    if problem is not None:
+        return problem
     resumed = _resumed(args, project)
     if isinstance(resumed, int):
         return resumed
@@ -96,12 +88,7 @@ def start(
     if args.headless is None:
         return _interactive(args, project, resumed)
     if not args.headless.strip():
-        return report(
-            UsageError("--headless needs a prompt", remedy='legato --headless "<prompt>"')
-        )
-    problem = _check_session_flags(args)
-    if problem is not None:
-        return problem
+        return report(UsageError("--headless needs a prompt", remedy='legato -p "<prompt>"'))
     prompt: str = args.headless
     # /undo and /compact are the session's own commands, run by frontends/headless.
     session_command = prompt.strip() in SESSION_COMMANDS
@@ -134,14 +121,9 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
                 remedy="Drop --headless, or use --input-format text",
             )
         )
-    problem = _check_session_flags(args)
-    if problem is not None:
-        return problem
     from frontends.headless.sdk_options import sdk_options
 
     options = sdk_options(args, project, resumed)
-    if isinstance(options, int):
-        return options
     if args.unknown_flags:
         warn(
             "flags this release does not know were ignored: " + ", ".join(args.unknown_flags),
@@ -152,36 +134,13 @@ def _stream_json(args: argparse.Namespace, project: str, resumed: str | None) ->
     return run_stream_json(options)
 
 
-def _check_session_flags(args: argparse.Namespace) -> int | None:
-    """The flags a session needs that argparse cannot check: an exit code when one is wrong.
-    A permission mode given by the Agent SDK's name becomes Legato's (except for stream-json
-    input, which reports the mode in the SDK's words)."""
-    if args.permission_mode is not None and args.input_format != "stream-json":
-        from actors.permission_modes import SDK_MODES, from_sdk
-
-        if args.permission_mode in SDK_MODES:
-            args.permission_mode = from_sdk(args.permission_mode)
-    if args.model is not None:
-        from actors.models import resolve_model
-
-        try:
-            resolve_model(args.model)
-        except UsageError as error:
-            return report(error)
-    timeout = stream_timeout(args.stream_timeout)
-    if timeout is None:
-        return EXIT_USAGE
-    args.stream_timeout = timeout  # from here on, the effective value
-    return None
-
-
 def _interactive(args: argparse.Namespace, project: str, resumed: str | None) -> int:
-    """``legato`` without --headless: the interactive terminal (frontends/interactive)."""
-    problem = _check_session_flags(args)
-    if problem is not None:
-        return problem
+    """``legato`` without -p: the interactive terminal (frontends/interactive)."""
     from frontends.interactive import run_interactive
     from frontends.session_options import from_flags
+    from frontends.startup.checks import say_unused
+
+    say_unused(args)
 
     return run_interactive(from_flags(args, project, resumed))
 

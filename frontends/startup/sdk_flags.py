@@ -1,10 +1,12 @@
-"""The flags the Claude Agent SDK passes when it runs ``legato`` as its CLI (docs/sdk.md).
+"""The reference assistant's flags (Claude Code's), which the Claude Agent SDK passes too when it
+runs ``legato`` as its CLI (docs/sdk.md, docs/claude-code.md).
 
 The SDK builds a Claude Code command line: ``--output-format stream-json --verbose
 --input-format stream-json`` and one flag per option set in ``ClaudeAgentOptions``. Those Legato
-honours are parsed into the namespace like its own flags; the others are accepted, their value
-ignored, and named in the ``init`` line's ``unsupported_options`` so that the program sees what
-did not take effect, rather than the process failing on a flag it does not know.
+honours are parsed into the namespace like its own flags, in every mode. The others are parsed
+too, so that their values are not taken for a prompt, and then refused with their names (exit
+2); started by the SDK, which passes some of them by default, they are named in the ``init``
+line's ``unsupported_options`` instead, so that the program sees what did not take effect.
 
 Only the standard library is imported here: the parser is built on every start.
 """
@@ -21,13 +23,13 @@ ENTRYPOINT_ENV = "CLAUDE_CODE_ENTRYPOINT"
 # The SDK's names for the permission modes, and Legato's own.
 SDK_PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 
-# Flags the SDK may pass that Legato accepts and ignores: name -> whether it takes a value.
+# The reference's flags Legato does not act on: name -> whether it takes a value. Refused on a
+# person's command line; named in ``unsupported_options`` when the SDK passes them.
 IGNORED: dict[str, bool] = {
     "--fallback-model": True,
     "--betas": True,
     "--max-budget-usd": True,
     "--task-budget": True,
-    "--settings": True,
     "--setting-sources": True,
     "--plugin-dir": True,
     "--fork-session": False,
@@ -39,6 +41,16 @@ IGNORED: dict[str, bool] = {
     "--thinking-display": True,
     "--effort": True,
     "--json-schema": True,
+    "--append-system-prompt-file": True,
+    "--allow-dangerously-skip-permissions": False,
+    "--agents": True,
+    "--agent": True,
+    "--bare": False,
+    "--disable-slash-commands": False,
+    "--ide": False,
+    "--no-session-persistence": False,
+    "--replay-user-messages": False,
+    "--name": True,
 }
 
 
@@ -47,18 +59,41 @@ def started_by_sdk() -> bool:
 
 
 def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
-    """The SDK's flags, in a group of their own in ``--help``."""
+    """The reference's flags, in a group of their own in ``--help``."""
     group = parser.add_argument_group(
-        "Agent SDK and Claude Code compatibility (docs/headless.md, docs/sdk.md)"
+        "Claude Code compatibility, in the terminal and headless (docs/claude-code.md#flags)"
     )
     group.add_argument(
-        "--input-format",
-        choices=("text", "stream-json"),
-        default="text",
-        help="stream-json: read user messages and control requests as NDJSON on stdin "
-        "(needs --output-format stream-json)",
+        "--dangerously-skip-permissions",
+        action="store_true",
+        help="= --permission-mode bypassPermissions: what the rules do not block runs without "
+        "asking, except what only a person may allow (refused as root unless IS_SANDBOX=1)",
     )
-    group.add_argument("--verbose", action="store_true", help="accepted; changes nothing")
+    group.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        action="append",
+        nargs="+",
+        default=[],
+        metavar="RULE",
+        help="allow rules, comma- or space-separated: Read, Bash(git diff:*), mcp__github",
+    )
+    group.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        action="append",
+        nargs="+",
+        default=[],
+        metavar="RULE",
+        help="deny rules, as --allowedTools; a bare tool name also takes the tool away",
+    )
+    group.add_argument(
+        "--tools",
+        metavar="NAMES",
+        help="the built-in tools offered, comma-separated ('' none, 'default' all)",
+    )
     group.add_argument(
         "--system-prompt", metavar="TEXT", help="replace Legato's instructions to the model"
     )
@@ -69,27 +104,45 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         "--append-system-prompt", metavar="TEXT", help="add TEXT to the end of the system prompt"
     )
     group.add_argument(
-        "--tools",
-        metavar="NAMES",
-        help="the tools the model is offered, comma-separated ('' none, 'default' all)",
-    )
-    group.add_argument(
-        "--allowedTools",
-        "--allowed-tools",
-        dest="allowed_tools",
+        "--add-dir",
+        dest="add_dirs",
         action="append",
         default=[],
-        metavar="NAMES",
-        help="tools that run without asking (as allowedTools; Bash(cmd:*) as allowedCommands)",
+        metavar="DIR",
+        help="another folder the tools work in as in the project; repeatable",
     )
     group.add_argument(
-        "--disallowedTools",
-        "--disallowed-tools",
-        dest="disallowed_tools",
+        "--mcp-config",
         action="append",
         default=[],
-        metavar="NAMES",
-        help="tools that are never offered nor run (as blockedTools)",
+        metavar="JSON",
+        help='MCP servers for this session: {"mcpServers": {...}} or a file holding it; repeatable',
+    )
+    group.add_argument(
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the --mcp-config servers",
+    )
+    group.add_argument(
+        "--settings",
+        dest="settings_flags",
+        action="append",
+        default=[],
+        metavar="FILE_OR_JSON",
+        help="settings for this session, above every file: a settings file or JSON text",
+    )
+    group.add_argument("--session-id", metavar="UUID", help="the new session's id")
+    group.add_argument(
+        "--verbose",
+        action="store_true",
+        help="accepted: headless output already shows every tool call (docs/headless.md)",
+    )
+    group.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="stream-json: read user messages and control requests as NDJSON on stdin "
+        "(needs --output-format stream-json)",
     )
     group.add_argument(
         "--permission-prompt-tool",
@@ -106,27 +159,6 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stream-json: also hook_started and hook_response lines",
     )
-    group.add_argument(
-        "--add-dir",
-        dest="add_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="another folder the tools may read (writes there still ask)",
-    )
-    group.add_argument(
-        "--mcp-config",
-        action="append",
-        default=[],
-        metavar="JSON",
-        help='MCP servers for this session: {"mcpServers": {...}} or a file holding it',
-    )
-    group.add_argument(
-        "--strict-mcp-config",
-        action="store_true",
-        help="use only the --mcp-config servers",
-    )
-    group.add_argument("--session-id", metavar="UUID", help="the new session's id")
     for flag, takes_value in IGNORED.items():
         action = "append" if takes_value else "store_true"
         group.add_argument(flag, dest=_dest(flag), action=action, help=argparse.SUPPRESS)
@@ -137,7 +169,7 @@ def _dest(flag: str) -> str:
 
 
 def ignored_options(args: argparse.Namespace) -> list[str]:
-    """The SDK options given that Legato does not act on, by flag."""
+    """The reference's flags given that Legato does not act on, by name."""
     named = [flag for flag in IGNORED if getattr(args, _dest(flag), None)]
     if args.permission_prompt_tool not in (None, "stdio"):
         named.append(f"--permission-prompt-tool {args.permission_prompt_tool}")

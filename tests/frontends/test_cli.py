@@ -185,7 +185,7 @@ def test_the_readme_lists_every_exit_code_and_no_other() -> None:
         (["--permission-mode", "sometimes", "--headless", "x"], "invalid choice: 'sometimes'"),
         (["--output-format", "xml", "--headless", "x"], "invalid choice: 'xml'"),
         (["--max-turns", "0", "--headless", "x"], "'0' must be 1 or more"),
-        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--bogus"], "Legato has no flag --bogus"),
         (["/no/such/folder", "--headless", "x"], "is not a directory"),
         (["--headless", "  "], "--headless needs a prompt"),
     ],
@@ -201,19 +201,20 @@ def test_bad_usage_exits_2_with_a_clear_message(args: list[str], needle: str) ->
 @pytest.mark.parametrize(
     ("prompt", "written"),
     [
-        ("fix the bug", 'legato --headless "fix the bug"'),
-        ('say "hi" twice', """legato --headless 'say "hi" twice'"""),
+        ("fix the bug", 'legato -p "fix the bug"'),
+        ('say "hi" twice', """legato -p 'say "hi" twice'"""),
     ],
 )
-def test_a_prompt_where_the_project_goes_suggests_headless(
+def test_a_prompt_where_the_project_goes_is_a_first_prompt_which_needs_a_terminal(
     tmp_path: Path, prompt: str, written: str
 ) -> None:
+    # As the reference's `claude "query"`: the words start an interactive session, which a
+    # pipe cannot hold; the remedy is the same prompt run headless.
     done = legato(prompt, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == (
-        f"legato: project path '{prompt}' is not a directory (the first argument is the "
-        "project folder; a prompt goes after --headless)\n"
-        f"  → To run it as a prompt: {written}; or start legato and type it\n"
+        "legato: the interactive session needs a terminal (stdin and stdout are not one)\n"
+        f"  → Run one prompt without a terminal with: {written}\n"
     )
 
 

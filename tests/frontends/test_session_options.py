@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from actors.protocol import Overrides
 from frontends.session_options import SessionOptions, from_flags
 from frontends.startup.flags import parse, stream_timeout
 from tests.test_import_graph import actor_packages
@@ -39,6 +40,7 @@ def test_the_flags_become_one_value() -> None:
         output_format="stream-json",
         max_turns=7,
         partial_messages=True,
+        overrides=Overrides(model="opus", permission_mode="auto"),
     )
 
 

@@ -1,0 +1,76 @@
+"""The reference's flags in the terminal (tmux, a real ``legato``, the scripted server): the same
+flags as headless, with the same meaning."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.interactive.conftest import session_env
+from tests.interactive.terminal import Terminal
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = pytest.mark.tmux
+
+
+def system_text(body: dict[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, list):
+        return "\n\n".join(str(block.get("text", "")) for block in system)
+    return str(system or "")
+
+
+def test_a_first_prompt_and_the_flags_shape_the_terminals_session(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    made = root / "made.txt"
+    steps = [
+        tool_calls([call("Write", {"file_path": str(made), "content": "x\n"})]),
+        text("Wrote made.txt."),
+    ]
+    with ScriptedServer(steps) as server:
+        env = {**session_env(home, server.url), "IS_SANDBOX": "1"}
+        terminal.start(
+            root, env, "write the file",
+            "--dangerously-skip-permissions", "--append-system-prompt", "Be brief.",
+            "--tools", "Write,Read",
+        )  # fmt: skip
+        screen = terminal.wait_for("Wrote made.txt.")
+        body = server.requests[0].body
+        # Above the prompt, before anything ran: what the mode lets through unasked.
+        assert screen.index("bypass permissions mode") < screen.index("› write the file")
+        assert "bypass permissions on" in terminal.status_line()
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+    assert made.read_text() == "x\n"  # written without a question
+    assert body["messages"][0]["content"][0]["text"] == "write the file"
+    assert system_text(body).rstrip().endswith("Be brief.")
+    assert {tool["name"] for tool in body["tools"]} == {"Write", "Read"}
+
+
+def test_continue_goes_on_with_the_latest_session_in_the_terminal(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    with ScriptedServer([text("Noted: blue."), text("Blue.")]) as server:
+        env = session_env(home, server.url)
+        terminal.start(root, env, "remember blue")
+        terminal.wait_for("Noted: blue.")
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+        again = Terminal()  # a terminal of its own, as a person's next `legato -c` gets
+        try:
+            again.start(root, env, "-c", "which colour?")
+            again.wait_for("Blue.")
+            second = server.requests[1].body
+            again.submit("/quit")
+            assert again.exit_code() == 0
+        finally:
+            again.close()
+    assert second["messages"][0]["content"][0]["text"] == "remember blue"
+    assert second["messages"][-1]["content"][-1]["text"] == "which colour?"
