@@ -91,6 +91,14 @@ def test_a_nested_claude_md_arrives_once_the_model_reads_in_its_folder(repo: Pro
     assert "orchard" in results(requests[1])["t_read"]
 
 
+def test_a_missing_import_is_a_warning_naming_the_file_and_line(project: Project) -> None:
+    guide = project.write("CLAUDE.md", "# Notes\n\nORCHARD-KEPT-5d0c\nSee @docs/gone.md too.\n")
+    done, requests = run(project, [text("ok")], "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert "ORCHARD-KEPT-5d0c" in system(requests[0])  # the file itself still reaches the model
+    assert f"{guide}:4" in done.stderr and "docs/gone.md" in done.stderr
+
+
 # ── settings and rules ──────────────────────────────────────────────────────────────────────
 
 
@@ -264,3 +272,85 @@ def test_continue_goes_on_with_the_last_session_in_stream_json(project: Project)
     events: list[dict[str, Any]] = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["type"] == "system" and events[-1]["type"] == "result"
     assert events[-1]["result"] == "Still 12."
+
+
+def test_resume_by_id_goes_on_with_that_session(project: Project) -> None:
+    first, _ = run(
+        project, [text("Noted: 7.")], "-p", "keep ORCHARD-RESUMED-PROMPT", "--output-format", "json"
+    )
+    assert first.returncode == 0, first.stderr
+    session = json.loads(first.stdout)["session_id"]
+    assert run(project, [text("Another.")], "-p", "an unrelated session")[0].returncode == 0
+    done, requests = run(project, [text("Still 7.")], "-r", session, "-p", "and?")
+    assert done.returncode == 0, done.stderr
+    assert "ORCHARD-RESUMED-PROMPT" in json.dumps(requests[0].body["messages"])
+    assert "an unrelated session" not in json.dumps(requests[0].body["messages"])
+
+
+def test_dangerously_skip_permissions_warns_and_the_deny_rules_still_hold(repo: Project) -> None:
+    trust_project(repo.root, repo.home)
+    readme = repo.root / "README.md"
+    steps = [
+        tool_calls(
+            [
+                call("Write", {"file_path": str(readme), "content": "x"}, id="t_readme"),
+                call("Read", {"file_path": str(repo.root / "secrets" / "api.txt")}, id="t_secret"),
+            ]
+        ),
+        text("Done."),
+    ]
+    done, requests = run(
+        repo, steps, "-p", "go", "--dangerously-skip-permissions", "--output-format", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "dangerously-skip-permissions" in done.stderr  # the warning a person needs
+    assert {d["tool_use_id"] for d in json.loads(done.stdout)["permission_denials"]} == {"t_secret"}
+    assert readme.read_text() == "x"
+    assert cc.SECRET not in json.dumps([request.body for request in requests])
+
+
+def test_settings_add_dir_and_mcp_config_flags_work_headless(project: Project) -> None:
+    extra = project.home / "shared-docs"
+    extra.mkdir()
+    (extra / "glossary.md").write_text("ORCHARD-ADDED-DIR-51f3\n")
+    settings = {"permissions": {"allow": ["Bash(echo:*)", "mcp__clock"]}}
+    servers = {"mcpServers": {"clock": cc.mcp_json()["mcpServers"]["time"]}}
+    steps = [
+        tool_calls(
+            [
+                call("Bash", {"command": "echo from-settings-flag"}, id="t_echo"),
+                call("Read", {"file_path": str(extra / "glossary.md")}, id="t_read"),
+                call("mcp__clock__get_current_time", {"timezone": "UTC"}, id="t_time"),
+            ]
+        ),
+        text("Done."),
+    ]
+    done, requests = run(
+        project, steps,
+        "-p", "go",
+        "--settings", json.dumps(settings),
+        "--add-dir", str(extra),
+        "--mcp-config", json.dumps(servers),
+        "--permission-mode", "acceptEdits",
+        "--output-format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["permission_denials"] == []
+    said = results(requests[1])
+    assert "from-settings-flag" in said["t_echo"]
+    assert "ORCHARD-ADDED-DIR-51f3" in said["t_read"]
+    assert "datetime" in said["t_time"]
+
+
+def test_system_prompt_and_model_flags_replace_what_they_name(project: Project) -> None:
+    project.write("CLAUDE.md", f"{cc.CLAUDE_ROOT}\n")
+    done, requests = run(
+        project, [text("ok")],
+        "-p", "hi", "--system-prompt", "ORCHARD-ONLY-THIS-0b7e", "--model", "haiku",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    prompt = system(requests[0])
+    assert "ORCHARD-ONLY-THIS-0b7e" in prompt
+    assert "You are Legato" not in prompt  # Legato's own instructions replaced
+    assert cc.CLAUDE_ROOT in prompt  # the project's instruction files still follow
+    assert requests[0].body["model"].startswith("claude-haiku")
