@@ -147,6 +147,20 @@ def test_env_and_model_come_from_the_settings_the_local_file_winning(repo: Proje
     assert requests[0].body["model"] == cc.MODEL
 
 
+def test_legatos_own_file_wins_over_the_references_at_the_same_level(project: Project) -> None:
+    # Same level: .legato/settings.json over .claude/settings.json. A nearer level wins
+    # whatever the spelling: .claude/settings.local.json over both.
+    project.write(".claude/settings.json", json.dumps({"model": "claude-opus-4-6"}))
+    project.write(".legato/settings.json", json.dumps({"model": "claude-haiku-4-5"}))
+    done, requests = run(project, [text("ok")], "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert requests[0].body["model"].startswith("claude-haiku-4-5")
+    project.write(".claude/settings.local.json", json.dumps({"model": "claude-sonnet-4-5"}))
+    done, requests = run(project, [text("ok")], "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert requests[0].body["model"].startswith("claude-sonnet-4-5")
+
+
 def test_a_rule_legato_cannot_honour_is_named_not_silently_dead(repo: Project) -> None:
     trust_project(repo.root, repo.home)
     done, _ = run(repo, [text("ok")], "-p", "hi")
@@ -202,6 +216,25 @@ def test_a_claude_command_runs_with_its_arguments_and_its_shell_line(repo: Proje
     # The !`git diff --stat` line was run (allowed: Bash(git diff *)) and replaced by its output.
     assert "src/app.py | 2 +-" in sent
     assert "!`git diff" not in sent
+
+
+def test_legatos_own_command_wins_and_the_users_own_are_found(repo: Project) -> None:
+    repo.write(
+        ".legato/skills/review.md",
+        "---\nname: review\ndescription: Legato's review\n---\nORCHARD-LEGATO-REVIEW-9e2a $1\n",
+    )
+    mine = repo.home / ".claude" / "commands" / "standup.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text(
+        "---\ndescription: My standup notes\n---\nORCHARD-USER-COMMAND-33c8 $ARGUMENTS\n"
+    )
+    done, requests = run(repo, [text("ok")], "-p", "/review 5")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(requests[0].body["messages"])
+    assert "ORCHARD-LEGATO-REVIEW-9e2a 5" in sent and cc.REVIEW not in sent
+    done, requests = run(repo, [text("ok")], "-p", "/standup friday")
+    assert done.returncode == 0, done.stderr
+    assert "ORCHARD-USER-COMMAND-33c8 friday" in json.dumps(requests[0].body["messages"])
 
 
 def test_a_skill_is_loaded_when_the_model_asks_and_its_folder_is_readable(repo: Project) -> None:
