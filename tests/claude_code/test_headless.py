@@ -11,6 +11,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.claude_code import claude_repo as cc
 from tests.claude_code.conftest import rule_line
@@ -176,7 +178,8 @@ def test_permissions_explain_names_the_file_line_and_rule_that_decided(repo: Pro
     for command, rule, verdict in (
         ("git push origin main", "Bash(git push *)", "ask"),
         ("curl https://example.com", "Bash(curl *)", "denied"),
-        ("npm run test:unit", "Bash(npm run test:*)", "allowed"),
+        # ':*' is a trailing ' *': a word boundary, so 'npm run test:unit' would ask.
+        ("npm run test -- --watch", "Bash(npm run test:*)", "allowed"),
     ):
         shown = legato_cli(repo, "permissions", "explain", "--command", command)
         assert shown.returncode == 0, shown.stderr
@@ -288,7 +291,7 @@ def test_the_reference_flags_work_headless_without_stream_json_input(project: Pr
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["permission_denials"] == []
     assert "flagged" in results(requests[1])["t_echo"]
-    assert system(requests[0]).rstrip('"]}').endswith("APPENDED-BY-FLAG-7c1e")
+    assert requests[0].body["system"][-1]["text"].endswith("APPENDED-BY-FLAG-7c1e")
     assert "Read" not in [tool["name"] for tool in requests[0].body["tools"]]
 
 
@@ -320,7 +323,11 @@ def test_resume_by_id_goes_on_with_that_session(project: Project) -> None:
     assert "an unrelated session" not in json.dumps(requests[0].body["messages"])
 
 
-def test_dangerously_skip_permissions_warns_and_the_deny_rules_still_hold(repo: Project) -> None:
+def test_dangerously_skip_permissions_warns_and_the_deny_rules_still_hold(
+    repo: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Refused as root unless the machine is a throwaway one, as the reference does.
+    monkeypatch.setenv("IS_SANDBOX", "1")
     trust_project(repo.root, repo.home)
     readme = repo.root / "README.md"
     steps = [
