@@ -24,6 +24,7 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
@@ -66,6 +67,7 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
         AgentTypes,
@@ -154,11 +156,18 @@ class Conductor(Actor[ConductorMsg]):
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
         self._background = BackgroundCommands()  # shared with the subagents
         self._in_order = InOrder()
+        # The sub-folders' instruction files: the main conversation's record (once a session),
+        # and how a subagent gets its own (guided.py).
+        self._guides: NestedGuides | None = None
+        self._new_guides: Callable[[], NestedGuides] | None = None
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
         self._system = system_prompt(context, headless=self._headless)
+        # The main conversation's, for the whole session; each subagent gets its own.
+        self._new_guides = nested_guides(context)
+        self._guides = self._new_guides()
         tools = await self._tools.ask(ListTools())
         self._tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
@@ -188,6 +197,7 @@ class Conductor(Actor[ConductorMsg]):
             types=agent_types(user.types if user is not None else ()),
             tool_specs=specs,
             environment=agent_context(context),
+            guides=self._new_guides,
             max_tokens=self._max_tokens,
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
@@ -516,7 +526,7 @@ class _PromptRun:
         self.stop_hooks: tuple[HookEvent, ConversationHooks] | None = (
             None if hooks is None else ("Stop", hooks)
         )
-        self.dialogue = Dialogue(conductor.conversation)
+        self.dialogue = Dialogue(conductor.conversation, conductor._guides)
         self.started = started
         self.usage = Usage()
         self.denials: list[Block] = []

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from actors.memory_store.loader import load_context
+from tests.home_project import project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -47,3 +48,6 @@ def shown(context: ProjectContext, root: Path) -> list[str]:
             path = path[len(str(root)) + 1 :]
         names.append(path)
     return names
+
+
+__all__ = ["project"]
