@@ -18,11 +18,17 @@ file is read through the door for Legato's own files (``actors/own_files.py``).
 
 from __future__ import annotations
 
-from actors.instructions.loading import blocked_rule, import_fingerprint, load_guides
+from actors.instructions.loading import (
+    PROJECT_FILES,
+    blocked_rule,
+    import_fingerprint,
+    load_guides,
+)
 from actors.instructions.nested import NestedGuides
 from actors.instructions.reading import estimate_tokens, read_markdown
 
 __all__ = [
+    "PROJECT_FILES",
     "NestedGuides",
     "blocked_rule",
     "estimate_tokens",

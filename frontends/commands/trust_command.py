@@ -158,7 +158,7 @@ def ask_at_start(
     report. A project without a settings file or an instruction file asks nothing, and starts
     no memory store for it.
     Before that, the instruction files' imports from outside the project (imports_question.py)."""
-    from actors.instructions.loading import PROJECT_FILES
+    from actors.instructions import PROJECT_FILES
 
     # The files that can ask something: the settings, and the instruction files (imports).
     names = (SETTINGS_FILE, *(name for name, _ in PROJECT_FILES))
