@@ -1132,6 +1132,7 @@ class ContextFill(msgspec.Struct, frozen=True):
 
     tokens: int
     window: int
+    system: int = 0  # of ``tokens``, the system prompt's, estimated (/context)
 
     @property
     def percent(self) -> str:

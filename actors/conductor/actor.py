@@ -34,6 +34,7 @@ from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError
+from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
     ClearConversation,
@@ -261,7 +262,9 @@ class Conductor(Actor[ConductorMsg]):
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
             case GetContextFill():
-                await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
+                system = estimate_tokens(self._system)
+                fill = ContextFill(self._context_tokens, self._window(), system=system)
+                await reply.answer(msg, fill)
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
