@@ -75,6 +75,13 @@ SECTIONS: tuple[Callable[[ProjectContext, ContextFill], Section], ...] = (
 def context_text(context: ProjectContext, fill: ContextFill) -> str:
     """The report: each section's rows, tokens right-aligned."""
     sections = [section(context, fill) for section in SECTIONS]
+    lines = section_lines(sections)
+    lines.append("Tokens are estimated at about four characters each.")
+    return "\n".join(lines)
+
+
+def section_lines(sections: list[Section]) -> list[str]:
+    """Each section's title, then its rows in aligned columns, then a blank line."""
     labels = [row.label for s in sections for row in s.rows]
     width = min(max(map(len, labels), default=0), 60)
     lines: list[str] = []
@@ -86,8 +93,33 @@ def context_text(context: ProjectContext, fill: ContextFill) -> str:
             note = f"  {row.note}" if row.note else ""
             lines.append(f"  {row.label:<{width}}  {row.tokens:>7,} tokens{note}")
         lines.append("")
-    lines.append("Tokens are estimated at about four characters each.")
-    return "\n".join(lines)
+    return lines
+
+
+def guide_lines(context: ProjectContext) -> list[str]:
+    """The instruction files as ``legato config`` lists them (no session: no fill)."""
+    from actors.protocol import ContextFill
+
+    return section_lines([instruction_files(context, ContextFill(0, 0))])[:-1]
+
+
+def guides_json(context: ProjectContext) -> dict[str, list[dict[str, object]]]:
+    """The instruction files for ``legato config --json``, in order of precedence, and the
+    imports from outside the project that wait for the user's approval."""
+    loaded: list[dict[str, object]] = [
+        {
+            "path": guide.path,
+            "level": guide.level,
+            "tokens": guide.tokens,
+            **({"importedBy": guide.imported_by, "line": guide.line} if guide.imported_by else {}),
+        }
+        for guide in context.guides
+    ]
+    waiting: list[dict[str, object]] = [
+        {"importer": request.importer, "line": request.line, "path": request.path}
+        for request in context.import_requests
+    ]
+    return {"loaded": loaded, "awaitingApproval": waiting}
 
 
 def _shown(context: ProjectContext, path: str) -> str:

@@ -23,6 +23,7 @@ from frontends.commands.listings import (
     mcp_server_lines,
     setting_lines,
 )
+from frontends.context_report import guide_lines, guides_json
 from frontends.errors_out import report, warn
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "credentials": list(provider.credentials),
             "mcpServers": [_server_json(s) for s in context.mcp_servers],
             "hooks": [_hook_json(group) for group in context.hooks],
+            "instructionFiles": guides_json(context),
             "warnings": list(context.warnings),
             "notApplied": [
                 {"key": s.key, "value": s.value, "source": s.source} for s in explained.not_applied
@@ -86,6 +88,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(*(hook_lines(context.hooks) or ["  none"]), sep="\n")
     print(f"MCP servers ({NOT_STARTED})")
     print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
+    print(*guide_lines(context), sep="\n")
     for warning in context.warnings:
         warn(warning, program="legato config")
     return EXIT_OK
