@@ -60,8 +60,8 @@ def totals(context: ProjectContext, fill: ContextFill) -> Section:
         (
             Row("System prompt (instructions, files, memory)", fill.system),
             Row("  of which memory (MEMORY.md)", memory),
-            Row("Context in use, with the conversation and tools", fill.tokens,
-                f"of {fill.window:,} ({fill.percent} full)"),
+            Row("Context in use, as the latest answer measured it", fill.tokens,
+                f"of {fill.window:,} ({fill.percent} full; 0 before the first answer)"),
         ),
     )  # fmt: skip
 

@@ -114,3 +114,16 @@ def test_a_subagent_is_given_a_sub_folders_file_in_its_own_conversation(
     agents = [r for r in requests if r.body["messages"][0]["content"][0]["text"] == "task 0"]
     assert [sum(given in t for t in results_of(r)) for r in main] == [0, 1, 1]
     assert [sum(given in t for t in results_of(r)) for r in agents] == [0, 1]
+
+
+def test_headless_context_lists_the_files_without_asking_the_model(project: Project) -> None:
+    project.write("AGENTS.md", "a" * 80 + "\n")
+    project.write("LEGATO.md", "l\n")
+    with ScriptedServer([]) as server:
+        done = project.legato(server.url, "--headless", "/context")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert requests == []
+    rows = [line.split()[:2] for line in done.stdout.splitlines() if line.endswith("project")]
+    assert rows == [["AGENTS.md", "21"], ["LEGATO.md", "1"]]
+    assert "System prompt (instructions, files, memory)" in done.stdout
