@@ -302,6 +302,8 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, self._fast_now())
             case ClearConversation():
                 self.conversation = Conversation()
+                if self._guides is not None:
+                    self._guides.forget()
                 self._context_tokens = 0
                 self._prompt_hooks.source = "clear"
                 await self._keeper.clear()
@@ -483,6 +485,8 @@ class Conductor(Actor[ConductorMsg]):
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
         kept = messages[cut:]
         self.conversation.messages = compaction.compacted(summary.text, self._keeper.ledger, kept)
+        if self._guides is not None:
+            self._guides.forget()  # a summary does not carry a sub-folder's instructions
         await self._keeper.save(self.conversation.messages)
         self._context_tokens = self._estimate_context()
         self._compacted_at = len(self.conversation.messages)

@@ -55,13 +55,12 @@ MAX_FILES = 64
 TOTAL_CAP = 4 * GUIDE_CAP
 
 
-def user_files(home: str) -> tuple[tuple[str, str], ...]:
-    """The user's own files, lowest first, with the folder each must stay in."""
-    claude = os.path.join(home, ".claude")
-    legato = os.path.join(home, ".legato")
+def user_files(home: str) -> tuple[str, ...]:
+    """The user's own files, lowest first. Each may be a link to anywhere in the home folder
+    (a dotfiles checkout), never to a place where credentials live."""
     return (
-        (os.path.join(claude, "CLAUDE.md"), claude),
-        (os.path.join(legato, "LEGATO.md"), legato),
+        os.path.join(home, ".claude", "CLAUDE.md"),
+        os.path.join(home, ".legato", "LEGATO.md"),
     )
 
 
@@ -76,8 +75,8 @@ def load_guides(
     """The files loaded at start, in order of precedence (lowest first), and the imports from
     outside the project that wait for the user's approval. Blocks: run it in a worker thread."""
     loading = Loading(root, home, warnings, blocked, approved)
-    for path, folder in user_files(home):
-        loading.found(path, "user", folder)
+    for path in user_files(home):
+        loading.found(path, "user", home)
     for name, level in PROJECT_FILES:
         loading.found(os.path.join(root, name), level, root)
     return tuple(loading.files), tuple(loading.requests)
@@ -118,6 +117,13 @@ class Loading:
         """A file found by its name, in the folder it must stay in."""
         real = os.path.realpath(path)
         if real in self.seen or self._over(path):
+            return
+        secret = secret_place((real,), self.home) if real != path else None
+        if secret is not None:
+            self._warn(
+                f"{path} was not read: it leads to {real}, in {secret}, where credentials live",
+                "Replace the link with the file itself, or remove it",
+            )
             return
         text = read_markdown(path, None, self.warnings, inside=(folder,), blocked=self.blocked)
         if text is not None:

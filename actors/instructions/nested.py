@@ -40,8 +40,15 @@ class NestedGuides:
         self._home = home
         self._blocked = blocked
         self._approved = approved
-        self._loaded = {os.path.realpath(path) for path in loaded}  # given at start
+        self._at_start = frozenset(os.path.realpath(path) for path in loaded)
+        self._loaded = set(self._at_start)  # in the conversation: at start, or given since
         self._looked: set[str] = set()
+
+    def forget(self) -> None:
+        """The conversation lost what it was given (cleared, or compacted into a summary):
+        the next call that works in a folder gives its files again."""
+        self._loaded = set(self._at_start)
+        self._looked.clear()
 
     def folders(self, inputs: Iterable[Mapping[str, object]]) -> list[str]:
         """The folders below the root that these calls' paths are in, not looked in yet:

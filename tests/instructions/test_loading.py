@@ -116,3 +116,24 @@ def test_the_users_own_files_import_from_home_without_asking(tree: Tree) -> None
     context = tree.load()
     assert [g.text for g in context.guides] == ["my style\n", "@~/notes/style.md\n"]
     assert context.import_requests == ()
+
+
+def test_the_users_file_may_be_a_link_into_a_dotfiles_folder_not_to_a_key(tree: Tree) -> None:
+    dotfiles = tree.write("dotfiles/CLAUDE.md", "from dotfiles\n", at=tree.home)
+    (tree.home / ".claude").mkdir()
+    os.symlink(dotfiles, tree.home / ".claude" / "CLAUDE.md")
+    assert [g.text for g in tree.load().guides] == ["from dotfiles\n"]
+    key = tree.write(".ssh/id_ed25519", "KEY\n", at=tree.home)
+    (tree.home / ".legato").mkdir()
+    os.symlink(key, tree.home / ".legato" / "LEGATO.md")
+    context = tree.load()
+    assert [g.text for g in context.guides] == ["from dotfiles\n"]
+    assert any("where credentials live" in w for w in context.warnings)
+
+
+def test_a_project_file_linked_out_of_the_project_is_not_read(tree: Tree) -> None:
+    outside = tree.write("notes.md", "outside\n", at=tree.home)
+    os.symlink(outside, tree.root / "CLAUDE.md")
+    context = tree.load()
+    assert context.guides == ()
+    assert any("CLAUDE.md was not read: it leads to" in w for w in context.warnings)
