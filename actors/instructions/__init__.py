@@ -23,6 +23,7 @@ from actors.instructions.loading import (
     blocked_rule,
     import_fingerprint,
     load_guides,
+    may_import,
 )
 from actors.instructions.nested import NestedGuides
 from actors.instructions.reading import estimate_tokens, read_markdown
@@ -34,5 +35,6 @@ __all__ = [
     "estimate_tokens",
     "import_fingerprint",
     "load_guides",
+    "may_import",
     "read_markdown",
 ]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from actors.instructions.imports import looks_like_path, named_path, references, secret_place
 from actors.instructions.reading import estimate_tokens, read_markdown
-from actors.own_files import GUIDE_CAP
+from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import within
 from actors.protocol import GuideFile, ImportRequest
 
@@ -82,6 +82,19 @@ def load_guides(
     return tuple(loading.files), tuple(loading.requests)
 
 
+def may_import(root: str) -> bool:
+    """Whether a root file of the project could hold an ``@path`` import: a quick look before
+    the terminal starts the loading to ask about them (most projects have none)."""
+    for name, _ in PROJECT_FILES:
+        try:
+            found = read_own(os.path.join(root, name), inside=(root,), cap=GUIDE_CAP, cut=True)
+        except Refused:
+            continue  # the session says why
+        if found is not None and b"@" in found.data:
+            return True
+    return False
+
+
 def import_fingerprint(importer: str, path: str, text: str) -> str:
     """What an approval of an import holds: which file imports which, and what it says."""
     digest = hashlib.sha256()
@@ -110,7 +123,8 @@ class Loading:
         self.seen = set(seen)  # real paths loaded (or being loaded: a cycle stops there)
         self.files: list[GuideFile] = []
         self.requests: list[ImportRequest] = []
-        self.size = 0
+        self.count = 0  # files loaded, imports included
+        self.size = 0  # their characters
         self.full = False
 
     def found(self, path: str, level: GuideLevel, folder: str) -> None:
@@ -141,6 +155,7 @@ class Loading:
         line: int = 0,
     ) -> None:
         self.seen.add(real)
+        self.count += 1
         self.size += len(text)
         # Imported files come before the file that imports them: its own words come later,
         # and win where they disagree.
@@ -194,19 +209,19 @@ class Loading:
             )
             return
         inside = within(real, self.root)
-        # A file outside is read through the same door (no FIFO, device, /proc, second name;
-        # at most the cap) wherever it is; then asked about.
-        text = read_markdown(
-            path, None, self.warnings, inside=(self.root if inside else os.sep,), blocked=None
-        )
-        if text is None:
-            return
         if not inside and level == "nested":
             self._warn(
                 f"{where} was not imported: a sub-folder's file may not import a file outside "
                 "the project",
                 "Import it from a file at the project root, where you can approve it",
             )
+            return
+        # A file outside is read through the same door (no FIFO, device, /proc, second name;
+        # at most the cap) wherever it is: its content is what an approval holds.
+        text = read_markdown(
+            path, None, self.warnings, inside=(self.root if inside else os.sep,), blocked=None
+        )
+        if text is None:
             return
         if not inside and level != "user" and not self._approved(importer, line, real, text):
             return
@@ -240,7 +255,7 @@ class Loading:
 
     def _over(self, path: str) -> bool:
         """Whether the files loaded so far are already as many, or as large, as they may be."""
-        if len(self.files) < MAX_FILES and self.size < TOTAL_CAP:
+        if self.count < MAX_FILES and self.size < TOTAL_CAP:
             return False
         if not self.full:
             self.full = True

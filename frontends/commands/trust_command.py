@@ -158,11 +158,12 @@ def ask_at_start(
     report. A project without a settings file or an instruction file asks nothing, and starts
     no memory store for it.
     Before that, the instruction files' imports from outside the project (imports_question.py)."""
-    from actors.instructions import PROJECT_FILES
+    from actors.instructions import may_import
 
-    # The files that can ask something: the settings, and the instruction files (imports).
-    names = (SETTINGS_FILE, *(name for name, _ in PROJECT_FILES))
-    if not any(os.path.lexists(os.path.join(project_root, name)) for name in names):
+    # What can ask something: the settings, and the instruction files' imports.
+    if not os.path.lexists(os.path.join(project_root, SETTINGS_FILE)) and not may_import(
+        os.path.realpath(project_root)
+    ):
         return
     from actors.errors import LegatoError
     from actors.protocol import GetContext, TrustProject

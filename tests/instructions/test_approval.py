@@ -11,6 +11,8 @@ from frontends.demo.scripted_api import ScriptedServer, text
 from tests.frontends.test_trust import trust
 
 if TYPE_CHECKING:
+    import pytest
+
     from tests.frontends.conftest import Project
 
 PREFS = "PERSONAL-PREFS-7f3a"
@@ -62,3 +64,19 @@ def test_the_terminal_asks_before_the_session_and_yes_loads_it(project: Project)
     assert PREFS in sent(project)[0]
     trust_command.ask_at_start(str(project.root), env={}, home=str(project.home), ask=answer)
     assert len(asked) == 2  # approved: not asked again
+
+
+def test_a_project_whose_files_import_nothing_starts_no_memory_store_to_ask(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.write("CLAUDE.md", "Plain rules, mail me at a-b.example.\n")
+    project.write("AGENTS.md", "More rules.\n")
+
+    def no_store(*_: object) -> None:
+        raise AssertionError("a memory store started for a project that imports nothing")
+
+    def no_question(_: str) -> str:
+        raise AssertionError("asked")
+
+    monkeypatch.setattr(trust_command, "_memory_store", no_store)
+    trust_command.ask_at_start(str(project.root), env={}, home=str(project.home), ask=no_question)

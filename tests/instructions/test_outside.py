@@ -125,3 +125,12 @@ def test_a_fan_of_imports_stops_at_the_total_cap(tree: Tree) -> None:
     context = tree.load()
     assert sum(len(g.text) for g in context.guides) <= 5 * 256 * 1024
     assert any("would pass 64 files or 1024 KiB in all" in w for w in context.warnings)
+
+
+def test_a_wide_fan_of_small_imports_stops_at_the_file_count(tree: Tree) -> None:
+    for n in range(100):
+        tree.write(f"f/{n}.md", f"{n}\n")
+    tree.write("CLAUDE.md", "".join(f"@f/{n}.md\n" for n in range(100)))
+    context = tree.load()
+    assert len(context.guides) == 64
+    assert [w for w in context.warnings if "would pass 64 files" in w] != []
