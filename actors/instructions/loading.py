@@ -132,7 +132,9 @@ class Loading:
         real = os.path.realpath(path)
         if real in self.seen or self._over(path):
             return
-        secret = secret_place((real,), self.home) if real != path else None
+        # The user's own files may lead anywhere in the home folder, but not there; the
+        # project's stay in the project (read_own says so).
+        secret = secret_place((real,), self.home) if level == "user" and real != path else None
         if secret is not None:
             self._warn(
                 f"{path} was not read: it leads to {real}, in {secret}, where credentials live",
