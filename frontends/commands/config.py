@@ -82,13 +82,13 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(f"Effective settings for {context.project_root}")
     print("(precedence: flags > environment > project settings > global config > defaults)")
     print(*setting_lines(explained), sep="\n")
+    print(*guide_lines(context), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
     print("Hooks (global config's first, then the project's)")
     print(*(hook_lines(context.hooks) or ["  none"]), sep="\n")
     print(f"MCP servers ({NOT_STARTED})")
     print(*(mcp_server_lines(context.mcp_servers) or ["  none"]), sep="\n")
-    print(*guide_lines(context), sep="\n")
     for warning in context.warnings:
         warn(warning, program="legato config")
     return EXIT_OK

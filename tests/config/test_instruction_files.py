@@ -37,7 +37,7 @@ def test_config_lists_the_files_in_order_and_the_imports_waiting(setup: Setup) -
     }
     table = setup.legato("config", str(setup.project))
     assert table.returncode == 0, table.stderr
-    lines = table.stdout.split("Instruction files", 1)[1].splitlines()
+    lines = table.stdout.split("Instruction files", 1)[1].split("Credentials")[0].splitlines()
     assert "1 import(s) from outside the project wait for 'legato trust'" in lines[0]
     assert [line.split()[0] for line in lines[1:4]] == ["AGENTS.md", "notes.md", "LEGATO.md"]
     assert "LEGATO.md:2: the import of" in table.stderr
