@@ -94,9 +94,9 @@ def _memory_note(context: ProjectContext) -> str:
 
 
 _LEVELS = {
-    "user": "yours, for every project",
+    "user": "the user's, for every project",
     "project": "the project's",
-    "local": "yours, for this project",
+    "local": "the user's, for this project",
     "nested": "for work in its folder",
 }
 

@@ -43,11 +43,11 @@ def test_the_files_reach_the_system_prompt_legato_md_last(project: Project) -> N
     expected = [
         "Instruction files follow, in order of precedence, lowest first: where two disagree, "
         "the later one wins",
-        f"Instructions from {project.home}/.claude/CLAUDE.md (yours, for every project):\n"
+        f"Instructions from {project.home}/.claude/CLAUDE.md (the user's, for every project):\n"
         "Answer in French.",
         f"Instructions from {root}/AGENTS.md (the project's):\nRun the linter.",
         f"Instructions from {root}/CLAUDE.md (the project's):\nUse pnpm. @AGENTS.md",
-        f"Instructions from {root}/CLAUDE.local.md (yours, for this project):\n"
+        f"Instructions from {root}/CLAUDE.local.md (the user's, for this project):\n"
         "My sandbox is at :8080.",
         f"Instructions from {root}/LEGATO.md (the project's):\nUse npm, not pnpm.",
     ]
