@@ -53,6 +53,7 @@ NESTED_FILES: tuple[tuple[str, GuideLevel], ...] = (
 MAX_HOPS = 5
 MAX_FILES = 64
 TOTAL_CAP = 4 * GUIDE_CAP
+MAX_WARNINGS = 20
 
 
 def user_files(home: str) -> tuple[str, ...]:
@@ -126,6 +127,7 @@ class Loading:
         self.count = 0  # files loaded, imports included
         self.size = 0  # their characters
         self.full = False
+        self.warned = 0
 
     def found(self, path: str, level: GuideLevel, folder: str) -> None:
         """A file found by its name, in the folder it must stay in."""
@@ -269,7 +271,15 @@ class Loading:
         return True
 
     def _warn(self, what: str, remedy: str) -> None:
-        self.warnings.append(f"{what}. {remedy}")
+        # A file of thousands of broken imports is one problem, not thousands of lines.
+        self.warned += 1
+        if self.warned <= MAX_WARNINGS:
+            self.warnings.append(f"{what}. {remedy}")
+        elif self.warned == MAX_WARNINGS + 1:
+            self.warnings.append(
+                f"More imports of the instruction files were not loaded ({MAX_WARNINGS} are "
+                "listed above). Fix those first"
+            )
 
 
 def blocked_rule(

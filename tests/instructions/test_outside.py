@@ -134,3 +134,11 @@ def test_a_wide_fan_of_small_imports_stops_at_the_file_count(tree: Tree) -> None
     context = tree.load()
     assert len(context.guides) == 64
     assert [w for w in context.warnings if "would pass 64 files" in w] != []
+
+
+def test_thousands_of_broken_imports_are_a_few_warnings(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "".join(f"@gone/{n}.md\n" for n in range(10_000)))
+    context = tree.load()
+    assert [g.path for g in context.guides] == [str(tree.root / "CLAUDE.md")]
+    assert len(context.warnings) == 21
+    assert context.warnings[-1].startswith("More imports of the instruction files were not")
