@@ -7,7 +7,8 @@
      │    ├── pattern-stats.json   how often each pattern ran (the skill library)
      │    ├── path-rules-noted.json  which path rules were already explained (the memory store)
      │    ├── mcp-approved.json    the .mcp.json servers the user approved (the memory store)
-     │    └── trusted.json         the project settings' widening items the user trusted
+     │    ├── trusted.json         the project settings' widening items the user trusted
+     │    └── imports-approved.json  the instruction files' imports from outside the project
      └── logs/legato-<day>.log     the debug log (frontends/startup/debug.py)
 
 Plain functions of the project's real absolute path and the home folder, so that two actors
@@ -24,6 +25,7 @@ PATTERN_STATS_FILE = "pattern-stats.json"
 PATH_RULES_NOTE_FILE = "path-rules-noted.json"
 MCP_APPROVALS_FILE = "mcp-approved.json"
 TRUST_FILE = "trusted.json"
+IMPORTS_APPROVAL_FILE = "imports-approved.json"
 
 
 # Legato's own folders, as sandbox settings name them: its key and global hooks (the global
@@ -136,3 +138,9 @@ def trust_path(project_root: str, home: str) -> str:
     """What the user trusted of the project's settings: in the user's folder, since a
     repository must not be able to trust itself."""
     return os.path.join(project_dir(project_root, home), TRUST_FILE)
+
+
+def imports_approval_path(project_root: str, home: str) -> str:
+    """Which ``@path`` imports from outside the project the user approved: in the user's
+    folder, since a repository must not be able to approve its own imports."""
+    return os.path.join(project_dir(project_root, home), IMPORTS_APPROVAL_FILE)

@@ -14,7 +14,7 @@ The actors, and who talks to whom:
        └──AttachReferences (@path) ──────────────────────────────┘   │ ToolStarted,     │
                                └── UiEvent ──▶ ui ◀──────────────────┘ ToolOutput       │
                                                ▲ (questions) ◀───── AskUser ────────────┘
-    every actor ──GetContext──▶ memory store (config, settings, LEGATO.md)
+    every actor ──GetContext──▶ memory store (config, settings, LEGATO.md, CLAUDE.md...)
     frontend ──ListCommands, PrepareCommand──▶ skill library (skills and patterns)
     frontend ──TakeSandboxWarning (the interactive banner)──▶ tool executor
     conductor ──AppendEvents, SaveEvents──▶ session store (~/.legato/projects/<hash>/sessions/)
@@ -105,6 +105,33 @@ class Usage(msgspec.Struct, frozen=True):
 # ── memory store ────────────────────────────────────────────────────────────────────────────
 
 
+# Where an instruction file was found: the user's own (``~/.claude/CLAUDE.md``,
+# ``~/.legato/LEGATO.md``), the project root's, the personal ``CLAUDE.local.md``, or a sub-folder's
+# (loaded when the model works there). An imported file has the level of the file importing it.
+GuideLevel = Literal["user", "project", "local", "nested"]
+
+
+class GuideFile(msgspec.Struct, frozen=True, kw_only=True):
+    """One instruction file given to the model (LEGATO.md, CLAUDE.md, AGENTS.md...)."""
+
+    path: str  # absolute, as found (or as the import named it)
+    level: GuideLevel
+    text: str
+    tokens: int  # an estimate: about four characters a token
+    imported_by: str = ""  # the file whose ``@path`` brought it in; "" for one found by name
+    line: int = 0  # the line of that ``@path``
+
+
+class ImportRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """A project file's ``@path`` import of a file outside the project, not yet approved: shown
+    to the user, who approves it once (``legato trust``, or the terminal's question)."""
+
+    importer: str  # the file holding the ``@path``
+    line: int
+    path: str  # the imported file's real path
+    fingerprint: str  # of importer, path and content: a changed file asks again
+
+
 class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     """What the memory store knows at start: where we are and what the user configured."""
 
@@ -113,7 +140,10 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     settings: ProjectSettings
     model: str  # the effective model id, after flags > env > settings > config > default
     permission_mode: PermissionMode  # effective, same precedence
-    guide: str | None = None  # LEGATO.md, when present
+    # The instruction files loaded at start, in order of precedence, lowest first (guides.py).
+    guides: tuple[GuideFile, ...] = ()
+    import_requests: tuple[ImportRequest, ...] = ()  # outside the project, not yet approved
+    approved_imports: tuple[str, ...] = ()  # the fingerprints the user approved
     memory: str | None = None  # first 200 lines of MEMORY.md, when present
     memory_dir: str = ""
     home: str = ""  # the user's home folder as the session sees it ("" : the process's)
@@ -234,6 +264,14 @@ class TrustProject(Ask[ProjectContext], frozen=True, tag=True):
     fingerprint: str
 
 
+class ApproveImports(Ask[ProjectContext], frozen=True, tag=True):
+    """Record that the user approves these ``@path`` imports from outside the project (as they
+    were shown: ``ImportRequest.fingerprint``), and load the context again with them; answers
+    the new context. A fingerprint no longer asked for is not recorded."""
+
+    fingerprints: tuple[str, ...]
+
+
 class RevokeTrust(Ask[bool], frozen=True, tag=True):
     """Forget the user's trust in the project's settings; answers whether there was one."""
 
@@ -271,6 +309,7 @@ MemoryStoreMsg = (
     | TrustProject
     | RevokeTrust
     | WriteRule
+    | ApproveImports
 )
 
 
@@ -1126,6 +1165,7 @@ class ContextFill(msgspec.Struct, frozen=True):
 
     tokens: int
     window: int
+    system: int = 0  # of ``tokens``, the system prompt's, estimated (/context)
 
     @property
     def percent(self) -> str:

@@ -59,6 +59,9 @@ SHARED = {
     # (the memory store, the skill library).
     "actors.door",
     "actors.own_files",
+    # The instruction files (LEGATO.md, CLAUDE.md...) and their imports: the memory store reads
+    # them at start, the conductor a sub-folder's when the model works there; one reader.
+    "actors.instructions",
 }
 
 # Frontend modules that may import an actor package's root, and which packages. Only two kinds:

@@ -24,6 +24,7 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
 from actors.conductor.interrupt import INTERRUPT_WAIT
@@ -33,6 +34,7 @@ from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError
+from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
     ClearConversation,
@@ -67,6 +69,7 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
         AgentTypes,
@@ -155,11 +158,18 @@ class Conductor(Actor[ConductorMsg]):
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
         self._background = BackgroundCommands()  # shared with the subagents
         self._in_order = InOrder()
+        # The sub-folders' instruction files: the main conversation's record (once a session),
+        # and how a subagent gets its own (guided.py).
+        self._guides: NestedGuides | None = None
+        self._new_guides: Callable[[], NestedGuides] | None = None
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
         self._system = system_prompt(context, headless=self._headless)
+        # The main conversation's, for the whole session; each subagent gets its own.
+        self._new_guides = nested_guides(context)
+        self._guides = self._new_guides()
         tools = await self._tools.ask(ListTools())
         self._tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
@@ -191,6 +201,7 @@ class Conductor(Actor[ConductorMsg]):
             ),
             tool_specs=specs,
             environment=agent_context(context),
+            guides=self._new_guides,
             max_tokens=self._max_tokens,
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
@@ -254,7 +265,9 @@ class Conductor(Actor[ConductorMsg]):
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
             case GetContextFill():
-                await reply.answer(msg, ContextFill(self._context_tokens, self._window()))
+                system = estimate_tokens(self._system)
+                fill = ContextFill(self._context_tokens, self._window(), system=system)
+                await reply.answer(msg, fill)
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
@@ -292,6 +305,8 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, self._fast_now())
             case ClearConversation():
                 self.conversation = Conversation()
+                if self._guides is not None:
+                    self._guides.forget()
                 self._context_tokens = 0
                 self._prompt_hooks.source = "clear"
                 await self._keeper.clear()
@@ -473,6 +488,8 @@ class Conductor(Actor[ConductorMsg]):
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
         kept = messages[cut:]
         self.conversation.messages = compaction.compacted(summary.text, self._keeper.ledger, kept)
+        if self._guides is not None:
+            self._guides.forget()  # a summary does not carry a sub-folder's instructions
         await self._keeper.save(self.conversation.messages)
         self._context_tokens = self._estimate_context()
         self._compacted_at = len(self.conversation.messages)
@@ -519,7 +536,7 @@ class _PromptRun:
         self.stop_hooks: tuple[HookEvent, ConversationHooks] | None = (
             None if hooks is None else ("Stop", hooks)
         )
-        self.dialogue = Dialogue(conductor.conversation)
+        self.dialogue = Dialogue(conductor.conversation, conductor._guides)
         self.started = started
         self.usage = Usage()
         self.denials: list[Block] = []

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
     from actors.conductor.turn import BackgroundCommands
+    from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentScope,
         Block,
@@ -78,6 +79,7 @@ class AgentRun:
     watch: Callable[[UiEvent], None] | None = None
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
     conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
+    guides: NestedGuides | None = None  # the sub-folders' instruction files it was given
 
     @property
     def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
@@ -132,7 +134,7 @@ class AgentRun:
 async def run_agent(run: AgentRun) -> ToolResult:
     """Run the agent to its final answer; the Agent call's result."""
     run.conversation.add_user_text(run.prompt)
-    dialogue = Dialogue(run.conversation)
+    dialogue = Dialogue(run.conversation, run.guides)
     try:
         ending = await run_dialogue(dialogue, run, max_turns=run.max_turns)
     except LegatoError as error:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
     from actors.conductor.turn import BackgroundCommands
+    from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
         AgentSettings,
@@ -99,7 +100,9 @@ class Subagents:
     settings: AgentSettings
     types: dict[str, AgentType]
     tool_specs: list[Block]  # the executor's tools
-    environment: str  # the project's context (root, guide, memory), after each agent's prompt
+    environment: (
+        str  # the project's context (root, instruction files, memory), after each agent's prompt
+    )
     max_tokens: int
     on_usage: Callable[[str, Usage], None]  # the session's total: the model, its tokens
     # The session's: an agent's background command is news for the main conversation too.
@@ -108,6 +111,8 @@ class Subagents:
     # an agent gets those its type allows, as they are when it starts.
     mcp_specs: Callable[[], list[Block]] = list
     hooks: ConversationHooks | None = None  # the user's SubagentStop hooks, if any
+    # A new agent's own record of the sub-folders' instruction files it was given.
+    guides: Callable[[], NestedGuides] | None = None
     # Of the tools the conductor answers, those the session does not offer (the SDK's ``tools``
     # and ``disallowed_tools``): their calls go to the executor, which knows no such tool.
     refused: frozenset[str] = frozenset()
@@ -300,6 +305,7 @@ class _Runner(msgspec.Struct):
             tools=agents.tools,
             ui=agents.ui,
             keeper=agents.keeper,
+            guides=agents.guides() if agents.guides is not None else None,
             nested=agents.runner(
                 depth=depth,
                 parent_model=model_id,

@@ -7,7 +7,7 @@ import platform
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from actors.protocol import ProjectContext
+    from actors.protocol import GuideFile, ProjectContext
 
 _CORE = """\
 You are Legato, a coding assistant working in the user's project from their terminal.
@@ -38,7 +38,7 @@ def environment(context: ProjectContext) -> str:
 def system_prompt(context: ProjectContext, *, headless: bool) -> str:
     """Legato's instructions, or the driving program's own (the SDK's ``system_prompt``), then
     where the work happens (tools take absolute paths: the model needs the root whatever the
-    instructions), the project's guide and memory, and the program's ``append_system_prompt``."""
+    instructions), the instruction files and memory, and the program's ``append_system_prompt``."""
     core = _CORE if context.system_prompt is None else context.system_prompt
     parts = [core, environment(context)] if core.strip() else [environment(context)]
     if context.add_dirs:
@@ -55,15 +55,25 @@ def system_prompt(context: ProjectContext, *, headless: bool) -> str:
 
 def agent_context(context: ProjectContext) -> str:
     """What follows each subagent's own system prompt: the same project context as the main
-    conversation's (where, the guide, memory), none of its messages."""
+    conversation's (where, the instruction files, memory), none of its messages."""
     return "\n\n".join([environment(context), *project_context(context)])
 
 
+# Said once, before the files: they come lowest precedence first, so the later one wins.
+GUIDES_NOTE = (
+    "Instruction files follow, in order of precedence, lowest first: where two disagree, the "
+    "later one wins (the project's over the user's, LEGATO.md over CLAUDE.md, CLAUDE.local.md "
+    "and AGENTS.md)."
+)
+
+
 def project_context(context: ProjectContext) -> list[str]:
-    """The project's guide and memory, as the memory store read them at start."""
+    """The instruction files and memory, as the memory store read them at start."""
     parts = []
-    if context.guide:
-        parts.append(f"Project guide (LEGATO.md):\n{context.guide.strip()}")
+    guides = [guide for guide in context.guides if guide.text.strip()]
+    if guides:
+        parts.append(GUIDES_NOTE)
+        parts += (f"Instructions from {_named(guide)}:\n{guide.text.strip()}" for guide in guides)
     if context.memory_dir:
         parts.append(_memory_note(context))
     if context.memory:
@@ -81,3 +91,19 @@ def _memory_note(context: ProjectContext) -> str:
         "there (or to a fitting topic file such as debugging.md or conventions.md) with Edit "
         "or Write; only the first 200 lines of MEMORY.md are loaded, so keep it short."
     )
+
+
+_LEVELS = {
+    "user": "the user's, for every project",
+    "project": "the project's",
+    "local": "the user's, for this project",
+    "nested": "for work in its folder",
+}
+
+
+def _named(guide: GuideFile) -> str:
+    """A file as the model is told of it: where it is, whose it is, who imported it."""
+    whose = _LEVELS[guide.level]
+    if guide.imported_by:
+        whose += f"; imported by {guide.imported_by}"
+    return f"{guide.path} ({whose})"

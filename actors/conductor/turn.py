@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from actors.conductor.calls import Display, TurnCalls
     from actors.conductor.conversation import Conversation
     from actors.conductor.hooks import ConversationHooks
+    from actors.instructions import NestedGuides
     from actors.protocol import Block, HookEvent, ModelClientMsg, ModelEvent, ModelRequest
     from runtime import Address
 
@@ -117,8 +118,9 @@ def _starts_background(call: ToolCall) -> bool:
 class Dialogue:
     """One conversation's way through its turns, and what a turn cut short leaves."""
 
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: Conversation, guides: NestedGuides | None = None) -> None:
         self.conversation = conversation
+        self.guides = guides  # the sub-folders' instruction files it has been given
         self.turns = 0
         self.api_seconds = 0.0  # spent streaming answers
         self.last_text = ""  # the latest answer's text
@@ -239,7 +241,12 @@ async def run_turn(dialogue: Dialogue, seat: Seat) -> tuple[MessageFinished, boo
         )
     if calls.started:
         # In the calls' order, whatever order they finished in.
-        dialogue.conversation.add_tool_results([dialogue.results[c.id] for c in calls.in_order()])
+        results = [dialogue.results[c.id] for c in calls.in_order()]
+        if dialogue.guides is not None:
+            from actors.conductor.guided import with_guides
+
+            results = await with_guides(dialogue.guides, calls.in_order(), results, display)
+        dialogue.conversation.add_tool_results(results)
         dialogue.results = {}
         await seat.changed()
     return finished, bool(calls.started)

@@ -1,6 +1,7 @@
 """The memory store: loads the session's configuration once and answers ``GetContext``, and
 ``ExplainContext`` with where each effective value came from. ``ApproveProjectMcpServers``
-records the user's approval of project MCP servers (mcp_approvals.py) and updates the context.
+records the user's approval of project MCP servers (mcp_approvals.py) and updates the context;
+``ApproveImports`` the approval of instruction files' imports from outside the project.
 
 Everything is read and validated in ``on_start``, so a bad file stops the session before any
 request is made: the supervisor reports the crash, and the frontend shows the ConfigError.
@@ -15,11 +16,17 @@ from typing import TYPE_CHECKING
 import anyio.to_thread
 import msgspec
 
-from actors.memory_store import hooks_approval, mcp_approvals, trust
+from actors.memory_store import hooks_approval, import_approvals, mcp_approvals, trust
 from actors.memory_store.loader import explain_context
 from actors.memory_store.mcp_servers import MCP_FILE
-from actors.places import hooks_approval_path, mcp_approvals_path, trust_path
+from actors.places import (
+    hooks_approval_path,
+    imports_approval_path,
+    mcp_approvals_path,
+    trust_path,
+)
 from actors.protocol import (
+    ApproveImports,
     ApproveProjectHooks,
     ApproveProjectMcpServers,
     ExplainContext,
@@ -98,9 +105,23 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                     await anyio.to_thread.run_sync(trust.record, path, shown)
                     self._explained = await self._load()
                 await reply.answer(msg, self._explained.context)
+            case ApproveImports(fingerprints=shown):
+                context = self._explained.context
+                asked = {request.fingerprint for request in context.import_requests}
+                chosen = [fingerprint for fingerprint in shown if fingerprint in asked]
+                if chosen:
+                    path = imports_approval_path(context.project_root, self._home)
+                    await anyio.to_thread.run_sync(import_approvals.approve, path, chosen)
+                    self._explained = await self._load()
+                await reply.answer(msg, self._explained.context)
             case RevokeTrust():
-                path = trust_path(self._explained.context.project_root, self._home)
-                await reply.answer(msg, await anyio.to_thread.run_sync(trust.revoke, path))
+                root = self._explained.context.project_root
+                path = trust_path(root, self._home)
+                trusted = await anyio.to_thread.run_sync(trust.revoke, path)
+                # The imports' approvals go with it: "legato trust" records both.
+                imports = imports_approval_path(root, self._home)
+                approved = await anyio.to_thread.run_sync(import_approvals.revoke, imports)
+                await reply.answer(msg, trusted or approved)
             case WriteRule():
                 await reply.answer(msg, await self._write_rule(msg))
             case ApproveProjectMcpServers(names=names):

@@ -1,4 +1,4 @@
-"""Reading what a session starts from: the settings files, LEGATO.md and MEMORY.md.
+"""Reading what a session starts from: the settings files, the instruction files and MEMORY.md.
 
 Plain synchronous functions, so that the CLI can validate the files without starting any
 actor; the memory store runs ``load_context`` in a worker thread.
@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.errors import UsageError
+from actors.instructions import blocked_rule, load_guides, read_markdown
 from actors.memory_store import combine, hooks_approval, reference_keys, trust
 from actors.memory_store.hook_settings import read_hooks
+from actors.memory_store.import_approvals import read_approved
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import (
     load_mcp_servers,
@@ -42,10 +44,10 @@ from actors.memory_store.settings_files import (
 )
 from actors.memory_store.tool_settings import tool_rule_warnings
 from actors.models import DEFAULT_ALIAS, OPENAI_PREFIX, resolve_model, same_provider
-from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import (
     MEMORY_FILE,
     hooks_approval_path,
+    imports_approval_path,
     mcp_approvals_path,
     memory_dir,
     path_rules_note_path,
@@ -53,12 +55,12 @@ from actors.places import (
 )
 from actors.protocol import Explained, Overrides, ProjectContext, Setting
 from actors.run_files import places_that_run
-from actors.settings import PermissionMode, Permissions, ProjectSettings
+from actors.settings import PermissionMode, Permissions
 from actors.settings.rule_check import with_rules_checked
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
     from actors.settings import McpServer
 
@@ -71,7 +73,6 @@ __all__ = [
     "settings_path",
 ]
 
-GUIDE_FILE = "LEGATO.md"
 MEMORY_LINES = 200  # only the first 200 lines of MEMORY.md are loaded
 DEFAULT_MODE: PermissionMode = "ask"
 
@@ -250,7 +251,9 @@ def explain_context(
         *combine.modes(files, gathered, "local", "project", "user", trusted=trusted),
     )
     folder = memory_dir(root, home)
-    blocked = _blocked_rule(settings.value, root, home)
+    blocked = blocked_rule(settings.value, root, home)
+    approved = read_approved(imports_approval_path(root, home), warnings)
+    guides, import_requests = load_guides(root, home, warnings, blocked=blocked, approved=approved)
     context = ProjectContext(
         project_root=root,
         # The rules travel as permission_rules, the mode, folders and variables as their own
@@ -259,10 +262,10 @@ def explain_context(
         settings=msgspec.structs.replace(settings.value, permissions=Permissions(), env={}),
         model=model,
         permission_mode=mode.value,
-        guide=_read_optional(
-            os.path.join(root, GUIDE_FILE), None, warnings, inside=(root,), blocked=blocked
-        ),
-        memory=_read_optional(
+        guides=guides,
+        import_requests=import_requests,
+        approved_imports=tuple(sorted(approved)),
+        memory=read_markdown(
             os.path.join(folder, MEMORY_FILE),
             MEMORY_LINES,
             warnings,
@@ -324,69 +327,7 @@ def _warn_if_readable(path: str, warnings: list[str]) -> None:
         )
 
 
-# ── the markdown files ──────────────────────────────────────────────────────────────────────
-
-
-def _read_optional(
-    path: str,
-    max_lines: int | None,
-    warnings: list[str],
-    *,
-    inside: Sequence[str] = (),
-    blocked: Callable[[str], str | None] | None = None,
-) -> str | None:
-    """A markdown file's text (its first ``max_lines`` lines), or None when absent.
-
-    Read through the door for Legato's own files, its real path inside ``inside`` (the
-    file's own folder when empty). A file refused there, or unreadable, is worth a warning
-    naming it, not a stopped session; one over the cap is cut at its last whole line.
-    """
-    try:
-        found = read_own(
-            path,
-            inside=inside or (os.path.dirname(path),),
-            cap=GUIDE_CAP,
-            cut=True,
-            blocked=blocked,
-        )
-    except Refused as refused:
-        warnings.append(f"{refused.message}. {refused.remedy}")
-        return None
-    if found is None:
-        return None
-    # Newlines as a text file reads them (universal newlines): a guide saved on Windows too.
-    text = found.data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    if found.cut:
-        whole_lines = text[: text.rfind("\n") + 1]
-        size = f"{GUIDE_CAP // 1024} KiB"
-        if whole_lines:
-            text = whole_lines
-            loaded = f"only its first {text.count(chr(10)):,} lines were loaded"
-        else:  # one line longer than the cap: its start is all there is to load
-            loaded = f"only its first {size} were loaded (no line ends within them)"
-        warnings.append(f"{path} is larger than {size}; {loaded}; shorten it")
-    if max_lines is not None:
-        pieces = text.split("\n", max_lines)
-        if len(pieces) > max_lines and pieces[max_lines]:
-            text = "\n".join(pieces[:max_lines]) + "\n"
-    return text
-
-
-def _blocked_rule(
-    settings: ProjectSettings, root: str, home: str
-) -> Callable[[str], str | None] | None:
-    """The ``blockedPaths`` entry a path matches, as the broker reads it; None without any."""
-    if not settings.blocked_paths:
-        return None
-    from actors.path_entries import PathRules  # only for settings that block paths
-
-    rules = PathRules(root, (), settings.blocked_paths, home=home)
-
-    def entry(path: str) -> str | None:
-        found = rules.blocked_by(path)
-        return None if found is None else found.text
-
-    return entry
+# ── memory ──────────────────────────────────────────────────────────────────────────────────
 
 
 def _memory_topics(folder: str) -> tuple[str, ...]:

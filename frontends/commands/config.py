@@ -25,6 +25,7 @@ from frontends.commands.listings import (
     rule_source_lines,
     setting_lines,
 )
+from frontends.context_report import guide_lines, guides_json
 from frontends.errors_out import report, warn
 
 PRECEDENCE = (
@@ -77,6 +78,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
             "credentials": list(provider.credentials),
             "mcpServers": [_server_json(s) for s in context.mcp_servers],
             "hooks": [_hook_json(group) for group in context.hooks],
+            "instructionFiles": guides_json(context),
             "warnings": list(context.warnings),
             "notApplied": [
                 {"key": s.key, "value": s.value, "source": s.source} for s in explained.not_applied
@@ -97,6 +99,7 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     if explained.not_acted_on:
         print("Not acted on (keys of the reference's settings that Legato does not use)")
         print(*not_acted_on_lines(explained), sep="\n")
+    print(*guide_lines(context), sep="\n")
     print("Credentials")
     print(*credential_lines(provider), sep="\n")
     print("Hooks (global config's first, then the project's)")

@@ -1,4 +1,5 @@
-"""``legato trust``: what the project's settings widen, and trusting it (headless and CI).
+"""``legato trust``: what the project's settings widen, and trusting it (headless and CI); and
+the instruction files' imports from outside the project, approving them (imports_question.py).
 
     legato trust [--project PATH]            print what the project asks for, then trust it
     legato trust --show [--project PATH]     print it and whether it is trusted; change nothing
@@ -88,18 +89,29 @@ def _memory_store(project_path: str | None, env: Mapping[str, str]) -> MemorySto
 def _trust(memory: MemoryStore, *, record: bool) -> None:
     from actors.protocol import GetContext, TrustProject
     from frontends.commands.asking import ask_actors
+    from frontends.commands.imports_question import approve_imports, import_lines
 
-    async def trusting() -> tuple[ProjectContext, bool]:
+    async def trusting() -> tuple[ProjectContext, bool, int]:
         context = await memory.address.ask(GetContext())
+        imports = len(context.import_requests)
+        if imports:
+            print(*import_lines(context), sep="\n")
+            if record:
+                context = await approve_imports(memory, context)
         if not context.trust_items:
-            return context, False
+            return context, False, imports
         print(*item_lines(context, context.trust_items), sep="\n")
         if context.trusted or not record:
-            return context, False
-        return await memory.address.ask(TrustProject(fingerprint=context.trust_fingerprint)), True
+            return context, False, imports
+        trusted = await memory.address.ask(TrustProject(fingerprint=context.trust_fingerprint))
+        return trusted, True, imports
 
-    context, recorded = ask_actors([memory], trusting)
+    context, recorded, imports = ask_actors([memory], trusting)
     where = context.project_root
+    if imports and record:
+        print(f"Approved: those imports are loaded until the files change ({imports}).")
+    elif imports:
+        print("Those imports are not approved: they are not loaded. Approve them: legato trust")
     if not context.trust_items:
         print(f"{where}: the project's settings widen nothing; there is nothing to trust.")
     elif recorded and context.trusted:
@@ -154,8 +166,15 @@ def ask_at_start(
     widen something the user has not trusted as it is now. Yes records the trust, and the
     session then starts with them applied; no (or Ctrl-C, Ctrl-D) leaves them off, and the
     next session asks again. A settings file that does not load is left to the session to
-    report. A project without a settings file asks nothing, and starts no memory store for it."""
-    if not any(os.path.lexists(os.path.join(project_root, name)) for name in PROJECT_FILES):
+    report. A project without a settings file or an instruction file asks nothing, and starts
+    no memory store for it.
+    Before that, the instruction files' imports from outside the project (imports_question.py)."""
+    from actors.instructions import may_import
+
+    # What can ask something: the settings files, and the instruction files' imports.
+    if not any(
+        os.path.lexists(os.path.join(project_root, name)) for name in PROJECT_FILES
+    ) and not may_import(os.path.realpath(project_root)):
         return
     from actors.errors import LegatoError
     from actors.protocol import GetContext, TrustProject
@@ -165,6 +184,10 @@ def ask_at_start(
 
     async def asking() -> None:
         context = await memory.address.ask(GetContext())
+        if context.import_requests:
+            from frontends.commands.imports_question import ask_about_imports
+
+            await ask_about_imports(memory, context, ask)
         # A project that has only hooks keeps their own question: /hooks approve.
         if context.trusted or all(item.key == "hooks" for item in context.trust_items):
             return

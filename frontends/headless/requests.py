@@ -154,7 +154,11 @@ class Requests:
             "percentage": round(100 * fill.tokens / fill.window, 2) if fill.window else 0.0,
             "model": model.id,
             "isAutoCompactEnabled": True,
-            "memoryFiles": [],
+            # The instruction files, with the reference's names for their levels.
+            "memoryFiles": [
+                {"path": guide.path, "type": guide.level.capitalize(), "tokens": guide.tokens}
+                for guide in context.guides
+            ],
             "mcpTools": [],
             "agents": [],
             "gridRows": [],

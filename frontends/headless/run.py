@@ -34,6 +34,7 @@ from actors.protocol import (
     DescribeSandbox,
     ExplainPermissions,
     GetContext,
+    GetContextFill,
     GetConversation,
     GetUsage,
     ListBackground,
@@ -65,7 +66,12 @@ if TYPE_CHECKING:
     from frontends.session_options import SessionOptions
 
 # Prompts that are commands to the session rather than to the model.
-SESSION_COMMANDS: dict[str, Undo | Compact] = {"/undo": Undo(), "/compact": Compact()}
+# None: the frontend's own report, of what the session's actors say (/context).
+SESSION_COMMANDS: dict[str, Undo | Compact | None] = {
+    "/undo": Undo(),
+    "/compact": Compact(),
+    "/context": None,
+}
 # Seconds queued work may take to finish after an interrupt (the session file's last lines).
 STOP_GRACE = 0.5
 
@@ -241,9 +247,8 @@ class _HeadlessRun:
 
     async def _answer(self, session: Session) -> TurnOutcome:
         """The prompt run by the conductor, or the session command it names."""
-        command = SESSION_COMMANDS.get(self.prompt.strip())
-        if command is not None:
-            return await self._run_session_command(session, command)
+        if self.prompt.strip() in SESSION_COMMANDS:
+            return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
         prompt = await self._attach_references(session)
         return await session.conductor.address.ask(
             RunPrompt(text=prompt, max_turns=self.options.max_turns)
@@ -263,11 +268,19 @@ class _HeadlessRun:
             await session.ui.address.tell(Show(Notice("warning", note)))
         return attachment.prompt
 
-    async def _run_session_command(self, session: Session, command: Undo | Compact) -> TurnOutcome:
+    async def _run_session_command(
+        self, session: Session, command: Undo | Compact | None
+    ) -> TurnOutcome:
         """``/undo`` and ``/compact`` run by the session itself (with --continue, on the saved
-        one); what they did is the result."""
+        one), ``/context`` reported from it; what they did or said is the result."""
         conductor = session.conductor.address
-        said = await conductor.ask(command)
+        if command is None:
+            from frontends.context_report import context_text
+
+            fill = await conductor.ask(GetContextFill())
+            said = context_text(await session.memory.address.ask(GetContext()), fill)
+        else:
+            said = await conductor.ask(command)
         if isinstance(self.renderer, TextRenderer):
             # Text output shows what the model streams; here nothing streams, so say it.
             self.stdout.write(f"{said}\n")

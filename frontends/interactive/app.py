@@ -349,6 +349,13 @@ class InteractiveSession:
                 await conductor.ask(ClearConversation())
                 self.status.context_tokens = 0
                 self.view.say(Text("Conversation cleared; the next prompt starts afresh."))
+            case "/context":
+                from frontends.context_report import context_text
+
+                fill = await conductor.ask(GetContextFill())
+                self.status.context_tokens = fill.tokens
+                context = await self.session.memory.address.ask(GetContext())
+                self.view.say(Text(context_text(context, fill)))
             case "/cost":
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens

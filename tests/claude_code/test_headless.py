@@ -11,8 +11,6 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.claude_code import claude_repo as cc
 from tests.claude_code.conftest import rule_line
@@ -20,6 +18,8 @@ from tests.frontends.conftest import REPO
 from tests.trusting import trust_project
 
 if TYPE_CHECKING:
+    import pytest
+
     from frontends.demo.scripted_api import RecordedRequest, Step
     from tests.frontends.conftest import Project
 

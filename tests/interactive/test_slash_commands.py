@@ -90,7 +90,7 @@ def test_completion_of_commands_and_at_paths(tmp_path: object) -> None:
         document = Document(text, len(text))
         return [c.text for c in completer.get_completions(document, CompleteEvent())]
 
-    assert complete("/co") == ["/cost", "/compact", "/commit"]
+    assert complete("/co") == ["/cost", "/context", "/compact", "/commit"]
     assert complete("/m") == ["/model", "/mcp"]
     assert complete("look at @sapp") == ["@src/app.py"]
     assert complete("look at @") == ["@README.md", "@src/app.py", "@src/util.py"]

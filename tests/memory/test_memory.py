@@ -52,7 +52,8 @@ def test_legato_md_and_memory_are_in_the_models_context(project: Project) -> Non
         requests = server.requests
     assert done.returncode == 0, done.stderr
     system = system_text(requests[0].body)
-    assert "Project guide (LEGATO.md):\n# Shop\n## Common commands\n- make test" in system
+    legato_md = f"Instructions from {project.root / 'LEGATO.md'} (the project's):"
+    assert f"{legato_md}\n# Shop\n## Common commands\n- make test" in system
     assert "- note 200\n" in system + "\n"
     assert "- note 201" not in system  # only the first 200 lines
     assert f"Memory folder (kept across sessions): {folder}" in system

@@ -27,7 +27,9 @@ async def test_it_answers_with_the_loaded_context(dirs: Dirs) -> None:
         assert await store.address.ask(GetContext()) is context  # loaded once
     assert context.project_root == str(dirs.project.resolve())
     assert context.model == "claude-opus-4-6"
-    assert context.guide == "# Guide\n"
+    assert [(g.path, g.text) for g in context.guides] == [
+        (str(dirs.project.resolve() / "LEGATO.md"), "# Guide\n")
+    ]
     assert context.settings.allowed_commands == ("git status",)
     assert "did you mean 'permissionMode'?" in context.warnings[0]
 

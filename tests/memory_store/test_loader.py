@@ -25,7 +25,7 @@ SECRET = "sk-test-0123456789-do-not-print"
 def test_without_files_everything_has_its_default(dirs: Dirs) -> None:
     context = load_context(str(dirs.project), home=str(dirs.home))
     assert (context.model, context.permission_mode) == ("claude-sonnet-4-6", "ask")
-    assert (context.guide, context.memory, context.warnings) == (None, None, ())
+    assert (context.guides, context.memory, context.warnings) == ((), None, ())
     assert context.config.theme == "dark"
     assert context.settings.allowed_commands == ()
 
@@ -102,7 +102,8 @@ def test_a_missing_project_directory_is_a_usage_error(dirs: Dirs) -> None:
 def test_the_guide_is_loaded_whole(dirs: Dirs) -> None:
     text = "# Project\n" + "line\n" * 500
     (dirs.project / "LEGATO.md").write_text(text)
-    assert load_context(str(dirs.project), home=str(dirs.home)).guide == text
+    (guide,) = load_context(str(dirs.project), home=str(dirs.home)).guides
+    assert guide.text == text
 
 
 def test_memory_lives_under_a_hash_of_the_real_project_path(dirs: Dirs) -> None:

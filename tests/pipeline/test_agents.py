@@ -435,7 +435,8 @@ def test_an_agent_gets_the_projects_guide_and_memory_but_not_the_conversation(
     system = system if isinstance(system, str) else "\n".join(b["text"] for b in system)
     assert system.startswith(GENERAL_PURPOSE.prompt)
     assert f"Project root: {project.root}" in system
-    assert "Project guide (LEGATO.md):\n# Shop\n- make test runs the tests" in system
+    legato_md = f"Instructions from {project.root / 'LEGATO.md'} (the project's):"
+    assert f"{legato_md}\n# Shop\n- make test runs the tests" in system
     assert f"Memory folder (kept across sessions): {folder}" in system
     assert "Your memory for this project (MEMORY.md):\n- the user prefers tabs" in system
     assert "plover" not in json.dumps(first.body)
