@@ -75,7 +75,8 @@ def read_own(
 
     ``inside``: the folders its real path must be in. ``cap``: the most bytes read; a longer
     file is refused, or with ``cut`` its first ``cap`` bytes are returned. ``blocked``: the
-    ``blockedPaths`` entry a real path matches, if any: a link to such a file is refused.
+    rule a real path matches, if any, named (``the blockedPaths entry 'secrets/'``): a link
+    to such a file is refused.
     Raises Refused.
     """
     try:
@@ -110,7 +111,7 @@ def read_own(
         if entry is not None:
             raise Refused(
                 path,
-                f"leads to {target.real}, which the blockedPaths entry {entry!r} blocks",
+                f"leads to {target.real}, which {entry} blocks",
                 remedy="Point it at a file the model may read, or remove it",
             )
     try:

@@ -33,7 +33,9 @@ def nested_guides(context: ProjectContext) -> Callable[[], NestedGuides]:
         NestedGuides,
         context.project_root,
         home,
-        blocked=blocked_rule(context.settings, context.project_root, home),
+        blocked=blocked_rule(
+            context.settings, context.project_root, home, context.permission_rules
+        ),
         approved=frozenset(context.approved_imports),
         loaded=[guide.path for guide in context.guides],
     )

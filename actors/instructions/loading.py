@@ -29,10 +29,10 @@ from actors.places import within
 from actors.protocol import GuideFile, ImportRequest
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable
+    from collections.abc import Callable, Collection, Iterable, Sequence
 
     from actors.protocol import GuideLevel
-    from actors.settings import ProjectSettings
+    from actors.settings import PermissionRule, ProjectSettings
 
 # The project root's files, lowest precedence first: the other assistants' shared file, the
 # reference's project file (either place), the user's personal one, and Legato's own last.
@@ -208,7 +208,7 @@ class Loading:
         entry = self._blocked(path, real)
         if entry is not None:
             self._warn(
-                f"{where} was not imported: the blockedPaths entry {entry!r} blocks it",
+                f"{where} was not imported: {entry} blocks it",
                 "Remove that import, or that entry",
             )
             return
@@ -283,18 +283,24 @@ class Loading:
 
 
 def blocked_rule(
-    settings: ProjectSettings, root: str, home: str
+    settings: ProjectSettings, root: str, home: str, rules: Sequence[PermissionRule] = ()
 ) -> Callable[[str], str | None] | None:
-    """The ``blockedPaths`` entry a path matches, as the broker reads it; None without any.
-    The one place a deny rule keeps a file out of the instruction files and memory."""
+    """The ``blockedPaths`` entry, or the deny ``Read(...)`` rule, a path matches, as the
+    broker reads them and named for a message; None without any. The one place a deny keeps a file out of the
+    instruction files, their imports and memory."""
+    from actors.settings.rule_check import denied_reads
+
+    denied = denied_reads(rules, root, home)
     if not settings.blocked_paths:
-        return None
+        return denied
     from actors.path_entries import PathRules  # only for settings that block paths
 
-    rules = PathRules(root, (), settings.blocked_paths, home=home)
+    blocked = PathRules(root, (), settings.blocked_paths, home=home)
 
     def entry(path: str) -> str | None:
-        found = rules.blocked_by(path)
-        return None if found is None else found.text
+        found = blocked.blocked_by(path)
+        if found is not None:
+            return f"the blockedPaths entry {found.text!r}"
+        return None if denied is None else denied(path)
 
     return entry

@@ -251,7 +251,7 @@ def explain_context(
         *combine.modes(files, gathered, "local", "project", "user", trusted=trusted),
     )
     folder = memory_dir(root, home)
-    blocked = blocked_rule(settings.value, root, home)
+    blocked = blocked_rule(settings.value, root, home, gathered.rules)
     approved = read_approved(imports_approval_path(root, home), warnings)
     guides, import_requests = load_guides(root, home, warnings, blocked=blocked, approved=approved)
     context = ProjectContext(

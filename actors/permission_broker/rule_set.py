@@ -25,15 +25,14 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors.path_entries import PathRule, parse_entry, rule_matches
-from actors.path_patterns import PatternError
+from actors.path_entries import PathRule, rule_matches
 from actors.permission_broker.command_rules import allowable_forms, blockable_forms
+from actors.settings.rule_check import path_rule
 from actors.settings.rule_syntax import (
     TOOL_FAMILIES,
     CommandPattern,
     ParsedRule,
     RuleError,
-    anywhere,
     domain_matches,
     parse,
     wildcard,
@@ -205,18 +204,9 @@ def _read(rule: PermissionRule, root: str, home: str) -> Ruled | None:
         return None  # refused at load (actors/settings/rule_check.py)
     if parsed.kind == "command" and parsed.specifier is not None:
         return Ruled(rule, parsed, command=CommandPattern.parse(parsed.specifier))
-    if parsed.kind == "path" and parsed.specifier is not None:
-        pattern = parsed.specifier
-        base = root
-        if parsed.anchor == "source":
-            base = os.path.realpath(rule.anchor or root)
-        elif parsed.anchor == "project":
-            pattern = anywhere(pattern, rule.behavior)
-        try:
-            path = parse_entry(pattern, base, negation=False, home=home)
-        except PatternError:
-            return None  # refused at load
-        return Ruled(rule, parsed, path=path)
+    if parsed.kind == "path":
+        path = path_rule(rule, parsed, root, home)
+        return None if path is None else Ruled(rule, parsed, path=path)
     if parsed.kind in ("tool", "agent", "domain"):
         return Ruled(rule, parsed)
     return None  # a rule with nothing to act on: warned about at load

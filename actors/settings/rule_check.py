@@ -10,16 +10,27 @@ dead.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from actors.errors import ConfigError
-from actors.settings.rule_syntax import LEGATO_TOOLS, TOOL_FAMILIES, RuleError, parse, wildcard
+from actors.path_entries import PathRule, parse_entry, rule_matches
+from actors.path_patterns import PatternError
+from actors.settings.rule_syntax import (
+    LEGATO_TOOLS,
+    TOOL_FAMILIES,
+    ParsedRule,
+    RuleError,
+    anywhere,
+    parse,
+    wildcard,
+)
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from actors.protocol import ProjectContext
     from actors.settings.rules import PermissionRule
@@ -121,3 +132,51 @@ def with_rules_checked(
         warnings=context.warnings + warnings,
         refused_tools=context.refused_tools + removed,
     )
+
+
+def path_rule(rule: PermissionRule, parsed: ParsedRule, root: str, home: str) -> PathRule | None:
+    """A ``Read``/``Edit`` rule's pattern as the one path matcher reads it (gitignore's,
+    through ``actors/path_entries.py``), from the folder its anchor names; None for a rule of
+    another kind, or one refused at load."""
+    if parsed.kind != "path" or parsed.specifier is None:
+        return None
+    pattern, base = parsed.specifier, root
+    if parsed.anchor == "source":
+        base = os.path.realpath(rule.anchor or root)
+    elif parsed.anchor == "project":
+        pattern = anywhere(pattern, rule.behavior)
+    try:
+        return parse_entry(pattern, base, negation=False, home=home)
+    except PatternError:
+        return None
+
+
+def denied_reads(
+    rules: Sequence[PermissionRule], root: str, home: str
+) -> Callable[[str], str | None] | None:
+    """The deny ``Read(...)`` rule a path matches, as the broker reads it (the path as
+    written and resolved); None without any: what keeps a file out of the instruction files
+    and their imports, as it keeps it from the Read tool."""
+    denied: list[tuple[PermissionRule, PathRule]] = []
+    for rule in rules:
+        if rule.behavior != "deny":
+            continue
+        try:
+            parsed = parse(rule.text, rule.behavior)
+        except RuleError:
+            continue
+        found = path_rule(rule, parsed, root, home) if parsed.tool == "Read" else None
+        if found is not None:
+            denied.append((rule, found))
+    if not denied:
+        return None
+
+    def entry(path: str) -> str | None:
+        written = os.path.normpath(path)
+        for rule, found in denied:
+            if any(rule_matches(found, name) for name in (written, os.path.realpath(written))):
+                where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
+                return f"the deny rule {escape_controls(rule.text)!r} at {where}"
+        return None
+
+    return entry

@@ -130,6 +130,11 @@ def parse(text: str, behavior: RuleBehavior) -> ParsedRule:
                 f"write '{name}(...)', with the specifier inside the parentheses",
             )
         specifier = rest[:-1]
+        if specifier.count(")") > specifier.count("("):
+            raise RuleError(
+                "it has a ')' that no '(' opens",
+                f"write '{name}({specifier.rstrip(')')})', with one ')' at its end",
+            )
     elif ")" in body:
         raise RuleError("it has a ')' but no '('", f"write '{body.replace(')', '')}'")
     _check_name(name, body)
@@ -211,7 +216,14 @@ def _absent(name: str) -> str | None:
         return None
     if name in NO_SUCH_TOOL:
         return f"Legato has no {name} tool yet, so the rule has nothing to act on"
-    return f"'{name}' is no tool Legato or the reference knows, so the rule matches nothing"
+    import difflib  # only for a rule that names no tool
+
+    known = sorted(LEGATO_TOOLS | NO_SUCH_TOOL)
+    close = difflib.get_close_matches(name, known, n=1) or [
+        tool for tool in known if tool.lower() == name.lower()
+    ]
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return f"'{name}' is no tool Legato or the reference knows, so the rule matches nothing{hint}"
 
 
 def _parameter_or(name: str, specifier: str, behavior: RuleBehavior) -> ParsedRule | None:

@@ -74,10 +74,12 @@ def test_the_instruction_files_and_the_import_reach_the_model_after_legato_md(
     order = [LEGATO_OWN, cc.CLAUDE_ROOT, cc.IMPORTED, cc.LOCAL, cc.AGENTS, cc.USER_CLAUDE]
     for marker in order:
         assert marker in prompt, marker
-    # Legato's own file first, then the reference's at the root in the order they are listed;
-    # the import's text comes with the file that imports it.
-    project_files = [prompt.index(marker) for marker in order[:5]]
-    assert project_files == sorted(project_files)
+    # Lowest precedence first, so that what comes later wins: the user's own file, then
+    # AGENTS.md, CLAUDE.md (its import with it), CLAUDE.local.md, and LEGATO.md last.
+    at = {marker: prompt.index(marker) for marker in order}
+    assert at[cc.USER_CLAUDE] < at[cc.AGENTS] < at[cc.CLAUDE_ROOT] < at[cc.LOCAL] < at[LEGATO_OWN]
+    assert at[cc.AGENTS] < at[cc.IMPORTED] < at[cc.LOCAL]
+    assert "LEGATO.md" in prompt.split(cc.USER_CLAUDE)[0]  # the prompt says which file wins
     # A nested file waits until the model works in its folder; the secret is never read.
     assert cc.NESTED not in json.dumps(requests[0].body)
     assert cc.SECRET not in json.dumps(requests[0].body)
@@ -343,7 +345,7 @@ def test_dangerously_skip_permissions_warns_and_the_deny_rules_still_hold(
         repo, steps, "-p", "go", "--dangerously-skip-permissions", "--output-format", "json"
     )
     assert done.returncode == 0, done.stderr
-    assert "dangerously-skip-permissions" in done.stderr  # the warning a person needs
+    assert "bypass permissions mode" in done.stderr  # the warning a person needs
     assert {d["tool_use_id"] for d in json.loads(done.stdout)["permission_denials"]} == {"t_secret"}
     assert readme.read_text() == "x"
     assert cc.SECRET not in json.dumps([request.body for request in requests])

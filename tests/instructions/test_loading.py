@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+import pytest
+
 from actors.instructions import estimate_tokens
 from tests.instructions.conftest import shown
 
@@ -107,6 +109,22 @@ def test_a_blocked_path_is_never_imported(tree: Tree) -> None:
     assert shown(context, tree.root) == ["notes.md", "CLAUDE.md"]
     assert not any("KEY=1" in g.text for g in context.guides)
     blocked = [w for w in context.warnings if "blockedPaths entry 'secrets/**' blocks it" in w]
+    assert [w.split(":")[1] for w in blocked] == ["1", "2"]
+
+
+@pytest.mark.parametrize("settings", [".legato/settings.json", ".claude/settings.json"])
+def test_a_deny_read_rule_keeps_a_file_out_as_blockedpaths_does(tree: Tree, settings: str) -> None:
+    # Narrowing, so applied untrusted: a deny rule from either spelling holds for imports.
+    tree.write(settings, '{"permissions": {"deny": ["Read(./secrets/**)"]}}')
+    tree.write("secrets/keys.md", "KEY=1\n")
+    tree.write("notes.md", "fine\n")
+    os.symlink("secrets/keys.md", tree.root / "innocent.md")
+    tree.write("CLAUDE.md", "@secrets/keys.md\n@innocent.md\n@notes.md\n")
+    context = tree.load()
+    assert shown(context, tree.root) == ["notes.md", "CLAUDE.md"]
+    assert not any("KEY=1" in g.text for g in context.guides)
+    rule = f"the deny rule 'Read(./secrets/**)' at {tree.root / settings}:1 blocks it"
+    blocked = [w for w in context.warnings if rule in w]
     assert [w.split(":")[1] for w in blocked] == ["1", "2"]
 
 

@@ -66,7 +66,7 @@ def test_a_blocked_sub_folder_file_is_not_given_through_a_link(tree: Tree) -> No
     os.symlink(tree.root / "secret" / "plan.md", tree.root / "docs" / "CLAUDE.md")
 
     def blocked(path: str) -> str | None:
-        return "secret/**" if "/secret/" in path else None
+        return "the blockedPaths entry 'secret/**'" if "/secret/" in path else None
 
     guides = NestedGuides(str(tree.root), str(tree.home), blocked=blocked)
     files, warnings = given(guides, file_path=str(tree.root / "docs/a.md"))

@@ -121,7 +121,7 @@ def test_a_link_to_a_blocked_file_is_refused_the_blocked_file_itself_is_not(root
     (root / "LEGATO.md").symlink_to(".env")
 
     def blocked(path: str) -> str | None:
-        return ".env" if path.endswith("/.env") else None
+        return "the blockedPaths entry '.env'" if path.endswith("/.env") else None
 
     assert refusal(root / "LEGATO.md", root, blocked=blocked) == (
         f"leads to {root}/.env, which the blockedPaths entry '.env' blocks"
