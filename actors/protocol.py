@@ -271,6 +271,9 @@ class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     # A project's file, not Legato's bundled one: its ``@path`` references are the file
     # author's, not the person's, and are read as the model's reads are.
     from_project: bool = False
+    # What the person should know before it runs (a field of the file that is not applied),
+    # said where the session's other warnings are.
+    notes: tuple[str, ...] = ()
 
 
 class SkillOutput(msgspec.Struct, frozen=True, tag=True):
@@ -344,8 +347,8 @@ class AgentTypes(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ListAgents(Ask[AgentTypes], frozen=True, tag=True):
-    """The user's subagent types: ``.legato/agents/<name>.md`` over
-    ``~/.config/legato/agents/<name>.md``."""
+    """The user's subagent types: ``.legato/agents/<name>.md``, then ``.claude/agents/``,
+    ``~/.config/legato/agents/`` and ``~/.claude/agents/``; the first with a name wins."""
 
 
 SkillLibraryMsg = ListCommands | PrepareCommand | CheckCommand | GetPatternStats | ListAgents

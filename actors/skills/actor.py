@@ -51,7 +51,7 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
         run = anyio.to_thread.run_sync
         match msg:
             case ListCommands():
-                await reply.answer(msg, await run(_list, self._root))
+                await reply.answer(msg, await run(_list, self._root, self._home))
             case PrepareCommand():
                 prepare = functools.partial(
                     _prepare, msg.name, msg.args, self._root, self._home, msg.seed, msg.in_session
@@ -65,10 +65,10 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
                 await reply.answer(msg, await run(_agents, self._root, self._home))
 
 
-def _list(root: str) -> tuple[CommandInfo, ...]:
+def _list(root: str, home: str) -> tuple[CommandInfo, ...]:
     from actors.skills.invoke import list_commands
 
-    return list_commands(root)
+    return list_commands(root, home)
 
 
 def _prepare(

@@ -436,6 +436,8 @@ class InteractiveSession:
         if isinstance(result, SkillOutput):
             self.view.say(Text(result.text))
         else:
+            for note in result.notes:
+                self.view.note("warning", note)
             await self._prompt(
                 result.prompt,
                 plan=self.status.mode == "plan",

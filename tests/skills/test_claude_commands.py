@@ -1,0 +1,257 @@
+"""The reference's commands and skill folders (``.claude/commands``, ``.claude/skills``, and the
+user's ``~/.claude`` ones), run through real ``legato`` against the scripted server: the prompt
+the model gets, the tool results, /help's sources; and what a hostile clone brings."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.home_project import first_prompt
+
+if TYPE_CHECKING:
+    from tests.frontends.conftest import Project
+
+NO_SERVER = "http://127.0.0.1:9"
+
+COMPONENT = """---
+description: Scaffold a UI component
+argument-hint: <Name> [variant]
+---
+Create the component $0 in the $1 variant.
+Everything typed: $ARGUMENTS; the first again: $ARGUMENTS[0]; a price: \\$1.00
+"""
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    """The text of every tool result the request's last message carries."""
+    results = []
+    for block in body["messages"][-1]["content"]:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            content = block["content"]
+            if isinstance(content, list):
+                content = "".join(part.get("text", "") for part in content)
+            results.append(content)
+    return results
+
+
+def test_a_namespaced_command_runs_with_the_references_placeholders(project: Project) -> None:
+    project.write(".claude/commands/frontend/component.md", COMPONENT)
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "--headless", "/frontend:component Button primary")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    prompt = first_prompt(requests[0].body)
+    assert prompt.startswith("Run the command /frontend:component: Scaffold a UI component\n")
+    assert "Create the component Button in the primary variant." in prompt
+    assert "Everything typed: Button primary; the first again: Button; a price: $1.00" in prompt
+
+
+def test_a_command_without_front_matter_is_described_by_its_first_line(
+    project: Project,
+) -> None:
+    project.write(".claude/commands/fix-issue.md", "# Fix a GitHub issue\n\nFix issue $0.\n")
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("  /fix-issue "))
+    assert row.endswith("Fix a GitHub issue  (.claude/commands/fix-issue.md)")
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "/fix-issue", "123")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "Fix issue 123." in first_prompt(requests[0].body)
+
+
+def test_legato_files_win_and_help_names_the_shadowed_ones(project: Project) -> None:
+    project.write(
+        ".legato/skills/deploy.md",
+        "---\nname: deploy\ndescription: Legato's deploy\n---\n1. Deploy with Legato.\n",
+    )
+    project.write(".claude/commands/deploy.md", "Deploy the reference's way.\n")
+    project.write(".claude/skills/audit/SKILL.md", "---\ndescription: Project audit\n---\nAudit.\n")
+    project.write(".claude/commands/audit.md", "Audit as a command.\n")
+    (project.home / ".claude" / "commands").mkdir(parents=True)
+    (project.home / ".claude" / "commands" / "audit.md").write_text("The user's audit.\n")
+    (project.home / ".claude" / "commands" / "mine.md").write_text("The user's own: $ARGUMENTS\n")
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    shadowed = lines[lines.index("Not run (a file of the same name wins):") + 1 :]
+    assert sorted(" ".join(line.split()) for line in shadowed[:3]) == [
+        "/audit .claude/commands/audit.md: .claude/skills/audit/SKILL.md runs instead",
+        "/audit ~/.claude/commands/audit.md: .claude/skills/audit/SKILL.md runs instead",
+        "/deploy .claude/commands/deploy.md: .legato/skills/deploy.md runs instead",
+    ]
+    assert any(line.endswith("(~/.claude/commands/mine.md)") for line in lines)
+    with ScriptedServer([text("Done."), text("Done.")]) as server:
+        first = project.legato(server.url, "/deploy")
+        second = project.legato(server.url, "/mine", "hello")
+        requests = server.requests
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert "Deploy with Legato." in first_prompt(requests[0].body)
+    assert "The user's own: hello" in first_prompt(requests[1].body)
+
+
+def test_a_skill_folder_names_its_folder_and_runs_by_its_folder_name(project: Project) -> None:
+    project.write(
+        ".claude/skills/explain-code/SKILL.md",
+        "---\nname: Explain Code\ndescription: Explain code with diagrams\n---\n"
+        "Read ${CLAUDE_SKILL_DIR}/style.md, then explain $ARGUMENTS.\n",
+    )
+    project.write(".claude/skills/explain-code/style.md", "Use ASCII diagrams.\n")
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "--headless", "/explain-code src/app.py")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    folder = os.path.join(project.root, ".claude", "skills", "explain-code")
+    prompt = first_prompt(requests[0].body)
+    assert f"Its files are in {folder}." in prompt
+    assert f"Read {folder}/style.md, then explain src/app.py." in prompt
+
+
+def test_a_shell_line_is_a_bash_call_the_broker_decides(project: Project) -> None:
+    marker = project.root / "ran"
+    project.write(
+        ".claude/commands/ship.md",
+        "---\nallowed-tools: Bash(touch *)\nmodel: openai:gpt-4o\n---\n"
+        f"State: !`touch {marker}`\nThen ship.\n",
+    )
+    script = [
+        tool_calls([call("Bash", {"command": f"touch {marker}"})]),
+        text("It was refused."),
+    ]
+    with ScriptedServer(script) as server:
+        done = project.legato(server.url, "--headless", "/ship")
+        requests = server.requests
+    # Nothing ran before the model asked, and the model's call was refused: a headless run
+    # with no rule allowing it, whatever the file's allowed-tools says.
+    assert not marker.exists()
+    prompt = first_prompt(requests[0].body)
+    assert f"1. `touch {marker}`" in prompt
+    assert "State: [the output of command 1]" in prompt
+    [result] = tool_results(requests[1].body)
+    assert result.startswith(f"Permission denied: 'touch {marker}' is not in allowedCommands")
+    assert "allowed-tools (Bash(touch *)) is not applied" in done.stderr
+    assert "model (openai:gpt-4o) is not applied" in done.stderr
+    assert requests[0].body["model"] != "gpt-4o"
+
+
+def test_a_hostile_clones_commands_are_refused_with_their_file_named(project: Project) -> None:
+    outside = project.root.parent / "secret.md"
+    outside.write_text("the user's secret notes\n")
+    commands = project.root / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "leak.md").symlink_to(outside)
+    os.mkfifo(commands / "hang.md")
+    (commands / "huge.md").write_text("x" * (300 * 1024))
+    (commands / "quit.md").write_text("Pretend to quit.\n")
+    (commands / "permissions.md").write_text("Pretend to be /permissions.\n")
+    (commands / "bad name.md").write_text("Spaces.\n")
+    linked = project.root.parent / "elsewhere"
+    linked.mkdir()
+    (linked / "inner.md").write_text("Reached through a linked folder.\n")
+    (commands / "linked").symlink_to(linked)
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    broken = lines[lines.index("Not loaded (fix these files):") :]
+    said = "\n".join(" ".join(line.split()) for line in broken)
+    assert f"/leak .claude/commands/leak.md: leads to {outside}, outside" in said
+    assert "/hang .claude/commands/hang.md: is a FIFO (named pipe), not a file" in said
+    assert "/huge .claude/commands/huge.md: is larger than 256 KiB" in said
+    assert "is named like the session's own /quit, which runs instead" in said
+    assert "is named like the session's own /permissions, which runs instead" in said
+    assert "'bad name' cannot be typed as a command" in said
+    assert "linked:inner" not in done.stdout and "secret notes" not in done.stdout
+    for typed in ("/leak", "/quit", "/../../secret", "/linked:inner"):
+        refused = project.legato(NO_SERVER, "--headless", typed)
+        assert refused.returncode == 2, (typed, refused.stderr)
+        assert "Traceback" not in refused.stderr
+        assert "secret notes" not in refused.stdout + refused.stderr
+
+
+def test_init_writes_legato_md_and_weighs_claude_md(project: Project) -> None:
+    project.write("CLAUDE.md", "# Shop\nRun tests with make test.\n")
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "/init")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    prompt = first_prompt(requests[0].body)
+    assert prompt.startswith("Run the skill /init-project: Create LEGATO.md")
+    assert "The project already has CLAUDE.md, which Legato loads" in prompt
+    assert "do not repeat in LEGATO.md what they already say" in prompt
+
+
+def test_a_model_only_skill_is_not_run_by_name(project: Project) -> None:
+    project.write(
+        ".claude/skills/legacy/SKILL.md",
+        "---\ndescription: How the old billing works\nuser-invocable: false\n---\nDetails.\n",
+    )
+    done = project.legato(NO_SERVER, "/legacy")
+    assert done.returncode == 2
+    assert "user-invocable: false" in done.stderr
+    assert "/legacy" not in project.legato(NO_SERVER, "/help").stdout
+
+
+REVIEWER = """---
+name: reviewer
+description: Reviews code for bugs
+tools: Read, Grep, Glob
+---
+You are the {who} reviewer.
+"""
+
+
+def test_their_agents_are_subagent_types_and_legatos_own_win(project: Project) -> None:
+    def agent(name: str, who: str) -> str:
+        return REVIEWER.format(who=who).replace("reviewer", name)
+
+    project.write(".claude/agents/reviewer.md", agent("reviewer", "reference's"))
+    project.write(".claude/agents/tester.md", agent("tester", "project's"))
+    user_agents = project.home / ".claude" / "agents"
+    user_agents.mkdir(parents=True)
+    (user_agents / "tester.md").write_text(agent("tester", "user's"))
+    (user_agents / "linter.md").write_text(agent("linter", "user's"))
+    project.write(".legato/agents/reviewer.md", agent("reviewer", "Legato"))
+    outside = project.root.parent / "spy.md"
+    outside.write_text(agent("spy", "secret spy"))
+    (project.root / ".claude" / "agents" / "spy.md").symlink_to(outside)
+    steps = [
+        tool_calls([call("Agent", {"description": "d", "prompt": "Look.", "subagent_type": name})])
+        for name in ("reviewer", "linter", "spy")
+    ]
+    steps.insert(1, text("Reviewed."))
+    steps.insert(3, text("Linted."))
+    steps.append(text("Done."))
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "go")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    tool = next(t for t in requests[0].body["tools"] if t["name"] == "Agent")
+    listed = tool["description"]
+    for name in ("reviewer", "tester", "linter"):
+        assert f"- {name}: Reviews code for bugs (Tools: Read, Grep, Glob)" in listed
+    assert "- spy:" not in listed
+    systems = [str(request.body.get("system")) for request in requests]
+    assert any("You are the Legato reviewer." in system for system in systems)
+    assert not any("reference's reviewer" in system for system in systems)
+    assert any("You are the user's linter." in system for system in systems)
+    assert not any("secret spy" in system for system in systems)
+    assert f"{project.root}/.claude/agents/spy.md: leads to {outside}, outside" in done.stderr
+
+
+def test_test_renders_a_command_as_the_model_gets_it(project: Project) -> None:
+    project.write(".claude/commands/frontend/component.md", COMPONENT)
+    done = project.legato(NO_SERVER, "/frontend:component", "--test")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(
+        "ok: skill /frontend:component "
+        f"({project.root}/.claude/commands/frontend/component.md)\n"
+        "  from .claude/commands/frontend/component.md; its placeholders count from $0"
+    )
+    assert "Create the component sample-1 in the sample-2 variant." in done.stdout
+    project.write(".claude/commands/broken.md", "---\ndescription: [1, 2]\n---\nBody.\n")
+    broken = project.legato(NO_SERVER, "/broken", "--test")
+    assert broken.returncode == 2
+    assert "broken.md:2: field 'description': must be a string, not list [1, 2]" in broken.stderr
