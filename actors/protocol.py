@@ -351,7 +351,28 @@ class ListAgents(Ask[AgentTypes], frozen=True, tag=True):
     ``~/.config/legato/agents/`` and ``~/.claude/agents/``; the first with a name wins."""
 
 
-SkillLibraryMsg = ListCommands | PrepareCommand | CheckCommand | GetPatternStats | ListAgents
+class ListModelSkills(Ask[tuple[CommandInfo, ...]], frozen=True, tag=True):
+    """The skills the model may load by itself (the ``Skill`` tool): the reference's commands
+    and skill folders whose files do not say ``disable-model-invocation: true``."""
+
+
+class LoadSkill(Ask[SkillPrompt], frozen=True, tag=True):
+    """A skill the model asked for with the ``Skill`` tool, rendered with its arguments. An
+    unknown name raises ``UsageError`` listing the skills there are; a bad file ``ConfigError``."""
+
+    name: str
+    args: tuple[str, ...] = ()
+
+
+SkillLibraryMsg = (
+    ListCommands
+    | PrepareCommand
+    | CheckCommand
+    | GetPatternStats
+    | ListAgents
+    | ListModelSkills
+    | LoadSkill
+)
 
 
 # ── model client ────────────────────────────────────────────────────────────────────────────

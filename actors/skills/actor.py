@@ -20,6 +20,8 @@ from actors.protocol import (
     GetPatternStats,
     ListAgents,
     ListCommands,
+    ListModelSkills,
+    LoadSkill,
     PrepareCommand,
     SkillLibraryMsg,
 )
@@ -63,6 +65,11 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
                 await reply.answer(msg, await run(_runs, self._root, self._home))
             case ListAgents():
                 await reply.answer(msg, await run(_agents, self._root, self._home))
+            case ListModelSkills():
+                await reply.answer(msg, await run(_model_skills, self._root, self._home))
+            case LoadSkill():
+                load = functools.partial(_load, msg.name, msg.args, self._root, self._home)
+                await reply.answer(msg, await run(load))
 
 
 def _list(root: str, home: str) -> tuple[CommandInfo, ...]:
@@ -95,3 +102,15 @@ def _agents(root: str, home: str) -> AgentTypes:
     from actors.skills.agents import list_agents
 
     return list_agents(root, home)
+
+
+def _model_skills(root: str, home: str) -> tuple[CommandInfo, ...]:
+    from actors.skills.model_skills import model_skills
+
+    return model_skills(root, home)
+
+
+def _load(name: str, args: Sequence[str], root: str, home: str) -> SkillPrompt:
+    from actors.skills.model_skills import load_for_model
+
+    return load_for_model(name, args, root, home)

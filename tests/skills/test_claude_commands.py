@@ -131,7 +131,8 @@ def test_a_shell_line_is_a_bash_call_the_broker_decides(project: Project) -> Non
     assert f"1. `touch {marker}`" in prompt
     assert "State: [the output of command 1]" in prompt
     [result] = tool_results(requests[1].body)
-    assert result.startswith(f"Permission denied: 'touch {marker}' is not in allowedCommands")
+    assert result.startswith("Permission denied: 'touch ")
+    assert "is not in allowedCommands" in result and "a headless run cannot ask" in result
     assert "allowed-tools (Bash(touch *)) is not applied" in done.stderr
     assert "model (openai:gpt-4o) is not applied" in done.stderr
     assert requests[0].body["model"] != "gpt-4o"
@@ -255,3 +256,55 @@ def test_test_renders_a_command_as_the_model_gets_it(project: Project) -> None:
     broken = project.legato(NO_SERVER, "/broken", "--test")
     assert broken.returncode == 2
     assert "broken.md:2: field 'description': must be a string, not list [1, 2]" in broken.stderr
+
+
+def test_the_model_sees_the_skills_and_loads_one_with_the_skill_tool(project: Project) -> None:
+    project.write(
+        ".claude/skills/release-notes/SKILL.md",
+        "---\nname: release-notes\ndescription: Write release notes from the git log\n---\n"
+        "Read ${CLAUDE_SKILL_DIR}/template.md and fill it for version $0.\n",
+    )
+    project.write(".claude/skills/release-notes/template.md", "## Version\n")
+    project.write(
+        ".claude/commands/deploy.md",
+        "---\ndescription: Deploy to production\ndisable-model-invocation: true\n---\nDeploy.\n",
+    )
+    project.write(".claude/commands/lint.md", "Run the linters on $ARGUMENTS\n")
+    steps = [
+        tool_calls([call("Skill", {"skill": "release-notes", "args": "2.1"})]),
+        tool_calls([call("Skill", {"skill": "deploy"})]),
+        text("Done."),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(server.url, "--headless", "write the notes")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    tool = next(t for t in requests[0].body["tools"] if t["name"] == "Skill")
+    listing = tool["description"].split("Available skills:\n", 1)[1]
+    assert listing.splitlines() == [
+        "- lint: Run the linters on $ARGUMENTS",
+        "- release-notes: Write release notes from the git log",
+    ]
+    assert tool["input_schema"]["required"] == ["skill"]
+    folder = os.path.join(project.root, ".claude", "skills", "release-notes")
+    [loaded] = tool_results(requests[1].body)
+    assert loaded.splitlines()[:3] == [
+        "Skill /release-notes: Write release notes from the git log",
+        f"Its folder is {folder}; read the files its steps name from there.",
+        "Files: template.md",
+    ]
+    assert f"Read {folder}/template.md and fill it for version 2.1." in loaded
+    [refused] = tool_results(requests[2].body)
+    assert refused.startswith(
+        "No skill 'deploy' can be loaded. The skills are: lint, release-notes."
+    )
+
+
+def test_no_skill_tool_is_offered_when_there_is_no_skill_to_load(
+    project: Project,
+) -> None:
+    with ScriptedServer([text("Hi.")]) as server:
+        done = project.legato(server.url, "--headless", "hi")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "Skill" not in [t["name"] for t in requests[0].body["tools"]]
