@@ -18,6 +18,7 @@ from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import MEMORY_FILE, memory_dir
 from actors.protocol import CommandInfo, SkillOutput, SkillPrompt
 from actors.skills import mockdata
+from actors.skills.agents import shown_path, survey_agents
 from actors.skills.patterns import (
     BUNDLED_PATTERNS,
     Pattern,
@@ -203,11 +204,20 @@ def help_text(project_root: str, home: str, *, in_session: bool = False) -> str:
     rows += [(f"/{s.name} {s.hint}", _from(s.description, s.source, s.bundled)) for s in skills]
     rows += ["", f"Patterns (run one: {run}/<name> <required> [optional]):"]
     rows += [(usage_line(p), _described(p.description, p.bundled)) for p in patterns]
+    agents, _, hidden_agents = survey_agents(project_root, home)
+    if agents:
+        rows += ["", "Agent types (the model starts them with its Agent tool):"]
+        rows += [
+            (a.name, f"{a.description}  ({shown_path(a.path, project_root, home)})") for a in agents
+        ]
     rows += ["", "Built in:"]
     rows += [(f"/{name} {hint}".rstrip(), text) for name, (hint, text) in BUILTINS.items()]
     if shadowed:
         rows += ["", "Not run (a file of the same name wins):"]
         rows += [(f"/{hidden.name}", _hidden(hidden)) for hidden in shadowed]
+    if hidden_agents:
+        rows += ["", "Agent files not used (a file of the same name wins):"]
+        rows += [(name, f"{shown}: {winner} is used") for shown, name, winner in hidden_agents]
     faults = [*skill_faults, *pattern_faults]
     if faults:
         rows += ["", "Not loaded (fix these files):"]

@@ -308,3 +308,23 @@ def test_no_skill_tool_is_offered_when_there_is_no_skill_to_load(
         requests = server.requests
     assert done.returncode == 0, done.stderr
     assert "Skill" not in [t["name"] for t in requests[0].body["tools"]]
+
+
+def test_help_lists_the_agent_types_with_their_files(project: Project) -> None:
+    project.write(".claude/agents/reviewer.md", REVIEWER.format(who="reference's"))
+    project.write(".legato/agents/reviewer.md", REVIEWER.format(who="Legato"))
+    user_agents = project.home / ".claude" / "agents"
+    user_agents.mkdir(parents=True)
+    (user_agents / "linter.md").write_text(REVIEWER.format(who="x").replace("reviewer", "linter"))
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    rows = [" ".join(line.split()) for line in done.stdout.splitlines()]
+    at = rows.index("Agent types (the model starts them with its Agent tool):")
+    assert rows[at + 1 : at + 3] == [
+        "linter Reviews code for bugs (~/.claude/agents/linter.md)",
+        "reviewer Reviews code for bugs (.legato/agents/reviewer.md)",
+    ]
+    hidden = rows.index("Agent files not used (a file of the same name wins):")
+    assert rows[hidden + 1] == (
+        "reviewer .claude/agents/reviewer.md: .legato/agents/reviewer.md is used"
+    )
