@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from actors.errors import UsageError
+from actors.errors import ConfigError, UsageError
 from actors.protocol import CommandInfo, SkillPrompt
 from actors.skills.reference import SKILL_FILE, render_reference
-from actors.skills.skills import Skill, find_skill, list_skills
+from actors.skills.skills import Skill, candidates, find_skill, load_candidate
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -34,20 +34,35 @@ def offered(skill: Skill) -> bool:
 
 
 def model_skills(project_root: str, home: str | None = None) -> tuple[CommandInfo, ...]:
-    """Every skill the model may load, by name; files that do not load are left out."""
-    skills, _ = list_skills(project_root, home)
-    return tuple(
-        CommandInfo(
-            name=skill.name,
-            description=skill.description,
-            kind="skill",
-            path=skill.path,
-            bundled=False,
-            usage=f"/{skill.name} {skill.hint}",
-        )
-        for skill in skills
-        if offered(skill)
-    )
+    """Every skill the model may load, by name; files that do not load are left out.
+
+    Asked as every session starts: Legato's own skill files are not read for it (a name they
+    hold is only skipped), so a session that has none of the reference's files reads none.
+    """
+    taken: set[str] = set()
+    infos: list[CommandInfo] = []
+    for candidate in candidates(project_root, home):
+        if candidate.name in taken:
+            continue
+        taken.add(candidate.name)
+        if candidate.place.kind == "legato":
+            continue
+        try:
+            skill = load_candidate(candidate)
+        except ConfigError:
+            continue  # /help names it, with its faults
+        if offered(skill):
+            infos.append(
+                CommandInfo(
+                    name=skill.name,
+                    description=skill.description,
+                    kind="skill",
+                    path=skill.path,
+                    bundled=False,
+                    usage=f"/{skill.name} {skill.hint}",
+                )
+            )
+    return tuple(sorted(infos, key=lambda info: info.name))
 
 
 def load_for_model(

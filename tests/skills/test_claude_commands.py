@@ -5,6 +5,8 @@ the model gets, the tool results, /help's sources; and what a hostile clone brin
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
@@ -354,3 +356,18 @@ def test_an_at_file_in_a_command_is_attached_as_the_models_read(project: Project
     assert "print('the app')" in first_prompt(requests[1].body)
     assert "@../secret.txt was not attached" in peek.stderr
     assert "the user's secret" not in str(requests[2].body)
+
+
+def test_listing_the_models_skills_at_start_reads_none_of_legatos_own(project: Project) -> None:
+    """Every session asks for the Skill tool's listing as it starts: Legato's own skill files
+    (the project's and the bundled ones) are not read for it, so the YAML parser is not even
+    imported where there is none of the reference's files."""
+    project.write(".legato/skills/greet.md", "---\nname: greet\ndescription: Hi\n---\n1. Hi.\n")
+    probe = (
+        "import sys\n"
+        "from actors.skills.model_skills import model_skills\n"
+        f"print(model_skills({str(project.root)!r}, {str(project.home)!r}))\n"
+        "print('yaml' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["()", "False"], done.stderr
