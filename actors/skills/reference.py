@@ -55,8 +55,11 @@ _DESCRIPTION_CUT = 200
 
 # $ARGUMENTS[N], $ARGUMENTS, $N (0-based), each unless escaped by one backslash.
 _PLACEHOLDER = re.compile(r"(\\\\)?(\\)?\$(?:ARGUMENTS\[(\d+)\]|(ARGUMENTS)\b|(\d))")
-_INLINE_SHELL = re.compile(r"(?:(?<=\s)|^)!`([^`\n]+)`", re.MULTILINE)
-_FENCED_SHELL = re.compile(r"^```!\s*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+# A ```! fenced block, or !`cmd` at a line's start or after a space, in the file's order.
+_SHELL = re.compile(
+    r"^```!\s*\n(?P<block>.*?)^```\s*$|(?:(?<=\s)|^)!`(?P<line>[^`\n]+)`",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 def command_files(folder: str) -> list[tuple[str, str]]:
@@ -165,10 +168,39 @@ def load_reference(
 
 def render_reference(skill: Skill, args: Sequence[str], project_root: str) -> str:
     """The body as the model gets it: the placeholders filled, each ``!`` command turned into
-    a request to run it with the Bash tool."""
+    a request to run it with the Bash tool.
+
+    The ``!`` commands are found in the file as written, before the arguments go in: an
+    argument that holds ``!`cmd``` is text, never a command of its own (the reference's
+    substitution, too, runs once over the file)."""
     body = skill.body.replace("${CLAUDE_PROJECT_DIR}", project_root)
     if skill.folder:
         body = body.replace("${CLAUDE_SKILL_DIR}", skill.folder)
+    commands: list[str] = []
+
+    def command(match: re.Match[str]) -> str:
+        commands.append((match.group("block") or match.group("line")).strip())
+        return f"\0{len(commands)}\0"  # a mark no file's text holds (NUL is not text)
+
+    body = _SHELL.sub(command, body.replace("\0", ""))
+    args = [arg.replace("\0", "") for arg in args]
+    body, used = _fill(body, args)
+    filled = [_fill(text, args) for text in commands]
+    if args and not used and not any(had for _, had in filled):
+        body = f"{body}\n\nARGUMENTS: {' '.join(args)}"
+    body = re.sub("\0([0-9]+)\0", r"[the output of command \1]", body)
+    if not commands:
+        return body
+    listed = "\n".join(f"{n}. `{text}`" for n, (text, _) in enumerate(filled, 1))
+    return (
+        "First run each of these shell commands with the Bash tool, one call each, and read "
+        "its output where the text below refers to it (a command that is refused or fails: "
+        f"say so, and go on without its output):\n{listed}\n\n{body}"
+    )
+
+
+def _fill(text: str, args: Sequence[str]) -> tuple[str, bool]:
+    """``text`` with its placeholders filled; whether it had any."""
     used = False
 
     def fill(match: re.Match[str]) -> str:
@@ -184,29 +216,7 @@ def render_reference(skill: Skill, args: Sequence[str], project_root: str) -> st
             value = args[at] if at < len(args) else ""
         return (doubled or "") + value
 
-    body = _PLACEHOLDER.sub(fill, body)
-    if not used and args:
-        body = f"{body}\n\nARGUMENTS: {' '.join(args)}"
-    commands: list[str] = []
-
-    def inline(match: re.Match[str]) -> str:
-        commands.append(match.group(1).strip())
-        return f"[the output of command {len(commands)}]"
-
-    def fenced(match: re.Match[str]) -> str:
-        commands.append(match.group(1).strip())
-        return f"[the output of command {len(commands)}]"
-
-    body = _FENCED_SHELL.sub(fenced, body)
-    body = _INLINE_SHELL.sub(inline, body)
-    if not commands:
-        return body
-    listed = "\n".join(f"{n}. `{command}`" for n, command in enumerate(commands, 1))
-    return (
-        "First run each of these shell commands with the Bash tool, one call each, and read "
-        "its output where the text below refers to it (a command that is refused or fails: "
-        f"say so, and go on without its output):\n{listed}\n\n{body}"
-    )
+    return _PLACEHOLDER.sub(fill, text), used
 
 
 def _first_line(body: str) -> str:

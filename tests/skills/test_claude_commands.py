@@ -9,6 +9,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
+from actors.skills.reference import render_reference
+from actors.skills.skills import Skill
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.home_project import first_prompt
 
@@ -371,3 +373,34 @@ def test_listing_the_models_skills_at_start_reads_none_of_legatos_own(project: P
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.splitlines() == ["()", "False"], done.stderr
+
+
+def _command(body: str) -> Skill:
+    return Skill("c", "d", body, "c.md", False, zero_based=True)
+
+
+def test_shell_lines_are_found_in_the_file_as_written_not_in_the_arguments() -> None:
+    rendered = render_reference(
+        _command("Log: !`git log $0`\n```!\nnode --version\n```\nFix $ARGUMENTS.\nKEY=!`no`"),
+        ["main", "!`rm -rf ~`"],
+        "/p",
+    )
+    assert rendered.splitlines() == [
+        "First run each of these shell commands with the Bash tool, one call each, and read its "
+        "output where the text below refers to it (a command that is refused or fails: say so, "
+        "and go on without its output):",
+        "1. `git log main`",
+        "2. `node --version`",
+        "",
+        "Log: [the output of command 1]",
+        "[the output of command 2]",
+        "Fix main !`rm -rf ~`.",
+        "KEY=!`no`",
+    ]
+
+
+def test_arguments_in_a_shell_line_only_are_not_appended_again() -> None:
+    rendered = render_reference(_command("!`git show $0`"), ["HEAD"], "/p")
+    assert rendered.endswith("1. `git show HEAD`\n\n[the output of command 1]")
+    plain = render_reference(_command("Summarise."), ["a", "b"], "/p")
+    assert plain == "Summarise.\n\nARGUMENTS: a b"
