@@ -274,6 +274,14 @@ class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     # What the person should know before it runs (a field of the file that is not applied),
     # said where the session's other warnings are.
     notes: tuple[str, ...] = ()
+    # The reference's ``!`cmd``` lines, in order: each runs as a Bash call (the permission
+    # broker decides it) before the prompt goes, its output put in place of the n-th mark,
+    # ``SHELL_MARK<n>SHELL_MARK`` (frontends/skills/shell_lines.py).
+    shell: tuple[str, ...] = ()
+
+
+# NUL: no file's text or typed argument holds one, so a mark is never the file author's text.
+SHELL_MARK = "\0"
 
 
 class SkillOutput(msgspec.Struct, frozen=True, tag=True):

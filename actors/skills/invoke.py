@@ -31,7 +31,7 @@ from actors.skills.patterns import (
     render,
     usage_line,
 )
-from actors.skills.reference import render_reference
+from actors.skills.reference import render_parts
 from actors.skills.skills import (
     BUNDLED_SKILLS,
     Shadowed,
@@ -250,8 +250,9 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
             remedy="Ask for what it does in a prompt, or set user-invocable: true in the file",
         )
     notes: list[str] = []
+    shell: tuple[str, ...] = ()
     if skill.zero_based:
-        body = render_reference(skill, args, project_root)
+        body, shell = render_parts(skill, args, project_root)
         kind = "skill" if skill.folder else "command"
         where = f"\nIts files are in {skill.folder}." if skill.folder else ""
         prompt = f"Run the {kind} /{skill.name}: {skill.description}{where}\n\n{body}"
@@ -280,6 +281,7 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
         path=skill.path,
         from_project=skill.level == "project",
         notes=tuple(notes),
+        shell=shell,
     )
 
 

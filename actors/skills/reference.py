@@ -15,9 +15,11 @@ Their placeholders are the reference's: ``$ARGUMENTS`` is every argument, ``$ARG
 ``$1``; ``${CLAUDE_SKILL_DIR}`` and ``${CLAUDE_PROJECT_DIR}`` the skill's folder and the project.
 
 A ``!`cmd``` in a body, which the reference runs before the model sees the text, is never run
-here by Legato itself: the model is asked to run each such command with its Bash tool first,
-so that every one is a Bash call the permission broker decides (asked, sandboxed, denied in a
-headless run no rule allows), as any other command is.
+by the skill library: ``render_parts`` leaves a mark where its output goes, and the frontend
+runs it as a Bash call through the tool executor (frontends/skills/shell_lines.py), which the
+permission broker decides as any other (asked, sandboxed, refused in a headless run no rule
+allows). A skill the model loads itself gets its commands listed for it to run
+(``render_reference``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 from actors.errors import ConfigError
+from actors.protocol import SHELL_MARK as MARK
 from actors.skills import frontmatter
 
 if TYPE_CHECKING:
@@ -167,8 +170,27 @@ def load_reference(
 
 
 def render_reference(skill: Skill, args: Sequence[str], project_root: str) -> str:
-    """The body as the model gets it: the placeholders filled, each ``!`` command turned into
-    a request to run it with the Bash tool.
+    """The body for the model to run itself: the placeholders filled, the ``!`` commands
+    listed first for the model to run with its Bash tool (a skill the model loaded, whose
+    commands are its own calls; ``--test``'s rendering)."""
+    body, commands = render_parts(skill, args, project_root)
+    body = re.sub(f"{MARK}([0-9]+){MARK}", r"[the output of command \1]", body)
+    if not commands:
+        return body
+    listed = "\n".join(f"{n}. `{text}`" for n, text in enumerate(commands, 1))
+    return (
+        "First run each of these shell commands with the Bash tool, one call each, and read "
+        "its output where the text below refers to it (a command that is refused or fails: "
+        f"say so, and go on without its output):\n{listed}\n\n{body}"
+    )
+
+
+def render_parts(
+    skill: Skill, args: Sequence[str], project_root: str
+) -> tuple[str, tuple[str, ...]]:
+    """The body with its placeholders filled and each ``!`` command replaced by a mark,
+    ``MARK<n>MARK`` (from 1), and the commands, filled too: what a person's ``/name`` runs
+    before the prompt goes (frontends/skills/shell_lines.py puts each output in its place).
 
     The ``!`` commands are found in the file as written, before the arguments go in: an
     argument that holds ``!`cmd``` is text, never a command of its own (the reference's
@@ -180,23 +202,15 @@ def render_reference(skill: Skill, args: Sequence[str], project_root: str) -> st
 
     def command(match: re.Match[str]) -> str:
         commands.append((match.group("block") or match.group("line")).strip())
-        return f"\0{len(commands)}\0"  # a mark no file's text holds (NUL is not text)
+        return f"{MARK}{len(commands)}{MARK}"
 
-    body = _SHELL.sub(command, body.replace("\0", ""))
-    args = [arg.replace("\0", "") for arg in args]
+    body = _SHELL.sub(command, body.replace(MARK, ""))
+    args = [arg.replace(MARK, "") for arg in args]
     body, used = _fill(body, args)
     filled = [_fill(text, args) for text in commands]
     if args and not used and not any(had for _, had in filled):
         body = f"{body}\n\nARGUMENTS: {' '.join(args)}"
-    body = re.sub("\0([0-9]+)\0", r"[the output of command \1]", body)
-    if not commands:
-        return body
-    listed = "\n".join(f"{n}. `{text}`" for n, (text, _) in enumerate(filled, 1))
-    return (
-        "First run each of these shell commands with the Bash tool, one call each, and read "
-        "its output where the text below refers to it (a command that is refused or fails: "
-        f"say so, and go on without its output):\n{listed}\n\n{body}"
-    )
+    return body, tuple(text for text, _ in filled)
 
 
 def _fill(text: str, args: Sequence[str]) -> tuple[str, bool]:
@@ -221,9 +235,11 @@ def _fill(text: str, args: Sequence[str]) -> tuple[str, bool]:
 
 def _first_line(body: str) -> str:
     """The reference's default description: the body's first line of text."""
-    for line in body.splitlines():
+    # A line that holds a shell command or a fence is a step, not a description of the rest.
+    plain = _SHELL.sub("", body)
+    for line in plain.splitlines():
         text = line.strip().lstrip("#").strip()
-        if text:
+        if text and not text.startswith("```"):
             return text
     return ""
 

@@ -245,6 +245,11 @@ class _HeadlessRun:
         if command is not None:
             return await self._run_session_command(session, command)
         prompt = await self._attach_references(session)
+        if self.command is not None and self.command.shell:
+            from frontends.skills.shell_lines import run_shell_lines
+
+            tools, ui = session.tools.address, session.ui.address
+            prompt = await run_shell_lines(self.command, prompt, tools, ui)
         return await session.conductor.address.ask(
             RunPrompt(text=prompt, max_turns=self.options.max_turns)
         )

@@ -63,6 +63,7 @@ from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.session import assemble
+from frontends.skills.shell_lines import run_shell_lines
 from frontends.skills.skill_report import report_text
 from frontends.skills.slash_line import split_command
 from frontends.startup import debug
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from actors.protocol import CommandInfo, ProjectContext
+    from actors.protocol import CommandInfo, ProjectContext, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 
@@ -442,6 +443,7 @@ class InteractiveSession:
                 result.prompt,
                 plan=self.status.mode == "plan",
                 named_by_user=not result.from_project,
+                command=result,
             )
 
     async def _commands(self) -> tuple[CommandInfo, ...]:
@@ -457,7 +459,14 @@ class InteractiveSession:
             "speed.\n  → /model opus for faster output"
         )
 
-    async def _prompt(self, text: str, *, plan: bool, named_by_user: bool = True) -> None:
+    async def _prompt(
+        self,
+        text: str,
+        *,
+        plan: bool,
+        named_by_user: bool = True,
+        command: SkillPrompt | None = None,
+    ) -> None:
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
             self.screen.busy = scope
@@ -471,6 +480,9 @@ class InteractiveSession:
                     for note in attachment.notes:
                         self.view.note("warning", note)
                     text = attachment.prompt
+                if command is not None and command.shell:  # a command's !`cmd` lines
+                    tools, ui = self.session.tools.address, self.session.ui.address
+                    text = await run_shell_lines(command, text, tools, ui)
                 outcome = await self.session.conductor.address.ask(RunPrompt(text=text, plan=plan))
             finally:
                 self.screen.busy = None

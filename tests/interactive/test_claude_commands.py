@@ -45,3 +45,33 @@ def test_in_a_real_terminal_their_commands_run_and_the_builtins_stay(
     init_text = init if isinstance(init, str) else " ".join(b.get("text", "") for b in init)
     assert "Run the skill /init-project" in init_text
     assert "The project already has CLAUDE.md" in init_text
+
+
+@pytest.mark.tmux
+def test_in_a_real_terminal_a_shell_line_is_asked_about_before_it_runs(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    made, refused = root / "made", root / "refused"
+    commands = root / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "prep.md").write_text(
+        f"Prepare: !`touch {made}` and !`touch {refused}`, then report.\n"
+    )
+    with ScriptedServer([text("Prepared.")]) as server:
+        terminal.start(root, session_env(home, server.url))
+        terminal.wait_for("tokens", visible=True)
+        terminal.submit("/prep")
+        terminal.wait_for(lambda screen: f"touch {made}" in screen and "Allow?" in screen)
+        assert not made.exists()  # nothing runs before the person says so
+        terminal.submit("y")
+        terminal.wait_for(lambda screen: f"touch {refused}" in screen and "Allow?" in screen)
+        terminal.submit("n")
+        terminal.wait_for("Prepared.")
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+        requests = server.requests
+    assert made.exists() and not refused.exists()
+    prompt = first_prompt(requests[0].body)
+    assert prompt.startswith("Run the command /prep: Prepare: and , then report.\n")
+    assert f"Prepare: (no output) and (`touch {refused}` did not run: " in prompt

@@ -121,25 +121,40 @@ def test_a_shell_line_is_a_bash_call_the_broker_decides(project: Project) -> Non
         "---\nallowed-tools: Bash(touch *)\nmodel: openai:gpt-4o\n---\n"
         f"State: !`touch {marker}`\nThen ship.\n",
     )
-    script = [
-        tool_calls([call("Bash", {"command": f"touch {marker}"})]),
-        text("It was refused."),
-    ]
-    with ScriptedServer(script) as server:
+    with ScriptedServer([text("Shipped.")]) as server:
         done = project.legato(server.url, "--headless", "/ship")
         requests = server.requests
-    # Nothing ran before the model asked, and the model's call was refused: a headless run
-    # with no rule allowing it, whatever the file's allowed-tools says.
+    # A headless run with no rule allowing it: refused, whatever the file's allowed-tools
+    # says, and the model is told the line did not run.
     assert not marker.exists()
     prompt = first_prompt(requests[0].body)
-    assert f"1. `touch {marker}`" in prompt
-    assert "State: [the output of command 1]" in prompt
-    [result] = tool_results(requests[1].body)
-    assert result.startswith("Permission denied: 'touch ")
-    assert "is not in allowedCommands" in result and "a headless run cannot ask" in result
+    assert f"State: (`touch {marker}` did not run: Permission denied: 'touch " in prompt
+    assert "a headless run cannot ask" in prompt and prompt.endswith("\nThen ship.")
     assert "allowed-tools (Bash(touch *)) is not applied" in done.stderr
     assert "model (openai:gpt-4o) is not applied" in done.stderr
     assert requests[0].body["model"] != "gpt-4o"
+
+
+def test_a_shell_line_the_rules_allow_runs_and_its_output_goes_in_its_place(
+    project: Project,
+) -> None:
+    project.settings(allowedCommands=["echo", "touch"])
+    marker = project.root / "ran"
+    project.write(
+        ".claude/commands/status.md",
+        f"First: !`touch {marker}`\n```!\necho fenced $0\n```\nThen: !`echo one $0` done.\n",
+    )
+    with ScriptedServer([text("Seen.")]) as server:
+        done = project.legato(server.url, "--headless", "/status two")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert marker.exists()
+    prompt = first_prompt(requests[0].body)
+    assert (
+        prompt
+        == "Run the command /status: First:\n\nFirst: (no output)\nfenced two\nThen: one two done."
+    )
+    assert "!`" not in prompt and "\0" not in prompt
 
 
 def test_a_hostile_clones_commands_are_refused_with_their_file_named(project: Project) -> None:
