@@ -419,3 +419,31 @@ def test_arguments_in_a_shell_line_only_are_not_appended_again() -> None:
     assert rendered.endswith("1. `git show HEAD`\n\n[the output of command 1]")
     plain = render_reference(_command("Summarise."), ["a", "b"], "/p")
     assert plain == "Summarise.\n\nARGUMENTS: a b"
+
+
+def test_a_program_speaking_stream_json_runs_the_commands_as_typed(project: Project) -> None:
+    """The Agent SDK's prompts: a command runs as it does typed; /help is answered without the
+    model; a prompt that names no command goes as it is."""
+    from tests.frontends.test_stream_input import run as stream
+    from tests.frontends.test_stream_input import user
+
+    project.write(".claude/commands/frontend/component.md", COMPONENT)
+    project.write(".claude/commands/broken.md", "---\ndescription: [1]\n---\nBody.\n")
+    lines = [
+        user("/frontend:component Card outline"),
+        user("/help"),
+        user("/broken"),
+        user("/frontend:componnet X"),
+        user("/etc/hosts is missing"),
+    ]
+    with ScriptedServer([text("Made."), text("Looked.")]) as server:
+        code, out, stderr = stream(project, server.url, lines)
+        requests = server.requests
+    assert code == 0, stderr  # as for any prompts: the last one decides
+    results = [line for line in out if line["type"] == "result"]
+    assert [r["is_error"] for r in results] == [False, False, True, True, False]
+    assert "Create the component Card in the outline variant." in first_prompt(requests[0].body)
+    assert "/frontend:component <Name> [variant]" in results[1]["result"]
+    assert "broken.md:2: field 'description': must be a string" in results[2]["errors"][0]
+    assert "Did you mean /frontend:component, " in results[3]["errors"][0]
+    assert requests[1].body["messages"][-1]["content"][0]["text"] == "/etc/hosts is missing"
