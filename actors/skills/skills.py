@@ -61,7 +61,7 @@ class Skill(msgspec.Struct, frozen=True):
     model_invocable: bool = True  # the model may load it (the Skill tool)
 
 
-PlaceKind = Literal["legato", "skill-folder", "commands", "bundled"]
+PlaceKind = Literal["legato", "skill-folder", "commands"]
 
 
 class Place(NamedTuple):
