@@ -447,3 +447,16 @@ def test_a_program_speaking_stream_json_runs_the_commands_as_typed(project: Proj
     assert "broken.md:2: field 'description': must be a string" in results[2]["errors"][0]
     assert "Did you mean /frontend:component, " in results[3]["errors"][0]
     assert requests[1].body["messages"][-1]["content"][0]["text"] == "/etc/hosts is missing"
+
+
+def test_the_model_cannot_plant_a_command_unasked_in_any_mode(project: Project) -> None:
+    planted = project.root / ".claude" / "commands" / "planted.md"
+    write = call("Write", {"file_path": str(planted), "content": "Say 'planted'.\n"})
+    with ScriptedServer([tool_calls([write]), text("Tried.")]) as server:
+        done = project.legato(server.url, "--headless", "go", "--permission-mode", "auto")
+        requests = server.requests
+    assert not planted.exists()
+    [result] = tool_results(requests[1].body)
+    assert "the reference assistant's settings, commands, skills and agents (.claude/)" in result
+    assert "always needs a person's approval whatever the mode" in result
+    assert done.returncode in (0, 3), done.stderr
