@@ -278,6 +278,8 @@ class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     # broker decides it) before the prompt goes, its output put in place of the n-th mark,
     # ``SHELL_MARK<n>SHELL_MARK`` (frontends/skills/shell_lines.py).
     shell: tuple[str, ...] = ()
+    # The user's own command's ``model``: the prompt runs on it (a project's is not applied).
+    model: str | None = None
 
 
 # NUL: no file's text or typed argument holds one, so a mark is never the file author's text.

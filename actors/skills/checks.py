@@ -100,8 +100,10 @@ def check_reference(skill: Skill, project_root: str) -> CheckReport:
     notes = [f"from {skill.source}; its placeholders count from $0, as the reference's do"]
     if skill.allowed_tools:
         notes.append(f"allowed-tools ({', '.join(skill.allowed_tools)}) is not applied")
-    if skill.model:
-        notes.append(f"model ({skill.model}) is not applied")
+    if skill.model and skill.level == "user":
+        notes.append(f"runs on the model {skill.model}")
+    elif skill.model:
+        notes.append(f"model ({skill.model}) is not applied: a project's file")
     return CheckReport(
         kind="skill",
         name=skill.name,

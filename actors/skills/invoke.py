@@ -251,6 +251,7 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
         )
     notes: list[str] = []
     shell: tuple[str, ...] = ()
+    model: str | None = None
     if skill.zero_based:
         body, shell = render_parts(skill, args, project_root)
         kind = "skill" if skill.folder else "command"
@@ -262,10 +263,12 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
                 "applied: its tools are asked for as any other call is. To allow them without "
                 "asking, add them to permissions.allow in your settings"
             )
-        if skill.model:
+        if skill.model and skill.level == "user":
+            model = skill.model
+        elif skill.model:
             notes.append(
-                f"{skill.source}: model ({skill.model}) is not applied: it runs on the "
-                "session's model. Choose one with --model or /model"
+                f"{skill.source}: model ({skill.model}) is not applied: a project's file does "
+                "not choose where the project's code is sent. Choose one with --model or /model"
             )
     else:
         # /init-project's steps write a guide: which guides there are already comes first.
@@ -282,6 +285,7 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
         from_project=skill.level == "project",
         notes=tuple(notes),
         shell=shell,
+        model=model,
     )
 
 

@@ -28,7 +28,8 @@ import os
 import re
 from typing import TYPE_CHECKING, Literal
 
-from actors.errors import ConfigError
+from actors.errors import ConfigError, UsageError
+from actors.models import resolve_model
 from actors.protocol import SHELL_MARK as MARK
 from actors.skills import frontmatter
 
@@ -135,7 +136,7 @@ def load_reference(
     faults = frontmatter.Faults(path)
     description = _string(document, "description", faults) or _first_line(document.body)
     hint = _string(document, HINT_FIELD, faults) or DEFAULT_HINT
-    model = _string(document, "model", faults)
+    model = _model(document, _string(document, "model", faults), faults)
     allowed = _tool_list(document, "allowed-tools", faults)
     user_invocable = _flag(document, "user-invocable", True, faults)
     model_invocable = not _flag(document, "disable-model-invocation", False, faults)
@@ -260,6 +261,25 @@ def _string(document: frontmatter.Document, key: str, faults: frontmatter.Faults
         )
     )
     return ""
+
+
+def _model(document: frontmatter.Document, value: str, faults: frontmatter.Faults) -> str:
+    """The model's id, ``""`` for none or ``inherit``; a name no provider knows is a fault."""
+    if not value or value == "inherit":
+        return ""
+    try:
+        return resolve_model(value).id
+    except UsageError as error:
+        faults.add(
+            ConfigError(
+                error.message,
+                path=document.path,
+                line=document.line_of("model"),
+                field="model",
+                remedy=error.remedy,
+            )
+        )
+        return ""
 
 
 def _flag(

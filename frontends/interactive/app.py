@@ -483,8 +483,15 @@ class InteractiveSession:
                 if command is not None and command.shell:  # a command's !`cmd` lines
                     tools, ui = self.session.tools.address, self.session.ui.address
                     text = await run_shell_lines(command, text, tools, ui)
+                if command is not None and command.model is not None:
+                    # The user's own command names its model: for its prompt only.
+                    await self.session.conductor.address.ask(SetModel(model=command.model))
                 outcome = await self.session.conductor.address.ask(RunPrompt(text=text, plan=plan))
             finally:
+                if command is not None and command.model is not None:
+                    back = SetModel(model=self.status.model)
+                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                        await self.session.conductor.address.ask(back)
                 self.screen.busy = None
                 self._background_poke.set()
         if scope.cancelled_caught:

@@ -75,3 +75,27 @@ def test_in_a_real_terminal_a_shell_line_is_asked_about_before_it_runs(
     prompt = first_prompt(requests[0].body)
     assert prompt.startswith("Run the command /prep: Prepare: and , then report.\n")
     assert f"Prepare: (no output) and (`touch {refused}` did not run: " in prompt
+
+
+@pytest.mark.tmux
+def test_in_a_real_terminal_a_users_command_model_holds_for_its_prompt_only(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    from actors.models import resolve_model
+
+    root, home = folders
+    mine = home / ".claude" / "commands"
+    mine.mkdir(parents=True)
+    (mine / "quick.md").write_text("---\nmodel: haiku\n---\nAnswer quickly.\n")
+    with ScriptedServer([text("Quick."), text("Plain.")]) as server:
+        terminal.start(root, session_env(home, server.url))
+        terminal.wait_for("tokens", visible=True)
+        terminal.submit("/quick")
+        terminal.wait_for("Quick.")
+        terminal.submit("and now?")
+        terminal.wait_for("Plain.")
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+        requests = server.requests
+    assert requests[0].body["model"] == resolve_model("haiku").id
+    assert requests[1].body["model"] != resolve_model("haiku").id

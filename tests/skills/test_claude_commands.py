@@ -460,3 +460,26 @@ def test_the_model_cannot_plant_a_command_unasked_in_any_mode(project: Project) 
     assert "the reference assistant's settings, commands, skills and agents (.claude/)" in result
     assert "always needs a person's approval whatever the mode" in result
     assert done.returncode in (0, 3), done.stderr
+
+
+def test_the_users_own_command_runs_on_its_model_and_a_projects_does_not(
+    project: Project,
+) -> None:
+    from actors.models import resolve_model
+
+    mine = project.home / ".claude" / "commands"
+    mine.mkdir(parents=True)
+    (mine / "quick.md").write_text("---\nmodel: haiku\n---\nAnswer quickly.\n")
+    project.write(".claude/commands/costly.md", "---\nmodel: opus\n---\nThink hard.\n")
+    project.write(".claude/commands/odd.md", "---\nmodel: 42\n---\nOdd.\n")
+    with ScriptedServer([text("Quick."), text("Costly.")]) as server:
+        quick = project.legato(server.url, "/quick")
+        costly = project.legato(server.url, "--headless", "/costly")
+        requests = server.requests
+    assert quick.returncode == 0 and costly.returncode == 0, quick.stderr + costly.stderr
+    assert requests[0].body["model"] == resolve_model("haiku").id
+    assert requests[1].body["model"] != resolve_model("opus").id
+    assert "model (" in costly.stderr and "is not applied: a project's file" in costly.stderr
+    odd = project.legato(NO_SERVER, "/odd")
+    assert odd.returncode == 2
+    assert "odd.md:2: field 'model': must be a string, not int 42" in odd.stderr
