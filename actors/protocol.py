@@ -341,6 +341,19 @@ class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     # A project's file, not Legato's bundled one: its ``@path`` references are the file
     # author's, not the person's, and are read as the model's reads are.
     from_project: bool = False
+    # What the person should know before it runs (a field of the file that is not applied),
+    # said where the session's other warnings are.
+    notes: tuple[str, ...] = ()
+    # The reference's ``!`cmd``` lines, in order: each runs as a Bash call (the permission
+    # broker decides it) before the prompt goes, its output put in place of the n-th mark,
+    # ``SHELL_MARK<n>SHELL_MARK`` (frontends/skills/shell_lines.py).
+    shell: tuple[str, ...] = ()
+    # The user's own command's ``model``: the prompt runs on it (a project's is not applied).
+    model: str | None = None
+
+
+# NUL: no file's text or typed argument holds one, so a mark is never the file author's text.
+SHELL_MARK = "\0"
 
 
 class SkillOutput(msgspec.Struct, frozen=True, tag=True):
@@ -414,11 +427,32 @@ class AgentTypes(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ListAgents(Ask[AgentTypes], frozen=True, tag=True):
-    """The user's subagent types: ``.legato/agents/<name>.md`` over
-    ``~/.config/legato/agents/<name>.md``."""
+    """The user's subagent types: ``.legato/agents/<name>.md``, then ``.claude/agents/``,
+    ``~/.config/legato/agents/`` and ``~/.claude/agents/``; the first with a name wins."""
 
 
-SkillLibraryMsg = ListCommands | PrepareCommand | CheckCommand | GetPatternStats | ListAgents
+class ListModelSkills(Ask[tuple[CommandInfo, ...]], frozen=True, tag=True):
+    """The skills the model may load by itself (the ``Skill`` tool): the reference's commands
+    and skill folders whose files do not say ``disable-model-invocation: true``."""
+
+
+class LoadSkill(Ask[SkillPrompt], frozen=True, tag=True):
+    """A skill the model asked for with the ``Skill`` tool, rendered with its arguments. An
+    unknown name raises ``UsageError`` listing the skills there are; a bad file ``ConfigError``."""
+
+    name: str
+    args: tuple[str, ...] = ()
+
+
+SkillLibraryMsg = (
+    ListCommands
+    | PrepareCommand
+    | CheckCommand
+    | GetPatternStats
+    | ListAgents
+    | ListModelSkills
+    | LoadSkill
+)
 
 
 # ── model client ────────────────────────────────────────────────────────────────────────────

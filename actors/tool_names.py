@@ -1,5 +1,6 @@
 """The tool names that ``allowedTools`` and ``blockedTools`` entries may hold, and the names of
-the built-in tools the conductor answers (``Agent``, ``ToolSearch``, ``TaskOutput``, ``TaskStop``).
+the built-in tools the conductor answers (``Agent``, ``ToolSearch``, ``Skill``, ``TaskOutput``,
+``TaskStop``).
 
 An entry is one of the built-in tools that ask the permission broker (``Bash``, ``Read``...),
 an MCP server (``mcp__<server>``: every tool it offers) or one MCP tool
@@ -20,6 +21,7 @@ PERMISSION_TOOLS = ("Bash", "Edit", "Glob", "Grep", "Read", "Write")
 # The built-in tools the conductor answers (actors/tool_routes.py says which call goes where).
 AGENT_TOOL = "Agent"
 TOOL_SEARCH = "ToolSearch"
+SKILL_TOOL = "Skill"
 TASK_TOOLS = ("TaskOutput", "TaskStop")
 # Built-in tools that ask nobody: an entry for one would promise what the broker cannot keep.
 UNCHECKED_TOOLS = (AGENT_TOOL, *TASK_TOOLS)

@@ -14,6 +14,8 @@ The table (``route``):
                              whose error names the commands there are
 ``Agent``                    the conductor (``conductor/agents.py``)
 ``ToolSearch``               the conductor (``conductor/mcp_tools.py``)
+``Skill``                    the conductor (``conductor/skill_tool.py``), which asks the
+                             skill library
 ==========================  =================================================================
 
 The conductor asks ``route`` for every call; what it does not answer goes to the executor,
@@ -35,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from actors.protocol import AgentId, CommandId
-from actors.tool_names import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH
+from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -77,9 +79,9 @@ class AgentJobCall(msgspec.Struct, frozen=True):
     id: AgentId | str
 
 
-# Who answers: the executor, the conductor's Agent runner or ToolSearch, or the conductor for
-# one background agent.
-Route = Literal["executor", "Agent", "ToolSearch"] | AgentJobCall
+# Who answers: the executor, the conductor's Agent runner, ToolSearch or Skill, or the
+# conductor for one background agent.
+Route = Literal["executor", "Agent", "ToolSearch", "Skill"] | AgentJobCall
 
 
 def route(call: ToolCall) -> Route:
@@ -88,6 +90,8 @@ def route(call: ToolCall) -> Route:
         return "Agent"
     if call.name == TOOL_SEARCH:
         return "ToolSearch"
+    if call.name == SKILL_TOOL:
+        return "Skill"
     if call.name in TASK_TOOLS:
         task = call.input.get("task_id")
         job = parse_job_id(task)
@@ -99,14 +103,19 @@ def route(call: ToolCall) -> Route:
 
 
 def offered_tools(
-    tools: Sequence[Block], *, agent: Block | None = None, mcp: Sequence[Block] = ()
+    tools: Sequence[Block],
+    *,
+    agent: Block | None = None,
+    mcp: Sequence[Block] = (),
+    skill: Block | None = None,
 ) -> list[Block]:
     """The tools of a request, in the order every request gives them: ``tools`` (the
-    executor's, as ``ListTools`` lists them), ``Agent`` when offered, then ``mcp`` (the MCP
-    servers' tools offered now, ``ToolSearch`` last).
+    executor's, as ``ListTools`` lists them), ``Agent`` and ``Skill`` when offered, then
+    ``mcp`` (the MCP servers' tools offered now, ``ToolSearch`` last).
 
     The tools open a request's cached prefix, so for one conversation they are the same bytes
     in the same order on every request while nothing offered changes. A subagent's MCP tools
     are fixed when it starts: they come in ``tools``, with the executor's its type allows.
     """
-    return [*tools, *([] if agent is None else [agent]), *mcp]
+    offered = [spec for spec in (agent, skill) if spec is not None]
+    return [*tools, *offered, *mcp]

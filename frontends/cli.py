@@ -97,7 +97,7 @@ def _subcommand(argv: list[str]) -> int | None:
     return int(entry(argv[1:]))
 
 
-_COMMAND_NAME = r"/[a-z0-9][a-z0-9_-]*"
+_COMMAND_NAME = r"/[A-Za-z0-9][A-Za-z0-9_-]*(?::[A-Za-z0-9][A-Za-z0-9_-]*)*"
 
 
 def _slash_command(argv: list[str]) -> int | None:

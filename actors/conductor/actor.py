@@ -32,6 +32,7 @@ from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError
 from actors.instructions import estimate_tokens
@@ -47,6 +48,7 @@ from actors.protocol import (
     GetUsage,
     ListAgents,
     ListBackgroundAgents,
+    ListModelSkills,
     ListOfferedTools,
     ListTools,
     ModelRequest,
@@ -62,7 +64,7 @@ from actors.protocol import (
     Usage,
 )
 from actors.settings.rule_check import denied_agents
-from actors.tool_names import AGENT_TOOL, TASK_TOOLS, TOOL_SEARCH
+from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
@@ -146,6 +148,7 @@ class Conductor(Actor[ConductorMsg]):
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
         self._tool_specs: list[Block] = []  # the executor's (ListTools)
         self._agent_tool: Block | None = None  # Agent, when the session offers it
+        self._skill_offer: SkillOffer | None = None  # Skill, when there are skills to load
         self._system = ""
         self._model_id = ""
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
@@ -180,6 +183,7 @@ class Conductor(Actor[ConductorMsg]):
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
             self._prompt_hooks.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
+        await self._offer_skills(context)
         await self._resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
@@ -218,6 +222,19 @@ class Conductor(Actor[ConductorMsg]):
             self._agent_tool = self._agents.definition()
         await self.tasks.start(self._agents.background.serve)
 
+    async def _offer_skills(self, context: ProjectContext) -> None:
+        """The Skill tool, when there are skills the model may load and the session's tool
+        list (``--tools``, ``--disallowedTools``) does not leave it out."""
+        if self._skills is None:
+            return
+        if context.offered_tools is not None and SKILL_TOOL not in context.offered_tools:
+            return
+        if SKILL_TOOL in context.refused_tools:
+            return
+        skills = await self._skills.ask(ListModelSkills())
+        if skills:
+            self._skill_offer = SkillOffer(self._skills, skills)
+
     def close_inbox(self) -> None:
         # The session is ending: background agents are the one work of the conductor that
         # would not end by itself, and the actor ends only when all its tasks have.
@@ -250,7 +267,8 @@ class Conductor(Actor[ConductorMsg]):
         """The main conversation's tools: the executor's and Agent, fixed at start, then the
         MCP tools offered now (``with_mcp``)."""
         mcp = self._mcp.specs() if with_mcp and self._mcp is not None else ()
-        return offered_tools(self._tool_specs, agent=self._agent_tool, mcp=mcp)
+        skill = self._skill_offer.definition() if self._skill_offer is not None else None
+        return offered_tools(self._tool_specs, agent=self._agent_tool, mcp=mcp, skill=skill)
 
     def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
@@ -379,7 +397,7 @@ class Conductor(Actor[ConductorMsg]):
             keeper=self._keeper,
             display=display,
             record=record,
-            agents=ConductorCalls(agents, self._mcp),
+            agents=ConductorCalls(agents, self._mcp, self._skill_offer),
         )
 
     async def _finished(

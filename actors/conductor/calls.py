@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from actors.conductor import mcp_tools
+from actors.conductor import mcp_tools, skill_tool
 from actors.conductor.interrupt import collect_interrupted
 from actors.protocol import (
     RunTools,
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
     from actors.conductor.keeper import SessionKeeper
     from actors.conductor.mcp_tools import McpOffer
+    from actors.conductor.skill_tool import SkillOffer
     from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
 
@@ -70,28 +71,39 @@ class AgentRunner(Protocol):
 
 
 class ConductorCalls:
-    """The calls the conductor answers itself: the Agent runner's, and ToolSearch (which loads
-    MCP tools, ``mcp_tools.py``) when the session has MCP servers."""
+    """The calls the conductor answers itself: the Agent runner's, ToolSearch (which loads
+    MCP tools, ``mcp_tools.py``) when the session has MCP servers, and Skill when it offers
+    skills (``skill_tool.py``)."""
 
-    def __init__(self, agents: AgentRunner | None, mcp: McpOffer | None) -> None:
+    def __init__(
+        self, agents: AgentRunner | None, mcp: McpOffer | None, skills: SkillOffer | None = None
+    ) -> None:
         self._agents = agents
         self._mcp = mcp
+        self._skills = skills
 
     def takes(self, call: ToolCall) -> bool:
-        # Without MCP servers ToolSearch is not offered: the executor answers it as unknown.
+        # Without MCP servers ToolSearch is not offered, nor Skill without skills: the executor
+        # answers them as unknown.
         if route(call) == "ToolSearch":
             return self._mcp is not None
+        if route(call) == "Skill":
+            return self._skills is not None
         return self._agents is not None and self._agents.takes(call)
 
     def summary(self, call: ToolCall) -> str:
         if route(call) == "ToolSearch":
             return mcp_tools.summary(call)
+        if route(call) == "Skill":
+            return skill_tool.summary(call)
         assert self._agents is not None
         return self._agents.summary(call)
 
     async def run(self, call: ToolCall) -> ToolResult:
         if self._mcp is not None and route(call) == "ToolSearch":
             return await self._mcp.search(call)
+        if self._skills is not None and route(call) == "Skill":
+            return await self._skills.load(call)
         assert self._agents is not None
         return await self._agents.run(call)
 

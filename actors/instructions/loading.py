@@ -286,8 +286,8 @@ def blocked_rule(
     settings: ProjectSettings, root: str, home: str, rules: Sequence[PermissionRule] = ()
 ) -> Callable[[str], str | None] | None:
     """The ``blockedPaths`` entry, or the deny ``Read(...)`` rule, a path matches, as the
-    broker reads them and named for a message; None without any. The one place a deny keeps a file out of the
-    instruction files, their imports and memory."""
+    broker reads them, named for a message; None without any. The one place a deny keeps a
+    file out of the instruction files, their imports and memory."""
     from actors.settings.rule_check import denied_reads
 
     denied = denied_reads(rules, root, home)

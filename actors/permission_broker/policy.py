@@ -192,6 +192,12 @@ class Policy:
         # Places whose files change what Legato or git will do; writing there always asks.
         self.own_places: tuple[tuple[str, str], ...] = (
             (os.path.join(root, ".legato"), "Legato's own settings, skills and agents (.legato/)"),
+            # The reference's settings, commands, skills and agents, which Legato reads as it
+            # reads its own: a write there needs what a write to .legato/ needs.
+            (os.path.join(root, ".claude"), "the reference assistant's settings, commands, "
+             "skills and agents (.claude/)"),
+            (os.path.join(home, ".claude"), "your settings, commands, skills and agents for "
+             "the reference assistant (~/.claude/)"),
             (os.path.join(root, ".git"), "git's own files (.git/), where hooks and config run "
              "programs"),
             (os.path.join(home, ".config", "legato"), "Legato's global configuration"),

@@ -37,6 +37,7 @@ from actors.tool_names import (
     AGENT_TOOL,
     MCP_PREFIX,
     PERMISSION_TOOLS,
+    SKILL_TOOL,
     TASK_TOOLS,
     TOOL_SEARCH,
 )
@@ -48,12 +49,12 @@ RuleKind = Literal["tool", "command", "path", "domain", "agent", "ignored"]
 PathAnchor = Literal["absolute", "home", "source", "project"]
 
 # The tools Legato has, as a rule names them.
-LEGATO_TOOLS = frozenset((*PERMISSION_TOOLS, AGENT_TOOL, TOOL_SEARCH, *TASK_TOOLS))
+LEGATO_TOOLS = frozenset((*PERMISSION_TOOLS, AGENT_TOOL, SKILL_TOOL, TOOL_SEARCH, *TASK_TOOLS))
 # The reference's tools Legato has no counterpart for: a rule naming one matches nothing yet.
 NO_SUCH_TOOL = frozenset(
     {
         "WebFetch", "WebSearch", "NotebookEdit", "NotebookRead", "MultiEdit", "TodoWrite",
-        "Skill", "PowerShell", "Cd", "SlashCommand", "KillShell", "BashOutput", "LS",
+        "PowerShell", "Cd", "SlashCommand", "KillShell", "BashOutput", "LS",
         "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "EndConversation", "LSP",
     }
 )  # fmt: skip

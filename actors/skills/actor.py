@@ -20,6 +20,8 @@ from actors.protocol import (
     GetPatternStats,
     ListAgents,
     ListCommands,
+    ListModelSkills,
+    LoadSkill,
     PrepareCommand,
     SkillLibraryMsg,
 )
@@ -51,7 +53,7 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
         run = anyio.to_thread.run_sync
         match msg:
             case ListCommands():
-                await reply.answer(msg, await run(_list, self._root))
+                await reply.answer(msg, await run(_list, self._root, self._home))
             case PrepareCommand():
                 prepare = functools.partial(
                     _prepare, msg.name, msg.args, self._root, self._home, msg.seed, msg.in_session
@@ -63,12 +65,17 @@ class SkillLibrary(Actor[SkillLibraryMsg]):
                 await reply.answer(msg, await run(_runs, self._root, self._home))
             case ListAgents():
                 await reply.answer(msg, await run(_agents, self._root, self._home))
+            case ListModelSkills():
+                await reply.answer(msg, await run(_model_skills, self._root, self._home))
+            case LoadSkill():
+                load = functools.partial(_load, msg.name, msg.args, self._root, self._home)
+                await reply.answer(msg, await run(load))
 
 
-def _list(root: str) -> tuple[CommandInfo, ...]:
+def _list(root: str, home: str) -> tuple[CommandInfo, ...]:
     from actors.skills.invoke import list_commands
 
-    return list_commands(root)
+    return list_commands(root, home)
 
 
 def _prepare(
@@ -95,3 +102,15 @@ def _agents(root: str, home: str) -> AgentTypes:
     from actors.skills.agents import list_agents
 
     return list_agents(root, home)
+
+
+def _model_skills(root: str, home: str) -> tuple[CommandInfo, ...]:
+    from actors.skills.model_skills import model_skills
+
+    return model_skills(root, home)
+
+
+def _load(name: str, args: Sequence[str], root: str, home: str) -> SkillPrompt:
+    from actors.skills.model_skills import load_for_model
+
+    return load_for_model(name, args, root, home)

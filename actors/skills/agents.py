@@ -1,4 +1,5 @@
-"""Subagent types: ``.legato/agents/<name>.md`` and ``~/.config/legato/agents/<name>.md``.
+"""Subagent types: ``.legato/agents/<name>.md`` and ``~/.config/legato/agents/<name>.md``, and
+the reference's ``.claude/agents/<name>.md`` and ``~/.claude/agents/<name>.md`` beside them.
 
 The file format is Claude Code's: front matter, then the agent's system prompt. Fields other
 than these four (Claude Code's ``color``, ``permissionMode``...) are read and ignored.
@@ -11,7 +12,9 @@ than these four (Claude Code's ``color``, ``permissionMode``...) are read and ig
     ---
     You are a careful code reviewer...
 
-A project's type overrides the user's of the same name. A file that cannot be read as a type
+Where two files name one type, the first of these wins: ``.legato/agents``, ``.claude/agents``,
+``~/.config/legato/agents``, ``~/.claude/agents`` (Legato's own before the reference's, the
+project's before the user's). A file that cannot be read as a type
 is skipped, and its fault (file, line, field, remedy) is reported, as skills' are: one bad file
 should not stop a session that may never start that agent.
 """
@@ -28,30 +31,69 @@ from actors.skills.skills import NAME, markdown_files, one_line, read_text, requ
 
 PROJECT_AGENTS = os.path.join(".legato", "agents")
 USER_AGENTS = os.path.join(".config", "legato", "agents")
+THEIR_AGENTS = os.path.join(".claude", "agents")
 INHERIT = "inherit"
 _TOOLS_REMEDY = "Write the tools as 'tools: Read, Grep' or as a YAML list ([Read, Grep])"
 
 
+def agent_folders(project_root: str, home: str) -> tuple[tuple[str, str, str], ...]:
+    """``(folder, the folder its files' real paths stay in, the folder as /help names it)``,
+    the one that wins a name first."""
+    return (
+        (os.path.join(project_root, PROJECT_AGENTS), project_root, PROJECT_AGENTS),
+        (os.path.join(project_root, THEIR_AGENTS), project_root, THEIR_AGENTS),
+        (
+            os.path.join(home, USER_AGENTS),
+            os.path.join(home, ".config", "legato"),
+            os.path.join("~", USER_AGENTS),
+        ),
+        (os.path.join(home, THEIR_AGENTS), os.path.join(home, ".claude"), "~/.claude/agents"),
+    )
+
+
 def list_agents(project_root: str, home: str) -> AgentTypes:
-    """Every agent type by name (the project's over the user's), and the faults of files that
-    do not load."""
+    """Every agent type by name (the first folder that has a name wins), and the faults of
+    files that do not load."""
+    types, faults, _ = survey_agents(project_root, home)
+    return AgentTypes(types=types, faults=faults)
+
+
+def survey_agents(
+    project_root: str, home: str
+) -> tuple[tuple[AgentType, ...], tuple[str, ...], list[tuple[str, str, str]]]:
+    """``list_agents``, and ``(file, name, the file that wins)`` for each file a winner of the
+    same name hides."""
     found: dict[str, AgentType] = {}
     faults: list[str] = []
-    for folder in (os.path.join(home, USER_AGENTS), os.path.join(project_root, PROJECT_AGENTS)):
+    hidden: list[tuple[str, str, str]] = []
+    # Each file's real path stays in the folder it belongs to: the project for the project's,
+    # the user's own folder for the user's (a link out of either is refused, not followed).
+    for folder, inside, _ in agent_folders(project_root, home):
         for path in markdown_files(folder):
             try:
-                agent = load_agent(path)
+                agent = load_agent(path, inside=inside)
             except ConfigError as error:
                 faults.append(error.describe())
                 continue
-            found[agent.name] = agent
+            winner = found.setdefault(agent.name, agent)
+            if winner is not agent:
+                shown = shown_path(path, project_root, home)
+                hidden.append((shown, agent.name, shown_path(winner.path, project_root, home)))
     types = tuple(sorted(found.values(), key=lambda agent: agent.name))
-    return AgentTypes(types=types, faults=tuple(faults))
+    return types, tuple(faults), hidden
 
 
-def load_agent(path: str) -> AgentType:
+def shown_path(path: str, project_root: str, home: str) -> str:
+    """An agent file as /help names it: from its folder's shown name."""
+    for folder, _, shown in agent_folders(project_root, home):
+        if os.path.dirname(path) == folder:
+            return os.path.join(shown, os.path.basename(path))
+    return path
+
+
+def load_agent(path: str, *, inside: str | None = None) -> AgentType:
     """Read and check one agent file; ``ConfigError`` names the file, line and field."""
-    document = frontmatter.parse(read_text(path), path)
+    document = frontmatter.parse(read_text(path, inside=inside), path)
     name = require_string(document, "name")
     if not NAME.match(name):
         raise ConfigError(

@@ -26,8 +26,9 @@ from actors.skills.patterns import (
     render,
     unbound,
 )
+from actors.skills.reference import render_reference
 from actors.skills.skills import PLACEHOLDER as SKILL_PLACEHOLDER
-from actors.skills.skills import Skill, load_skill, read_text, substitute
+from actors.skills.skills import Skill, find_skill, load_skill, read_text, substitute
 
 SAMPLE_ARGS = tuple(f"sample-{n}" for n in range(1, 10))
 SAMPLE_SCHEMA = '{"id": "uuid", "name": "string", "email": "email"}'
@@ -46,6 +47,9 @@ def check_command(project_root: str, name: str) -> CheckReport:
     file is reported at once."""
     meant = find_file(project_root, name)
     if meant is None:
+        found = find_skill(project_root, name)  # the reference's commands and skill folders
+        if found is not None:
+            return check_reference(found, project_root)
         raise UsageError(
             f"/{name} is not a skill or a pattern: no file is named {name}.md or declares "
             f"'name: {name}'",
@@ -87,6 +91,27 @@ def _load_pattern(path: str) -> Pattern:
     faults.check()
     assert pattern is not None  # no fault was found, so it loaded
     return pattern
+
+
+def check_reference(skill: Skill, project_root: str) -> CheckReport:
+    """A reference command or skill folder (loaded, so its front matter is sound), rendered
+    with sample arguments as the model would get it."""
+    sample = SAMPLE_ARGS[:3]
+    notes = [f"from {skill.source}; its placeholders count from $0, as the reference's do"]
+    if skill.allowed_tools:
+        notes.append(f"allowed-tools ({', '.join(skill.allowed_tools)}) is not applied")
+    if skill.model and skill.level == "user":
+        notes.append(f"runs on the model {skill.model}")
+    elif skill.model:
+        notes.append(f"model ({skill.model}) is not applied: a project's file")
+    return CheckReport(
+        kind="skill",
+        name=skill.name,
+        path=skill.path,
+        sample=" ".join(sample),
+        rendered=render_reference(skill, sample, project_root),
+        notes=tuple(notes),
+    )
 
 
 def check_skill(skill: Skill) -> CheckReport:

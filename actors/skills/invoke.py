@@ -18,6 +18,7 @@ from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import MEMORY_FILE, memory_dir
 from actors.protocol import CommandInfo, SkillOutput, SkillPrompt
 from actors.skills import mockdata
+from actors.skills.agents import shown_path, survey_agents
 from actors.skills.patterns import (
     BUNDLED_PATTERNS,
     Pattern,
@@ -30,8 +31,10 @@ from actors.skills.patterns import (
     render,
     usage_line,
 )
+from actors.skills.reference import render_parts
 from actors.skills.skills import (
     BUNDLED_SKILLS,
+    Shadowed,
     Skill,
     declared_name,
     find_skill,
@@ -40,6 +43,7 @@ from actors.skills.skills import (
     markdown_files,
     project_skills_dir,
     render_skill,
+    survey,
 )
 from actors.skills.stats import record_run
 
@@ -50,23 +54,28 @@ if TYPE_CHECKING:
 
 BUILTINS = {
     "help": ("", "list the skills and patterns with their arguments"),
+    "init": ("[project name]", "write LEGATO.md from the project (runs /init-project)"),
     "memory": ("", "show where this project's memory lives and what it holds"),
     "patterns": (
         "[init]",
         "show the pattern library's folder; init writes its README and changelog",
     ),
 }
+# ``/init``, the reference's name for it, runs the bundled skill that writes LEGATO.md.
+ALIASES = {"init": "init-project"}
+# The reference's instruction files, which Legato loads beside LEGATO.md.
+_THEIR_GUIDES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")
 # Past this, a usage column would push the descriptions off a narrow terminal.
 _USAGE_WIDTH = 40
 
 
-def find_command(project_root: str, name: str) -> Skill | Pattern | None:
+def find_command(project_root: str, name: str, home: str | None = None) -> Skill | Pattern | None:
     """The skill or pattern ``/name`` runs: the project's before the bundled, skills first.
 
     A file meant to be ``/name`` (by its file name or the name in its front matter) that does
     not load raises its faults: "not a skill" would send the user looking in the wrong place.
     """
-    skill = find_skill(project_root, name)
+    skill = find_skill(project_root, name, home)
     pattern = find_pattern(project_root, name)
     if skill is not None and pattern is not None:
         return pattern if skill.bundled and not pattern.bundled else skill
@@ -121,24 +130,15 @@ def prepare(
         from actors.skills.library_files import patterns_text
 
         return SkillOutput(patterns_text(project_root, tuple(args), in_session=in_session))
-    found = find_command(project_root, name)
+    name = ALIASES.get(name, name)
+    found = find_command(project_root, name, home)
     if found is None:
         raise UsageError(
             f"/{name} is not a skill or a pattern",
             remedy=_suggest(project_root, name, in_session=in_session),
         )
     if isinstance(found, Skill):
-        prompt = (
-            f"Run the skill /{found.name}: {found.description}\n"
-            f"Follow these steps in order.\n\n{render_skill(found, args)}"
-        )
-        return SkillPrompt(
-            prompt=prompt,
-            kind="skill",
-            name=found.name,
-            path=found.path,
-            from_project=not found.bundled,
-        )
+        return _skill_prompt(found, args, project_root)
     pattern: Pattern = found
     values = bind(pattern, args)
     result: SkillPrompt | SkillOutput
@@ -163,9 +163,10 @@ def prepare(
     return result
 
 
-def list_commands(project_root: str) -> tuple[CommandInfo, ...]:
+def list_commands(project_root: str, home: str | None = None) -> tuple[CommandInfo, ...]:
     """Every skill and pattern ``/name`` can run here, for /help and completion."""
-    skills, _ = list_skills(project_root)
+    skills, _ = list_skills(project_root, home)
+    skills = [skill for skill in skills if skill.user_invocable]
     patterns, _ = list_patterns(project_root)
     infos = [
         CommandInfo(
@@ -196,14 +197,27 @@ def help_text(project_root: str, home: str, *, in_session: bool = False) -> str:
     """Skills, patterns and the built-in commands, each with its arguments, in aligned columns;
     then the files that do not load. The advice is what to type where the help is read."""
     run = "" if in_session else "legato "
-    skills, skill_faults = list_skills(project_root)
+    skills, skill_faults, shadowed = survey(project_root, home)
+    skills = [skill for skill in skills if skill.user_invocable]
     patterns, pattern_faults = list_patterns(project_root)
-    rows: list[tuple[str, str] | str] = [f"Skills (run one: {run}/<name> [args]):"]
-    rows += [(f"/{s.name} {s.hint}", _described(s.description, s.bundled)) for s in skills]
+    rows: list[tuple[str, str] | str] = [f"Skills and commands (run one: {run}/<name> [args]):"]
+    rows += [(f"/{s.name} {s.hint}", _from(s.description, s.source, s.bundled)) for s in skills]
     rows += ["", f"Patterns (run one: {run}/<name> <required> [optional]):"]
     rows += [(usage_line(p), _described(p.description, p.bundled)) for p in patterns]
+    agents, _, hidden_agents = survey_agents(project_root, home)
+    if agents:
+        rows += ["", "Agent types (the model starts them with its Agent tool):"]
+        rows += [
+            (a.name, f"{a.description}  ({shown_path(a.path, project_root, home)})") for a in agents
+        ]
     rows += ["", "Built in:"]
     rows += [(f"/{name} {hint}".rstrip(), text) for name, (hint, text) in BUILTINS.items()]
+    if shadowed:
+        rows += ["", "Not run (a file of the same name wins):"]
+        rows += [(f"/{hidden.name}", _hidden(hidden)) for hidden in shadowed]
+    if hidden_agents:
+        rows += ["", "Agent files not used (a file of the same name wins):"]
+        rows += [(name, f"{shown}: {winner} is used") for shown, name, winner in hidden_agents]
     faults = [*skill_faults, *pattern_faults]
     if faults:
         rows += ["", "Not loaded (fix these files):"]
@@ -217,6 +231,77 @@ def help_text(project_root: str, home: str, *, in_session: bool = False) -> str:
 
 def _described(description: str, bundled: bool) -> str:
     return description if bundled else f"{description}  (project)"
+
+
+def _from(description: str, source: str, bundled: bool) -> str:
+    return description if bundled else f"{description}  ({source})"
+
+
+def _hidden(hidden: Shadowed) -> str:
+    return f"{hidden.source}: {hidden.winner} runs instead"
+
+
+def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> SkillPrompt:
+    """A skill or command's prompt, with what the person should know about running it."""
+    if not skill.user_invocable:
+        raise UsageError(
+            f"/{skill.name} is for the model to load, not to run ({skill.source} says "
+            "user-invocable: false)",
+            remedy="Ask for what it does in a prompt, or set user-invocable: true in the file",
+        )
+    notes: list[str] = []
+    shell: tuple[str, ...] = ()
+    model: str | None = None
+    if skill.zero_based:
+        body, shell = render_parts(skill, args, project_root)
+        kind = "skill" if skill.folder else "command"
+        where = f"\nIts files are in {skill.folder}." if skill.folder else ""
+        prompt = f"Run the {kind} /{skill.name}: {skill.description}{where}\n\n{body}"
+        if skill.allowed_tools:
+            notes.append(
+                f"{skill.source}: allowed-tools ({', '.join(skill.allowed_tools)}) is not "
+                "applied: its tools are asked for as any other call is. To allow them without "
+                "asking, add them to permissions.allow in your settings"
+            )
+        if skill.model and skill.level == "user":
+            model = skill.model
+        elif skill.model:
+            notes.append(
+                f"{skill.source}: model ({skill.model}) is not applied: a project's file does "
+                "not choose where the project's code is sent. Choose one with --model or /model"
+            )
+    else:
+        # /init-project's steps write a guide: which guides there are already comes first.
+        guides = _guides_note(project_root) if skill.name == ALIASES["init"] else ""
+        prompt = (
+            f"Run the skill /{skill.name}: {skill.description}\n{guides}"
+            f"Follow these steps in order.\n\n{render_skill(skill, args)}"
+        )
+    return SkillPrompt(
+        prompt=prompt,
+        kind="skill",
+        name=skill.name,
+        path=skill.path,
+        from_project=skill.level == "project",
+        notes=tuple(notes),
+        shell=shell,
+        model=model,
+    )
+
+
+def _guides_note(project_root: str) -> str:
+    """Which of the reference's instruction files the project has: LEGATO.md is loaded beside
+    them, so it should add to them rather than repeat them."""
+    present = [name for name in _THEIR_GUIDES if os.path.isfile(os.path.join(project_root, name))]
+    if not present:
+        return "The project has no CLAUDE.md or AGENTS.md: LEGATO.md will be its only guide.\n"
+    listed = ", ".join(present)
+    return (
+        f"The project already has {listed}, which Legato loads into every session beside "
+        f"LEGATO.md. Read {listed} first; do not repeat in LEGATO.md what they already say, "
+        "write only what they miss. End by saying whether they already covered the project, "
+        "and what LEGATO.md adds.\n"
+    )
 
 
 def _meant(path: str) -> str:
@@ -283,4 +368,7 @@ def _suggest(project_root: str, name: str, *, in_session: bool) -> str:
     close = difflib.get_close_matches(name, names, n=3)
     hint = f"Did you mean {', '.join('/' + c for c in close)}? " if close else ""
     listing = "Type /help" if in_session else "Run 'legato /help'"
-    return f"{hint}{listing} to list them; add your own in .legato/skills/<name>.md"
+    return (
+        f"{hint}{listing} to list them; add your own in .legato/skills/<name>.md or "
+        ".claude/commands/<name>.md"
+    )

@@ -1,24 +1,30 @@
-"""Skills: ``.legato/skills/<name>.md``, run as ``/<name> [args]``.
+"""Skills: ``.legato/skills/<name>.md``, run as ``/<name> [args]``, and the reference's
+commands and skill folders beside them (``reference.py``).
 
 A skill is front matter (``name``, ``description``, both required strings) and a body of
 numbered steps the model follows. Arguments are positional and shell-like: ``$ARGUMENTS``
 is all of them, ``$1``..``$9`` one each (1-based; a missing one is empty, as in a shell).
 A body with no placeholder gets the arguments appended as ``ARGUMENTS: ...``.
 
-A project's skill overrides the bundled skill of the same name.
+Where one name is found in several places, the first of these runs (``places``): Legato's
+own before the reference's, the project's before the user's, the bundled last.
+
+    .legato/skills/<name>.md, .legato/skills/<name>/SKILL.md,
+    .claude/skills/<name>/SKILL.md, .claude/commands/**/*.md,
+    ~/.claude/skills/<name>/SKILL.md, ~/.claude/commands/**/*.md, the bundled skills
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
 
 from actors.errors import ConfigError
 from actors.own_files import LIBRARY_CAP, Refused, read_own
-from actors.skills import frontmatter
+from actors.skills import frontmatter, reference
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,6 +51,92 @@ class Skill(msgspec.Struct, frozen=True):
     bundled: bool
     hint: str = DEFAULT_HINT  # the arguments, as /help shows them
     body_line: int = 1  # the body's first line in the file, for messages
+    level: Literal["project", "user", "bundled"] = "project"
+    source: str = ""  # where it is read from, as /help shows it: ".claude/commands/x.md"
+    folder: str = ""  # a SKILL.md's folder, whose files its steps may name
+    zero_based: bool = False  # the reference's placeholders: $0 is the first argument
+    allowed_tools: tuple[str, ...] = ()  # the reference's allowed-tools, as written
+    model: str | None = None  # the reference's model field, as written
+    user_invocable: bool = True  # a person may run it as /name
+    model_invocable: bool = True  # the model may load it (the Skill tool)
+
+
+PlaceKind = Literal["legato", "skill-folder", "commands"]
+
+
+class Place(NamedTuple):
+    """A folder skills are read from, and how."""
+
+    kind: PlaceKind
+    folder: str
+    level: Literal["project", "user", "bundled"]
+    inside: str  # the folder a file's real path must stay in
+    shown: str  # the folder as /help names it
+
+
+class Candidate(NamedTuple):
+    """A file that would run as ``/name``, before it is read."""
+
+    name: str
+    path: str
+    place: Place
+
+    @property
+    def source(self) -> str:
+        return os.path.join(self.place.shown, os.path.relpath(self.path, self.place.folder))
+
+
+def places(project_root: str, home: str | None = None) -> list[Place]:
+    """Every folder skills come from, the one that wins a name first."""
+    home = home if home is not None else os.path.expanduser("~")
+    user = os.path.join(home, ".claude")
+    root = project_root
+
+    def project(kind: PlaceKind, *parts: str) -> Place:
+        return Place(kind, os.path.join(root, *parts), "project", root, os.path.join(*parts))
+
+    return [
+        project("legato", PROJECT_SKILLS),
+        project("skill-folder", PROJECT_SKILLS),
+        project("skill-folder", ".claude", "skills"),
+        project("commands", ".claude", "commands"),
+        Place("skill-folder", os.path.join(user, "skills"), "user", user, "~/.claude/skills"),
+        Place("commands", os.path.join(user, "commands"), "user", user, "~/.claude/commands"),
+        Place("legato", BUNDLED_SKILLS, "bundled", _BUNDLED, "bundled"),
+    ]
+
+
+def candidates(project_root: str, home: str | None = None) -> list[Candidate]:
+    """Every file that would run as a skill, in the order the names are won."""
+    found: list[Candidate] = []
+    for place in places(project_root, home):
+        if place.kind == "legato":
+            files = [(os.path.basename(p)[:-3], p) for p in markdown_files(place.folder)]
+        elif place.kind == "skill-folder":
+            files = reference.skill_folders(place.folder)
+        else:
+            files = reference.command_files(place.folder)
+        found += [Candidate(name, path, place) for name, path in files]
+    return found
+
+
+def load_candidate(candidate: Candidate) -> Skill:
+    """Read one candidate; ``ConfigError`` names the file, line and field."""
+    place = candidate.place
+    if place.kind == "legato":
+        skill = load_skill(
+            candidate.path, bundled=place.level == "bundled", expected=candidate.name
+        )
+        return msgspec.structs.replace(skill, level=place.level, source=candidate.source)
+    fault = reference.unusable(candidate.name, candidate.path)
+    if fault is not None:
+        raise fault
+    text = read_text(candidate.path, inside=place.inside)
+    folder = os.path.dirname(candidate.path) if place.kind == "skill-folder" else ""
+    level: Literal["project", "user"] = "user" if place.level == "user" else "project"
+    return reference.load_reference(
+        text, candidate.path, candidate.name, level=level, source=candidate.source, folder=folder
+    )
 
 
 def project_skills_dir(project_root: str) -> str:
@@ -159,29 +251,51 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def find_skill(project_root: str, name: str) -> Skill | None:
-    """The project's ``<name>.md`` if there is one, else the bundled one, else None."""
-    if not NAME.match(name):
-        return None
-    for folder, bundled in ((project_skills_dir(project_root), False), (BUNDLED_SKILLS, True)):
-        path = os.path.join(folder, f"{name}.md")
-        if os.path.isfile(path):
-            return load_skill(path, bundled=bundled, expected=name)
+def find_skill(project_root: str, name: str, home: str | None = None) -> Skill | None:
+    """The skill ``/name`` runs (the first place that has it wins), or None."""
+    for candidate in candidates(project_root, home):
+        if candidate.name == name:
+            return load_candidate(candidate)
     return None
 
 
-def list_skills(project_root: str) -> tuple[list[Skill], list[ConfigError]]:
-    """Every skill by name (project over bundled), and the faults of files that do not load."""
+class Shadowed(NamedTuple):
+    """A file that would run as ``/name`` but for ``winner``, found first."""
+
+    source: str
+    name: str
+    winner: str
+
+
+def list_skills(
+    project_root: str, home: str | None = None
+) -> tuple[list[Skill], list[ConfigError]]:
+    """Every skill by name (the first place that has a name wins), and the faults of files
+    that do not load."""
+    skills, faults, _ = survey(project_root, home)
+    return skills, faults
+
+
+def survey(
+    project_root: str, home: str | None = None
+) -> tuple[list[Skill], list[ConfigError], list[Shadowed]]:
+    """``list_skills``, and the files a winner of the same name hides."""
     found: dict[str, Skill] = {}
+    winners: dict[str, str] = {}
     faults: list[ConfigError] = []
-    for folder, bundled in ((BUNDLED_SKILLS, True), (project_skills_dir(project_root), False)):
-        for path in markdown_files(folder):
-            stem = os.path.basename(path)[:-3]
-            try:
-                found[stem] = load_skill(path, bundled=bundled, expected=stem)
-            except ConfigError as error:
-                faults.append(error)
-    return sorted(found.values(), key=lambda skill: skill.name), faults
+    shadowed: list[Shadowed] = []
+    for candidate in candidates(project_root, home):
+        if candidate.name in winners:
+            shadowed.append(Shadowed(candidate.source, candidate.name, winners[candidate.name]))
+            continue
+        try:
+            found[candidate.name] = load_candidate(candidate)
+        except ConfigError as error:
+            faults.append(error)
+        # A broken file still holds its name: a file further down never runs in its place
+        # without a word.
+        winners[candidate.name] = candidate.source
+    return sorted(found.values(), key=lambda skill: skill.name), faults, shadowed
 
 
 def render_skill(skill: Skill, args: Sequence[str]) -> str:
@@ -216,11 +330,13 @@ def markdown_files(folder: str) -> list[str]:
     return [os.path.join(folder, name) for name in names if name.endswith(".md")]
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, *, inside: str | None = None) -> str:
     """A library file's text, read through the door for Legato's own files (its real path in
-    the folder it belongs to, a regular file, at most ``LIBRARY_CAP`` bytes); ConfigError."""
+    ``inside``, by default the folder it belongs to, a regular file, at most ``LIBRARY_CAP``
+    bytes); ConfigError."""
+    folders = (inside,) if inside is not None else _folders_of(path)
     try:
-        found = read_own(path, inside=_folders_of(path), cap=LIBRARY_CAP)
+        found = read_own(path, inside=folders, cap=LIBRARY_CAP)
     except Refused as refused:
         raise ConfigError(refused.why, path=path, remedy=refused.remedy) from None
     if found is None:

@@ -42,6 +42,7 @@ from actors.protocol import (
     Notice,
     PermissionRequest,
     RunPrompt,
+    SetModel,
     Show,
     TurnOutcome,
     Undo,
@@ -250,6 +251,14 @@ class _HeadlessRun:
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
         prompt = await self._attach_references(session)
+        if self.command is not None and self.command.shell:
+            from frontends.skills.shell_lines import run_shell_lines
+
+            tools, ui = session.tools.address, session.ui.address
+            prompt = await run_shell_lines(self.command, prompt, tools, ui)
+        if self.command is not None and self.command.model is not None:
+            # The user's own command names its model; this run is its one prompt.
+            await session.conductor.address.ask(SetModel(model=self.command.model))
         return await session.conductor.address.ask(
             RunPrompt(text=prompt, max_turns=self.options.max_turns)
         )

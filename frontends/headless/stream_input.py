@@ -285,7 +285,16 @@ class _StreamSession:
                 return
             for note in prompt.notes:
                 await session.ui.address.tell(Show(Notice("warning", note)))
-            outcome = await self._run_one(session, prompt.text)
+            text: str | None = prompt.text
+            if prompt.text.lstrip().startswith("/"):  # a command of the project's, as typed
+                from frontends.skills.in_session import prepare_prompt
+
+                prepared = await prepare_prompt(session, prompt.text)
+                text = prepared.prompt
+            if text is None:
+                outcome = self._said(prepared.said, failed=prepared.failed)
+            else:
+                outcome = await self._run_one(session, text)
             self.last_failed = outcome.is_error
             # The result says whether commands ran confined, as headless results do. Asked
             # again only after calls ran (a command makes the sandbox's one trial) and while
@@ -297,6 +306,21 @@ class _StreamSession:
                     DescribeSandbox(try_it=False)
                 )
             await session.ui.address.tell(Show(outcome))
+
+    def _said(self, text: str, *, failed: bool) -> TurnOutcome:
+        """The outcome of a command Legato answered itself (``/help``), or could not run."""
+        return TurnOutcome(
+            result="" if failed else text,
+            is_error=failed,
+            subtype="error_during_execution" if failed else "success",
+            num_turns=0,
+            duration_ms=0,
+            duration_api_ms=0,
+            usage=Usage(),
+            total_cost_usd=None,
+            session_id=self.session_id,
+            error=text if failed else None,
+        )
 
     async def _run_one(self, session: Session, text: str) -> TurnOutcome:
         started = time.monotonic()

@@ -63,6 +63,7 @@ from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.session import assemble
+from frontends.skills.shell_lines import run_shell_lines
 from frontends.skills.skill_report import report_text
 from frontends.skills.slash_line import split_command
 from frontends.startup import debug
@@ -74,7 +75,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from actors.protocol import CommandInfo, ProjectContext
+    from actors.protocol import CommandInfo, ProjectContext, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 
@@ -452,10 +453,13 @@ class InteractiveSession:
         if isinstance(result, SkillOutput):
             self.view.say(Text(result.text))
         else:
+            for note in result.notes:
+                self.view.note("warning", note)
             await self._prompt(
                 result.prompt,
                 plan=self.status.mode == "plan",
                 named_by_user=not result.from_project,
+                command=result,
             )
 
     async def _commands(self) -> tuple[CommandInfo, ...]:
@@ -471,7 +475,14 @@ class InteractiveSession:
             "speed.\n  → /model opus for faster output"
         )
 
-    async def _prompt(self, text: str, *, plan: bool, named_by_user: bool = True) -> None:
+    async def _prompt(
+        self,
+        text: str,
+        *,
+        plan: bool,
+        named_by_user: bool = True,
+        command: SkillPrompt | None = None,
+    ) -> None:
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
             self.screen.busy = scope
@@ -485,8 +496,18 @@ class InteractiveSession:
                     for note in attachment.notes:
                         self.view.note("warning", note)
                     text = attachment.prompt
+                if command is not None and command.shell:  # a command's !`cmd` lines
+                    tools, ui = self.session.tools.address, self.session.ui.address
+                    text = await run_shell_lines(command, text, tools, ui)
+                if command is not None and command.model is not None:
+                    # The user's own command names its model: for its prompt only.
+                    await self.session.conductor.address.ask(SetModel(model=command.model))
                 outcome = await self.session.conductor.address.ask(RunPrompt(text=text, plan=plan))
             finally:
+                if command is not None and command.model is not None:
+                    back = SetModel(model=self.status.model)
+                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                        await self.session.conductor.address.ask(back)
                 self.screen.busy = None
                 self._background_poke.set()
         if scope.cancelled_caught:

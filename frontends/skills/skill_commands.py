@@ -25,7 +25,7 @@ import anyio
 from actors.errors import EXIT_OK, LegatoError, UsageError
 from actors.protocol import CheckCommand, GetPatternStats, PrepareCommand, SkillOutput
 from actors.visible import escape_controls
-from frontends.errors_out import report
+from frontends.errors_out import report, warn
 from frontends.session import skill_library
 from frontends.session_options import SessionOptions
 from frontends.skills.skill_report import hang, report_text
@@ -57,6 +57,8 @@ def run_slash(argv: Sequence[str]) -> int:
         return EXIT_OK
     from frontends.startup.launch import run_session as run
 
+    for note in result.notes:
+        warn(note)
     # The rendered prompt runs like any headless prompt (its @path references included); the
     # run knows it is a skill's or a pattern's, which must change something to have worked.
     return run([project, *forwarded, "--headless", result.prompt], command=result)
@@ -82,6 +84,8 @@ def headless_prompt(text: str, project: str, *, home: str | None = None) -> Skil
     if isinstance(result, SkillOutput):
         _show(result.text)
         return EXIT_OK
+    for note in result.notes:
+        warn(note)
     return result
 
 

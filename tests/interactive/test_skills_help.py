@@ -36,12 +36,12 @@ def test_in_a_real_terminal_help_lists_skills_and_patterns_with_session_advice(
         terminal.submit("/help")
         screen = terminal.wait_for("listing every fault.")
         lines = screen.splitlines()
-        skills = lines.index("Skills (run one: /<name> [args]):")
+        skills = lines.index("Skills and commands (run one: /<name> [args]):")
         patterns = lines.index("Patterns (run one: /<name> <required> [optional]):")
         broken = lines.index("Not loaded (fix these files):")
         assert skills < patterns < broken
         column = lines[skills + 1].index("Find the performance")
-        assert "  /greet <who>".ljust(column) + "Greet someone  (project)" in lines
+        assert "  /greet <who>".ljust(column) + "Greet someone  (.legato/skills/greet.md)" in lines
         row = "  /deploy-script <staging|production>".ljust(column) + "Write a deploy script"
         deploy = next(n for n, line in enumerate(lines) if line.startswith(row))
         # A description too long for the terminal goes on under its own column.

@@ -185,6 +185,10 @@ OWN_FILES = [
     ".legato/settings.json",
     ".legato/skills/x/SKILL.md",
     ".legato/agents/a.md",
+    ".claude/settings.json",
+    ".claude/commands/deploy.md",
+    ".claude/skills/x/SKILL.md",
+    ".claude/agents/a.md",
     ".git/config",
     ".git/hooks/pre-commit",
     "src/../.git/info/../config",
@@ -225,7 +229,11 @@ def test_the_global_config_and_legato_data_ask_before_any_write(tmp_path: Path) 
         home=str(home),
     )
     policy = Policy(context)
-    for path in (home / ".config/legato/config.json", home / ".legato/projects/x/s.jsonl"):
+    for path in (
+        home / ".config/legato/config.json",
+        home / ".legato/projects/x/s.jsonl",
+        home / ".claude/commands/x.md",
+    ):
         assert question(policy.assess(files("write", str(path)))).choices == ONCE_CHOICES
 
 

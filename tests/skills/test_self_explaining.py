@@ -144,7 +144,7 @@ def test_help_lists_skills_and_patterns_apart_with_their_arguments(project: Proj
     done = project.legato(NO_SERVER, "/help")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    skills = lines.index("Skills (run one: legato /<name> [args]):")
+    skills = lines.index("Skills and commands (run one: legato /<name> [args]):")
     patterns = lines.index("Patterns (run one: legato /<name> <required> [optional]):")
     built_in = lines.index("Built in:")
     broken = lines.index("Not loaded (fix these files):")
@@ -160,7 +160,7 @@ def test_help_lists_skills_and_patterns_apart_with_their_arguments(project: Proj
     )
     assert skill_rows[-1].startswith("  /update-deps [packages]".ljust(column))
     greet = next(row for row in skill_rows if row.startswith("  /greet "))
-    assert greet == "  /greet <who>".ljust(column) + "Greet someone  (project)"
+    assert greet == "  /greet <who>".ljust(column) + "Greet someone  (.legato/skills/greet.md)"
     crud = next(row for row in pattern_rows if row.startswith("  /crud-gen "))
     assert crud.startswith("  /crud-gen <entity> <fields>".ljust(column) + "Generate create")
     assert lines[broken + 1] == (

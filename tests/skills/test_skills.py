@@ -191,7 +191,7 @@ def test_help_lists_skills_with_their_descriptions(
     project.write(".legato/skills/broken.md", "---\nname: broken\n---\n1. x\n")
     assert run_slash([str(project.root), "/help"]) == 0
     out = capsys.readouterr().out
-    assert "/lint" in out and "Run the linters  (project)" in out
+    assert "/lint" in out and "Run the linters  (.legato/skills/lint.md)" in out
     assert "Commit the current changes with a clear, conventional message" in out
     assert "broken.md:1: field 'description': is missing" in out
     infos = {info.name: info for info in list_commands(str(project.root))}

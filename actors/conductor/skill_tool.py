@@ -1,0 +1,98 @@
+"""The ``Skill`` tool: the model loads one of the skills it is shown, shaped as the reference's.
+
+The tool's description lists each skill the model may load (name and description: what it
+needs to choose); its input is ``skill`` (the name) and optionally ``args``. The skill library
+renders the skill when it is called, and the body is the call's result. Loading a skill only
+reads its file: whatever its steps then do is the model's own calls, each decided by the
+permission broker as any other.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from actors.errors import LegatoError
+from actors.protocol import LoadSkill, ToolResult
+from actors.tool_names import SKILL_TOOL
+from actors.visible import escape_controls
+
+if TYPE_CHECKING:
+    from actors.protocol import Block, CommandInfo, SkillLibraryMsg, ToolCall
+    from runtime import Address
+
+_DESCRIPTION = (
+    "Load a skill: the steps and knowledge for a task, written for this project or by the "
+    "user. When a task matches a skill's description, load it first and follow it. Loading "
+    "gives its text; run what it says with your other tools.\n\nAvailable skills:\n"
+)
+# The listing's share of every request: a description past this is cut.
+_DESCRIPTION_CUT = 250
+
+
+class SkillOffer:
+    """The Skill tool of one session: its definition, and its calls answered."""
+
+    def __init__(self, library: Address[SkillLibraryMsg], skills: tuple[CommandInfo, ...]):
+        self._library = library
+        self.skills = skills
+
+    def definition(self) -> Block:
+        listing = "\n".join(
+            f"- {info.name}: {_visible(info.description)[:_DESCRIPTION_CUT]}"
+            for info in self.skills
+        )
+        return {
+            "name": SKILL_TOOL,
+            "description": _DESCRIPTION + listing,
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "skill": {
+                        "type": "string",
+                        "description": "The skill's name, as listed",
+                        "enum": [info.name for info in self.skills],
+                    },
+                    "args": {
+                        "type": "string",
+                        "description": "Arguments for the skill, as a person would type them "
+                        "after /<name>",
+                    },
+                },
+                "required": ["skill"],
+            },
+        }
+
+    async def load(self, call: ToolCall) -> ToolResult:
+        name: Any = call.input.get("skill")
+        args: Any = call.input.get("args", "")
+        if not isinstance(name, str) or not name.strip():
+            return _error(call, 'Skill needs "skill": the name of one of the listed skills.')
+        if not isinstance(args, str):
+            return _error(call, '"args" must be a string, as typed after /<name>.')
+        try:
+            words = shlex.split(args)
+        except ValueError:
+            words = args.split()
+        try:
+            loaded = await self._library.ask(
+                LoadSkill(name=name.strip().lstrip("/"), args=tuple(words))
+            )
+        except LegatoError as error:
+            return _error(call, error.describe())
+        return ToolResult(tool_use_id=call.id, content=loaded.prompt)
+
+
+def summary(call: ToolCall) -> str:
+    name: Any = call.input.get("skill", "")
+    args: Any = call.input.get("args", "")
+    return f"/{name} {args}".strip()[:120]
+
+
+def _visible(text: str) -> str:
+    # A repository's text, shown in the tool's description: its controls are shown, not obeyed.
+    return escape_controls(text)
+
+
+def _error(call: ToolCall, text: str) -> ToolResult:
+    return ToolResult(tool_use_id=call.id, content=text, is_error=True)
