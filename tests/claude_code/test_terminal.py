@@ -94,7 +94,14 @@ def test_context_lists_the_instruction_files_in_order_with_their_size(
         terminal.submit("/context")
         screen = words(terminal.wait_for(lambda s: "AGENTS.md" in s))
         shown = screen[screen.rindex("/context") :]
-        places = [shown.find(name) for name in ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")]
+        # Lowest precedence first, as the system prompt has them: the later one wins.
+        rows = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md")
+        places = [
+            found.start()
+            if (found := re.search(rf"(?<![/\w]){re.escape(name)} \d+ tokens", shown))
+            else -1
+            for name in rows
+        ]
         assert -1 not in places and places == sorted(places), shown
         assert "docs/style.md" in shown  # the import, listed as loaded
         assert "tokens" in shown
