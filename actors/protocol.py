@@ -350,6 +350,10 @@ class SkillPrompt(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     shell: tuple[str, ...] = ()
     # The user's own command's ``model``: the prompt runs on it (a project's is not applied).
     model: str | None = None
+    # Its ``allowed-tools``, as allow rules for its prompt alone (its ``!`` lines included):
+    # the frontend hands them to the broker (``AllowForPrompt``), a project's only once the
+    # user trusts the project.
+    allowed: tuple[PermissionRule, ...] = ()
 
 
 # NUL: no file's text or typed argument holds one, so a mark is never the file author's text.
@@ -661,6 +665,13 @@ class SetMode(Ask[PermissionMode], frozen=True, tag=True):
     mode: PermissionMode
 
 
+class AllowForPrompt(Ask[None], frozen=True, tag=True):
+    """Allow rules for the next prompt alone (a command's ``allowed-tools``), replacing any
+    given before; an empty tuple takes them back. Deny and ask rules still come first."""
+
+    rules: tuple[PermissionRule, ...] = ()
+
+
 class FilterReadable(Ask[tuple[bool, ...]], frozen=True, tag=True):
     """Which of these files, met while walking ``folder``, a tool may read: one flag each.
 
@@ -761,6 +772,7 @@ class CheckRuleCoverage(Ask[RuleCoverage], frozen=True, tag=True):
 PermissionBrokerMsg = (
     CheckPermission
     | SetMode
+    | AllowForPrompt
     | FilterReadable
     | FindBlocked
     | ExplainPermissions

@@ -146,8 +146,9 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 await reply.answer(msg, revoked)
 
     async def _write_rule(self, msg: WriteRule) -> RuleWritten:
-        """Write the rule, load again, and keep the trust the project had when the rule is all
-        that changed in what it widens: the person's own rule, not the repository's."""
+        """Write the rule, load again, and keep the trust the project had (or give it, when it
+        widened nothing before) when the rule is all that changed in what it widens: the
+        person's own rule, not the repository's."""
         from actors.memory_store import rule_file
 
         assert self._explained is not None
@@ -158,7 +159,9 @@ class MemoryStore(Actor[MemoryStoreMsg]):
         )
         self._explained = await self._load()
         after = self._explained.context
-        if before.trusted and not after.trusted and after.trust_fingerprint:
+        # A project that widened nothing before widens now only what the person just wrote.
+        held = before.trusted or not before.trust_items
+        if held and not after.trusted and after.trust_fingerprint:
             was = {(item.key, repr(item.value)) for item in before.trust_items}
             now = {(item.key, repr(item.value)) for item in after.trust_items}
             if now - was <= {("permissions.allow", repr(msg.text))} and was - now <= {

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
+import msgspec
 
 from actors.protocol import (
+    AllowForPrompt,
     AskUser,
     CheckPermission,
     CheckRuleCoverage,
@@ -34,7 +36,13 @@ from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from actors.permission_broker.policy import Policy
-    from actors.protocol import HookRunnerMsg, MemoryStoreMsg, ProjectContext, UiMsg
+    from actors.protocol import (
+        HookRunnerMsg,
+        MemoryStoreMsg,
+        PermissionRule,
+        ProjectContext,
+        UiMsg,
+    )
     from runtime import Address, Reply
 
 
@@ -56,6 +64,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         self._notify = False  # whether the user has Notification hooks
         self._context: ProjectContext | None = None
         self._policy: Policy | None = None
+        # A command's allowed-tools, for its prompt alone (AllowForPrompt).
+        self._prompt_rules: tuple[PermissionRule, ...] = ()
         self._checks = anyio.Lock()  # fair: permission checks are judged in arrival order
 
     async def on_start(self) -> None:
@@ -71,7 +81,11 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             # Imported here too: the rules' modules (~6 ms) load with the first check.
             from actors.permission_broker.policy import Policy
 
-            self._policy = Policy(self._context)
+            context = self._context
+            if self._prompt_rules:
+                rules = context.permission_rules + self._prompt_rules
+                context = msgspec.structs.replace(context, permission_rules=rules)
+            self._policy = Policy(context)
         return self._policy
 
     async def _notification(
@@ -94,6 +108,14 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 await reply.answer(msg, blocked)
             case FilterReadable(folder=folder, paths=paths):
                 await reply.answer(msg, await anyio.to_thread.run_sync(self._filter, folder, paths))
+            case AllowForPrompt(rules=rules):
+                # Between checks: none is judged half by the old rules and half by the new.
+                async with self._checks:
+                    if rules != self._prompt_rules:
+                        old, self._prompt_rules, self._policy = self._policy, rules, None
+                        if old is not None:
+                            self.policy.carry_on_from(old)
+                await reply.answer(msg, None)
             case SetMode(mode=mode):
                 self.policy.mode = mode
                 await reply.answer(msg, mode)

@@ -210,6 +210,12 @@ class Policy:
         places = places_that_run(root, home, context.hooks, context.mcp_servers)
         self.own_places += tuple((path, escape_controls(what)) for path, what in places.items())
 
+    def carry_on_from(self, earlier: Policy) -> None:
+        """The session's mode and answers, from the policy this one replaces (the same
+        context with other rules for a prompt)."""
+        self.mode = earlier.mode
+        self._answers = dict(earlier._answers)
+
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
         if not (isinstance(outcome, Decision) and not outcome.allowed):

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from actors.errors import ConfigError, UsageError
 from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import MEMORY_FILE, memory_dir
-from actors.protocol import CommandInfo, SkillOutput, SkillPrompt
+from actors.protocol import CommandInfo, PermissionRule, SkillOutput, SkillPrompt
+from actors.settings.rule_check import check_rules
 from actors.skills import mockdata
 from actors.skills.agents import shown_path, survey_agents
 from actors.skills.patterns import (
@@ -251,18 +252,15 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
         )
     notes: list[str] = []
     shell: tuple[str, ...] = ()
+    allowed: tuple[PermissionRule, ...] = ()
     model: str | None = None
     if skill.zero_based:
         body, shell = render_parts(skill, args, project_root)
         kind = "skill" if skill.folder else "command"
         where = f"\nIts files are in {skill.folder}." if skill.folder else ""
         prompt = f"Run the {kind} /{skill.name}: {skill.description}{where}\n\n{body}"
-        if skill.allowed_tools:
-            notes.append(
-                f"{skill.source}: allowed-tools ({', '.join(skill.allowed_tools)}) is not "
-                "applied: its tools are asked for as any other call is. To allow them without "
-                "asking, add them to permissions.allow in your settings"
-            )
+        allowed = _allowed(skill, project_root)
+        notes += check_rules(allowed)
         if skill.model and skill.level == "user":
             model = skill.model
         elif skill.model:
@@ -286,6 +284,22 @@ def _skill_prompt(skill: Skill, args: Sequence[str], project_root: str) -> Skill
         notes=tuple(notes),
         shell=shell,
         model=model,
+        allowed=allowed,
+    )
+
+
+def _allowed(skill: Skill, project_root: str) -> tuple[PermissionRule, ...]:
+    """The file's ``allowed-tools`` as allow rules, named by its file and line; one that
+    cannot be honoured is the file's error (ConfigError), as it is in a settings file."""
+    return tuple(
+        PermissionRule(
+            behavior="allow",
+            text=text,
+            source=skill.path,
+            line=skill.allowed_line,
+            anchor=project_root,
+        )
+        for text in skill.allowed_tools
     )
 
 

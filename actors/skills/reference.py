@@ -164,6 +164,7 @@ def load_reference(
         folder=folder,
         zero_based=True,
         allowed_tools=allowed,
+        allowed_line=document.line_of("allowed-tools"),
         model=model or None,
         user_invocable=user_invocable,
         model_invocable=model_invocable,

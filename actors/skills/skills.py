@@ -56,6 +56,7 @@ class Skill(msgspec.Struct, frozen=True):
     folder: str = ""  # a SKILL.md's folder, whose files its steps may name
     zero_based: bool = False  # the reference's placeholders: $0 is the first argument
     allowed_tools: tuple[str, ...] = ()  # the reference's allowed-tools, as written
+    allowed_line: int | None = None  # its line in the file, for the rules' messages
     model: str | None = None  # the reference's model field, as written
     user_invocable: bool = True  # a person may run it as /name
     model_invocable: bool = True  # the model may load it (the Skill tool)

@@ -58,6 +58,7 @@ from frontends.headless.render import (
 )
 from frontends.headless.sdk_session import SdkOptions, init_line
 from frontends.session import assemble
+from frontends.skills.command_grants import command_grants
 from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
@@ -251,17 +252,21 @@ class _HeadlessRun:
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
         prompt = await self._attach_references(session)
-        if self.command is not None and self.command.shell:
-            from frontends.skills.shell_lines import run_shell_lines
+        notes: list[str] = []
+        async with command_grants(self.command, session, notes.append):
+            for note in notes:
+                await session.ui.address.tell(Show(Notice("warning", note)))
+            if self.command is not None and self.command.shell:
+                from frontends.skills.shell_lines import run_shell_lines
 
-            tools, ui = session.tools.address, session.ui.address
-            prompt = await run_shell_lines(self.command, prompt, tools, ui)
-        if self.command is not None and self.command.model is not None:
-            # The user's own command names its model; this run is its one prompt.
-            await session.conductor.address.ask(SetModel(model=self.command.model))
-        return await session.conductor.address.ask(
-            RunPrompt(text=prompt, max_turns=self.options.max_turns)
-        )
+                tools, ui = session.tools.address, session.ui.address
+                prompt = await run_shell_lines(self.command, prompt, tools, ui)
+            if self.command is not None and self.command.model is not None:
+                # The user's own command names its model; this run is its one prompt.
+                await session.conductor.address.ask(SetModel(model=self.command.model))
+            return await session.conductor.address.ask(
+                RunPrompt(text=prompt, max_turns=self.options.max_turns)
+            )
 
     async def _attach_references(self, session: Session) -> str:
         """The prompt with the files its ``@path`` references name, read by the session's tool

@@ -148,6 +148,27 @@ def test_a_trusted_project_stays_trusted_when_the_person_adds_a_rule(setup: Setu
     assert "is trusted" in shown.stdout
 
 
+def test_a_project_that_widened_nothing_is_trusted_with_the_persons_rule_alone(
+    setup: Setup,
+) -> None:
+    # Nothing of the repository's widens; the person's own rule is all there is to trust.
+    (setup.project / ".claude").mkdir()
+    (setup.project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Read(./.env)"]}})
+    )
+    done = run(setup, "allow", "Bash(npm test:*)")
+    assert done.returncode == 0, done.stderr
+    assert "It applies once you trust" not in done.stdout
+    shown = setup.legato("trust", "--show", "--project", str(setup.project))
+    assert "is trusted" in shown.stdout
+    # Once the repository adds a widening entry of its own, that entry waits for trust again.
+    (setup.project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash"], "deny": ["Read(./.env)"]}})
+    )
+    shown = setup.legato("trust", "--show", "--project", str(setup.project))
+    assert "is not trusted" in shown.stdout
+
+
 def test_a_git_file_naming_another_folder_gets_nothing_written_there(
     setup: Setup, tmp_path: Path
 ) -> None:

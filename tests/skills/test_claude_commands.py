@@ -4,6 +4,7 @@ the model gets, the tool results, /help's sources; and what a hostile clone brin
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from actors.skills.reference import render_reference
 from actors.skills.skills import Skill
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.home_project import first_prompt
+from tests.trusting import trust_project
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
@@ -130,9 +132,56 @@ def test_a_shell_line_is_a_bash_call_the_broker_decides(project: Project) -> Non
     prompt = first_prompt(requests[0].body)
     assert f"State: (`touch {marker}` did not run: Permission denied: 'touch " in prompt
     assert "a headless run cannot ask" in prompt and prompt.endswith("\nThen ship.")
-    assert "allowed-tools (Bash(touch *)) is not applied" in done.stderr
+    assert "allowed-tools (Bash(touch *)) not applied (project not trusted)" in done.stderr
     assert "model (openai:gpt-4o) is not applied" in done.stderr
     assert requests[0].body["model"] != "gpt-4o"
+
+
+def test_the_users_own_allowed_tools_allow_its_prompt_alone(project: Project) -> None:
+    # ~/.claude/commands is the user's own: its allowed-tools hold for its lines and its
+    # prompt's calls, and nothing beyond what they name, nor past a deny rule.
+    line, called, other = (project.root / name for name in ("by-line", "by-model", "other"))
+    mark = project.home / ".claude" / "commands" / "mark.md"
+    mark.parent.mkdir(parents=True)
+    mark.write_text(f"---\nallowed-tools: Bash(touch *), Read\n---\nFirst: !`touch {line}`\n")
+    project.write(".claude/settings.json", '{"permissions": {"deny": ["Read(./.env)"]}}')
+    project.write(".env", "TOKEN=1\n")
+    calls = [
+        call("Bash", {"command": f"touch {called}"}, id="t_touch"),
+        call("Bash", {"command": f"rm -f {line}; touch {other}"}, id="t_rm"),
+        call("Read", {"file_path": str(project.root / ".env")}, id="t_env"),
+    ]
+    with ScriptedServer([tool_calls(calls), text("Marked.")]) as server:
+        done = project.legato(server.url, "--headless", "/mark", "--output-format", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert line.exists() and called.exists() and not other.exists()
+    denied = {d["tool_use_id"] for d in json.loads(done.stdout)["permission_denials"]}
+    assert denied == {"t_rm", "t_env"}
+    assert "TOKEN=1" not in json.dumps(requests[-1].body)
+    # A plain prompt afterwards gets none of it.
+    later = project.root / "later"
+    step = tool_calls([call("Bash", {"command": f"touch {later}"}, id="t_later")])
+    with ScriptedServer([step, text("No.")]) as server:
+        project.legato(server.url, "--headless", "go", "--continue")
+    assert not later.exists()
+
+
+def test_a_projects_allowed_tools_apply_once_the_project_is_trusted(project: Project) -> None:
+    marker = project.root / "ran"
+    project.write(
+        ".claude/commands/ship.md", f"---\nallowed-tools: Bash(touch *)\n---\n!`touch {marker}`\n"
+    )
+    project.write(".claude/settings.json", '{"permissions": {"allow": ["Read(~/notes/**)"]}}')
+    with ScriptedServer([text("Shipped.")]) as server:
+        done = project.legato(server.url, "--headless", "/ship")
+    assert not marker.exists()
+    assert "not applied (project not trusted)" in done.stderr and "legato trust" in done.stderr
+    trust_project(project.root, project.home)
+    with ScriptedServer([text("Shipped.")]) as server:
+        done = project.legato(server.url, "--headless", "/ship")
+    assert done.returncode == 0, done.stderr
+    assert marker.exists()
 
 
 def test_a_shell_line_the_rules_allow_runs_and_its_output_goes_in_its_place(
