@@ -63,7 +63,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
-from actors.settings.rule_check import denied_agents
+from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
@@ -177,7 +177,11 @@ class Conductor(Actor[ConductorMsg]):
         self._tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
         if self._mcp_client is not None and context.mcp_servers:
-            self._mcp = McpOffer(self._mcp_client, window=self._window())
+            self._mcp = McpOffer(
+                self._mcp_client,
+                window=self._window(),
+                removed=removed_mcp_tools(context.permission_rules),
+            )
         events = frozenset(group.event for group in context.hooks)
         if self._hooks_runner is not None and events:
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)

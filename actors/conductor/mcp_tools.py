@@ -24,6 +24,7 @@ import msgspec
 
 from actors.counts import counted
 from actors.protocol import ListMcpTools, McpToolListing, ToolResult
+from actors.settings.rule_check import mcp_tool_removed
 from actors.tool_names import TOOL_SEARCH
 from actors.tool_routes import route
 
@@ -83,9 +84,22 @@ class McpOffer(msgspec.Struct):
     listing: McpToolListing = msgspec.field(default_factory=lambda: McpToolListing(tools=()))
     # found by ToolSearch: offered from then on
     loaded: set[str] = msgspec.field(default_factory=set)
+    # Bare-name deny rules that can name MCP tools (``mcp__git``): what they cover is never
+    # offered nor found, as a bare deny of a built-in tool removes it.
+    removed: tuple[str, ...] = ()
 
     async def refresh(self) -> None:
-        self.listing = await self.client.ask(ListMcpTools())
+        self.listing = self._offerable(await self.client.ask(ListMcpTools()))
+
+    def _offerable(self, listing: McpToolListing) -> McpToolListing:
+        if not self.removed:
+            return listing
+        kept = tuple(
+            tool
+            for tool in listing.tools
+            if not mcp_tool_removed(self.removed, tool.name, tool.server)
+        )
+        return msgspec.structs.replace(listing, tools=kept)
 
     def budget(self) -> int:
         return int(self.window * BUDGET_SHARE)
@@ -109,7 +123,7 @@ class McpOffer(msgspec.Struct):
             return _error(call, 'ToolSearch needs a "query": keywords, or select:<name>,<name>.')
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             limit = DEFAULT_RESULTS
-        self.listing = await self.client.ask(ListMcpTools(wait=True))
+        self.listing = self._offerable(await self.client.ask(ListMcpTools(wait=True)))
         found = _matches(self.listing.tools, query.strip(), min(limit, MAX_RESULTS))
         if not found:
             names = ", ".join(tool.name for tool in self.listing.tools) or "none"

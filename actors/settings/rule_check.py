@@ -27,6 +27,7 @@ from actors.settings.rule_syntax import (
     parse,
     wildcard,
 )
+from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -180,3 +181,27 @@ def denied_reads(
         return None
 
     return entry
+
+
+def removed_mcp_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
+    """The names of bare-name deny rules that can name an MCP tool (``mcp__git``,
+    ``mcp__git__push``, ``mcp__*``, ``*``): a tool they cover is not offered to the model
+    (``mcp_tool_removed`` says which), as a bare deny of a built-in tool removes it."""
+    names: dict[str, None] = {}
+    for rule in rules:
+        if rule.behavior != "deny":
+            continue
+        try:
+            parsed = parse(rule.text, rule.behavior)
+        except RuleError:
+            continue
+        if parsed.bare and (parsed.tool.startswith(MCP_PREFIX) or parsed.tool.startswith("*")):
+            names[parsed.tool] = None
+    return tuple(names)
+
+
+def mcp_tool_removed(names: Sequence[str], tool: str, server: str) -> bool:
+    """Whether one of ``removed_mcp_tools``'s names covers ``tool`` of ``server``: the server's
+    whole name covers its tools, not a server whose name only starts the same."""
+    whole = MCP_PREFIX + server
+    return any(wildcard(name, tool) if "*" in name else name in (tool, whole) for name in names)

@@ -193,6 +193,30 @@ def test_permissions_explain_names_the_file_line_and_rule_that_decided(repo: Pro
     assert f"{settings}:{rule_line(settings, 'Read(./secrets/**)')}" in shown.stdout
 
 
+def test_a_bare_deny_of_an_mcp_server_takes_its_tools_from_the_model(repo: Project) -> None:
+    trust_project(repo.root, repo.home)
+    assert legato_cli(repo, "mcp", "approve", "time").returncode == 0
+    user = repo.home / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"permissions": {"deny": ["mcp__time"]}}))
+    # A search waits for the server to start, then loads what it finds for the next request.
+    search = call("ToolSearch", {"query": "select:mcp__time__get_current_time"}, id="t_find")
+    now = call("mcp__time__get_current_time", {"timezone": "UTC"}, id="t_time")
+    done, requests = run(
+        repo,
+        [tool_calls([search]), tool_calls([now]), text("Done.")],
+        "-p", "time?", "--output-format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "No MCP tool matches" in results(requests[1])["t_find"]
+    offered = [tool["name"] for request in requests for tool in request.body["tools"]]
+    assert not [name for name in offered if name.startswith("mcp__time")], offered
+    # Called all the same (the model read the name somewhere): refused, naming the rule.
+    denial = json.loads(done.stdout)["permission_denials"]
+    assert [d["tool_use_id"] for d in denial] == ["t_time"]
+    assert "datetime" not in results(requests[2])["t_time"]
+
+
 def test_an_approved_mcp_server_of_mcp_json_runs_under_the_mcp_rule(repo: Project) -> None:
     trust_project(repo.root, repo.home)
     approved = legato_cli(repo, "mcp", "approve", "time")
