@@ -672,6 +672,13 @@ class AllowForPrompt(Ask[None], frozen=True, tag=True):
     rules: tuple[PermissionRule, ...] = ()
 
 
+class AllowForSession(Ask[None], frozen=True, tag=True):
+    """Allow rules for the rest of the session, added to the files' (the folder of a skill of
+    the user's own the model loaded). Deny and ask rules still come first."""
+
+    rules: tuple[PermissionRule, ...]
+
+
 class FilterReadable(Ask[tuple[bool, ...]], frozen=True, tag=True):
     """Which of these files, met while walking ``folder``, a tool may read: one flag each.
 
@@ -773,6 +780,7 @@ PermissionBrokerMsg = (
     CheckPermission
     | SetMode
     | AllowForPrompt
+    | AllowForSession
     | FilterReadable
     | FindBlocked
     | ExplainPermissions

@@ -179,6 +179,7 @@ def conductor(
         skills=None if skills is None else skills.address,
         mcp=parts.mcp.address,
         hooks=parts.hooks.address,
+        broker=parts.permissions.address,
     )
 
 

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
         MemoryStoreMsg,
         MessageFinished,
         ModelClientMsg,
+        PermissionBrokerMsg,
         ProjectContext,
         SessionStoreMsg,
         SkillLibraryMsg,
@@ -128,6 +129,8 @@ class Conductor(Actor[ConductorMsg]):
         skills: Address[SkillLibraryMsg] | None = None,  # the user's agent types; None: built-in
         mcp: Address[McpClientMsg] | None = None,  # the MCP servers' tools; None: none offered
         hooks: Address[HookRunnerMsg] | None = None,  # runs the user's hooks; None: none run
+        # Told what a loaded skill of the user's own may read (its folder); None: nothing.
+        broker: Address[PermissionBrokerMsg] | None = None,
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -135,6 +138,7 @@ class Conductor(Actor[ConductorMsg]):
         self._tools = tools
         self._ui = ui
         self._skills = skills
+        self._broker = broker
         self._agents: Subagents | None = None  # the Agent tool, once started
         self._mcp_client = mcp
         self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
@@ -237,7 +241,9 @@ class Conductor(Actor[ConductorMsg]):
             return
         skills = await self._skills.ask(ListModelSkills())
         if skills:
-            self._skill_offer = SkillOffer(self._skills, skills)
+            self._skill_offer = SkillOffer(
+                self._skills, skills, broker=self._broker, home=context.home
+            )
 
     def close_inbox(self) -> None:
         # The session is ending: background agents are the one work of the conductor that

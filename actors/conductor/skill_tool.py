@@ -4,21 +4,31 @@ The tool's description lists each skill the model may load (name and description
 needs to choose); its input is ``skill`` (the name) and optionally ``args``. The skill library
 renders the skill when it is called, and the body is the call's result. Loading a skill only
 reads its file: whatever its steps then do is the model's own calls, each decided by the
-permission broker as any other.
+permission broker as any other. A skill of the user's own (``~/.claude/skills/<name>/``) lies
+outside the project: loading it lets the model read its folder for the rest of the session
+(an allow rule naming that folder, handed to the broker), as the reference lets it.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 from typing import TYPE_CHECKING, Any
 
 from actors.errors import LegatoError
-from actors.protocol import LoadSkill, ToolResult
+from actors.protocol import AllowForSession, LoadSkill, PermissionRule, ToolResult
 from actors.tool_names import SKILL_TOOL
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from actors.protocol import Block, CommandInfo, SkillLibraryMsg, ToolCall
+    from actors.protocol import (
+        Block,
+        CommandInfo,
+        PermissionBrokerMsg,
+        SkillLibraryMsg,
+        SkillPrompt,
+        ToolCall,
+    )
     from runtime import Address
 
 _DESCRIPTION = (
@@ -26,6 +36,8 @@ _DESCRIPTION = (
     "user. When a task matches a skill's description, load it first and follow it. Loading "
     "gives its text; run what it says with your other tools.\n\nAvailable skills:\n"
 )
+# The user's own skills' folder, under the home folder (the reference's place).
+USER_SKILLS = ".claude/skills"
 # The listing's share of every request: a description past this is cut.
 _DESCRIPTION_CUT = 250
 
@@ -33,9 +45,18 @@ _DESCRIPTION_CUT = 250
 class SkillOffer:
     """The Skill tool of one session: its definition, and its calls answered."""
 
-    def __init__(self, library: Address[SkillLibraryMsg], skills: tuple[CommandInfo, ...]):
+    def __init__(
+        self,
+        library: Address[SkillLibraryMsg],
+        skills: tuple[CommandInfo, ...],
+        *,
+        broker: Address[PermissionBrokerMsg] | None = None,
+        home: str = "",
+    ):
         self._library = library
         self.skills = skills
+        self._broker = broker
+        self._home = home
 
     def definition(self) -> Block:
         listing = "\n".join(
@@ -80,7 +101,29 @@ class SkillOffer:
             )
         except LegatoError as error:
             return _error(call, error.describe())
+        await self._grant_folder(loaded)
         return ToolResult(tool_use_id=call.id, content=loaded.prompt)
+
+    async def _grant_folder(self, loaded: SkillPrompt) -> None:
+        """Reading the folder of the user's own skill, from now on."""
+        rule = None if self._broker is None else folder_rule(loaded, self._home)
+        if self._broker is not None and rule is not None:
+            await self._broker.ask(AllowForSession(rules=(rule,)))
+
+
+def folder_rule(loaded: SkillPrompt, home: str) -> PermissionRule | None:
+    """The allow rule for reading a skill's folder when it is one of the user's own
+    (``~/.claude/skills/<name>/SKILL.md``); None for any other."""
+    if loaded.from_project:
+        return None
+    home = home or os.path.expanduser("~")
+    folder = os.path.dirname(loaded.path)
+    skills = os.path.join(home, USER_SKILLS)
+    if os.path.dirname(folder) != skills or os.path.basename(loaded.path) != "SKILL.md":
+        return None
+    # Home-relative: the home folder's own name never stands in a pattern.
+    text = f"Read(~/{USER_SKILLS}/{os.path.basename(folder)}/**)"
+    return PermissionRule(behavior="allow", text=text, source=loaded.path, anchor=folder)
 
 
 def summary(call: ToolCall) -> str:

@@ -18,6 +18,7 @@ import msgspec
 
 from actors.protocol import (
     AllowForPrompt,
+    AllowForSession,
     AskUser,
     CheckPermission,
     CheckRuleCoverage,
@@ -66,6 +67,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         self._policy: Policy | None = None
         # A command's allowed-tools, for its prompt alone (AllowForPrompt).
         self._prompt_rules: tuple[PermissionRule, ...] = ()
+        # Granted for the rest of the session (AllowForSession).
+        self._session_rules: tuple[PermissionRule, ...] = ()
         self._checks = anyio.Lock()  # fair: permission checks are judged in arrival order
 
     async def on_start(self) -> None:
@@ -82,11 +85,18 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             from actors.permission_broker.policy import Policy
 
             context = self._context
-            if self._prompt_rules:
-                rules = context.permission_rules + self._prompt_rules
+            granted = self._session_rules + self._prompt_rules
+            if granted:
+                rules = context.permission_rules + granted
                 context = msgspec.structs.replace(context, permission_rules=rules)
             self._policy = Policy(context)
         return self._policy
+
+    def _rebuild(self) -> None:
+        """The policy again, for other granted rules, keeping the session's mode and answers."""
+        old, self._policy = self._policy, None
+        if old is not None:
+            self.policy.carry_on_from(old)
 
     async def _notification(
         self, hooks: Address[HookRunnerMsg], request: PermissionRequest
@@ -112,9 +122,15 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 # Between checks: none is judged half by the old rules and half by the new.
                 async with self._checks:
                     if rules != self._prompt_rules:
-                        old, self._prompt_rules, self._policy = self._policy, rules, None
-                        if old is not None:
-                            self.policy.carry_on_from(old)
+                        self._prompt_rules = rules
+                        self._rebuild()
+                await reply.answer(msg, None)
+            case AllowForSession(rules=rules):
+                async with self._checks:
+                    added = tuple(rule for rule in rules if rule not in self._session_rules)
+                    if added:
+                        self._session_rules += added
+                        self._rebuild()
                 await reply.answer(msg, None)
             case SetMode(mode=mode):
                 self.policy.mode = mode

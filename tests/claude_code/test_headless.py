@@ -284,6 +284,31 @@ def test_a_skill_is_loaded_when_the_model_asks_and_its_folder_is_readable(repo: 
     assert cc.SKILL_FILE in results(requests[2])["t_template"]
 
 
+def test_a_users_own_skill_folder_is_readable_once_the_skill_is_loaded(project: Project) -> None:
+    skills = project.home / ".claude" / "skills"
+    for name in ("notes", "other"):
+        (skills / name).mkdir(parents=True)
+        (skills / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: The {name} skill\n---\nRead template.md.\n"
+        )
+        (skills / name / "template.md").write_text(f"TEMPLATE-OF-{name.upper()}\n")
+    read = [
+        call("Read", {"file_path": str(skills / name / "template.md")}, id=f"t_{name}")
+        for name in ("notes", "other")
+    ]
+    steps = [
+        tool_calls([read[0]]),  # before the skill is loaded: outside the project, refused
+        tool_calls([call("Skill", {"skill": "notes"}, id="t_skill")]),
+        tool_calls(read),  # its own folder now reads; another skill's still does not
+        text("Done."),
+    ]
+    done, requests = run(project, steps, "-p", "take notes", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    assert "TEMPLATE-OF-NOTES" not in results(requests[1])["t_notes"]
+    assert "TEMPLATE-OF-NOTES" in results(requests[3])["t_notes"]
+    assert "TEMPLATE-OF-OTHER" not in results(requests[3])["t_other"]
+
+
 def test_a_claude_agent_is_a_subagent_type_with_its_own_prompt(repo: Project) -> None:
     task = {"description": "review", "prompt": "Review src/app.py", "subagent_type": "reviewer"}
     steps = [
