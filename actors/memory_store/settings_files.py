@@ -13,6 +13,7 @@ project's, with its approval (trust.py). An absent file costs one failed open.
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -235,8 +236,10 @@ def merged(near: Loaded[S], far: Loaded[S]) -> S:
 
 
 def _merged(near: S, near_raw: Mapping[str, Any], far: S) -> S:
+    if not near_raw:
+        return far  # the near file is absent, or sets nothing: the usual case
     changes: dict[str, Any] = {}
-    for field in msgspec.structs.fields(type(near)):
+    for field in _fields(type(near)):
         if field.encode_name not in near_raw:
             continue
         ours, theirs = getattr(near, field.name), getattr(far, field.name)
@@ -250,6 +253,12 @@ def _merged(near: S, near_raw: Mapping[str, Any], far: S) -> S:
         else:
             changes[field.name] = ours
     return msgspec.structs.replace(far, **changes)
+
+
+@functools.cache
+def _fields(cls: type[msgspec.Struct]) -> tuple[msgspec.structs.FieldInfo, ...]:
+    # Read from the class's annotations each time it is asked (~0.4 ms): once is enough.
+    return msgspec.structs.fields(cls)
 
 
 def line_of(loaded: Loaded[Any], *steps: str | int) -> str:

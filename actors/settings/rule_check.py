@@ -16,30 +16,28 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from actors.errors import ConfigError
-from actors.path_entries import PathRule, parse_entry, rule_matches
-from actors.path_patterns import PatternError
-from actors.settings.rule_syntax import (
-    LEGATO_TOOLS,
-    TOOL_FAMILIES,
-    ParsedRule,
-    RuleError,
-    anywhere,
-    parse,
-    wildcard,
-)
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from actors.path_entries import PathRule
     from actors.protocol import ProjectContext
+    from actors.settings.rule_syntax import ParsedRule
     from actors.settings.rules import PermissionRule
+
+# The parser and the path matcher load with the first rule: a session without any (the most
+# common) never imports them (~2 ms).
 
 
 def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     """The warnings for rules that match less than they say; raise ConfigError, naming the
     file, line, field and remedy, for the first rule Legato cannot honour."""
+    if not rules:
+        return ()
+    from actors.settings.rule_syntax import RuleError, parse
+
     warnings: list[str] = []
     counts: dict[tuple[str, str], int] = {}
     for rule in rules:
@@ -67,6 +65,10 @@ def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
 
 def denied_agents(rules: Sequence[PermissionRule]) -> frozenset[str]:
     """The subagent types a deny rule names (``Agent(Explore)``): none of them starts."""
+    if not rules:
+        return frozenset()
+    from actors.settings.rule_syntax import RuleError, parse
+
     names: set[str] = set()
     for rule in rules:
         if rule.behavior != "deny":
@@ -83,6 +85,10 @@ def denied_agents(rules: Sequence[PermissionRule]) -> frozenset[str]:
 def denies_paths(rules: Sequence[PermissionRule]) -> bool:
     """Whether a deny rule names paths (``Read(./.env)``): the sandbox then hides what they
     cover from confined commands, as it does blockedPaths."""
+    if not rules:
+        return False
+    from actors.settings.rule_syntax import RuleError, parse
+
     for rule in rules:
         if rule.behavior == "deny":
             try:
@@ -96,6 +102,10 @@ def denies_paths(rules: Sequence[PermissionRule]) -> bool:
 def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     """The built-in tools a bare-name deny rule removes from what the model is offered
     (``Bash``, ``Bash(*)``, ``*``)."""
+    if not rules:
+        return ()
+    from actors.settings.rule_syntax import LEGATO_TOOLS, TOOL_FAMILIES, RuleError, parse, wildcard
+
     removed: dict[str, None] = {}
     for rule in rules:
         if rule.behavior != "deny":
@@ -139,6 +149,10 @@ def path_rule(rule: PermissionRule, parsed: ParsedRule, root: str, home: str) ->
     """A ``Read``/``Edit`` rule's pattern as the one path matcher reads it (gitignore's,
     through ``actors/path_entries.py``), from the folder its anchor names; None for a rule of
     another kind, or one refused at load."""
+    from actors.path_entries import parse_entry
+    from actors.path_patterns import PatternError
+    from actors.settings.rule_syntax import anywhere
+
     if parsed.kind != "path" or parsed.specifier is None:
         return None
     pattern, base = parsed.specifier, root
@@ -158,6 +172,11 @@ def denied_reads(
     """The deny ``Read(...)`` rule a path matches, as the broker reads it (the path as
     written and resolved); None without any: what keeps a file out of the instruction files
     and their imports, as it keeps it from the Read tool."""
+    if not rules:
+        return None
+    from actors.path_entries import rule_matches
+    from actors.settings.rule_syntax import RuleError, parse
+
     denied: list[tuple[PermissionRule, PathRule]] = []
     for rule in rules:
         if rule.behavior != "deny":
@@ -187,6 +206,10 @@ def removed_mcp_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     """The names of bare-name deny rules that can name an MCP tool (``mcp__git``,
     ``mcp__git__push``, ``mcp__*``, ``*``): a tool they cover is not offered to the model
     (``mcp_tool_removed`` says which), as a bare deny of a built-in tool removes it."""
+    if not rules:
+        return ()
+    from actors.settings.rule_syntax import RuleError, parse
+
     names: dict[str, None] = {}
     for rule in rules:
         if rule.behavior != "deny":
@@ -203,5 +226,7 @@ def removed_mcp_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
 def mcp_tool_removed(names: Sequence[str], tool: str, server: str) -> bool:
     """Whether one of ``removed_mcp_tools``'s names covers ``tool`` of ``server``: the server's
     whole name covers its tools, not a server whose name only starts the same."""
+    from actors.settings.rule_syntax import wildcard
+
     whole = MCP_PREFIX + server
     return any(wildcard(name, tool) if "*" in name else name in (tool, whole) for name in names)

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
 from actors.protocol import CommandInfo, SkillPrompt
-from actors.skills.reference import SKILL_FILE, render_reference
 from actors.skills.skills import Skill, candidates, find_skill, load_candidate
 
 if TYPE_CHECKING:
@@ -82,6 +81,8 @@ def load_for_model(
         files = _files(skill.folder)
         if files:
             lines.append("Files: " + ", ".join(files))
+    from actors.skills.reference import render_reference  # with the first skill loaded
+
     lines += ["", render_reference(skill, args, project_root)]
     return SkillPrompt(
         prompt="\n".join(lines),
@@ -99,7 +100,7 @@ def _files(folder: str) -> list[str]:
         folders.sort()
         for name in sorted(files):
             relative = os.path.relpath(os.path.join(parent, name), folder)
-            if relative != SKILL_FILE:
+            if relative != "SKILL.md":  # the body itself, given above
                 found.append(relative)
             if len(found) >= _LISTED:
                 return [*found, "..."]

@@ -24,7 +24,7 @@ import msgspec
 
 from actors.errors import ConfigError
 from actors.own_files import LIBRARY_CAP, Refused, read_own
-from actors.skills import frontmatter, reference
+from actors.skills import frontmatter
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -113,9 +113,15 @@ def candidates(project_root: str, home: str | None = None) -> list[Candidate]:
     for place in places(project_root, home):
         if place.kind == "legato":
             files = [(os.path.basename(p)[:-3], p) for p in markdown_files(place.folder)]
+        elif not os.path.lexists(place.folder):
+            continue  # most projects have none: the reference's reader is not even loaded
         elif place.kind == "skill-folder":
+            from actors.skills import reference
+
             files = reference.skill_folders(place.folder)
         else:
+            from actors.skills import reference
+
             files = reference.command_files(place.folder)
         found += [Candidate(name, path, place) for name, path in files]
     return found
@@ -129,6 +135,8 @@ def load_candidate(candidate: Candidate) -> Skill:
             candidate.path, bundled=place.level == "bundled", expected=candidate.name
         )
         return msgspec.structs.replace(skill, level=place.level, source=candidate.source)
+    from actors.skills import reference
+
     fault = reference.unusable(candidate.name, candidate.path)
     if fault is not None:
         raise fault
