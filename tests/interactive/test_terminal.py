@@ -189,7 +189,7 @@ def test_without_a_terminal_it_says_to_use_headless(folders: tuple[Path, Path]) 
     )
     assert done.returncode == 2
     assert "needs a terminal" in done.stderr
-    assert 'legato --headless "<prompt>"' in done.stderr
+    assert 'legato -p "<prompt>"' in done.stderr
     assert done.stdout == ""
 
 
@@ -210,7 +210,7 @@ def test_the_screen_starts_with_the_banner_and_menus_leave_the_status_line_in_si
         assert screen.lstrip("\n").startswith("✻ Legato")
         assert screen.count("tokens") == 1
         terminal.type("/")
-        terminal.wait_for("/compact", visible=True)
+        terminal.wait_for("/undo", visible=True)
         assert "tokens" in terminal.status_line()  # the menu is drawn above it, not over it
         terminal.keys("C-u")
         terminal.submit("fix x.py")
