@@ -20,7 +20,7 @@ from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from actors.path_entries import PathRule
     from actors.protocol import ProjectContext
@@ -65,28 +65,17 @@ def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
 
 def denied_agents(rules: Sequence[PermissionRule]) -> frozenset[str]:
     """The subagent types a deny rule names (``Agent(Explore)``): none of them starts."""
-    if not rules:
-        return frozenset()
-    from actors.settings.rule_syntax import RuleError, parse
-
-    names: set[str] = set()
-    for rule in rules:
-        if rule.behavior != "deny":
-            continue
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError:
-            continue  # refused at load: a session never starts with it
-        if parsed.kind == "agent" and parsed.specifier is not None:
-            names.add(parsed.specifier)
-    return frozenset(names)
+    return frozenset(
+        parsed.specifier
+        for _, parsed in _denials(rules)
+        if parsed.kind == "agent" and parsed.specifier is not None
+    )
 
 
 def denies_paths(rules: Sequence[PermissionRule]) -> bool:
     """Whether a deny rule names paths (``Read(./.env)``): the sandbox then hides what they
     cover from confined commands, as it does blockedPaths."""
-    if not rules:
-        return False
+    return any(parsed.kind == "path" for _, parsed in _denials(rules))
     from actors.settings.rule_syntax import RuleError, parse
 
     for rule in rules:
@@ -104,16 +93,10 @@ def removed_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     (``Bash``, ``Bash(*)``, ``*``)."""
     if not rules:
         return ()
-    from actors.settings.rule_syntax import LEGATO_TOOLS, TOOL_FAMILIES, RuleError, parse, wildcard
+    from actors.settings.rule_syntax import LEGATO_TOOLS, TOOL_FAMILIES, wildcard
 
     removed: dict[str, None] = {}
-    for rule in rules:
-        if rule.behavior != "deny":
-            continue
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError:
-            continue
+    for _, parsed in _denials(rules):
         if parsed.bare:
             for tool in sorted(LEGATO_TOOLS):
                 if wildcard(parsed.tool, tool):
@@ -175,19 +158,12 @@ def denied_reads(
     if not rules:
         return None
     from actors.path_entries import rule_matches
-    from actors.settings.rule_syntax import RuleError, parse
 
-    denied: list[tuple[PermissionRule, PathRule]] = []
-    for rule in rules:
-        if rule.behavior != "deny":
-            continue
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError:
-            continue
-        found = path_rule(rule, parsed, root, home) if parsed.tool == "Read" else None
-        if found is not None:
-            denied.append((rule, found))
+    denied = [
+        (rule, found)
+        for rule, parsed in _denials(rules)
+        if parsed.tool == "Read" and (found := path_rule(rule, parsed, root, home)) is not None
+    ]
     if not denied:
         return None
 
@@ -206,21 +182,12 @@ def removed_mcp_tools(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     """The names of bare-name deny rules that can name an MCP tool (``mcp__git``,
     ``mcp__git__push``, ``mcp__*``, ``*``): a tool they cover is not offered to the model
     (``mcp_tool_removed`` says which), as a bare deny of a built-in tool removes it."""
-    if not rules:
-        return ()
-    from actors.settings.rule_syntax import RuleError, parse
-
-    names: dict[str, None] = {}
-    for rule in rules:
-        if rule.behavior != "deny":
-            continue
-        try:
-            parsed = parse(rule.text, rule.behavior)
-        except RuleError:
-            continue
-        if parsed.bare and (parsed.tool.startswith(MCP_PREFIX) or parsed.tool.startswith("*")):
-            names[parsed.tool] = None
-    return tuple(names)
+    names = (
+        parsed.tool
+        for _, parsed in _denials(rules)
+        if parsed.bare and (parsed.tool.startswith(MCP_PREFIX) or parsed.tool.startswith("*"))
+    )
+    return tuple(dict.fromkeys(names))
 
 
 def mcp_tool_removed(names: Sequence[str], tool: str, server: str) -> bool:
@@ -230,3 +197,19 @@ def mcp_tool_removed(names: Sequence[str], tool: str, server: str) -> bool:
 
     whole = MCP_PREFIX + server
     return any(wildcard(name, tool) if "*" in name else name in (tool, whole) for name in names)
+
+
+def _denials(rules: Sequence[PermissionRule]) -> Iterator[tuple[PermissionRule, ParsedRule]]:
+    """Each deny rule, read; one that does not read is refused at load, so no session holds
+    it. The parser is imported with the first rule only."""
+    if not rules:
+        return
+    from actors.settings.rule_syntax import RuleError, parse
+
+    for rule in rules:
+        if rule.behavior != "deny":
+            continue
+        try:
+            yield rule, parse(rule.text, rule.behavior)
+        except RuleError:
+            continue
