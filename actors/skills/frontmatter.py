@@ -100,6 +100,11 @@ class Faults(msgspec.Struct):
     def add(self, fault: ConfigError) -> None:
         self.found.append(fault)
 
+    def field(self, document: Document, key: str, why: str, remedy: str | None) -> None:
+        """A fault of the field ``key``: the file, the field's line and name, why, the remedy."""
+        line = document.line_of(key)
+        self.add(ConfigError(why, path=document.path, line=line, field=key, remedy=remedy))
+
     def check(self) -> None:
         if len(self.found) == 1:
             raise self.found[0]

@@ -252,14 +252,11 @@ def _string(document: frontmatter.Document, key: str, faults: frontmatter.Faults
         return ""
     if isinstance(value, str):
         return value.strip()
-    faults.add(
-        ConfigError(
-            f"must be a string, not {type(value).__name__} {value!r}",
-            path=document.path,
-            line=document.line_of(key),
-            field=key,
-            remedy=f'Write it as {key}: "some text", or drop it',
-        )
+    faults.field(
+        document,
+        key,
+        f"must be a string, not {type(value).__name__} {value!r}",
+        f'Write it as {key}: "some text", or drop it',
     )
     return ""
 
@@ -271,15 +268,7 @@ def _model(document: frontmatter.Document, value: str, faults: frontmatter.Fault
     try:
         return resolve_model(value).id
     except UsageError as error:
-        faults.add(
-            ConfigError(
-                error.message,
-                path=document.path,
-                line=document.line_of("model"),
-                field="model",
-                remedy=error.remedy,
-            )
-        )
+        faults.field(document, "model", error.message, error.remedy)
         return ""
 
 
@@ -289,14 +278,11 @@ def _flag(
     value = document.fields.get(key, default)
     if isinstance(value, bool):
         return value
-    faults.add(
-        ConfigError(
-            f"must be true or false, not {value!r}",
-            path=document.path,
-            line=document.line_of(key),
-            field=key,
-            remedy=f"Write {key}: true, or {key}: false",
-        )
+    faults.field(
+        document,
+        key,
+        f"must be true or false, not {value!r}",
+        f"Write {key}: true, or {key}: false",
     )
     return default
 
@@ -312,14 +298,11 @@ def _tool_list(
         return tuple(item.strip() for item in value if item.strip())
     if isinstance(value, str):
         return tuple(_split_rules(value))
-    faults.add(
-        ConfigError(
-            f"must be a list of tools, not {value!r}",
-            path=document.path,
-            line=document.line_of(key),
-            field=key,
-            remedy=f"Write it as {key}: Read, Grep, Bash(git status *)",
-        )
+    faults.field(
+        document,
+        key,
+        f"must be a list of tools, not {value!r}",
+        f"Write it as {key}: Read, Grep, Bash(git status *)",
     )
     return ()
 

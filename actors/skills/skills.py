@@ -221,14 +221,11 @@ def require_string(
     value = document.fields[key]
     if not isinstance(value, str) or not value.strip():
         shown = "empty" if value in ("", [], {}, None) else f"{type(value).__name__} {value!r}"
-        faults.add(
-            ConfigError(
-                f"must be a non-empty string, not {shown}",
-                path=document.path,
-                line=document.line_of(key),
-                field=key,
-                remedy=f'Write it as {key}: "some text"',
-            )
+        faults.field(
+            document,
+            key,
+            f"must be a non-empty string, not {shown}",
+            f'Write it as {key}: "some text"',
         )
         return ""
     return value.strip()
