@@ -6,6 +6,9 @@
 - A one-turn headless answer (`legato --headless hi --output-format json`, the scripted server
   answering "hi") against the stack floor: a minimal script on the same libraries (trio, httpx,
   msgspec) making the same streaming request and printing the answer as JSON.
+- The same answer in a repository set up for Claude Code (a 6 KB CLAUDE.md with an import,
+  AGENTS.md, CLAUDE.local.md, .claude/settings.json with a dozen rules, commands, a skill, an
+  agent), trusted, against the plain project: what reading the reference's files costs.
 
 Bytecode is written first (benchmarks/run.py's ``precompile``); each pair is run interleaved,
 run by run, so both sides see the same load on a shared machine; medians are printed.
@@ -14,13 +17,14 @@ run by run, so both sides see the same load on a shared machine; medians are pri
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 
-from benchmarks.harness import LEGATO, Project, run_process
+from benchmarks.harness import LEGATO, Project, run_process, trust
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import ScriptedServer, text
 
@@ -99,6 +103,62 @@ def headless_pair(runs: int) -> tuple[list[float], list[float]]:
     return legato, floor
 
 
+# A Claude Code user's repository, in the shapes of the reference's docs.
+_RULES = {
+    "permissions": {
+        "allow": [
+            "Bash(npm run test:*)",
+            "Bash(git diff *)",
+            "Edit(/src/**)",
+            "Read",
+            "mcp__github",
+        ],
+        "ask": ["Bash(git push *)", "Edit(/package.json)"],
+        "deny": ["Read(./.env)", "Read(./secrets/**)", "Bash(curl *)", "WebFetch"],
+        "defaultMode": "default",
+    },
+    "env": {"NODE_ENV": "development"},
+}
+CLAUDE_REPO = {
+    "README.md": "bench\n",
+    "CLAUDE.md": "# Project\n\nSee @docs/style.md.\n\n"
+    + "".join(f"- Rule {n}: keep functions short and named for what they do.\n" for n in range(90)),
+    "docs/style.md": "# Style\n\nFour spaces; no tabs.\n",
+    "CLAUDE.local.md": "My sandbox URLs are in my notes.\n",
+    "AGENTS.md": "# Agents\n\nRun the tests before a commit.\n",
+    "src/app.py": "print('hi')\n",
+    ".claude/settings.json": json.dumps(_RULES, indent=2),
+    ".claude/settings.local.json": json.dumps({"permissions": {"allow": ["Bash(make:*)"]}}),
+    ".claude/commands/review.md": "---\ndescription: Review a PR\n---\nReview #$0.\n",
+    ".claude/commands/frontend/component.md": "Create the component $0.\n",
+    ".claude/skills/changelog/SKILL.md": "---\nname: changelog\ndescription: Update the "
+    "changelog\n---\nAdd the changes.\n",
+    ".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\n---\n"
+    "You review code.\n",
+}
+
+
+def reference_pair(runs: int) -> tuple[list[float], list[float]]:
+    """The one-turn answer in a Claude Code user's repository, and in the plain project."""
+    claude, plain = Project(CLAUDE_REPO), Project({"README.md": "bench\n"})
+    trust(claude.root, claude.home)
+    with_files: list[float] = []
+    without: list[float] = []
+    try:
+        for _ in range(runs):
+            for project, samples in ((plain, without), (claude, with_files)):
+                with ScriptedServer([text("hi")]) as server:
+                    argv = [LEGATO, project.root, "--headless", "hi", "--output-format", "json"]
+                    done = run_process(argv, env=project.env(server.url))
+                    if done.exit_code != 0:
+                        raise SystemExit(f"legato failed with exit {done.exit_code}")
+                    samples.append(done.seconds)
+    finally:
+        claude.close()
+        plain.close()
+    return with_files, without
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=15)
@@ -117,6 +177,12 @@ def main() -> None:
     print(
         f"| one-turn headless answer, json | {ms(legato)} | {ms(floor)} (trio+httpx+msgspec "
         f"script) | {over * 1000:+.0f} ms | within 40 ms |"
+    )
+    with_files, without = reference_pair(args.runs)
+    over = statistics.median(with_files) - statistics.median(without)
+    print(
+        f"| one-turn answer in a Claude Code user's repository | {ms(with_files)} | "
+        f"{ms(without)} (the plain project) | {over * 1000:+.0f} ms | within 10 ms |"
     )
     sys.stdout.flush()
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from actors.errors import ConfigError
+from actors.skills.plain_fields import plain_fields
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,7 +66,13 @@ def parse(text: str, path: str) -> Document:
             line=1,
             remedy="End the front matter with a line holding only '---'",
         ) from None
-    # Imported here: PyYAML costs a session's start time, and most sessions run no skill.
+    simple = plain_fields(lines[1:end], first_line=2)
+    if simple is not None:
+        plain, places = simple
+        fields: dict[str, object] = dict(plain)
+        return _document(path, fields, places, lines, end)
+    # Imported here: PyYAML costs a session's start time (~10 ms), and most front matter is
+    # plain fields that do without it.
     from actors.skills.safe_yaml import REMEDY, load_fields
 
     value, places = load_fields("\n".join(lines[1:end]), path, first_line=2)
@@ -76,10 +83,16 @@ def parse(text: str, path: str) -> Document:
         raise ConfigError(
             f"expected 'field: value' lines, found {found}", path=path, line=2, remedy=REMEDY
         )
+    return _document(path, value, places, lines, end)
+
+
+def _document(
+    path: str, fields: dict[str, object], places: dict[str, int], lines: list[str], end: int
+) -> Document:
     rest = lines[end + 1 :]
     skip = next((i for i, line in enumerate(rest) if line.strip()), len(rest))
     body = "\n".join(rest[skip:]).rstrip()
-    return Document(path, value, places, body, end + 2 + skip)
+    return Document(path, fields, places, body, end + 2 + skip)
 
 
 class FileFaults(ConfigError):

@@ -180,8 +180,11 @@ def test_a_session_imports_neither_yaml_nor_the_library_until_a_skill_is_read() 
         "from actors.skills.frontmatter import parse\n"
         "parse('---\\nname: x\\n---\\nbody', 'x.md')\n"
         "print('yaml' in sys.modules)\n"
+        "parse('---\\nname: x\\nmax: 3\\n---\\nbody', 'x.md')\n"
+        "print('yaml' in sys.modules)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True
     )
-    assert done.stdout.splitlines() == ["['actors.skills.actor']", "True"]
+    # Plain fields are read without PyYAML; a number (or a list...) is YAML's to read.
+    assert done.stdout.splitlines() == ["['actors.skills.actor']", "False", "True"]
