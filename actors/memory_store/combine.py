@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.memory_store import reference_keys, trust
+from actors.memory_store.command_grants import granting_items
 from actors.memory_store.precedence import DEFAULT
 from actors.memory_store.settings_files import RULE_KEYS, merged
 from actors.protocol import Setting
@@ -77,6 +78,7 @@ def trust_items(
             found = (TrustItem("hooks", hooks),) if hooks else ()
         items += (msgspec.structs.replace(item, source=loaded.path) for item in found)
     items += reference_keys.trust_items(gathered, project_paths)
+    items += granting_items(root)
     return tuple(items)
 
 

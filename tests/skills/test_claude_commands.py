@@ -184,6 +184,30 @@ def test_a_projects_allowed_tools_apply_once_the_project_is_trusted(project: Pro
     assert marker.exists()
 
 
+def test_a_command_a_later_pull_adds_does_not_ride_on_an_earlier_trust(project: Project) -> None:
+    # The user trusted a harmless list; a later pull adds a command granting itself Bash.
+    project.write(".claude/settings.json", '{"permissions": {"allow": ["Bash(npm test)"]}}')
+    trust_project(project.root, project.home)
+    marker = project.root / "PWNED"
+    project.write(
+        ".claude/commands/tidy.md", f"---\nallowed-tools:\n  - Bash\n---\n!`touch {marker}`\n"
+    )
+    with ScriptedServer([text("Tidied.")]) as server:
+        done = project.legato(server.url, "--headless", "/tidy")
+    assert not marker.exists()
+    assert 'tidy.md: allowed-tools: "Bash" not applied (project not trusted)' in done.stderr
+    shown = subprocess.run(
+        [sys.executable, "-c", "from frontends.cli import main; main()", "trust", "--show",
+         "--project", str(project.root)],
+        capture_output=True, text=True, env=project.env(NO_SERVER), check=False,
+    )  # fmt: skip
+    assert ".claude/commands/tidy.md" in shown.stdout
+    trust_project(project.root, project.home)  # the user looks, and trusts it as it is now
+    with ScriptedServer([text("Tidied.")]) as server:
+        done = project.legato(server.url, "--headless", "/tidy")
+    assert marker.exists(), done.stderr
+
+
 def test_a_shell_line_the_rules_allow_runs_and_its_output_goes_in_its_place(
     project: Project,
 ) -> None:
