@@ -95,7 +95,7 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             case FilterReadable(folder=folder, paths=paths):
                 await reply.answer(msg, await anyio.to_thread.run_sync(self._filter, folder, paths))
             case SetMode(mode=mode):
-                self.policy.mode = mode
+                self.policy.switch(mode)
                 await reply.answer(msg, mode)
             case ExplainPermissions(requests=requests):
                 from actors.permission_broker.explain import report

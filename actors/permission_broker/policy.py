@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.errors import UsageError
 from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
@@ -180,6 +181,7 @@ class Policy:
             ruled.path is not None for ruled in self.rules.reference.of("deny")
         )
         self.mode: PermissionMode = context.permission_mode
+        self._bypass_disabled = context.bypass_disabled
         self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
@@ -209,6 +211,16 @@ class Policy:
         # git's config names (an included config, core.hooksPath).
         places = places_that_run(root, home, context.hooks, context.mcp_servers)
         self.own_places += tuple((path, escape_controls(what)) for path, what in places.items())
+
+    def switch(self, mode: PermissionMode) -> None:
+        """Switch to ``mode``; bypassPermissions is refused while a settings file disables it."""
+        if mode == "bypass" and self._bypass_disabled:
+            raise UsageError(
+                "the bypassPermissions mode is disabled by "
+                f"permissions.disableBypassPermissionsMode at {self._bypass_disabled}",
+                remedy="Choose another mode, or remove that key from the file and start again",
+            )
+        self.mode = mode
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
