@@ -11,7 +11,7 @@ like an allowed ``echo``, yet runs ``id``.
 What such an expansion runs is only known when the line runs, so a line holding one is one
 the rules cannot vouch for: it always needs a person. Numbers alone (``$((1+2))``,
 ``${a[0]}``, ``${x:1:2}``) and an array's keys or elements (``${!a[@]}``, ``${a[@]}``) are
-left alone.
+left alone; ``for ((i = 0; i < n; i++))`` names variables, so it asks too.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ def evaluated(node: Node) -> bool:
     match node.type:
         case "arithmetic_expansion":
             return any(_names_value(child) for child in node.named_children)
+        case "c_style_for_statement":
+            # for ((i = 0; i < n; i++)): its three expressions, not its body (walked on its own)
+            header = (c for c in node.named_children if c.type not in ("do_group", "comment"))
+            return any(_names_value(child) for child in header)
         case "subscript":
             index = node.child_by_field_name("index")
             if index is None:

@@ -178,7 +178,9 @@ def _collect(line: str, out: CommandLine, depth: int) -> None:
                 owner = _owner(node, pending) if destinations else None
                 if owner is not None:
                     extra.setdefault(owner.id, []).extend(destinations)
-            case "arithmetic_expansion" | "expansion" | "subscript" if evaluated(node):
+            case "arithmetic_expansion" | "expansion" | "subscript" | "c_style_for_statement" if (
+                evaluated(node)
+            ):
                 out.problems.append(_evaluates(node_text(node, source)))
         stack.extend(reversed(node.children))
     for node in pending:

@@ -35,6 +35,8 @@ HIDDEN = [
     "x='a[$(touch ran)]'; echo ${!x}",
     "x=('a[$(touch ran)]'); echo ${!x[0]}",
     "x='$(touch ran)'; echo ${x@P}",
+    "x='a[$(touch ran)]'; for ((i = 0; i < x; i++)); do echo; done",
+    "x='a[$(touch ran)]'; case 1 in $((x))) echo ;; esac",
     "x='$(touch ran)'; echo \"${x@P}\"",
     "x='a[$(touch ran)]'; test -v \"$x\"",
     "printf -v 'a[$(touch ran)]' x",
