@@ -464,7 +464,9 @@ class Policy:
         for path in paths:
             for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
                 for place, description in (*self.own_places, *_nested_git(candidate)):
-                    if not within(candidate, place):
+                    # Letter case too: on a disk that ignores it (macOS's default), .GIT/hooks
+                    # and .Claude/settings.json are git's hooks and the reference's settings.
+                    if not within(candidate.casefold(), place.casefold()):
                         continue
                     if rules.names_explicitly(candidate, place) is None and not rules.names_file(
                         candidate
