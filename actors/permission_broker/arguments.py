@@ -104,7 +104,7 @@ def _folders(line: CommandLine, root: str) -> list[str]:
 def _matches(pattern: str, folder: str) -> Iterator[str]:
     """The files a pattern names in ``folder`` now, as the shell would expand it."""
     expanded = _expand(pattern, folder) if pattern.startswith(("~/", "~+")) else pattern
-    for alternative in itertools.islice(_expand_braces(expanded), MAX_BRACES):
+    for alternative in itertools.islice(expand_braces(expanded), MAX_BRACES):
         if not glob.has_magic(alternative) or alternative.count("/") > MAX_PATTERN_FOLDERS:
             # No real file lies that deep, and glob would recurse once a folder past the stack.
             yield os.path.join(folder, alternative)
@@ -114,7 +114,7 @@ def _matches(pattern: str, folder: str) -> Iterator[str]:
             yield os.path.join(folder, match)
 
 
-def _expand_braces(word: str) -> Iterator[str]:
+def expand_braces(word: str) -> Iterator[str]:
     """``a{b,c}d`` -> ``abd``, ``acd``; ``x{1..3}`` -> ``x1``, ``x2``, ``x3`` (innermost first)."""
     for match in _BRACES.finditer(word):
         body = match[1]
@@ -123,7 +123,7 @@ def _expand_braces(word: str) -> Iterator[str]:
         if len(parts) < 2:
             continue  # '{}' and '{a}' stay as they are
         for part in parts:
-            yield from _expand_braces(word[: match.start()] + part + word[match.end() :])
+            yield from expand_braces(word[: match.start()] + part + word[match.end() :])
         return
     yield word
 

@@ -21,6 +21,7 @@ path matcher of rules and walks.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
 ORDER: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
 UNKNOWN = "\x00"
+_GLOB = frozenset("*?[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,17 +159,22 @@ class RuleSet:
 
     def could_match(self, behavior: RuleBehavior, line: CommandLine) -> tuple[Ruled, str] | None:
         """A rule that would match a command whose words are only known when it runs, if they
-        took suitable values: the program is the rule's, some word is unknown."""
+        took suitable values: the program is the rule's, and some word is unknown or a file
+        pattern that could name one of the rule's words (``git pus?`` is ``git push`` once the
+        project holds a file named ``push``)."""
         for ruled in self.of(behavior):
             spec = ruled.parsed.specifier
             if ruled.command is None or not spec:
                 continue
-            first = spec.split()[0].removesuffix(":*")
+            first, *rest = spec.removesuffix(":*").split()
             for command, _ in line.every_command():
                 name = command.name
-                if name is None or None not in command.words:
+                if name is None or not wildcard(first, os.path.basename(name)):
                     continue
-                if wildcard(first, os.path.basename(name)):
+                globs = [w for w in command.patterns if _GLOB & set(w)]
+                if None in command.words or any(
+                    fnmatch.fnmatchcase(word, glob) for glob in globs for word in rest
+                ):
                     return ruled, command.text
         return None
 
