@@ -250,7 +250,23 @@ def _spellings(command: SimpleCommand) -> Iterator[str]:
             texts = [word for word in form if word is not None]
             if not texts:
                 continue
-            yield " ".join(texts)
             program = os.path.basename(texts[0])
-            if program != texts[0]:
-                yield " ".join([program, *texts[1:]])
+            for rest in _without_leading_options(texts[1:]):
+                yield " ".join([texts[0], *rest])
+                if program != texts[0]:
+                    yield " ".join([program, *rest])
+
+
+def _without_leading_options(words: list[str]) -> Iterator[list[str]]:
+    """``words``, then without each run of leading options and what may be their values:
+    ``--otp 1 publish`` is also ``publish`` and ``1 publish``, as a blockedCommands entry skips
+    options it cannot read (``command_rules.py``). Options the broker does not know would
+    otherwise keep ``npm --otp 1 publish`` or ``git -v push`` out of a deny rule's reach."""
+    yield words
+    end = 0
+    while end < len(words) and (
+        words[end].startswith("-")
+        or (end > 0 and words[end - 1].startswith("-") and "=" not in words[end - 1])
+    ):
+        end += 1
+        yield words[end:]
