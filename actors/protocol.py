@@ -170,6 +170,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # precedence (flags, local, project, user; Legato's file before the reference's of the same
     # level): the broker decides deny before ask before allow (actors/settings/rules.py).
     permission_rules: tuple[PermissionRule, ...] = ()
+    # Where a settings file disables bypassPermissions (``path:line``, ``permissions.
+    # disableBypassPermissionsMode``); empty when none does: the broker refuses to switch to it.
+    bypass_disabled: str = ""
     # The settings files' ``env``, nearest winning: given to the commands, hooks and MCP
     # servers Legato starts, never to Legato itself (actors/memory_store/reference_keys.py).
     env: dict[str, str] = msgspec.field(default_factory=dict)

@@ -40,6 +40,11 @@ _DESCRIPTION = (
 USER_SKILLS = ".claude/skills"
 # The listing's share of every request: a description past this is cut.
 _DESCRIPTION_CUT = 250
+# And the descriptions' share of it all, as the reference's listing budget (1% of a 200K-token
+# window, at about four characters a token): every name is listed, and with many skills (a
+# repository can bring hundreds) each description is shortened to fit, so that they do not
+# add tens of thousands of tokens to every request.
+LISTING_BUDGET = 8_000
 
 
 class SkillOffer:
@@ -59,8 +64,9 @@ class SkillOffer:
         self._home = home
 
     def definition(self) -> Block:
+        cut = min(_DESCRIPTION_CUT, LISTING_BUDGET // max(len(self.skills), 1))
         listing = "\n".join(
-            f"- {info.name}: {_visible(info.description)[:_DESCRIPTION_CUT]}"
+            f"- {info.name}: {_visible(info.description)[:cut]}".rstrip(": ")
             for info in self.skills
         )
         return {

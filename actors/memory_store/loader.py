@@ -250,6 +250,9 @@ def explain_context(
         (env_permission_mode(env), "ASSISTANT_PERMISSION_MODE"),
         *combine.modes(files, gathered, "local", "project", "user", trusted=trusted),
     )
+    bypass_disabled = reference_keys.bypass_disabled(files)
+    if bypass_disabled and mode.value == "bypass":
+        raise reference_keys.refuse_bypass(bypass_disabled, mode.source)
     folder = memory_dir(root, home)
     blocked = blocked_rule(settings.value, root, home, gathered.rules)
     approved = read_approved(imports_approval_path(root, home), warnings)
@@ -286,6 +289,7 @@ def explain_context(
         # no sandbox can run, it would run as the user, unasked.
         confined_only_commands=() if trusted else settings.value.allowed_commands,
         permission_rules=gathered.rules,
+        bypass_disabled=":".join(map(str, filter(None, bypass_disabled or ()))),
         env=settings_env,
     )
     context = _with_program_options(

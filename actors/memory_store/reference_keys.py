@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.credentials import LEGATO_CREDENTIALS
+from actors.errors import ConfigError
 from actors.permission_modes import SDK_MODES
 from actors.protocol import Setting
 from actors.settings import PermissionRule, TrustItem
@@ -136,6 +137,32 @@ def _mode(loaded: Loaded[Any], level: Level, warnings: list[str]) -> PermissionM
             "in a container or a throwaway machine"
         )
     return mode
+
+
+DISABLE_KEY = "permissions.disableBypassPermissionsMode"
+
+
+def bypass_disabled(files: Files) -> tuple[str, int | None] | None:
+    """The file (and line) nearest first that disables bypassPermissions, or None. Any file
+    counts, a project's untrusted one too: it only takes away."""
+    for level in LEVELS:
+        for loaded in files.at(level):
+            if loaded.value.permissions.disable_bypass_permissions_mode == "disable":
+                return loaded.path, loaded.line_of("permissions", "disableBypassPermissionsMode")
+    return None
+
+
+def refuse_bypass(disabled: tuple[str, int | None], chosen_by: str) -> ConfigError:
+    """The error of a start in bypassPermissions that a settings file disables."""
+    path, line = disabled
+    return ConfigError(
+        f"the bypassPermissions mode (chosen by {chosen_by}) is disabled here",
+        path=path,
+        line=line,
+        field=DISABLE_KEY,
+        remedy="Start without --dangerously-skip-permissions or that mode, or remove "
+        f"{DISABLE_KEY} from this file",
+    )
 
 
 def env_problem(name: str) -> str | None:

@@ -92,6 +92,7 @@ WRAPPERS = frozenset(
         "chroot", "strace", "ltrace", "watch", "flock", "parallel", "npx", "uvx", "bunx",
         "pnpx", "pipx", "find", "ssh", "script", "taskset", "chrt", "unshare", "nsenter",
         "setpriv", "systemd-run", "pkexec", "firejail", "dbus-run-session", "ssh-agent",
+        "busybox", "toybox",
     }
 )  # fmt: skip
 # Package managers whose subcommand runs the command that follows it (the broker's runners):

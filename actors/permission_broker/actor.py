@@ -133,7 +133,7 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                         self._rebuild()
                 await reply.answer(msg, None)
             case SetMode(mode=mode):
-                self.policy.mode = mode
+                self.policy.switch(mode)
                 await reply.answer(msg, mode)
             case ExplainPermissions(requests=requests):
                 from actors.permission_broker.explain import report

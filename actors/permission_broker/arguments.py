@@ -56,7 +56,7 @@ def named_paths(line: CommandLine, root: str) -> Iterator[tuple[SimpleCommand, s
             continue  # its script is a word, not a path; the script's commands come in turn
         for word, whole in _words(command):
             for folder in folders if _relative(word) else [root]:
-                yield command, os.path.join(folder, os.path.expanduser(word)), whole
+                yield command, os.path.join(folder, _expand(word, folder)), whole
         for pattern in command.patterns:
             for folder in folders if _relative(pattern) else [root]:
                 for match in _matches(pattern, folder):
@@ -77,8 +77,17 @@ def _words(command: SimpleCommand) -> Iterator[tuple[str, bool]]:
             yield value, False
 
 
+def _expand(word: str, root: str) -> str:
+    """A word's tilde as bash expands it: ``~+`` is the working folder ($PWD, the root where
+    commands start), ``~/`` the home folder."""
+    if word == "~+" or word.startswith("~+/"):
+        return root + word[2:]
+    return os.path.expanduser(word)
+
+
 def _relative(word: str) -> bool:
-    return not word.startswith(("/", "~"))
+    # '~+' is the working folder: relative to each folder a 'cd' names, as a plain word is.
+    return not word.startswith(("/", "~")) or word == "~+" or word.startswith("~+/")
 
 
 def _folders(line: CommandLine, root: str) -> list[str]:
@@ -94,8 +103,8 @@ def _folders(line: CommandLine, root: str) -> list[str]:
 
 def _matches(pattern: str, folder: str) -> Iterator[str]:
     """The files a pattern names in ``folder`` now, as the shell would expand it."""
-    expanded = os.path.expanduser(pattern) if pattern.startswith("~/") else pattern
-    for alternative in itertools.islice(_expand_braces(expanded), MAX_BRACES):
+    expanded = _expand(pattern, folder) if pattern.startswith(("~/", "~+")) else pattern
+    for alternative in itertools.islice(expand_braces(expanded), MAX_BRACES):
         if not glob.has_magic(alternative) or alternative.count("/") > MAX_PATTERN_FOLDERS:
             # No real file lies that deep, and glob would recurse once a folder past the stack.
             yield os.path.join(folder, alternative)
@@ -105,7 +114,7 @@ def _matches(pattern: str, folder: str) -> Iterator[str]:
             yield os.path.join(folder, match)
 
 
-def _expand_braces(word: str) -> Iterator[str]:
+def expand_braces(word: str) -> Iterator[str]:
     """``a{b,c}d`` -> ``abd``, ``acd``; ``x{1..3}`` -> ``x1``, ``x2``, ``x3`` (innermost first)."""
     for match in _BRACES.finditer(word):
         body = match[1]
@@ -114,7 +123,7 @@ def _expand_braces(word: str) -> Iterator[str]:
         if len(parts) < 2:
             continue  # '{}' and '{a}' stay as they are
         for part in parts:
-            yield from _expand_braces(word[: match.start()] + part + word[match.end() :])
+            yield from expand_braces(word[: match.start()] + part + word[match.end() :])
         return
     yield word
 

@@ -18,6 +18,8 @@ are split into words the way a shell would (``grep "a b"`` is two words).
 
 from __future__ import annotations
 
+import fnmatch
+import itertools
 import os
 import re
 import shlex
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from actors.permission_broker.shell import SimpleCommand
 
 Words = tuple[str | None, ...]
+_GLOB = frozenset("*?[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +146,37 @@ def blockable_forms(command: SimpleCommand) -> Iterator[Words]:
     # Imported here, with the command that needs it (the shell parser imports it too).
     from actors.permission_broker.wrappers import WRAPPERS
 
-    words = command.words
-    yield words
-    name = command.name
-    if name is not None and os.path.basename(name) in WRAPPERS:
-        yield from (words[start:] for start in range(1, len(words)))
+    for words in dict.fromkeys((command.words, braces_expanded(command))):
+        yield words
+        name = words[0] if words else None
+        if name is not None and os.path.basename(name) in WRAPPERS:
+            yield from (words[start:] for start in range(1, len(words)))
+
+
+def braces_expanded(command: SimpleCommand) -> Words:
+    """The words as bash's brace expansion makes them: ``git {push,}`` is ``git push``, and
+    ``git p{u,x}sh`` is ``git push pxsh`` (an empty result is no word)."""
+    from actors.permission_broker.arguments import MAX_BRACES, expand_braces
+
+    words: list[str | None] = []
+    for word in command.words:
+        if word is not None and "{" in word and word in command.patterns:
+            words += [w for w in itertools.islice(expand_braces(word), MAX_BRACES) if w]
+        else:
+            words.append(word)
+    return tuple(words)
+
+
+def globs_as_unknown(command: SimpleCommand, literals: Sequence[str]) -> Words:
+    """The words, each file pattern that could expand to one of ``literals`` taken as only
+    known when it runs: ``git pus?`` is ``git push`` once the project holds a file ``push``."""
+    globs = {word for word in command.patterns if _GLOB & set(word)}
+    return tuple(
+        None
+        if word in globs and any(fnmatch.fnmatchcase(literal, word) for literal in literals)
+        else word
+        for word in command.words
+    )
 
 
 # ── options that run a program the line names ──────────────────────────────────────────────

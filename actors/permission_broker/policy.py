@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.errors import UsageError
 from actors.git_files import is_control
 from actors.path_entries import within
 from actors.permission_broker.arguments import named_paths
@@ -180,6 +181,7 @@ class Policy:
             ruled.path is not None for ruled in self.rules.reference.of("deny")
         )
         self.mode: PermissionMode = context.permission_mode
+        self._bypass_disabled = context.bypass_disabled
         self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
@@ -215,6 +217,16 @@ class Policy:
         context with other rules for a prompt)."""
         self.mode = earlier.mode
         self._answers = dict(earlier._answers)
+
+    def switch(self, mode: PermissionMode) -> None:
+        """Switch to ``mode``; bypassPermissions is refused while a settings file disables it."""
+        if mode == "bypass" and self._bypass_disabled:
+            raise UsageError(
+                "the bypassPermissions mode is disabled by "
+                f"permissions.disableBypassPermissionsMode at {self._bypass_disabled}",
+                remedy="Choose another mode, or remove that key from the file and start again",
+            )
+        self.mode = mode
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
         outcome = self._assess(request)
@@ -458,7 +470,9 @@ class Policy:
         for path in paths:
             for candidate in dict.fromkeys((rules.resolve(path), rules.written(path))):
                 for place, description in (*self.own_places, *_nested_git(candidate)):
-                    if not within(candidate, place):
+                    # Letter case too: on a disk that ignores it (macOS's default), .GIT/hooks
+                    # and .Claude/settings.json are git's hooks and the reference's settings.
+                    if not within(candidate.casefold(), place.casefold()):
                         continue
                     if rules.names_explicitly(candidate, place) is None and not rules.names_file(
                         candidate

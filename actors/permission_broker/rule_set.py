@@ -21,6 +21,7 @@ path matcher of rules and walks.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
 ORDER: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
 UNKNOWN = "\x00"
+_GLOB = frozenset("*?[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,17 +159,22 @@ class RuleSet:
 
     def could_match(self, behavior: RuleBehavior, line: CommandLine) -> tuple[Ruled, str] | None:
         """A rule that would match a command whose words are only known when it runs, if they
-        took suitable values: the program is the rule's, some word is unknown."""
+        took suitable values: the program is the rule's, and some word is unknown or a file
+        pattern that could name one of the rule's words (``git pus?`` is ``git push`` once the
+        project holds a file named ``push``)."""
         for ruled in self.of(behavior):
             spec = ruled.parsed.specifier
             if ruled.command is None or not spec:
                 continue
-            first = spec.split()[0].removesuffix(":*")
+            first, *rest = spec.removesuffix(":*").split()
             for command, _ in line.every_command():
                 name = command.name
-                if name is None or None not in command.words:
+                if name is None or not wildcard(first, os.path.basename(name)):
                     continue
-                if wildcard(first, os.path.basename(name)):
+                globs = [w for w in command.patterns if _GLOB & set(w)]
+                if None in command.words or any(
+                    fnmatch.fnmatchcase(word, glob) for glob in globs for word in rest
+                ):
                     return ruled, command.text
         return None
 
@@ -243,7 +250,23 @@ def _spellings(command: SimpleCommand) -> Iterator[str]:
             texts = [word for word in form if word is not None]
             if not texts:
                 continue
-            yield " ".join(texts)
             program = os.path.basename(texts[0])
-            if program != texts[0]:
-                yield " ".join([program, *texts[1:]])
+            for rest in _without_leading_options(texts[1:]):
+                yield " ".join([texts[0], *rest])
+                if program != texts[0]:
+                    yield " ".join([program, *rest])
+
+
+def _without_leading_options(words: list[str]) -> Iterator[list[str]]:
+    """``words``, then without each run of leading options and what may be their values:
+    ``--otp 1 publish`` is also ``publish`` and ``1 publish``, as a blockedCommands entry skips
+    options it cannot read (``command_rules.py``). Options the broker does not know would
+    otherwise keep ``npm --otp 1 publish`` or ``git -v push`` out of a deny rule's reach."""
+    yield words
+    end = 0
+    while end < len(words) and (
+        words[end].startswith("-")
+        or (end > 0 and words[end - 1].startswith("-") and "=" not in words[end - 1])
+    ):
+        end += 1
+        yield words[end:]

@@ -27,6 +27,7 @@ Each verdict carries its reason in plain words, naming the rule and the path or 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -36,6 +37,7 @@ from actors.permission_broker.command_rules import (
     CommandEntry,
     allowable_forms,
     blockable_forms,
+    globs_as_unknown,
     runs_chosen_program,
 )
 from actors.permission_broker.environment import harmless, matters_in_the_shell
@@ -261,14 +263,16 @@ class Rules:
     def _maybe_blocked(self, parsed: CommandLine) -> Judgement | None:
         """'git $SUB' might be the blocked 'git push': only a person can tell."""
         for command, runner in parsed.every_command():
-            for words in blockable_forms(command):
-                for entry in self.blocked_commands:
-                    if entry.could_block(words):
-                        return Judgement(
-                            "unknowable",
-                            f"{_shown(command, runner)} might run '{entry.text}', which "
-                            "blockedCommands forbids; its words are only known when it runs",
-                        )
+            for entry in self.blocked_commands:
+                guessed = dataclasses.replace(
+                    command, words=globs_as_unknown(command, entry.literal)
+                )
+                if any(entry.could_block(words) for words in blockable_forms(guessed)):
+                    return Judgement(
+                        "unknowable",
+                        f"{_shown(command, runner)} might run '{entry.text}', which "
+                        "blockedCommands forbids; its words are only known when it runs",
+                    )
         return None
 
 

@@ -31,6 +31,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from actors.permission_broker.evaluated import evaluated, names_evaluated
 from actors.permission_broker.words import expands, node_text, word_pattern, word_value
 from actors.permission_broker.wrappers import Inner, Script, Unclear, Writes, what_it_runs
 
@@ -177,6 +178,10 @@ def _collect(line: str, out: CommandLine, depth: int) -> None:
                 owner = _owner(node, pending) if destinations else None
                 if owner is not None:
                     extra.setdefault(owner.id, []).extend(destinations)
+            case "arithmetic_expansion" | "expansion" | "subscript" | "c_style_for_statement" if (
+                evaluated(node)
+            ):
+                out.problems.append(_evaluates(node_text(node, source)))
         stack.extend(reversed(node.children))
     for node in pending:
         match node.type:
@@ -272,6 +277,8 @@ def _build(
             # The script's commands stand for the shell: 'bash -c "make"' needs 'make' allowed.
             scripts.append((text, script))
             return SimpleCommand(words, text, assignments, (), patterns, launches=True)
+    if names_evaluated(words):
+        out.problems.append(_evaluates(text))
     out.assignments.extend(Assignment(n, text) for n in _variables_read_into(words))
     if name == "set" and _sets_allexport(words):
         out.exports_all = True
@@ -400,7 +407,21 @@ def _declaration(node: Node, source: bytes, out: CommandLine) -> SimpleCommand:
             name = child if child.type == "variable_name" else None
         if name is not None and keyword != "unset":
             out.assignments.append(Assignment(node_text(name, source), text, exported))
+    named = [
+        node_text(c, source) if c.type == "variable_name" else word_value(c, source)
+        for c in node.named_children
+        if c.type != "variable_assignment"
+    ]
+    if names_evaluated((keyword, *named)):
+        out.problems.append(_evaluates(text))
     return SimpleCommand(tuple(words), text)
+
+
+def _evaluates(text: str) -> str:
+    return (
+        f"'{shorten(text)}' has bash evaluate a value as code (evaluated.py), so what it runs "
+        "is only known when it runs"
+    )
 
 
 def _assignment(node: Node, source: bytes) -> str | None:

@@ -328,6 +328,9 @@ _WRAPPERS: dict[str, Callable[[Words], list[Runs]]] = {
     "builtin": _Simple(spec()),
     "exec": _Simple(spec("-a", "-c -l")),
     "nohup": _Simple(spec()),
+    # 'busybox rm x' is rm: one program holding many, picked by its first word.
+    "busybox": _Simple(spec(), no_command=frozenset({"--list", "--list-full", "--help"})),
+    "toybox": _Simple(spec(), no_command=frozenset({"--help", "--version"})),
     "setsid": _Simple(spec("", "-c --ctty -f --fork -w --wait")),
     "stdbuf": _Simple(spec("-i --input -o --output -e --error")),
     "time": _Simple(
@@ -436,7 +439,8 @@ def _runner(words: Words) -> list[Runs] | None:
 # blocked entry is still checked against every tail of their words ('sudo -Z x rm' holds rm).
 WRAPPERS = frozenset(
     {
-        "builtin", "chroot", "command", "coproc", "doas", "env", "exec", "flock", "ionice",
+        "builtin", "busybox", "chroot", "command", "coproc", "doas", "env", "exec", "flock",
+        "ionice", "toybox",
         "ltrace", "nice", "nohup", "parallel", "runuser", "setsid", "stdbuf", "strace", "su",
         "sudo", "time", "timeout", "unbuffer", "watch", "xargs",
     }

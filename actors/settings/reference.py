@@ -47,6 +47,15 @@ class Permissions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             example=["../shared"],
         ),
     ] = ()
+    # Only narrows, so it holds from any file, a project's too: no mode and no flag starts or
+    # switches the session to bypassPermissions while a file says "disable".
+    disable_bypass_permissions_mode: Annotated[
+        Literal["disable"] | None,
+        msgspec.Meta(
+            description="refuse the bypassPermissions mode and --dangerously-skip-permissions",
+            extra={"words": '"disable"'},
+        ),
+    ] = None
 
 
 ENV = msgspec.Meta(

@@ -18,6 +18,8 @@ import re
 _LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+(\S(?:.*\S)?)")
 # What may not start a plain string in YAML (an indicator), or makes it another type.
 _FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
+# Characters YAML does not allow in a document: YAML's reader says where, with its line.
+_NOT_YAML = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _TYPED = re.compile(r"[-+.0-9]|(?:true|false|null|yes|no|on|off|y|n)$|~$", re.IGNORECASE)
 
 
@@ -30,7 +32,7 @@ def plain_fields(lines: list[str], first_line: int) -> tuple[dict[str, str], dic
         if not line.strip():
             continue
         found = _LINE.fullmatch(line)
-        if found is None:
+        if found is None or _NOT_YAML.search(line):
             return None
         name, value = found.group(1), found.group(2)
         if name in fields or value[0] in _FIRST or _TYPED.match(value):

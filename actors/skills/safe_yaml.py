@@ -99,7 +99,11 @@ def load_fields(text: str, path: str, first_line: int) -> tuple[object, dict[str
     file. Line keys read ``args[0].name``. Raises ``ConfigError`` naming the file and the line.
     """
     lines: dict[str, int] = {}
-    loader = FrontMatterLoader(text)
+    try:
+        # The reader refuses a control character (ESC, NUL) as it is made, before any node.
+        loader = FrontMatterLoader(text)
+    except yaml.YAMLError as error:
+        raise _unreadable(error, text, path, first_line) from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -117,13 +121,18 @@ def load_fields(text: str, path: str, first_line: int) -> tuple[object, dict[str
     except yaml.MarkedYAMLError as error:
         raise _fault(error, text, path, first_line) from None
     except yaml.YAMLError as error:  # the reader's: a character YAML does not allow
-        position = getattr(error, "position", 0)
-        line = first_line + text[:position].count("\n")
-        raise ConfigError(
-            f"the front matter cannot be read: {error}", path=path, line=line, remedy=REMEDY
-        ) from None
+        raise _unreadable(error, text, path, first_line) from None
     finally:
         loader.dispose()
+
+
+def _unreadable(error: yaml.YAMLError, text: str, path: str, first_line: int) -> ConfigError:
+    """A character YAML does not allow, at its line."""
+    position = getattr(error, "position", 0)
+    line = first_line + text[:position].count("\n")
+    return ConfigError(
+        f"the front matter cannot be read: {error}", path=path, line=line, remedy=REMEDY
+    )
 
 
 def _check(node: Node, where: str, lines: dict[str, int], first_line: int) -> None:

@@ -75,10 +75,10 @@ def test_doctor_shows_what_landlock_enforces_and_what_not_where_bwrap_is_missing
     assert lines[1].startswith("  writable: the project, a private TMPDIR, /dev/null")
     assert "  network: TCP (bind and connect) and abstract Unix sockets refused" in section
     assert (
-        "  ! not enforced: read-only inside the project (.legato/, .mcp.json, git's config, "
-        "hooks, info/ and commondir (and .git cannot be moved), the files hooks and MCP servers "
-        "run): writable while a command runs, since a right on a folder holds for everything "
-        "in it; what a command changes there is put back after it"
+        "  ! not enforced: read-only inside the project (.legato/, .claude/, .mcp.json, "
+        "git's config, hooks, info/ and commondir (and .git cannot be moved), the files hooks "
+        "and MCP servers run): writable while a command runs, since a right on a folder holds "
+        "for everything in it; what a command changes there is put back after it"
     ) in lines
     assert "  ! not enforced: network: UDP and Unix sockets stay open" in section
     assert lines[-1].startswith("  ! Why not bubblewrap: bubblewrap (bwrap) was not found. Allow")

@@ -155,14 +155,14 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
         "claude-project",
         {
             "statusLine": {"type": "command"},
-            "permissions": {"disableBypassPermissionsMode": "disable"},
+            "permissions": {"disableAutoMode": "disable"},
             "enableAllProjectMcpjsonServers": True,
         },
     )
     explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
     assert [(s.key, s.source) for s in explained.not_acted_on] == [
         ("statusLine", f"{path}:2"),
-        ("permissions.disableBypassPermissionsMode", f"{path}:6"),
+        ("permissions.disableAutoMode", f"{path}:6"),
         ("enableAllProjectMcpjsonServers", f"{path}:8"),
     ]
     assert not any("statusLine" in w for w in explained.context.warnings)

@@ -266,7 +266,8 @@ async def test_what_it_does_not_enforce_it_says_and_does_not(
     assert read == SECRET  # a blocked file inside the project stays readable
     assert not config_failed  # and .git/config writable
     not_enforced = "\n".join(report.not_enforced)
-    assert "read-only inside the project (.legato/, .mcp.json, git's config, " in not_enforced
+    read_only = "read-only inside the project (.legato/, .claude/, .mcp.json, git's config, "
+    assert read_only in not_enforced
     assert "the project's files that blockedPaths block: readable" in not_enforced
     assert f"denyRead {tmp_path}/secrets: readable, inside the writable {tmp_path}" in not_enforced
     assert "no PID namespace" in not_enforced

@@ -31,7 +31,9 @@ def test_a_legato_folder_that_is_a_symlink_out_of_the_project_is_reported(
         tmpdir=str(tmp_path / "tmp"),
         skipped=skipped,
     )
-    assert plan.read_only == () and plan.sealed == ()
+    # .claude, missing here, is sealed so that no command creates it; .legato is left alone
+    claude = os.path.join(os.path.realpath(project), ".claude")
+    assert plan.read_only == () and [path for path, _ in plan.sealed] == [claude]
     assert skipped.notes == [
         f".legato is a symlink to {os.path.realpath(shared)}: a command can replace the link; "
         "make it a real folder or file to keep it read-only"

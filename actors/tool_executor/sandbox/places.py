@@ -5,8 +5,8 @@ path can only be bound where there is something, and what is missing must not be
 
 A missing read-only path is sealed at its first missing component: bubblewrap makes an empty
 folder or file there to mount over, on the real disk, and it stays after the command (an empty
-``.legato/`` folder, for one). Git does not track an empty folder, and without it a command
-could create ``.legato/settings.json`` and loosen the next session's rules.
+``.legato/`` or ``.claude/`` folder, for one). Git does not track an empty folder, and without
+it a command could create ``.legato/settings.json`` and loosen the next session's rules.
 
 Besides what the settings name, every command finds ``DEFAULT_DENY_READ`` and Legato's own
 folders hidden, and /tmp and /var/tmp empty (``private_temporary``): the settings add to these,
@@ -43,8 +43,9 @@ if TYPE_CHECKING:
     from actors.protocol import SandboxSettings
 
 # Inside the project, read-only in every confined command: (path, is a folder). Legato's
-# settings; git's files that run programs or locate the repository come from ``git_controls``.
-PROTECTED = ((".legato", True),)
+# settings, and the reference's (settings, commands, skills, agents), which Legato reads as its
+# own; git's files that run programs or locate the repository come from ``git_controls``.
+PROTECTED = ((".legato", True), (".claude", True))
 
 # Writable besides the places the settings give: the character devices bubblewrap's own /dev
 # offers for writing, which shells and programs open as sinks (``> /dev/null``).

@@ -174,6 +174,8 @@ def _why_read_only(place: str, layout: Layout) -> str:
         return "the project's MCP servers, which run outside the sandbox"
     if name == ".legato" or name.startswith(".legato/"):
         return "Legato's own settings"
+    if name == ".claude" or name.startswith(".claude/"):
+        return "the reference assistant's settings, commands, skills and agents, which Legato reads"
     if name == ".git" or name.startswith(".git/"):
         return "git runs the programs its config and hooks name"
     return "sandbox.readOnly"

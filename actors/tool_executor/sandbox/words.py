@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 PROTECTED = (
     ".legato/",
+    ".claude/",
     ".mcp.json",
     "git's config, hooks, info/ and commondir (and .git cannot be moved)",
     "the files hooks and MCP servers run",
