@@ -104,6 +104,23 @@ def test_a_key_is_never_imported_even_from_the_users_own_file(tree: Tree, level:
     ]
 
 
+def test_the_users_notes_in_the_references_folder_import_its_state_does_not(tree: Tree) -> None:
+    tree.write(".claude/rules.md", "USER RULES\n", at=tree.home)
+    tree.write(".claude/.credentials.json", '{"token": "SECRET"}\n', at=tree.home)
+    tree.write(".claude/projects/p/notes.md", "TRANSCRIPT\n", at=tree.home)
+    tree.write(
+        ".claude/CLAUDE.md",
+        "@~/.claude/rules.md\n@~/.claude/.credentials.json\n@~/.claude/projects/p/notes.md\n",
+        at=tree.home,
+    )
+    context = tree.load()
+    texts = "".join(g.text for g in context.guides)
+    assert "USER RULES" in texts
+    assert "SECRET" not in texts and "TRANSCRIPT" not in texts
+    never = [w for w in context.warnings if "is where credentials live" in w]
+    assert len(never) == 2
+
+
 def test_proc_a_fifo_and_a_huge_file_neither_hang_nor_load(tree: Tree) -> None:
     os.mkfifo(tree.root / "pipe.md")
     with open(tree.root / "huge.md", "wb") as huge:
