@@ -108,7 +108,9 @@ def rule_lines(report: PermissionsReport) -> list[str]:
     """The rules the broker enforces, by list, and the file they come from; then the rules in
     the reference's syntax, by file and line (deny before ask before allow, whatever file)."""
     if not any(entries for _, entries in report.rules):
-        lines = [f"Rules: none ({report.rules_file} sets no path, command or tool rules)"]
+        # "Rules: none" above a list of rules would read as if the rules were not applied.
+        none = f"Rules: none ({report.rules_file} sets no path, command or tool rules)"
+        lines = [] if report.permission_rules else [none]
     else:
         width = max(len(key) for key, _ in report.rules)
         lines = [f"Rules from {report.rules_file}:"]
@@ -345,21 +347,8 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     mode = next(s for s in explained.settings if s.key == "permissionMode")
     print(f"Mode: {report.mode} (from {mode.source})")
     lines = rule_lines(report) if explaining is None else decision_lines(report)
-    if explaining is None:
-        lines += source_rule_lines(explained)
     print("\n".join(lines))
     return EXIT_OK
-
-
-def source_rule_lines(explained: Explained) -> list[str]:
-    """The rules in the reference's syntax from every settings file and flag, with file and
-    line, nearest first (nothing when there are none: the lists above say so)."""
-    from frontends.commands.listings import rule_source_lines
-
-    rules = explained.context.permission_rules
-    if not rules:
-        return []
-    return ["Rules in the reference's syntax, nearest first:", *rule_source_lines(rules)]
 
 
 def _write(

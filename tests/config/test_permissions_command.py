@@ -191,3 +191,20 @@ def test_an_mcp_tool_s_call_names_its_server_and_the_rule(project: Setup) -> Non
         "call    mcp__docs__find  denied   plan mode is read-only: calling 'mcp__docs__find' "
         "(tool 'find' of MCP server 'docs') is not allowed, as an MCP tool can change anything"
     )
+
+
+def test_the_reference_s_rules_are_listed_once_without_a_rules_none_line(setup: Setup) -> None:
+    # A Claude Code user's project: no rules of Legato's own, the reference's in .claude/.
+    claude = setup.project / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text(
+        '{"permissions": {\n  "deny": ["Read(./.env)"],\n  "ask": ["Bash(git push *)"]\n}}\n'
+    )
+    listed = explain(setup)
+    assert listed == [
+        "Mode: ask (from built-in default)",
+        "Permission rules (deny, then ask, then allow, whatever file):",
+        f"  {claude}",
+        "    :2    deny   Read(./.env)",
+        "    :3    ask    Bash(git push *)",
+    ]
