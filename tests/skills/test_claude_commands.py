@@ -483,3 +483,33 @@ def test_the_users_own_command_runs_on_its_model_and_a_projects_does_not(
     odd = project.legato(NO_SERVER, "/odd")
     assert odd.returncode == 2
     assert "odd.md:2: field 'model': must be a string, not int 42" in odd.stderr
+
+
+def test_an_argument_hint_in_brackets_is_shown_as_written(project: Project) -> None:
+    # The reference's docs write hints this way, unquoted: YAML alone reads '[message]' as a
+    # list and '[filename] [format]' not at all, yet the reference runs both.
+    hints = {
+        "ci": "[message]",
+        "conv": "[filename] [format]",
+        "tag": "add [tagId] | remove [tagId] | list",
+        "quoted": '[a "b"] \\ c',
+    }
+    for name, hint in hints.items():
+        project.write(
+            f".claude/commands/{name}.md",
+            f"---\nargument-hint: {hint}\ndescription: The {name} command\n---\nDo $ARGUMENTS\n",
+        )
+    project.write(".claude/commands/tools.md", "---\nallowed-tools: [Read]\n---\nRead.\n")
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    assert "Not loaded" not in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines()]
+    for name, hint in hints.items():
+        assert [f"/{name}", *hint.split(), "The", name, "command"] in [
+            row[: len(hint.split()) + 4] for row in rows
+        ]
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "/conv", "a.csv", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "Do a.csv json" in first_prompt(requests[0].body)
