@@ -93,7 +93,7 @@ def shown_path(path: str, project_root: str, home: str) -> str:
 
 def load_agent(path: str, *, inside: str | None = None) -> AgentType:
     """Read and check one agent file; ``ConfigError`` names the file, line and field."""
-    document = frontmatter.parse(read_text(path, inside=inside), path)
+    document = frontmatter.parse_as_the_reference(read_text(path, inside=inside), path)
     name = require_string(document, "name")
     if not NAME.match(name):
         raise ConfigError(

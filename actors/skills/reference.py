@@ -24,7 +24,6 @@ allows). A skill the model loads itself gets its commands listed for it to run
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import TYPE_CHECKING, Literal
@@ -65,9 +64,6 @@ _SHELL = re.compile(
     r"^```!\s*\n(?P<block>.*?)^```\s*$|(?:(?<=\s)|^)!`(?P<line>[^`\n]+)`",
     re.MULTILINE | re.DOTALL,
 )
-# 'argument-hint: [file] [format]', unquoted, as the reference's docs write hints: YAML reads a
-# leading '[' as a list, or cannot read the line at all, yet the hint is only text to show.
-_BRACKET_HINT = re.compile(r"^(argument-hint:[ \t]*)(\[.*?)[ \t]*$")
 
 
 def command_files(folder: str) -> list[tuple[str, str]]:
@@ -134,7 +130,7 @@ def load_reference(
     from actors.skills.skills import DEFAULT_HINT, HINT_FIELD, Skill, one_line
 
     if text.lstrip("\ufeff").startswith("---"):
-        document = frontmatter.parse(_hint_as_written(text), path)
+        document = frontmatter.parse_as_the_reference(text, path)
     else:  # the reference's commands need no front matter
         document = frontmatter.Document(path, {}, {}, text.strip(), 1)
     faults = frontmatter.Faults(path)
@@ -236,21 +232,6 @@ def _fill(text: str, args: Sequence[str]) -> tuple[str, bool]:
         return (doubled or "") + value
 
     return _PLACEHOLDER.sub(fill, text), used
-
-
-def _hint_as_written(text: str) -> str:
-    """``text`` with a front matter's unquoted ``argument-hint: [...]`` quoted, so that it is read
-    as the text it shows; the lines keep their numbers."""
-    lines = text.split("\n")
-    for index in range(1, len(lines)):
-        if lines[index].strip() == "---":
-            break  # the front matter ends here: the body is not YAML
-        found = _BRACKET_HINT.match(lines[index])
-        if found:
-            # A JSON string is a YAML double-quoted one, escapes included.
-            quoted = json.dumps(found[2], ensure_ascii=False)
-            lines[index] = found[1] + quoted
-    return "\n".join(lines)
 
 
 def _first_line(body: str) -> str:
