@@ -513,3 +513,21 @@ def test_an_argument_hint_in_brackets_is_shown_as_written(project: Project) -> N
         requests = server.requests
     assert done.returncode == 0, done.stderr
     assert "Do a.csv json" in first_prompt(requests[0].body)
+
+
+def test_help_names_an_agent_file_that_does_not_load(project: Project) -> None:
+    # /help is where a person looks for the agent they wrote: one that does not load is
+    # listed there with its file, line and fault, as a command file is.
+    project.write(".claude/agents/fine.md", "---\nname: fine\ndescription: Fine.\n---\nBe.\n")
+    project.write(
+        ".claude/agents/typo.md", "---\nname: typo\ndescription: D.\nmodel: gpt-9\n---\nB.\n"
+    )
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = lines.index("Agent files not loaded (fix these files):")
+    assert lines[at + 1].split(None, 1) == [
+        "typo",
+        ".claude/agents/typo.md:4: field 'model': unknown model 'gpt-9'.",
+    ]
+    assert not any("fine.md" in line for line in lines[at:])
