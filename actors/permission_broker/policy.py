@@ -670,13 +670,21 @@ class Policy:
             return Decision(True, "it runs in the sandbox, without network (sandbox.autoAllow)")
         first = judgement.unlisted.name if judgement.unlisted else None
         suggestion = f"'{first}' (or the whole command)" if first else "an entry"
+        # The same in the reference's syntax, for a person whose rules are in .claude/; only
+        # for a plain program name, which the rule can hold as it is.
+        plain = first and all(c.isascii() and (c.isalnum() or c in "._+-") for c in first)
+        rule = (
+            f", or the rule 'Bash({first} *)' to permissions.allow in .claude/settings.json"
+            if plain
+            else ""
+        )
         return Question(
             FULL_CHOICES if keys else ONCE_CHOICES,
             keys,
             "running " + ", ".join(f"'{name}'" for name in dict.fromkeys(names)),
             f"{judgement.reason}, so {self._mode_name} asks before running it, and a headless "
             f"run cannot ask. To allow it, add {suggestion} to allowedCommands in "
-            f"{self.settings_file}",
+            f"{self.settings_file}{rule}",
             person_only=not keys,  # no program the rules could name: theirs is no verdict
         )
 

@@ -42,7 +42,8 @@ def test_each_denial_says_its_cause_and_its_one_remedy(project: Project) -> None
         f"Permission denied: blocked by blockedPaths entry '/.env' (path '.env'). {no_reply}",
         "Permission denied: 'touch b' is not in allowedCommands, so ask mode asks before running "
         "it, and a headless run cannot ask. To allow it, add 'touch' (or the whole command) to "
-        f"allowedCommands in {settings}",
+        f"allowedCommands in {settings}, or the rule 'Bash(touch *)' to permissions.allow in "
+        ".claude/settings.json",
         "Permission denied: 'new.txt' is not in allowedPaths, so ask mode asks before creating "
         "'new.txt', and a headless run cannot ask. To allow it, add a matching pattern to "
         f"allowedPaths in {settings}, or run with --permission-mode auto",

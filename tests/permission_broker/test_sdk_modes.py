@@ -142,7 +142,8 @@ async def test_dont_ask_denies_what_would_be_asked_without_asking(project: Path)
         False,
         "'make test' is not in allowedCommands, so ask mode asks before running it, and in "
         "dontAsk mode nobody is asked. To allow it, add 'make' (or the whole command) to "
-        f"allowedCommands in {settings_file} (or switch from dontAsk to a permission mode "
+        f"allowedCommands in {settings_file}, or the rule 'Bash(make *)' to permissions.allow "
+        "in .claude/settings.json (or switch from dontAsk to a permission mode "
         "that asks)",
     )
     assert allowed == Decision(True, "allowed by allowedCommands entry 'git status'")
