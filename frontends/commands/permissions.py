@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         PermissionMode,
         PermissionRequest,
         PermissionsReport,
+        ProjectContext,
         RuleBehavior,
         RuleScope,
         RuleWritten,
@@ -347,8 +348,25 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     mode = next(s for s in explained.settings if s.key == "permissionMode")
     print(f"Mode: {report.mode} (from {mode.source})")
     lines = rule_lines(report) if explaining is None else decision_lines(report)
-    print("\n".join(lines))
+    print("\n".join([*lines, *held_lines(explained.context)]))
     return EXIT_OK
+
+
+def held_lines(context: ProjectContext) -> list[str]:
+    """What the project's files would allow once trusted: without it, an allow rule the
+    person wrote seems simply missing from the rules and the decisions."""
+    if context.trusted:
+        return []
+    keys = sorted({item.key.split(".")[0] if item.key.startswith("env.") else item.key
+                   for item in context.trust_items if item.key != "hooks"})  # fmt: skip
+    count = sum(item.key != "hooks" for item in context.trust_items)
+    if not count:
+        return []
+    return [
+        f"Not applied until you trust this project: {count} setting{'s' * (count > 1)} of its "
+        f"files ({', '.join(keys)}); 'legato trust --show' lists them, 'legato trust' applies "
+        "them"
+    ]
 
 
 def _write(
