@@ -295,3 +295,22 @@ def test_started_in_the_home_folder_its_claude_settings_are_the_users_once(
     context = load_context(str(home), home=str(home), env={})
     assert [(r.text, r.source) for r in context.permission_rules] == [("Bash(make:*)", path)]
     assert context.trust_items == ()
+
+
+@pytest.mark.parametrize(
+    ("written", "model"),
+    [
+        ("default", "claude-sonnet-4-6"),
+        ("sonnet[1m]", "claude-sonnet-4-6"),
+        ("opus[1m]", "claude-opus-4-6"),
+        ("OPUS[1M]", "claude-opus-4-6"),
+        ("best", "claude-opus-4-6"),
+        ("opusplan", "claude-sonnet-4-6"),
+    ],
+)
+def test_the_references_other_model_names_in_the_users_file_start_a_session(
+    files: Files, written: str, model: str
+) -> None:
+    # ~/.claude/settings.json is shared with the reference, so its names must not stop a start.
+    files.write("claude-user", {"model": written})
+    assert files.load().model == model
