@@ -157,6 +157,8 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
             "statusLine": {"type": "command"},
             "permissions": {"disableBypassPermissionsMode": "disable"},
             "enableAllProjectMcpjsonServers": True,
+            # Where an editor finds the file's schema: no setting, so never "not acted on".
+            "$schema": "https://json.schemastore.org/claude-code-settings.json",
         },
     )
     explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
@@ -314,3 +316,12 @@ def test_the_references_other_model_names_in_the_users_file_start_a_session(
     # ~/.claude/settings.json is shared with the reference, so its names must not stop a start.
     files.write("claude-user", {"model": written})
     assert files.load().model == model
+
+
+def test_a_schema_key_is_no_setting_in_either_spelling(files: Files) -> None:
+    schema = "https://json.schemastore.org/claude-code-settings.json"
+    files.write("legato-project", {"$schema": schema, "blockedCommands": ["rm"]})
+    files.write("claude-project", {"$schema": schema})
+    explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
+    assert explained.not_acted_on == ()
+    assert not any("$schema" in w for w in explained.context.warnings)
