@@ -397,6 +397,17 @@ def _write(
         else:
             done = f"The {behavior} rule '{shown}' is already in"
         print(f"{done} {written.path}")
+        if behavior is None and not written.changed:
+            own = _own_files(project, env)
+            for file, where in _written_elsewhere(rule, written.context):
+                flag = own.get(os.path.realpath(file))
+                if flag is not None:
+                    print(f"  It is in {where}: legato permissions remove '{shown}' {flag}")
+                else:
+                    print(
+                        f"  It is in {where}, which 'legato permissions' does not write: take "
+                        "it out there"
+                    )
         if written.excluded:
             print(f"  (listed in {written.excluded}, so git leaves it out of commits)")
         context = written.context
@@ -409,6 +420,39 @@ def _write(
                 "lists them, 'legato trust' trusts them."
             )
     return EXIT_OK
+
+
+def _written_elsewhere(rule: str, context: ProjectContext) -> list[tuple[str, str]]:
+    """``(file, where)`` for each other place ``rule`` is written (``file:line``, or the file
+    for one held until the project is trusted): most often the reference's
+    ``.claude/settings.json``."""
+    places = [
+        (r.source, f"{r.source}:{r.line}" if r.line else r.source)
+        for r in context.permission_rules
+        if r.text == rule
+    ]
+    # A trusted project's rule is in both lists; the first, with its line, names it.
+    places += [
+        (item.source, item.source)
+        for item in context.trust_items
+        if item.key.startswith("permissions.") and item.value == rule and item.source
+    ]
+    by_file: dict[str, str] = {}
+    for file, where in places:
+        by_file.setdefault(file, where)
+    return [(file, escape_controls(where, newlines=True)) for file, where in by_file.items()]
+
+
+def _own_files(project: str, env: Mapping[str, str]) -> dict[str, str]:
+    """The files this command writes (the memory store's three), by real path, with the flag
+    that names each."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    files = {
+        os.path.join(project, ".legato", "settings.local.json"): "--local",
+        os.path.join(project, ".legato", "settings.json"): "--project",
+        os.path.join(home, ".config", "legato", "config.json"): "--user",
+    }
+    return {os.path.realpath(path): flag for path, flag in files.items()}
 
 
 def _ask(
