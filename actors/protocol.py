@@ -173,6 +173,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # The settings files' ``env``, nearest winning: given to the commands, hooks and MCP
     # servers Legato starts, never to Legato itself (actors/memory_store/reference_keys.py).
     env: dict[str, str] = msgspec.field(default_factory=dict)
+    # Where ``permissions.disableBypassPermissionsMode: "disable"`` is written (file:line), or
+    # "": bypassPermissions mode is then refused at start and never lets a call through.
+    bypass_disabled: str = ""
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):

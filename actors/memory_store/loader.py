@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.errors import UsageError
+from actors.errors import ConfigError, UsageError
 from actors.instructions import blocked_rule, load_guides, read_markdown
 from actors.memory_store import combine, hooks_approval, reference_keys, trust
 from actors.memory_store.hook_settings import read_hooks
@@ -250,6 +250,20 @@ def explain_context(
         (env_permission_mode(env), "ASSISTANT_PERMISSION_MODE"),
         *combine.modes(files, gathered, "local", "project", "user", trusted=trusted),
     )
+    bypass_off = reference_keys.bypass_disabled(files)
+    bypass_source = ""
+    if bypass_off is not None:
+        off, line = bypass_off
+        bypass_source = f"{off.path}:{line}" if line else off.path
+    if bypass_off is not None and mode.value == "bypass":
+        raise ConfigError(
+            f"bypassPermissions mode is turned off here, and {mode.source} asks for it",
+            path=off.path,
+            line=line,
+            field="permissions.disableBypassPermissionsMode",
+            remedy="Start in another mode (leave out --dangerously-skip-permissions), or "
+            "remove disableBypassPermissionsMode from that file",
+        )
     folder = memory_dir(root, home)
     blocked = blocked_rule(settings.value, root, home, gathered.rules)
     approved = read_approved(imports_approval_path(root, home), warnings)
@@ -287,6 +301,7 @@ def explain_context(
         confined_only_commands=() if trusted else settings.value.allowed_commands,
         permission_rules=gathered.rules,
         env=settings_env,
+        bypass_disabled=bypass_source,
     )
     context = _with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)

@@ -241,3 +241,13 @@ def not_acted_on(files: Files) -> list[Setting[Any]]:
 def _at(loaded: Loaded[Any], *steps: str | int) -> str:
     line = loaded.line_of(*steps)
     return f"{loaded.path}:{line}" if line else loaded.path
+
+
+def bypass_disabled(files: Files) -> tuple[Loaded[Any], int | None] | None:
+    """The nearest file whose ``permissions.disableBypassPermissionsMode`` is ``"disable"``,
+    and its line. Any file counts, a project's untrusted one too: it only takes a mode away."""
+    for level in LEVELS:
+        for loaded in files.at(level):
+            if loaded.value.permissions.disable_bypass_permissions_mode == "disable":
+                return loaded, loaded.line_of("permissions", "disableBypassPermissionsMode")
+    return None

@@ -95,8 +95,10 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             case FilterReadable(folder=folder, paths=paths):
                 await reply.answer(msg, await anyio.to_thread.run_sync(self._filter, folder, paths))
             case SetMode(mode=mode):
-                self.policy.mode = mode
-                await reply.answer(msg, mode)
+                # A mode the settings turned off stays off; the answer is the mode in force.
+                if not (mode == "bypass" and self.policy.bypass_disabled):
+                    self.policy.mode = mode
+                await reply.answer(msg, self.policy.mode)
             case ExplainPermissions(requests=requests):
                 from actors.permission_broker.explain import report
 

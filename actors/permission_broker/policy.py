@@ -180,6 +180,9 @@ class Policy:
             ruled.path is not None for ruled in self.rules.reference.of("deny")
         )
         self.mode: PermissionMode = context.permission_mode
+        # permissions.disableBypassPermissionsMode: bypass is refused at start and by SetMode;
+        # should it be set all the same, it lets nothing through here either.
+        self.bypass_disabled = context.bypass_disabled
         self.permission_rules = context.permission_rules
         self._mcp_servers = tuple(server.name for server in context.mcp_servers)
         self.settings_file = os.path.join(context.project_root, ".legato", "settings.json")
@@ -246,7 +249,7 @@ class Policy:
                     "the input an allow answer gave (updatedInput) is not put to anyone again",
                 ),
             )
-        if self.mode == "bypass" and not question.person_only:
+        if self.mode == "bypass" and not question.person_only and not self.bypass_disabled:
             return Decision(True, "bypassPermissions mode allows what the rules do not block")
         if self.mode == "dont_ask":
             reason = question.headless_reason.replace(HEADLESS, "in dontAsk mode nobody is asked")

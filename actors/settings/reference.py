@@ -47,6 +47,11 @@ class Permissions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             example=["../shared"],
         ),
     ] = ()
+    # From any file, as the reference's docs say: it only takes a mode away.
+    disable_bypass_permissions_mode: Annotated[
+        Literal["disable"] | None,
+        msgspec.Meta(description="'disable': bypassPermissions mode cannot be used"),
+    ] = None
 
 
 ENV = msgspec.Meta(

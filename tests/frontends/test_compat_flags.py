@@ -310,3 +310,18 @@ def test_a_bare_name_in_disallowed_tools_takes_the_tool_away(project: Project) -
         offered = {tool["name"] for tool in server.requests[0].body["tools"]}
     assert done.returncode == 0, done.stderr
     assert "Read" in offered and not {"Write", "Agent"} & offered
+
+
+def test_bypass_turned_off_in_the_users_settings_refuses_the_flag(project: Project) -> None:
+    claude = project.home / ".claude" / "settings.json"
+    claude.parent.mkdir(parents=True, exist_ok=True)
+    claude.write_text('{\n  "permissions": {"disableBypassPermissionsMode": "disable"}\n}\n')
+    done = legato(
+        project, "http://127.0.0.1:9", "-p", "x", "--dangerously-skip-permissions",
+        env={"IS_SANDBOX": "1"},
+    )  # fmt: skip
+    usage_error(
+        done,
+        f"{claude}:2: field 'permissions.disableBypassPermissionsMode': bypassPermissions mode "
+        "is turned off here",
+    )

@@ -155,7 +155,7 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
         "claude-project",
         {
             "statusLine": {"type": "command"},
-            "permissions": {"disableBypassPermissionsMode": "disable"},
+            "permissions": {"disableAutoMode": "disable"},
             "enableAllProjectMcpjsonServers": True,
             # Where an editor finds the file's schema: no setting, so never "not acted on".
             "$schema": "https://json.schemastore.org/claude-code-settings.json",
@@ -164,7 +164,7 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
     explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
     assert [(s.key, s.source) for s in explained.not_acted_on] == [
         ("statusLine", f"{path}:2"),
-        ("permissions.disableBypassPermissionsMode", f"{path}:6"),
+        ("permissions.disableAutoMode", f"{path}:6"),
         ("enableAllProjectMcpjsonServers", f"{path}:8"),
     ]
     assert not any("statusLine" in w for w in explained.context.warnings)
@@ -325,3 +325,20 @@ def test_a_schema_key_is_no_setting_in_either_spelling(files: Files) -> None:
     explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
     assert explained.not_acted_on == ()
     assert not any("$schema" in w for w in explained.context.warnings)
+
+
+def test_bypass_turned_off_by_any_file_stops_a_start_that_asks_for_it(files: Files) -> None:
+    # Any file may turn it off, an untrusted project's too: it only takes a mode away.
+    path = files.write(
+        "claude-project", {"permissions": {"disableBypassPermissionsMode": "disable"}}
+    )
+    context = files.load(trusted=False)
+    assert context.bypass_disabled == f"{path}:3"
+    overrides = Overrides(permission_mode="bypass")
+    with pytest.raises(ConfigError) as raised:
+        load_context(
+            str(files.dirs.project), home=str(files.dirs.home), overrides=overrides, env={}
+        )
+    assert (raised.value.path, raised.value.line) == (path, 3)
+    assert raised.value.field == "permissions.disableBypassPermissionsMode"
+    assert "--permission-mode asks for it" in raised.value.message

@@ -340,3 +340,20 @@ async def test_a_hooks_ask_goes_to_a_person_in_bypass_and_to_nobody_in_dont_ask(
     )
     assert asked == [] and not unasked.allowed
     assert "a PreToolUse hook asks for a person" in unasked.reason and "dontAsk" in unasked.reason
+
+
+async def test_a_settings_file_that_turns_bypass_off_keeps_it_off(project: Path) -> None:
+    # The reference's permissions.disableBypassPermissionsMode, here in the user's own file:
+    # the SDK's set_permission_mode cannot turn bypass on, so a call still asks.
+    claude = project.parent / "home" / ".claude" / "settings.json"
+    claude.parent.mkdir(parents=True)
+    claude.write_text('{"permissions": {"disableBypassPermissionsMode": "disable"}}')
+    memory = memory_for(project)
+    ui = SdkUi(["n"])
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
+        assert await broker.address.ask(SetMode(mode="bypass")) == "ask"
+        asked = await broker.address.ask(run("make test"))
+    assert asked == Decision(False, "the user denied it")
+    assert [question.request.command for question in ui.asked] == ["make test"]
