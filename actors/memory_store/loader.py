@@ -302,6 +302,7 @@ def explain_context(
         permission_rules=gathered.rules,
         env=settings_env,
         bypass_disabled=bypass_source,
+        held_rules=tuple(rule for rule in written_rules if rule not in gathered.rules),
     )
     context = _with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)
