@@ -103,7 +103,7 @@ description: Review the changes of a pull request
 argument-hint: <pr-number> [focus]
 allowed-tools: Bash(git diff *), Read
 ---
-Review pull request #$1, looking hardest at $2.
+Review pull request #$0, looking hardest at $1.
 
 Changed files:
 !`git diff --stat`

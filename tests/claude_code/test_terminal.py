@@ -94,7 +94,8 @@ def test_context_lists_the_instruction_files_in_order_with_their_size(
         terminal.submit("/context")
         screen = words(terminal.wait_for(lambda s: "AGENTS.md" in s))
         shown = screen[screen.rindex("/context") :]
-        places = [shown.find(name) for name in ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")]
+        # In order of precedence, lowest first (docs/claude-code.md#instruction-files).
+        places = [shown.find(name) for name in ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md")]
         assert -1 not in places and places == sorted(places), shown
         assert "docs/style.md" in shown  # the import, listed as loaded
         assert "tokens" in shown
