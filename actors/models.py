@@ -40,6 +40,13 @@ MODELS: tuple[ModelInfo, ...] = (
 DEFAULT_ALIAS = "sonnet"
 _DATED = re.compile(r".+-\d{8}")  # an id ending in its release date
 STRONG_ALIAS = "opus"
+# The reference assistant's other model names (its model configuration docs), so that a
+# ~/.claude/settings.json it shares, or a --model typed from habit, means the same here:
+# 'default' is the default model, 'best' the strongest this table knows, and 'opusplan' (opus
+# while planning, sonnet for the work) is sonnet, since a session here runs one model.
+_REFERENCE_ALIASES = {"default": DEFAULT_ALIAS, "best": STRONG_ALIAS, "opusplan": DEFAULT_ALIAS}
+# '[1m]' asks for the million-token window, which opus and sonnet have already.
+_WIDE_SUFFIX = "[1m]"
 # Fast mode is priced at six times the standard rates.
 FAST_MODE_MULTIPLIER = 6.0
 # `--model openai:<name>` selects an OpenAI-compatible server (actors/model_client/providers).
@@ -55,7 +62,8 @@ def resolve_model(name: str) -> ModelInfo:
     wanted = name.strip()
     # Aliases and Claude ids are lower case: OPUS and Claude-Opus-4-6 mean what they say. A
     # name on an OpenAI-compatible server keeps its case, which that server may care about.
-    folded = wanted.lower()
+    folded = wanted.lower().removesuffix(_WIDE_SUFFIX)
+    folded = _REFERENCE_ALIASES.get(folded, folded)
     for model in MODELS:
         if folded in (model.alias, model.id):
             return model

@@ -176,6 +176,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # The settings files' ``env``, nearest winning: given to the commands, hooks and MCP
     # servers Legato starts, never to Legato itself (actors/memory_store/reference_keys.py).
     env: dict[str, str] = msgspec.field(default_factory=dict)
+    # The project's allow rules left out until it is trusted: they never decide, but a
+    # question they would have answered says so (the permission broker).
+    held_rules: tuple[PermissionRule, ...] = ()
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):

@@ -100,7 +100,14 @@ def guide_lines(context: ProjectContext) -> list[str]:
     """The instruction files as ``legato config`` lists them (no session: no fill)."""
     from actors.protocol import ContextFill
 
-    return section_lines([instruction_files(context, ContextFill(0, 0))])[:-1]
+    lines = section_lines([instruction_files(context, ContextFill(0, 0))])[:-1]
+    # The title counts them; each is named, as 'legato trust' will show it for approval.
+    lines += [
+        f"  not loaded until approved: {_shown(context, request.importer)}:{request.line} "
+        f"imports {_shown(context, request.path)}"
+        for request in context.import_requests
+    ]
+    return lines
 
 
 def guides_json(context: ProjectContext) -> dict[str, list[dict[str, object]]]:

@@ -90,21 +90,21 @@ def secret_place(paths: tuple[str, ...], home: str) -> str | None:
     for entry in DEFAULT_DENY_READ:
         place = os.path.join(home, entry[2:])
         for folder in dict.fromkeys((place, os.path.realpath(place))):
-            if any(within(path, folder) and not _notes(path, folder, entry) for path in paths):
+            inside = [path for path in paths if within(path, folder)]
+            if entry == _NOTES_PLACE and inside and all(_notes(p, folder) for p in inside):
+                continue
+            if inside:
                 return entry
     return None
 
 
-# The reference's folder holds its credentials and its transcripts, and the user's own notes
-# that ~/.claude/CLAUDE.md imports (``@~/.claude/rules.md``): those may be imported.
-_NOTES_IN = "~/.claude"
-_NOT_NOTES = ("projects", "shell-snapshots", "todos", "statsig", "ide", "plans")
+# The reference's docs share personal instructions across worktrees with an import of
+# ~/.claude/<name>.md. That folder holds its credentials file and its transcripts (under
+# projects/), so only a markdown file at its top is let through, and from a project's file
+# only with the person's approval, as any import from outside the project.
+_NOTES_PLACE = "~/.claude"
 
 
-def _notes(path: str, folder: str, entry: str) -> bool:
-    """A Markdown file of the user's in ``~/.claude``, outside the folders where the reference
-    keeps its transcripts and state."""
-    if entry != _NOTES_IN or not path.endswith(".md"):
-        return False
-    first = os.path.relpath(path, folder).split(os.sep)[0]
-    return not first.startswith(".") and first not in _NOT_NOTES
+def _notes(path: str, folder: str) -> bool:
+    name = os.path.basename(path)
+    return os.path.dirname(path) == folder and name.endswith(".md") and not name.startswith(".")

@@ -291,6 +291,7 @@ def explain_context(
         permission_rules=gathered.rules,
         bypass_disabled=":".join(map(str, filter(None, bypass_disabled or ()))),
         env=settings_env,
+        held_rules=tuple(rule for rule in written_rules if rule not in gathered.rules),
     )
     context = _with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)

@@ -341,10 +341,16 @@ REMEDY = "run 'legato trust' to trust this project's settings, or answer the que
 
 
 def not_applied(settings_file: str, items: Iterable[TrustItem]) -> list[str]:
-    """One warning per item left out (the hooks have the hook runner's own note)."""
+    """One warning per file, naming each item it leaves out (the hooks have the hook runner's
+    own note): a cloned repository's settings often hold a dozen allow rules, and a dozen
+    warnings with the same remedy before every run would bury the one that matters."""
+    by_file: dict[str, list[str]] = {}
+    for item in items:
+        if item.key != "hooks":
+            by_file.setdefault(item.source or settings_file, []).append(
+                setting_line(item.key, item.value)
+            )
     return [
-        f"{item.source or settings_file}: {setting_line(item.key, item.value)} not applied "
-        f"(project not trusted); {REMEDY}"
-        for item in items
-        if item.key != "hooks"
+        f"{source}: not applied (project not trusted): {', '.join(lines)}; {REMEDY}"
+        for source, lines in by_file.items()
     ]

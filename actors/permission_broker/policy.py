@@ -176,6 +176,21 @@ class Policy:
             if context.confined_only_commands
             else None
         )
+        # The untrusted project's allow rules, alone: what they would allow is named in the
+        # remedy of a question (trust the project), never allowed.
+        self._held_rules = (
+            Rules(
+                context.project_root,
+                msgspec.structs.replace(
+                    context.settings, allowed_commands=(), allowed_paths=(), allowed_tools=()
+                ),
+                home=context.home or None,
+                more_roots=context.add_dirs,
+                permission_rules=tuple(r for r in context.held_rules if r.behavior == "allow"),
+            )
+            if context.held_rules
+            else None
+        )
         # Paths some rule keeps from the model: blockedPaths, or a deny rule naming paths.
         self._blocks_paths = bool(self.rules.paths.blocked) or any(
             ruled.path is not None for ruled in self.rules.reference.of("deny")
@@ -264,7 +279,7 @@ class Policy:
                     "the input an allow answer gave (updatedInput) is not put to anyone again",
                 ),
             )
-        if self.mode == "bypass" and not question.person_only:
+        if self.mode == "bypass" and not question.person_only and not self._bypass_disabled:
             return Decision(True, "bypassPermissions mode allows what the rules do not block")
         if self.mode == "dont_ask":
             reason = question.headless_reason.replace(HEADLESS, "in dontAsk mode nobody is asked")
@@ -688,15 +703,30 @@ class Policy:
             and self._names_only_project_paths(line)
         ):
             return Decision(True, "it runs in the sandbox, without network (sandbox.autoAllow)")
+        held = self._held_rules.judge_command(line) if self._held_rules else None
         first = judgement.unlisted.name if judgement.unlisted else None
         suggestion = f"'{first}' (or the whole command)" if first else "an entry"
+        # The same in the reference's syntax, for a person whose rules are in .claude/; only
+        # for a plain program name, which the rule can hold as it is.
+        plain = first and all(c.isascii() and (c.isalnum() or c in "._+-") for c in first)
+        rule = (
+            f", or the rule 'Bash({first} *)' to permissions.allow in .claude/settings.json"
+            if plain
+            else ""
+        )
         return Question(
             FULL_CHOICES if keys else ONCE_CHOICES,
             keys,
             "running " + ", ".join(f"'{name}'" for name in dict.fromkeys(names)),
             f"{judgement.reason}, so {self._mode_name} asks before running it, and a headless "
-            f"run cannot ask. To allow it, add {suggestion} to allowedCommands in "
-            f"{self.settings_file}",
+            + (
+                f"run cannot ask. The {held.reason.removeprefix('allowed by ')} allows it once "
+                "you trust this project's settings: run 'legato trust' ('legato trust --show' "
+                "lists what it applies)"
+                if held is not None and held.verdict == "allowed"
+                else f"run cannot ask. To allow it, add {suggestion} to allowedCommands in "
+                f"{self.settings_file}{rule}"
+            ),
             person_only=not keys,  # no program the rules could name: theirs is no verdict
         )
 

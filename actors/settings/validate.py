@@ -67,6 +67,11 @@ class Loaded(msgspec.Struct, Generic[S], frozen=True):
         return position.line if position else None
 
 
+# Where an editor finds a file's JSON schema (the reference's docs begin their settings with
+# it): no setting, so neither an unknown key nor one "not acted on".
+SCHEMA_KEY = "$schema"
+
+
 def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) -> Loaded[S]:
     """Decode and validate ``text`` (the contents of ``path``); append warnings for unknown keys."""
     raw = decode(
@@ -87,6 +92,8 @@ def load_json(path: str, text: str, schema: FileSchema[S], warnings: list[str]) 
     inside = objects(schema.struct)
     unknown: list[tuple[str, int | None]] = []
     for key in raw:
+        if key == SCHEMA_KEY:
+            continue
         if key not in known:
             where = positions.get((key,))
             if schema.foreign:

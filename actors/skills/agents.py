@@ -55,16 +55,16 @@ def list_agents(project_root: str, home: str) -> AgentTypes:
     """Every agent type by name (the first folder that has a name wins), and the faults of
     files that do not load."""
     types, faults, _ = survey_agents(project_root, home)
-    return AgentTypes(types=types, faults=faults)
+    return AgentTypes(types=types, faults=tuple(fault.describe() for fault in faults))
 
 
 def survey_agents(
     project_root: str, home: str
-) -> tuple[tuple[AgentType, ...], tuple[str, ...], list[tuple[str, str, str]]]:
+) -> tuple[tuple[AgentType, ...], tuple[ConfigError, ...], list[tuple[str, str, str]]]:
     """``list_agents``, and ``(file, name, the file that wins)`` for each file a winner of the
     same name hides."""
     found: dict[str, AgentType] = {}
-    faults: list[str] = []
+    faults: list[ConfigError] = []
     hidden: list[tuple[str, str, str]] = []
     # Each file's real path stays in the folder it belongs to: the project for the project's,
     # the user's own folder for the user's (a link out of either is refused, not followed).
@@ -73,7 +73,7 @@ def survey_agents(
             try:
                 agent = load_agent(path, inside=inside)
             except ConfigError as error:
-                faults.append(error.describe())
+                faults.append(error)
                 continue
             winner = found.setdefault(agent.name, agent)
             if winner is not agent:
@@ -93,7 +93,7 @@ def shown_path(path: str, project_root: str, home: str) -> str:
 
 def load_agent(path: str, *, inside: str | None = None) -> AgentType:
     """Read and check one agent file; ``ConfigError`` names the file, line and field."""
-    document = frontmatter.parse(read_text(path, inside=inside), path)
+    document = frontmatter.parse_as_the_reference(read_text(path, inside=inside), path)
     name = require_string(document, "name")
     if not NAME.match(name):
         raise ConfigError(

@@ -22,6 +22,8 @@ stops at its first fault, since nothing after it can be read.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -33,6 +35,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _FENCE = "---"
+# 'argument-hint: [file] [format]', unquoted, as the reference's docs write hints: YAML reads a
+# leading '[' as a list, or cannot read the line at all, yet the hint is only text to show.
+_BRACKET_HINT = re.compile(r"^(argument-hint:[ \t]*)(\[.*?)[ \t]*$")
+# A top-level 'field: value' on one line whose value YAML would read as a plain scalar.
+_PLAIN_FIELD = re.compile(r"^([A-Za-z0-9_-]+:[ \t]+)([^\s\"'\[{|>&*!#%@`].*?)[ \t]*$")
 
 
 class Document(msgspec.Struct):
@@ -93,6 +100,41 @@ def _document(
     skip = next((i for i, line in enumerate(rest) if line.strip()), len(rest))
     body = "\n".join(rest[skip:]).rstrip()
     return Document(path, fields, places, body, end + 2 + skip)
+
+
+def parse_as_the_reference(text: str, path: str) -> Document:
+    """``parse``, reading what the reference assistant reads although YAML alone would not: an
+    unquoted ``argument-hint: [file] [format]`` is the text written, and, when the front
+    matter does not parse as it is, a one-line value holding ': ' (the reference's own agent
+    generator writes descriptions with 'Examples: ... Context: ...' unquoted) is read as the
+    text it is. Anything else YAML refuses is the first parse's fault, unchanged."""
+    text = _quote_values(text, _BRACKET_HINT)
+    try:
+        return parse(text, path)
+    except ConfigError as first:
+        retried = _quote_values(text, _PLAIN_FIELD, holding=": ")
+        if retried != text:
+            try:
+                return parse(retried, path)
+            except ConfigError:
+                pass
+        raise first
+
+
+def _quote_values(text: str, pattern: re.Pattern[str], holding: str = "") -> str:
+    """``text`` with the value (group 2) of each front matter line ``pattern`` matches, and
+    that holds ``holding``, double-quoted; every line keeps its number."""
+    lines = text.split("\n")
+    if lines[0].lstrip("\ufeff").strip() != _FENCE:
+        return text
+    for index in range(1, len(lines)):
+        if lines[index].strip() == _FENCE:
+            break  # the front matter ends here: the body is not YAML
+        found = pattern.match(lines[index])
+        if found and holding in found[2]:
+            # A JSON string is a YAML double-quoted one, escapes included.
+            lines[index] = found[1] + json.dumps(found[2], ensure_ascii=False)
+    return "\n".join(lines)
 
 
 class FileFaults(ConfigError):

@@ -205,7 +205,7 @@ def help_text(project_root: str, home: str, *, in_session: bool = False) -> str:
     rows += [(f"/{s.name} {s.hint}", _from(s.description, s.source, s.bundled)) for s in skills]
     rows += ["", f"Patterns (run one: {run}/<name> <required> [optional]):"]
     rows += [(usage_line(p), _described(p.description, p.bundled)) for p in patterns]
-    agents, _, hidden_agents = survey_agents(project_root, home)
+    agents, agent_faults, hidden_agents = survey_agents(project_root, home)
     if agents:
         rows += ["", "Agent types (the model starts them with its Agent tool):"]
         rows += [
@@ -223,6 +223,9 @@ def help_text(project_root: str, home: str, *, in_session: bool = False) -> str:
     if faults:
         rows += ["", "Not loaded (fix these files):"]
         rows += [(f"/{_meant(fault.path)}", _summary(project_root, fault)) for fault in faults]
+    if agent_faults:
+        rows += ["", "Agent files not loaded (fix these files):"]
+        rows += [(_meant(fault.path), _summary(project_root, fault)) for fault in agent_faults]
     lines = _aligned(rows)
     lines.append("")
     lines.append(f"{run}/<name> --test checks one and shows it rendered, listing every fault.")

@@ -130,7 +130,7 @@ def load_reference(
     from actors.skills.skills import DEFAULT_HINT, HINT_FIELD, Skill, one_line
 
     if text.lstrip("\ufeff").startswith("---"):
-        document = frontmatter.parse(text, path)
+        document = frontmatter.parse_as_the_reference(text, path)
     else:  # the reference's commands need no front matter
         document = frontmatter.Document(path, {}, {}, text.strip(), 1)
     faults = frontmatter.Faults(path)

@@ -94,7 +94,10 @@ def run_config(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     print(f"Effective settings for {context.project_root}")
     print(f"({PRECEDENCE})")
     print(*setting_lines(explained), sep="\n")
-    print("Permission rules (deny, then ask, then allow; nearest file first)")
+    print(
+        "Permission rules (nearest file first; whatever the file, a deny wins over an ask and "
+        "an ask over an allow)"
+    )
     print(*(rule_source_lines(context.permission_rules) or ["  none"]), sep="\n")
     if explained.not_acted_on:
         print("Not acted on (keys of the reference's settings that Legato does not use)")

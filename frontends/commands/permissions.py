@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         PermissionMode,
         PermissionRequest,
         PermissionsReport,
+        ProjectContext,
         RuleBehavior,
         RuleScope,
         RuleWritten,
@@ -108,7 +109,9 @@ def rule_lines(report: PermissionsReport) -> list[str]:
     """The rules the broker enforces, by list, and the file they come from; then the rules in
     the reference's syntax, by file and line (deny before ask before allow, whatever file)."""
     if not any(entries for _, entries in report.rules):
-        lines = [f"Rules: none ({report.rules_file} sets no path, command or tool rules)"]
+        # "Rules: none" above a list of rules would read as if the rules were not applied.
+        none = f"Rules: none ({report.rules_file} sets no path, command or tool rules)"
+        lines = [] if report.permission_rules else [none]
     else:
         width = max(len(key) for key, _ in report.rules)
         lines = [f"Rules from {report.rules_file}:"]
@@ -345,21 +348,25 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     mode = next(s for s in explained.settings if s.key == "permissionMode")
     print(f"Mode: {report.mode} (from {mode.source})")
     lines = rule_lines(report) if explaining is None else decision_lines(report)
-    if explaining is None:
-        lines += source_rule_lines(explained)
-    print("\n".join(lines))
+    print("\n".join([*lines, *held_lines(explained.context)]))
     return EXIT_OK
 
 
-def source_rule_lines(explained: Explained) -> list[str]:
-    """The rules in the reference's syntax from every settings file and flag, with file and
-    line, nearest first (nothing when there are none: the lists above say so)."""
-    from frontends.commands.listings import rule_source_lines
-
-    rules = explained.context.permission_rules
-    if not rules:
+def held_lines(context: ProjectContext) -> list[str]:
+    """What the project's files would allow once trusted: without it, an allow rule the
+    person wrote seems simply missing from the rules and the decisions."""
+    if context.trusted:
         return []
-    return ["Rules in the reference's syntax, nearest first:", *rule_source_lines(rules)]
+    keys = sorted({item.key.split(".")[0] if item.key.startswith("env.") else item.key
+                   for item in context.trust_items if item.key != "hooks"})  # fmt: skip
+    count = sum(item.key != "hooks" for item in context.trust_items)
+    if not count:
+        return []
+    return [
+        f"Not applied until you trust this project: {count} setting{'s' * (count > 1)} of its "
+        f"files ({', '.join(keys)}); 'legato trust --show' lists them, 'legato trust' applies "
+        "them"
+    ]
 
 
 def _write(
@@ -390,6 +397,17 @@ def _write(
         else:
             done = f"The {behavior} rule '{shown}' is already in"
         print(f"{done} {written.path}")
+        if behavior is None and not written.changed:
+            own = _own_files(project, env)
+            for file, where in _written_elsewhere(rule, written.context):
+                flag = own.get(os.path.realpath(file))
+                if flag is not None:
+                    print(f"  It is in {where}: legato permissions remove '{shown}' {flag}")
+                else:
+                    print(
+                        f"  It is in {where}, which 'legato permissions' does not write: take "
+                        "it out there"
+                    )
         if written.excluded:
             print(f"  (listed in {written.excluded}, so git leaves it out of commits)")
         context = written.context
@@ -402,6 +420,39 @@ def _write(
                 "lists them, 'legato trust' trusts them."
             )
     return EXIT_OK
+
+
+def _written_elsewhere(rule: str, context: ProjectContext) -> list[tuple[str, str]]:
+    """``(file, where)`` for each other place ``rule`` is written (``file:line``, or the file
+    for one held until the project is trusted): most often the reference's
+    ``.claude/settings.json``."""
+    places = [
+        (r.source, f"{r.source}:{r.line}" if r.line else r.source)
+        for r in context.permission_rules
+        if r.text == rule
+    ]
+    # A trusted project's rule is in both lists; the first, with its line, names it.
+    places += [
+        (item.source, item.source)
+        for item in context.trust_items
+        if item.key.startswith("permissions.") and item.value == rule and item.source
+    ]
+    by_file: dict[str, str] = {}
+    for file, where in places:
+        by_file.setdefault(file, where)
+    return [(file, escape_controls(where, newlines=True)) for file, where in by_file.items()]
+
+
+def _own_files(project: str, env: Mapping[str, str]) -> dict[str, str]:
+    """The files this command writes (the memory store's three), by real path, with the flag
+    that names each."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    files = {
+        os.path.join(project, ".legato", "settings.local.json"): "--local",
+        os.path.join(project, ".legato", "settings.json"): "--project",
+        os.path.join(home, ".config", "legato", "config.json"): "--user",
+    }
+    return {os.path.realpath(path): flag for path, flag in files.items()}
 
 
 def _ask(

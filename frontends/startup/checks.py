@@ -50,7 +50,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
         _add_dirs,
         _settings,
         _tools,
-        _rules,
+        check_rules,
     )
     for check in checks:
         problem = check(args)
@@ -232,7 +232,7 @@ def offered_tools(value: str | None) -> tuple[str, ...] | None:
     return tuple(split_rules([value]))
 
 
-def _rules(args: argparse.Namespace) -> int | None:
+def check_rules(args: argparse.Namespace) -> int | None:
     """Each rule of ``--allowedTools`` / ``--disallowedTools`` checked for the shape ``Tool`` or
     ``Tool(specifier)``; what a specifier means is the permission broker's to say."""
     flags = (("--allowedTools", args.allowed_tools), ("--disallowedTools", args.disallowed_tools))

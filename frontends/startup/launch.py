@@ -46,9 +46,12 @@ def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
 def project_root(args: argparse.Namespace) -> str | int:
     """The project folder, absolute, once the words are placed (frontends/startup/words.py);
     the exit code when they cannot be, or the project is not a folder (said on stderr)."""
+    from frontends.startup.checks import check_rules
     from frontends.startup.words import place_words
 
-    problem = place_words(args)
+    # Without words, a prompt may be the last word a rule flag took (it takes several, as
+    # the reference's does): that is the thing to say, not that the prompt is missing.
+    problem = (None if args.words else check_rules(args)) or place_words(args)
     if problem is not None:
         return problem
     project = os.path.abspath(args.project_path or os.getcwd())

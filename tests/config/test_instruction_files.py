@@ -40,6 +40,7 @@ def test_config_lists_the_files_in_order_and_the_imports_waiting(setup: Setup) -
     lines = table.stdout.split("Instruction files", 1)[1].split("Credentials")[0].splitlines()
     assert "1 import(s) from outside the project wait for 'legato trust'" in lines[0]
     assert [line.split()[0] for line in lines[1:4]] == ["AGENTS.md", "notes.md", "LEGATO.md"]
+    assert lines[4] == "  not loaded until approved: LEGATO.md:2 imports ~/mine.md"
     assert "LEGATO.md:2: the import of" in table.stderr
 
 

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.trusting import trust_project
+
 if TYPE_CHECKING:
     from tests.config.conftest import Setup
 
@@ -191,3 +193,39 @@ def test_an_mcp_tool_s_call_names_its_server_and_the_rule(project: Setup) -> Non
         "call    mcp__docs__find  denied   plan mode is read-only: calling 'mcp__docs__find' "
         "(tool 'find' of MCP server 'docs') is not allowed, as an MCP tool can change anything"
     )
+
+
+def test_the_reference_s_rules_are_listed_once_without_a_rules_none_line(setup: Setup) -> None:
+    # A Claude Code user's project: no rules of Legato's own, the reference's in .claude/.
+    claude = setup.project / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text(
+        '{"permissions": {\n  "deny": ["Read(./.env)"],\n  "ask": ["Bash(git push *)"]\n}}\n'
+    )
+    listed = explain(setup)
+    assert listed == [
+        "Mode: ask (from built-in default)",
+        "Permission rules (deny, then ask, then allow, whatever file):",
+        f"  {claude}",
+        "    :2    deny   Read(./.env)",
+        "    :3    ask    Bash(git push *)",
+    ]
+
+
+def test_an_untrusted_project_s_held_rules_are_named_where_they_would_decide(setup: Setup) -> None:
+    # A cloned Claude Code user's project: its allow rule waits for trust, and the answer
+    # must not read as if the rule were missing.
+    claude = setup.project / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text('{"permissions": {"allow": ["Bash(git diff *)"]}, "env": {"A": "1"}}\n')
+    held = (
+        "Not applied until you trust this project: 2 settings of its files (env, "
+        "permissions.allow); 'legato trust --show' lists them, 'legato trust' applies them"
+    )
+    assert explain(setup, "explain", "git diff HEAD")[-1] == held
+    assert explain(setup)[-1] == held
+    trust_project(setup.project, setup.home)
+    assert explain(setup, "explain", "git diff HEAD") == [
+        "Mode: ask (from built-in default)",
+        f"run     git diff HEAD  allowed  by allow rule 'Bash(git diff *)' at {claude}:1",
+    ]

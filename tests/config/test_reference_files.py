@@ -42,7 +42,12 @@ def test_config_names_the_source_of_each_value_among_all_files(setup: Setup) -> 
         {"key": "statusLine", "source": f"{user}:3"},
     ]
     text = setup.legato("config", str(setup.project)).stdout
-    assert f"  deny   Read(./.env)  ({project}:4)" in text
+    # Listed by file; the heading says how they decide, not an order they are listed in.
+    assert (
+        "Permission rules (nearest file first; whatever the file, a deny wins over an ask "
+        "and an ask over an allow)\n"
+        f"  deny   Read(./.env)  ({project}:4)\n"
+    ) in text
     assert f"  outputStyle  {project}:8" in text
 
 

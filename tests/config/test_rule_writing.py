@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.trusting import trust_project
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -48,10 +50,9 @@ def test_each_level_gets_its_own_file_and_keeps_its_other_keys(setup: Setup) -> 
     }
     assert read(setup.config_file) == {"theme": "light", "permissions": {"deny": ["WebFetch"]}}
     assert os.stat(local).st_mode & 0o077 == 0
-    listing = run(setup).stdout
-    assert f"deny   Read(./a)  ({os.path.realpath(local)}:4)" in listing or (
-        f"deny   Read(./a)  ({local}:4)" in listing
-    )
+    listing = run(setup).stdout.splitlines()
+    at = listing.index(f"  {os.path.realpath(local)}")
+    assert listing[at + 1] == "    :4    deny   Read(./a)"
 
 
 def test_a_rule_moves_between_lists_and_remove_takes_it_out(setup: Setup) -> None:
@@ -177,3 +178,32 @@ def test_a_git_file_naming_another_folder_gets_nothing_written_there(
     (setup.project / ".git").write_text(f"gitdir: {target}\n")
     assert run(setup, "allow", "Read(./a)").returncode == 0
     assert list(target.iterdir()) == []
+
+
+def test_removing_a_rule_that_lives_in_the_references_file_says_where_it_is(
+    setup: Setup,
+) -> None:
+    # A Claude Code user's rules are in .claude/, which this command does not write.
+    claude = setup.project / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text(
+        '{"permissions": {\n  "deny": ["Read(./.env)"],\n  "allow": ["Bash(git diff *)"]\n}}\n'
+    )
+    local = setup.project / ".legato" / "settings.local.json"
+    for rule, where in (("Read(./.env)", f"{claude}:2"), ("Bash(git diff *)", str(claude))):
+        done = run(setup, "remove", rule)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [
+            f"'{rule}' is not in {local}",
+            f"  It is in {where}, which 'legato permissions' does not write: take it out there",
+        ]
+    assert claude.read_text().count("Bash(git diff *)") == 1
+    trust_project(setup.project, setup.home)  # now applied, so also listed with its line
+    assert run(setup, "remove", "Bash(git diff *)").stdout.splitlines()[1:] == [
+        f"  It is in {claude}:3, which 'legato permissions' does not write: take it out there"
+    ]
+    # One in Legato's own project file: the flag that reaches it.
+    assert run(setup, "deny", "Bash(rm *)", "--project").returncode == 0
+    assert run(setup, "remove", "Bash(rm *)").stdout.splitlines()[1] == (
+        f"  It is in {setup.settings_file}:4: legato permissions remove 'Bash(rm *)' --project"
+    )

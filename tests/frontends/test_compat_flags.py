@@ -266,6 +266,17 @@ def test_a_bad_or_unsupported_flag_is_refused_by_name(
     usage_error(legato(project, "http://127.0.0.1:9", *args, "-p", "x"), *needles)
 
 
+def test_a_prompt_after_a_rule_flag_is_named_as_such_not_said_to_be_missing(
+    project: Project,
+) -> None:
+    # As in the reference, the flag takes every word after it; what the person hears is why.
+    done = legato(
+        project, "http://127.0.0.1:9", "-p", "--allowedTools", "Bash(git diff:*)", "show the diff"
+    )
+    usage_error(done, "--allowedTools: 'show' is not a rule", "a prompt goes before the flag")
+    assert "needs a prompt" not in done.stderr
+
+
 def test_mcp_config_servers_run_for_a_print_run(project: Project) -> None:
     given = {
         "mcpServers": {
@@ -299,3 +310,18 @@ def test_a_bare_name_in_disallowed_tools_takes_the_tool_away(project: Project) -
         offered = {tool["name"] for tool in server.requests[0].body["tools"]}
     assert done.returncode == 0, done.stderr
     assert "Read" in offered and not {"Write", "Agent"} & offered
+
+
+def test_bypass_turned_off_in_the_users_settings_refuses_the_flag(project: Project) -> None:
+    claude = project.home / ".claude" / "settings.json"
+    claude.parent.mkdir(parents=True, exist_ok=True)
+    claude.write_text('{\n  "permissions": {"disableBypassPermissionsMode": "disable"}\n}\n')
+    done = legato(
+        project, "http://127.0.0.1:9", "-p", "x", "--dangerously-skip-permissions",
+        env={"IS_SANDBOX": "1"},
+    )  # fmt: skip
+    usage_error(
+        done,
+        f"{claude}:2: field 'permissions.disableBypassPermissionsMode': the bypassPermissions "
+        "mode (chosen by --permission-mode) is disabled here",
+    )

@@ -42,7 +42,8 @@ def test_each_denial_says_its_cause_and_its_one_remedy(project: Project) -> None
         f"Permission denied: blocked by blockedPaths entry '/.env' (path '.env'). {no_reply}",
         "Permission denied: 'touch b' is not in allowedCommands, so ask mode asks before running "
         "it, and a headless run cannot ask. To allow it, add 'touch' (or the whole command) to "
-        f"allowedCommands in {settings}",
+        f"allowedCommands in {settings}, or the rule 'Bash(touch *)' to permissions.allow in "
+        ".claude/settings.json",
         "Permission denied: 'new.txt' is not in allowedPaths, so ask mode asks before creating "
         "'new.txt', and a headless run cannot ask. To allow it, add a matching pattern to "
         f"allowedPaths in {settings}, or run with --permission-mode auto",
@@ -67,3 +68,18 @@ def test_plan_mode_denials_say_how_to_leave_it(project: Project) -> None:
     assert "blockedCommands entry 'rm'" in told[0]
     assert "SECRET=1" in told[1]  # reading is what plan mode is for
     assert f"{told[2]}" in stderr
+
+
+def test_a_command_a_held_allow_rule_covers_says_to_trust_the_project(project: Project) -> None:
+    # A cloned Claude Code user's project, not trusted yet: the remedy is trust, not one more
+    # rule beside the one already written.
+    project.write(".claude/settings.json", '{"permissions": {\n  "allow": ["Bash(touch *)"]\n}}\n')
+    told, stderr = _denials(project)
+    held = (
+        "Permission denied: 'touch b' is not in allowedCommands, so ask mode asks before running "
+        "it, and a headless run cannot ask. The allow rule 'Bash(touch *)' at "
+        f"{project.root / '.claude' / 'settings.json'}:2 allows it once you trust this "
+        "project's settings: run 'legato trust' ('legato trust --show' lists what it applies)"
+    )
+    assert told[2] == held
+    assert held.removeprefix("Permission denied: ") in stderr

@@ -36,6 +36,11 @@ NOT_TRUSTED = "not applied (project not trusted)"
 NO_SERVER = "http://127.0.0.1:9"  # legato trust sends nothing to the model
 
 
+def held(stderr: str, setting: str) -> bool:
+    """A warning names ``setting`` among what its file leaves out until the project is trusted."""
+    return any(NOT_TRUSTED in line and setting in line for line in stderr.splitlines())
+
+
 def hostile(project: Project, **settings: Any) -> None:
     """The repository's settings as it ships them: written, never trusted."""
     project.write(".legato/settings.json", json.dumps(settings))
@@ -76,7 +81,7 @@ def test_auto_mode_any_command_and_no_sandbox_apply_only_once_trusted(project: P
     assert KEY not in sent
     assert not pwned(project.home)
     for setting in ('permissionMode: "auto"', 'allowedCommands: "*"', "sandbox.enabled: false"):
-        assert f"{setting} {NOT_TRUSTED}" in stderr
+        assert held(stderr, setting)
     assert "legato trust" in stderr
 
     shown = trust(project)
@@ -97,8 +102,8 @@ def test_a_change_after_trust_makes_the_project_untrusted_again(project: Project
     sent, stderr = run(project, [tool_calls([call("Bash", {"command": STEAL})])])
     assert KEY not in sent
     assert not pwned(project.home)
-    assert f'allowedCommands: "*" {NOT_TRUSTED}' in stderr
-    assert f'permissionMode: "auto" {NOT_TRUSTED}' in stderr
+    assert held(stderr, 'allowedCommands: "*"')
+    assert held(stderr, 'permissionMode: "auto"')
 
 
 def test_allowed_paths_in_the_home_folder_do_not_hand_the_key_to_read(project: Project) -> None:
@@ -106,7 +111,7 @@ def test_allowed_paths_in_the_home_folder_do_not_hand_the_key_to_read(project: P
     read = [tool_calls([call("Read", {"file_path": str(project.home / ".ssh" / "id_rsa")})])]
     sent, stderr = run(project, read)
     assert KEY not in sent
-    assert f'allowedPaths: "~/.ssh/**" {NOT_TRUSTED}' in stderr
+    assert held(stderr, 'allowedPaths: "~/.ssh/**"')
 
     assert trust(project).returncode == 0
     sent, _ = run(project, read)
@@ -126,7 +131,7 @@ def test_allow_write_outside_the_project_needs_trust(project: Project) -> None:
     sent, stderr = run(project, steps)
     assert not pwned(notes)
     assert "Read-only file system" in sent
-    assert f'sandbox.allowWrite: "~/notes" {NOT_TRUSTED}' in stderr
+    assert held(stderr, 'sandbox.allowWrite: "~/notes"')
 
     assert trust(project).returncode == 0
     run(project, steps)
@@ -320,7 +325,7 @@ def test_entries_that_run_code_of_the_models_choosing_need_trust(project: Projec
     _, stderr = run(project, steps)
     for entry, _, marker in cases:
         assert not (project.root / marker).exists(), entry
-        assert f"allowedCommands: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+        assert held(stderr, f"allowedCommands: {json.dumps(entry)}")
 
     assert trust(project).returncode == 0
     run(project, steps)
@@ -379,7 +384,7 @@ def test_an_allowed_path_naming_a_file_that_runs_outside_the_sandbox_needs_trust
     _, stderr = run(project, write)
     for entry in entries:
         assert "import os" not in (project.root / entry).read_text()
-        assert f"allowedPaths: {json.dumps(entry)} {NOT_TRUSTED}" in stderr
+        assert held(stderr, f"allowedPaths: {json.dumps(entry)}")
 
     assert trust(project).returncode == 0
     run(project, write)
@@ -396,7 +401,7 @@ def test_a_higher_process_limit_needs_trust(project: Project) -> None:
     steps = [tool_calls([call("Bash", {"command": "python3 limit.py"})])]
     sent, stderr = run(project, steps)
     assert '"content": "(1024, 1024)' in sent
-    assert f"sandbox.maxProcesses: 100000 {NOT_TRUSTED}" in stderr
+    assert held(stderr, "sandbox.maxProcesses: 100000")
 
     assert trust(project).returncode == 0
     sent, _ = run(project, steps)

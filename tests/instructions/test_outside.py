@@ -159,3 +159,27 @@ def test_thousands_of_broken_imports_are_a_few_warnings(tree: Tree) -> None:
     assert [g.path for g in context.guides] == [str(tree.root / "CLAUDE.md")]
     assert len(context.warnings) == 21
     assert context.warnings[-1].startswith("More imports of the instruction files were not")
+
+
+def test_a_notes_file_at_the_top_of_the_claude_folder_imports_with_approval(tree: Tree) -> None:
+    # The reference's docs share personal instructions across worktrees this way; the rest of
+    # ~/.claude (its credentials file, its transcripts under projects/) stays out, approved
+    # or not, and so does a link from there to a key.
+    notes = tree.write(".claude/my-project-instructions.md", "use port 5433\n", at=tree.home)
+    tree.write(".claude/.credentials.json", '{"token": "SECRET"}\n', at=tree.home)
+    tree.write(".claude/projects/p/chat.md", "SECRET TRANSCRIPT\n", at=tree.home)
+    tree.write(".ssh/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n", at=tree.home)
+    os.symlink(tree.home / ".ssh" / "id_rsa", tree.home / ".claude" / "key.md")
+    tree.write(
+        "CLAUDE.local.md",
+        "@~/.claude/my-project-instructions.md\n@~/.claude/.credentials.json\n"
+        "@~/.claude/projects/p/chat.md\n@~/.claude/key.md\n",
+    )
+    context = tree.load()
+    assert [r.path for r in context.import_requests] == [str(notes)]
+    never = [w for w in context.warnings if "is where credentials live" in w]
+    assert [w.split(": @")[1].split(" ")[0] for w in never] == [
+        "~/.claude/.credentials.json",
+        "~/.claude/projects/p/chat.md",
+        "~/.claude/key.md",
+    ]

@@ -77,7 +77,9 @@ def test_nothing_a_repository_widens_applies_until_trusted(dirs: Dirs, name: str
     assert ("env.LD_PRELOAD", "/tmp/evil.so", path) in shown
     assert not any(key == "env.ASSISTANT_BASE_URL" for key, _, _ in shown)
     assert any(
-        w.startswith(f"{path}: permissions.allow") and "legato trust" in w for w in context.warnings
+        w.startswith(f"{path}: not applied (project not trusted): permissions.allow")
+        and "legato trust" in w
+        for w in context.warnings
     )
 
 

@@ -157,6 +157,8 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
             "statusLine": {"type": "command"},
             "permissions": {"disableAutoMode": "disable"},
             "enableAllProjectMcpjsonServers": True,
+            # Where an editor finds the file's schema: no setting, so never "not acted on".
+            "$schema": "https://json.schemastore.org/claude-code-settings.json",
         },
     )
     explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
@@ -295,3 +297,48 @@ def test_started_in_the_home_folder_its_claude_settings_are_the_users_once(
     context = load_context(str(home), home=str(home), env={})
     assert [(r.text, r.source) for r in context.permission_rules] == [("Bash(make:*)", path)]
     assert context.trust_items == ()
+
+
+@pytest.mark.parametrize(
+    ("written", "model"),
+    [
+        ("default", "claude-sonnet-4-6"),
+        ("sonnet[1m]", "claude-sonnet-4-6"),
+        ("opus[1m]", "claude-opus-4-6"),
+        ("OPUS[1M]", "claude-opus-4-6"),
+        ("best", "claude-opus-4-6"),
+        ("opusplan", "claude-sonnet-4-6"),
+    ],
+)
+def test_the_references_other_model_names_in_the_users_file_start_a_session(
+    files: Files, written: str, model: str
+) -> None:
+    # ~/.claude/settings.json is shared with the reference, so its names must not stop a start.
+    files.write("claude-user", {"model": written})
+    assert files.load().model == model
+
+
+def test_a_schema_key_is_no_setting_in_either_spelling(files: Files) -> None:
+    schema = "https://json.schemastore.org/claude-code-settings.json"
+    files.write("legato-project", {"$schema": schema, "blockedCommands": ["rm"]})
+    files.write("claude-project", {"$schema": schema})
+    explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
+    assert explained.not_acted_on == ()
+    assert not any("$schema" in w for w in explained.context.warnings)
+
+
+def test_bypass_turned_off_by_any_file_stops_a_start_that_asks_for_it(files: Files) -> None:
+    # Any file may turn it off, an untrusted project's too: it only takes a mode away.
+    path = files.write(
+        "claude-project", {"permissions": {"disableBypassPermissionsMode": "disable"}}
+    )
+    context = files.load(trusted=False)
+    assert context.bypass_disabled == f"{path}:3"
+    overrides = Overrides(permission_mode="bypass")
+    with pytest.raises(ConfigError) as raised:
+        load_context(
+            str(files.dirs.project), home=str(files.dirs.home), overrides=overrides, env={}
+        )
+    assert (raised.value.path, raised.value.line) == (path, 3)
+    assert raised.value.field == "permissions.disableBypassPermissionsMode"
+    assert "(chosen by --permission-mode) is disabled here" in raised.value.message

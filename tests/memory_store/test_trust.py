@@ -142,11 +142,34 @@ def test_untrusted_items_are_left_out_with_a_warning_and_explained(dirs: Dirs) -
     assert explained.context.settings.sandbox.unconfined_commands == ()
     assert not explained.context.trusted
     [warning] = explained.context.warnings
-    assert warning.startswith(f"{dirs.settings.resolve()}: sandbox.unconfinedCommands: ")
-    assert "not applied (project not trusted); run 'legato trust'" in warning
+    assert warning == (
+        f"{dirs.settings.resolve()}: not applied (project not trusted): "
+        f'sandbox.unconfinedCommands: "docker"; {trust.REMEDY}'
+    )
     [row] = explained.not_applied
     assert (row.key, row.value) == ("sandbox.unconfinedCommands", "docker")
     assert row.source.startswith("not applied (project not trusted): ")
+
+
+def test_a_file_s_untrusted_items_make_one_warning_naming_each(dirs: Dirs) -> None:
+    # The shape of a Claude Code user's committed settings: several allow rules and env.
+    claude = dirs.project / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(npm run lint)", "Bash(git diff:*)"]},
+                "env": {"NODE_ENV": "development"},
+            }
+        )
+    )
+    explained = explain_context(str(dirs.project), home=str(dirs.home), env={})
+    assert explained.context.warnings == (
+        f"{claude.resolve()}: not applied (project not trusted): "
+        'permissions.allow: "Bash(npm run lint)", permissions.allow: "Bash(git diff:*)", '
+        f'env.NODE_ENV: "development"; {trust.REMEDY}',
+    )
+    assert len(explained.not_applied) == 3
 
 
 def test_trust_applies_them_until_the_content_changes(dirs: Dirs) -> None:

@@ -87,7 +87,8 @@ async def test_headless_denies_what_needs_a_prompt_and_says_how_to_allow_it(
         False,
         "'make test' is not in allowedCommands, so ask mode asks before running it, and a "
         "headless run cannot ask. To allow it, add 'make' (or the whole command) to "
-        f"allowedCommands in {settings_file}",
+        f"allowedCommands in {settings_file}, or the rule 'Bash(make *)' to permissions.allow "
+        "in .claude/settings.json",
     )
     assert allowed == Decision(True, "allowed by allowedCommands entry 'git status'")
     assert blocked == blocked_by(

@@ -353,7 +353,8 @@ def test_headless_reasons_say_why_and_how_to_allow(root: str) -> None:
     assert question(policy.assess(run("curl example.com"))).headless_reason == (
         "'curl example.com' is not in allowedCommands, so ask mode asks before running it, "
         "and a headless run cannot ask. To allow it, add 'curl' (or the whole command) to "
-        f"allowedCommands in {settings}"
+        f"allowedCommands in {settings}, or the rule 'Bash(curl *)' to permissions.allow in "
+        ".claude/settings.json"
     )
     assert question(policy.assess(files("write", "src/a.py"))).headless_reason == (
         "'src/a.py' is not in allowedPaths, so ask mode asks before writing 'src/a.py', and a "

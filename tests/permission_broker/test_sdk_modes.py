@@ -142,7 +142,8 @@ async def test_dont_ask_denies_what_would_be_asked_without_asking(project: Path)
         False,
         "'make test' is not in allowedCommands, so ask mode asks before running it, and in "
         "dontAsk mode nobody is asked. To allow it, add 'make' (or the whole command) to "
-        f"allowedCommands in {settings_file} (or switch from dontAsk to a permission mode "
+        f"allowedCommands in {settings_file}, or the rule 'Bash(make *)' to permissions.allow "
+        "in .claude/settings.json (or switch from dontAsk to a permission mode "
         "that asks)",
     )
     assert allowed == Decision(True, "allowed by allowedCommands entry 'git status'")
@@ -339,3 +340,21 @@ async def test_a_hooks_ask_goes_to_a_person_in_bypass_and_to_nobody_in_dont_ask(
     )
     assert asked == [] and not unasked.allowed
     assert "a PreToolUse hook asks for a person" in unasked.reason and "dontAsk" in unasked.reason
+
+
+async def test_a_settings_file_that_turns_bypass_off_keeps_it_off(project: Path) -> None:
+    # The reference's permissions.disableBypassPermissionsMode, here in the user's own file:
+    # the SDK's set_permission_mode cannot turn bypass on, so a call still asks.
+    claude = project.parent / "home" / ".claude" / "settings.json"
+    claude.parent.mkdir(parents=True)
+    claude.write_text('{"permissions": {"disableBypassPermissionsMode": "disable"}}')
+    memory = memory_for(project)
+    ui = SdkUi(["n"])
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
+        with pytest.raises(UsageError, match="disableBypassPermissionsMode"):
+            await broker.address.ask(SetMode(mode="bypass"))
+        asked = await broker.address.ask(run("make test"))
+    assert asked == Decision(False, "the user denied it")
+    assert [question.request.command for question in ui.asked] == ["make test"]

@@ -80,3 +80,29 @@ def test_a_bad_file_is_skipped_and_its_fault_names_file_line_field_and_remedy(
         f"{tools}:4: field 'tools': must be a comma-separated list or a list of tool names, "
         "not 5\n  → Write the tools as 'tools: Read, Grep' or as a YAML list ([Read, Grep])"
     )
+
+
+def test_a_description_with_unquoted_colons_loads_as_the_reference_reads_it(
+    tmp_path: Path,
+) -> None:
+    # The shape the reference's own agent generator writes: one line, ': ' inside, unquoted.
+    root, home, project, _ = folders(tmp_path)
+    described = (
+        'Reviews code. Examples:\\n\\n<example>\\nContext: a new function.\\nuser: "Review it"\\n'
+        "</example>"
+    )
+    write(
+        project,
+        "reviewer",
+        f"---\nname: reviewer\ndescription: {described}\ntools: Read, Grep\nmodel: sonnet\n"
+        "---\nReview.\n",
+    )
+    # What YAML refuses for another reason is still the file's fault, at its line.
+    broken = write(
+        project, "broken", "---\nname: broken\ndescription: a: b\ntools: [Read\n---\nB.\n"
+    )
+    found = list_agents(str(root), str(home))
+    (reviewer,) = found.types
+    assert (reviewer.description, reviewer.tools) == (described, ("Read", "Grep"))
+    (fault,) = found.faults
+    assert fault.startswith(f"{broken}:3: field 'description': a value holds ': '")

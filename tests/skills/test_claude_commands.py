@@ -195,7 +195,7 @@ def test_a_command_a_later_pull_adds_does_not_ride_on_an_earlier_trust(project: 
     with ScriptedServer([text("Tidied.")]) as server:
         done = project.legato(server.url, "--headless", "/tidy")
     assert not marker.exists()
-    assert 'tidy.md: allowed-tools: "Bash" not applied (project not trusted)' in done.stderr
+    assert 'tidy.md: not applied (project not trusted): allowed-tools: "Bash"' in done.stderr
     shown = subprocess.run(
         [sys.executable, "-c", "from frontends.cli import main; main()", "trust", "--show",
          "--project", str(project.root)],
@@ -556,3 +556,51 @@ def test_the_users_own_command_runs_on_its_model_and_a_projects_does_not(
     odd = project.legato(NO_SERVER, "/odd")
     assert odd.returncode == 2
     assert "odd.md:2: field 'model': must be a string, not int 42" in odd.stderr
+
+
+def test_an_argument_hint_in_brackets_is_shown_as_written(project: Project) -> None:
+    # The reference's docs write hints this way, unquoted: YAML alone reads '[message]' as a
+    # list and '[filename] [format]' not at all, yet the reference runs both.
+    hints = {
+        "ci": "[message]",
+        "conv": "[filename] [format]",
+        "tag": "add [tagId] | remove [tagId] | list",
+        "quoted": '[a "b"] \\ c',
+    }
+    for name, hint in hints.items():
+        project.write(
+            f".claude/commands/{name}.md",
+            f"---\nargument-hint: {hint}\ndescription: The {name} command\n---\nDo $ARGUMENTS\n",
+        )
+    project.write(".claude/commands/tools.md", "---\nallowed-tools: [Read]\n---\nRead.\n")
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    assert "Not loaded" not in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines()]
+    for name, hint in hints.items():
+        assert [f"/{name}", *hint.split(), "The", name, "command"] in [
+            row[: len(hint.split()) + 4] for row in rows
+        ]
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "/conv", "a.csv", "json")
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "Do a.csv json" in first_prompt(requests[0].body)
+
+
+def test_help_names_an_agent_file_that_does_not_load(project: Project) -> None:
+    # /help is where a person looks for the agent they wrote: one that does not load is
+    # listed there with its file, line and fault, as a command file is.
+    project.write(".claude/agents/fine.md", "---\nname: fine\ndescription: Fine.\n---\nBe.\n")
+    project.write(
+        ".claude/agents/typo.md", "---\nname: typo\ndescription: D.\nmodel: gpt-9\n---\nB.\n"
+    )
+    done = project.legato(NO_SERVER, "/help")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = lines.index("Agent files not loaded (fix these files):")
+    assert lines[at + 1].split(None, 1) == [
+        "typo",
+        ".claude/agents/typo.md:4: field 'model': unknown model 'gpt-9'.",
+    ]
+    assert not any("fine.md" in line for line in lines[at:])
