@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.counts import counted
 from actors.errors import ConfigError
 from actors.tool_names import MCP_PREFIX
 from actors.visible import escape_controls
@@ -36,9 +37,12 @@ def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
     file, line, field and remedy, for the first rule Legato cannot honour."""
     if not rules:
         return ()
-    from actors.settings.rule_syntax import RuleError, parse
+    from actors.settings.rule_syntax import NO_TOOL_YET, RuleError, parse
 
     warnings: list[str] = []
+    # Rules for the reference's tools Legato has no counterpart for, and those tools.
+    held: list[str] = []
+    waiting: dict[str, None] = {}
     counts: dict[tuple[str, str], int] = {}
     for rule in rules:
         index = counts.get((rule.source, rule.behavior), 0)
@@ -56,10 +60,21 @@ def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
                 field=field,
                 remedy=escape_controls(error.remedy[:1].upper() + error.remedy[1:], newlines=True),
             ) from None
-        if parsed.note is not None:
-            where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
+        where = rule.source if rule.line is None else f"{rule.source}:{rule.line}"
+        if parsed.note == NO_TOOL_YET.format(parsed.tool):
+            # Common in the reference's files (WebFetch, WebSearch): said in one line, not one
+            # a rule on every start.
+            waiting[parsed.tool] = None
+            held.append(f"{escape_controls(rule.text)!r} at {where}")
+        elif parsed.note is not None:
             note = escape_controls(parsed.note, newlines=True)
             warnings.append(f"{where}: {rule.behavior} rule {rule.text!r}: {note}")
+    if held:
+        more = f" and {len(held) - 3} more" if len(held) > 3 else ""
+        warnings.append(
+            f"{counted(len(held), 'rule')} for tools Legato does not have yet "
+            f"({', '.join(waiting)}) act on nothing for now: {', '.join(held[:3])}{more}"
+        )
     return tuple(warnings)
 
 

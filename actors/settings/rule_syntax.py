@@ -58,6 +58,8 @@ NO_SUCH_TOOL = frozenset(
         "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "EndConversation", "LSP",
     }
 )  # fmt: skip
+# What a rule for one of them is told (actors/settings/rule_check.py says them in one line).
+NO_TOOL_YET = "Legato has no {} tool yet, so the rule has nothing to act on"
 # A bare ``Read`` covers the tools that read files, a bare ``Edit`` those that change them.
 TOOL_FAMILIES: dict[str, tuple[str, ...]] = {"Read": ("Grep", "Glob"), "Edit": ("Write",)}
 # Path rules the reference accepts and never consults.
@@ -216,7 +218,7 @@ def _absent(name: str) -> str | None:
     if name in LEGATO_TOOLS or name.startswith(MCP_PREFIX):
         return None
     if name in NO_SUCH_TOOL:
-        return f"Legato has no {name} tool yet, so the rule has nothing to act on"
+        return NO_TOOL_YET.format(name)
     import difflib  # only for a rule that names no tool
 
     known = sorted(LEGATO_TOOLS | NO_SUCH_TOOL)
@@ -326,7 +328,7 @@ def _domain(specifier: str) -> ParsedRule:
         "WebFetch",
         "domain",
         host.lower(),
-        note="Legato has no WebFetch tool yet, so the rule has nothing to act on",
+        note=NO_TOOL_YET.format("WebFetch"),
     )
 
 
