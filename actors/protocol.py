@@ -994,7 +994,8 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True):
 class DescribeSandbox(Ask[SandboxReport], frozen=True, tag=True):
     """Whether commands run confined here; the first ask (or the first command) tries the
     mechanism once for the session. ``try_it=False``: say what is known without trying (a
-    session that ran no command does not pay for a trial just to report)."""
+    session that ran no command does not pay for a trial just to report), and, confined, not
+    what the layout enforces (a run's result line says only whether and by what)."""
 
     try_it: bool = True
 
