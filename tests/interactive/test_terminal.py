@@ -40,7 +40,9 @@ def test_an_answer_streams_and_cost_and_quit_work(
         terminal.start(root, session_env(home, server.url))
         terminal.wait_for("tokens", visible=True)
         terminal.submit("explain the plan")
-        screen = terminal.wait_for("print('hi')")
+        # The finished answer: its list is drawn as the stream ends, not always before the
+        # code block's last line shows, so both are waited for.
+        screen = terminal.wait_for(lambda s: "print('hi')" in s and "• second step" in s)
         assert "Here is the plan:" in screen
         assert screen.count("• first step") == 1  # printed once into the scrollback
         assert screen.count("Here is the plan:") == 1
