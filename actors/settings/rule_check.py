@@ -73,7 +73,8 @@ def check_rules(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
         more = f" and {len(held) - 3} more" if len(held) > 3 else ""
         warnings.append(
             f"{counted(len(held), 'rule')} for tools Legato does not have yet "
-            f"({', '.join(waiting)}) act on nothing for now: {', '.join(held[:3])}{more}"
+            f"({', '.join(waiting)}) {'acts' if len(held) == 1 else 'act'} on nothing for now: "
+            f"{', '.join(held[:3])}{more}"
         )
     return tuple(warnings)
 
