@@ -224,7 +224,11 @@ class Rules:
                 return None
         if not matched:
             shown = f"'{command.text}'" + (f", run by '{runner.text}'," if runner else "")
-            return Judgement("unlisted", f"{shown} is not in allowedCommands", unlisted=command)
+            # Named as the user writes their rules: a Claude Code user has permissions.allow.
+            where = "allowedCommands"
+            if self.reference.of("allow"):
+                where = "any allow rule (permissions.allow) or allowedCommands entry"
+            return Judgement("unlisted", f"{shown} is not in {where}", unlisted=command)
         if matched[0][0] not in used:
             used.append(matched[0][0])
         for run in command.runs:

@@ -552,3 +552,17 @@ def test_an_untrusted_project_s_bash_allow_rule_holds_only_in_the_sandbox(root: 
     found = p.assess(run("make test"))  # no sandbox: it would run as the user
     assert isinstance(found, Question) and "only in the sandbox" in found.headless_reason
     assert outcome(p, run("git status")) == "allowed"
+
+
+def test_a_command_no_rule_covers_is_said_in_the_words_of_the_rules_the_user_writes(
+    root: str,
+) -> None:
+    # A Claude Code user never wrote an allowedCommands entry: the reason names their list too.
+    theirs = policy(root, allow=("Bash(npm run test:*)",)).assess(run("git push"))
+    assert isinstance(theirs, Question)
+    assert "'git push' is not in any allow rule (permissions.allow)" in theirs.headless_reason
+    ours = policy(root, settings=ProjectSettings(allowed_commands=("make",))).assess(
+        run("git push")
+    )
+    assert isinstance(ours, Question)
+    assert "'git push' is not in allowedCommands" in ours.headless_reason
