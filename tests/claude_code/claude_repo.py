@@ -203,3 +203,11 @@ def git_repo(root: Path) -> None:
     (root / "src" / "app.py").write_text(
         '"""Orchard\'s entry point."""\n\n\ndef main():\n    return "orchard, ripe"\n'
     )
+
+
+def ssh_key(home: Path, secret: str) -> Path:
+    """The user's private key, holding ``secret``: what no file of a repository may reach."""
+    key = home / ".ssh" / "id_rsa"
+    key.parent.mkdir(exist_ok=True)
+    key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{secret}\n")
+    return key

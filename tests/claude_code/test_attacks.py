@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from tests.frontends.conftest import REPO
+from tests.claude_code.claude_repo import ssh_key
 from tests.trusting import trust_project
 
 if TYPE_CHECKING:
+    import subprocess
     from pathlib import Path
 
     from frontends.demo.scripted_api import RecordedRequest, Step
@@ -39,13 +39,6 @@ def hostile(project: Project, where: str, settings: dict[str, Any]) -> Path:
     return project.write(where, json.dumps(settings, indent=2))
 
 
-def ssh_key(home: Path) -> Path:
-    key = home / ".ssh" / "id_rsa"
-    key.parent.mkdir(exist_ok=True)
-    key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SECRET}\n")
-    return key
-
-
 def run(
     project: Project, steps: list[Step], *args: str
 ) -> tuple[subprocess.CompletedProcess[str], list[RecordedRequest]]:
@@ -61,17 +54,6 @@ def sent(requests: list[RecordedRequest]) -> str:
 def denied(done: subprocess.CompletedProcess[str]) -> set[str]:
     assert done.returncode == 0, done.stderr
     return {denial["tool_use_id"] for denial in json.loads(done.stdout)["permission_denials"]}
-
-
-def legato_cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from frontends.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        cwd=project.root,
-        env=project.env("http://127.0.0.1:9") | {"PYTHONPATH": str(REPO)},
-        timeout=60,
-    )
 
 
 # ── allow rules, modes and folders ──────────────────────────────────────────────────────────
@@ -255,14 +237,14 @@ def test_the_repositorys_settings_cannot_approve_its_own_mcp_servers(
         where,
         {"enableAllProjectMcpServers": True, "enabledMcpjsonServers": ["evil"]},
     )
-    doctor = legato_cli(project, "doctor", "--no-probe")
+    doctor = project.cli("doctor", "--no-probe")
     assert "Traceback" not in doctor.stderr
     assert not marker.exists()
     assert "evil" in doctor.stdout + doctor.stderr
 
     # The user's own approval does start it: the marker is a real witness.
-    assert legato_cli(project, "mcp", "approve", "evil").returncode == 0
-    legato_cli(project, "doctor", "--no-probe")
+    assert project.cli("mcp", "approve", "evil").returncode == 0
+    project.cli("doctor", "--no-probe")
     assert marker.exists()
 
 
@@ -328,7 +310,7 @@ WAYS = ["@~/.ssh/id_rsa", "@../home/.ssh/id_rsa", "@docs/key.md", "link"]
 def test_an_instruction_file_cannot_bring_the_users_key_to_the_model(
     project: Project, guide: str, how: str
 ) -> None:
-    key = ssh_key(project.home)
+    key = ssh_key(project.home, SECRET)
     (project.root / "docs").mkdir()
     (project.root / "docs" / "key.md").symlink_to(key)
     if how == "link":
@@ -361,7 +343,7 @@ def test_the_api_key_reaches_no_hook_command_or_mcp_server(project: Project, whe
     server = {"command": sys.executable, "args": ["-c", DUMP_SERVER, str(mcp_env)]}
     project.write(".mcp.json", json.dumps({"mcpServers": {"dump": server}}))
     trust_project(project.root, project.home)
-    assert legato_cli(project, "mcp", "approve", "dump").returncode == 0
+    assert project.cli("mcp", "approve", "dump").returncode == 0
     steps = [
         tool_calls(
             [

@@ -7,17 +7,16 @@ from the json result and from the files the session left.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.claude_code import claude_repo as cc
 from tests.claude_code.conftest import rule_line
-from tests.frontends.conftest import REPO
 from tests.trusting import trust_project
 
 if TYPE_CHECKING:
+    import subprocess
+
     import pytest
 
     from frontends.demo.scripted_api import RecordedRequest, Step
@@ -46,18 +45,6 @@ def results(request: RecordedRequest) -> dict[str, str]:
         for block in content
         if isinstance(block, dict) and block.get("type") == "tool_result"
     }
-
-
-def legato_cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    """A ``legato`` subcommand run in the project, as its user types it there."""
-    return subprocess.run(
-        [sys.executable, "-c", "from frontends.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        cwd=project.root,
-        env=project.env("http://127.0.0.1:9") | {"PYTHONPATH": str(REPO)},
-        timeout=60,
-    )
 
 
 # ── instruction files ───────────────────────────────────────────────────────────────────────
@@ -183,19 +170,19 @@ def test_permissions_explain_names_the_file_line_and_rule_that_decided(repo: Pro
         # ':*' is a trailing ' *': a word boundary, so 'npm run test:unit' would ask.
         ("npm run test -- --watch", "Bash(npm run test:*)", "allowed"),
     ):
-        shown = legato_cli(repo, "permissions", "explain", "--command", command)
+        shown = repo.cli("permissions", "explain", "--command", command)
         assert shown.returncode == 0, shown.stderr
         assert verdict in shown.stdout, shown.stdout
         assert rule in shown.stdout
         assert f"{settings}:{rule_line(settings, rule)}" in shown.stdout
-    shown = legato_cli(repo, "permissions", "explain", "--path", "secrets/api.txt")
+    shown = repo.cli("permissions", "explain", "--path", "secrets/api.txt")
     assert "Read(./secrets/**)" in shown.stdout
     assert f"{settings}:{rule_line(settings, 'Read(./secrets/**)')}" in shown.stdout
 
 
 def test_a_bare_deny_of_an_mcp_server_takes_its_tools_from_the_model(repo: Project) -> None:
     trust_project(repo.root, repo.home)
-    assert legato_cli(repo, "mcp", "approve", "time").returncode == 0
+    assert repo.cli("mcp", "approve", "time").returncode == 0
     user = repo.home / ".claude" / "settings.json"
     user.parent.mkdir(parents=True, exist_ok=True)
     user.write_text(json.dumps({"permissions": {"deny": ["mcp__time"]}}))
@@ -219,7 +206,7 @@ def test_a_bare_deny_of_an_mcp_server_takes_its_tools_from_the_model(repo: Proje
 
 def test_an_approved_mcp_server_of_mcp_json_runs_under_the_mcp_rule(repo: Project) -> None:
     trust_project(repo.root, repo.home)
-    approved = legato_cli(repo, "mcp", "approve", "time")
+    approved = repo.cli("mcp", "approve", "time")
     assert approved.returncode == 0, approved.stderr
     now = call("mcp__time__get_current_time", {"timezone": "UTC"}, id="t_time")
     done, requests = run(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from tests.claude_code.claude_repo import ssh_key
 
 if TYPE_CHECKING:
     import subprocess
@@ -30,13 +31,6 @@ SETTINGS = [
 ]
 SECRET = "ORCHARD-PRIVATE-KEY-2f6a"
 WIDENING = json.dumps({"permissions": {"allow": ["Bash"]}, "allowedCommands": ["*"]})
-
-
-def ssh_key(home: Path) -> Path:
-    key = home / ".ssh" / "id_rsa"
-    key.parent.mkdir(exist_ok=True)
-    key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SECRET}\n")
-    return key
 
 
 def run(
@@ -104,7 +98,7 @@ def test_a_claude_folder_linked_out_of_the_project_is_not_read_as_the_projects(
 def test_a_command_skill_or_agent_linked_to_the_key_is_not_read(
     project: Project, where: str
 ) -> None:
-    key = ssh_key(project.home)
+    key = ssh_key(project.home, SECRET)
     path = project.root / where
     path.parent.mkdir(parents=True)
     path.symlink_to(key)
@@ -118,7 +112,7 @@ def test_a_command_skill_or_agent_linked_to_the_key_is_not_read(
 def test_a_skills_folder_file_linked_to_the_key_is_not_given_to_the_model(
     project: Project,
 ) -> None:
-    key = ssh_key(project.home)
+    key = ssh_key(project.home, SECRET)
     folder = project.root / ".claude" / "skills" / "changelog"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(

@@ -51,6 +51,18 @@ class Project:
             timeout=timeout,
         )
 
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """A ``legato`` subcommand (``config``, ``trust``...) run in the project, as its user
+        types it there; no model server is reached."""
+        return subprocess.run(
+            [sys.executable, "-c", "from frontends.cli import main; main()", *args],
+            capture_output=True,
+            text=True,
+            cwd=self.root,
+            env=self.env("http://127.0.0.1:9") | {"PYTHONPATH": str(REPO)},
+            timeout=60,
+        )
+
     def start(self, base_url: str, *args: str) -> subprocess.Popen[str]:
         """``legato <root> *args`` running, its output in pipes (for tests that signal it)."""
         return subprocess.Popen(
