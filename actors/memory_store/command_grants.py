@@ -1,7 +1,7 @@
 """The project's commands and skills that grant themselves tools: trust items.
 
 A command or skill file may name tools in ``allowed-tools`` that its prompt then uses without
-a question (frontends/skills/command_grants.py). A project's file is a cloned repository's
+a question (frontends/skills/command_run.py). A project's file is a cloned repository's
 words, so what it grants is widening like an allow rule of its settings: each such field is a
 trust item, and the fingerprint the user trusts covers it. A command added or changed by a
 later pull makes the project untrusted again until the user looks, as a new allow rule does.

@@ -38,6 +38,7 @@ class Stream(Protocol):
     """What the requests need of the running stream session."""
 
     mode: str
+    model: str | None  # set_model's choice, for the prompts that run after it
 
     def interrupt(self) -> bool: ...
 
@@ -92,7 +93,7 @@ class Requests:
             if model is not None and not isinstance(model, str):
                 raise Refused(f"set_model: 'model' must be a string or null, not {model!r}")
             chosen = await self.session.conductor.address.ask(SetModel(model=model or "sonnet"))
-            self.model = chosen
+            self.model = self.stream.model = chosen
             return {"model": chosen}
         if subtype == "get_context_usage":
             return await self.context_usage()

@@ -42,7 +42,6 @@ from actors.protocol import (
     Notice,
     PermissionRequest,
     RunPrompt,
-    SetModel,
     Show,
     TurnOutcome,
     Undo,
@@ -58,7 +57,7 @@ from frontends.headless.render import (
 )
 from frontends.headless.sdk_session import SdkOptions, init_line
 from frontends.session import assemble
-from frontends.skills.command_grants import command_grants
+from frontends.skills.command_run import running
 from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
@@ -252,18 +251,7 @@ class _HeadlessRun:
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
         prompt = await self._attach_references(session)
-        notes: list[str] = []
-        async with command_grants(self.command, session, notes.append):
-            for note in notes:
-                await session.ui.address.tell(Show(Notice("warning", note)))
-            if self.command is not None and self.command.shell:
-                from frontends.skills.shell_lines import run_shell_lines
-
-                tools, ui = session.tools.address, session.ui.address
-                prompt = await run_shell_lines(self.command, prompt, tools, ui)
-            if self.command is not None and self.command.model is not None:
-                # The user's own command names its model; this run is its one prompt.
-                await session.conductor.address.ask(SetModel(model=self.command.model))
+        async with running(self.command, session, prompt) as prompt:
             return await session.conductor.address.ask(
                 RunPrompt(text=prompt, max_turns=self.options.max_turns)
             )

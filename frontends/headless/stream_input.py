@@ -53,6 +53,7 @@ from frontends.headless.render import OutputClosed, StreamJsonRenderer
 from frontends.headless.requests import Requests, prompt_text
 from frontends.headless.run import STOP_GRACE, STOP_WAIT
 from frontends.headless.sdk_session import assemble_for_sdk, init_line
+from frontends.skills.command_run import running
 from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
@@ -97,6 +98,7 @@ class _StreamSession:
         self.interrupted = False
         self.last_failed = False
         self.mode = options.permission_mode  # the SDK's name for it
+        self.model: str | None = None  # set_model's choice; None: the session's start-up model
         self._stop_reading: anyio.CancelScope | None = None  # made on the loop, in _serve
         self._started = False  # the session is up: a signal then stops it tidily
 
@@ -286,15 +288,20 @@ class _StreamSession:
             for note in prompt.notes:
                 await session.ui.address.tell(Show(Notice("warning", note)))
             text: str | None = prompt.text
+            command = None
             if prompt.text.lstrip().startswith("/"):  # a command of the project's, as typed
                 from frontends.skills.in_session import prepare_prompt
 
                 prepared = await prepare_prompt(session, prompt.text)
-                text = prepared.prompt
+                text, command = prepared.prompt, prepared.command
             if text is None:
                 outcome = self._said(prepared.said, failed=prepared.failed)
             else:
-                outcome = await self._run_one(session, text)
+                after = None  # a command that names its model has it for its prompt alone
+                if command is not None and command.model is not None:
+                    after = self.model or (await session.memory.address.ask(GetContext())).model
+                async with running(command, session, text, model_after=after) as text:
+                    outcome = await self._run_one(session, text)
             self.last_failed = outcome.is_error
             # The result says whether commands ran confined, as headless results do. Asked
             # again only after calls ran (a command makes the sandbox's one trial) and while

@@ -9,7 +9,6 @@ keeps the conversation valid with what was done so far.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import io
 import math
@@ -64,8 +63,7 @@ from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
 from frontends.session import assemble
-from frontends.skills.command_grants import command_grants
-from frontends.skills.shell_lines import run_shell_lines
+from frontends.skills.command_run import running
 from frontends.skills.skill_report import report_text
 from frontends.skills.slash_line import split_command
 from frontends.startup import debug
@@ -498,23 +496,12 @@ class InteractiveSession:
                     for note in attachment.notes:
                         self.view.note("warning", note)
                     text = attachment.prompt
-                warn = functools.partial(self.view.note, "warning")
-                async with command_grants(
-                    command, self.session, warn
-                ):  # a command's allowed-tools, for its prompt alone
-                    if command is not None and command.shell:  # a command's !`cmd` lines
-                        tools, ui = self.session.tools.address, self.session.ui.address
-                        text = await run_shell_lines(command, text, tools, ui)
-                    if command is not None and command.model is not None:
-                        # The user's own command names its model: for its prompt only.
-                        await self.session.conductor.address.ask(SetModel(model=command.model))
-                    run = RunPrompt(text=text, plan=plan)
-                    outcome = await self.session.conductor.address.ask(run)
+                back = self.status.model
+                async with running(command, self.session, text, model_after=back) as text:
+                    outcome = await self.session.conductor.address.ask(
+                        RunPrompt(text=text, plan=plan)
+                    )
             finally:
-                if command is not None and command.model is not None:
-                    back = SetModel(model=self.status.model)
-                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                        await self.session.conductor.address.ask(back)
                 self.screen.busy = None
                 self._background_poke.set()
         if scope.cancelled_caught:

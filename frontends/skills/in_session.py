@@ -4,8 +4,9 @@
 A prompt that starts with a path (``/etc/hosts is missing``) goes to the model as it is, as in
 the terminal; ``/name`` is prepared as ``legato --headless "/name args"`` prepares it (an
 unknown name or a broken file is that prompt's error, naming what there is): the
-command's prompt, its ``@path`` names attached (a project's as the model's reads are), its
-``!`` lines run through the tool executor; or the text Legato produces itself (``/help``).
+command's prompt, its ``@path`` names attached (a project's as the model's reads are), and
+the command, whose ``!`` lines, grants and model ``command_run.running`` puts in force while
+the prompt runs; or the text Legato produces itself (``/help``).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from actors.protocol import (
     Show,
     SkillOutput,
 )
-from frontends.skills.shell_lines import run_shell_lines
 from frontends.skills.slash_line import split_command
 
 if TYPE_CHECKING:
+    from actors.protocol import SkillPrompt
     from frontends.session import Session
 
 
@@ -36,6 +37,7 @@ class Prepared(msgspec.Struct, frozen=True):
     prompt: str | None = None
     said: str = ""
     failed: bool = False
+    command: SkillPrompt | None = None  # the command the prompt is, to run as it runs
 
 
 async def prepare_prompt(session: Session, text: str) -> Prepared:
@@ -65,6 +67,4 @@ async def prepare_prompt(session: Session, text: str) -> Prepared:
         for note in attachment.notes:
             await ui.tell(Show(Notice("warning", note)))
         prompt = attachment.prompt
-    if result.shell:
-        prompt = await run_shell_lines(result, prompt, session.tools.address, ui)
-    return Prepared(prompt=prompt)
+    return Prepared(prompt=prompt, command=result)

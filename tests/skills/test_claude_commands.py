@@ -522,6 +522,32 @@ def test_a_program_speaking_stream_json_runs_the_commands_as_typed(project: Proj
     assert requests[1].body["messages"][-1]["content"][0]["text"] == "/etc/hosts is missing"
 
 
+def test_a_program_speaking_stream_json_gets_a_commands_grants_and_model_for_it_alone(
+    project: Project,
+) -> None:
+    """The Agent SDK's prompt runs the user's own command as the terminal does: its
+    allowed-tools let its ! line and its calls run, its model answers it, and neither lasts."""
+    from tests.frontends.test_stream_input import run as stream
+    from tests.frontends.test_stream_input import user
+
+    line, later = project.root / "by-line", project.root / "later"
+    mark = project.home / ".claude" / "commands" / "mark.md"
+    mark.parent.mkdir(parents=True)
+    mark.write_text(f"---\nallowed-tools: Bash(touch *)\nmodel: haiku\n---\n!`touch {line}`\n")
+    steps = [
+        text("Marked."),
+        tool_calls([call("Bash", {"command": f"touch {later}"}, id="t_later")]),
+        text("No."),
+    ]
+    with ScriptedServer(steps) as server:
+        code, _, stderr = stream(project, server.url, [user("/mark"), user("go on")])
+        requests = server.requests
+    assert code == 0, stderr
+    assert line.exists() and not later.exists()
+    assert "haiku" in requests[0].body["model"]
+    assert "haiku" not in requests[1].body["model"]
+
+
 def test_the_model_cannot_plant_a_command_unasked_in_any_mode(project: Project) -> None:
     planted = project.root / ".claude" / "commands" / "planted.md"
     write = call("Write", {"file_path": str(planted), "content": "Say 'planted'.\n"})
