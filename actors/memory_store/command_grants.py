@@ -21,9 +21,12 @@ from actors.settings import TrustItem
 # Where a project's commands and skills are, and how the files lie there.
 _TREES = (os.path.join(".claude", "commands"),)  # *.md at any depth (namespaced by folder)
 _FOLDERS = (os.path.join(".claude", "skills"), os.path.join(".legato", "skills"))  # */SKILL.md
+# The skill library's own bounds on a command tree (actors/skills/reference.py): a file it
+# would never run is not worth a trust item, and one it runs is never left out.
 MAX_FILES = 500
 MAX_DEPTH = 6
 KEY = "allowed-tools"
+FRONT_MATTER_CAP = 8 * 1024
 
 
 def granting_items(root: str) -> list[TrustItem]:
@@ -40,36 +43,45 @@ def _candidates(root: str) -> list[str]:
     found: list[str] = []
     for tree in _TREES:
         top = os.path.join(root, tree)
-        if not os.path.isdir(top) or os.path.islink(top):
-            continue
+        if not os.path.isdir(top):
+            continue  # a link to a folder is walked, as the skill library walks it
         for folder, dirs, files in os.walk(top):
             if folder[len(top) :].count(os.sep) >= MAX_DEPTH:
                 dirs[:] = []
             dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
             found += (os.path.join(folder, name) for name in sorted(files) if name.endswith(".md"))
             if len(found) >= MAX_FILES:
-                return found[:MAX_FILES]
+                # The skill library runs no more commands than these, found in this order.
+                del found[MAX_FILES:]
+                break
     for place in _FOLDERS:
         top = os.path.join(root, place)
         try:
             names = sorted(os.listdir(top))
         except OSError:
             continue
+        # Every skill folder, as the skill library loads every one.
         found += (os.path.join(top, name, "SKILL.md") for name in names)
-    return found[:MAX_FILES]
+    return found
 
 
 def _allowed_tools(path: str, root: str) -> str:
     """The ``allowed-tools`` field as written (its line and any lines continuing it), or ""."""
-    try:
-        read = read_own(path, inside=(root,), cap=LIBRARY_CAP, cut=True)
-    except Refused:
-        return ""  # not read by the skill library either
-    if read is None:
-        return ""
-    lines = read.data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return ""
+    # The front matter is at the top: its first few KiB are read, the whole file (up to the
+    # library's cap) only when it does not end there, so a repository of big command files
+    # costs no more than one of small ones.
+    for cap in (FRONT_MATTER_CAP, LIBRARY_CAP):
+        try:
+            read = read_own(path, inside=(root,), cap=cap, cut=True)
+        except Refused:
+            return ""  # not read by the skill library either
+        if read is None:
+            return ""
+        lines = read.data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+        if not lines or lines[0].strip() != "---":
+            return ""
+        if not read.cut or any(line.strip() == "---" for line in lines[1:]):
+            break
     taken: list[str] = []
     for line in lines[1:]:
         if line.strip() == "---":
