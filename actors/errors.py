@@ -17,7 +17,9 @@
      │    ├── HookBlocked            a hook refused the call
      │    ├── CommandNotFound        a shell command is not on PATH
      │    ├── InvalidToolInput       the model's arguments do not fit the tool's fields
-     │    └── McpServerFailed        an MCP server failed to start, crashed or is still starting
+     │    ├── McpServerFailed        an MCP server failed to start, crashed or is still starting
+     │    ├── MediaUnreadable        an image or PDF is corrupt, truncated, too large or encrypted
+     │    └── FetchFailed            WebFetch could not get the page, or the page broke a cap
      └── SessionError                the session cannot go on (max turns, a crashed actor)
 
 Each error the user can meet names what went wrong and, on its own line, what to do about it;
@@ -195,3 +197,15 @@ class McpServerFailed(ToolFailure):
         "Check the server's command or URL in .mcp.json, and run the command by hand to see "
         "what it prints"
     )
+
+
+class MediaUnreadable(ToolFailure):
+    """An image or PDF that cannot be given to the model: not one of the kinds it takes, corrupt,
+    truncated, too large or encrypted. The call fails; the session goes on."""
+
+
+class FetchFailed(ToolFailure):
+    """WebFetch could not get a page: the address, the connection, a cap it broke (size, time,
+    redirects) or content it cannot show."""
+
+    default_remedy = "Check the URL in a browser; a page behind a login cannot be fetched"

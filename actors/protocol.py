@@ -564,6 +564,11 @@ class ProviderReport(msgspec.Struct, frozen=True, kw_only=True):
     base_url: str  # no /v1: the paths add it
     credentials: tuple[str, ...]  # in words: "Anthropic API at ... with the key from ..."
     problems: tuple[Finding, ...] = ()  # a missing key, region or optional extra
+    # What the provider takes besides text and images: the Messages API's server-side web
+    # search (the WebSearch tool is offered only where it is), and document blocks (a PDF
+    # Read gives the pages' text where it is not).
+    web_search: bool = True
+    documents: bool = True
 
 
 class DescribeProvider(Ask[ProviderReport], frozen=True, tag=True):
@@ -594,9 +599,10 @@ ModelClientMsg = StreamMessage | DescribeProvider | ProbeApi
 
 # ── permission broker ───────────────────────────────────────────────────────────────────────
 
-OperationKind = Literal["read", "write", "create", "run", "call"]
+OperationKind = Literal["read", "write", "create", "run", "call", "fetch", "search"]
 """The kinds of action a permission is asked for: Read file, Write file, Create file, Run
-command, Call an MCP server's tool (``tool`` is ``mcp__<server>__<tool>``)."""
+command, Call an MCP server's tool (``tool`` is ``mcp__<server>__<tool>``), Fetch a web page
+(WebFetch: ``url`` and ``host``), Search the web (WebSearch: ``arguments`` holds the query)."""
 
 
 class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -629,6 +635,13 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     agent: str | None = None  # the subagent whose call this is; None: the main conversation
     # A PreToolUse hook answered "ask" (its reason): a person decides, whatever the rules say.
     hook_asks: str | None = None
+    # For kind "fetch": the URL as it will be fetched, and its host (lower case, no port).
+    url: str | None = None
+    host: str | None = None
+    # For kind "fetch": an address the host resolved to that is on this machine or its networks
+    # (loopback, private, link-local, cloud metadata), as text; None when every address is
+    # public. Only an allow rule naming this very host lets such a fetch go.
+    local_address: str | None = None
     # The call the checks are for: its id and its whole input (None: no tool call, such as an
     # ``@path`` attachment). What the Agent SDK's can_use_tool request carries.
     tool_use_id: str | None = None
@@ -809,7 +822,8 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     content: str
     is_error: bool = False
     denied: bool = False  # refused by the permission broker (listed in headless results)
-    images: tuple[Block, ...] = ()  # image blocks that follow the text (an MCP tool's)
+    # Image and document blocks that follow the text (an image or a PDF Read, an MCP tool's).
+    images: tuple[Block, ...] = ()
     # A tool hook said "continue": false: the prompt ends once the turn's calls are done, and
     # the user is told this (never sent to the model).
     stop_reason: str | None = None
@@ -919,6 +933,9 @@ class WithdrawTools(msgspec.Struct, frozen=True, tag=True):
 class Attachment(msgspec.Struct, frozen=True, kw_only=True):
     prompt: str  # the text, the referenced files' contents after it
     attached: tuple[str, ...] = ()  # the ``@`` tokens whose files came along
+    # Image and document blocks of the images and PDFs named, in the order named: they follow
+    # the prompt's text in the user message (``RunPrompt.blocks``).
+    blocks: tuple[Block, ...] = ()
     notes: tuple[str, ...] = ()  # for the person: what was not attached and why, near misses
 
 
@@ -1189,6 +1206,9 @@ class RunPrompt(Ask[TurnOutcome], frozen=True, tag=True):
     text: str
     max_turns: int = 50
     plan: bool = False  # Plan Mode: the model is told to investigate and present a plan only
+    # Image and document blocks that follow the text in the user message: images and PDFs
+    # named with ``@path`` (``Attachment.blocks``), pasted, or sent by the Agent SDK.
+    blocks: tuple[Block, ...] = ()
 
 
 class SetModel(Ask[str], frozen=True, tag=True):

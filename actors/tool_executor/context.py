@@ -53,7 +53,7 @@ class ToolOutcome(msgspec.Struct, frozen=True):
     is_error: bool = False
     denied: bool = False
     diff: str | None = None
-    images: tuple[Block, ...] = ()  # image blocks after the text (an MCP tool's)
+    images: tuple[Block, ...] = ()  # image and document blocks after the text
     stop_reason: str | None = None  # a tool hook said "continue": false (``hooks.py``)
     remedy: str | None = None  # shown to the person beside the failed call (``ToolFinished``)
 
