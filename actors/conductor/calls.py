@@ -318,7 +318,8 @@ class TurnCalls:
         except Exception as exc:  # a bug or a broken actor: the model hears of it, the turn goes on
             result = ToolResult(
                 tool_use_id=call.id,
-                content=f"The agent failed: {type(exc).__name__}: {exc}",
+                content=f"{'The agent' if call.name == AGENT_TOOL else call.name} failed: "
+                f"{type(exc).__name__}: {exc}",
                 is_error=True,
             )
         finished = ToolFinished(result=result, elapsed=anyio.current_time() - began)
