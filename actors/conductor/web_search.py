@@ -66,6 +66,9 @@ MAX_SEARCHES = 10
 MAX_CONTINUATIONS = 4
 # The search answer's length: a summary with its sources, not an essay.
 ANSWER_TOKENS = 4_096
+# Results listed under the call for the person (the terminal keeps a call's last four lines):
+# the first ones, then how many more the model got.
+SHOWN_RESULTS = 3
 MIN_QUERY = 2
 MAX_QUERY = 500
 # The server tool's type and name (the Messages API's web search tool).
@@ -204,7 +207,9 @@ class WebSearchOffer:
             # Exactly as it came: the API checks its own blocks' encrypted content.
             messages.append(finished.message)
         found = findings(content)
-        lines = listing(found.results)
+        lines = listing(found.results[:SHOWN_RESULTS])
+        if len(found.results) > SHOWN_RESULTS:
+            lines.append(f"… and {len(found.results) - SHOWN_RESULTS} more results")
         if lines:
             await self._ui.tell(Show(ToolOutput(id=call.id, text="\n".join(lines) + "\n")))
         if not found.results and found.errors:
