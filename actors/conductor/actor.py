@@ -388,13 +388,13 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = _PromptRun(self, started=time.monotonic())
+        if self._search is not None:
+            self._search.new_prompt()
         self._planning = prompt.plan
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
             return self._outcome(run, "error_during_execution", SessionError(refused))
         self._keeper.start_prompt(prompt.text)
-        if self._search is not None:
-            self._search.new_prompt()
         self.conversation.add_user_text(prompt.text)
         for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)
@@ -577,7 +577,11 @@ class Conductor(Actor[ConductorMsg]):
     ) -> TurnOutcome:
         model = resolve_model(self._model_id)
         own = cost_usd(model, run.usage, fast=self._fast_now())
-        agents = run.agents.cost
+        # The subagents' answers and the searches' count with the prompt's, each at its own
+        # model's price.
+        searched = self._search.used if self._search is not None else Tally()
+        agents = None if searched.cost is None else run.agents.cost
+        agents = None if agents is None else agents + (searched.cost or 0.0)
         return TurnOutcome(
             result=run.dialogue.last_text,
             is_error=subtype != "success",
@@ -585,8 +589,7 @@ class Conductor(Actor[ConductorMsg]):
             num_turns=run.dialogue.turns,
             duration_ms=round((time.monotonic() - run.started) * 1000),
             duration_api_ms=round(run.dialogue.api_seconds * 1000),
-            # The subagents' answers count with the prompt's, each at its own model's price.
-            usage=run.usage + run.agents.usage,
+            usage=run.usage + run.agents.usage + searched.usage,
             total_cost_usd=None if own is None or agents is None else own + agents,
             session_id=self.session_id,
             permission_denials=(*run.denials, *run.agents.denials),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from actors.conductor.agents import Tally
 from actors.conductor.search_results import (
     domain_list,
     error_text,
@@ -106,9 +107,11 @@ class WebSearchOffer:
         self._model_id = model_id
         self._on_usage = on_usage
         self.searches = 0  # this prompt's calls
+        self.used = Tally()  # this prompt's searches' usage and cost, for its outcome
 
     def new_prompt(self) -> None:
         self.searches = 0
+        self.used = Tally()
 
     def definition(self) -> Block:
         domains = {"type": "array", "items": {"type": "string"}}
@@ -201,6 +204,7 @@ class WebSearchOffer:
             )
             finished = await self._answer(request)
             self._on_usage(model, finished.usage)
+            self.used.add(model, finished.usage)
             content += finished.message.content
             if finished.stop_reason != "pause_turn":
                 break

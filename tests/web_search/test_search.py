@@ -96,8 +96,9 @@ async def test_an_allowed_search_runs_on_the_server_tool_and_the_model_gets_the_
         f"{RESULTS[0][0]} — {RESULTS[0][1]} (2 weeks ago)",
         "What's new in 3.13 — https://docs.python.org/3/whatsnew/3.13.html",
     ]
-    # Three answers counted: the search's among them.
+    # Three answers counted, the search's among them: in the session's usage and the prompt's.
     assert (usage.input_tokens, usage.output_tokens) == (111, 22)
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (111, 22)
 
 
 async def test_a_paused_search_is_sent_back_exactly_and_goes_on(project: Project) -> None:
