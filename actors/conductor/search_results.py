@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _DOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/\S*)?")
 MAX_DOMAINS = 50
+SETTINGS_ALLOWED = "webSearch.allowedDomains in the settings"
+SETTINGS_BLOCKED = "webSearch.blockedDomains in the settings"
 
 # What each error code of a web_search_tool_result means, and what to do (the Messages API's
 # web search tool documentation lists the codes).
@@ -100,6 +102,13 @@ def search_domains(
     """The allow and block lists one search is sent with: the call's within the settings'.
     ToolFailure when the call asks for what the settings forbid, or the two lists cannot be sent
     together."""
+    # The settings' entries are checked here, where they are used: a malformed blocked entry
+    # must stop the search, never be dropped.
+    settings = WebSearchSettings(
+        max_uses=settings.max_uses,
+        allowed_domains=domain_list(list(settings.allowed_domains), SETTINGS_ALLOWED),
+        blocked_domains=domain_list(list(settings.blocked_domains), SETTINGS_BLOCKED),
+    )
     if allowed and blocked:
         raise ToolFailure(
             'Give "allowed_domains" or "blocked_domains", not both: the search service takes one '

@@ -88,6 +88,10 @@ class AgentSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ] = 30
 
 
+def _domains(description: str, example: str) -> msgspec.Meta:
+    return strings(description, each="a domain name string", many="domain names", example=[example])
+
+
 # The searches one WebSearch call may make when no settings file says (the reference's is 8):
 # each is billed by the API, and five is enough to refine a query twice.
 WEB_SEARCH_MAX_USES = 5
@@ -107,17 +111,11 @@ class WebSearchSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel
     ] = WEB_SEARCH_MAX_USES
     allowed_domains: Annotated[
         tuple[str, ...],
-        msgspec.Meta(
-            description="the only domains searches may return (their subdomains too)",
-            examples=[["docs.python.org"]],
-        ),
+        _domains("the only domains searches may return (their subdomains too)", "docs.python.org"),
     ] = ()
     blocked_domains: Annotated[
         tuple[str, ...],
-        msgspec.Meta(
-            description="domains searches never return (their subdomains too)",
-            examples=[["pinterest.com"]],
-        ),
+        _domains("domains searches never return (their subdomains too)", "pinterest.com"),
     ] = ()
 
 

@@ -62,3 +62,9 @@ def test_domains_are_compared_without_case() -> None:
     assert domain_list(["Docs.Python.org", "docs.python.org"], "allowed_domains") == (
         "docs.python.org",
     )
+
+
+def test_a_malformed_domain_in_the_settings_stops_the_search() -> None:
+    settings = Settings(blocked_domains=("https://pinterest.com",))
+    with pytest.raises(ToolFailure, match=r"webSearch\.blockedDomains in the settings"):
+        search_domains(settings, (), ())
