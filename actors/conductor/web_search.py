@@ -31,6 +31,7 @@ from actors.conductor.search_results import (
     listing,
     search_domains,
 )
+from actors.counts import counted
 from actors.errors import LegatoError, PermissionDenied, ToolFailure
 from actors.protocol import (
     CheckPermission,
@@ -133,8 +134,8 @@ class WebSearchOffer:
         if self.searches >= MAX_SEARCHES:
             return _error(
                 call,
-                f"This prompt has made {MAX_SEARCHES} web searches, the most one prompt may; "
-                "answer from what they found",
+                f"This prompt has made {counted(MAX_SEARCHES, 'web search', 'web searches')}, "
+                "the most one prompt may; answer from what was found",
             )
         self.searches += 1
         try:

@@ -168,7 +168,7 @@ async def test_a_prompt_makes_a_bounded_number_of_searches(
     again = [b for m in messages for b in m.content if b.get("tool_use_id") == "toolu_again"]
     assert again[0]["is_error"] is True
     assert again[0]["content"] == (
-        "This prompt has made 1 web searches, the most one prompt may; answer from what they found"
+        "This prompt has made 1 web search, the most one prompt may; answer from what was found"
     )
     assert len(server.requests) == 3  # the second call never reached the API
     assert [r.arguments for r in session.judge.asked] == [{"query": "first query"}]
