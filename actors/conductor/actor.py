@@ -276,7 +276,13 @@ class Conductor(Actor[ConductorMsg]):
         if self._search is None or self._search_for == self._model_id:
             return
         self._search_for = self._model_id
-        report = await self._model.ask(DescribeProvider(model=self._model_id))
+        try:
+            report = await self._model.ask(DescribeProvider(model=self._model_id))
+        except LegatoError:
+            # A set-up the first request will report (a bad address): no search is offered
+            # until it is fixed, and the session's own error says what to fix.
+            self._searches = False
+            return
         self._searches = report.web_search
 
     def close_inbox(self) -> None:
