@@ -90,7 +90,8 @@ def domain_list(value: Any, field: str) -> tuple[str, ...]:
             shown = escape_controls(entry[:100], newlines=True)
             raise ToolFailure(
                 f'"{field}" has {shown!r}, which is not a domain name: give the host alone, '
-                'such as "docs.python.org" (no "https://", port or spaces)'
+                'such as "docs.python.org" (no "https://", port or spaces; a name in other '
+                'scripts in its "xn--" form)'
             )
         domains.append(domain)
     return tuple(dict.fromkeys(domains))

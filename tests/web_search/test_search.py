@@ -275,3 +275,14 @@ async def test_an_interrupted_search_leaves_a_conversation_the_api_accepts(
     # tool_use has its result) answered it.
     assert outcome.subtype == "success"
     assert len(server.requests) == 3
+
+
+async def test_an_allow_answers_input_is_checked_and_searched(project: Project) -> None:
+    changed = Decision(True, "the user allowed it", updated_input={"query": "python 3.14 jit"})
+    with ScriptedServer([search(), found(), text("Done.")]) as server:
+        async with search_session(
+            project.root, project.home, server.url, decision=changed
+        ) as session:
+            await session.prompt("search")
+    assert "python 3.14 jit" in server.requests[1].body["messages"][0]["content"][0]["text"]
+    assert "python 3.13" not in server.requests[1].body["messages"][0]["content"][0]["text"]
