@@ -172,7 +172,7 @@ class WebSearchOffer:
             raise ToolFailure(
                 f'WebSearch needs "query": the words to search for, at least {MIN_QUERY} characters'
             )
-        query = " ".join(query.split())  # a newline or a control in a query searches nothing
+        query = " ".join(query.split())  # newlines and tabs: one line, as typed in a search box
         if len(query) > MAX_QUERY:
             raise ToolFailure(
                 f'"query" has {len(query)} characters; at most {MAX_QUERY}: search with fewer words'
