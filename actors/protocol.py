@@ -53,6 +53,7 @@ from actors.settings import RuleBehavior as RuleBehavior
 from actors.settings import SandboxSettings as SandboxSettings
 from actors.settings import SettingsMode as SettingsMode
 from actors.settings import TrustItem as TrustItem
+from actors.settings import WebSearchSettings as WebSearchSettings
 from runtime import Ask, Streamed
 
 Block = dict[str, Any]

@@ -1,6 +1,6 @@
 """The tool names that ``allowedTools`` and ``blockedTools`` entries may hold, and the names of
-the built-in tools the conductor answers (``Agent``, ``ToolSearch``, ``Skill``, ``TaskOutput``,
-``TaskStop``).
+the built-in tools the conductor answers (``Agent``, ``ToolSearch``, ``Skill``, ``WebSearch``,
+``TaskOutput``, ``TaskStop``).
 
 An entry is one of the built-in tools that ask the permission broker (``Bash``, ``Read``...),
 an MCP server (``mcp__<server>``: every tool it offers) or one MCP tool
@@ -22,6 +22,7 @@ PERMISSION_TOOLS = ("Bash", "Edit", "Glob", "Grep", "Read", "Write")
 AGENT_TOOL = "Agent"
 TOOL_SEARCH = "ToolSearch"
 SKILL_TOOL = "Skill"
+WEB_SEARCH = "WebSearch"  # asks the broker (kind "search") before it searches
 TASK_TOOLS = ("TaskOutput", "TaskStop")
 # Built-in tools that ask nobody: an entry for one would promise what the broker cannot keep.
 UNCHECKED_TOOLS = (AGENT_TOOL, *TASK_TOOLS)

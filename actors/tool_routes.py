@@ -16,6 +16,8 @@ The table (``route``):
 ``ToolSearch``               the conductor (``conductor/mcp_tools.py``)
 ``Skill``                    the conductor (``conductor/skill_tool.py``), which asks the
                              skill library
+``WebSearch``                the conductor (``conductor/web_search.py``), which asks the
+                             permission broker, then the model client (the API's own search)
 ==========================  =================================================================
 
 The conductor asks ``route`` for every call; what it does not answer goes to the executor,
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from actors.protocol import AgentId, CommandId
-from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH
+from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH, WEB_SEARCH
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -79,9 +81,9 @@ class AgentJobCall(msgspec.Struct, frozen=True):
     id: AgentId | str
 
 
-# Who answers: the executor, the conductor's Agent runner, ToolSearch or Skill, or the
-# conductor for one background agent.
-Route = Literal["executor", "Agent", "ToolSearch", "Skill"] | AgentJobCall
+# Who answers: the executor, the conductor's Agent runner, ToolSearch, Skill or WebSearch, or
+# the conductor for one background agent.
+Route = Literal["executor", "Agent", "ToolSearch", "Skill", "WebSearch"] | AgentJobCall
 
 
 def route(call: ToolCall) -> Route:
@@ -92,6 +94,8 @@ def route(call: ToolCall) -> Route:
         return "ToolSearch"
     if call.name == SKILL_TOOL:
         return "Skill"
+    if call.name == WEB_SEARCH:
+        return "WebSearch"
     if call.name in TASK_TOOLS:
         task = call.input.get("task_id")
         job = parse_job_id(task)
@@ -108,14 +112,16 @@ def offered_tools(
     agent: Block | None = None,
     mcp: Sequence[Block] = (),
     skill: Block | None = None,
+    search: Block | None = None,
 ) -> list[Block]:
     """The tools of a request, in the order every request gives them: ``tools`` (the
-    executor's, as ``ListTools`` lists them), ``Agent`` and ``Skill`` when offered, then
+    executor's, as ``ListTools`` lists them), ``Agent``, ``Skill`` and ``WebSearch`` when
+    offered, then
     ``mcp`` (the MCP servers' tools offered now, ``ToolSearch`` last).
 
     The tools open a request's cached prefix, so for one conversation they are the same bytes
     in the same order on every request while nothing offered changes. A subagent's MCP tools
     are fixed when it starts: they come in ``tools``, with the executor's its type allows.
     """
-    offered = [spec for spec in (agent, skill) if spec is not None]
+    offered = [spec for spec in (agent, skill, search) if spec is not None]
     return [*tools, *offered, *mcp]

@@ -32,8 +32,10 @@ from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.search_results import combined
 from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
+from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
 from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
@@ -42,6 +44,7 @@ from actors.protocol import (
     Compact,
     ConductorMsg,
     ContextFill,
+    DescribeProvider,
     GetContext,
     GetContextFill,
     GetConversation,
@@ -64,7 +67,7 @@ from actors.protocol import (
     Usage,
 )
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
-from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH
+from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH, WEB_SEARCH
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
@@ -153,6 +156,9 @@ class Conductor(Actor[ConductorMsg]):
         self._tool_specs: list[Block] = []  # the executor's (ListTools)
         self._agent_tool: Block | None = None  # Agent, when the session offers it
         self._skill_offer: SkillOffer | None = None  # Skill, when there are skills to load
+        self._search: WebSearchOffer | None = None  # WebSearch, unless the session leaves it out
+        self._search_for = ""  # the model whose provider was asked whether it searches
+        self._searches = False  # whether it does: WebSearch is offered only then
         self._system = ""
         self._model_id = ""
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
@@ -192,6 +198,7 @@ class Conductor(Actor[ConductorMsg]):
             self._prompt_hooks.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
         await self._offer_skills(context)
+        await self._offer_search(context)
         await self._resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
@@ -245,6 +252,39 @@ class Conductor(Actor[ConductorMsg]):
                 self._skills, skills, broker=self._broker, home=context.home
             )
 
+    async def _offer_search(self, context: ProjectContext) -> None:
+        """WebSearch, unless the session's tool list leaves it out; offered while the model's
+        provider has the API's own web search (``_provider_searches``)."""
+        if self._broker is None:
+            return  # nobody to ask first: a search is never unasked
+        if context.offered_tools is not None and WEB_SEARCH not in context.offered_tools:
+            return
+        if WEB_SEARCH in context.refused_tools:
+            return
+        self._search = WebSearchOffer(
+            model=self._model,
+            broker=self._broker,
+            ui=self._ui,
+            settings=combined(context.config.web_search, context.settings.web_search),
+            model_id=lambda: self._model_id,
+            on_usage=self._used,
+        )
+        await self._provider_searches()
+
+    async def _provider_searches(self) -> None:
+        """Ask the model client, once per model, whether its provider searches the web."""
+        if self._search is None or self._search_for == self._model_id:
+            return
+        self._search_for = self._model_id
+        try:
+            report = await self._model.ask(DescribeProvider(model=self._model_id))
+        except LegatoError:
+            # A set-up the first request will report (a bad address): no search is offered
+            # until it is fixed, and the session's own error says what to fix.
+            self._searches = False
+            return
+        self._searches = report.web_search
+
     def close_inbox(self) -> None:
         # The session is ending: background agents are the one work of the conductor that
         # would not end by itself, and the actor ends only when all its tasks have.
@@ -278,7 +318,10 @@ class Conductor(Actor[ConductorMsg]):
         MCP tools offered now (``with_mcp``)."""
         mcp = self._mcp.specs() if with_mcp and self._mcp is not None else ()
         skill = self._skill_offer.definition() if self._skill_offer is not None else None
-        return offered_tools(self._tool_specs, agent=self._agent_tool, mcp=mcp, skill=skill)
+        search = self._search.definition() if self._search and self._searches else None
+        return offered_tools(
+            self._tool_specs, agent=self._agent_tool, mcp=mcp, skill=skill, search=search
+        )
 
     def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
@@ -351,6 +394,8 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = _PromptRun(self, started=time.monotonic())
+        if self._search is not None:
+            self._search.new_prompt()
         self._planning = prompt.plan
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
@@ -388,6 +433,7 @@ class Conductor(Actor[ConductorMsg]):
         ):
             await self._compact(run, forced=False)
         await self._background_news()
+        await self._provider_searches()  # /model may have changed the provider
         if self._mcp is not None:
             self._mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
@@ -407,7 +453,9 @@ class Conductor(Actor[ConductorMsg]):
             keeper=self._keeper,
             display=display,
             record=record,
-            agents=ConductorCalls(agents, self._mcp, self._skill_offer),
+            agents=ConductorCalls(
+                agents, self._mcp, self._skill_offer, self._search if self._searches else None
+            ),
         )
 
     async def _finished(
@@ -535,7 +583,11 @@ class Conductor(Actor[ConductorMsg]):
     ) -> TurnOutcome:
         model = resolve_model(self._model_id)
         own = cost_usd(model, run.usage, fast=self._fast_now())
-        agents = run.agents.cost
+        # The subagents' answers and the searches' count with the prompt's, each at its own
+        # model's price.
+        searched = self._search.used if self._search is not None else Tally()
+        agents = None if searched.cost is None else run.agents.cost
+        agents = None if agents is None else agents + (searched.cost or 0.0)
         return TurnOutcome(
             result=run.dialogue.last_text,
             is_error=subtype != "success",
@@ -543,8 +595,7 @@ class Conductor(Actor[ConductorMsg]):
             num_turns=run.dialogue.turns,
             duration_ms=round((time.monotonic() - run.started) * 1000),
             duration_api_ms=round(run.dialogue.api_seconds * 1000),
-            # The subagents' answers count with the prompt's, each at its own model's price.
-            usage=run.usage + run.agents.usage,
+            usage=run.usage + run.agents.usage + searched.usage,
             total_cost_usd=None if own is None or agents is None else own + agents,
             session_id=self.session_id,
             permission_denials=(*run.denials, *run.agents.denials),

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from actors.conductor import mcp_tools, skill_tool
+from actors.conductor import mcp_tools, skill_tool, web_search
 from actors.conductor.interrupt import collect_interrupted
 from actors.protocol import (
     RunTools,
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from actors.conductor.keeper import SessionKeeper
     from actors.conductor.mcp_tools import McpOffer
     from actors.conductor.skill_tool import SkillOffer
+    from actors.conductor.web_search import WebSearchOffer
     from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
 
@@ -72,15 +73,20 @@ class AgentRunner(Protocol):
 
 class ConductorCalls:
     """The calls the conductor answers itself: the Agent runner's, ToolSearch (which loads
-    MCP tools, ``mcp_tools.py``) when the session has MCP servers, and Skill when it offers
-    skills (``skill_tool.py``)."""
+    MCP tools, ``mcp_tools.py``) when the session has MCP servers, Skill when it offers
+    skills (``skill_tool.py``) and WebSearch when the provider searches (``web_search.py``)."""
 
     def __init__(
-        self, agents: AgentRunner | None, mcp: McpOffer | None, skills: SkillOffer | None = None
+        self,
+        agents: AgentRunner | None,
+        mcp: McpOffer | None,
+        skills: SkillOffer | None = None,
+        search: WebSearchOffer | None = None,
     ) -> None:
         self._agents = agents
         self._mcp = mcp
         self._skills = skills
+        self._search = search
 
     def takes(self, call: ToolCall) -> bool:
         # Without MCP servers ToolSearch is not offered, nor Skill without skills: the executor
@@ -89,6 +95,8 @@ class ConductorCalls:
             return self._mcp is not None
         if route(call) == "Skill":
             return self._skills is not None
+        if route(call) == "WebSearch":
+            return self._search is not None
         return self._agents is not None and self._agents.takes(call)
 
     def summary(self, call: ToolCall) -> str:
@@ -96,6 +104,8 @@ class ConductorCalls:
             return mcp_tools.summary(call)
         if route(call) == "Skill":
             return skill_tool.summary(call)
+        if route(call) == "WebSearch":
+            return web_search.summary(call)
         assert self._agents is not None
         return self._agents.summary(call)
 
@@ -104,6 +114,8 @@ class ConductorCalls:
             return await self._mcp.search(call)
         if self._skills is not None and route(call) == "Skill":
             return await self._skills.load(call)
+        if self._search is not None and route(call) == "WebSearch":
+            return await self._search.run(call)
         assert self._agents is not None
         return await self._agents.run(call)
 
@@ -290,6 +302,8 @@ class TurnCalls:
                 )
             elif mcp_tools.takes(call):
                 what = "while it waited for MCP servers to start; no tool was loaded."
+            elif route(call) == "WebSearch":
+                what = "before the search finished; its results were not kept."
             else:
                 what = "while it waited; the background agent works on."
             result = ToolResult(
@@ -304,7 +318,8 @@ class TurnCalls:
         except Exception as exc:  # a bug or a broken actor: the model hears of it, the turn goes on
             result = ToolResult(
                 tool_use_id=call.id,
-                content=f"The agent failed: {type(exc).__name__}: {exc}",
+                content=f"{'The agent' if call.name == AGENT_TOOL else call.name} failed: "
+                f"{type(exc).__name__}: {exc}",
                 is_error=True,
             )
         finished = ToolFinished(result=result, elapsed=anyio.current_time() - began)

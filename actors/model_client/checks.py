@@ -50,6 +50,9 @@ def describe(model: str, env: Mapping[str, str], config: GlobalConfig) -> Provid
         base_url=endpoint.base_url,
         credentials=tuple(credentials(model, env, config)),
         problems=tuple(problems),
+        # The Messages API's server-side web search: Anthropic's own API has it; Bedrock does
+        # not serve that tool, and an OpenAI-compatible endpoint has no such tool at all.
+        web_search=provider == "anthropic",
     )
 
 

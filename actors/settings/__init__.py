@@ -29,6 +29,7 @@ from actors.settings.files import (
     ProjectSettings,
     SettingsMode,
     TrustItem,
+    WebSearchSettings,
 )
 from actors.settings.reference import DEFAULT_MODES, DefaultMode, Permissions, ReferenceSettings
 from actors.settings.rules import PermissionRule, RuleBehavior
@@ -59,6 +60,7 @@ __all__ = [
     "SandboxSettings",
     "SettingsMode",
     "TrustItem",
+    "WebSearchSettings",
     "keys",
     "takes",
 ]

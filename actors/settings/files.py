@@ -88,6 +88,42 @@ class AgentSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ] = 30
 
 
+def _domains(description: str, example: str) -> msgspec.Meta:
+    return strings(description, each="a domain name string", many="domain names", example=[example])
+
+
+# The searches one WebSearch call may make when no settings file says (the reference's is 8):
+# each is billed by the API, and five is enough to refine a query twice.
+WEB_SEARCH_MAX_USES = 5
+
+
+class WebSearchSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The ``webSearch`` object of the user's config and of ``.legato/settings.json``: the
+    bounds of the WebSearch tool (docs/configuration.md says how the two combine)."""
+
+    max_uses: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1,
+            le=20,
+            description="the searches one WebSearch call may make (the API's max_uses)",
+        ),
+    ] = WEB_SEARCH_MAX_USES
+    allowed_domains: Annotated[
+        tuple[str, ...],
+        _domains("the only domains searches may return (their subdomains too)", "docs.python.org"),
+    ] = ()
+    blocked_domains: Annotated[
+        tuple[str, ...],
+        _domains("domains searches never return (their subdomains too)", "pinterest.com"),
+    ] = ()
+
+
+_WEB_SEARCH = msgspec.Meta(
+    description="the bounds of the WebSearch tool", examples=[{"maxUses": 3}]
+)
+
+
 class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``.legato/settings.json``, validated."""
 
@@ -120,6 +156,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
         AgentSettings,
         msgspec.Meta(description="the limits on subagents", examples=[{"maxConcurrent": 4}]),
     ] = AgentSettings()
+    web_search: Annotated[WebSearchSettings, _WEB_SEARCH] = WebSearchSettings()
     # The reference's keys, so that a line of .claude/settings.json can be copied across.
     permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
     env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
@@ -144,6 +181,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             description="every project's .mcp.json servers run without approval (docs/mcp.md)"
         ),
     ] = False
+    web_search: Annotated[WebSearchSettings, _WEB_SEARCH] = WebSearchSettings()
     permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
     env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
 
@@ -160,6 +198,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             ("theme", self.theme),
             ("auto_save", self.auto_save),
             ("enable_all_project_mcp_servers", self.enable_all_project_mcp_servers),
+            ("web_search", self.web_search),
             ("permissions", self.permissions),
             ("env", sorted(self.env)),  # names only: a value may be a token
         ]

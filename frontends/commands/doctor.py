@@ -95,6 +95,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     out += ["", "Sandbox for Bash commands", *sandbox_lines(answers.sandbox)]
     out += ["", "Credentials", *credential_lines(answers.provider)]
     problems += answers.provider.problems
+    out += ["", "Web search", f"  {web_search_line(answers.provider)}"]
     out += ["", "Proxy", *_proxy_lines(env)]
     out += ["", "Connectivity"]
     if answers.probe is None:
@@ -240,6 +241,23 @@ def rule_lines(coverage: RuleCoverage) -> list[str]:
     if not coverage.unmatched:
         lines.append(f"  every entry matches something ({coverage.skipped}/ not searched)")
     return lines
+
+
+# The providers by name, as a person knows them.
+_PROVIDERS = {
+    "anthropic": "the Anthropic API",
+    "bedrock": "Amazon Bedrock",
+    "openai": "an OpenAI-compatible API",
+}
+
+
+def web_search_line(provider: ProviderReport) -> str:
+    """Whether the model is offered WebSearch, and why not where it is not: the tool runs on
+    the provider's own server-side search."""
+    name = _PROVIDERS.get(provider.provider, provider.provider)
+    if provider.web_search:
+        return f"WebSearch is offered: {name} searches the web itself (server-side web search)"
+    return f"WebSearch is not offered: {name} has no server-side web search"
 
 
 def _proxy_lines(env: Mapping[str, str]) -> list[str]:

@@ -41,5 +41,5 @@ def test_the_tools_come_in_one_order_with_the_same_bytes(project: Project) -> No
     names = [tool["name"] for tool in main[0].body["tools"]]
     mcp = [name for name in names if name.startswith("mcp__toy__")]
     assert "mcp__toy__shout" in mcp
-    assert names == [*TOOLS, "Agent", *mcp]
+    assert names == [*TOOLS, "Agent", "WebSearch", *mcp]
     assert [tool["name"] for tool in looked.body["tools"]] == [*TOOLS, *mcp]

@@ -6,6 +6,8 @@
         ...  # point the client at server.url; read server.requests afterwards
 
 JSON scripts (``python -m frontends.demo.scripted_api --script FILE``) use the Step field names.
+``web_search(...)`` plays the API's server-side web search (``web_search.py``): its blocks go in
+a step's ``blocks``, and a request that sends them back changed is refused with a 400.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from frontends.demo.scripted_api.steps import (
     text,
     tool_calls,
 )
+from frontends.demo.scripted_api.web_search import web_search
 
 __all__ = [
     "Gate",
@@ -38,4 +41,5 @@ __all__ = [
     "error",
     "text",
     "tool_calls",
+    "web_search",
 ]

@@ -4,6 +4,11 @@ A step is either a streamed answer (thinking, text, raw blocks, tool calls, in t
 order), possibly cut short or failing mid-stream, or a plain HTTP error. Steps are msgspec
 Structs so that JSON scripts (``python -m frontends.demo.scripted_api --script FILE``) decode into
 exactly the same thing the constructors below build, with typos caught by field name.
+
+The API's server-side web search is a step of raw ``blocks`` (``server_tool_use``,
+``web_search_tool_result``, a text citing them) and ``stop_reason`` (``pause_turn`` for a paused
+search): ``web_search(...)`` in ``web_search.py`` builds it, sealing each result so that the
+server can refuse a request that sends it back changed; a JSON script copies its ``blocks``.
 """
 
 from __future__ import annotations

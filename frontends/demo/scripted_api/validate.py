@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from frontends.demo.scripted_api.web_search import Invalid as SearchInvalid
+from frontends.demo.scripted_api.web_search import check_search_blocks, check_search_tool
+
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 MAX_CACHE_BREAKPOINTS = 4
 MESSAGE_FIELDS = frozenset({"role", "content"})
@@ -136,6 +139,8 @@ def _check_tools(tools: Any) -> None:
         if name in names:
             raise Invalid("tools: Tool names must be unique.")
         names.add(name)
+        if str(tool.get("type", "")).startswith("web_search_"):
+            _search_checked(check_search_tool, tool, f"tools.{index}")
         if tool.get("type", "custom") != "custom":
             continue  # a server tool (web_search_..., bash_...): its own fields, checked by the API
         schema = _object(
@@ -213,6 +218,8 @@ def _check_message(message: Any, index: int, *, last: bool) -> None:
         if kind == "tool_result" and role != "user":
             raise Invalid(f"{block_path}: tool_result blocks can only be in user messages")
         _check_block(block, block_path)
+    if role == "assistant":
+        _search_checked(check_search_blocks, content, path)
 
 
 def _check_block(block: Mapping[str, Any], path: str) -> None:
@@ -257,6 +264,13 @@ def _check_block(block: Mapping[str, Any], path: str) -> None:
             pass  # a block type this server does not know: the client must keep it as it came
     if "cache_control" in block:
         _check_cache_control(block["cache_control"], f"{path}.cache_control")
+
+
+def _search_checked(check: Callable[[Any, str], None], value: Any, path: str) -> None:
+    try:
+        check(value, path)
+    except SearchInvalid as exc:
+        raise Invalid(str(exc)) from None
 
 
 def _check_cache_control(value: Any, path: str) -> None:
