@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import threading
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 
 MAX_PAGES = 20  # one Read's pages, at most; ``pages`` picks the others
 MAX_BYTES = 32 * 1024 * 1024  # what the API takes as one document block
+MAX_TEXT_CHARS = 200_000  # the pages' text, for a provider without documents
+# PDFium is not thread-safe, and a cancelled Read leaves its worker thread to finish on its
+# own: one document at a time, in whichever thread.
+_PDFIUM = threading.Lock()
 _RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
@@ -64,6 +69,11 @@ def page_range(spec: str | None, total: int) -> tuple[int, int]:
 def read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -> Pages:
     """The pages ``pages`` names (at most MAX_PAGES of them) of the PDF ``data``. Raises
     MediaUnreadable naming ``name``: malformed, encrypted, or a bad range."""
+    with _PDFIUM:
+        return _read_pages(data, name=name, pages=pages, documents=documents)
+
+
+def _read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -> Pages:
     import pypdfium2 as pdfium
 
     try:
@@ -97,10 +107,19 @@ def read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) ->
             if block is not None:
                 return Pages(total=total, first=first, last=last, note=note, block=block)
         parts = []
+        size = 0
         for number in range(first, last + 1):
             page = document[number - 1]
             text = page.get_textpage().get_text_range().replace("\r\n", "\n").strip()
             parts.append(f"--- page {number} ---\n{text or '(no text on this page)'}")
+            size += len(parts[-1])
+            if size > MAX_TEXT_CHARS and number < last:
+                last = number
+                note = (
+                    f"Pages {first}-{last} of {total} (their text is long); read the rest with "
+                    f"pages '{last + 1}-{min(total, last + MAX_PAGES)}'"
+                )
+                break
         return Pages(total=total, first=first, last=last, note=note, text="\n\n".join(parts))
     finally:
         document.close()
@@ -119,7 +138,10 @@ def _document(
     import pypdfium2
 
     assert isinstance(document, pypdfium2.PdfDocument)
-    if first == 1 and last == total:
+    # A file encrypted with only an owner password opens without one here, but another reader
+    # may refuse it: its pages go in a new, plain PDF.
+    encrypted = pypdfium2.raw.FPDF_GetSecurityHandlerRevision(document.raw) != -1
+    if first == 1 and last == total and not encrypted:
         out = data
     else:
         part = pypdfium2.PdfDocument.new()
