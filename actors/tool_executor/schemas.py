@@ -31,6 +31,7 @@ class ReadInput(msgspec.Struct, frozen=True, kw_only=True):
     file_path: Annotated[str, msgspec.Meta(description="Absolute path")]
     offset: Annotated[int, msgspec.Meta(ge=0, description="First line (1-based)")] | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, description="Number of lines")] | None = None
+    pages: Annotated[str, msgspec.Meta(description="PDF page range, e.g. 1-5")] | None = None
 
 
 class WriteInput(msgspec.Struct, frozen=True, kw_only=True):
