@@ -159,3 +159,59 @@ def dumps(notebook: Notebook, like: bytes) -> bytes:
     if like.endswith(b"\n"):
         text += "\n"
     return text.encode("utf-8")
+
+
+def find(notebook: Notebook, wanted: str, shown: str) -> int:
+    """The index of the cell ``wanted`` names: by its id, or ``cell-N`` as Read shows a cell
+    that has none. ToolFailure naming the field when no cell has it."""
+    cells = notebook["cells"]
+    for index, cell in enumerate(cells):
+        if cell.get("id") == wanted:
+            return index
+    found = re.fullmatch(r"cell-(\d+)", wanted)
+    if found is not None and int(found.group(1)) < len(cells):
+        return int(found.group(1))
+    ids = ", ".join(cell_id(cell, index) for index, cell in enumerate(cells[:20]))
+    raise ToolFailure(
+        f"cell_id {wanted!r} names no cell of {shown}"
+        + (
+            f" (its cells: {ids}{', ...' if len(cells) > 20 else ''})"
+            if cells
+            else " (it has none)"
+        )
+        + ". Read the notebook for its cell ids."
+    )
+
+
+def uses_ids(notebook: Notebook) -> bool:
+    """Whether cells carry ids: nbformat 4.5 on, where each cell must have one."""
+    minor = notebook.get("nbformat_minor")
+    return (isinstance(minor, int) and minor >= 5) or any("id" in c for c in notebook["cells"])
+
+
+def new_cell(kind: str, source: str, notebook: Notebook) -> dict[str, Any]:
+    cell: dict[str, Any] = {"cell_type": kind}
+    if uses_ids(notebook):
+        import secrets
+
+        taken = {c.get("id") for c in notebook["cells"]}
+        while (fresh := secrets.token_hex(4)) in taken:
+            continue
+        cell["id"] = fresh
+    cell["metadata"] = {}
+    if kind == "code":
+        cell["execution_count"] = None
+        cell["outputs"] = []
+    cell["source"] = as_lines(source)
+    return cell
+
+
+def retype(cell: dict[str, Any], kind: str) -> None:
+    """``cell`` made a ``kind`` cell: only a code cell has outputs and an execution count."""
+    cell["cell_type"] = kind
+    if kind == "code":
+        cell["execution_count"] = None
+        cell["outputs"] = []
+    else:
+        cell.pop("execution_count", None)
+        cell.pop("outputs", None)

@@ -46,6 +46,20 @@ class EditInput(msgspec.Struct, frozen=True, kw_only=True):
     replace_all: bool = False
 
 
+class NotebookEditInput(msgspec.Struct, frozen=True, kw_only=True):
+    notebook_path: Annotated[str, msgspec.Meta(description="Absolute path to the .ipynb")]
+    new_source: str = ""
+    cell_id: (
+        Annotated[str, msgspec.Meta(description="Cell to change, or to insert after (none: first)")]
+        | None
+    ) = None
+    cell_type: (
+        Annotated[Literal["code", "markdown"], msgspec.Meta(description="Required to insert")]
+        | None
+    ) = None
+    edit_mode: Literal["replace", "insert", "delete"] = "replace"
+
+
 class BashInput(msgspec.Struct, frozen=True, kw_only=True):
     command: str
     timeout: (
