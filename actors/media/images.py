@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
 import warnings
 from typing import TYPE_CHECKING
 
@@ -27,11 +28,15 @@ if TYPE_CHECKING:
 # What the API accepts, by the media type it is sent as.
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 LONG_EDGE = 1568  # px: the API's own resize target; larger only costs bytes
-MAX_BYTES = 5 * 1024 * 1024  # per image, before base64
+# Per image, as sent: the API measures the base64 text, a third larger than the file.
+MAX_BYTES = 5 * 1024 * 1024
 # An image of more pixels than this is refused from its header (a 100 MP photo, a bomb): its
 # decoded pixels alone would be hundreds of megabytes.
 MAX_PIXELS = 50_000_000
 PIXELS_PER_TOKEN = 750
+# One image at a time: the warnings filter is process-wide, and two threads changing it at once
+# can leave it changed for good. A cancelled Read's thread still holds this until it is done.
+_PILLOW = threading.Lock()
 
 
 class Prepared(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,6 +70,11 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
+def encoded_size(size: int) -> int:
+    """The length of ``size`` bytes in base64."""
+    return (size + 2) // 3 * 4
+
+
 def tokens_for(width: int, height: int) -> int:
     return max(1, (width * height + PIXELS_PER_TOKEN - 1) // PIXELS_PER_TOKEN)
 
@@ -79,11 +89,12 @@ def prepare(data: bytes, *, name: str) -> Prepared:
             f"{name} is not an image the model can take; it takes PNG, JPEG, GIF and WebP",
             remedy="Convert it to PNG or JPEG and try again",
         )
-    with warnings.catch_warnings():
+    with _PILLOW, warnings.catch_warnings():
         # Pillow warns of odd files it can still read (corrupt EXIF, a large image): a warning
         # would print over the terminal. What it cannot read raises, and is refused below.
         warnings.simplefilter("ignore")
         image = _decoded(data, name, media_type)
+        kind = image.format or "PNG"  # a turned copy has none
         turn = _orientation(image)
         if turn != 1:
             from PIL import ImageOps
@@ -91,15 +102,13 @@ def prepare(data: bytes, *, name: str) -> Prepared:
             # A phone stores its photos as the sensor saw them and says in EXIF how to turn
             # them: the model must see the photo the right way up.
             image = ImageOps.exif_transpose(image)
-    width, height = image.size
-    scale = min(1.0, LONG_EDGE / max(width, height))
-    as_is = scale == 1.0 and len(data) <= MAX_BYTES and turn == 1 and _plain(image)
-    if as_is:
-        sent, size = data, (width, height)
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sent, media_type, size = _shrink(image, scale)
+        width, height = image.size
+        scale = min(1.0, LONG_EDGE / max(width, height))
+        fits = encoded_size(len(data)) <= MAX_BYTES
+        if scale == 1.0 and fits and turn == 1 and _plain(image):
+            sent, size = data, (width, height)
+        else:
+            sent, media_type, size = _shrink(image, scale, kind)
     encoded = base64.b64encode(sent).decode("ascii")
     block: Block = {
         "type": "image",
@@ -169,14 +178,12 @@ def _plain(image: Image.Image) -> bool:
     return image.mode in ("1", "L", "LA", "P", "PA", "RGB", "RGBA")
 
 
-def _shrink(image: Image.Image, scale: float) -> tuple[bytes, str, tuple[int, int]]:
+def _shrink(image: Image.Image, scale: float, kind: str) -> tuple[bytes, str, tuple[int, int]]:
     """The image scaled by ``scale`` and saved again: PNG where it has transparency or was
     PNG, JPEG otherwise; smaller again until it is within MAX_BYTES."""
     from PIL import Image
 
-    kind = image.format or "PNG"
-    if getattr(image, "n_frames", 1) > 1:
-        image.seek(0)  # an animation: its first frame stands for it
+    # An animation's first frame (the one decoded) stands for it.
     keep_alpha = kind in ("PNG", "GIF") or "A" in image.getbands() or image.mode == "P"
     source = _eight_bit(image)
     while True:
@@ -191,7 +198,7 @@ def _shrink(image: Image.Image, scale: float) -> tuple[bytes, str, tuple[int, in
         else:
             frame.save(out, "JPEG", quality=85)
             media_type = "image/jpeg"
-        if out.tell() <= MAX_BYTES or max(size) <= 200:
+        if encoded_size(out.tell()) <= MAX_BYTES or max(size) <= 200:
             return out.getvalue(), media_type, size
         scale *= 0.75
 

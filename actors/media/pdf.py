@@ -3,7 +3,7 @@ provider that takes no documents, with a page range and a cap.
 
 PDFium (through pypdfium2) reads the file: the engine of Chrome's viewer, fast and tolerant of
 the broken files found in the wild, and its text extraction keeps the reading order. The
-Messages API takes a document of at most 100 pages and 32 MB; one Read gives at most
+Messages API takes at most 100 pages and a request of 32 MB; one Read gives at most
 ``MAX_PAGES`` pages, and says how to ask for the rest.
 """
 
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from actors.protocol import Block
 
 MAX_PAGES = 20  # one Read's pages, at most; ``pages`` picks the others
-MAX_BYTES = 32 * 1024 * 1024  # what the API takes as one document block
+# The API takes a request of at most 32 MB, and a document goes in it as base64, a third larger:
+# a bigger selection of pages is given as text.
+MAX_BYTES = 20 * 1024 * 1024
 MAX_TEXT_CHARS = 200_000  # the pages' text, for a provider without documents
 # PDFium is not thread-safe, and a cancelled Read leaves its worker thread to finish on its
 # own: one document at a time, in whichever thread.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import random
 import struct
 import zlib
 
@@ -12,7 +13,7 @@ import pytest
 from PIL import Image
 
 from actors.errors import MediaUnreadable
-from actors.media.images import LONG_EDGE, MAX_BYTES, prepare
+from actors.media.images import LONG_EDGE, MAX_BYTES, encoded_size, prepare
 from tests.media.files import image
 
 
@@ -67,6 +68,7 @@ def test_a_phone_photo_arrives_the_right_way_up() -> None:
     assert top[0] > 200 and top[2] < 60  # the red half, once the left, is now on top
     assert bottom[2] > 200 and bottom[0] < 60
     assert ready.describe() == "Image 100x200 px, about 27 tokens"
+    assert ready.block["source"]["media_type"] == "image/jpeg"  # a photo stays a JPEG
 
 
 @pytest.mark.parametrize(
@@ -133,3 +135,15 @@ def test_a_palette_with_transparency_keeps_it() -> None:
     assert sent.mode == "RGBA"
     assert sent.getpixel((5, 5))[3] == 0  # type: ignore[index]
     assert sent.getpixel((1500, 30)) == (0, 0, 255, 255)
+
+
+def test_an_image_whose_base64_is_over_the_limit_is_made_smaller() -> None:
+    noise = Image.frombytes("RGB", (1200, 1200), random.Random(7).randbytes(1200 * 1200 * 3))
+    out = io.BytesIO()
+    noise.save(out, "PNG", compress_level=1)
+    data = out.getvalue()
+    assert len(data) < MAX_BYTES < encoded_size(len(data))  # the file fits; its base64 not
+    ready = prepare(data, name="noise.png")
+    assert encoded_size(ready.bytes_sent) <= MAX_BYTES
+    assert len(ready.block["source"]["data"]) <= MAX_BYTES
+    assert ready.width < 1200 and ready.original == (1200, 1200)
