@@ -16,6 +16,7 @@ from typing import Any
 from actors.errors import ToolFailure
 
 MAX_OUTPUT_CHARS = 5_000  # one output's text, shown
+MAX_SOURCE_CHARS = 50_000  # one cell's source, shown
 MAX_CHARS = 100_000  # the whole notebook as Read shows it
 IMAGE_TYPES = ("image/png", "image/jpeg")
 _INDENT = re.compile(rb"\{\s*\n( +|\t)\"")
@@ -90,7 +91,7 @@ def render(notebook: Notebook, shown: str, max_images: int) -> tuple[str, list[t
         count = cell.get("execution_count")
         head = f'<cell id="{cell_id(cell, index)}" type="{kind}"'
         head += f' execution_count="{count}">' if isinstance(count, int) else ">"
-        lines = [head, text_of(cell.get("source")).rstrip("\n")]
+        lines = [head, _bounded(text_of(cell.get("source")), MAX_SOURCE_CHARS)]
         for output in cell.get("outputs") or ():
             if not isinstance(output, dict):
                 continue
@@ -141,11 +142,11 @@ def _output(output: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def _bounded(text: str) -> str:
+def _bounded(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     text = text.rstrip("\n")
-    if len(text) <= MAX_OUTPUT_CHARS:
+    if len(text) <= limit:
         return text
-    return text[:MAX_OUTPUT_CHARS] + f"\n... ({len(text) - MAX_OUTPUT_CHARS:,} characters more)"
+    return text[:limit] + f"\n... ({len(text) - limit:,} characters more)"
 
 
 def dumps(notebook: Notebook, like: bytes) -> bytes:
@@ -155,7 +156,8 @@ def dumps(notebook: Notebook, like: bytes) -> bytes:
     indent: int | str = 1 if found is None else found.group(1).decode()
     if isinstance(indent, str) and indent != "\t":
         indent = len(indent)
-    text = json.dumps(notebook, indent=indent, ensure_ascii=False)
+    # Jupyter writes every object's keys sorted; a file written so stays so.
+    text = json.dumps(notebook, indent=indent, ensure_ascii=False, sort_keys=_sorted(like))
     if like.endswith(b"\n"):
         text += "\n"
     return text.encode("utf-8")
@@ -215,3 +217,11 @@ def retype(cell: dict[str, Any], kind: str) -> None:
     else:
         cell.pop("execution_count", None)
         cell.pop("outputs", None)
+
+
+def _sorted(like: bytes) -> bool:
+    """Whether the notebook ``like`` has every cell's keys, and its own, in sorted order."""
+    notebook = json.loads(like)
+    return list(notebook) == sorted(notebook) and all(
+        list(cell) == sorted(cell) for cell in notebook["cells"]
+    )

@@ -94,6 +94,7 @@ async def test_insert_gives_new_cells_ids_and_delete_removes_one(tmp_path: Path)
     assert new["cell_type"] == "code" and new["outputs"] == [] and new["execution_count"] is None
     assert new["source"] == ["import os"] and len(new["id"]) == 8
     assert intro["id"] == "intro"
+    assert list(new) == sorted(new) and list(notes) == sorted(notes)  # as Jupyter writes them
     assert notes["cell_type"] == "markdown" and "outputs" not in notes
     assert first.result.content.startswith(f"Inserted code cell {new['id']} at the start")
     assert after.result.content.startswith(f"Inserted markdown cell {notes['id']} after cell intro")

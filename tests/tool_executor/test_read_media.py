@@ -77,10 +77,13 @@ async def test_a_pdf_is_a_document_with_a_page_range(tmp_path: Path) -> None:
 
 async def test_pages_on_a_text_file_says_what_to_use(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello\n")
+    (tmp_path / "a.png").write_bytes(image(4, 4))
     async with session(tmp_path) as s:
         done = await s.one("Read", file_path=str(tmp_path / "a.txt"), pages="1-2")
+        picture = await s.one("Read", file_path=str(tmp_path / "a.png"), pages="1")
     assert done.result.is_error
     assert done.result.content.startswith(f"pages is for PDFs; {tmp_path / 'a.txt'} is text")
+    assert picture.result.content.startswith(f"pages is for PDFs; {tmp_path / 'a.png'} is an image")
 
 
 def _notebook(**extra: Any) -> dict[str, Any]:
@@ -239,3 +242,17 @@ async def test_an_interrupted_read_returns_without_waiting_for_the_decoder(
     done = _finished(events)
     assert done.result.is_error and done.result.images == ()
     assert "interrupted" in done.result.content.lower()
+
+
+async def test_a_huge_cell_or_output_is_cut_with_a_note(tmp_path: Path) -> None:
+    output = {"output_type": "stream", "name": "stdout", "text": "y" * 6_000}
+    cell = {"cell_type": "code", "metadata": {}, "source": "x" * 60_000, "outputs": [output]}
+    path = tmp_path / "big.ipynb"
+    path.write_text(
+        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+    )
+    async with session(tmp_path) as s:
+        done = await s.one("Read", file_path=str(path))
+    assert "x" * 50_000 + "\n... (10,000 characters more)" in done.result.content
+    assert "y" * 5_000 + "\n... (1,000 characters more)\n</output>" in done.result.content
+    assert len(done.result.content) < 60_000

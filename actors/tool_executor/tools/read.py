@@ -46,6 +46,8 @@ async def run(args: ReadInput, ctx: CallContext) -> ToolOutcome:
     limit = args.limit or DEFAULT_READ_LIMIT
     text, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
     if isinstance(text, read_media.Whole):
+        if args.pages is not None and text.kind != "pdf":
+            raise ToolFailure(f"pages is for PDFs; {target.shown} is {text.kind_in_words}.")
         outcome, line = await read_media.give(text, target.shown, args.pages)
         ctx.files_read.record(target.real, stamp)
         await ctx.emit(line + "\n")  # with the call's line: what the model got and its cost

@@ -40,6 +40,10 @@ class Whole(msgspec.Struct, frozen=True):
     data: bytes
     notebook: Any = None  # a notebook's parsed JSON
 
+    @property
+    def kind_in_words(self) -> str:
+        return {"image": "an image", "pdf": "a PDF", "notebook": "a notebook"}[self.kind]
+
 
 def kind_of(head: bytes, name: str) -> Kind | None:
     """What the first bytes say the file is; None: text (or binary), for the line reader."""
