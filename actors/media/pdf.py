@@ -68,11 +68,21 @@ def page_range(spec: str | None, total: int) -> tuple[int, int]:
     return first, min(last, total)
 
 
-def read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -> Pages:
+def read_pages(
+    data: bytes, *, name: str, pages: str | None, documents: bool, wait: float = -1
+) -> Pages:
     """The pages ``pages`` names (at most MAX_PAGES of them) of the PDF ``data``. Raises
-    MediaUnreadable naming ``name``: malformed, encrypted, or a bad range."""
-    with _PDFIUM:
+    MediaUnreadable naming ``name``: malformed, encrypted, or a bad range; or, when another
+    PDF is still being read after ``wait`` seconds (-1: wait as long as it takes), busy."""
+    if not _PDFIUM.acquire(timeout=wait):
+        raise MediaUnreadable(
+            f"{name} was not read: another PDF is still being read",
+            remedy="Try again in a moment",
+        )
+    try:
         return _read_pages(data, name=name, pages=pages, documents=documents)
+    finally:
+        _PDFIUM.release()
 
 
 def _read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -> Pages:

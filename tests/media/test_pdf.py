@@ -9,6 +9,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from actors.errors import MediaUnreadable
+from actors.media import pdf as pdf_module
 from actors.media.pdf import is_pdf, read_pages
 from tests.media.files import pdf
 
@@ -81,3 +82,12 @@ def test_an_owner_password_alone_opens_and_goes_as_a_plain_pdf() -> None:
     assert _texts(document) == ["locked", "page"]
     text = read_pages(data, name="spec.pdf", pages=None, documents=False)
     assert text.text == "--- page 1 ---\nlocked\n\n--- page 2 ---\npage"
+
+
+def test_a_pdf_still_being_read_elsewhere_makes_a_short_wait_fail_clearly() -> None:
+    # A cancelled Read's thread keeps PDFium until it is done; a caller that must not block
+    # long (the provider's conversion, on the event loop) gets a message instead.
+    with pdf_module._PDFIUM, pytest.raises(MediaUnreadable) as busy:
+        read_pages(pdf(["a"]), name="spec.pdf", pages=None, documents=False, wait=0)
+    assert busy.value.message == "spec.pdf was not read: another PDF is still being read"
+    assert read_pages(pdf(["a"]), name="spec.pdf", pages=None, documents=False, wait=0).text

@@ -38,22 +38,25 @@ def document_text(block: Block) -> str:
         return str(source.get("data", ""))
     if source.get("type") != "base64":
         return "(A document was left out: this provider takes only text and images.)"
-    return _pages(str(source.get("data", "")))
-
-
-# The conversation is converted again for every request: a PDF's text is extracted once.
-@functools.lru_cache(maxsize=8)
-def _pages(data: str) -> str:
-    from actors.media import pdf
-
     try:
-        pages = pdf.read_pages(
-            base64.b64decode(data, validate=True), name="the PDF", pages=None, documents=False
-        )
+        return _pages(str(source.get("data", "")))
     except binascii.Error:
         return "(A PDF was left out: its data is not valid base64.)"
     except MediaUnreadable as error:
         return f"({error.message.rstrip('.')}.)"
+
+
+# The conversation is converted again for every request: a PDF's text is extracted once (a
+# failure is not kept, so a PDF left out while another was read is tried again next time).
+@functools.lru_cache(maxsize=8)
+def _pages(data: str) -> str:
+    from actors.media import pdf
+
+    # This runs on the event loop: it waits only briefly for a PDF a cancelled Read's thread
+    # may still be reading.
+    pages = pdf.read_pages(
+        base64.b64decode(data, validate=True), name="the PDF", pages=None, documents=False, wait=2
+    )
     head = f"(A PDF of {pages.total} pages, as text; pages {pages.first}-{pages.last}"
     head += f"; {pages.note})" if pages.note else ")"
     return f"{head}\n{pages.text}"
