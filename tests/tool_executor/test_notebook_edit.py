@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from actors.protocol import CaptureCheckpoint, FileBefore, ToolCall
 from tests.tool_executor.harness import session
 
 if TYPE_CHECKING:
@@ -174,3 +175,13 @@ async def test_a_notebook_changed_since_it_was_read_or_refused_is_left_alone(
     assert refused.result.denied
     assert "has changed on disk since it was last read" in stale.result.content
     assert path.read_text() == json.dumps(_notebook(), indent=3) + "\n"
+
+
+async def test_a_checkpoint_before_a_notebook_edit_holds_the_notebook(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    _write(path, _notebook())
+    before = path.read_bytes()
+    edit = ToolCall("1", "NotebookEdit", {"notebook_path": "nb.ipynb", "cell_id": "calc"})
+    async with session(tmp_path) as s:
+        changes = await s.executor.address.ask(CaptureCheckpoint(calls=(edit,)))
+    assert changes.files == (FileBefore(str(path), before, str(path)),)
