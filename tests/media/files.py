@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import struct
+import zlib
 from typing import Any
 
 from PIL import Image
@@ -27,6 +29,15 @@ def image(width: int, height: int, kind: str = "PNG", *, mode: str = "RGB", **sa
     out = io.BytesIO()
     picture.save(out, kind, **save)
     return out.getvalue()
+
+
+def declaring(width: int, height: int) -> bytes:
+    """A PNG of a few bytes whose header declares ``width`` x ``height`` (a decompression bomb
+    when that is large): a 1x1 image with its header rewritten, CRC and all."""
+    small = image(1, 1)
+    chunk = b"IHDR" + struct.pack(">II", width, height) + small[24:29]
+    header = struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    return small[:8] + header + small[33:]
 
 
 def pdf(pages: list[str], *, user_password: bytes | None = None) -> bytes:

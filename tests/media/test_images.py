@@ -6,34 +6,18 @@ from __future__ import annotations
 import base64
 import io
 import random
-import struct
-import zlib
 
 import pytest
 from PIL import Image
 
 from actors.errors import MediaUnreadable
 from actors.media.images import LONG_EDGE, MAX_BYTES, encoded_size, prepare
-from tests.media.files import image
+from tests.media.files import declaring, image
 
 
 def _sent(block: object) -> Image.Image:
     assert isinstance(block, dict)
     return Image.open(io.BytesIO(base64.b64decode(block["source"]["data"])))
-
-
-def _declaring(width: int, height: int) -> bytes:
-    """A PNG of a few bytes whose header declares ``width`` x ``height``."""
-    small = image(1, 1)
-    ihdr = struct.pack(">II", width, height) + small[24:29]
-    chunk = b"IHDR" + ihdr
-    return (
-        small[:8]
-        + struct.pack(">I", 13)
-        + chunk
-        + struct.pack(">I", zlib.crc32(chunk))
-        + small[33:]
-    )
 
 
 def test_a_small_image_goes_as_it_is() -> None:
@@ -74,8 +58,8 @@ def test_a_phone_photo_arrives_the_right_way_up() -> None:
 @pytest.mark.parametrize(
     ("data", "words"),
     [
-        (_declaring(50_000, 50_000), "shot.png declares more pixels than Legato decodes"),
-        (_declaring(10_000, 10_000), "shot.png is 10000x10000 px (100 megapixels)"),
+        (declaring(50_000, 50_000), "shot.png declares more pixels than Legato decodes"),
+        (declaring(10_000, 10_000), "shot.png is 10000x10000 px (100 megapixels)"),
         (image(300, 200, "JPEG")[:700], "shot.png could not be read as an image"),
         (image(30, 20)[:29] + b"\0\0\0\0" + image(30, 20)[33:], "could not be read as an image"),
         (image(30, 20, "BMP"), "shot.png is not an image the model can take"),

@@ -14,8 +14,8 @@ import anyio
 from actors.media import images
 from actors.protocol import InterruptTools, RunTools, ToolFinished, ToolOutput, ToolStarted
 from actors.tool_executor.tools import read_media
-from tests.media.files import image, pdf
-from tests.tool_executor.harness import call, session
+from tests.media.files import declaring, image, pdf
+from tests.tool_executor.harness import call, session, with_policy
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -256,3 +256,22 @@ async def test_a_huge_cell_or_output_is_cut_with_a_note(tmp_path: Path) -> None:
     assert "x" * 50_000 + "\n... (10,000 characters more)" in done.result.content
     assert "y" * 5_000 + "\n... (1,000 characters more)\n</output>" in done.result.content
     assert len(done.result.content) < 60_000
+
+
+async def test_blocked_paths_keep_a_bomb_from_the_decoder(tmp_path: Path) -> None:
+    # A few bytes declaring 50,000 x 50,000 px: decoded, it would be refused or worse. The
+    # real broker's blockedPaths decide first, and the decoder never opens it.
+    (tmp_path / "secrets").mkdir()
+    bomb = tmp_path / "secrets" / "bomb.png"
+    bomb.write_bytes(declaring(50_000, 50_000))
+    (tmp_path / "shot.png").write_bytes(image(8, 8))
+    async with with_policy(tmp_path, mode="auto", blockedPaths=["secrets/"]) as s:
+        blocked = await s.one("Read", file_path=str(bomb))
+        fine = await s.one("Read", file_path=str(tmp_path / "shot.png"))
+        unblocked_bomb = tmp_path / "bomb.png"
+        bomb.rename(unblocked_bomb)
+        refused = await s.one("Read", file_path=str(unblocked_bomb))
+    assert blocked.result.denied and "blockedPaths" in blocked.result.content
+    assert "pixels" not in blocked.result.content
+    assert not fine.result.is_error and len(fine.result.images) == 1
+    assert "declares more pixels than Legato decodes" in refused.result.content

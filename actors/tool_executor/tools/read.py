@@ -44,21 +44,22 @@ async def run(args: ReadInput, ctx: CallContext) -> ToolOutcome:
     await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
     start = max(args.offset or 1, 1)
     limit = args.limit or DEFAULT_READ_LIMIT
-    text, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
-    if isinstance(text, read_media.Whole):
-        if args.pages is not None and text.kind != "pdf":
-            raise ToolFailure(f"pages is for PDFs; {target.shown} is {text.kind_in_words}.")
-        outcome, line = await read_media.give(text, target.shown, args.pages)
+    got, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
+    if isinstance(got, read_media.Whole):
+        if args.pages is not None and got.kind != "pdf":
+            raise ToolFailure(f"pages is for PDFs; {target.shown} is {got.kind_in_words}.")
+        outcome, line = await read_media.give(got, target.shown, args.pages)
         ctx.files_read.record(target.real, stamp)
         await ctx.emit(line + "\n")  # with the call's line: what the model got and its cost
         return outcome
     if args.pages is not None:
         raise ToolFailure(f"pages is for PDFs; {target.shown} is text: use offset and limit.")
     ctx.files_read.record(target.real, stamp)
-    return ToolOutcome(text)
+    return ToolOutcome(got)
 
 
 def _read(target: Target, start: int, limit: int) -> tuple[str | read_media.Whole, FileStamp]:
+    """The window of a text file's lines, or a file of another kind read whole to decode."""
     shown = target.shown
     try:
         file = door.open_read(target)
