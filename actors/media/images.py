@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import threading
 import warnings
 from typing import TYPE_CHECKING
@@ -93,8 +94,9 @@ def prepare(data: bytes, *, name: str) -> Prepared:
         # Pillow warns of odd files it can still read (corrupt EXIF, a large image): a warning
         # would print over the terminal. What it cannot read raises, and is refused below.
         warnings.simplefilter("ignore")
-        image = _decoded(data, name, media_type)
+        image, stored = _decoded(data, name, media_type)
         kind = image.format or "PNG"  # a turned copy has none
+        whole = image.size == stored  # not decoded at a JPEG's reduced scale
         turn = _orientation(image)
         if turn != 1:
             from PIL import ImageOps
@@ -102,11 +104,11 @@ def prepare(data: bytes, *, name: str) -> Prepared:
             # A phone stores its photos as the sensor saw them and says in EXIF how to turn
             # them: the model must see the photo the right way up.
             image = ImageOps.exif_transpose(image)
-        width, height = image.size
-        scale = min(1.0, LONG_EDGE / max(width, height))
+        width, height = stored if turn < 5 else stored[::-1]
+        scale = min(1.0, LONG_EDGE / max(image.size))
         fits = encoded_size(len(data)) <= MAX_BYTES
-        if scale == 1.0 and fits and turn == 1 and _plain(image):
-            sent, size = data, (width, height)
+        if scale == 1.0 and whole and fits and turn == 1 and _plain(image):
+            sent, size = data, image.size
         else:
             sent, media_type, size = _shrink(image, scale, kind)
     encoded = base64.b64encode(sent).decode("ascii")
@@ -124,9 +126,11 @@ def prepare(data: bytes, *, name: str) -> Prepared:
     )
 
 
-def _decoded(data: bytes, name: str, media_type: str) -> Image.Image:
-    """The image, every pixel of its first frame decoded; refused from its header when it has
-    too many pixels, so a bomb costs nothing."""
+def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The image, every pixel of its first frame decoded, and its size as stored; refused from
+    its header when it has too many pixels, so a bomb costs nothing. A large JPEG is decoded at
+    a half, quarter or eighth of its size, no smaller than what is sent: several times faster,
+    and a fraction of the memory."""
     from PIL import Image, UnidentifiedImageError
 
     # Only the kind the bytes claim is tried: no other of Pillow's decoders sees the file.
@@ -136,6 +140,9 @@ def _decoded(data: bytes, name: str, media_type: str) -> Image.Image:
         width, height = image.size
         if width * height > MAX_PIXELS:
             raise _too_big(name, width, height)
+        if image.format in ("JPEG", "MPO") and max(width, height) > LONG_EDGE:
+            ratio = LONG_EDGE / max(width, height)
+            image.draft(image.mode, (math.ceil(width * ratio), math.ceil(height * ratio)))
         image.load()  # decodes every pixel: a truncated or corrupt file fails here
     except MediaUnreadable:
         raise
@@ -152,7 +159,7 @@ def _decoded(data: bytes, name: str, media_type: str) -> Image.Image:
             f"{name} could not be read as an image: {words}",
             remedy="Check that the file is a whole PNG, JPEG, GIF or WebP image",
         ) from None
-    return image
+    return image, (width, height)
 
 
 def _too_big(name: str, width: int, height: int) -> MediaUnreadable:

@@ -61,11 +61,20 @@ def test_a_phone_photo_arrives_the_right_way_up() -> None:
         (declaring(50_000, 50_000), "shot.png declares more pixels than Legato decodes"),
         (declaring(10_000, 10_000), "shot.png is 10000x10000 px (100 megapixels)"),
         (image(300, 200, "JPEG")[:700], "shot.png could not be read as an image"),
+        (image(4000, 3000, "JPEG")[:20_000], "shot.png could not be read as an image"),
         (image(30, 20)[:29] + b"\0\0\0\0" + image(30, 20)[33:], "could not be read as an image"),
         (image(30, 20, "BMP"), "shot.png is not an image the model can take"),
         (b"\x89PNG\r\n\x1a\n", "shot.png could not be read as an image"),
     ],
-    ids=["bomb", "100-megapixels", "truncated-jpeg", "bad-crc", "bmp", "header-only"],
+    ids=[
+        "bomb",
+        "100-megapixels",
+        "truncated-jpeg",
+        "truncated-large-jpeg",
+        "bad-crc",
+        "bmp",
+        "header-only",
+    ],
 )
 def test_a_bad_image_is_refused_with_a_clear_message(data: bytes, words: str) -> None:
     with pytest.raises(MediaUnreadable) as refused:
