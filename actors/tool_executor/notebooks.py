@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from actors.counts import counted
 from actors.errors import ToolFailure
 
 MAX_OUTPUT_CHARS = 5_000  # one output's text, shown
@@ -82,7 +83,7 @@ def render(notebook: Notebook, shown: str, max_images: int) -> tuple[str, list[t
     """The notebook as text for the model, cell by cell with its outputs, and the images among
     the outputs to send (media type, base64 data), at most ``max_images`` of them."""
     cells = notebook["cells"]
-    parts = [f"Notebook {shown}: {len(cells)} cells ({language(notebook)})"]
+    parts = [f"Notebook {shown}: {counted(len(cells), 'cell')} ({language(notebook)})"]
     images: list[tuple[str, str]] = []
     left_out = 0
     size = len(parts[0])
@@ -115,7 +116,9 @@ def render(notebook: Notebook, shown: str, max_images: int) -> tuple[str, list[t
         parts.append(block)
         size += len(block)
     if left_out:
-        parts.append(f"({left_out} more output images are left out; at most {max_images} a Read.)")
+        parts.append(
+            f"({counted(left_out, 'more output image')} left out; at most {max_images} a Read.)"
+        )
     return "\n\n".join(parts), images
 
 

@@ -132,7 +132,7 @@ async def test_a_notebook_shows_its_cells_outputs_and_images(tmp_path: Path) -> 
         "<output>\nZeroDivisionError: division by zero\n</output>\n</cell>"
     ).replace("nb.ipynb", str(path))
     assert [block["source"]["media_type"] for block in result.images] == ["image/png"]
-    assert _output(events) == "Notebook, 2 cells, 1 images (about 2 tokens)\n"
+    assert _output(events) == "Notebook, 2 cells, 1 image (about 2 tokens)\n"
 
 
 async def test_many_output_images_are_capped_with_a_note(tmp_path: Path) -> None:
@@ -147,7 +147,7 @@ async def test_many_output_images_are_capped_with_a_note(tmp_path: Path) -> None
         done = await s.one("Read", file_path=str(path))
     assert len(done.result.images) == read_media.NOTEBOOK_IMAGES
     assert '<cell id="cell-0" type="code">' in done.result.content
-    assert done.result.content.endswith("(2 more output images are left out; at most 4 a Read.)")
+    assert done.result.content.endswith("(2 more output images left out; at most 4 a Read.)")
 
 
 async def test_a_broken_notebook_is_shown_as_text(tmp_path: Path) -> None:

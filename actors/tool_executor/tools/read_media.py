@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 import anyio
 import msgspec
 
+from actors.counts import counted
 from actors.errors import MediaUnreadable
 from actors.media import images, pdf
 from actors.tool_executor import notebooks
@@ -25,7 +26,7 @@ from actors.tool_executor.context import ToolOutcome
 if TYPE_CHECKING:
     from actors.protocol import Block
 
-IMAGE_MAX_BYTES = 30 * 1024 * 1024  # a camera's largest raw-free photo is well under this
+IMAGE_MAX_BYTES = 30 * 1024 * 1024  # a camera's JPEG of 50 megapixels is well under this
 PDF_MAX_BYTES = 100 * 1024 * 1024
 NOTEBOOK_MAX_BYTES = 32 * 1024 * 1024  # parsed whole; past it the notebook is read as text
 NOTEBOOK_IMAGES = 4  # output images one Read of a notebook sends; each costs up to ~1,600 tokens
@@ -95,11 +96,8 @@ def _image(data: bytes, shown: str, pages: str | None) -> tuple[ToolOutcome, str
 
 def _pdf(data: bytes, shown: str, pages: str | None) -> tuple[ToolOutcome, str]:
     picked = pdf.read_pages(data, name=shown, pages=pages, documents=True)
-    which = (
-        f"page {picked.first}"
-        if picked.first == picked.last
-        else (f"pages {picked.first}-{picked.last}")
-    )
+    one = picked.first == picked.last
+    which = f"page {picked.first}" if one else f"pages {picked.first}-{picked.last}"
     line = f"PDF, {which} of {picked.total}"
     words = [f"{line}."]
     if picked.note:
@@ -129,8 +127,7 @@ def _notebook(
             continue
         blocks.append(ready.block)
         tokens += ready.tokens
-    cells = len(notebook["cells"])
-    line = f"Notebook, {cells} cells"
+    line = f"Notebook, {counted(len(notebook['cells']), 'cell')}"
     if blocks:
-        line += f", {len(blocks)} images (about {tokens:,} tokens)"
+        line += f", {counted(len(blocks), 'image')} (about {tokens:,} tokens)"
     return ToolOutcome(text, images=tuple(blocks)), line
