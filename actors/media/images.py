@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import io
+import math
+import threading
 import warnings
 from typing import TYPE_CHECKING
 
@@ -20,16 +22,22 @@ import msgspec
 from actors.errors import MediaUnreadable
 
 if TYPE_CHECKING:
+    from PIL import Image
+
     from actors.protocol import Block
 
 # What the API accepts, by the media type it is sent as.
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 LONG_EDGE = 1568  # px: the API's own resize target; larger only costs bytes
-MAX_BYTES = 5 * 1024 * 1024  # per image, before base64
+# Per image, as sent: the API measures the base64 text, a third larger than the file.
+MAX_BYTES = 5 * 1024 * 1024
 # An image of more pixels than this is refused from its header (a 100 MP photo, a bomb): its
 # decoded pixels alone would be hundreds of megabytes.
 MAX_PIXELS = 50_000_000
 PIXELS_PER_TOKEN = 750
+# One image at a time: the warnings filter is process-wide, and two threads changing it at once
+# can leave it changed for good. A cancelled Read's thread still holds this until it is done.
+_PILLOW = threading.Lock()
 
 
 class Prepared(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,6 +71,11 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
+def encoded_size(size: int) -> int:
+    """The length of ``size`` bytes in base64."""
+    return (size + 2) // 3 * 4
+
+
 def tokens_for(width: int, height: int) -> int:
     return max(1, (width * height + PIXELS_PER_TOKEN - 1) // PIXELS_PER_TOKEN)
 
@@ -71,47 +84,33 @@ def prepare(data: bytes, *, name: str) -> Prepared:
     """``data`` as an image block within the API's limits. ``name`` says which image in the
     messages (a path, ``[Image #1]``). Raises MediaUnreadable naming it: not an image the API
     takes, corrupt or truncated, or too many pixels."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with warnings.catch_warnings():
-            # Pillow warns of a large image before it refuses a larger one: both are refused
-            # here, by MAX_PIXELS, with one message.
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
-            width, height = image.size
-            kind = image.format or ""
-            if kind not in MEDIA_TYPES:
-                raise MediaUnreadable(
-                    f"{name} is a {kind or 'kind of'} image the model cannot take; it takes PNG, "
-                    "JPEG, GIF and WebP",
-                    remedy="Convert it to PNG or JPEG and try again",
-                )
-            if width * height > MAX_PIXELS:
-                raise MediaUnreadable(
-                    f"{name} is {width}x{height} px ({width * height / 1e6:.0f} megapixels), more "
-                    f"than the {MAX_PIXELS // 1_000_000} megapixels Legato decodes",
-                    remedy="Scale it down or crop it first (for example to 2000 px wide)",
-                )
-            image.load()  # decodes every pixel: a truncated or corrupt file fails here
-    except MediaUnreadable:
-        raise
-    except (
-        UnidentifiedImageError,
-        OSError,
-        SyntaxError,
-        ValueError,
-        Image.DecompressionBombError,
-    ) as error:
+    media_type = sniff(data[:16])
+    if media_type is None:
         raise MediaUnreadable(
-            f"{name} could not be read as an image: {error}",
-            remedy="Check that the file is a whole PNG, JPEG, GIF or WebP image",
-        ) from None
-    scale = min(1.0, LONG_EDGE / max(width, height))
-    if scale == 1.0 and len(data) <= MAX_BYTES:
-        sent, media_type, size = data, MEDIA_TYPES[kind], (width, height)
-    else:
-        sent, media_type, size = _shrink(image, scale, kind)
+            f"{name} is not an image the model can take; it takes PNG, JPEG, GIF and WebP",
+            remedy="Convert it to PNG or JPEG and try again",
+        )
+    with _PILLOW, warnings.catch_warnings():
+        # Pillow warns of odd files it can still read (corrupt EXIF, a large image): a warning
+        # would print over the terminal. What it cannot read raises, and is refused below.
+        warnings.simplefilter("ignore")
+        image, stored = _decoded(data, name, media_type)
+        kind = image.format or "PNG"  # a turned copy has none
+        whole = image.size == stored  # not decoded at a JPEG's reduced scale
+        turn = _orientation(image)
+        if turn != 1:
+            from PIL import ImageOps
+
+            # A phone stores its photos as the sensor saw them and says in EXIF how to turn
+            # them: the model must see the photo the right way up.
+            image = ImageOps.exif_transpose(image)
+        width, height = stored if turn < 5 else stored[::-1]
+        scale = min(1.0, LONG_EDGE / max(image.size))
+        fits = encoded_size(len(data)) <= MAX_BYTES
+        if scale == 1.0 and whole and fits and turn == 1 and _plain(image):
+            sent, size = data, image.size
+        else:
+            sent, media_type, size = _shrink(image, scale, kind)
     encoded = base64.b64encode(sent).decode("ascii")
     block: Block = {
         "type": "image",
@@ -122,25 +121,83 @@ def prepare(data: bytes, *, name: str) -> Prepared:
         width=size[0],
         height=size[1],
         tokens=tokens_for(*size),
-        original=(width, height),
+        original=(width, height),  # upright, as the person sees it
         bytes_sent=len(sent),
     )
 
 
-def _shrink(image: object, scale: float, kind: str) -> tuple[bytes, str, tuple[int, int]]:
+def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The image, every pixel of its first frame decoded, and its size as stored; refused from
+    its header when it has too many pixels, so a bomb costs nothing. A large JPEG is decoded at
+    a half, quarter or eighth of its size, no smaller than what is sent: several times faster,
+    and a fraction of the memory."""
+    from PIL import Image, UnidentifiedImageError
+
+    # Only the kind the bytes claim is tried: no other of Pillow's decoders sees the file.
+    kind = next(k for k, v in MEDIA_TYPES.items() if v == media_type)
+    try:
+        image = Image.open(io.BytesIO(data), formats=[kind])
+        width, height = image.size
+        if width * height > MAX_PIXELS:
+            raise _too_big(name, width, height)
+        if image.format in ("JPEG", "MPO") and max(width, height) > LONG_EDGE:
+            ratio = LONG_EDGE / max(width, height)
+            image.draft(image.mode, (math.ceil(width * ratio), math.ceil(height * ratio)))
+        image.load()  # decodes every pixel: a truncated or corrupt file fails here
+    except MediaUnreadable:
+        raise
+    except Image.DecompressionBombError:
+        # Pillow refuses from the header before MAX_PIXELS could: far more pixels than that.
+        raise MediaUnreadable(
+            f"{name} declares more pixels than Legato decodes (over "
+            f"{MAX_PIXELS // 1_000_000} megapixels): a huge image or a decompression bomb",
+            remedy="Scale it down or crop it first (for example to 2000 px wide)",
+        ) from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as error:
+        words = str(error) or type(error).__name__
+        raise MediaUnreadable(
+            f"{name} could not be read as an image: {words}",
+            remedy="Check that the file is a whole PNG, JPEG, GIF or WebP image",
+        ) from None
+    return image, (width, height)
+
+
+def _too_big(name: str, width: int, height: int) -> MediaUnreadable:
+    return MediaUnreadable(
+        f"{name} is {width}x{height} px ({width * height / 1e6:.0f} megapixels), more "
+        f"than the {MAX_PIXELS // 1_000_000} megapixels Legato decodes",
+        remedy="Scale it down or crop it first (for example to 2000 px wide)",
+    )
+
+
+def _orientation(image: Image.Image) -> int:
+    """The EXIF orientation (1: as stored; 5-8: turned a quarter), 1 where it says none."""
+    try:
+        value = image.getexif().get(0x0112, 1)
+    except (OSError, SyntaxError, ValueError):  # a corrupt EXIF block: the image as stored
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def _plain(image: Image.Image) -> bool:
+    """Whether the file can go as it is: colours the model reads as a viewer shows them (not
+    CMYK, which the API's decoders may show inverted, nor 16-bit samples)."""
+    return image.mode in ("1", "L", "LA", "P", "PA", "RGB", "RGBA")
+
+
+def _shrink(image: Image.Image, scale: float, kind: str) -> tuple[bytes, str, tuple[int, int]]:
     """The image scaled by ``scale`` and saved again: PNG where it has transparency or was
     PNG, JPEG otherwise; smaller again until it is within MAX_BYTES."""
     from PIL import Image
 
-    assert isinstance(image, Image.Image)
-    if getattr(image, "n_frames", 1) > 1:
-        image.seek(0)  # an animation: its first frame stands for it
-    keep_alpha = image.mode in ("RGBA", "LA", "P") or kind == "PNG"
+    # An animation's first frame (the one decoded) stands for it.
+    keep_alpha = kind in ("PNG", "GIF") or "A" in image.getbands() or image.mode == "P"
+    source = _eight_bit(image)
     while True:
-        size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-        frame = image.convert("RGBA" if keep_alpha else "RGB").resize(
-            size, Image.Resampling.LANCZOS
-        )
+        size = (max(1, round(source.width * scale)), max(1, round(source.height * scale)))
+        frame = source.convert("RGBA" if keep_alpha else "RGB")
+        if size != frame.size:
+            frame = frame.resize(size, Image.Resampling.LANCZOS)
         out = io.BytesIO()
         if keep_alpha:
             frame.save(out, "PNG", optimize=True)
@@ -148,6 +205,21 @@ def _shrink(image: object, scale: float, kind: str) -> tuple[bytes, str, tuple[i
         else:
             frame.save(out, "JPEG", quality=85)
             media_type = "image/jpeg"
-        if out.tell() <= MAX_BYTES or max(size) <= 200:
+        if encoded_size(out.tell()) <= MAX_BYTES or max(size) <= 200:
             return out.getvalue(), media_type, size
         scale *= 0.75
+
+
+def _eight_bit(image: Image.Image) -> Image.Image:
+    """16-bit and 32-bit grey as 8-bit grey: converted directly, Pillow clips every sample
+    over 255 and a 16-bit scan comes out white."""
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        top = image.getextrema()[1]
+        wide = image.mode.startswith("I;16") or (isinstance(top, int) and top > 255)
+        high = 65535 if wide else 255
+        return image.convert("I").point(lambda value: value * (255 / high)).convert("L")
+    if image.mode == "F":
+        return image.convert("L")
+    if image.mode == "P" and "transparency" in image.info:
+        return image.convert("RGBA")  # Pillow warns when a palette's transparency is dropped
+    return image

@@ -3,7 +3,7 @@ provider that takes no documents, with a page range and a cap.
 
 PDFium (through pypdfium2) reads the file: the engine of Chrome's viewer, fast and tolerant of
 the broken files found in the wild, and its text extraction keeps the reading order. The
-Messages API takes a document of at most 100 pages and 32 MB; one Read gives at most
+Messages API takes at most 100 pages and a request of 32 MB; one Read gives at most
 ``MAX_PAGES`` pages, and says how to ask for the rest.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import threading
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -22,7 +23,13 @@ if TYPE_CHECKING:
     from actors.protocol import Block
 
 MAX_PAGES = 20  # one Read's pages, at most; ``pages`` picks the others
-MAX_BYTES = 32 * 1024 * 1024  # what the API takes as one document block
+# The API takes a request of at most 32 MB, and a document goes in it as base64, a third larger:
+# a bigger selection of pages is given as text.
+MAX_BYTES = 20 * 1024 * 1024
+MAX_TEXT_CHARS = 200_000  # the pages' text, for a provider without documents
+# PDFium is not thread-safe, and a cancelled Read leaves its worker thread to finish on its
+# own: one document at a time, in whichever thread.
+_PDFIUM = threading.Lock()
 _RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
@@ -61,9 +68,24 @@ def page_range(spec: str | None, total: int) -> tuple[int, int]:
     return first, min(last, total)
 
 
-def read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -> Pages:
+def read_pages(
+    data: bytes, *, name: str, pages: str | None, documents: bool, wait: float = -1
+) -> Pages:
     """The pages ``pages`` names (at most MAX_PAGES of them) of the PDF ``data``. Raises
-    MediaUnreadable naming ``name``: malformed, encrypted, or a bad range."""
+    MediaUnreadable naming ``name``: malformed, encrypted, or a bad range; or, when another
+    PDF is still being read after ``wait`` seconds (-1: wait as long as it takes), busy."""
+    if not _PDFIUM.acquire(timeout=wait):
+        raise MediaUnreadable(
+            f"{name} was not read: another PDF is still being read",
+            remedy="Try again in a moment",
+        )
+    try:
+        return _read_pages(data, name=name, pages=pages, documents=documents)
+    finally:
+        _PDFIUM.release()
+
+
+def _read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -> Pages:
     import pypdfium2 as pdfium
 
     try:
@@ -97,10 +119,19 @@ def read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) ->
             if block is not None:
                 return Pages(total=total, first=first, last=last, note=note, block=block)
         parts = []
+        size = 0
         for number in range(first, last + 1):
             page = document[number - 1]
             text = page.get_textpage().get_text_range().replace("\r\n", "\n").strip()
             parts.append(f"--- page {number} ---\n{text or '(no text on this page)'}")
+            size += len(parts[-1])
+            if size > MAX_TEXT_CHARS and number < last:
+                last = number
+                note = (
+                    f"Pages {first}-{last} of {total} (their text is long); read the rest with "
+                    f"pages '{last + 1}-{min(total, last + MAX_PAGES)}'"
+                )
+                break
         return Pages(total=total, first=first, last=last, note=note, text="\n\n".join(parts))
     finally:
         document.close()
@@ -119,7 +150,10 @@ def _document(
     import pypdfium2
 
     assert isinstance(document, pypdfium2.PdfDocument)
-    if first == 1 and last == total:
+    # A file encrypted with only an owner password opens without one here, but another reader
+    # may refuse it: its pages go in a new, plain PDF.
+    encrypted = pypdfium2.raw.FPDF_GetSecurityHandlerRevision(document.raw) != -1
+    if first == 1 and last == total and not encrypted:
         out = data
     else:
         part = pypdfium2.PdfDocument.new()

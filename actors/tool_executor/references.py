@@ -8,7 +8,11 @@ the file's text (up to 256 KB) or the folder's entries follow the prompt in a
 Each read is put to the permission broker like a Read, marked as named by the person: inside
 the project that counts as their yes where the rules would ask, while ``blockedPaths``, the
 rules for Legato's own files and for files outside the project apply as the broker says. A
-binary file is refused before anything is asked. A token that names nothing stays text; when it
+binary file is refused before anything is asked. An image (PNG, JPEG, GIF, WebP) or a PDF,
+told by its first bytes, comes along as a block after the prompt's text (``Attachment.blocks``,
+in the order named), with a line in the text saying what it is and what it costs; at most
+``MAX_IMAGES`` images and ``MAX_PDF_PAGES`` pages a prompt. A token that names nothing stays
+text; when it
 looks like a path (it has a ``/``) or something close exists, a note says so, with the closest
 name: each part of the path respelled from what its folder holds (``@scr/mian.py``: did you mean
 ``@src/main.py``?), else a file of that name, or of a close name with the same extension,
@@ -17,25 +21,28 @@ anywhere among the files ``@path`` completion offers (``@main.py``: ``@src/main.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 
 from actors import door
 from actors.errors import ToolFailure
+from actors.media import images, pdf
 from actors.protocol import Attachment, CheckPermission, PermissionRequest
 from actors.tool_executor.context import CallContext
 from actors.tool_executor.files import SNIFF_BYTES, is_binary
+from actors.tool_executor.tools import read_media
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
     from actors.door import Target
-    from actors.protocol import PermissionBrokerMsg
+    from actors.protocol import Block, PermissionBrokerMsg
     from runtime import Address
 
 MAX_FILE_BYTES = 256 * 1024  # more would crowd the context; the model can Read the rest
@@ -43,6 +50,10 @@ MAX_LISTING = 200
 _TOKEN = re.compile(r"(?:^|(?<=[\s(\[]))@([^\s\"'`,;()\[\]]+)")
 _TRAILING = ".:!?"
 MAX_CANDIDATES = 20_000  # project files looked through for what a missing name meant
+# What one prompt may carry: the Messages API takes at most 100 images and 100 PDF pages a
+# request, and the conversation goes on after this prompt.
+MAX_IMAGES = 20
+MAX_PDF_PAGES = 100
 
 
 def tokens(text: str) -> list[str]:
@@ -55,6 +66,19 @@ def tokens(text: str) -> list[str]:
 class _Found:
     target: Target
     folder: bool
+    media: Literal["image", "pdf"] | None = None
+
+
+@dataclass(slots=True)
+class _Media:
+    """The images and PDFs a prompt has attached so far: their blocks and lines, and what is
+    left of its caps."""
+
+    blocks: list[Block]
+    lines: list[str]
+    images: int = 0
+    pdfs: int = 0
+    pages: int = 0
 
 
 async def attach(
@@ -73,6 +97,7 @@ async def attach(
     blocks: list[str] = []
     attached: list[str] = []
     notes: list[str] = []
+    media = _Media([], [])
     files: Sequence[str] | None = None
     for token in tokens(text):
         found = await anyio.to_thread.run_sync(_look, token, root)
@@ -101,13 +126,77 @@ async def attach(
             notes.append(f"@{token} was not attached: {decision.reason}")
             continue
         try:
-            blocks.append(await anyio.to_thread.run_sync(_block, found, root))
+            if found.media is not None:
+                note = await _attach_media(found, token, media)
+                if note is not None:
+                    notes.append(note)
+            else:
+                blocks.append(await anyio.to_thread.run_sync(_block, found, root))
         except (OSError, ToolFailure) as error:
             notes.append(f"@{token} was not attached: {_why(error)}")
             continue
         attached.append(token)
     prompt = text if not blocks else text + "\n\nReferenced files:\n" + "\n\n".join(blocks)
-    return Attachment(prompt=prompt, attached=tuple(attached), notes=tuple(notes))
+    if media.lines:
+        prompt += "\n\n" + "\n".join(media.lines)
+    return Attachment(
+        prompt=prompt, attached=tuple(attached), blocks=tuple(media.blocks), notes=tuple(notes)
+    )
+
+
+async def _attach_media(found: _Found, token: str, media: _Media) -> str | None:
+    """Add the image or PDF ``found`` to ``media``; a note for the person where a cap cut it
+    short. Raises ToolFailure (MediaUnreadable) for a file that cannot be read."""
+    if found.media == "image" and media.images >= MAX_IMAGES:
+        raise ToolFailure(f"a prompt takes at most {MAX_IMAGES} images")
+    if found.media == "pdf" and media.pages >= MAX_PDF_PAGES:
+        raise ToolFailure(f"a prompt takes at most {MAX_PDF_PAGES} PDF pages")
+    whole = await anyio.to_thread.run_sync(_whole, found)
+    if found.media == "image":
+        ready = await anyio.to_thread.run_sync(
+            functools.partial(images.prepare, whole, name=f"@{token}"), abandon_on_cancel=True
+        )
+        media.images += 1
+        media.blocks.append(ready.block)
+        media.lines.append(
+            f"[Image #{media.images}: {token}, {ready.width}x{ready.height}, "
+            f"~{ready.tokens:,} tokens]"
+        )
+        return None
+    room = f"1-{min(pdf.MAX_PAGES, MAX_PDF_PAGES - media.pages)}"
+    picked = await anyio.to_thread.run_sync(
+        functools.partial(pdf.read_pages, whole, name=f"@{token}", pages=room, documents=True),
+        abandon_on_cancel=True,
+    )
+    pages = picked.last - picked.first + 1
+    media.pdfs += 1
+    media.pages += pages
+    which = (
+        f"page 1 of {picked.total}" if pages == 1 else f"pages 1-{picked.last} of {picked.total}"
+    )
+    line = f"[PDF #{media.pdfs}: {token}, {which}"
+    if picked.last < picked.total:
+        line += f"; Read it with pages '{picked.last + 1}-...' for the rest"
+    media.lines.append(line + "]")
+    if picked.block is None:  # over the API's size for one document: its text
+        text = await anyio.to_thread.run_sync(
+            functools.partial(pdf.read_pages, whole, name=f"@{token}", pages=room, documents=False),
+            abandon_on_cancel=True,
+        )
+        media.lines.append(text.text)
+    else:
+        media.blocks.append(picked.block)
+    if picked.last < picked.total:
+        return f"@{token}: only {which} attached (the model can Read the rest)"
+    return None
+
+
+def _whole(found: _Found) -> bytes:
+    assert found.media is not None
+    with door.open_read(found.target) as file:
+        whole = read_media.read_whole(file, found.media, found.target.shown)
+    assert whole is not None  # only a notebook is ever left to the text reader
+    return whole.data
 
 
 def _look(token: str, root: str) -> _Found | str | None:
@@ -129,6 +218,10 @@ def _look(token: str, root: str) -> _Found | str | None:
             head = file.read(SNIFF_BYTES)
     except (OSError, ToolFailure) as error:
         return f"@{token} was not attached: {_why(error)}"
+    if images.sniff(head) is not None:
+        return _Found(target, folder=False, media="image")
+    if pdf.is_pdf(head):
+        return _Found(target, folder=False, media="pdf")
     if is_binary(head):
         return f"@{token} was not attached: it is a binary file"
     return _Found(target, folder=False)

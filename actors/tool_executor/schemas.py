@@ -31,6 +31,7 @@ class ReadInput(msgspec.Struct, frozen=True, kw_only=True):
     file_path: Annotated[str, msgspec.Meta(description="Absolute path")]
     offset: Annotated[int, msgspec.Meta(ge=0, description="First line (1-based)")] | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, description="Number of lines")] | None = None
+    pages: Annotated[str, msgspec.Meta(description="PDF page range, e.g. 1-5")] | None = None
 
 
 class WriteInput(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,6 +44,20 @@ class EditInput(msgspec.Struct, frozen=True, kw_only=True):
     old_string: Annotated[str, msgspec.Meta(description="Exact text to replace")]
     new_string: str
     replace_all: bool = False
+
+
+class NotebookEditInput(msgspec.Struct, frozen=True, kw_only=True):
+    notebook_path: Annotated[str, msgspec.Meta(description="Absolute path to the .ipynb")]
+    new_source: str = ""
+    cell_id: (
+        Annotated[str, msgspec.Meta(description="Cell to change, or to insert after (none: first)")]
+        | None
+    ) = None
+    cell_type: (
+        Annotated[Literal["code", "markdown"], msgspec.Meta(description="Required to insert")]
+        | None
+    ) = None
+    edit_mode: Literal["replace", "insert", "delete"] = "replace"
 
 
 class BashInput(msgspec.Struct, frozen=True, kw_only=True):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from actors.protocol import PermissionMode, UiEvent
 
 # The tools that change a project file: a denied call of one is a change the run did not make.
-FILE_TOOLS = frozenset({"Write", "Edit"})
+FILE_TOOLS = frozenset({"Write", "Edit", "NotebookEdit"})
 # Besides those, the calls that may change something when they run (a command, an MCP server's
 # tool): once one ran, the run cannot say that nothing changed.
 _MAY_CHANGE = frozenset({"Bash"})

@@ -19,10 +19,14 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
     # TaskStop ends a process but changes no file: no checkpoint before it.
     assert listed.read_only == {"Read", "Glob", "Grep", "TaskOutput", "TaskStop"}
     assert [tool["name"] for tool in tools] == [
-        "Read", "Write", "Edit", "Bash", "Glob", "Grep", "TaskOutput", "TaskStop"
+        "Read", "Write", "Edit", "NotebookEdit", "Bash", "Glob", "Grep", "TaskOutput", "TaskStop"
     ]  # fmt: skip
     fields = {tool["name"]: set(tool["input_schema"]["properties"]) for tool in tools}
     assert fields["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}
+    assert fields["Read"] == {"file_path", "offset", "limit", "pages"}
+    assert fields["NotebookEdit"] == {
+        "notebook_path", "new_source", "cell_id", "cell_type", "edit_mode"
+    }  # fmt: skip
     assert fields["Bash"] == {
         "command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"
     }  # fmt: skip
@@ -34,6 +38,7 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
         "Read": ["file_path"],
         "Write": ["file_path", "content"],
         "Edit": ["file_path", "old_string", "new_string"],
+        "NotebookEdit": ["notebook_path"],
         "Bash": ["command"],
         "Glob": ["pattern"],
         "Grep": ["pattern"],
@@ -44,7 +49,7 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
     wire = json.dumps(tools, separators=(",", ":"))
     # Sent with every request: no titles, no null options, and small.
     assert '"title"' not in wire and '"null"' not in wire
-    assert len(wire) < 4000  # eight tools
+    assert len(wire) < 4800  # nine tools
 
 
 async def test_a_missing_field_is_named_with_its_type(tmp_path: Path) -> None:
@@ -83,8 +88,8 @@ async def test_an_unknown_tool_lists_the_available_ones(tmp_path: Path) -> None:
     result = finished[unknown.id].result
     assert result.is_error
     assert result.content == (
-        "Unknown tool 'Delete'. The available tools are: Read, Write, Edit, Bash, Glob, Grep, "
-        "TaskOutput, TaskStop."
+        "Unknown tool 'Delete'. The available tools are: Read, Write, Edit, NotebookEdit, Bash, "
+        "Glob, Grep, TaskOutput, TaskStop."
     )
 
 

@@ -6,7 +6,8 @@ Selected by the model prefix ``openai:`` (``--model openai:qwen2.5-coder``); req
 
 The conversation stays in the Messages API's shape; it is converted here, per request:
 ``tool_use`` blocks become the assistant's ``tool_calls``, each ``tool_result`` a ``tool``
-message, and the tool definitions OpenAI's ``function`` tools.
+message, and the tool definitions OpenAI's ``function`` tools; images and PDFs as
+``openai_media.py`` says.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from actors.errors import ApiError, ConnectionFailed, RequestRejected
 from actors.model_client import http
 from actors.model_client.client import MessagesClient
 from actors.model_client.endpoint import Endpoint, normalise_base_url
+from actors.model_client.providers import openai_media
 from actors.model_client.sse import SSEDecoder
 
 if TYPE_CHECKING:
@@ -134,23 +136,31 @@ def convert_message(message: Message) -> list[dict[str, Any]]:
             out["tool_calls"] = calls
         return [out]
     # Tool results answer the previous assistant message, so they come first, as OpenAI wants.
-    results = [
-        {
-            "role": "tool",
-            "tool_call_id": block["tool_use_id"],
-            "content": _result_text(block),
-        }
-        for block in message.content
-        if block.get("type") == "tool_result"
-    ]
-    text = _text(message.content)
-    return [*results, {"role": "user", "content": text}] if text else results
-
-
-def _result_text(block: Block) -> str:
-    content = block.get("content", "")
-    text = content if isinstance(content, str) else _text(content)
-    return f"Error: {text}" if block.get("is_error") else text
+    results: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []  # the tools' images, for the user message after them
+    for block in message.content:
+        if block.get("type") != "tool_result":
+            continue
+        content = openai_media.parts(block.get("content", ""))
+        text = openai_media.joined_text(content)
+        results.append(
+            {
+                "role": "tool",
+                "tool_call_id": block["tool_use_id"],
+                "content": f"Error: {text}" if block.get("is_error") else text,
+            }
+        )
+        images = [part for part in content if part["type"] == "image_url"]
+        if images:
+            said = f"The image(s) from tool call {block['tool_use_id']}:"
+            shown += [{"type": "text", "text": said}, *images]
+    own = openai_media.parts(
+        [block for block in message.content if block.get("type") != "tool_result"]
+    )
+    if not shown and all(part["type"] == "text" for part in own):
+        text = openai_media.joined_text(own)
+        return [*results, {"role": "user", "content": text}] if text else results
+    return [*results, {"role": "user", "content": [*shown, *own]}]
 
 
 def _text(content: str | list[Block]) -> str:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actors.tool_executor.tools import bash, edit, glob, grep, read, task_output, task_stop, write
+from actors.tool_executor.tools import (
+    bash,
+    edit,
+    glob,
+    grep,
+    notebook_edit,
+    read,
+    task_output,
+    task_stop,
+    write,
+)
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import Tool
@@ -15,6 +25,7 @@ TOOLS: dict[str, Tool[Any]] = {
         read.TOOL,
         write.TOOL,
         edit.TOOL,
+        notebook_edit.TOOL,
         bash.TOOL,
         glob.TOOL,
         grep.TOOL,

@@ -1,4 +1,5 @@
-"""Read: a text file's lines, numbered like ``cat -n``, and a stamp for Edit's staleness check."""
+"""Read: a text file's lines, numbered like ``cat -n``, and a stamp for Edit's staleness check;
+an image, a PDF or a notebook as the model takes it (``read_media.py``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from actors.tool_executor.files import (
     shown_path,
 )
 from actors.tool_executor.schemas import DEFAULT_READ_LIMIT, ReadInput
+from actors.tool_executor.tools import read_media
 
 if TYPE_CHECKING:
     from actors.door import Target
@@ -42,12 +44,22 @@ async def run(args: ReadInput, ctx: CallContext) -> ToolOutcome:
     await ctx.check("read", ctx.paths(target.shown, target.real), hard_links=target.links)
     start = max(args.offset or 1, 1)
     limit = args.limit or DEFAULT_READ_LIMIT
-    text, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
+    got, stamp = await anyio.to_thread.run_sync(_read, target, start, limit)
+    if isinstance(got, read_media.Whole):
+        if args.pages is not None and got.kind != "pdf":
+            raise ToolFailure(f"pages is for PDFs; {target.shown} is {got.kind_in_words}.")
+        outcome, line = await read_media.give(got, target.shown, args.pages)
+        ctx.files_read.record(target.real, stamp)
+        await ctx.emit(line + "\n")  # with the call's line: what the model got and its cost
+        return outcome
+    if args.pages is not None:
+        raise ToolFailure(f"pages is for PDFs; {target.shown} is text: use offset and limit.")
     ctx.files_read.record(target.real, stamp)
-    return ToolOutcome(text)
+    return ToolOutcome(got)
 
 
-def _read(target: Target, start: int, limit: int) -> tuple[str, FileStamp]:
+def _read(target: Target, start: int, limit: int) -> tuple[str | read_media.Whole, FileStamp]:
+    """The window of a text file's lines, or a file of another kind read whole to decode."""
     shown = target.shown
     try:
         file = door.open_read(target)
@@ -61,9 +73,19 @@ def _read(target: Target, start: int, limit: int) -> tuple[str, FileStamp]:
         st = os.fstat(file.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise ToolFailure(f"{shown} is not a regular file (a device, pipe or socket).")
-        if is_binary(file.read(SNIFF_BYTES)):
-            raise ToolFailure(f"{shown} is a binary file; Read shows text files only.")
+        head = file.read(SNIFF_BYTES)
+        kind = read_media.kind_of(head, shown)
         file.seek(0)
+        if kind is not None:
+            whole = read_media.read_whole(file, kind, shown)
+            if whole is not None:
+                return whole, FileStamp.of(st, whole.data)
+            file.seek(0)
+        elif is_binary(head):
+            raise ToolFailure(
+                f"{shown} is a binary file; Read shows text, images (PNG, JPEG, GIF, WebP), "
+                "PDFs and notebooks."
+            )
         window = _Window(start, limit)
         # The whole file is hashed even when the window ends early: Edit's staleness check
         # compares the content, not only the window the model saw.
@@ -199,8 +221,9 @@ def _access(args: ReadInput, root: str) -> Access:
 TOOL = Tool(
     name="Read",
     description=(
-        "Read a text file. Lines come numbered like cat -n; up to 2000 from offset "
-        "(use offset/limit for more)."
+        "Read a file: text (lines numbered like cat -n, up to 2000 from offset; use "
+        "offset/limit for more), an image (you see it), a PDF (pages, at most 20 a call) or a "
+        "notebook (cells and outputs)."
     ),
     input_type=ReadInput,
     run=run,
