@@ -43,6 +43,7 @@ from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.sandbox.locate import configured_bwrap
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
+from actors.tool_executor.web.pages import WebPages  # light: httpx loads with a fetch
 from runtime import Actor
 
 # The walk, ``@path`` references and checkpoints are imported where they are used: none of them
@@ -137,6 +138,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         self._background = Jobs(buffer=background_buffer)
         self._scheduler.background = self._background
         self._scheduler.mcp = mcp
+        self._scheduler.web = WebPages(self._env)
         self._hooks = hooks
 
     async def on_start(self) -> None:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actors.tool_executor.tools import bash, edit, glob, grep, read, task_output, task_stop, write
+from actors.tool_executor.tools import (
+    bash,
+    edit,
+    glob,
+    grep,
+    read,
+    task_output,
+    task_stop,
+    web_fetch,
+    write,
+)
 
 if TYPE_CHECKING:
     from actors.tool_executor.context import Tool
@@ -20,5 +30,6 @@ TOOLS: dict[str, Tool[Any]] = {
         grep.TOOL,
         task_output.TOOL,
         task_stop.TOOL,
+        web_fetch.TOOL,
     )
 }
