@@ -34,7 +34,8 @@ async def run(args: WebFetchInput, ctx: CallContext) -> ToolOutcome:
         answer, failure = await ctx.web.summarise(page.url, text, args.prompt)
         if answer is not None:
             return ToolOutcome(result(page, answer, [note] if note else []))
-        notes.append(f"(The fast model could not answer: {failure}; the page's text follows.)")
+        if failure is not None:
+            notes.append(f"(The fast model could not answer: {failure}. The page's text follows.)")
     text, note = within_budget(page.text)
     if note:
         notes.append(note)

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from actors.tool_executor.web.fetch import Check, Limits
 
     # The fast model's answer to a prompt over a page: (url, text, prompt) -> (the answer, or
-    # None and why there is none).
-    Summarise = Callable[[str, str, str], Awaitable[tuple[str | None, str]]]
+    # None and why it failed; both None: there is no fast model).
+    Summarise = Callable[[str, str, str], Awaitable[tuple[str | None, str | None]]]
 
 TTL = 15 * 60.0
 CACHE_BYTES = 50 << 20
