@@ -11,9 +11,10 @@ import trio
 import trio.testing
 
 from actors.errors import FetchFailed
+from actors.protocol import ToolFinished, ToolOutput, ToolStarted
 from actors.tool_executor.web.fetch import Limits
 from actors.tool_executor.web.pages import WebPages
-from tests.tool_executor.harness import session
+from tests.tool_executor.harness import call, session
 from tests.web_fetch.checks import Checks
 
 if TYPE_CHECKING:
@@ -126,3 +127,22 @@ async def test_an_http_url_is_tried_on_https_first_and_falls_back(site: Site) ->
     assert page.text == "line one\nline two\n"
     assert page.url == "http://127.0.0.1/plain"
     assert checks.asked == [("http://127.0.0.1/plain", "127.0.0.1", "127.0.0.1")]
+
+
+async def test_the_person_sees_the_url_and_the_status_size_and_time(
+    tmp_path: Path, site: Site
+) -> None:
+    fetch = call("WebFetch", url=site.url("/plain"), prompt="x")
+    painting = call("WebFetch", url=site.url("/plain?\x1b[2J"), prompt="x")
+    async with session(tmp_path) as s:
+        events = await s.events(fetch)
+        refused = await s.events(painting)
+    [output] = [e.text for e in events if isinstance(e, ToolOutput)]
+    assert output.startswith("200 OK · 18 bytes · ") and output.endswith(" s\n")
+    started, finished = refused
+    assert isinstance(started, ToolStarted) and isinstance(finished, ToolFinished)
+    assert started.summary == site.url("/plain?\\x1b[2J")  # escaped: it cannot paint
+    assert finished.result.is_error
+    assert "url is not a valid URL (Invalid non-printable ASCII character" in (
+        finished.result.content
+    )

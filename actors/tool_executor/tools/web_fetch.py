@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 async def run(args: WebFetchInput, ctx: CallContext) -> ToolOutcome:
-    from actors.tool_executor.web.answer import BUDGET, result, within_budget
+    from actors.tool_executor.web.answer import BUDGET, headline, result, within_budget
 
     if ctx.web is None:
         raise ToolFailure("WebFetch is not available in this session.")
@@ -28,6 +28,8 @@ async def run(args: WebFetchInput, ctx: CallContext) -> ToolOutcome:
         await ctx.check("fetch", url=url, host=host, local_address=local_address)
 
     page = await ctx.web.get(args.url, check)
+    # Shown under the call: "200 OK · 12.3 KB · 0.4 s", "· from the cache" when it was.
+    await ctx.emit(headline(page) + "\n")
     notes: list[str] = []
     if ctx.web.summarise is not None:
         text, note = within_budget(page.text, BUDGET)
