@@ -11,7 +11,7 @@ import trio
 import trio.testing
 
 from actors.errors import FetchFailed
-from actors.protocol import ToolFinished, ToolOutput, ToolStarted
+from actors.protocol import InterruptTools, RunTools, ToolFinished, ToolOutput, ToolStarted
 from actors.tool_executor.web.fetch import Limits
 from actors.tool_executor.web.pages import WebPages
 from tests.tool_executor.harness import call, session
@@ -146,3 +146,40 @@ async def test_the_person_sees_the_url_and_the_status_size_and_time(
     assert "url is not a valid URL (Invalid non-printable ASCII character" in (
         finished.result.content
     )
+
+
+async def test_an_interrupted_fetch_ends_at_once_and_closes_the_connection(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    asked = trio.Event()
+
+    async def stall(stream: trio.SocketStream) -> None:
+        await stream.send_all(HEAD + b"a")
+        asked.set()
+        # The client hanging up ends the wait: an empty read.
+        while await stream.receive_some(1024):
+            pass
+        closed_at.append(trio.current_time())
+
+    closed_at: list[float] = []
+    async with trio.open_nursery() as nursery:
+        port = await _serve(nursery, stall)
+        fetch = call("WebFetch", url=f"http://127.0.0.1:{port}/", prompt="x")
+        async with session(tmp_path) as s, trio.open_nursery() as calls:
+            done: list[ToolFinished] = []
+            ended: list[float] = []
+
+            async def run() -> None:
+                async with s.executor.address.stream(RunTools(calls=(fetch,))) as stream:
+                    done.extend([e async for e in stream if isinstance(e, ToolFinished)])
+                ended.append(trio.current_time())
+
+            calls.start_soon(run)
+            await asked.wait()
+            started = trio.current_time()
+            await s.executor.address.tell(InterruptTools(ids=(fetch.id,)))
+        # The call reported, and the server saw the connection closed, with no timeout waited.
+        assert closed_at == ended == [started]
+        [finished] = done
+        assert finished.result.is_error and finished.result.content.startswith("Interrupted")
+        nursery.cancel_scope.cancel()
