@@ -10,6 +10,7 @@ import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, ClassVar
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -60,7 +61,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.append((self.path, dict(self.headers.items())))
-        route = self.routes.get(self.path.split("?")[0])
+        # As a proxy, it is sent the whole URL: it serves the path the same.
+        route = self.routes.get(urlsplit(self.path).path)
         if route is None:
             self.reply(404, "text/plain", b"no such page")
         else:

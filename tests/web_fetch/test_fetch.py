@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+import trio.testing
 
 from actors.errors import FetchFailed, PermissionDenied
 from actors.tool_executor.web.fetch import Limits
@@ -160,3 +161,37 @@ async def test_a_page_fetched_again_comes_from_the_cache_but_is_asked_again(site
     assert len(checks.asked) == 6  # every hop asked again
     with pytest.raises(PermissionDenied):
         await pages.get(site.url("/hop1"), Checks(named=()))
+
+
+async def test_through_a_proxy_the_target_is_still_judged_and_asked(site: Site) -> None:
+    # Nothing listens on port 1: the page can only come through the proxy.
+    env = {"HTTP_PROXY": site.base}
+    target = "http://127.0.0.1:1/plain"
+    checks = Checks()
+    page = await WebPages(env).get(target, checks)
+    assert page.text == "line one\nline two\n"
+    assert checks.asked == [(target, "127.0.0.1", "127.0.0.1")]
+    assert [path for path, _ in site.seen] == [target]
+    with pytest.raises(PermissionDenied):
+        await WebPages(env).get("http://localhost:1/plain", Checks(named=()))
+    assert len(site.seen) == 1  # refused before the proxy was asked
+
+
+async def test_the_cache_keeps_a_page_15_minutes(
+    site: Site, mock_clock: trio.testing.MockClock
+) -> None:
+    pages = WebPages({})
+    await pages.get(site.url("/plain"), Checks())
+    mock_clock.jump(15 * 60)
+    assert (await pages.get(site.url("/plain"), Checks())).cached
+    mock_clock.jump(1)
+    assert not (await pages.get(site.url("/plain"), Checks())).cached
+    assert len(site.seen) == 2
+
+
+async def test_the_cache_drops_the_least_recently_used_page_past_its_size(site: Site) -> None:
+    pages = WebPages({}, capacity=40)  # two pages of 18 and 25 bytes do not fit together
+    await pages.get(site.url("/plain"), Checks())
+    await pages.get(site.url("/data.json"), Checks())
+    assert (await pages.get(site.url("/data.json"), Checks())).cached
+    assert not (await pages.get(site.url("/plain"), Checks())).cached
