@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-import trio.testing
 
 from actors.errors import FetchFailed, PermissionDenied
 from actors.tool_executor.web.fetch import Limits
@@ -14,6 +13,8 @@ from actors.tool_executor.web.pages import WebPages
 from tests.web_fetch.checks import Checks
 
 if TYPE_CHECKING:
+    import trio.testing
+
     from tests.web_fetch.conftest import Site
 
 
