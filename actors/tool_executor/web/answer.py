@@ -37,10 +37,10 @@ def within_budget(text: str, budget: int = BUDGET) -> tuple[str, str]:
     """The text's beginning, cut at a line, and a note on what was left out ("" when none)."""
     if len(text) <= budget:
         return text, ""
-    cut = text.rfind("\n", 0, budget)
-    kept = text[: cut if cut > budget // 2 else budget]
+    cut = text.rfind("\n", 0, budget) + 1  # after the last newline that fits
+    kept = text[: cut if cut > budget // 2 else budget]  # one huge line: cut inside it
     rest = text[len(kept) :]
-    lines = rest.count("\n") + 1
+    lines = rest.count("\n") + (not rest.endswith("\n"))
     return kept, (
         f"(The page went on for {len(rest):,} more characters ({counted(lines, 'line')}) "
         "that were left out.)"
