@@ -76,6 +76,9 @@ class ToolParts(msgspec.Struct, frozen=True):
     hooks: HookRunner
     tools: ToolExecutor
     mcp: McpClient
+    # The model client, when the parts were built for a whole session: the executor asks it
+    # for WebFetch's answers; the session starts it (``Session.actors``), not ``actors`` below.
+    model: ModelClient | None = None
 
     @property
     def actors(self) -> list[Actor[Any]]:
@@ -132,11 +135,12 @@ def assemble(options: SessionOptions, *, renderer: Renderer) -> Session:
     # One id for all: the conductor's, the session file's, the one the hooks are told.
     session_id = _session_id(options)
     options = msgspec.structs.replace(options, session_id=session_id)
-    parts = tool_parts(options, renderer=renderer)
+    parts = tool_parts(options, renderer=renderer, with_model=True)
     assert parts.ui is not None  # built with its UI: ``with_ui`` left True
+    assert parts.model is not None  # built with its model client: ``with_model``
     skills = skill_library(options)
     sessions = session_store(options, parts.memory, ui=parts.ui)
-    client = model_client(options, parts.memory)
+    client = parts.model
     return Session(
         session_id,
         parts.memory,
@@ -273,13 +277,15 @@ def tool_parts(
     with_ui: bool = True,
     mcp_servers: tuple[McpServer, ...] | None = None,
     bwrap: str | None = None,
+    with_model: bool = False,
 ) -> ToolParts:
     """The tool executor as a session runs it, with the actors it works with; ``renderer``
     shows their events (None: nothing shown, no question answered); ``with_ui`` False leaves
     the UI actor out, for a caller that reads each call's progress on the call's own stream
     (the executor's way without a UI) rather than as a renderer's event. ``mcp_servers`` replaces
     the configured servers and ``bwrap`` names the bubblewrap to run (None: the one a session
-    finds), for the benchmarks and tests that measure one server or one sandbox."""
+    finds), for the benchmarks and tests that measure one server or one sandbox. ``with_model``
+    builds the session's model client too (``ToolParts.model``), for WebFetch's answers."""
     from actors.hooks import HookRunner
     from actors.mcp_client import McpClient
     from actors.tool_executor import ToolExecutor
@@ -311,6 +317,7 @@ def tool_parts(
         mcp = McpClient(memory=memory.address, cwd=options.project_root)
     else:
         mcp = McpClient(mcp_servers, cwd=options.project_root)
+    client = model_client(options, memory) if with_model else None
     tools = ToolExecutor(
         permissions.address,
         project_root=options.project_root,
@@ -321,8 +328,9 @@ def tool_parts(
         mcp=mcp.address,
         hooks=hooks.address,
         bwrap=bwrap,
+        model=None if client is None else client.address,
     )
-    return ToolParts(memory, ui, questions, permissions, hooks, tools, mcp)
+    return ToolParts(memory, ui, questions, permissions, hooks, tools, mcp, client)
 
 
 def read_sdk_hooks(hooks: object) -> tuple[tuple[HookGroup, ...], list[str]]:

@@ -55,6 +55,9 @@ SHARED = {
     # their output capped.
     "actors.process_groups",
     "actors.output_caps",
+    # The proxies and certificates of the session's environment: the model client's requests
+    # and WebFetch's go the same way.
+    "actors.proxies",
     # The door to files (the executor's tools), and through it to what Legato reads for itself
     # (the memory store, the skill library).
     "actors.door",

@@ -93,7 +93,7 @@ class ModelClient(Actor[ModelClientMsg]):
         return self._router, self._http
 
     def _make_http(self, router: ProviderRouter) -> httpx.AsyncClient:
-        from actors.model_client.proxies import http_client
+        from actors.proxies import http_client
 
         # HTTP_PROXY / HTTPS_PROXY / NO_PROXY apply, from the environment this client was given.
         # A plain-http endpoint (a local model server) never does TLS, and redirects are

@@ -15,8 +15,8 @@ from actors.errors import REMEDY_API_KEY
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.model_client.proxies import Proxy
     from actors.protocol import GlobalConfig
+    from actors.proxies import Proxy
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 CONFIG_FILE = "~/.config/legato/config.json"

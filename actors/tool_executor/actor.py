@@ -43,6 +43,7 @@ from actors.tool_executor.sandbox import Sandbox
 from actors.tool_executor.sandbox.locate import configured_bwrap
 from actors.tool_executor.scheduler import Scheduler
 from actors.tool_executor.tools import TOOLS
+from actors.tool_executor.web.pages import WebPages  # light: httpx loads with a fetch
 from runtime import Actor
 
 # The walk, ``@path`` references and checkpoints are imported where they are used: none of them
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
+        ModelClientMsg,
         PermissionBrokerMsg,
         SandboxSettings,
         ToolCall,
@@ -108,6 +110,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         # memory, and the most one TaskOutput returns; past it the output spills to a file
         mcp: Address[McpClientMsg] | None = None,  # runs the mcp__ tools; None: there are none
         hooks: Address[HookRunnerMsg] | None = None,  # runs PreToolUse/PostToolUse hooks
+        # Answers WebFetch's prompts with the fast model; None: WebFetch gives the page's text.
+        model: Address[ModelClientMsg] | None = None,
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -137,7 +141,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         self._background = Jobs(buffer=background_buffer)
         self._scheduler.background = self._background
         self._scheduler.mcp = mcp
+        self._web = WebPages(self._env)
+        self._scheduler.web = self._web
         self._hooks = hooks
+        self._model = model
 
     async def on_start(self) -> None:
         await self.tasks.start(self._background.serve)
@@ -167,6 +174,11 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             )
             self.tasks.start_soon(self._sandbox.warm)
             self._background.limit = context.settings.max_background_commands
+            if self._model is not None:
+                from actors.tool_executor.web.summary import FastModel
+
+                fast = FastModel(self._model, main_model=context.model, env=self._env)
+                self._web.summarise = fast.answer
             if context.offered_tools is not None or context.refused_tools:
                 self._scheduler.offer_only(context.offered_tools, context.refused_tools)
             events = frozenset(group.event for group in context.hooks)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from actors.protocol import Block, Decision, PermissionBrokerMsg
     from actors.tool_executor.background import Jobs
     from actors.tool_executor.files import FilesRead
+    from actors.tool_executor.web.pages import WebPages
     from runtime import Address
 
 InputT = TypeVar("InputT", bound=msgspec.Struct)
@@ -126,6 +127,7 @@ class CallContext(msgspec.Struct):
     # The session's background commands; None: this executor runs none (Bash refuses them).
     background: Jobs | None = None
     agent: str | None = None  # the subagent making the call, named in its questions
+    web: WebPages | None = None  # the session's fetched pages (WebFetch); None: no web access
     # The PreToolUse hooks, run once by the first permission granted (``hooks.py``).
     pre_tool: Callable[[PermissionRequest], Awaitable[None]] | None = None
     # The call, as its permission requests carry it: its id and its input (the one it runs
@@ -159,6 +161,9 @@ class CallContext(msgspec.Struct):
         partly_confined: bool = False,
         background: bool = False,
         folder: bool = False,
+        url: str | None = None,
+        host: str | None = None,
+        local_address: str | None = None,
     ) -> Decision:
         """Ask the permission broker; raises PermissionDenied with its reason on a refusal, and
         InputUpdated when the answer allows the call with other input."""
@@ -176,6 +181,9 @@ class CallContext(msgspec.Struct):
             partly_confined=partly_confined,
             background=background,
             folder=folder,
+            url=url,
+            host=host,
+            local_address=local_address,
             agent=self.agent,
             tool_use_id=self.call_id,
             tool_input=self.input,
@@ -221,6 +229,7 @@ def _same_target(request: PermissionRequest, answered: PermissionRequest) -> boo
         and request.command == answered.command
         and request.tool == answered.tool
         and request.server == answered.server
+        and request.url == answered.url
         and request.unconfined == answered.unconfined
     )
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from actors.tool_executor.files import FilesRead
     from actors.tool_executor.hooks import ToolHooks
     from actors.tool_executor.process import Confinement
+    from actors.tool_executor.web.pages import WebPages
     from runtime import Address
 
     Send = Callable[[ToolEvent], Awaitable[None]]
@@ -115,6 +116,7 @@ class Scheduler:
         self.confining: Callable[[], Awaitable[Confining]] | None = None  # None: never confined
         self.background: Jobs | None = None  # None: Bash runs nothing in the background
         self.mcp: Address[McpClientMsg] | None = None  # the MCP servers' tools; None: none
+        self.web: WebPages | None = None  # WebFetch's pages; None: WebFetch refuses
         self.hooks: ToolHooks | None = None  # the user's PreToolUse/PostToolUse; None: none
         self._permissions = permissions
         self._root = project_root
@@ -265,6 +267,7 @@ class Scheduler:
             emit=emit,
             command_env=self.command_env,
             background=self.background,
+            web=self.web,
             agent=None if agent is None else agent.name,
             call_id=call.id,
             input=call.input,

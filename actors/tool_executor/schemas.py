@@ -110,6 +110,11 @@ class GrepInput(msgspec.Struct, frozen=True, kw_only=True):
     multiline: Annotated[bool, msgspec.Meta(description="Patterns may span lines")] = False
 
 
+class WebFetchInput(msgspec.Struct, frozen=True, kw_only=True):
+    url: Annotated[str, msgspec.Meta(description="http(s) URL")]
+    prompt: Annotated[str, msgspec.Meta(description="What to find in the page")]
+
+
 def decode(tool: str, raw: object, input_type: type[InputT]) -> InputT:
     """The model's arguments as ``input_type``, or an InvalidToolInput naming the field."""
     if isinstance(raw, dict):

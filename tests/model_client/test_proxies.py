@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from actors.model_client.proxies import Proxy, proxy_for, proxy_routes
+from actors.proxies import Proxy, proxy_for, proxy_routes
 
 
 def test_each_scheme_gets_its_proxy_and_a_bare_host_is_http() -> None:

@@ -17,9 +17,10 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
         listed = await s.executor.address.ask(ListTools())
     tools = listed.definitions
     # TaskStop ends a process but changes no file: no checkpoint before it.
-    assert listed.read_only == {"Read", "Glob", "Grep", "TaskOutput", "TaskStop"}
+    assert listed.read_only == {"Read", "Glob", "Grep", "TaskOutput", "TaskStop", "WebFetch"}
     assert [tool["name"] for tool in tools] == [
-        "Read", "Write", "Edit", "NotebookEdit", "Bash", "Glob", "Grep", "TaskOutput", "TaskStop"
+        "Read", "Write", "Edit", "NotebookEdit", "Bash", "Glob", "Grep", "TaskOutput", "TaskStop",
+        "WebFetch",
     ]  # fmt: skip
     fields = {tool["name"]: set(tool["input_schema"]["properties"]) for tool in tools}
     assert fields["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}
@@ -44,12 +45,13 @@ async def test_the_tool_list_is_claude_codes_shapes_and_lean(tmp_path: Path) -> 
         "Grep": ["pattern"],
         "TaskOutput": ["task_id"],
         "TaskStop": ["task_id"],
+        "WebFetch": ["url", "prompt"],
     }
     assert fields["TaskOutput"] == {"task_id", "block", "timeout", "filter"}
     wire = json.dumps(tools, separators=(",", ":"))
     # Sent with every request: no titles, no null options, and small.
     assert '"title"' not in wire and '"null"' not in wire
-    assert len(wire) < 4800  # nine tools
+    assert len(wire) < 5300  # ten tools
 
 
 async def test_a_missing_field_is_named_with_its_type(tmp_path: Path) -> None:
@@ -89,7 +91,7 @@ async def test_an_unknown_tool_lists_the_available_ones(tmp_path: Path) -> None:
     assert result.is_error
     assert result.content == (
         "Unknown tool 'Delete'. The available tools are: Read, Write, Edit, NotebookEdit, Bash, "
-        "Glob, Grep, TaskOutput, TaskStop."
+        "Glob, Grep, TaskOutput, TaskStop, WebFetch."
     )
 
 

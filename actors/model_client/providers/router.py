@@ -9,7 +9,7 @@ from actors.model_client.client import MessagesClient
 from actors.model_client.providers import Provider, endpoint_for, provider_for
 from actors.model_client.providers.bedrock import BedrockClient
 from actors.model_client.providers.openai import OpenAIClient
-from actors.model_client.proxies import proxy_for
+from actors.proxies import proxy_for
 from runtime import KernelError
 
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ from actors.tool_executor.tools import (
     read,
     task_output,
     task_stop,
+    web_fetch,
     write,
 )
 
@@ -31,5 +32,6 @@ TOOLS: dict[str, Tool[Any]] = {
         grep.TOOL,
         task_output.TOOL,
         task_stop.TOOL,
+        web_fetch.TOOL,
     )
 }

@@ -1,0 +1,90 @@
+"""The fast model's answer to a WebFetch prompt over a page, as the reference gives it: the
+page goes to the session's small model with the prompt, and only its answer goes back to the
+session's model, so a long page costs a small model's tokens, not the main one's context.
+
+The small model is ``ASSISTANT_SMALL_MODEL`` (an alias or an id) when set; otherwise, for the
+Anthropic API, Haiku; another provider has none unless it is set, and the page's text is given.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from actors.errors import LegatoError
+from actors.models import resolve_model
+from actors.protocol import (
+    DescribeProvider,
+    Message,
+    MessageFinished,
+    ModelRequest,
+    StreamMessage,
+)
+from actors.tool_executor.web.answer import WARNING, wrapped
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from actors.protocol import ModelClientMsg
+    from runtime import Address
+
+SMALL_MODEL_VARIABLE = "ASSISTANT_SMALL_MODEL"
+MAX_TOKENS = 2048
+SYSTEM = (
+    "You answer a question about one web page for a coding assistant. Use only the page's "
+    "content; say so when the page does not answer. Be concise; keep code, commands, versions "
+    "and URLs exact; quote at most a few short passages. " + WARNING
+)
+
+
+class FastModel:
+    """Answers prompts over pages with the session's small model, chosen on first use."""
+
+    def __init__(
+        self, model: Address[ModelClientMsg], *, main_model: str, env: Mapping[str, str]
+    ) -> None:
+        self._model = model
+        self._main = main_model
+        self._asked = env.get(SMALL_MODEL_VARIABLE, "").strip() or None
+        self._chosen: str | None = None
+        self._decided = False
+
+    async def answer(self, url: str, text: str, prompt: str) -> tuple[str | None, str | None]:
+        """The answer, or (None, why it failed), or (None, None) when there is no small model."""
+        small = await self._small()
+        if small is None:
+            return None, None
+        content = f"{wrapped(url, text)}\n\nThe question about this page: {prompt}"
+        request = ModelRequest(
+            model=small,
+            max_tokens=MAX_TOKENS,
+            system=SYSTEM,
+            messages=[Message("user", [{"type": "text", "text": content}])],
+        )
+        finished: MessageFinished | None = None
+        try:
+            async with self._model.stream(StreamMessage(request=request)) as events:
+                async for event in events:
+                    if isinstance(event, MessageFinished):
+                        finished = event
+        except LegatoError as exc:
+            return None, exc.message
+        if finished is None:
+            return None, "its answer ended early"
+        blocks = finished.message.content
+        said = "".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
+        return (said, None) if said else (None, "its answer was empty")
+
+    async def _small(self) -> str | None:
+        if not self._decided:
+            self._chosen = await self._choose()
+            self._decided = True
+        return self._chosen
+
+    async def _choose(self) -> str | None:
+        if self._asked is not None:
+            try:
+                return resolve_model(self._asked).id
+            except LegatoError:
+                return self._asked  # an id the table does not know: the provider's own name
+        report = await self._model.ask(DescribeProvider(model=self._main))
+        return resolve_model("haiku").id if report.provider == "anthropic" else None
