@@ -59,6 +59,8 @@ from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rule_verdicts import allowed, asked, denied
 from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
+from actors.permission_broker.web import SEARCH_KEY, assess_web, with_host
+from actors.permission_broker.web import unlisted as web_unlisted
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
 from actors.run_files import SCRIPT_RUNNERS, places_that_run
@@ -244,6 +246,8 @@ class Policy:
         self.mode = mode
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
+        if request.kind == "fetch":
+            request = with_host(request)
         outcome = self._assess(request)
         if not (isinstance(outcome, Decision) and not outcome.allowed):
             outcome = self._ask_rule(request, outcome)
@@ -340,6 +344,8 @@ class Policy:
                 return self._blocked(denied_by)
         if request.kind == "call":
             return self._assess_call(request)
+        if request.kind in ("fetch", "search"):
+            return assess_web(self, request)
         if request.kind == "run":
             return self._assess_command(request)
         return self._assess_paths(request)
@@ -348,6 +354,8 @@ class Policy:
         """The rules' verdict on ``request``, before the mode and the session's answers: the
         one ``assess`` starts from, and the one an explanation names."""
         rules = self.rules
+        if request.kind == "fetch" and request.host is None:
+            request = with_host(request)
         blocked = rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return blocked
@@ -357,6 +365,8 @@ class Policy:
             return denied_by
         if request.kind == "call":
             return self._with_tool(request, rules.judge_call(request.tool, request.server))
+        if request.kind in ("fetch", "search"):
+            return self._with_tool(request, web_unlisted(request))
         if line is not None:
             return self._command_verdict(request, line)
         return self._with_tool(request, rules.judge_paths(request.paths or (rules.root,)))
@@ -987,6 +997,10 @@ def _describe(key: SessionKey) -> str:
         return f"running '{scope}'"
     if group == "call":
         return f"calling '{escape_controls(scope, newlines=True)}'"
+    if group == "fetch":
+        return f"fetching pages from {escape_controls(scope, newlines=True)}"
+    if (group, scope) == SEARCH_KEY:
+        return "searching the web"
     what = {"read": "reading files", "write": "editing existing files"}.get(
         group, "creating new files"
     )
