@@ -260,3 +260,30 @@ def test_a_cloned_repository_cannot_allow_fetches_until_trusted(tmp_path: Path) 
     trusted = Policy(load_context(str(project), home=str(home), env={}))
     assert outcome(trusted, fetch("https://docs.python.org/")) == "allowed"
     assert outcome(trusted, fetch("http://localhost:8080/", local="127.0.0.1")) == "allowed"
+
+
+def test_the_new_tools_are_legato_s_names_everywhere_names_count() -> None:
+    from actors.settings.rule_check import removed_tools
+    from actors.settings.rule_syntax import RuleError, parse
+    from actors.tool_names import entry_problem
+
+    for name in ("WebFetch", "WebSearch", "NotebookEdit"):
+        assert entry_problem(name) is None
+        assert parse(name, "deny").note is None
+    assert entry_problem("webfetch") == (
+        "'webfetch' is neither a built-in tool nor an MCP name (mcp__<server>[__<tool>]); "
+        "did you mean 'WebFetch'? Names are case-sensitive"
+    )
+    with pytest.raises(RuleError, match="'WebSearch' takes no specifier"):
+        parse("WebSearch(python)", "allow")
+    with pytest.raises(RuleError, match="input parameter"):
+        parse("WebSearch(query:x)", "deny")
+    deny = [PermissionRule(behavior="deny", text=t, source=SOURCE) for t in ("Edit", "WebSearch")]
+    assert set(removed_tools(deny)) == {"Edit", "Write", "NotebookEdit", "WebSearch"}
+
+
+def test_an_edit_rule_covers_notebook_edit() -> None:
+    edit = PermissionRequest(tool="NotebookEdit", kind="write", paths=("/p/a.ipynb",))
+    assert outcome(policy("bypass", deny=("Edit",)), edit) == "denied"
+    assert outcome(policy(deny=("Edit(a.ipynb)",)), edit) == "denied"
+    assert outcome(policy(allow=("Edit(/**)",)), edit) == "allowed"
