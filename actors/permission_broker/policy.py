@@ -33,6 +33,10 @@ A call of an MCP tool (kind ``call``) can do anything its server can, so it is j
 command: no mode accepts it by itself, only an allowedTools entry or an ``always`` for that very
 tool does; the server's own read-only hints are not trusted.
 
+A web fetch (kind ``fetch``) is judged by its host and a web search (kind ``search``) as a
+whole, in ``web.py``: deny, ask and allow rules as above, a host on this machine or its
+networks only by an allow rule naming it exactly, and otherwise a question per domain.
+
 A command line is judged by all its parts: its commands (``rules.py``), each redirection as a
 read or write of its target through the same checks as a tool's, and the paths its arguments
 name. What cannot be judged before it runs, or what the rules cannot vouch for whatever they
