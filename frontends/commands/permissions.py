@@ -268,7 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
         "target",
         nargs=argparse.REMAINDER,
         metavar="<path or command>",
-        help="a path (relative to the project) or a command line",
+        help="a path (relative to the project), a command line, an MCP tool's name, an "
+        "http(s) URL (a WebFetch of it) or WebSearch",
     )
     for action, words in _WRITES.items():
         write = commands.add_parser(action, help=words, description=f"{words}.")
@@ -336,7 +337,8 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     if args.action == "explain" and not target:
         problem = UsageError(
             "give a path or a command line",
-            remedy="legato permissions explain src/app.py, or legato permissions explain git push",
+            remedy="legato permissions explain src/app.py, legato permissions explain git push, "
+            "or legato permissions explain https://docs.python.org/3/",
         )
         return errors_out.report(problem, program="legato permissions explain")
     from actors.errors import LegatoError

@@ -9,6 +9,7 @@ import io
 import json
 from typing import TYPE_CHECKING
 
+import msgspec
 import pytest
 from rich.console import Console
 
@@ -287,3 +288,36 @@ def test_an_edit_rule_covers_notebook_edit() -> None:
     assert outcome(policy("bypass", deny=("Edit",)), edit) == "denied"
     assert outcome(policy(deny=("Edit(a.ipynb)",)), edit) == "denied"
     assert outcome(policy(allow=("Edit(/**)",)), edit) == "allowed"
+
+
+async def test_the_agent_sdk_is_asked_with_the_tool_s_name_and_input() -> None:
+    from typing import Any
+
+    from actors.protocol import AskUser
+    from frontends.headless.control import ControlChannel
+    from frontends.headless.sdk_session import ProgramQuestions
+
+    sent: list[dict[str, Any]] = []
+
+    async def write(message: dict[str, Any]) -> None:
+        sent.append(message)
+        answer = {"behavior": "allow"}
+        channel.answered(
+            {"request_id": message["request_id"], "subtype": "success", "response": answer}
+        )
+
+    channel = ControlChannel(write)
+    tool_input = {"url": "https://docs.python.org/3/", "prompt": "the asyncio API"}
+    request = msgspec.structs.replace(
+        fetch(tool_input["url"]), tool_input=tool_input, tool_use_id="toolu_1"
+    )
+    answer = await ProgramQuestions(channel, lambda: None).ask(
+        AskUser(request=request, choices=("y", "n", "always", "never"))
+    )
+    assert answer.choice == "y"
+    (message,) = sent
+    body = message["request"]
+    assert body["subtype"] == "can_use_tool"
+    assert body["tool_name"] == "WebFetch"
+    assert body["input"] == tool_input
+    assert body["description"] == "fetch https://docs.python.org/3/"
