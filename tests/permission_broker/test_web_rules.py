@@ -321,3 +321,35 @@ async def test_the_agent_sdk_is_asked_with_the_tool_s_name_and_input() -> None:
     assert body["tool_name"] == "WebFetch"
     assert body["input"] == tool_input
     assert body["description"] == "fetch https://docs.python.org/3/"
+
+
+async def test_the_broker_asks_the_person_per_domain_and_remembers_always(tmp_path: Path) -> None:
+    from actors.protocol import CheckPermission
+    from frontends.session import permission_broker, questions_actor
+    from runtime import supervise
+    from tests.permission_broker.test_broker import FakeUi, memory_for
+
+    project = tmp_path / "project"
+    project.mkdir()
+    memory = memory_for(project)
+    ui = FakeUi(["always"])
+    questions = questions_actor(ui)
+    broker = permission_broker(memory, questions=questions)
+    async with supervise([memory, questions, broker]):
+        first = await broker.address.ask(
+            CheckPermission(request=fetch("https://Docs.Python.org./3/"))
+        )
+        again = await broker.address.ask(
+            CheckPermission(request=fetch("https://docs.python.org/x"))
+        )
+        local = await broker.address.ask(
+            CheckPermission(request=fetch("https://docs.python.org/", local="127.0.0.1"))
+        )
+    (asked,) = ui.asked
+    assert asked.request.host == "docs.python.org"
+    assert asked.covers == "fetching pages from docs.python.org"
+    assert first == Decision(
+        True, "the user allowed fetching pages from docs.python.org for this session"
+    )
+    assert again == first
+    assert not local.allowed
