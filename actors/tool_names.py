@@ -17,7 +17,12 @@ import re
 MCP_PREFIX = "mcp__"
 
 # The built-in tools whose every call asks the broker: what an entry can stop or let through.
-PERMISSION_TOOLS = ("Bash", "Edit", "Glob", "Grep", "Read", "Write")
+WEB_FETCH = "WebFetch"
+WEB_SEARCH = "WebSearch"
+NOTEBOOK_EDIT = "NotebookEdit"
+PERMISSION_TOOLS = (
+    "Bash", "Edit", "Glob", "Grep", NOTEBOOK_EDIT, "Read", WEB_FETCH, WEB_SEARCH, "Write"
+)  # fmt: skip
 # The built-in tools the conductor answers (actors/tool_routes.py says which call goes where).
 AGENT_TOOL = "Agent"
 TOOL_SEARCH = "ToolSearch"

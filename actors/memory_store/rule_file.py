@@ -66,6 +66,18 @@ def write_rule(
         raise UsageError(
             problem, remedy='Write a rule such as Bash(npm run test:*) or "Read(./.env)"'
         )
+    if behavior is not None:
+        from actors.settings.rule_syntax import RuleError, parse
+
+        # A rule the session would refuse at load must not reach the file: it would stop
+        # every later start ('WebSearch(x)', 'WebFetch(domain:a b)').
+        try:
+            parse(text, behavior)
+        except RuleError as error:
+            raise UsageError(
+                f"the rule {text!r} cannot be honoured: {error.reason}",
+                remedy=error.remedy[:1].upper() + error.remedy[1:],
+            ) from None
     folder = os.path.realpath(os.path.dirname(path))
     if os.path.lexists(os.path.dirname(path)) and not any(within(folder, f) for f in inside):
         raise ConfigError(

@@ -163,6 +163,11 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         # One permission check at a time, in the order they arrived: the person sees questions
         # in the model's order, and a check waiting here sees an 'always' or 'never' given to
         # the one before it. Walk filters and explanations do not queue here.
+        if request.kind == "fetch":
+            from actors.permission_broker.web import with_host
+
+            # The host as the rules match it is the one the person is asked about.
+            request = with_host(request)
         async with self._checks:
             # Resolving paths touches the file system: a worker thread keeps the loop free.
             outcome = await anyio.to_thread.run_sync(self.policy.assess, request)

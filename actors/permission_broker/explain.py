@@ -47,7 +47,11 @@ def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
     if request.kind == "call" and request.server is None:
         # Asked by name alone: the server is the configured one whose tools the name is among.
         request = msgspec.structs.replace(request, server=policy.server_of(request.tool))
-    if request.kind == "run":
+    if request.kind == "fetch":
+        target = escape_controls(request.url or "", newlines=True)
+    elif request.kind == "search":
+        target = "the web"
+    elif request.kind == "run":
         target = request.command or ""
     elif request.kind == "call":
         target = escape_controls(request.tool, newlines=True)
@@ -55,12 +59,13 @@ def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
         target = ", ".join(rules.show(path) for path in request.paths or (rules.root,))
     judgement = policy.verdict(request)
     outcome = policy.assess(request)
+    local = _if_local(policy, request) if request.kind == "fetch" else ""
     if isinstance(outcome, Decision):
         return Assessment(
             kind=request.kind,
             target=target,
             outcome="allowed" if outcome.allowed else "denied",
-            reason=outcome.reason,
+            reason=outcome.reason + (local if outcome.allowed else ""),
             rules_file=policy.settings_file
             if outcome.reason == judgement.reason and not judgement.names_file
             else None,
@@ -69,4 +74,20 @@ def assess_quietly(policy: Policy, request: PermissionRequest) -> Assessment:
     # ("'git push' is not in allowedCommands, so ..."); the verdict alone says it shortest.
     headless = outcome.headless_reason
     reason = judgement.reason if headless.startswith(judgement.reason) else headless
-    return Assessment(kind=request.kind, target=target, outcome="asks", reason=reason)
+    return Assessment(kind=request.kind, target=target, outcome="asks", reason=reason + local)
+
+
+def _if_local(policy: Policy, request: PermissionRequest) -> str:
+    """What the explanation cannot know without a DNS lookup: whether the host is local."""
+    from actors.permission_broker.web import fetch_rule, with_host
+
+    host = with_host(request).host
+    if not host:
+        return ""
+    shown = escape_controls(host, newlines=True)
+    if policy.rules.reference.names_host(host) is not None:
+        return f"; a rule names {shown} exactly, so it would be fetched from a local address too"
+    return (
+        f"; if {shown} resolves to an address on this machine or its network, only the allow "
+        f"rule '{fetch_rule(host)}' would allow it"
+    )

@@ -33,6 +33,10 @@ A call of an MCP tool (kind ``call``) can do anything its server can, so it is j
 command: no mode accepts it by itself, only an allowedTools entry or an ``always`` for that very
 tool does; the server's own read-only hints are not trusted.
 
+A web fetch (kind ``fetch``) is judged by its host and a web search (kind ``search``) as a
+whole, in ``web.py``: deny, ask and allow rules as above, a host on this machine or its
+networks only by an allow rule naming it exactly, and otherwise a question per domain.
+
 A command line is judged by all its parts: its commands (``rules.py``), each redirection as a
 read or write of its target through the same checks as a tool's, and the paths its arguments
 name. What cannot be judged before it runs, or what the rules cannot vouch for whatever they
@@ -59,6 +63,8 @@ from actors.permission_broker.arguments import named_paths
 from actors.permission_broker.rule_verdicts import allowed, asked, denied
 from actors.permission_broker.rules import Judgement, Rules
 from actors.permission_broker.tool_rules import describe_tool
+from actors.permission_broker.web import SEARCH_KEY, assess_web, with_host
+from actors.permission_broker.web import unlisted as web_unlisted
 from actors.places import legato_dir
 from actors.protocol import Decision, HowItRuns, PermissionAnswer, PermissionRequest, Reply
 from actors.run_files import SCRIPT_RUNNERS, places_that_run
@@ -244,6 +250,8 @@ class Policy:
         self.mode = mode
 
     def assess(self, request: PermissionRequest) -> Decision | Question:
+        if request.kind == "fetch":
+            request = with_host(request)
         outcome = self._assess(request)
         if not (isinstance(outcome, Decision) and not outcome.allowed):
             outcome = self._ask_rule(request, outcome)
@@ -340,6 +348,8 @@ class Policy:
                 return self._blocked(denied_by)
         if request.kind == "call":
             return self._assess_call(request)
+        if request.kind in ("fetch", "search"):
+            return assess_web(self, request)
         if request.kind == "run":
             return self._assess_command(request)
         return self._assess_paths(request)
@@ -348,6 +358,8 @@ class Policy:
         """The rules' verdict on ``request``, before the mode and the session's answers: the
         one ``assess`` starts from, and the one an explanation names."""
         rules = self.rules
+        if request.kind == "fetch" and request.host is None:
+            request = with_host(request)
         blocked = rules.blocked_tool(request.tool, request.server)
         if blocked is not None:
             return blocked
@@ -357,6 +369,8 @@ class Policy:
             return denied_by
         if request.kind == "call":
             return self._with_tool(request, rules.judge_call(request.tool, request.server))
+        if request.kind in ("fetch", "search"):
+            return self._with_tool(request, web_unlisted(request))
         if line is not None:
             return self._command_verdict(request, line)
         return self._with_tool(request, rules.judge_paths(request.paths or (rules.root,)))
@@ -987,6 +1001,10 @@ def _describe(key: SessionKey) -> str:
         return f"running '{scope}'"
     if group == "call":
         return f"calling '{escape_controls(scope, newlines=True)}'"
+    if group == "fetch":
+        return f"fetching pages from {escape_controls(scope, newlines=True)}"
+    if (group, scope) == SEARCH_KEY:
+        return "searching the web"
     what = {"read": "reading files", "write": "editing existing files"}.get(
         group, "creating new files"
     )

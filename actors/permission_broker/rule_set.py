@@ -7,7 +7,7 @@ matches decides, whatever the rules' order or specificity.
 
 - A tool: a bare name (``Bash``, ``mcp__git``, ``*``) covers every use. ``Read`` stands for the
   tools that read files (Read, Grep, Glob) and ``Edit`` for those that change them (Edit,
-  Write).
+  Write, NotebookEdit).
 - A path is judged as written and as resolved (symlinks followed): a deny or ask rule
   matches when either does, an allow rule only when both do. A ``Read`` deny or ask covers
   writes too: a file that may not be read may not be overwritten either.
@@ -184,14 +184,25 @@ class RuleSet:
     # ── web fetches ─────────────────────────────────────────────────────────────────────────
 
     def domain(self, behavior: RuleBehavior, host: str) -> Ruled | None:
-        """The ``behavior`` rule that covers fetching from ``host``: ``WebFetch`` itself or a
-        ``WebFetch(domain:...)`` rule. What a WebFetch tool asks before each fetch (Legato has
-        none yet; the rules are warned about at load)."""
+        """The ``behavior`` rule that covers fetching from ``host``: ``WebFetch`` itself (or a
+        glob such as ``*`` in a deny or ask rule) or a ``WebFetch(domain:...)`` rule."""
+        if not host:
+            return None
         for ruled in self.of(behavior):
             parsed = ruled.parsed
             if parsed.bare and _covers_tool(parsed.tool, "WebFetch", None, behavior):
                 return ruled
             if parsed.kind == "domain" and domain_matches(parsed.specifier or "", host):
+                return ruled
+        return None
+
+    def names_host(self, host: str) -> Ruled | None:
+        """An allow rule that names ``host`` itself, with no wildcard: the one kind of rule that
+        lets a fetch reach an address on this machine or its networks."""
+        for ruled in self.of("allow"):
+            parsed = ruled.parsed
+            spec = parsed.specifier or ""
+            if parsed.kind == "domain" and "*" not in spec and spec == host:
                 return ruled
         return None
 

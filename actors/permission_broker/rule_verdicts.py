@@ -1,10 +1,11 @@
 """Which rule in the reference's syntax decides a request, for each behavior: the policy asks
 deny first, then ask, then allow (``rule_set.py`` says how each form matches).
 
-A request is matched by its tool's name (bare-name rules), then by what it touches: a file
-tool's paths; a command line's simple commands, the targets of its redirections and the
-paths its words name (``cat .env`` reads ``.env``, as a ``Read`` rule means), judged as
-changes, so that ``Read`` and ``Edit`` deny rules both hold against a command.
+A request is matched by its tool's name (bare-name rules), then by what it touches: a web
+fetch's host (``WebFetch(domain:...)``); a file tool's paths; a command line's simple
+commands, the targets of its redirections and the paths its words name (``cat .env`` reads
+``.env``, as a ``Read`` rule means), judged as changes, so that ``Read`` and ``Edit`` deny
+rules both hold against a command.
 """
 
 from __future__ import annotations
@@ -35,8 +36,12 @@ def matching(
     ruled = found.tool(behavior, request.tool, request.server)
     if ruled is not None:
         return ruled, f"tool {describe_tool(request.tool, request.server)}"
-    if request.kind == "call":
+    if request.kind in ("call", "search"):
         return None
+    if request.kind == "fetch":
+        host = request.host or ""
+        ruled = found.domain(behavior, host)
+        return None if ruled is None else (ruled, f"domain '{host}'")
     paths: list[str] = list(request.paths)
     if request.kind == "run":
         if line is not None:
@@ -115,8 +120,13 @@ def allowed(rules: Rules, request: PermissionRequest) -> Judgement | None:
     ruled = found.tool("allow", request.tool, request.server)
     if ruled is not None:
         return Judgement("allowed", f"allowed by {ruled.named}", names_file=True)
-    if request.kind in ("call", "run"):
+    if request.kind in ("call", "run", "search"):
         return None
+    if request.kind == "fetch":
+        ruled = found.domain("allow", request.host or "")
+        if ruled is None:
+            return None
+        return Judgement("allowed", f"allowed by {ruled.named}", names_file=True)
     names: list[str] = []
     for path in request.paths or (rules.root,):
         written, resolved = rules.paths.written(path), rules.paths.resolve(path)

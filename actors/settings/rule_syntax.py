@@ -15,7 +15,8 @@ The forms, as the reference's permissions documentation defines them:
   (the project). A single-segment folder pattern (``src/**``) matches at the project's top
   in an allow rule and at any depth in a deny or ask rule.
 - ``mcp__server``, ``mcp__server__tool``, ``mcp__server__*`` (a glob after a literal server).
-- ``WebFetch(domain:host)``: ``*.x.com`` any subdomain, otherwise ``*`` within one label.
+- ``WebFetch(domain:host)``: ``*.x.com`` any subdomain, otherwise ``*`` within one label; an
+  IPv6 address in brackets (``WebFetch(domain:[::1])``). ``WebSearch`` takes no specifier.
 - ``Agent(name)``: the subagent type ``name``.
 - A glob as the tool's name (``*``, ``mcp__*``) in deny and ask rules.
 
@@ -36,6 +37,7 @@ from actors.path_patterns import PatternError, check_rule
 from actors.tool_names import (
     AGENT_TOOL,
     MCP_PREFIX,
+    NOTEBOOK_EDIT,
     PERMISSION_TOOLS,
     SKILL_TOOL,
     TASK_TOOLS,
@@ -53,15 +55,18 @@ LEGATO_TOOLS = frozenset((*PERMISSION_TOOLS, AGENT_TOOL, SKILL_TOOL, TOOL_SEARCH
 # The reference's tools Legato has no counterpart for: a rule naming one matches nothing yet.
 NO_SUCH_TOOL = frozenset(
     {
-        "WebFetch", "WebSearch", "NotebookEdit", "NotebookRead", "MultiEdit", "TodoWrite",
-        "PowerShell", "Cd", "SlashCommand", "KillShell", "BashOutput", "LS",
-        "ExitPlanMode", "EnterPlanMode", "AskUserQuestion", "EndConversation", "LSP",
+        "NotebookRead", "MultiEdit", "TodoWrite", "PowerShell", "Cd", "SlashCommand",
+        "KillShell", "BashOutput", "LS", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
+        "EndConversation", "LSP",
     }
 )  # fmt: skip
 # What a rule for one of them is told (actors/settings/rule_check.py says them in one line).
 NO_TOOL_YET = "Legato has no {} tool yet, so the rule has nothing to act on"
 # A bare ``Read`` covers the tools that read files, a bare ``Edit`` those that change them.
-TOOL_FAMILIES: dict[str, tuple[str, ...]] = {"Read": ("Grep", "Glob"), "Edit": ("Write",)}
+TOOL_FAMILIES: dict[str, tuple[str, ...]] = {
+    "Read": ("Grep", "Glob"),
+    "Edit": ("Write", NOTEBOOK_EDIT),
+}
 # Path rules the reference accepts and never consults.
 _UNCONSULTED_PATHS = {
     "Write": "Edit",
@@ -85,10 +90,13 @@ _PARAMETERS: dict[str, frozenset[str]] = {
     "Grep": frozenset({"pattern", "path", "glob", "type", "output_mode"}),
     "Glob": frozenset({"pattern", "path"}),
     "WebFetch": frozenset({"url", "prompt"}),
+    "WebSearch": frozenset({"query", "allowed_domains", "blocked_domains"}),
+    NOTEBOOK_EDIT: frozenset({"notebook_path", "cell_id", "new_source", "cell_type", "edit_mode"}),
 }
 _NAME = re.compile(r"[A-Za-z0-9_*-]+")
 _PARAMETER = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)", re.DOTALL)
-_DOMAIN = re.compile(r"[A-Za-z0-9*.-]+")
+# A host pattern: a name with '*' wildcards, or an IPv6 address in brackets ('[::1]').
+_DOMAIN = re.compile(r"[A-Za-z0-9_*.-]+|\[[0-9A-Fa-f:.]+\]")
 
 
 class RuleError(ValueError):
@@ -324,12 +332,7 @@ def _domain(specifier: str) -> ParsedRule:
             f"'WebFetch({specifier})' is not a domain rule",
             "write 'WebFetch(domain:example.com)' or 'WebFetch(domain:*.example.com)'",
         )
-    return ParsedRule(
-        "WebFetch",
-        "domain",
-        host.lower(),
-        note=NO_TOOL_YET.format("WebFetch"),
-    )
+    return ParsedRule("WebFetch", "domain", host.lower().removeprefix("[").removesuffix("]"))
 
 
 # ── matching that needs no disk ──────────────────────────────────────────────────────────────
@@ -383,9 +386,9 @@ def wildcard(pattern: str, text: str) -> bool:
 
 
 def domain_matches(pattern: str, host: str) -> bool:
-    """Whether a ``WebFetch(domain:...)`` pattern covers ``host``: the future WebFetch tool's
-    one check. Case and a trailing dot do not count; ``*.x.com`` is any subdomain of x.com at
-    any depth (not x.com); any other ``*`` stays between two dots."""
+    """Whether a ``WebFetch(domain:...)`` pattern covers ``host`` (as the broker normalises it:
+    ``actors/permission_broker/web.py``). Case and a trailing dot do not count; ``*.x.com`` is
+    any subdomain of x.com at any depth (not x.com); any other ``*`` stays between two dots."""
     host = host.lower().rstrip(".")
     pattern = pattern.lower().rstrip(".")
     if pattern == "*":

@@ -7,8 +7,9 @@
 
 For a path it prints the decision for reading it, editing it (writing it when it exists) and
 creating it; for a command line, the decision to run it; for an MCP tool's name
-(``mcp__<server>__<tool>``), the decision to call it. A relative path is relative to the
-project. The argument is a path when one exists there, else a command line (``--path`` and
+(``mcp__<server>__<tool>``), the decision to call it; for an http(s) URL, the decision to fetch
+it (WebFetch); for ``WebSearch``, the decision to search the web. A relative path is relative
+to the project. The argument is a path when one exists there, else a command line (``--path`` and
 ``--command`` say which); flags come first, as everything after the first word is the argument.
 
 Each decision is the permission broker's own: the command starts the memory store and the
@@ -53,7 +54,16 @@ if TYPE_CHECKING:
     )
     from runtime import Address
 
-_LABELS = {"read": "read", "write": "edit", "create": "create", "run": "run", "call": "call"}
+_LABELS = {
+    "read": "read",
+    "write": "edit",
+    "create": "create",
+    "run": "run",
+    "call": "call",
+    "fetch": "fetch",
+    "search": "search",
+}
+_URL = re.compile(r"https?://\S+", re.IGNORECASE)
 Force = Literal["path", "command"] | None
 _MCP_TOOL = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+")
 
@@ -67,6 +77,12 @@ def requests_for(target: str, root: str, force: Force = None) -> tuple[Permissio
     from actors.protocol import PermissionRequest
 
     path = os.path.join(root, os.path.expanduser(target))
+    if force is None and _URL.fullmatch(target):
+        # Judged by its host, with no DNS lookup: the explanation says what a local address
+        # would need instead.
+        return (PermissionRequest(tool="WebFetch", kind="fetch", url=target),)
+    if force is None and target == "WebSearch" and not os.path.lexists(path):
+        return (PermissionRequest(tool="WebSearch", kind="search"),)
     if force is None and _MCP_TOOL.fullmatch(target) and not os.path.lexists(path):
         # The broker finds which configured server the tool belongs to.
         return (PermissionRequest(tool=target, kind="call"),)
@@ -252,7 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
         "target",
         nargs=argparse.REMAINDER,
         metavar="<path or command>",
-        help="a path (relative to the project) or a command line",
+        help="a path (relative to the project), a command line, an MCP tool's name, an "
+        "http(s) URL (a WebFetch of it) or WebSearch",
     )
     for action, words in _WRITES.items():
         write = commands.add_parser(action, help=words, description=f"{words}.")
@@ -320,7 +337,8 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     if args.action == "explain" and not target:
         problem = UsageError(
             "give a path or a command line",
-            remedy="legato permissions explain src/app.py, or legato permissions explain git push",
+            remedy="legato permissions explain src/app.py, legato permissions explain git push, "
+            "or legato permissions explain https://docs.python.org/3/",
         )
         return errors_out.report(problem, program="legato permissions explain")
     from actors.errors import LegatoError

@@ -107,7 +107,10 @@ class ProgramQuestions(Renderer):
 
 def _describe(question: AskUser) -> str:
     request = question.request
-    what = request.command or ", ".join(request.paths) or request.tool
+    if request.kind == "search":
+        query = (request.arguments or {}).get("query")
+        return f"search the web for {query!r}" if isinstance(query, str) else "search the web"
+    what = request.command or request.url or ", ".join(request.paths) or request.tool
     return f"{request.kind} {what}"
 
 

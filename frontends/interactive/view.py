@@ -66,6 +66,8 @@ _HEADERS = {
     "create": "Create file",
     "run": "Run command",
     "call": "Call MCP tool",
+    "fetch": "Fetch",
+    "search": "Search the web for",
 }
 
 
@@ -249,7 +251,11 @@ class TurnView:
         tool = escape_controls(request.tool, newlines=True)
         agent = request.agent
         asker = tool if agent is None else f"{tool} (agent: {one_line(agent)})"
-        lines: list[RenderableType] = [header, Text(f"    requested by {asker}", "dim")]
+        lines: list[RenderableType] = [header]
+        if request.kind == "fetch":
+            # What 'always' and 'never' remember, and what the rules match: the host.
+            lines.append(Text(f"    domain {escape_controls(request.host or '?', newlines=True)}"))
+        lines.append(Text(f"    requested by {asker}", "dim"))
         if request.kind == "call":
             # What the server will be given: the person judges the call by it.
             lines += [Text(f"    {line}") for line in argument_lines(request.arguments)]
@@ -516,6 +522,12 @@ def _target(request: PermissionRequest) -> str:
     """What a question is about: the command, the paths, or the MCP tool and its server."""
     if request.kind == "call":
         return call_target(request)
+    # A URL and a query come from the model, which may have read them on a hostile page.
+    if request.kind == "fetch":
+        return escape_controls(request.url or "", newlines=True)
+    if request.kind == "search":
+        query = (request.arguments or {}).get("query")
+        return f"'{escape_controls(query if isinstance(query, str) else '', newlines=True)}'"
     # A file's name comes from the repository or the model, a command from the model: neither
     # may reach the terminal as control sequences.
     if request.kind == "run":

@@ -229,3 +229,28 @@ def test_an_untrusted_project_s_held_rules_are_named_where_they_would_decide(set
         "Mode: ask (from built-in default)",
         f"run     git diff HEAD  allowed  by allow rule 'Bash(git diff *)' at {claude}:1",
     ]
+
+
+def test_web_rules_are_written_checked_and_explained(setup: Setup) -> None:
+    local = setup.project / ".legato" / "settings.local.json"
+    here = ("permissions", "--project", str(setup.project))
+    wrote = setup.legato(*here, "allow", "WebFetch(domain:*.python.org)")
+    assert wrote.returncode == 0, wrote.stderr
+    before = local.read_text()
+    # A rule the session would refuse at load never reaches the file.
+    refused = setup.legato(*here, "allow", "WebSearch(python)")
+    assert refused.returncode == 2
+    assert "'WebSearch' takes no specifier" in refused.stderr
+    assert "Write 'WebSearch' alone" in refused.stderr
+    assert local.read_text() == before
+    assert explain(setup, "explain", "https://docs.python.org/3/") == [
+        "Mode: ask (from built-in default)",
+        "fetch   https://docs.python.org/3/  allowed  by allow rule "
+        f"'WebFetch(domain:*.python.org)' at {local}:4; if docs.python.org resolves to an "
+        "address on this machine or its network, only the allow rule "
+        "'WebFetch(domain:docs.python.org)' would allow it",
+    ]
+    assert explain(setup, "explain", "WebSearch") == [
+        "Mode: ask (from built-in default)",
+        "search  the web  asks     web searches are not allowed by any rule (headless: denied)",
+    ]

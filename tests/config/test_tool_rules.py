@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from tests.config.conftest import Setup
 
 REMEDY = (
-    "Write a built-in tool's name (Bash, Edit, Glob, Grep, Read, Write), 'mcp__<server>' or "
+    "Write a built-in tool's name (Bash, Edit, Glob, Grep, NotebookEdit, Read, WebFetch, "
+    "WebSearch, Write), 'mcp__<server>' or "
     "'mcp__<server>__<tool>', or remove that entry of"
 )
 
@@ -47,7 +48,8 @@ def test_an_entry_that_is_not_a_string_names_its_index(setup: Setup) -> None:
         ("MCP__git", "'MCP__git' is neither a built-in tool nor an MCP name "
          "(mcp__<server>[__<tool>]); did you mean 'mcp__git'? Names are case-sensitive"),
         ("github", "'github' is neither a built-in tool nor an MCP name (mcp__<server>[__<tool>]); "
-         "the built-in tools are Bash, Edit, Glob, Grep, Read, Write"),
+         "the built-in tools are Bash, Edit, Glob, Grep, NotebookEdit, Read, WebFetch, "
+         "WebSearch, Write"),
         ("mcp__", "'mcp__' is not an MCP tool name"),
         ("mcp__git/*", "'mcp__git/*' is not an MCP tool name"),
         ("mcp__git__", "'mcp__git__' ends with '__'"),
