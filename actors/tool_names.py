@@ -51,6 +51,12 @@ def entry_problem(entry: str) -> str | None:
         return None
     if entry in UNCHECKED_TOOLS:
         return f"{entry!r} asks no permission, so an entry for it would change nothing"
+    name, paren, _ = entry.partition("(")
+    if paren and name in PERMISSION_TOOLS:
+        return (
+            f"{entry!r} is a rule, and this list takes tool names only; put the rule in "
+            f"permissions.allow (or deny), or write {name!r} for every use of the tool"
+        )
     close = [name for name in PERMISSION_TOOLS if name.lower() == entry.lower()]
     if entry.lower().startswith(MCP_PREFIX):
         close = [MCP_PREFIX + entry[len(MCP_PREFIX) :]]

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-import pytest
-
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import project  # noqa: F401 (the fixture)
 
@@ -19,7 +17,6 @@ if TYPE_CHECKING:
 
 # The broker's judgement of "fetch" (domain rules, local addresses) is another change's: until
 # it is in, the broker cannot judge the question and the call fails.
-@pytest.mark.xfail(reason="the permission broker does not judge 'fetch' yet", strict=True)
 def test_a_fetch_allowed_by_a_domain_rule_is_answered_by_the_fast_model(
     project: Project,  # noqa: F811 (the fixture imported above)
     site: Site,

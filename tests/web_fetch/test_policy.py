@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
-
 from tests.tool_executor.harness import with_policy
 
 if TYPE_CHECKING:
@@ -14,13 +12,10 @@ if TYPE_CHECKING:
     from tests.web_fetch.conftest import Site
 
 
-# The broker's judgement of "fetch" (domain rules, local addresses, headless) is another
-# change's; until it is in, the broker cannot judge the question.
-@pytest.mark.xfail(reason="the permission broker does not judge 'fetch' yet", strict=True)
 async def test_a_rule_naming_the_host_allows_it_and_nothing_else(
     tmp_path: Path, site: Site
 ) -> None:
-    async with with_policy(tmp_path, allowedTools=["WebFetch(domain:127.0.0.1)"]) as s:
+    async with with_policy(tmp_path, permissions={"allow": ["WebFetch(domain:127.0.0.1)"]}) as s:
         named = await s.one("WebFetch", url=site.url("/plain"), prompt="x")
         other = await s.one("WebFetch", url=site.url("/to-localhost"), prompt="x")
     assert not named.result.is_error, named.result.content

@@ -6,13 +6,13 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-import pytest
-
 from frontends.commands.doctor import run_doctor
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
     from tests.frontends.conftest import Project
 
@@ -78,11 +78,6 @@ def test_legato_p_offers_web_search_with_a_short_definition(project: Project) ->
     assert len(search["description"]) < 250
 
 
-@pytest.mark.xfail(
-    reason="the permission broker judges kind 'search' once the web rules are in (another "
-    "branch); until then it cannot decide a search",
-    strict=False,
-)
 def test_a_headless_search_without_a_rule_is_denied_and_listed(project: Project) -> None:
     script = [
         tool_calls([call("WebSearch", {"query": "python 3.13"}, id="toolu_search")]),
