@@ -18,12 +18,12 @@ def warnings(stderr: str) -> list[str]:
 def test_named_files_are_attached_and_what_is_not_is_a_warning(project: Project) -> None:
     project.write("src/main.py", "print('hello main')\n")
     project.write("secrets/key.txt", "TOKEN=abc\n")
-    (project.root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    (project.root / "data.bin").write_bytes(b"\0\1\2 not text")
     outside = project.home / "notes.txt"
     outside.write_text("private notes\n")
     # Normal mode asks before every read; naming a file is the person's own request.
     project.settings(permissionMode="ask", blockedPaths=["/secrets/"])
-    prompt = f"see @src/main.py @src/mian.py @secrets/key.txt @logo.png @{outside}"
+    prompt = f"see @src/main.py @src/mian.py @secrets/key.txt @data.bin @{outside}"
     with ScriptedServer([text("Seen.")]) as server:
         done = project.legato(server.url, "--headless", prompt)
         sent = server.requests[0].body["messages"][0]["content"][0]["text"]
@@ -34,7 +34,7 @@ def test_named_files_are_attached_and_what_is_not_is_a_warning(project: Project)
         "legato: warning: @src/mian.py not found; did you mean @src/main.py?",
         "legato: warning: @secrets/key.txt was not attached: blocked by blockedPaths entry "
         "'/secrets/' (path 'secrets/key.txt')",
-        "legato: warning: @logo.png was not attached: it is a binary file",
+        "legato: warning: @data.bin was not attached: it is a binary file",
         f"legato: warning: @{outside} was not attached: '{outside}' is outside the project "
         "root; reading outside the project always needs a person's approval unless "
         "allowedPaths names it, and a headless run cannot ask. Run interactively to approve "

@@ -34,7 +34,7 @@ def test_named_files_are_attached_completed_and_refused_as_headless(
     (root / "src" / "main.py").write_text("print('hello main')\n")
     (root / "secrets").mkdir()
     (root / "secrets" / "key.txt").write_text("TOKEN=abc\n")
-    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    (root / "data.bin").write_bytes(b"\0\1\2 not text")
     (root / ".legato").mkdir()
     (root / ".legato" / "settings.json").write_text('{"blockedPaths": ["/secrets/"]}')
     outside = home / "notes.txt"
@@ -46,7 +46,7 @@ def test_named_files_are_attached_completed_and_refused_as_headless(
         terminal.wait_for("src/main.py", visible=True)  # the completion menu, as one types
         terminal.keys("Tab")
         terminal.wait_for("look at @src/main.py", visible=True)
-        terminal.submit(" @src/mian.py @secrets/key.txt @logo.png")
+        terminal.submit(" @src/mian.py @secrets/key.txt @data.bin")
         screen = " ".join(terminal.wait_for("Seen main.").split())  # notes wrap
         # Normal mode, yet nothing was asked: naming a file inside the project is the yes.
         assert "requested by Read" not in screen
@@ -55,8 +55,8 @@ def test_named_files_are_attached_completed_and_refused_as_headless(
             "@secrets/key.txt was not attached: blocked by blockedPaths entry '/secrets/' "
             "(path 'secrets/key.txt')"
         ) in screen
-        assert "@logo.png was not attached: it is a binary file" in screen
-        prompt = "look at @src/main.py @src/mian.py @secrets/key.txt @logo.png"
+        assert "@data.bin was not attached: it is a binary file" in screen
+        prompt = "look at @src/main.py @src/mian.py @secrets/key.txt @data.bin"
         assert prompt_sent(server.requests[0].body) == (
             f"{prompt}\n\nReferenced files:\n"
             "<file path=\"src/main.py\">\nprint('hello main')\n\n</file>"
