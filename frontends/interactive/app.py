@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from actors.protocol import CommandInfo, ProjectContext, SkillPrompt
+    from actors.protocol import Block, CommandInfo, ProjectContext, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 
@@ -489,17 +489,18 @@ class InteractiveSession:
             self._background_poke.set()
             self.screen.changed()
             try:
+                blocks: tuple[Block, ...] = ()
                 if "@" in text:  # @path: the executor attaches what the prompt names
                     attachment = await self.session.tools.address.ask(
                         AttachReferences(text=text, named_by_user=named_by_user)
                     )
                     for note in attachment.notes:
                         self.view.note("warning", note)
-                    text = attachment.prompt
+                    text, blocks = attachment.prompt, attachment.blocks
                 back = self.status.model
                 async with running(command, self.session, text, model_after=back) as text:
                     outcome = await self.session.conductor.address.ask(
-                        RunPrompt(text=text, plan=plan)
+                        RunPrompt(text=text, plan=plan, blocks=blocks)
                     )
             finally:
                 self.screen.busy = None
