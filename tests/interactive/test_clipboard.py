@@ -22,7 +22,7 @@ def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An empty folder as the whole PATH, for the test to put a fake xclip in."""
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    monkeypatch.setattr(clipboard.sys, "platform", "linux")
+    monkeypatch.setattr("sys.platform", "linux")
     clipboard.reader.cache_clear()
     yield tmp_path
     clipboard.reader.cache_clear()
