@@ -127,6 +127,10 @@ class InteractiveSession:
         except OSError:
             history = InMemoryHistory()  # a read-only home: history for this session only
         self._mode_changed = anyio.Event()
+        self._paste_wanted = anyio.Event()
+        # Images pasted from the clipboard, by the token that stands for each in the input:
+        # a prompt takes those whose token it still holds (deleting the token drops the image).
+        self.pasted: dict[str, Block] = {}
         self._background_poke = anyio.Event()
         self.screen = Screen(
             self.view,
@@ -135,6 +139,7 @@ class InteractiveSession:
             history=history,
             completer=LegatoCompleter(lambda: self.files, lambda: self.skills),
             on_cycle_mode=self._cycle_mode,
+            on_paste_image=self._paste_wanted_set,
             input=input,
             output=output,
         )
@@ -161,6 +166,7 @@ class InteractiveSession:
                 tasks.start_soon(self._list_files)
                 tasks.start_soon(self._say_sandbox)
                 tasks.start_soon(self._sync_mode)
+                tasks.start_soon(self._paste_images)
                 tasks.start_soon(self._watch_signals)
                 tasks.start_soon(self._watch_background)
                 try:
@@ -302,6 +308,32 @@ class InteractiveSession:
         self.status.mode = CYCLE[self.status.mode]
         self._mode_changed.set()
 
+    def _paste_wanted_set(self) -> None:
+        self._paste_wanted.set()
+
+    async def _paste_images(self) -> None:
+        """Ctrl+V: the clipboard's image becomes ``[Image #N]`` at the cursor."""
+        from frontends.interactive import clipboard
+
+        while True:
+            await self._paste_wanted.wait()
+            self._paste_wanted = anyio.Event()
+            name = f"[Image #{len(self.pasted) + 1}]"
+            try:
+                prepared = await clipboard.read_image(name)
+            except LegatoError as error:
+                self.view.note("warning", error.describe())
+            else:
+                self.pasted[name] = prepared.block
+                self.screen.buffer.insert_text(name)
+                self.view.note("info", f"{name}: {prepared.describe()}")
+            self.screen.changed()
+
+    def _pasted_in(self, text: str) -> tuple[Block, ...]:
+        """The pasted images whose tokens ``text`` holds, in the order it names them."""
+        found = sorted((text.find(name), name) for name in self.pasted if name in text)
+        return tuple(self.pasted[name] for _, name in found)
+
     async def _sync_mode(self) -> None:
         """Tells the broker each mode the user picks with Shift+Tab, in order."""
         while True:
@@ -334,7 +366,8 @@ class InteractiveSession:
                     return
                 await self._command(parsed)
             else:
-                await self._prompt(text, plan=self.status.mode == "plan")
+                blocks = self._pasted_in(text)
+                await self._prompt(text, plan=self.status.mode == "plan", blocks=blocks)
             self.screen.changed()
 
     async def _command(self, command: slash_commands.Command) -> None:
@@ -482,6 +515,7 @@ class InteractiveSession:
         plan: bool,
         named_by_user: bool = True,
         command: SkillPrompt | None = None,
+        blocks: tuple[Block, ...] = (),  # pasted images, after what @path attaches
     ) -> None:
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
@@ -489,14 +523,14 @@ class InteractiveSession:
             self._background_poke.set()
             self.screen.changed()
             try:
-                blocks: tuple[Block, ...] = ()
+                pasted = blocks
                 if "@" in text:  # @path: the executor attaches what the prompt names
                     attachment = await self.session.tools.address.ask(
                         AttachReferences(text=text, named_by_user=named_by_user)
                     )
                     for note in attachment.notes:
                         self.view.note("warning", note)
-                    text, blocks = attachment.prompt, attachment.blocks
+                    text, blocks = attachment.prompt, (*attachment.blocks, *pasted)
                 back = self.status.model
                 async with running(command, self.session, text, model_after=back) as text:
                     outcome = await self.session.conductor.address.ask(
