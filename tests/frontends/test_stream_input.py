@@ -119,7 +119,7 @@ def test_image_blocks_reach_the_model_after_the_text_and_bad_ones_are_named(
         user([image_block(good)]),  # an image alone is a prompt
     ]
     with ScriptedServer([text("a black box"), text("the same box")]) as server:
-        code, out, err = run(project, server.url, lines)
+        code, out, err = run(project, server.url, lines, env={"ASSISTANT_LOG": "debug"})
         requests = server.requests
     assert code == 0, err
     assert "Traceback" not in err
@@ -138,8 +138,11 @@ def test_image_blocks_reach_the_model_after_the_text_and_bad_ones_are_named(
     assert base64.b64decode(first[1]["source"]["data"]) == good
     last = requests[1].body["messages"][-1]["content"]
     assert [b["type"] for b in last] == ["image"]
-    # Nothing echoes the image's data back to the program.
-    assert base64.b64encode(good).decode() not in json.dumps(out)
+    # Nothing echoes the image's data back to the program, nor writes it to the debug log.
+    data = base64.b64encode(good).decode()
+    assert data not in json.dumps(out)
+    logs = list((project.home / ".legato" / "logs").iterdir())
+    assert logs and not any(data in log.read_text() for log in logs)
 
 
 def test_initialize_first_is_answered_and_end_of_input_finishes_the_queue(
