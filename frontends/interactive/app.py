@@ -131,6 +131,7 @@ class InteractiveSession:
         # Images pasted from the clipboard, by the token that stands for each in the input:
         # a prompt takes those whose token it still holds (deleting the token drops the image).
         self.pasted: dict[str, Block] = {}
+        self.pasted_files: dict[str, str] = {}  # token: the absolute path of a pasted file
         self._background_poke = anyio.Event()
         self.screen = Screen(
             self.view,
@@ -140,6 +141,7 @@ class InteractiveSession:
             completer=LegatoCompleter(lambda: self.files, lambda: self.skills),
             on_cycle_mode=self._cycle_mode,
             on_paste_image=self._paste_wanted_set,
+            on_paste=self._pasted_text,
             input=input,
             output=output,
         )
@@ -318,7 +320,7 @@ class InteractiveSession:
         while True:
             await self._paste_wanted.wait()
             self._paste_wanted = anyio.Event()
-            name = f"[Image #{len(self.pasted) + 1}]"
+            name = self._next_token("Image")
             try:
                 prepared = await clipboard.read_image(name)
             except LegatoError as error:
@@ -328,6 +330,24 @@ class InteractiveSession:
                 self.screen.buffer.insert_text(name)
                 self.view.note("info", f"{name}: {prepared.describe()}")
             self.screen.changed()
+
+    def _pasted_text(self, data: str) -> str:
+        """A pasted path of an image or PDF that exists becomes ``[Image #N]`` (``[PDF #N]``),
+        attached on submit as ``@path`` is; any other paste is itself."""
+        from frontends.interactive.pasted import pasted_path, path_kind
+
+        path = pasted_path(data, self.root)
+        kind = None if path is None else path_kind(path)
+        if path is None or kind is None:
+            return data
+        token = self._next_token(kind)
+        self.pasted_files[token] = path
+        return token
+
+    def _next_token(self, kind: str) -> str:
+        """``[Image #3]``: numbered across the session, clipboard and pasted paths alike."""
+        count = sum(1 for t in (*self.pasted, *self.pasted_files) if t.startswith(f"[{kind} "))
+        return f"[{kind} #{count + 1}]"
 
     def _pasted_in(self, text: str) -> tuple[Block, ...]:
         """The pasted images whose tokens ``text`` holds, in the order it names them."""
@@ -524,9 +544,10 @@ class InteractiveSession:
             self.screen.changed()
             try:
                 pasted = blocks
-                if "@" in text:  # @path: the executor attaches what the prompt names
+                files = tuple(path for token, path in self.pasted_files.items() if token in text)
+                if "@" in text or files:  # @path: the executor attaches what the prompt names
                     attachment = await self.session.tools.address.ask(
-                        AttachReferences(text=text, named_by_user=named_by_user)
+                        AttachReferences(text=text, named_by_user=named_by_user, paths=files)
                     )
                     for note in attachment.notes:
                         self.view.note("warning", note)

@@ -78,6 +78,7 @@ class Screen:
         completer: Completer | None = None,
         on_cycle_mode: Callable[[], None] = lambda: None,
         on_paste_image: Callable[[], None] = lambda: None,
+        on_paste: Callable[[str], str] = lambda text: text,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
@@ -85,6 +86,7 @@ class Screen:
         self.status = status
         self._on_cycle_mode = on_cycle_mode
         self._on_paste_image = on_paste_image
+        self._on_paste = on_paste  # what a pasted text becomes: a pasted file's [Image #1]
         self.busy: anyio.CancelScope | None = None  # the running turn, cancelled by Esc
         self.queued: list[str] = []  # prompts typed ahead while a turn runs
         self.background: tuple[str, ...] = ()  # a status line per running background task
@@ -296,6 +298,11 @@ class Screen:
 
         # Ctrl+V pastes the clipboard's image; Alt+V too, for terminals that keep Ctrl+V for
         # their own paste (text still comes in as a bracketed paste either way).
+        @keys.add(Keys.BracketedPaste)
+        def _(event: KeyPressEvent) -> None:
+            data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+            self.buffer.insert_text(self._on_paste(data))
+
         @keys.add("c-v")
         @keys.add("escape", "v")
         def _(event: KeyPressEvent) -> None:
