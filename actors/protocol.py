@@ -948,6 +948,9 @@ class AttachReferences(Ask[Attachment], frozen=True, tag=True):
     # False for the prompt of a project's skill or pattern: a repository wrote those names, so
     # each read is asked about as the model's Read would be.
     named_by_user: bool = True
+    # Files the person pasted as paths (the terminal's ``[Image #1]``), attached as ``@path``
+    # would be, though they may hold spaces; absolute.
+    paths: tuple[str, ...] = ()
 
 
 class FileBefore(msgspec.Struct, frozen=True):

@@ -51,6 +51,12 @@ SHARED = {
     # hook runner receive them. A package of several modules, but a leaf the actors share, not
     # an actor: a frontend imports its root.
     "actors.settings",
+    # Images and PDFs made ready for the model, pure functions of bytes: the executor's Read
+    # and references, the conductor's estimates, a frontend's pasted or SDK-sent image. Its
+    # modules are imported by name (the root imports neither, so Pillow stays unloaded).
+    "actors.media",
+    "actors.media.images",
+    "actors.media.pdf",
     # The programs run for others (commands, hooks, MCP servers, rg) as process groups, and
     # their output capped.
     "actors.process_groups",

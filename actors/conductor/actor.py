@@ -401,7 +401,7 @@ class Conductor(Actor[ConductorMsg]):
         if refused is not None:
             return self._outcome(run, "error_during_execution", SessionError(refused))
         self._keeper.start_prompt(prompt.text)
-        self.conversation.add_user_text(prompt.text)
+        self.conversation.add_prompt(prompt.text, prompt.blocks)
         for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)
         await self._keeper.save(self.conversation.messages)
@@ -563,7 +563,8 @@ class Conductor(Actor[ConductorMsg]):
             run.usage = run.usage + usage
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
         kept = messages[cut:]
-        self.conversation.messages = compaction.compacted(summary.text, self._keeper.ledger, kept)
+        said = summary.text + compaction.media_note(messages[:cut])
+        self.conversation.messages = compaction.compacted(said, self._keeper.ledger, kept)
         if self._guides is not None:
             self._guides.forget()  # a summary does not carry a sub-folder's instructions
         await self._keeper.save(self.conversation.messages)

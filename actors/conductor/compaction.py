@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.conductor import media_size
 from actors.conductor.ledger import render
 from actors.errors import SessionError
+from actors.media import images
 from actors.protocol import (
     COMPACTED_HEADER,
     Message,
@@ -31,6 +33,10 @@ if TYPE_CHECKING:
 COMPACT_AT = 0.8  # of the window: room is left for the next answer and its tool results
 KEEP_MESSAGES = 4  # recent messages kept as they are
 SUMMARY_MAX_TOKENS = 4096
+# An image the API has scaled to its limit (about 1.15 megapixels), for an image whose size
+# cannot be read; a PDF page as text plus the page's image.
+IMAGE_TOKENS = 1600
+PAGE_TOKENS = 2000
 
 SUMMARY_INSTRUCTION = """\
 The conversation above is about to be compacted to save context. Write a summary that lets \
@@ -113,8 +119,59 @@ def compacted(summary: str, ledger: TaskLedger, kept: list[Message]) -> list[Mes
 
 
 def estimate_tokens(messages: list[Message]) -> int:
-    """A rough count for a conversation no answer has measured yet: about 4 bytes a token."""
-    return len(msgspec.json.encode(messages)) // 4
+    """A rough count for a conversation no answer has measured yet: about 4 bytes a token of
+    its text, and each image and document by what the model is billed for it (its base64 is
+    far longer than its tokens, so counting bytes would compact far too soon)."""
+    found = media_blocks(messages)
+    encoded = sum(len(_data(block)) for block in found)
+    return (len(msgspec.json.encode(messages)) - encoded) // 4 + sum(map(media_tokens, found))
+
+
+def media_note(older: list[Message]) -> str:
+    """A line for the summary when the summarised turns held images or documents: the model
+    then knows they were there, though it no longer sees them."""
+    found = media_blocks(older)
+    pictures = sum(1 for block in found if block.get("type") == "image")
+    documents = len(found) - pictures
+    parts = [
+        f"{n} {word}{'s' if n > 1 else ''}"
+        for n, word in ((pictures, "image"), (documents, "PDF document"))
+        if n
+    ]
+    if not parts:
+        return ""
+    return (
+        f"\n(The summarised part of the conversation held {' and '.join(parts)}; they are no "
+        "longer attached: ask for them again, or read the file, to see them.)"
+    )
+
+
+def media_blocks(messages: list[Message]) -> list[Block]:
+    """The image and document blocks of ``messages``, also those inside tool results."""
+    found: list[Block] = []
+    for message in messages:
+        for block in message.content:
+            inner = block.get("content") if block.get("type") == "tool_result" else None
+            for part in inner if isinstance(inner, list) else [block]:
+                if isinstance(part, dict) and part.get("type") in ("image", "document"):
+                    found.append(part)
+    return found
+
+
+def media_tokens(block: Block) -> int:
+    """What the model is billed for an image or a document block, about: an image by its
+    size (read from its header), a PDF by its pages; a conservative figure when unknown."""
+    data = _data(block)
+    if block.get("type") == "image":
+        size = media_size.image_size(data)
+        return images.tokens_for(*size) if size else IMAGE_TOKENS
+    return max(1, media_size.pdf_page_count(data)) * PAGE_TOKENS
+
+
+def _data(block: Block) -> str:
+    source = block.get("source")
+    data = source.get("data") if isinstance(source, dict) else None
+    return data if isinstance(data, str) else ""
 
 
 def _items(section: str) -> list[str]:

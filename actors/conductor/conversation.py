@@ -23,6 +23,12 @@ class Conversation:
     def add_user_text(self, text: str) -> None:
         self._add_user([{"type": "text", "text": text}])
 
+    def add_prompt(self, text: str, blocks: tuple[Block, ...] = ()) -> None:
+        """The person's prompt: its text, then its images and documents in the order given.
+        A prompt of only an image has no text block (the API refuses an empty one)."""
+        head: list[Block] = [{"type": "text", "text": text}] if text or not blocks else []
+        self._add_user([*head, *blocks])
+
     def add_assistant(self, message: Message) -> None:
         content = [block for block in message.content if not _is_empty_text(block)]
         if not content:

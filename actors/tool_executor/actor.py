@@ -251,7 +251,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 self._scheduler.interrupt(ids)
             case WithdrawTools(ids=ids):
                 self._scheduler.withdraw(ids)
-            case AttachReferences(text=text, named_by_user=named_by_user):
+            case AttachReferences(text=text, named_by_user=named_by_user, paths=paths):
                 from actors.tool_executor import references
 
                 await reply.answer(
@@ -262,6 +262,7 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                         self._permissions,
                         self._reference_candidates,
                         named_by_user=named_by_user,
+                        paths=paths,
                     ),
                 )
             case ListFiles(limit=limit):

@@ -88,18 +88,20 @@ async def attach(
     project_files: Callable[[], Awaitable[Sequence[str]]],
     *,
     named_by_user: bool = True,
+    paths: Sequence[str] = (),
 ) -> Attachment:
     """``text`` with the files it names attached, each read allowed by the broker first.
 
     ``project_files`` lists the files a missing name may have meant (asked for only then).
     ``named_by_user``: the person wrote ``text``; False for a project's skill or pattern, whose
-    names are asked about as the model's reads are."""
+    names are asked about as the model's reads are. ``paths``: files pasted as paths, which
+    may hold spaces, attached as ``@path`` tokens are."""
     blocks: list[str] = []
     attached: list[str] = []
     notes: list[str] = []
     media = _Media([], [])
     files: Sequence[str] | None = None
-    for token in tokens(text):
+    for token in dict.fromkeys([*tokens(text), *paths]):
         found = await anyio.to_thread.run_sync(_look, token, root)
         if found is None:
             guess = await anyio.to_thread.run_sync(_respelled, token, root)

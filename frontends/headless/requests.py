@@ -22,6 +22,7 @@ from actors.protocol import (
 from frontends.headless.sdk_session import mcp_status
 
 if TYPE_CHECKING:
+    from actors.protocol import Block
     from frontends.headless.sdk_session import SdkSession
 
 SUPPORTED = (
@@ -188,27 +189,41 @@ class Requests:
         return listed
 
 
-def prompt_text(message: dict[str, Any]) -> tuple[str | None, list[str]]:
-    """A ``user`` message's prompt, and notes on what of it was left out; None (with the
-    reason as the note) when it holds no prompt."""
+def prompt_text(message: dict[str, Any]) -> tuple[str | None, tuple[Block, ...], list[str]]:
+    """A ``user`` message's prompt: its text, its image and document blocks (checked, in
+    order), and notes on what of it was left out; None (with the reason as the note) when it
+    holds no prompt. A prompt of only an image is a prompt."""
+    from frontends.headless.prompt_blocks import media_block
+
     inner = message.get("message")
     if not isinstance(inner, dict):
-        return None, ["'message' must be an object with 'role' and 'content'"]
+        return None, (), ["'message' must be an object with 'role' and 'content'"]
     content = inner.get("content")
     if isinstance(content, str):
-        return (content, []) if content.strip() else (None, ["its content is empty"])
+        return (content, (), []) if content.strip() else (None, (), ["its content is empty"])
     if not isinstance(content, list):
-        return None, ["'message.content' must be a string or a list of content blocks"]
+        return None, (), ["'message.content' must be a string or a list of content blocks"]
     texts: list[str] = []
+    blocks: list[Block] = []
     notes: list[str] = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
+    for number, block in enumerate(content, 1):
+        kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+        if isinstance(block, dict) and kind == "text":
             text = block.get("text")
             if isinstance(text, str):
                 texts.append(text)
                 continue
-        kind = block.get("type") if isinstance(block, dict) else type(block).__name__
-        notes.append(f"a {str(kind)[:30]!r} block in the prompt was left out: Legato takes text")
-    if not texts:
-        return None, notes or ["its content has no text block"]
-    return "\n\n".join(texts), notes
+        if isinstance(block, dict) and kind in ("image", "document"):
+            made, note = media_block(block, number)
+            if made is not None:
+                blocks.append(made)
+            else:
+                notes.append(note)
+            continue
+        notes.append(
+            f"a {str(kind)[:30]!r} block in the prompt was left out: Legato takes text, "
+            "image and document blocks"
+        )
+    if not texts and not blocks:
+        return None, (), notes or ["its content has no text, image or document block"]
+    return "\n\n".join(texts), tuple(blocks), notes

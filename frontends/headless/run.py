@@ -62,7 +62,7 @@ from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
-    from actors.protocol import SkillPrompt
+    from actors.protocol import Block, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 
@@ -250,17 +250,17 @@ class _HeadlessRun:
         """The prompt run by the conductor, or the session command it names."""
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
-        prompt = await self._attach_references(session)
+        prompt, blocks = await self._attach_references(session)
         async with running(self.command, session, prompt) as prompt:
             return await session.conductor.address.ask(
-                RunPrompt(text=prompt, max_turns=self.options.max_turns)
+                RunPrompt(text=prompt, max_turns=self.options.max_turns, blocks=blocks)
             )
 
-    async def _attach_references(self, session: Session) -> str:
+    async def _attach_references(self, session: Session) -> tuple[str, tuple[Block, ...]]:
         """The prompt with the files its ``@path`` references name, read by the session's tool
         executor under the permission rules; what was left out is a warning."""
         if "@" not in self.prompt:
-            return self.prompt
+            return self.prompt, ()
         # A project's skill or pattern wrote its prompt's names, not the person who ran it.
         named_by_user = self.command is None or not self.command.from_project
         attachment = await session.tools.address.ask(
@@ -268,7 +268,7 @@ class _HeadlessRun:
         )
         for note in attachment.notes:
             await session.ui.address.tell(Show(Notice("warning", note)))
-        return attachment.prompt
+        return attachment.prompt, attachment.blocks
 
     async def _run_session_command(
         self, session: Session, command: Undo | Compact | None

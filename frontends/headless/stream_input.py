@@ -58,6 +58,7 @@ from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
+    from actors.protocol import Block
     from frontends.headless.sdk_session import SdkOptions
     from frontends.session import Session
 
@@ -68,6 +69,7 @@ _decoder = msgspec.json.Decoder()
 class _Prompt:
     text: str
     notes: list[str] = field(default_factory=list)
+    blocks: tuple[Block, ...] = ()  # images and documents after the text
 
 
 def run_stream_json(options: SdkOptions, *, stdin: IO[bytes] | None = None) -> int:
@@ -257,11 +259,11 @@ class _StreamSession:
     ) -> None:
         kind = message.get("type")
         if kind == "user":
-            text, notes = prompt_text(message)
+            text, blocks, notes = prompt_text(message)
             if text is None:
                 await self.notice("error", f"user message skipped: {notes[0]}")
                 return
-            await prompts.send(_Prompt(text, notes))
+            await prompts.send(_Prompt(text, notes, blocks))
         elif kind == "control_request":
             work.start_soon(requests.handle, message)
         elif kind == "control_response":
@@ -288,12 +290,14 @@ class _StreamSession:
             for note in prompt.notes:
                 await session.ui.address.tell(Show(Notice("warning", note)))
             text: str | None = prompt.text
+            blocks = prompt.blocks
             command = None
             if prompt.text.lstrip().startswith("/"):  # a command of the project's, as typed
                 from frontends.skills.in_session import prepare_prompt
 
                 prepared = await prepare_prompt(session, prompt.text)
                 text, command = prepared.prompt, prepared.command
+                blocks = (*prepared.blocks, *blocks)
             if text is None:
                 outcome = self._said(prepared.said, failed=prepared.failed)
             else:
@@ -301,7 +305,7 @@ class _StreamSession:
                 if command is not None and command.model is not None:
                     after = self.model or (await session.memory.address.ask(GetContext())).model
                 async with running(command, session, text, model_after=after) as text:
-                    outcome = await self._run_one(session, text)
+                    outcome = await self._run_one(session, text, blocks)
             self.last_failed = outcome.is_error
             # The result says whether commands ran confined, as headless results do. Asked
             # again only after calls ran (a command makes the sandbox's one trial) and while
@@ -329,7 +333,9 @@ class _StreamSession:
             error=text if failed else None,
         )
 
-    async def _run_one(self, session: Session, text: str) -> TurnOutcome:
+    async def _run_one(
+        self, session: Session, text: str, blocks: tuple[Block, ...] = ()
+    ) -> TurnOutcome:
         started = time.monotonic()
         turns, usage = self.renderer.turns, self.renderer.usage
         self.current = scope = anyio.CancelScope()
@@ -339,7 +345,12 @@ class _StreamSession:
             with scope:
                 plan = self.mode == "plan"
                 return await conductor.ask(
-                    RunPrompt(text=text, max_turns=self.options.session.max_turns, plan=plan)
+                    RunPrompt(
+                        text=text,
+                        max_turns=self.options.session.max_turns,
+                        plan=plan,
+                        blocks=blocks,
+                    )
                 )
         finally:
             self.current = None

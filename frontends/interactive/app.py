@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from actors.protocol import CommandInfo, ProjectContext, SkillPrompt
+    from actors.protocol import Block, CommandInfo, ProjectContext, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 
@@ -127,6 +127,11 @@ class InteractiveSession:
         except OSError:
             history = InMemoryHistory()  # a read-only home: history for this session only
         self._mode_changed = anyio.Event()
+        self._paste_wanted = anyio.Event()
+        # Images pasted from the clipboard, by the token that stands for each in the input:
+        # a prompt takes those whose token it still holds (deleting the token drops the image).
+        self.pasted: dict[str, Block] = {}
+        self.pasted_files: dict[str, str] = {}  # token: the absolute path of a pasted file
         self._background_poke = anyio.Event()
         self.screen = Screen(
             self.view,
@@ -135,6 +140,8 @@ class InteractiveSession:
             history=history,
             completer=LegatoCompleter(lambda: self.files, lambda: self.skills),
             on_cycle_mode=self._cycle_mode,
+            on_paste_image=self._paste_wanted_set,
+            on_paste=self._pasted_text,
             input=input,
             output=output,
         )
@@ -161,6 +168,7 @@ class InteractiveSession:
                 tasks.start_soon(self._list_files)
                 tasks.start_soon(self._say_sandbox)
                 tasks.start_soon(self._sync_mode)
+                tasks.start_soon(self._paste_images)
                 tasks.start_soon(self._watch_signals)
                 tasks.start_soon(self._watch_background)
                 try:
@@ -302,6 +310,50 @@ class InteractiveSession:
         self.status.mode = CYCLE[self.status.mode]
         self._mode_changed.set()
 
+    def _paste_wanted_set(self) -> None:
+        self._paste_wanted.set()
+
+    async def _paste_images(self) -> None:
+        """Ctrl+V: the clipboard's image becomes ``[Image #N]`` at the cursor."""
+        from frontends.interactive import clipboard
+
+        while True:
+            await self._paste_wanted.wait()
+            self._paste_wanted = anyio.Event()
+            name = self._next_token("Image")
+            try:
+                prepared = await clipboard.read_image(name)
+            except LegatoError as error:
+                self.view.note("warning", error.describe())
+            else:
+                self.pasted[name] = prepared.block
+                self.screen.buffer.insert_text(name)
+                self.view.note("info", f"{name}: {prepared.describe()}")
+            self.screen.changed()
+
+    def _pasted_text(self, data: str) -> str:
+        """A pasted path of an image or PDF that exists becomes ``[Image #N]`` (``[PDF #N]``),
+        attached on submit as ``@path`` is; any other paste is itself."""
+        from frontends.interactive.pasted import pasted_path, path_kind
+
+        path = pasted_path(data, self.root)
+        kind = None if path is None else path_kind(path)
+        if path is None or kind is None:
+            return data
+        token = self._next_token(kind)
+        self.pasted_files[token] = path
+        return token
+
+    def _next_token(self, kind: str) -> str:
+        """``[Image #3]``: numbered across the session, clipboard and pasted paths alike."""
+        count = sum(1 for t in (*self.pasted, *self.pasted_files) if t.startswith(f"[{kind} "))
+        return f"[{kind} #{count + 1}]"
+
+    def _pasted_in(self, text: str) -> tuple[Block, ...]:
+        """The pasted images whose tokens ``text`` holds, in the order it names them."""
+        found = sorted((text.find(name), name) for name in self.pasted if name in text)
+        return tuple(self.pasted[name] for _, name in found)
+
     async def _sync_mode(self) -> None:
         """Tells the broker each mode the user picks with Shift+Tab, in order."""
         while True:
@@ -334,7 +386,8 @@ class InteractiveSession:
                     return
                 await self._command(parsed)
             else:
-                await self._prompt(text, plan=self.status.mode == "plan")
+                blocks = self._pasted_in(text)
+                await self._prompt(text, plan=self.status.mode == "plan", blocks=blocks)
             self.screen.changed()
 
     async def _command(self, command: slash_commands.Command) -> None:
@@ -482,6 +535,7 @@ class InteractiveSession:
         plan: bool,
         named_by_user: bool = True,
         command: SkillPrompt | None = None,
+        blocks: tuple[Block, ...] = (),  # pasted images, after what @path attaches
     ) -> None:
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
@@ -489,17 +543,19 @@ class InteractiveSession:
             self._background_poke.set()
             self.screen.changed()
             try:
-                if "@" in text:  # @path: the executor attaches what the prompt names
+                pasted = blocks
+                files = tuple(path for token, path in self.pasted_files.items() if token in text)
+                if "@" in text or files:  # @path: the executor attaches what the prompt names
                     attachment = await self.session.tools.address.ask(
-                        AttachReferences(text=text, named_by_user=named_by_user)
+                        AttachReferences(text=text, named_by_user=named_by_user, paths=files)
                     )
                     for note in attachment.notes:
                         self.view.note("warning", note)
-                    text = attachment.prompt
+                    text, blocks = attachment.prompt, (*attachment.blocks, *pasted)
                 back = self.status.model
                 async with running(command, self.session, text, model_after=back) as text:
                     outcome = await self.session.conductor.address.ask(
-                        RunPrompt(text=text, plan=plan)
+                        RunPrompt(text=text, plan=plan, blocks=blocks)
                     )
             finally:
                 self.screen.busy = None

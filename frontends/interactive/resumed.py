@@ -36,18 +36,27 @@ def resumed_header(saved: SavedSession) -> Text:
 def resumed_lines(messages: list[Message], *, root: str, exchanges: int = EXCHANGES) -> list[Text]:
     """The last ``exchanges`` prompts of the conversation and what followed each; paths in
     the project ``root`` are shown relative to it."""
-    starts = [i for i, m in enumerate(messages) if _compacted(m) or _typed(m) is not None]
+    starts = [
+        i
+        for i, m in enumerate(messages)
+        if _compacted(m) or _typed(m) is not None or _attached(m, {"image": 0, "document": 0})
+    ]
     start = starts[-exchanges] if len(starts) >= exchanges else 0
     lines: list[Text] = []
     if start:
         lines.append(Text(f"… {start} earlier messages", style="legato.muted"))
+    counts = {"image": 0, "document": 0}  # numbered as the prompt showed them: [Image #1]
+    for message in messages[:start]:
+        _attached(message, counts)
     for message in messages[start:]:
         if message.role == "user":
             if _compacted(message):
                 lines.append(Text("(earlier turns compacted into a summary)", style="legato.muted"))
             prompt = _typed(message)
-            if prompt is not None:
-                lines.append(_one_line(f"› {prompt}", "legato.accent"))
+            attached = _attached(message, counts)  # never the base64 itself
+            if prompt is not None or attached:
+                said = " ".join(part for part in (prompt, *attached) if part)
+                lines.append(_one_line(f"› {said}", "legato.accent"))
             continue
         for block in message.content:
             if block.get("type") == "text" and block.get("text", "").strip():
@@ -55,6 +64,19 @@ def resumed_lines(messages: list[Message], *, root: str, exchanges: int = EXCHAN
             elif block.get("type") == "tool_use":
                 lines.append(_call(block, root))
     return lines
+
+
+def _attached(message: Message, counts: dict[str, int]) -> list[str]:
+    """``[Image #1]`` and ``[PDF #1]`` for the images and documents a prompt carried."""
+    if message.role != "user":
+        return []
+    names = []
+    for block in message.content:
+        kind = block.get("type")
+        if kind in counts:
+            counts[kind] += 1
+            names.append(f"[{'Image' if kind == 'image' else 'PDF'} #{counts[kind]}]")
+    return names
 
 
 def _texts(message: Message) -> list[str]:

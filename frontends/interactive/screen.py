@@ -77,12 +77,16 @@ class Screen:
         history: History | None = None,
         completer: Completer | None = None,
         on_cycle_mode: Callable[[], None] = lambda: None,
+        on_paste_image: Callable[[], None] = lambda: None,
+        on_paste: Callable[[str], str] = lambda text: text,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
         self.view = view
         self.status = status
         self._on_cycle_mode = on_cycle_mode
+        self._on_paste_image = on_paste_image
+        self._on_paste = on_paste  # what a pasted text becomes: a pasted file's [Image #1]
         self.busy: anyio.CancelScope | None = None  # the running turn, cancelled by Esc
         self.queued: list[str] = []  # prompts typed ahead while a turn runs
         self.background: tuple[str, ...] = ()  # a status line per running background task
@@ -291,6 +295,18 @@ class Screen:
         def _(event: KeyPressEvent) -> None:
             self._on_cycle_mode()
             self.changed()
+
+        # Ctrl+V pastes the clipboard's image; Alt+V too, for terminals that keep Ctrl+V for
+        # their own paste (text still comes in as a bracketed paste either way).
+        @keys.add(Keys.BracketedPaste)
+        def _(event: KeyPressEvent) -> None:
+            data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+            self.buffer.insert_text(self._on_paste(data))
+
+        @keys.add("c-v")
+        @keys.add("escape", "v")
+        def _(event: KeyPressEvent) -> None:
+            self._on_paste_image()
 
         @keys.add("escape")
         def _(event: KeyPressEvent) -> None:

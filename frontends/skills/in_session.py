@@ -26,7 +26,7 @@ from actors.protocol import (
 from frontends.skills.slash_line import split_command
 
 if TYPE_CHECKING:
-    from actors.protocol import SkillPrompt
+    from actors.protocol import Block, SkillPrompt
     from frontends.session import Session
 
 
@@ -38,6 +38,7 @@ class Prepared(msgspec.Struct, frozen=True):
     said: str = ""
     failed: bool = False
     command: SkillPrompt | None = None  # the command the prompt is, to run as it runs
+    blocks: tuple[Block, ...] = ()  # the images and PDFs its ``@path`` references name
 
 
 async def prepare_prompt(session: Session, text: str) -> Prepared:
@@ -60,11 +61,12 @@ async def prepare_prompt(session: Session, text: str) -> Prepared:
     for note in result.notes:
         await ui.tell(Show(Notice("warning", note)))
     prompt = result.prompt
+    blocks: tuple[Block, ...] = ()
     if "@" in prompt:
         attachment = await session.tools.address.ask(
             AttachReferences(text=prompt, named_by_user=not result.from_project)
         )
         for note in attachment.notes:
             await ui.tell(Show(Notice("warning", note)))
-        prompt = attachment.prompt
-    return Prepared(prompt=prompt, command=result)
+        prompt, blocks = attachment.prompt, attachment.blocks
+    return Prepared(prompt=prompt, command=result, blocks=blocks)

@@ -3,6 +3,8 @@ SDK, or a broken one, gets for each kind of input (docs/headless.md)."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import signal
 import subprocess
@@ -71,7 +73,7 @@ def test_bad_lines_are_answered_and_skipped_and_the_prompt_still_runs(project: P
     assert any("not a JSON object: [1, 2]" in n for n in notices)
     assert any("'telepathy' skipped" in n for n in notices)
     assert any(n.startswith("user message skipped") for n in notices)
-    assert any("'image' block in the prompt was left out" in n for n in notices)
+    assert any("the image block 2 was left out: its source type" in n for n in notices)
     errors = {
         line["response"]["request_id"]: line["response"]["error"]
         for line in out
@@ -83,6 +85,64 @@ def test_bad_lines_are_answered_and_skipped_and_the_prompt_still_runs(project: P
     assert out[-1]["type"] == "result" and out[-1]["result"] == "Hello back."
     assert len(requests) == 1
     assert "hello" in json.dumps(requests[0].body["messages"])
+
+
+def image_block(data: bytes, media_type: str = "image/png") -> dict[str, Any]:
+    source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()}
+    return {"type": "image", "source": source}
+
+
+def picture(kind: str, size: tuple[int, int], mode: str = "RGB") -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new(mode, size).save(out, format=kind)
+    return out.getvalue()
+
+
+def test_image_blocks_reach_the_model_after_the_text_and_bad_ones_are_named(
+    project: Project,
+) -> None:
+    good = picture("PNG", (40, 30))
+    bomb = picture("PNG", (10_000, 6_000), mode="1")  # 60 megapixels in a few kilobytes
+    lines = [
+        user(
+            [
+                {"type": "text", "text": "what is in these?"},
+                image_block(good),
+                {"type": "image", "source": {"type": "base64", "data": "%%% not base64"}},
+                image_block(bomb),
+                image_block(picture("BMP", (4, 4)), "image/bmp"),
+                {"type": "image", "source": {"type": "url", "url": "file:///etc/passwd"}},
+            ]
+        ),
+        user([image_block(good)]),  # an image alone is a prompt
+    ]
+    with ScriptedServer([text("a black box"), text("the same box")]) as server:
+        code, out, err = run(project, server.url, lines, env={"ASSISTANT_LOG": "debug"})
+        requests = server.requests
+    assert code == 0, err
+    assert "Traceback" not in err
+    notices = [line["text"] for line in out if line.get("subtype") == "notice"]
+    assert any(
+        "image block 3 was left out: its 'source.data' is not valid base64" in n for n in notices
+    )
+    assert any("image block 4" in n and "megapixels" in n for n in notices)
+    assert any("image block 5" in n and "BMP" in n for n in notices)
+    assert any(
+        "image block 6 was left out: its 'source.url' must be an http(s)" in n for n in notices
+    )
+    first = requests[0].body["messages"][0]["content"]
+    assert [b["type"] for b in first] == ["text", "image"]
+    assert first[0]["text"] == "what is in these?"
+    assert base64.b64decode(first[1]["source"]["data"]) == good
+    last = requests[1].body["messages"][-1]["content"]
+    assert [b["type"] for b in last] == ["image"]
+    # Nothing echoes the image's data back to the program, nor writes it to the debug log.
+    data = base64.b64encode(good).decode()
+    assert data not in json.dumps(out)
+    logs = list((project.home / ".legato" / "logs").iterdir())
+    assert logs and not any(data in log.read_text() for log in logs)
 
 
 def test_initialize_first_is_answered_and_end_of_input_finishes_the_queue(

@@ -85,3 +85,22 @@ def test_a_compacted_conversation_says_so_and_the_header_gives_date_size_and_tok
     header = resumed_header(saved).plain
     assert header.startswith("Resumed session 1a2b3c4d · started 2026-11-24 ")
     assert header.endswith(" · 7 messages · 4,029 tokens")
+
+
+def test_a_prompts_images_and_pdfs_show_as_their_names_never_their_data() -> None:
+    image: Block = {"type": "image", "source": {"type": "base64", "data": "iVBORw0KGgoAAAA"}}
+    document: Block = {"type": "document", "source": {"type": "base64", "data": "JVBERi0x"}}
+    messages = [
+        Message("user", [{"type": "text", "text": "what is this?"}, image, document]),
+        answer("a chart"),
+        Message("user", [image]),  # an image alone is a prompt
+        answer("another chart"),
+    ]
+    lines = plain(resumed_lines(messages, root="/p"))
+    assert lines == [
+        "› what is this? [Image #1] [PDF #1]",
+        "a chart",
+        "› [Image #2]",
+        "another chart",
+    ]
+    assert not any("iVBOR" in line or "JVBER" in line for line in lines)

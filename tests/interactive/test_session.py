@@ -241,3 +241,71 @@ async def test_history_is_kept_per_project_across_sessions(folders: tuple[Path, 
     assert history_file(str(home), str(root / "other")) != path
     history = FileHistory(path)
     assert list(history.load_history_strings()) == ["/quit", "/cost"]  # newest first
+
+
+async def test_ctrl_v_pastes_the_clipboards_image_and_deleting_its_token_drops_it(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frontends.interactive import clipboard
+    from tests.interactive.test_clipboard import fake_xclip, png_file
+
+    tools = folders[1] / "tools"
+    tools.mkdir()
+    fake_xclip(tools, f'exec /bin/cat "{png_file(tools)}"')
+    monkeypatch.setenv("PATH", str(tools))
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    clipboard.reader.cache_clear()
+    async for live, server in run(folders, [text("A red box."), text("Nothing attached.")]):
+        screen = live.session.screen
+        await live.until(lambda: screen.app.is_running)  # noqa: B023 (awaited at once)
+        live.pipe.send_text("what is this? \x16")
+        await live.until(lambda: "[Image #1]" in screen.buffer.text)  # noqa: B023
+        live.pipe.send_text(ENTER)
+        await live.shown("A red box.")
+        first = bodies(server)[0]["messages"][0]["content"]
+        assert [b["type"] for b in first] == ["text", "image"]
+        assert first[0]["text"] == "what is this? [Image #1]"
+        await live.idle()
+        live.pipe.send_text("and now \x1bv")  # Alt+V
+        await live.until(lambda: "[Image #2]" in screen.buffer.text)  # noqa: B023
+        live.pipe.send_text("\x7f" * len("[Image #2]") + ENTER)  # the token deleted
+        await live.shown("Nothing attached.")
+        last = bodies(server)[1]["messages"][-1]["content"]
+        assert [b["type"] for b in last] == ["text"]
+    clipboard.reader.cache_clear()
+
+
+async def test_a_pasted_path_of_an_image_becomes_its_token_and_is_attached_as_at_path(
+    folders: tuple[Path, Path],
+) -> None:
+    from tests.interactive.test_clipboard import png_file
+
+    shots = folders[0] / "my shots"
+    shots.mkdir()
+    shot = png_file(shots)
+    paper = shots / "a paper.pdf"
+    paper.write_bytes(b"%PDF-1.4\n%%EOF\n")
+
+    def paste(text: str) -> str:
+        return f"\x1b[200~{text}\x1b[201~"
+
+    async for live, server in run(folders, [text("Seen."), text("Plain.")]):
+        screen = live.session.screen
+        await live.until(lambda: screen.app.is_running)  # noqa: B023 (awaited at once)
+        live.pipe.send_text("look at " + paste(f"'{shot}'") + " and ")
+        live.pipe.send_text(paste(str(paper).replace(" ", "\\ ")))
+        await live.until(lambda: screen.buffer.text == "look at [Image #1] and [PDF #1]")  # noqa: B023
+        live.pipe.send_text(ENTER)
+        await live.shown("Seen.")
+        await live.idle()
+        # Both files went to the executor as @path references do (and were judged there).
+        content = bodies(server)[0]["messages"][0]["content"]
+        assert content[0]["text"].startswith("look at [Image #1] and [PDF #1]")
+        # Attached as an image block once @path takes images; refused as binary before.
+        shown = " ".join(live.text().split())
+        assert "image" in [b["type"] for b in content] or "a binary file" in shown, shown
+        assert live.session.pasted_files == {"[Image #1]": str(shot), "[PDF #1]": str(paper)}
+        live.pipe.send_text(paste("not/a/file.png") + ENTER)  # not a file: the text itself
+        await live.shown("Plain.")
+        assert bodies(server)[1]["messages"][-1]["content"][0]["text"] == "not/a/file.png"
