@@ -71,9 +71,6 @@ SHARED = {
     # The instruction files (LEGATO.md, CLAUDE.md...) and their imports: the memory store reads
     # them at start, the conductor a sub-folder's when the model works there; one reader.
     "actors.instructions",
-    # Images and PDFs made ready for the model, one set of limits: the executor's Read and
-    # ``@path``, WebFetch's PDFs, the frontends' pasted images, a provider without documents.
-    "actors.media",
 }
 
 # Frontend modules that may import an actor package's root, and which packages. Only two kinds:

@@ -80,14 +80,48 @@ def tokens_for(width: int, height: int) -> int:
     return max(1, (width * height + PIXELS_PER_TOKEN - 1) // PIXELS_PER_TOKEN)
 
 
+# Kinds of image a person may well have that the API does not take, by their first bytes: named
+# in the refusal, so that the remedy (convert it) is plainly the one.
+_OTHER_KINDS = (
+    (b"BM", "BMP"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+    (b"\x00\x00\x01\x00", "ICO"),
+    (b"8BPS", "Photoshop"),
+)
+
+
+def _other_kind(head: bytes) -> str | None:
+    for magic, kind in _OTHER_KINDS:
+        if head.startswith(magic):
+            return kind
+    if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"mif1", b"msf1"):
+        return "HEIC"
+    if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
+        return "AVIF"
+    if b"<svg" in head or head.lstrip().startswith(b"<?xml"):
+        return "SVG"
+    return None
+
+
+def _article(kind: str) -> str:
+    return "an" if kind in ("AVIF", "ICO", "SVG") else "a"
+
+
 def prepare(data: bytes, *, name: str) -> Prepared:
     """``data`` as an image block within the API's limits. ``name`` says which image in the
     messages (a path, ``[Image #1]``). Raises MediaUnreadable naming it: not an image the API
     takes, corrupt or truncated, or too many pixels."""
     media_type = sniff(data[:16])
     if media_type is None:
+        kind = _other_kind(data[:64])
+        what = (
+            f"{_article(kind)} {kind} image, which the model cannot take"
+            if kind
+            else "not an image the model can take"
+        )
         raise MediaUnreadable(
-            f"{name} is not an image the model can take; it takes PNG, JPEG, GIF and WebP",
+            f"{name} is {what}; it takes PNG, JPEG, GIF and WebP",
             remedy="Convert it to PNG or JPEG and try again",
         )
     with _PILLOW, warnings.catch_warnings():

@@ -6,17 +6,12 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-import pytest
-
 from frontends.demo.scripted_api import ScriptedServer, text
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
 
 
-# The executor's @path makes image blocks in the media-read change; until that is merged the
-# file is attached as a binary file is (refused), and this fails as expected.
-@pytest.mark.xfail(reason="needs @path to attach images (the media-read change)", strict=False)
 def test_at_path_of_an_image_in_a_headless_prompt_reaches_the_model(project: Project) -> None:
     from PIL import Image
 

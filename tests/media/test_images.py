@@ -63,7 +63,9 @@ def test_a_phone_photo_arrives_the_right_way_up() -> None:
         (image(300, 200, "JPEG")[:700], "shot.png could not be read as an image"),
         (image(4000, 3000, "JPEG")[:20_000], "shot.png could not be read as an image"),
         (image(30, 20)[:29] + b"\0\0\0\0" + image(30, 20)[33:], "could not be read as an image"),
-        (image(30, 20, "BMP"), "shot.png is not an image the model can take"),
+        (image(30, 20, "BMP"), "shot.png is a BMP image, which the model cannot take"),
+        (b"<svg xmlns='http://www.w3.org/2000/svg'/>", "shot.png is an SVG image"),
+        (b"plain words", "shot.png is not an image the model can take"),
         (b"\x89PNG\r\n\x1a\n", "shot.png could not be read as an image"),
     ],
     ids=[
@@ -73,6 +75,8 @@ def test_a_phone_photo_arrives_the_right_way_up() -> None:
         "truncated-large-jpeg",
         "bad-crc",
         "bmp",
+        "svg",
+        "text",
         "header-only",
     ],
 )
