@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 
 from actors import door
-from actors.errors import ToolFailure
+from actors.errors import MediaUnreadable, ToolFailure
 from actors.media import images, pdf
 from actors.protocol import Attachment, CheckPermission, PermissionRequest
 from actors.tool_executor.context import CallContext
@@ -328,6 +328,9 @@ def _closest(name: str, names: Sequence[str]) -> str | None:
 
 
 def _why(error: OSError | ToolFailure) -> str:
+    if isinstance(error, MediaUnreadable) and error.remedy:
+        # The person reads this note alone: what would fix the file comes with it.
+        return f"{error.message.rstrip('.')}. {error.remedy.rstrip('.')}"
     if isinstance(error, ToolFailure):
         return error.message.rstrip(".")
     return f"it could not be read: {error.strerror or error}"
