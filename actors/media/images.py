@@ -153,7 +153,15 @@ def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tupl
             f"{MAX_PIXELS // 1_000_000} megapixels): a huge image or a decompression bomb",
             remedy="Scale it down or crop it first (for example to 2000 px wide)",
         ) from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as error:
+    except UnidentifiedImageError:
+        # Pillow's own words here name its in-memory buffer, which means nothing to anyone.
+        shown_kind = "WebP" if kind == "WEBP" else kind
+        raise MediaUnreadable(
+            f"{name} could not be read as an image: it starts as a {shown_kind} file but the "
+            "rest is not one (cut short or damaged)",
+            remedy="Check that the file is a whole PNG, JPEG, GIF or WebP image",
+        ) from None
+    except (OSError, SyntaxError, ValueError, EOFError) as error:
         words = str(error) or type(error).__name__
         raise MediaUnreadable(
             f"{name} could not be read as an image: {words}",
