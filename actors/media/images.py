@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.counts import counted
 from actors.errors import MediaUnreadable
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class Prepared(msgspec.Struct, frozen=True, kw_only=True):
         size = f"{self.width}x{self.height} px"
         if (self.width, self.height) != self.original:
             size += f" (scaled from {self.original[0]}x{self.original[1]})"
-        return f"Image {size}, about {self.tokens:,} tokens"
+        return f"Image {size}, about {counted(self.tokens, 'token')}"
 
 
 def sniff(head: bytes) -> str | None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 
 from actors import door
+from actors.counts import counted
 from actors.errors import MediaUnreadable, ToolFailure
 from actors.media import images, pdf
 from actors.protocol import Attachment, CheckPermission, PermissionRequest
@@ -160,7 +161,7 @@ async def _attach_media(found: _Found, token: str, media: _Media) -> str | None:
         media.blocks.append(ready.block)
         media.lines.append(
             f"[Image #{media.images}: {token}, {ready.width}x{ready.height}, "
-            f"~{ready.tokens:,} tokens]"
+            f"~{counted(ready.tokens, 'token')}]"
         )
         return None
     room = f"1-{min(pdf.MAX_PAGES, MAX_PDF_PAGES - media.pages)}"

@@ -30,6 +30,7 @@ def test_a_small_image_goes_as_it_is() -> None:
     }
     assert (ready.width, ready.height, ready.tokens) == (800, 600, 640)
     assert ready.describe() == "Image 800x600 px, about 640 tokens"
+    assert prepare(image(20, 20), name="dot.png").describe() == "Image 20x20 px, about 1 token"
 
 
 def test_a_large_photo_is_scaled_to_the_long_edge() -> None:

@@ -55,7 +55,7 @@ async def test_a_bad_image_is_a_note_and_the_prompt_still_goes(tmp_path: Path) -
         "@locked.pdf was not attached: @locked.pdf is encrypted: it needs a password to open. "
         "Save a copy without the password and read that"
     )
-    assert done.prompt.endswith("[Image #1: fine.gif, 10x10, ~1 tokens]")
+    assert done.prompt.endswith("[Image #1: fine.gif, 10x10, ~1 token]")
     assert len(done.blocks) == 1
 
 
