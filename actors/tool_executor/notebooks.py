@@ -181,12 +181,14 @@ def find(notebook: Notebook, wanted: str, shown: str) -> int:
     for index, cell in enumerate(cells):
         if cell.get("id") == wanted and _plain_name(wanted):
             return index
-    found = re.fullmatch(r"cell-(\d+)", wanted)
+    # At most nine digits: int() refuses thousands of them, and no notebook has that many cells.
+    found = re.fullmatch(r"cell-([0-9]{1,9})", wanted)
     if found is not None and int(found.group(1)) < len(cells):
         return int(found.group(1))
     ids = ", ".join(cell_id(cell, index) for index, cell in enumerate(cells[:20]))
+    named = wanted if len(wanted) <= 64 else wanted[:64] + "..."
     raise ToolFailure(
-        f"cell_id {wanted!r} names no cell of {shown}"
+        f"cell_id {named!r} names no cell of {shown}"
         + (
             f" (its cells: {ids}{', ...' if len(cells) > 20 else ''})"
             if cells

@@ -154,6 +154,24 @@ async def test_a_cell_id_or_type_that_could_close_reads_frame_is_shown_as_its_pl
     assert json.loads(path.read_text())["cells"][0]["source"] == ["z"]
 
 
+async def test_a_cell_n_with_thousands_of_digits_names_no_cell(tmp_path: Path) -> None:
+    path = tmp_path / "old.ipynb"
+    _write(path, _notebook(minor=4))
+    async with session(tmp_path) as s:
+        await s.one("Read", file_path=str(path))
+        huge = await s.one(
+            "NotebookEdit", notebook_path=str(path), cell_id="cell-" + "1" * 5000, new_source="z"
+        )
+        eastern = await s.one(
+            "NotebookEdit", notebook_path=str(path), cell_id="cell-\u0661", new_source="z"
+        )
+    for done in (huge, eastern):
+        assert done.result.is_error
+        assert "names no cell of" in done.result.content
+        assert "(its cells: cell-0, cell-1)" in done.result.content
+    assert len(huge.result.content) < 400
+
+
 async def test_bad_input_is_refused_naming_the_field(tmp_path: Path) -> None:
     path = tmp_path / "nb.ipynb"
     _write(path, _notebook())
