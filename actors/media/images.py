@@ -32,8 +32,9 @@ MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WE
 LONG_EDGE = 1568  # px: the API's own resize target; larger only costs bytes
 # Per image, as sent: the API measures the base64 text, a third larger than the file.
 MAX_BYTES = 5 * 1024 * 1024
-# An image of more pixels than this is refused from its header (a 100 MP photo, a bomb): its
-# decoded pixels alone would be hundreds of megabytes.
+# An image that would decode to more pixels than this is refused from its header (a 100 MP
+# PNG, a bomb): its decoded pixels alone would be hundreds of megabytes. A JPEG counts at the
+# reduced scale it is decoded at.
 MAX_PIXELS = 50_000_000
 PIXELS_PER_TOKEN = 750
 # One image at a time: the warnings filter is process-wide, and two threads changing it at once
@@ -139,11 +140,13 @@ def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tupl
     try:
         image = Image.open(io.BytesIO(data), formats=[kind])
         width, height = image.size
-        if width * height > MAX_PIXELS:
-            raise _too_big(name, width, height)
         if image.format in ("JPEG", "MPO") and max(width, height) > LONG_EDGE:
             ratio = LONG_EDGE / max(width, height)
             image.draft(image.mode, (math.ceil(width * ratio), math.ceil(height * ratio)))
+        # The cap is on the pixels decoded: a 108 MP phone photo decodes at a quarter of its
+        # size, well under it, while a PNG is decoded whole.
+        if image.size[0] * image.size[1] > MAX_PIXELS:
+            raise _too_big(name, width, height)
         image.load()  # decodes every pixel: a truncated or corrupt file fails here
     except MediaUnreadable:
         raise

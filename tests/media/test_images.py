@@ -90,6 +90,15 @@ def test_a_bad_image_is_refused_with_a_clear_message(data: bytes, words: str) ->
     prepare(image(10, 10), name="next.png")  # and the next one works
 
 
+def test_a_phone_photo_of_over_a_hundred_megapixels_is_read_at_a_reduced_scale() -> None:
+    # 12000 x 9000 (108 MP, as some phones take): decoded at a quarter, 6.75 MP, under the cap.
+    out = io.BytesIO()
+    Image.new("L", (12_000, 9_000), 128).save(out, "JPEG")  # one grey: quick to make
+    ready = prepare(out.getvalue(), name="phone.jpg")
+    assert ready.original == (12_000, 9_000)
+    assert (ready.width, ready.height) == (1568, 1176)
+
+
 def test_an_animated_gif_goes_whole_and_a_large_one_as_its_first_frame() -> None:
     frames = [Image.new("RGB", (40, 30), colour) for colour in ("red", "blue")]
     out = io.BytesIO()
