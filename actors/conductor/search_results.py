@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 # scheme, port, user or spaces.
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _DOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/\S*)?")
+# A closing marker as a model would read one: any case, blanks inside it.
+_CLOSING = re.compile(r"<\s*/\s*(web-search)", re.IGNORECASE)
 MAX_DOMAINS = 50
 SETTINGS_ALLOWED = "webSearch.allowedDomains in the settings"
 SETTINGS_BLOCKED = "webSearch.blockedDomains in the settings"
@@ -221,4 +223,4 @@ def _shown(text: str, *, newlines: bool = True) -> str:
     # Web text: its control characters are shown, never obeyed by a terminal; the closing
     # markers cannot be forged inside it.
     text = escape_controls(text, newlines=newlines)
-    return text.replace("</web-search", "<\\/web-search")
+    return _CLOSING.sub(r"<\\/\1", text)

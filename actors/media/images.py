@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from actors.counts import counted
 from actors.errors import MediaUnreadable
 
 if TYPE_CHECKING:
@@ -31,8 +32,9 @@ MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WE
 LONG_EDGE = 1568  # px: the API's own resize target; larger only costs bytes
 # Per image, as sent: the API measures the base64 text, a third larger than the file.
 MAX_BYTES = 5 * 1024 * 1024
-# An image of more pixels than this is refused from its header (a 100 MP photo, a bomb): its
-# decoded pixels alone would be hundreds of megabytes.
+# An image that would decode to more pixels than this is refused from its header (a 100 MP
+# PNG, a bomb): its decoded pixels alone would be hundreds of megabytes. A JPEG counts at the
+# reduced scale it is decoded at.
 MAX_PIXELS = 50_000_000
 PIXELS_PER_TOKEN = 750
 # One image at a time: the warnings filter is process-wide, and two threads changing it at once
@@ -55,7 +57,7 @@ class Prepared(msgspec.Struct, frozen=True, kw_only=True):
         size = f"{self.width}x{self.height} px"
         if (self.width, self.height) != self.original:
             size += f" (scaled from {self.original[0]}x{self.original[1]})"
-        return f"Image {size}, about {self.tokens:,} tokens"
+        return f"Image {size}, about {counted(self.tokens, 'token')}"
 
 
 def sniff(head: bytes) -> str | None:
@@ -172,11 +174,13 @@ def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tupl
     try:
         image = Image.open(io.BytesIO(data), formats=[kind])
         width, height = image.size
-        if width * height > MAX_PIXELS:
-            raise _too_big(name, width, height)
         if image.format in ("JPEG", "MPO") and max(width, height) > LONG_EDGE:
             ratio = LONG_EDGE / max(width, height)
             image.draft(image.mode, (math.ceil(width * ratio), math.ceil(height * ratio)))
+        # The cap is on the pixels decoded: a 108 MP phone photo decodes at a quarter of its
+        # size, well under it, while a PNG is decoded whole.
+        if image.size[0] * image.size[1] > MAX_PIXELS:
+            raise _too_big(name, width, height)
         image.load()  # decodes every pixel: a truncated or corrupt file fails here
     except MediaUnreadable:
         raise
@@ -187,7 +191,15 @@ def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tupl
             f"{MAX_PIXELS // 1_000_000} megapixels): a huge image or a decompression bomb",
             remedy="Scale it down or crop it first (for example to 2000 px wide)",
         ) from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as error:
+    except UnidentifiedImageError:
+        # Pillow's own words here name its in-memory buffer, which means nothing to anyone.
+        shown_kind = "WebP" if kind == "WEBP" else kind
+        raise MediaUnreadable(
+            f"{name} could not be read as an image: it starts as a {shown_kind} file but the "
+            "rest is not one (cut short or damaged)",
+            remedy="Check that the file is a whole PNG, JPEG, GIF or WebP image",
+        ) from None
+    except (OSError, SyntaxError, ValueError, EOFError) as error:
         words = str(error) or type(error).__name__
         raise MediaUnreadable(
             f"{name} could not be read as an image: {words}",

@@ -30,7 +30,7 @@ MAX_TEXT_CHARS = 200_000  # the pages' text, for a provider without documents
 # PDFium is not thread-safe, and a cancelled Read leaves its worker thread to finish on its
 # own: one document at a time, in whichever thread.
 _PDFIUM = threading.Lock()
-_RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
+_RANGE = re.compile(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?")
 
 
 def is_pdf(head: bytes) -> bool:
@@ -56,13 +56,13 @@ def page_range(spec: str | None, total: int) -> tuple[int, int]:
     found = _RANGE.fullmatch(spec)
     if found is None:
         raise MediaUnreadable(
-            f"pages {spec!r} is not a page range", remedy="Write pages as '3' or '3-7'"
+            f"pages {_cut(spec)!r} is not a page range", remedy="Write pages as '3' or '3-7'"
         )
-    first = int(found.group(1))
-    last = int(found.group(2) or first)
+    first = _number(found.group(1))
+    last = _number(found.group(2)) if found.group(2) else first
     if first < 1 or last < first or first > total:
         raise MediaUnreadable(
-            f"pages {spec!r} is not within the document's {total} pages",
+            f"pages {_cut(spec)!r} is not within the document's {total} pages",
             remedy=f"Pick pages between 1 and {total}",
         )
     return first, min(last, total)
@@ -139,7 +139,18 @@ def _read_pages(data: bytes, *, name: str, pages: str | None, documents: bool) -
 
 def _asked_last(spec: str) -> int:
     found = _RANGE.fullmatch(spec)
-    return int(found.group(2) or found.group(1)) if found else 0
+    return _number(found.group(2) or found.group(1)) if found else 0
+
+
+def _cut(spec: str) -> str:
+    return spec if len(spec) <= 40 else spec[:40] + "..."
+
+
+def _number(digits: str) -> int:
+    # A page number from the model: past any PDF's length it is only "past the end", and
+    # thousands of digits would make int() refuse (Python's guard against slow conversions).
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 9 else 10**9
 
 
 def _document(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from actors.counts import counted
 from actors.errors import ToolFailure
@@ -20,6 +20,7 @@ MAX_OUTPUT_CHARS = 5_000  # one output's text, shown
 MAX_SOURCE_CHARS = 50_000  # one cell's source, shown
 MAX_CHARS = 100_000  # the whole notebook as Read shows it
 IMAGE_TYPES = ("image/png", "image/jpeg")
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a cell's id or type, as nbformat allows it
 _INDENT = re.compile(rb"\{\s*\n( +|\t)\"")
 
 Notebook = dict[str, Any]
@@ -69,7 +70,13 @@ def cell_id(cell: dict[str, Any], index: int) -> str:
     """A cell's id; a notebook older than ids (minor < 5) names its cells ``cell-N``, as
     the reference does, so every cell can be addressed."""
     value = cell.get("id")
-    return value if isinstance(value, str) and value else f"cell-{index}"
+    return value if _plain_name(value) else f"cell-{index}"
+
+
+def _plain_name(value: object) -> TypeGuard[str]:
+    # nbformat's own rule for a cell's id. Anything else (quotes, newlines, escapes) could
+    # close the frame Read puts around a cell, or paint the terminal, so it is not shown.
+    return isinstance(value, str) and _NAME.fullmatch(value) is not None
 
 
 def language(notebook: Notebook) -> str:
@@ -89,6 +96,7 @@ def render(notebook: Notebook, shown: str, max_images: int) -> tuple[str, list[t
     size = len(parts[0])
     for index, cell in enumerate(cells):
         kind = cell.get("cell_type", "code")
+        kind = kind if _plain_name(kind) else "unknown"
         count = cell.get("execution_count")
         head = f'<cell id="{cell_id(cell, index)}" type="{kind}"'
         head += f' execution_count="{count}">' if isinstance(count, int) else ">"
@@ -171,14 +179,16 @@ def find(notebook: Notebook, wanted: str, shown: str) -> int:
     that has none. ToolFailure naming the field when no cell has it."""
     cells = notebook["cells"]
     for index, cell in enumerate(cells):
-        if cell.get("id") == wanted:
+        if cell.get("id") == wanted and _plain_name(wanted):
             return index
-    found = re.fullmatch(r"cell-(\d+)", wanted)
+    # At most nine digits: int() refuses thousands of them, and no notebook has that many cells.
+    found = re.fullmatch(r"cell-([0-9]{1,9})", wanted)
     if found is not None and int(found.group(1)) < len(cells):
         return int(found.group(1))
     ids = ", ".join(cell_id(cell, index) for index, cell in enumerate(cells[:20]))
+    named = wanted if len(wanted) <= 64 else wanted[:64] + "..."
     raise ToolFailure(
-        f"cell_id {wanted!r} names no cell of {shown}"
+        f"cell_id {named!r} names no cell of {shown}"
         + (
             f" (its cells: {ids}{', ...' if len(cells) > 20 else ''})"
             if cells

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 
 from actors import door
-from actors.errors import ToolFailure
+from actors.counts import counted
+from actors.errors import MediaUnreadable, ToolFailure
 from actors.media import images, pdf
 from actors.protocol import Attachment, CheckPermission, PermissionRequest
 from actors.tool_executor.context import CallContext
@@ -162,7 +163,7 @@ async def _attach_media(found: _Found, token: str, media: _Media) -> str | None:
         media.blocks.append(ready.block)
         media.lines.append(
             f"[Image #{media.images}: {token}, {ready.width}x{ready.height}, "
-            f"~{ready.tokens:,} tokens]"
+            f"~{counted(ready.tokens, 'token')}]"
         )
         return None
     room = f"1-{min(pdf.MAX_PAGES, MAX_PDF_PAGES - media.pages)}"
@@ -330,6 +331,9 @@ def _closest(name: str, names: Sequence[str]) -> str | None:
 
 
 def _why(error: OSError | ToolFailure) -> str:
+    if isinstance(error, MediaUnreadable) and error.remedy:
+        # The person reads this note alone: what would fix the file comes with it.
+        return f"{error.message.rstrip('.')}. {error.remedy.rstrip('.')}"
     if isinstance(error, ToolFailure):
         return error.message.rstrip(".")
     return f"it could not be read: {error.strerror or error}"

@@ -30,6 +30,7 @@ def test_a_small_image_goes_as_it_is() -> None:
     }
     assert (ready.width, ready.height, ready.tokens) == (800, 600, 640)
     assert ready.describe() == "Image 800x600 px, about 640 tokens"
+    assert prepare(image(20, 20), name="dot.png").describe() == "Image 20x20 px, about 1 token"
 
 
 def test_a_large_photo_is_scaled_to_the_long_edge() -> None:
@@ -66,7 +67,11 @@ def test_a_phone_photo_arrives_the_right_way_up() -> None:
         (image(30, 20, "BMP"), "shot.png is a BMP image, which the model cannot take"),
         (b"<svg xmlns='http://www.w3.org/2000/svg'/>", "shot.png is an SVG image"),
         (b"plain words", "shot.png is not an image the model can take"),
-        (b"\x89PNG\r\n\x1a\n", "shot.png could not be read as an image"),
+        (
+            b"\x89PNG\r\n\x1a\n",
+            "shot.png could not be read as an image: it starts as a PNG file but the rest is not "
+            "one (cut short or damaged)",
+        ),
     ],
     ids=[
         "bomb",
@@ -84,8 +89,18 @@ def test_a_bad_image_is_refused_with_a_clear_message(data: bytes, words: str) ->
     with pytest.raises(MediaUnreadable) as refused:
         prepare(data, name="shot.png")
     assert words in refused.value.message
+    assert "object at 0x" not in refused.value.message  # never Python's words for a buffer
     assert refused.value.remedy
     prepare(image(10, 10), name="next.png")  # and the next one works
+
+
+def test_a_phone_photo_of_over_a_hundred_megapixels_is_read_at_a_reduced_scale() -> None:
+    # 12000 x 9000 (108 MP, as some phones take): decoded at a quarter, 6.75 MP, under the cap.
+    out = io.BytesIO()
+    Image.new("L", (12_000, 9_000), 128).save(out, "JPEG")  # one grey: quick to make
+    ready = prepare(out.getvalue(), name="phone.jpg")
+    assert ready.original == (12_000, 9_000)
+    assert (ready.width, ready.height) == (1568, 1176)
 
 
 def test_an_animated_gif_goes_whole_and_a_large_one_as_its_first_frame() -> None:

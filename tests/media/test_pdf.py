@@ -49,6 +49,8 @@ def test_five_hundred_pages_give_twenty_and_say_how_to_read_on() -> None:
     assert (pages.total, pages.first, pages.last) == (500, 1, 20)
     assert pages.note == "Pages 1-20 of 500; read the rest with pages '21-40'"
     assert len(_document(pages.block)) == 20
+    far = read_pages(data, name="big.pdf", pages="499-" + "9" * 5000, documents=False)
+    assert (far.first, far.last) == (499, 500)
     wide = read_pages(data, name="big.pdf", pages="490-600", documents=False)
     assert (wide.first, wide.last, wide.note) == (490, 500, "")
     assert wide.text.endswith("--- page 500 ---\np500")
@@ -60,11 +62,23 @@ def test_five_hundred_pages_give_twenty_and_say_how_to_read_on() -> None:
         (pdf(["a", "b"]), "3", "pages '3' is not within the document's 2 pages"),
         (pdf(["a", "b"]), "two", "pages 'two' is not a page range"),
         (pdf(["a", "b"]), "2-1", "pages '2-1' is not within the document's 2 pages"),
+        # More digits than int() converts (4,300): past the end, said in a short line.
+        (pdf(["a", "b"]), "9" * 5000, f"pages '{'9' * 40}...' is not within the document's 2"),
+        (pdf(["a", "b"]), "\u0662", "is not a page range"),
         (b"%PDF-1.4\n1 0 obj << >>\ntrailer", None, "spec.pdf could not be read as a PDF"),
         (pdf(["a"])[:60], None, "spec.pdf could not be read as a PDF"),
         (pdf(["a"], user_password=b"secret"), None, "spec.pdf is encrypted"),
     ],
-    ids=["past-the-end", "not-a-range", "backwards", "malformed", "truncated", "password"],
+    ids=[
+        "past-the-end",
+        "not-a-range",
+        "backwards",
+        "thousands-of-digits",
+        "eastern-arabic-digits",
+        "malformed",
+        "truncated",
+        "password",
+    ],
 )
 def test_a_bad_file_or_range_is_refused_clearly(data: bytes, pages: str | None, words: str) -> None:
     for documents in (True, False):

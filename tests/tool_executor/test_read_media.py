@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from actors.media import images
+from actors.media import pdf as pdf_module
 from actors.protocol import InterruptTools, RunTools, ToolFinished, ToolOutput, ToolStarted
 from actors.tool_executor.tools import read_media
 from tests.media.files import declaring, image, pdf
@@ -275,3 +276,27 @@ async def test_blocked_paths_keep_a_bomb_from_the_decoder(tmp_path: Path) -> Non
     assert "pixels" not in blocked.result.content
     assert not fine.result.is_error and len(fine.result.images) == 1
     assert "declares more pixels than Legato decodes" in refused.result.content
+
+
+async def test_a_pdf_over_the_document_size_is_its_text_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Past the API's size for one document the pages go as text; the PDF is opened once for
+    # that (a 100 MB PDF is not parsed twice).
+    (tmp_path / "big.pdf").write_bytes(pdf(["first page", "second page"]))
+    monkeypatch.setattr(pdf_module, "MAX_BYTES", 100)
+    reads: list[bool] = []
+    real = pdf_module.read_pages
+
+    def counted_read(data: bytes, **fields: Any) -> pdf_module.Pages:
+        reads.append(fields["documents"])
+        return real(data, **fields)
+
+    monkeypatch.setattr(pdf_module, "read_pages", counted_read)
+    async with session(tmp_path) as s:
+        done = await s.one("Read", file_path=str(tmp_path / "big.pdf"))
+    assert done.result.content == (
+        "PDF, pages 1-2 of 2.\n--- page 1 ---\nfirst page\n\n--- page 2 ---\nsecond page"
+    )
+    assert done.result.images == ()
+    assert reads == [True]

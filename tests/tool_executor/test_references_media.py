@@ -51,8 +51,11 @@ async def test_a_bad_image_is_a_note_and_the_prompt_still_goes(tmp_path: Path) -
         done = await attach(s, "look @cut.jpg @locked.pdf @fine.gif")
     assert done.attached == ("fine.gif",)
     assert done.notes[0].startswith("@cut.jpg was not attached: @cut.jpg could not be read")
-    assert done.notes[1].startswith("@locked.pdf was not attached: @locked.pdf is encrypted")
-    assert done.prompt.endswith("[Image #1: fine.gif, 10x10, ~1 tokens]")
+    assert done.notes[1] == (
+        "@locked.pdf was not attached: @locked.pdf is encrypted: it needs a password to open. "
+        "Save a copy without the password and read that"
+    )
+    assert done.prompt.endswith("[Image #1: fine.gif, 10x10, ~1 token]")
     assert len(done.blocks) == 1
 
 

@@ -103,8 +103,7 @@ def _pdf(data: bytes, shown: str, pages: str | None) -> tuple[ToolOutcome, str]:
     if picked.note:
         words.append(f"({picked.note}.)")
     if picked.block is None:  # over the API's size for one document: the pages' text instead
-        text = pdf.read_pages(data, name=shown, pages=pages, documents=False)
-        words.append(text.text)
+        words.append(picked.text)
         return ToolOutcome("\n".join(words)), line
     return ToolOutcome("\n".join(words), images=(picked.block,)), line
 
