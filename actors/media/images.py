@@ -1,11 +1,12 @@
 """An image as the model takes it: decoded once to prove it is whole, scaled down to the
 Messages API's limits, and re-encoded only when it had to change.
 
-The API takes PNG, JPEG, GIF and WebP, at most 8000 px a side and 5 MB of data per image, and
-scales anything over about 1.15 megapixels down on its side, billing about one token per 750
-pixels. Scaling down here to ``LONG_EDGE`` costs the same tokens as the API's own resize and
-sends far fewer bytes. Pillow decodes: a decompression bomb (a small file of a huge image) is
-refused from its header, before any pixel is decoded.
+The API takes PNG, JPEG, GIF and WebP, at most 8000 px a side and 5 MB of data per image; it
+scales an image down on its side when its long edge is over 1568 px or it would cost more than
+about 1,600 tokens (one token per 750 pixels). Scaling down here to the same bounds
+(``fit_scale``) costs the same tokens as the API's own resize, sends far fewer bytes, and makes
+the cost shown the cost billed. Pillow decodes: a decompression bomb (a small file of a huge
+image) is refused from its header, before any pixel is decoded.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 # What the API accepts, by the media type it is sent as.
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 LONG_EDGE = 1568  # px: the API's own resize target; larger only costs bytes
+SENT_PIXELS = 1_200_000  # about 1,600 tokens: past it the API scales the image down itself
 # Per image, as sent: the API measures the base64 text, a third larger than the file.
 MAX_BYTES = 5 * 1024 * 1024
 # An image that would decode to more pixels than this is refused from its header (a 100 MP
@@ -53,7 +55,7 @@ class Prepared(msgspec.Struct, frozen=True, kw_only=True):
     bytes_sent: int
 
     def describe(self) -> str:
-        """``Image 1568x1176 px (scaled from 4032x3024), about 2,459 tokens``."""
+        """``Image 1265x949 px (scaled from 4032x3024), about 1,601 tokens``."""
         size = f"{self.width}x{self.height} px"
         if (self.width, self.height) != self.original:
             size += f" (scaled from {self.original[0]}x{self.original[1]})"
@@ -141,7 +143,7 @@ def prepare(data: bytes, *, name: str) -> Prepared:
             # them: the model must see the photo the right way up.
             image = ImageOps.exif_transpose(image)
         width, height = stored if turn < 5 else stored[::-1]
-        scale = min(1.0, LONG_EDGE / max(image.size))
+        scale = fit_scale(*image.size)
         fits = encoded_size(len(data)) <= MAX_BYTES
         if scale == 1.0 and whole and fits and turn == 1 and _plain(image):
             sent, size = data, image.size
@@ -162,6 +164,12 @@ def prepare(data: bytes, *, name: str) -> Prepared:
     )
 
 
+def fit_scale(width: int, height: int) -> float:
+    """How much to scale an image of this size so that the API takes it as it is: its long
+    edge at most LONG_EDGE and its pixels at most SENT_PIXELS; 1.0 when it already fits."""
+    return min(1.0, LONG_EDGE / max(width, height), math.sqrt(SENT_PIXELS / (width * height)))
+
+
 def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tuple[int, int]]:
     """The image, every pixel of its first frame decoded, and its size as stored; refused from
     its header when it has too many pixels, so a bomb costs nothing. A large JPEG is decoded at
@@ -174,8 +182,8 @@ def _decoded(data: bytes, name: str, media_type: str) -> tuple[Image.Image, tupl
     try:
         image = Image.open(io.BytesIO(data), formats=[kind])
         width, height = image.size
-        if image.format in ("JPEG", "MPO") and max(width, height) > LONG_EDGE:
-            ratio = LONG_EDGE / max(width, height)
+        ratio = fit_scale(width, height)
+        if image.format in ("JPEG", "MPO") and ratio < 1.0:
             image.draft(image.mode, (math.ceil(width * ratio), math.ceil(height * ratio)))
         # The cap is on the pixels decoded: a 108 MP phone photo decodes at a quarter of its
         # size, well under it, while a PNG is decoded whole.
@@ -231,6 +239,10 @@ def _plain(image: Image.Image) -> bool:
     return image.mode in ("1", "L", "LA", "P", "PA", "RGB", "RGBA")
 
 
+def _floor(length: float) -> int:
+    return max(1, math.floor(length + 1e-9))
+
+
 def _shrink(image: Image.Image, scale: float, kind: str) -> tuple[bytes, str, tuple[int, int]]:
     """The image scaled by ``scale`` and saved again: PNG where it has transparency or was
     PNG, JPEG otherwise; smaller again until it is within MAX_BYTES."""
@@ -240,7 +252,8 @@ def _shrink(image: Image.Image, scale: float, kind: str) -> tuple[bytes, str, tu
     keep_alpha = kind in ("PNG", "GIF") or "A" in image.getbands() or image.mode == "P"
     source = _eight_bit(image)
     while True:
-        size = (max(1, round(source.width * scale)), max(1, round(source.height * scale)))
+        # Down, not to the nearest: rounded up, the pixels could pass SENT_PIXELS by a few.
+        size = (_floor(source.width * scale), _floor(source.height * scale))
         frame = source.convert("RGBA" if keep_alpha else "RGB")
         if size != frame.size:
             frame = frame.resize(size, Image.Resampling.LANCZOS)

@@ -28,7 +28,7 @@ def test_a_read_photo_reaches_the_model_as_an_image(project: Project) -> None:
     assert done.stdout.strip() == "A red and blue photo."
     # The person sees what the model got and its cost, with the call's line.
     assert "Read(photo.jpg)" in done.stderr
-    assert ": Image 1568x1045 px (scaled from 3000x2000), about 2,185 tokens." in done.stderr
+    assert ": Image 1341x894 px (scaled from 3000x2000), about 1,599 tokens." in done.stderr
     (result,) = [
         block
         for block in requests[1].body["messages"][-1]["content"]
@@ -37,9 +37,9 @@ def test_a_read_photo_reaches_the_model_as_an_image(project: Project) -> None:
     words, picture = result["content"]
     assert words == {
         "type": "text",
-        "text": "Image 1568x1045 px (scaled from 3000x2000), about 2,185 tokens.",
+        "text": "Image 1341x894 px (scaled from 3000x2000), about 1,599 tokens.",
     }
     assert picture["type"] == "image"
     assert picture["source"]["media_type"] == "image/jpeg"
     sent = Image.open(io.BytesIO(base64.b64decode(picture["source"]["data"])))
-    assert sent.format == "JPEG" and sent.size == (1568, 1045)
+    assert sent.format == "JPEG" and sent.size == (1341, 894)

@@ -33,12 +33,13 @@ def test_a_small_image_goes_as_it_is() -> None:
     assert prepare(image(20, 20), name="dot.png").describe() == "Image 20x20 px, about 1 token"
 
 
-def test_a_large_photo_is_scaled_to_the_long_edge() -> None:
+def test_a_large_photo_is_scaled_to_what_the_api_would_keep_of_it() -> None:
+    # 12 MP: within about 1,600 tokens (1.2 MP), as the API would scale it itself.
     ready = prepare(image(4032, 3024, "JPEG"), name="photo.jpg")
-    assert (ready.width, ready.height) == (LONG_EDGE, 1176)
+    assert (ready.width, ready.height) == (1264, 948)
     assert ready.block["source"]["media_type"] == "image/jpeg"
-    assert _sent(ready.block).size == (LONG_EDGE, 1176)
-    assert ready.describe() == "Image 1568x1176 px (scaled from 4032x3024), about 2,459 tokens"
+    assert _sent(ready.block).size == (1264, 948)
+    assert ready.describe() == "Image 1264x948 px (scaled from 4032x3024), about 1,598 tokens"
     assert ready.bytes_sent <= MAX_BYTES
 
 
@@ -100,7 +101,12 @@ def test_a_phone_photo_of_over_a_hundred_megapixels_is_read_at_a_reduced_scale()
     Image.new("L", (12_000, 9_000), 128).save(out, "JPEG")  # one grey: quick to make
     ready = prepare(out.getvalue(), name="phone.jpg")
     assert ready.original == (12_000, 9_000)
-    assert (ready.width, ready.height) == (1568, 1176)
+    assert (ready.width, ready.height) == (1264, 948)
+
+
+def test_a_long_strip_is_held_to_the_long_edge() -> None:
+    ready = prepare(image(3136, 200), name="strip.png")
+    assert (ready.width, ready.height) == (LONG_EDGE, 100)
 
 
 def test_an_animated_gif_goes_whole_and_a_large_one_as_its_first_frame() -> None:
@@ -113,7 +119,7 @@ def test_an_animated_gif_goes_whole_and_a_large_one_as_its_first_frame() -> None
     out = io.BytesIO()
     big[0].save(out, "GIF", save_all=True, append_images=big[1:], duration=100)
     large = prepare(out.getvalue(), name="b.gif")
-    assert (large.width, large.height) == (LONG_EDGE, 784)
+    assert (large.width, large.height) == (1549, 774)  # 1.2 MP, the API's bound
     first = _sent(large.block).convert("RGB").getpixel((10, 10))
     assert first == (255, 0, 0)
 
