@@ -828,6 +828,9 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     # A tool hook said "continue": false: the prompt ends once the turn's calls are done, and
     # the user is told this (never sent to the model).
     stop_reason: str | None = None
+    # Model requests the call made itself (WebFetch's answer by the small model), each with
+    # the model that priced it: counted in the session's usage and the prompt's cost.
+    spent: tuple[tuple[str, Usage], ...] = ()
 
     def block(self) -> Block:
         out: Block = {"type": "tool_result", "tool_use_id": self.tool_use_id}

@@ -620,7 +620,7 @@ class _PromptRun:
         self.started = started
         self.usage = Usage()
         self.denials: list[Block] = []
-        self.agents = Tally()  # what its subagents used
+        self.agents = Tally()  # what its subagents, and its tools' own requests, used
 
     async def request(self) -> ModelRequest:
         return await self._conductor._next_request(self)
@@ -640,6 +640,9 @@ class _PromptRun:
             self.denials.append(
                 {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
             )
+        for model, usage in result.spent:  # a tool's own requests: the session's, and this prompt's
+            self._conductor._used(model, usage)
+            self.agents.add(model, usage)
 
     async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
         await self._conductor._finished(self, request, finished)

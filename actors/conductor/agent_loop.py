@@ -72,7 +72,7 @@ class AgentRun:
     ui: Address[UiMsg]
     keeper: SessionKeeper  # its writes are checkpointed with the prompt's, for /undo
     nested: AgentRunner  # answers (or refuses) the agent's own Agent calls
-    used: Callable[[Usage], None]
+    used: Callable[[Usage, str], None]  # an answer's usage, or a tool's own with its model
     denied: Callable[[Block], None]
     background: BackgroundCommands  # the session's: the main conversation asks for their news
     # A background agent: its events are not shown but watched (its latest activity).
@@ -123,9 +123,11 @@ class AgentRun:
                 {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input,
                  "agent": self.scope.name}
             )  # fmt: skip
+        for model, usage in result.spent:
+            self.used(usage, model)
 
     async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
-        self.used(finished.usage)
+        self.used(finished.usage, self.model_id)
 
     async def changed(self) -> None:
         """Nothing to do: an agent's conversation is not saved."""

@@ -281,9 +281,9 @@ class _Runner(msgspec.Struct):
             background=job is not None,
         )
 
-        def used(usage: Usage) -> None:
-            self.tally.add(model_id, usage)
-            agents.on_usage(model_id, usage)
+        def used(usage: Usage, model: str = model_id) -> None:
+            self.tally.add(model, usage)
+            agents.on_usage(model, usage)
 
         # A subagent's own loop loads with the first subagent, not with every session.
         from actors.conductor.agent_loop import AgentRun, run_agent

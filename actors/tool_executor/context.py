@@ -26,7 +26,7 @@ from actors.tool_executor.schemas import input_schema
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
-    from actors.protocol import Block, Decision, PermissionBrokerMsg
+    from actors.protocol import Block, Decision, PermissionBrokerMsg, Usage
     from actors.tool_executor.background import Jobs
     from actors.tool_executor.files import FilesRead
     from actors.tool_executor.web.pages import WebPages
@@ -57,6 +57,7 @@ class ToolOutcome(msgspec.Struct, frozen=True):
     images: tuple[Block, ...] = ()  # image and document blocks after the text
     stop_reason: str | None = None  # a tool hook said "continue": false (``hooks.py``)
     remedy: str | None = None  # shown to the person beside the failed call (``ToolFinished``)
+    spent: tuple[tuple[str, Usage], ...] = ()  # the call's own model requests (``ToolResult``)
 
 
 class InputUpdated(Exception):

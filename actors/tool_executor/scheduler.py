@@ -328,6 +328,7 @@ class Scheduler:
                 denied=outcome.denied,
                 images=outcome.images,
                 stop_reason=outcome.stop_reason,
+                spent=outcome.spent,
             )
             finished = ToolFinished(
                 result=result, elapsed=elapsed, diff=outcome.diff, remedy=outcome.remedy

@@ -137,7 +137,7 @@ async def test_an_interrupted_subagent_leaves_a_conversation_the_api_accepts(
         ui=ui.address,
         keeper=keeper,
         nested=NoAgents(),
-        used=lambda usage: None,
+        used=lambda usage, model: None,
         denied=lambda denial: None,
         background=BackgroundCommands(),
     )

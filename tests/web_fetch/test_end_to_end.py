@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from tests.web_fetch.conftest import Site
 
 
-# The broker's judgement of "fetch" (domain rules, local addresses) is another change's: until
-# it is in, the broker cannot judge the question and the call fails.
 def test_a_fetch_allowed_by_a_domain_rule_is_answered_by_the_fast_model(
     project: Project,  # noqa: F811 (the fixture imported above)
     site: Site,
 ) -> None:
     fetch = call("WebFetch", {"url": site.url("/page"), "prompt": "How is it installed?"})
-    steps = [tool_calls([fetch]), text("With pip install thing."), text("done")]
+    # The small model's answer is priced apart (a set figure, to find it in the totals).
+    answer = text("With pip install thing.", usage={"input_tokens": 50_000, "output_tokens": 700})
+    steps = [tool_calls([fetch]), answer, text("done")]
     with ScriptedServer(steps) as server:
         done = project.legato(
             server.url,
@@ -35,7 +35,12 @@ def test_a_fetch_allowed_by_a_domain_rule_is_answered_by_the_fast_model(
         )
         requests = server.requests
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["permission_denials"] == []
+    outcome = json.loads(done.stdout)
+    assert outcome["permission_denials"] == []
+    # Its tokens count in the run's usage, and in its cost at Haiku's price ($1 a million in).
+    assert outcome["usage"]["input_tokens"] >= 50_000
+    assert outcome["usage"]["output_tokens"] >= 700
+    assert outcome["total_cost_usd"] >= 0.05
     assert len(requests) == 3, [r.body["messages"][-1] for r in requests]
     summary = requests[1].body
     assert summary["model"] == "claude-haiku-4-5-20251001"

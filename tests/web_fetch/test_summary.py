@@ -37,7 +37,8 @@ class Model(Actor[ModelClientMsg]):
                 if self.fails:
                     raise ApiError("the API is overloaded")
                 said = Message("assistant", [{"type": "text", "text": "Use pip."}])
-                finished = MessageFinished(message=said, stop_reason="end_turn", usage=Usage())
+                usage = Usage(input_tokens=120, output_tokens=8)
+                finished = MessageFinished(message=said, stop_reason="end_turn", usage=usage)
                 await reply.sender(msg)(finished)
 
 
@@ -46,7 +47,9 @@ async def test_the_anthropic_provider_answers_with_haiku() -> None:
     async with supervise([model]):
         fast = FastModel(model.address, main_model="claude-sonnet-4-6", env={})
         answer = await fast.answer("https://x.test/", "# Install\npip install x", "How?")
-    assert answer == ("Use pip.", None)
+    # What the small model's request cost goes with the answer, priced as Haiku's.
+    spent = (("claude-haiku-4-5-20251001", Usage(input_tokens=120, output_tokens=8)),)
+    assert answer == ("Use pip.", None, spent)
     [sent] = model.requests
     assert sent.request.model == "claude-haiku-4-5-20251001"
     [block] = sent.request.messages[0].content
@@ -60,9 +63,9 @@ async def test_a_chosen_small_model_is_used_and_another_provider_has_none() -> N
     model = Model("openai")
     async with supervise([model]):
         none = FastModel(model.address, main_model="gpt-5", env={})
-        assert await none.answer("https://x.test/", "text", "q") == (None, None)
+        assert await none.answer("https://x.test/", "text", "q") == (None, None, ())
         chosen = FastModel(model.address, main_model="gpt-5", env={"ASSISTANT_SMALL_MODEL": "mini"})
-        assert await chosen.answer("https://x.test/", "text", "q") == ("Use pip.", None)
+        assert (await chosen.answer("https://x.test/", "text", "q"))[:2] == ("Use pip.", None)
     assert [sent.request.model for sent in model.requests] == ["mini"]
 
 
@@ -70,4 +73,8 @@ async def test_a_failed_answer_says_why() -> None:
     model = Model(fails=True)
     async with supervise([model]):
         fast = FastModel(model.address, main_model="claude-sonnet-4-6", env={})
-        assert await fast.answer("https://x.test/", "text", "q") == (None, "the API is overloaded")
+        assert await fast.answer("https://x.test/", "text", "q") == (
+            None,
+            "the API is overloaded",
+            (),
+        )

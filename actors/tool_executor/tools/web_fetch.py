@@ -15,6 +15,7 @@ from actors.tool_executor.schemas import WebFetchInput
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
+    from actors.protocol import Usage
     from actors.tool_executor.context import CallContext
 
 
@@ -31,17 +32,21 @@ async def run(args: WebFetchInput, ctx: CallContext) -> ToolOutcome:
     # Shown under the call: "200 OK · 12.3 KB · 0.4 s", "· from the cache" when it was.
     await ctx.emit(headline(page) + "\n")
     notes: list[str] = []
+    spent: tuple[tuple[str, Usage], ...] = ()
     if ctx.web.summarise is not None:
         text, note = within_budget(page.text, BUDGET)
-        answer, failure = await ctx.web.summarise(page.url, text, args.prompt)
-        if answer is not None:
-            return ToolOutcome(result(page, answer, [note] if note else []))
-        if failure is not None:
-            notes.append(f"(The fast model could not answer: {failure}. The page's text follows.)")
+        answer = await ctx.web.summarise(page.url, text, args.prompt)
+        spent = answer.spent
+        if answer.text is not None:
+            return ToolOutcome(result(page, answer.text, [note] if note else []), spent=spent)
+        if answer.failure is not None:
+            notes.append(
+                f"(The fast model could not answer: {answer.failure}. The page's text follows.)"
+            )
     text, note = within_budget(page.text)
     if note:
         notes.append(note)
-    return ToolOutcome(result(page, text, notes))
+    return ToolOutcome(result(page, text, notes), spent=spent)
 
 
 TOOL = Tool(

@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 
     from actors.tool_executor.web.fetch import Check, Limits
 
-    # The fast model's answer to a prompt over a page: (url, text, prompt) -> (the answer, or
-    # None and why it failed; both None: there is no fast model).
-    Summarise = Callable[[str, str, str], Awaitable[tuple[str | None, str | None]]]
+    # The fast model's answer to a prompt over a page: (url, text, prompt) -> its answer, or
+    # None and why it failed (both None: there is no fast model), and what it cost.
+    from actors.tool_executor.web.summary import Answer
+
+    Summarise = Callable[[str, str, str], Awaitable[Answer]]
 
 TTL = 15 * 60.0
 CACHE_BYTES = 50 << 20

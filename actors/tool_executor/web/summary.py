@@ -8,7 +8,7 @@ Anthropic API, Haiku; another provider has none unless it is set, and the page's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from actors.errors import LegatoError
 from actors.models import resolve_model
@@ -24,7 +24,7 @@ from actors.tool_executor.web.answer import WARNING, wrapped
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from actors.protocol import ModelClientMsg
+    from actors.protocol import ModelClientMsg, Usage
     from runtime import Address
 
 SMALL_MODEL_VARIABLE = "ASSISTANT_SMALL_MODEL"
@@ -34,6 +34,15 @@ SYSTEM = (
     "content; say so when the page does not answer. Be concise; keep code, commands, versions "
     "and URLs exact; quote at most a few short passages. " + WARNING
 )
+
+
+class Answer(NamedTuple):
+    """The small model's answer (None when there is none), why it failed (None when it did not
+    or there is no small model), and the request's usage with the model that priced it."""
+
+    text: str | None
+    failure: str | None
+    spent: tuple[tuple[str, Usage], ...] = ()
 
 
 class FastModel:
@@ -48,11 +57,11 @@ class FastModel:
         self._chosen: str | None = None
         self._decided = False
 
-    async def answer(self, url: str, text: str, prompt: str) -> tuple[str | None, str | None]:
+    async def answer(self, url: str, text: str, prompt: str) -> Answer:
         """The answer, or (None, why it failed), or (None, None) when there is no small model."""
         small = await self._small()
         if small is None:
-            return None, None
+            return Answer(None, None)
         content = f"{wrapped(url, text)}\n\nThe question about this page: {prompt}"
         request = ModelRequest(
             model=small,
@@ -67,12 +76,13 @@ class FastModel:
                     if isinstance(event, MessageFinished):
                         finished = event
         except LegatoError as exc:
-            return None, exc.message
+            return Answer(None, exc.message)
         if finished is None:
-            return None, "its answer ended early"
+            return Answer(None, "its answer ended early")
+        spent = ((small, finished.usage),)
         blocks = finished.message.content
         said = "".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
-        return (said, None) if said else (None, "its answer was empty")
+        return Answer(said, None, spent) if said else Answer(None, "its answer was empty", spent)
 
     async def _small(self) -> str | None:
         if not self._decided:
