@@ -214,7 +214,8 @@ class WebSearchOffer:
         found = findings(content)
         lines = listing(found.results[:SHOWN_RESULTS])
         if len(found.results) > SHOWN_RESULTS:
-            lines.append(f"… and {len(found.results) - SHOWN_RESULTS} more results")
+            more = len(found.results) - SHOWN_RESULTS
+            lines.append(f"… and {more} more {'result' if more == 1 else 'results'}")
         if lines:
             await self._ui.tell(Show(ToolOutput(id=call.id, text="\n".join(lines) + "\n")))
         if not found.results and found.errors:

@@ -286,3 +286,17 @@ async def test_an_allow_answers_input_is_checked_and_searched(project: Project) 
             await session.prompt("search")
     assert "python 3.14 jit" in server.requests[1].body["messages"][0]["content"][0]["text"]
     assert "python 3.13" not in server.requests[1].body["messages"][0]["content"][0]["text"]
+
+
+async def test_the_person_sees_three_results_and_how_many_more_the_model_got(
+    project: Project,
+) -> None:
+    many = [(f"Page {n}", f"https://example.com/{n}", None) for n in range(1, 5)]
+    script = [search(), searched("python 3.13 release", many, answer="Four."), text("ok")]
+    with ScriptedServer(script) as server:
+        async with search_session(project.root, project.home, server.url) as session:
+            await session.prompt("search")
+    lines = "".join(
+        event.text for event in session.recorder.events if isinstance(event, ToolOutput)
+    )
+    assert lines.splitlines()[3:] == ["… and 1 more result"]
