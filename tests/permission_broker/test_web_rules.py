@@ -275,6 +275,11 @@ def test_the_new_tools_are_legato_s_names_everywhere_names_count() -> None:
         "'webfetch' is neither a built-in tool nor an MCP name (mcp__<server>[__<tool>]); "
         "did you mean 'WebFetch'? Names are case-sensitive"
     )
+    # A rule written where a tool's name goes says where rules go.
+    assert entry_problem("WebFetch(domain:docs.python.org)") == (
+        "'WebFetch(domain:docs.python.org)' is a rule, and this list takes tool names only; put "
+        "the rule in permissions.allow (or deny), or write 'WebFetch' for every use of the tool"
+    )
     with pytest.raises(RuleError, match="'WebSearch' takes no specifier"):
         parse("WebSearch(python)", "allow")
     with pytest.raises(RuleError, match="input parameter"):
