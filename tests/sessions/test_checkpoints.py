@@ -45,11 +45,15 @@ async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path:
         tools = s.executor.address
         changes = await tools.ask(CaptureCheckpoint(calls=batch))
         files = (
-            FileBefore(str(edited), b"original\n", str(edited)),
-            FileBefore(str(created), None, str(created)),
+            FileBefore(str(edited), b"original\n", str(edited), order=1),
+            FileBefore(str(created), None, str(created), order=1),
         )
+        # The command's batch is watched: the project was recorded, to compare after it.
         assert changes == Changes(
-            paths=(str(edited), str(created)), commands=("make clean\nmake",), files=files
+            paths=(str(edited), str(created)),
+            commands=("make clean\nmake",),
+            files=files,
+            watch=1,
         )
         edited.write_text("changed\n")
         created.parent.mkdir()
@@ -63,8 +67,9 @@ async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path:
     assert said.splitlines() == [
         f"Restored {edited}",
         f"Removed {created} (the prompt created it)",
-        "Not undone: shell commands ran in that prompt (`make clean`); /undo does not cover "
-        "what they changed.",
+        "Shell commands ran in that prompt (`make clean`): what they changed among the "
+        "project's files is put back where the checkpoint saw it; what they changed outside "
+        "the project, in .git or in ignored folders such as node_modules stays.",
     ]
 
 
@@ -87,7 +92,7 @@ async def test_files_the_prompt_already_holds_are_not_read_again(tmp_path: Path)
     async with session(tmp_path) as s:
         changes = await s.executor.address.ask(CaptureCheckpoint(calls=writes(a, b), taken=(a,)))
     # Both are changed (the ledger hears of both); only the one not kept yet is read.
-    assert changes == Changes(paths=(a, b), files=(FileBefore(b, b"b\n", b),))
+    assert changes == Changes(paths=(a, b), files=(FileBefore(b, b"b\n", b, order=1),))
 
 
 async def test_system_paths_and_folders_are_not_captured_nor_restored(tmp_path: Path) -> None:
@@ -131,4 +136,4 @@ async def test_a_blocked_file_is_never_copied_into_a_checkpoint(tmp_path: Path) 
     async with with_policy(root, mode="auto", blockedPaths=[".env"]) as s:
         calls = writes(str(root / ".env"), str(root / "a.py"))
         files = (await s.executor.address.ask(CaptureCheckpoint(calls=calls))).files
-    assert files == (FileBefore(str(root / "a.py"), b"a\n", str(root / "a.py")),)
+    assert files == (FileBefore(str(root / "a.py"), b"a\n", str(root / "a.py"), order=1),)
