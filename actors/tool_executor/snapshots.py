@@ -320,6 +320,9 @@ def _compare(
         while folder != root and folder not in had and folder.startswith(root):
             made[folder] = None
             folder = os.path.dirname(folder)
+    # In path order, which a person reads more easily than the walk's.
+    files.sort(key=lambda before: before.path)
+    missed.sort(key=lambda named: named.path)
     return Settled(files=tuple(files), missed=tuple(missed), folders=tuple(made))
 
 
