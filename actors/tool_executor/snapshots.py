@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 MAX_COPY = 2 * 2**20  # a file larger than this is named, not copied
 MAX_STORE = 64 * 2**20  # the copies a session holds in memory, in all
-MAX_FILES = 50_000  # a project with more files is not walked before commands
+MAX_FILES = 20_000  # a project with more files is not walked before commands
 # A file modified this close to the walk may change again within the same clock step.
 RACY_NS = 1_000_000_000
 SNIFF = 8000  # bytes looked at for a NUL, as git does, to tell a binary file
@@ -111,6 +111,8 @@ class Store:
     files: dict[str, Seen] = field(default_factory=dict)
     held: int = 0  # bytes of the copies in ``files``
     watches: dict[int, Watch] = field(default_factory=dict)
+    # One walk at a time updates the copies (a subagent's batch may come with the session's).
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
 class TooMany(Exception):
@@ -120,16 +122,18 @@ class TooMany(Exception):
 # ── the walk ────────────────────────────────────────────────────────────────────────────────
 
 
-async def listing(root: str) -> list[tuple[str, str]]:
-    """Every file the project walk lists, as (path, real path); TooMany past MAX_FILES."""
+async def listing(root: str) -> dict[str, tuple[os.stat_result, str]]:
+    """Every regular file the project walk lists, by path: its ``stat`` and real path;
+    TooMany past MAX_FILES. Each batch is looked at while the walk goes on."""
     from actors.tool_executor.ripgrep import files
 
-    found: list[tuple[str, str]] = []
+    found: dict[str, tuple[os.stat_result, str]] = {}
     stop = threading.Event()
     try:
         async with contextlib.aclosing(files(root, root, stop)) as walked:
             async for batch in walked:
-                found.extend((hit.path, hit.real) for hit in batch)
+                pairs = [(hit.path, hit.real) for hit in batch]
+                found.update(await anyio.to_thread.run_sync(look, pairs, abandon_on_cancel=True))
                 if len(found) > MAX_FILES:
                     raise TooMany
     finally:
@@ -162,30 +166,41 @@ async def open_watch(
 ) -> tuple[str, ...]:
     """Record the project before a batch that runs ``commands``; what could not be recorded
     (empty when all was)."""
+    async with store.lock:
+        return await _open_watch(store, order, commands, blocked)
+
+
+async def _open_watch(
+    store: Store, order: int, commands: tuple[str, ...], blocked: Blocked
+) -> tuple[str, ...]:
     started = time.time_ns()
     try:
-        listed = await listing(store.root)
+        seen = await listing(store.root)
     except TooMany:
         return (not_recorded(),)
-    seen = await anyio.to_thread.run_sync(look, listed, abandon_on_cancel=True)
-    fresh = [
-        path
-        for path, (st, _) in seen.items()
-        if (old := store.files.get(path)) is None
-        or old.key != _key(st)
-        or old.why in (CHANGING, STORE_FULL)
-    ]
+    fresh = await anyio.to_thread.run_sync(_fresh, store, seen)
     readable = [path for path in fresh if seen[path][0].st_size <= MAX_COPY]
     refused = await _blocked(blocked, readable)
     files = await anyio.to_thread.run_sync(
         _record, store, seen, set(fresh), refused, abandon_on_cancel=True
     )
     store.files = files
-    store.held = sum(len(s.content) for s in files.values() if s.content is not None)
     if len(store.watches) >= OPEN_WATCHES:
         del store.watches[min(store.watches)]
     store.watches[order] = Watch(order, commands, files, started)
     return ()
+
+
+def _fresh(store: Store, seen: dict[str, tuple[os.stat_result, str]]) -> list[str]:
+    """The files to read again: new, changed since, or not copied for a reason that may
+    have passed."""
+    return [
+        path
+        for path, (st, _) in seen.items()
+        if (old := store.files.get(path)) is None
+        or old.key != _key(st)
+        or old.why in (CHANGING, STORE_FULL)
+    ]
 
 
 def not_recorded() -> str:
@@ -212,7 +227,7 @@ def _record(
 ) -> dict[str, Seen]:
     """Each file as now, the copies of unchanged ones carried over and changed ones read."""
     files: dict[str, Seen] = {}
-    held = 0
+    held = 0  # the copies' bytes, kept under MAX_STORE
     for path in seen:
         old = store.files.get(path)
         if path not in fresh and old is not None:
@@ -241,6 +256,7 @@ def _record(
                 held += len(content)
                 continue
         files[path] = Seen(_key(st), real, mode, why=why)
+    store.held = held
     return files
 
 
@@ -268,10 +284,9 @@ async def settle(
     if watch is None:
         return Settled()
     try:
-        listed = await listing(store.root)
+        now = await listing(store.root)
     except TooMany:
         return Settled(notes=(f"{not_recorded()[:-1]} after `{_first_line(watch.by)}` ran.",))
-    now = await anyio.to_thread.run_sync(look, listed, abandon_on_cancel=True)
     settled = await anyio.to_thread.run_sync(
         _compare, store.root, watch, now, taken, room, abandon_on_cancel=True
     )
