@@ -1001,7 +1001,8 @@ class Changes(msgspec.Struct, frozen=True, kw_only=True):
 
 class CaptureCheckpoint(Ask[Changes], frozen=True, tag=True):
     """What these calls will change, with the files they write as they are now (one request
-    before the calls run: for calls that only read, the answer is empty)."""
+    before the calls run: for calls that only read, the answer is empty); when they run shell
+    commands, the project is recorded too, for ``SettleCheckpoint``."""
 
     calls: tuple[ToolCall, ...]
     taken: tuple[str, ...] = ()  # paths the prompt's checkpoints already hold: not read again
@@ -1286,8 +1287,9 @@ class GetConversation(Ask[list[Message]], frozen=True, tag=True):
 
 
 class Undo(Ask[str], frozen=True, tag=True):
-    """Put back the files the latest prompt changed (``/undo``); replies with what was done,
-    in words for the user (shell commands' changes are not covered, and it says so)."""
+    """Put back the files the latest prompt changed (``/undo``), its shell commands' changes
+    among the project's files too; replies with what was done, in words for the user (naming
+    what it could not put back)."""
 
 
 class Compact(Ask[str], frozen=True, tag=True):
