@@ -109,10 +109,12 @@ def restore(files: Iterable[FileBefore], root: str, folders: Iterable[str] = ())
         if line is not None:
             lines[index] = line
     for folder in sorted(folders, key=len, reverse=True):
-        if folder != real_root and door.within(folder, real_root):
-            # Only an empty folder goes; one the person put something in since stays.
-            with contextlib.suppress(OSError, ToolFailure):
-                door.remove_folder(door.locate(folder, root))
+        # Only an empty folder goes (one the person put something in since stays), and only
+        # where its path still leads: a folder swapped for a symlink is left alone.
+        with contextlib.suppress(OSError, ToolFailure):
+            target = door.locate(folder, root)
+            if target.real == folder != real_root and door.within(folder, real_root):
+                door.remove_folder(target)
     return [lines[index] for index in sorted(lines)]
 
 

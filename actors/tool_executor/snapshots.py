@@ -325,14 +325,16 @@ def _compare(
         else:
             left = None if left is None else left - len(before.content)
             files.append(FileBefore(path, before.content, before.real, by, before.mode, order))
-    had = _folders(root, watch.files)
+    # Folders by their real paths: /undo removes one only where its path still leads.
+    top = os.path.realpath(root)
+    had = _folders(top, (seen.real for seen in watch.files.values()))
     made: dict[str, None] = {}
     for path, (_, real) in now.items():
         if path in watch.files or path in taken:
             continue
         files.append(FileBefore(path, None, real, by, None, order))
-        folder = os.path.dirname(path)
-        while folder != root and folder not in had and folder.startswith(root):
+        folder = os.path.dirname(real)
+        while folder not in had and door.within(folder, top):
             made[folder] = None
             folder = os.path.dirname(folder)
     # In path order, which a person reads more easily than the walk's.

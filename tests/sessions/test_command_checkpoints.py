@@ -232,3 +232,16 @@ def test_a_file_changed_within_the_clock_step_of_the_walk_is_compared(tmp_path: 
     seen = snapshots.Seen(snapshots._key(st), str(path), 0o644, b"two\n")
     assert snapshots._changed(seen, st, st.st_mtime_ns, str(path))
     assert not snapshots._changed(seen, st, st.st_mtime_ns + 2 * snapshots.RACY_NS, str(path))
+
+
+async def test_a_project_reached_through_a_symlink_is_restored_in_place(tmp_path: Path) -> None:
+    # As on macOS, where /tmp leads to /private/tmp: paths as named differ from real ones.
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    root = tmp_path / "link"
+    async with session(root) as s:
+        taken = await watched(s, bash("mkdir -p a/b && echo x > a/b/c.txt"))
+        said = await checkpoints.restore(s.executor.address, checkpoints.merge(taken))
+    assert os.listdir(real) == []
+    assert said.splitlines()[0].startswith(f"Removed {root / 'a/b/c.txt'} (created by")
