@@ -281,7 +281,12 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
 
                 running = self._background.running() > 0
                 settled = await snapshots.settle(
-                    self._store(), watch, frozenset(taken), room, background=running
+                    self._store(),
+                    watch,
+                    frozenset(taken),
+                    room,
+                    background=running,
+                    blocked=self._find_blocked,
                 )
                 await reply.answer(msg, settled)
             case RestoreCheckpoint(files=files, folders=folders):

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
+import msgspec
 
 from actors import door
 from actors.errors import ToolFailure
@@ -179,8 +180,8 @@ async def _open_watch(
     except TooMany:
         return (not_recorded(),)
     fresh = await anyio.to_thread.run_sync(_fresh, store, seen)
-    readable = [path for path in fresh if seen[path][0].st_size <= MAX_COPY]
-    refused = await _blocked(blocked, readable)
+    # Every fresh file, large ones too: a blocked file is neither copied nor named.
+    refused = await _blocked(blocked, fresh)
     files = await anyio.to_thread.run_sync(
         _record, store, seen, set(fresh), refused, abandon_on_cancel=True
     )
@@ -236,10 +237,10 @@ def _record(
     for path in fresh:
         st, real = seen[path]
         mode = stat.S_IMODE(st.st_mode)
-        if st.st_size > MAX_COPY:
-            why = TOO_LARGE
-        elif path in refused:
+        if path in refused:
             why = BLOCKED
+        elif st.st_size > MAX_COPY:
+            why = TOO_LARGE
         elif held + st.st_size > MAX_STORE:
             why = STORE_FULL
         else:
@@ -277,7 +278,13 @@ def _read(path: str, real: str, st: os.stat_result) -> tuple[bytes | None, os.st
 
 
 async def settle(
-    store: Store, order: int, taken: frozenset[str], room: int | None, background: bool
+    store: Store,
+    order: int,
+    taken: frozenset[str],
+    room: int | None,
+    *,
+    background: bool,
+    blocked: Blocked,
 ) -> Settled:
     """What changed since the batch ``order`` was recorded; its record is dropped."""
     watch = store.watches.pop(order, None)
@@ -287,17 +294,17 @@ async def settle(
         now = await listing(store.root)
     except TooMany:
         return Settled(notes=(f"{not_recorded()[:-1]} after `{_first_line(watch.by)}` ran.",))
+    created = [path for path in now if path not in watch.files and path not in taken]
+    refused = await _blocked(blocked, created)
     settled = await anyio.to_thread.run_sync(
-        _compare, store.root, watch, now, taken, room, abandon_on_cancel=True
+        _compare, store.root, watch, now, taken, room, refused, abandon_on_cancel=True
     )
     if background:
         note = (
             "A background command was still running when that batch ended: what it changed "
             "afterwards was not recorded."
         )
-        settled = Settled(
-            files=settled.files, missed=settled.missed, folders=settled.folders, notes=(note,)
-        )
+        settled = msgspec.structs.replace(settled, notes=(*settled.notes, note))
     return settled
 
 
@@ -307,10 +314,12 @@ def _compare(
     now: dict[str, tuple[os.stat_result, str]],
     taken: frozenset[str],
     room: int | None,
+    refused: set[str],
 ) -> Settled:
     by, order = watch.by, watch.order
     files: list[FileBefore] = []
     missed: list[NotKept] = []
+    hidden = 0  # blocked files changed: counted, never named (the model reads /undo's words)
     left = room
     for path, before in watch.files.items():
         if path in taken:
@@ -318,7 +327,9 @@ def _compare(
         current = now.get(path)
         if current is not None and not _changed(before, current[0], watch.started_ns, path):
             continue
-        if before.content is None:
+        if before.why == BLOCKED:
+            hidden += 1
+        elif before.content is None:
             missed.append(NotKept(path, before.why, by))
         elif left is not None and len(before.content) > left:
             missed.append(NotKept(path, room_full(room or 0), by))
@@ -332,6 +343,9 @@ def _compare(
     for path, (_, real) in now.items():
         if path in watch.files or path in taken:
             continue
+        if path in refused:
+            hidden += 1  # left as it is: checkpoints never touch a blocked file
+            continue
         files.append(FileBefore(path, None, real, by, None, order))
         folder = os.path.dirname(real)
         while folder not in had and door.within(folder, top):
@@ -340,7 +354,21 @@ def _compare(
     # In path order, which a person reads more easily than the walk's.
     files.sort(key=lambda before: before.path)
     missed.sort(key=lambda named: named.path)
-    return Settled(files=tuple(files), missed=tuple(missed), folders=tuple(made))
+    notes = (blocked_note(hidden),) if hidden else ()
+    return Settled(files=tuple(files), missed=tuple(missed), folders=tuple(made), notes=notes)
+
+
+def blocked_note(count: int) -> str:
+    """What /undo says of blocked files a command changed: how many, never which."""
+    if count == 1:
+        return (
+            "1 file the permission rules block was changed or made by the commands: /undo "
+            "leaves it as it is, unnamed."
+        )
+    return (
+        f"{count} files the permission rules block were changed or made by the commands: "
+        "/undo leaves them as they are, unnamed."
+    )
 
 
 def _changed(before: Seen, st: os.stat_result, started_ns: int, path: str) -> bool:

@@ -13,7 +13,6 @@ from actors.protocol import (
     Checkpoint,
     CommandId,
     FileBefore,
-    NotKept,
     SettleCheckpoint,
     StopBackground,
     ToolCall,
@@ -171,24 +170,34 @@ async def test_a_file_the_prompt_already_holds_is_not_saved_again(tmp_path: Path
     assert settled.files == ()
 
 
-async def test_a_blocked_file_a_command_changes_is_named_never_copied(tmp_path: Path) -> None:
+async def test_blocked_files_a_command_changes_are_counted_not_copied_nor_named(
+    tmp_path: Path,
+) -> None:
     root = tmp_path / "project"
     root.mkdir()
     (root / ".env").write_text("TOKEN=secret\n")
+    (root / "keys").mkdir()
+    (root / "keys" / "big.pem").write_text("")
+    os.truncate(root / "keys" / "big.pem", 3 * 2**20)  # over the size cap: blocked first
     # A script the broker cannot see into: the command line names no blocked file.
-    (root / "change.sh").write_text("echo TOKEN=other > .env\n")
+    (root / "change.sh").write_text(
+        "echo TOKEN=other > .env\necho more >> keys/big.pem\necho new > keys/new.pem\n"
+    )
     async with with_policy(
         root,
         mode="auto",
         allowedCommands=["sh"],
-        blockedPaths=[".env"],
+        blockedPaths=[".env", "keys/"],
         sandbox={"enabled": False},  # a confined command could not write the blocked file
     ) as s:
         taken = await watched(s, bash("sh change.sh"))
     assert (root / ".env").read_text() == "TOKEN=other\n"
+    # Neither copied nor named (the model reads what /undo says): counted, and left alone.
     assert [f for c in taken for f in c.files] == []
-    assert [m for c in taken for m in c.missed] == [
-        NotKept(str(root / ".env"), snapshots.BLOCKED, "sh change.sh")
+    assert [m for c in taken for m in c.missed] == []
+    assert [n for c in taken for n in c.notes] == [
+        "3 files the permission rules block were changed or made by the commands: /undo "
+        "leaves them as they are, unnamed."
     ]
 
 
