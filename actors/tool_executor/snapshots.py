@@ -1,7 +1,7 @@
 """What a batch's shell commands changed in the project, for ``/undo``.
 
 A command can change any file, and what it holds before has to be known before it runs. So,
-before a batch that runs a command, the executor records the project as it is (``open``): the
+before a batch that runs a command, the executor records the project as it is (``open_watch``): the
 files the project walk lists (``ripgrep.files``: the walk Glob and ``@path`` completion make,
 less ``.git``, the tool folders and what ``.gitignore`` leaves out), each with its ``stat`` and,
 for text files up to ``MAX_COPY`` bytes, a copy of its bytes. Once the batch is done
@@ -11,9 +11,10 @@ each with its content before, become entries of the prompt's checkpoint.
 Reading a whole project before every command would cost too much, so the copies are kept for
 the session (``Store``): a file is read again only when its ``stat`` changed (device, inode,
 size, modification and change times), and the copies held stay under ``MAX_STORE`` bytes. A
-file too large, binary, blocked by the permission rules or past that cap is recorded by its
-``stat`` alone: a change to it is seen and named by ``/undo``, not undone. A project of more
-than ``MAX_FILES`` files is not walked at all, and the checkpoint says so.
+file too large, binary or past that cap is recorded by its ``stat`` alone: a change to it is
+seen and named by ``/undo``, not undone. A file the permission rules block is never read, and
+a change to it is counted, never named: what ``/undo`` says goes to the model too. A project of
+more than ``MAX_FILES`` files is not walked at all, and the checkpoint says so.
 
 A file whose times fall within the file system's clock step of the walk could change again
 without its ``stat`` changing; as git does with such "racy" files, ``settle`` compares the
@@ -79,14 +80,6 @@ class Seen:
     content: bytes | None = None  # None: no copy, for ``why``
     why: str = ""
 
-    @property
-    def size(self) -> int:
-        return self.key[2]
-
-    @property
-    def mtime_ns(self) -> int:
-        return self.key[3]
-
 
 @dataclass(slots=True)
 class Watch:
@@ -116,16 +109,12 @@ class Store:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
-class TooMany(Exception):
-    """The project has more files than are walked before a command."""
-
-
 # ── the walk ────────────────────────────────────────────────────────────────────────────────
 
 
-async def listing(root: str) -> dict[str, tuple[os.stat_result, str]]:
-    """Every regular file the project walk lists, by path: its ``stat`` and real path;
-    TooMany past MAX_FILES. Each batch is looked at while the walk goes on."""
+async def listing(root: str) -> dict[str, tuple[os.stat_result, str]] | None:
+    """Every regular file the project walk lists, by path: its ``stat`` and real path; None
+    past MAX_FILES. Each batch is looked at while the walk goes on."""
     from actors.tool_executor.ripgrep import files
 
     found: dict[str, tuple[os.stat_result, str]] = {}
@@ -136,7 +125,7 @@ async def listing(root: str) -> dict[str, tuple[os.stat_result, str]]:
                 pairs = [(hit.path, hit.real) for hit in batch]
                 found.update(await anyio.to_thread.run_sync(look, pairs, abandon_on_cancel=True))
                 if len(found) > MAX_FILES:
-                    raise TooMany
+                    return None
     finally:
         stop.set()  # an abandoned walk stops at its next folder
     return found
@@ -175,9 +164,8 @@ async def _open_watch(
     store: Store, order: int, commands: tuple[str, ...], blocked: Blocked
 ) -> tuple[str, ...]:
     started = time.time_ns()
-    try:
-        seen = await listing(store.root)
-    except TooMany:
+    seen = await listing(store.root)
+    if seen is None:
         return (not_recorded(),)
     fresh = await anyio.to_thread.run_sync(_fresh, store, seen)
     # Every fresh file, large ones too: a blocked file is neither copied nor named.
@@ -290,9 +278,8 @@ async def settle(
     watch = store.watches.pop(order, None)
     if watch is None:
         return Settled()
-    try:
-        now = await listing(store.root)
-    except TooMany:
+    now = await listing(store.root)
+    if now is None:
         return Settled(notes=(f"{not_recorded()[:-1]} after `{_first_line(watch.by)}` ran.",))
     created = [path for path in now if path not in watch.files and path not in taken]
     refused = await _blocked(blocked, created)
