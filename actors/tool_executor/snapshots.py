@@ -1,12 +1,12 @@
 """What a batch's shell commands changed in the project, for ``/undo``.
 
 A command can change any file, and what it holds before has to be known before it runs. So,
-before a batch that runs a command, the executor records the project as it is (``open_watch``): the
-files the project walk lists (``ripgrep.files``: the walk Glob and ``@path`` completion make,
-less ``.git``, the tool folders and what ``.gitignore`` leaves out), each with its ``stat`` and,
-for text files up to ``MAX_COPY`` bytes, a copy of its bytes. Once the batch is done
-(``settle``) a second walk is compared with the first: the files created, deleted and modified,
-each with its content before, become entries of the prompt's checkpoint.
+before a batch that runs a command, the executor records the project as it is
+(``open_watch``): the files the project walk lists (``ripgrep.files``: the walk Glob and
+``@path`` completion make, less ``.git``, the tool folders and what ``.gitignore`` leaves out),
+each with its ``stat`` and, for text files up to ``MAX_COPY`` bytes, a copy of its bytes. Once
+the batch is done (``settle``) a second walk is compared with the first: the files created,
+deleted and modified, each with its content before, become entries of the prompt's checkpoint.
 
 Reading a whole project before every command would cost too much, so the copies are kept for
 the session (``Store``): a file is read again only when its ``stat`` changed (device, inode,
