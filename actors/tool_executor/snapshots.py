@@ -107,6 +107,8 @@ class Store:
     watches: dict[int, Watch] = field(default_factory=dict)
     # One walk at a time updates the copies (a subagent's batch may come with the session's).
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # A walk went past MAX_FILES: later batches do not pay for finding that out again.
+    too_large: bool = False
 
 
 # ── the walk ────────────────────────────────────────────────────────────────────────────────
@@ -164,8 +166,11 @@ async def _open_watch(
     store: Store, order: int, commands: tuple[str, ...], blocked: Blocked
 ) -> tuple[str, ...]:
     started = time.time_ns()
+    if store.too_large:
+        return (not_recorded(),)
     seen = await listing(store.root)
     if seen is None:
+        store.too_large = True
         return (not_recorded(),)
     fresh = await anyio.to_thread.run_sync(_fresh, store, seen)
     # Every fresh file, large ones too: a blocked file is neither copied nor named.
