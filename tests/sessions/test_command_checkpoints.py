@@ -7,12 +7,15 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from actors.conductor import checkpoints
 from actors.protocol import (
     CaptureCheckpoint,
     Checkpoint,
     CommandId,
     FileBefore,
+    NotKept,
     SettleCheckpoint,
     StopBackground,
     ToolCall,
@@ -258,3 +261,32 @@ async def test_a_project_reached_through_a_symlink_is_restored_in_place(tmp_path
         said = await checkpoints.restore(s.executor.address, checkpoints.merge(taken))
     assert os.listdir(real) == []
     assert said.splitlines()[0].startswith(f"Removed {root / 'a/b/c.txt'} (created by")
+
+
+class _OldFileBefore(msgspec.Struct, frozen=True):
+    path: str
+    content: bytes | None
+    real: str | None = None
+
+
+class _OldCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
+    prompt: int
+    files: tuple[_OldFileBefore, ...] = ()
+    commands: tuple[str, ...] = ()
+
+
+def test_checkpoints_of_either_shape_read_in_the_other() -> None:
+    named = NotKept("/p/logo.png", snapshots.BINARY, "make")
+    new = Checkpoint(
+        prompt=2,
+        files=(FileBefore("/p/a.py", b"a\n", "/p/a.py", by="make", mode=0o644, order=3),),
+        missed=(named,),
+        folders=("/p/out",),
+        notes=("a note",),
+    )
+    # An older Legato sees the files it can restore, and nothing it could misread: a file
+    # named without a copy is not an entry, so it is never taken for one that did not exist.
+    old = msgspec.json.decode(msgspec.json.encode(new), type=_OldCheckpoint)
+    assert old == _OldCheckpoint(prompt=2, files=(_OldFileBefore("/p/a.py", b"a\n", "/p/a.py"),))
+    again = msgspec.json.decode(msgspec.json.encode(old), type=Checkpoint)
+    assert again == Checkpoint(prompt=2, files=(FileBefore("/p/a.py", b"a\n", "/p/a.py"),))
