@@ -120,14 +120,16 @@ def restore(files: Iterable[FileBefore], root: str, folders: Iterable[str] = ())
 
 def _target(before: FileBefore, root: str) -> Target:
     """Where ``before`` is restored: where its path led when it was recorded, or nowhere."""
+    if before.real is not None and os.path.islink(before.real):
+        # The file itself became a symlink (a command replaced it with one): if the folder it
+        # was in is still that folder, restoring replaces the link, and nothing is read or
+        # written where it leads (~/.bashrc, /dev/zero).
+        folder = os.path.dirname(before.real)
+        if door.locate(folder, root).real == folder:
+            return door.Target(before.path, before.real)
     target = door.locate(before.path, root)
     if before.real is None or target.real == before.real:
         return target
-    folder = os.path.dirname(before.real)
-    if os.path.islink(before.real) and os.path.realpath(folder) == folder:
-        # The file itself became a symlink (a command replaced it with one), in the folder it
-        # was in: restoring replaces the link, and nothing is written where it leads.
-        return door.Target(before.path, before.real)
     # A folder on the way became a symlink since: writing would land somewhere else.
     raise ToolFailure(
         f"it now leads to {target.real}, not to {before.real} as it did before that "

@@ -109,14 +109,17 @@ async def test_fifos_sparse_and_binary_files_are_named_not_copied(tmp_path: Path
     os.truncate(tmp_path / "huge.log", 3 * 2**20)  # over MAX_COPY, read never
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\0\0\0\rIHDR")
     (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "z.txt").write_text("z\n")
     command = (
         "mkfifo pipe && truncate -s 2G sparse.bin && echo more >> huge.log && "
-        "printf 'x\\0y' > logo.png && echo b > a.txt"
+        "printf 'x\\0y' > logo.png && echo b > a.txt && rm z.txt && ln -s /dev/zero z.txt"
     )
     async with session(tmp_path) as s:
         taken = await watched(s, bash(command))
         said = await checkpoints.restore(s.executor.address, checkpoints.merge(taken))
     assert (tmp_path / "a.txt").read_text() == "a\n"
+    assert not (tmp_path / "z.txt").is_symlink()  # the link to a device is replaced, not read
+    assert (tmp_path / "z.txt").read_text() == "z\n"
     assert not (tmp_path / "sparse.bin").exists()  # created: removed, with nothing read
     assert (tmp_path / "pipe").exists()  # not a file the walk lists: left as it is
     lines = said.splitlines()
