@@ -8,9 +8,10 @@ these few functions, never with ``open(path)`` of their own:
    as resolved (a symlink in the project that leads into ``/proc`` is refused too).
 2. The caller asks the permission broker about that ``Target``: the path as named and the real
    path, and how many names (hard links) the file has.
-3. ``open_read``, ``write``, ``remove`` and ``list_folder`` open the *real* path, never following
-   a symlink at its last component (``O_NOFOLLOW``), and check that what they opened is still
-   that path (Linux: ``/proc/self/fd``; elsewhere the inode and a fresh ``realpath``). A command
+3. ``open_read``, ``write``, ``remove``, ``remove_folder`` and ``list_folder`` open the *real*
+   path, never following a symlink at its last component (``O_NOFOLLOW``), and check that what
+   they opened is still that path (Linux: ``/proc/self/fd``; elsewhere the inode and a fresh
+   ``realpath``). A command
    of the same turn may swap a file or a folder for a symlink between the check and the open;
    then the call fails, saying so, and nothing is read or written. Writes go through a
    descriptor of the checked folder (``actors/atomic.py``), so the rename lands there or nowhere.
@@ -164,6 +165,14 @@ def remove(target: Target) -> None:
     parent, name = os.path.split(target.real)
     with _folder_of(target, parent, "removed", create=False) as folder:
         os.unlink(name, dir_fd=folder)
+
+
+def remove_folder(target: Target) -> None:
+    """Remove the checked folder if it is empty (``/undo`` of a folder a command created);
+    OSError if it is not."""
+    parent, name = os.path.split(target.real)
+    with _folder_of(target, parent, "removed", create=False) as folder:
+        os.rmdir(name, dir_fd=folder)
 
 
 def list_folder(target: Target) -> list[str]:

@@ -962,24 +962,69 @@ class FileBefore(msgspec.Struct, frozen=True):
     # Where ``path`` led then (symlinks resolved): /undo writes back there only. None in
     # sessions saved before it was recorded.
     real: str | None = None
+    # The shell command whose batch changed the file (seen by comparing the project before and
+    # after the batch); "" for the file a tool declared it writes.
+    by: str = ""
+    mode: int | None = None  # the permission bits a file a command deleted had
+    # When the content was read, as the executor counts its captures: of a prompt's entries
+    # for one path, the lowest is the earliest content (0 in sessions saved before it).
+    order: int = 0
+
+
+class NotKept(msgspec.Struct, frozen=True):
+    """A file a batch changed, or was to change, of which no copy was kept: /undo names it."""
+
+    path: str  # absolute
+    why: str  # "it is binary", "it is larger than 2 MB": the reason in words, for the person
+    by: str = ""  # as ``FileBefore.by``
+
+
+# How ``Changes.commands`` lists the call of an MCP tool: ``mcp__server__tool (an MCP tool)``.
+MCP_CALL = " (an MCP tool)"
 
 
 class Changes(msgspec.Struct, frozen=True, kw_only=True):
     """What a batch of calls may change, as each tool declares it, and the files as they were."""
 
     paths: tuple[str, ...] = ()  # the files the calls write, absolute, in call order
-    commands: tuple[str, ...] = ()  # the shell commands they run: those change anything
+    # The shell commands they run, and the MCP tools they call: those may change anything.
+    commands: tuple[str, ...] = ()
     # Each of ``paths`` not already taken, as it is now (for ``/undo``): a path that is no file
     # to restore, such as a folder or a refused system path, is left out.
     files: tuple[FileBefore, ...] = ()
+    missed: tuple[NotKept, ...] = ()  # those of ``paths`` too large, or past ``room``
+    # The project as it is was recorded, to be compared once the batch's calls are done
+    # (``SettleCheckpoint``); 0: no command runs, or the project could not be recorded.
+    watch: int = 0
+    notes: tuple[str, ...] = ()  # why the commands' changes are not recorded, if they are not
 
 
 class CaptureCheckpoint(Ask[Changes], frozen=True, tag=True):
     """What these calls will change, with the files they write as they are now (one request
-    before the calls run: for calls that only read, the answer is empty)."""
+    before the calls run: for calls that only read, the answer is empty); when they run shell
+    commands, the project is recorded too, for ``SettleCheckpoint``."""
 
     calls: tuple[ToolCall, ...]
     taken: tuple[str, ...] = ()  # paths the prompt's checkpoints already hold: not read again
+    room: int | None = None  # bytes of content the prompt may still keep; None: no limit
+
+
+class Settled(msgspec.Struct, frozen=True, kw_only=True):
+    """What a batch's shell commands changed in the project, as the files were before it."""
+
+    files: tuple[FileBefore, ...] = ()  # created (content None), deleted and modified files
+    missed: tuple[NotKept, ...] = ()  # changed files of which no copy was kept
+    folders: tuple[str, ...] = ()  # folders the commands created (removed by /undo if empty)
+    notes: tuple[str, ...] = ()  # what was not recorded, and why
+
+
+class SettleCheckpoint(Ask[Settled], frozen=True, tag=True):
+    """The batch that ``CaptureCheckpoint`` answered with ``watch`` is done: compare the
+    project with what was recorded before it."""
+
+    watch: int
+    taken: tuple[str, ...] = ()  # paths the prompt already holds from earlier: left out
+    room: int | None = None  # as ``CaptureCheckpoint.room``
 
 
 class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
@@ -987,6 +1032,7 @@ class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
     line for each file it restored, removed or could not restore."""
 
     files: tuple[FileBefore, ...]
+    folders: tuple[str, ...] = ()  # folders a command created: removed once empty
 
 
 class ListFiles(Ask[tuple[str, ...]], frozen=True, tag=True):
@@ -1080,6 +1126,7 @@ ToolExecutorMsg = (
     | WithdrawTools
     | AttachReferences
     | CaptureCheckpoint
+    | SettleCheckpoint
     | RestoreCheckpoint
     | DescribeSandbox
     | TakeSandboxWarning
@@ -1240,8 +1287,9 @@ class GetConversation(Ask[list[Message]], frozen=True, tag=True):
 
 
 class Undo(Ask[str], frozen=True, tag=True):
-    """Put back the files the latest prompt changed (``/undo``); replies with what was done,
-    in words for the user (shell commands' changes are not covered, and it says so)."""
+    """Put back the files the latest prompt changed (``/undo``), its shell commands' changes
+    among the project's files too; replies with what was done, in words for the user (naming
+    what it could not put back)."""
 
 
 class Compact(Ask[str], frozen=True, tag=True):
@@ -1352,7 +1400,12 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
 
     prompt: int  # the prompt's number in the session; /undo restores one prompt at a time
     files: tuple[FileBefore, ...] = ()
-    commands: tuple[str, ...] = ()  # shell commands: what they changed is not recorded
+    commands: tuple[str, ...] = ()  # shell commands and MCP tools the prompt ran
+    # Files changed with no copy kept (named by /undo), folders commands created, and what
+    # was not recorded: new in this shape, so older sessions read without them.
+    missed: tuple[NotKept, ...] = ()
+    folders: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 class SessionStarted(msgspec.Struct, frozen=True, tag=True):

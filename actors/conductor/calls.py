@@ -34,6 +34,7 @@ import anyio
 from actors.conductor import mcp_tools, skill_tool, web_search
 from actors.conductor.interrupt import collect_interrupted
 from actors.protocol import (
+    Notice,
     RunTools,
     Show,
     ToolCall,
@@ -57,6 +58,10 @@ if TYPE_CHECKING:
     from actors.conductor.web_search import WebSearchOffer
     from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
+
+
+# The most a batch's end waits to record what its commands changed, once the turn is stopped.
+SETTLE_LIMIT = 5.0
 
 
 class AgentRunner(Protocol):
@@ -231,8 +236,8 @@ class TurnCalls:
                     if not group:
                         continue
                     # The checkpoint is on disk before any call of the group can change a file.
-                    await self._keeper.before_tools(tuple(group))
-                    await self.tasks.start(self._run, tuple(group))
+                    watch = await self._keeper.before_tools(tuple(group))
+                    await self.tasks.start(self._run, tuple(group), watch)
         except Exception as exc:  # the calls not sent are answered as never started
             self.failures.append(exc)
         finally:
@@ -258,9 +263,36 @@ class TurnCalls:
             with contextlib.suppress(KernelError):
                 await self._tools.tell(WithdrawTools(ids=waiting))
 
-    async def _run(self, group: tuple[ToolCall, ...], *, task_status: TaskStatus[None]) -> None:
+    async def _run(
+        self, group: tuple[ToolCall, ...], watch: int, *, task_status: TaskStatus[None]
+    ) -> None:
         """Send calls that came together as one request and read their events until all
-        have reported (each still runs on its own in the executor)."""
+        have reported (each still runs on its own in the executor); then, when they ran
+        shell commands (``watch``), have what those changed recorded."""
+        try:
+            await self._send_group(group, task_status)
+        finally:
+            if watch:
+                await self._settle(watch)
+
+    async def _settle(self, watch: int) -> None:
+        # Also when the turn was stopped: a command cut short may have changed files, and
+        # /undo is how the person takes that back. Bounded, as any cleanup after a cancel: a
+        # walk of the project takes a fraction of a second (docs/performance.md).
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SETTLE_LIMIT):
+            try:
+                await self._keeper.after_tools(watch)
+            except Exception as exc:  # the executor or the session store failed
+                # The calls ran and their results stand; only /undo is short of them.
+                self._display.show_nowait(
+                    Notice(
+                        "warning",
+                        f"What the commands changed was not recorded, so /undo will not put it "
+                        f"back: {type(exc).__name__}: {exc}",
+                    )
+                )
+
+    async def _send_group(self, group: tuple[ToolCall, ...], task_status: TaskStatus[None]) -> None:
         by_id = {call.id: call for call in group}
         async with self._tools.stream(RunTools(calls=group, agent=self._scope)) as events:
             self.started.extend(group)

@@ -27,6 +27,7 @@ from actors.protocol import (
     MessageAdded,
     MessagesKept,
     SaveEvents,
+    SettleCheckpoint,
     TaskLedger,
     UsageCounted,
 )
@@ -54,6 +55,7 @@ class SessionKeeper:
         self._saved: list[Message] = []  # the messages the session file holds, in order
         self.ledger = TaskLedger()
         self.checkpoints: list[Checkpoint] = []
+        self._held = 0  # bytes of file content the session's checkpoints have saved
         self.prompt = 0  # the number of the prompt running or last run
         self._staged: list[SessionEvent] = []  # go out with the next events sent
         self.read_only: frozenset[str] = frozenset()  # tools whose calls need no checkpoint
@@ -66,6 +68,7 @@ class SessionKeeper:
         self._saved = list(saved.messages)
         self.ledger = saved.ledger
         self.checkpoints = list(saved.checkpoints)
+        self._held = sum(checkpoints.held(c) for c in self.checkpoints)
         self.prompt = saved.prompts
         return list(saved.messages)
 
@@ -107,28 +110,69 @@ class SessionKeeper:
             self.ledger = changed
             await self._send([LedgerChanged(changed)])
 
-    async def before_tools(self, calls: tuple[ToolCall, ...]) -> None:
+    async def before_tools(self, calls: tuple[ToolCall, ...]) -> int:
         """Record what these calls are about to change, before any of them runs: on disk
         first when they write files (one request to the executor; none for calls that only
-        read)."""
+        read). Returns the watch ``after_tools`` settles when the calls run shell commands
+        (0: none)."""
         if all(call.name in self.read_only for call in calls):
-            return
-        taken = tuple(f.path for c in self.checkpoints if c.prompt == self.prompt for f in c.files)
-        changes = await self._tools.ask(CaptureCheckpoint(calls=calls, taken=taken))
+            return 0
+        taken = tuple(f.path for c in self._this_prompt() for f in c.files)
+        changes = await self._tools.ask(
+            CaptureCheckpoint(calls=calls, taken=taken, room=self._room())
+        )
         events: list[SessionEvent] = []
-        if changes.files or changes.commands:
+        if changes.files or changes.commands or changes.missed:
             checkpoint = Checkpoint(
-                prompt=self.prompt, files=changes.files, commands=changes.commands
+                prompt=self.prompt,
+                files=changes.files,
+                commands=changes.commands,
+                missed=changes.missed,
+                notes=changes.notes,
             )
-            self.checkpoints.append(checkpoint)
+            self._keep(checkpoint)
             events.append(CheckpointTaken(checkpoint))
         touched = ledger.touch(self.ledger, list(changes.paths))
         if touched != self.ledger:
             self.ledger = touched
             events.append(LedgerChanged(touched))
-        # A shell command's checkpoint only lists it (what it changes is not recorded), so
-        # nothing waits for it; files to restore must be written before the calls run.
+        # What a shell command changes is recorded after it ran (``after_tools``), so only
+        # files to restore must be written before the calls run.
         await self._send(events, durable=bool(changes.files))
+        return changes.watch
+
+    async def after_tools(self, watch: int) -> None:
+        """The batch ``before_tools`` answered with ``watch`` is done: record what its
+        commands changed in the project, with the files as they were (on disk before this
+        returns)."""
+        # Only entries read before the batch's are earlier: a later one of the same path
+        # (a Write while the command ran) loses to the batch's own.
+        taken = tuple(f.path for c in self._this_prompt() for f in c.files if 0 < f.order <= watch)
+        settled = await self._tools.ask(
+            SettleCheckpoint(watch=watch, taken=taken, room=self._room())
+        )
+        if settled.files or settled.missed or settled.notes:
+            checkpoint = Checkpoint(
+                prompt=self.prompt,
+                files=settled.files,
+                missed=settled.missed,
+                folders=settled.folders,
+                notes=settled.notes,
+            )
+            self._keep(checkpoint)
+            await self._send([CheckpointTaken(checkpoint)], durable=True)
+
+    def _this_prompt(self) -> list[Checkpoint]:
+        return [c for c in self.checkpoints if c.prompt == self.prompt]
+
+    def _room(self) -> int:
+        """The bytes of file content this prompt may still add to the session file."""
+        held = sum(checkpoints.held(c) for c in self._this_prompt())
+        return max(0, min(checkpoints.PROMPT_ROOM - held, checkpoints.SESSION_ROOM - self._held))
+
+    def _keep(self, checkpoint: Checkpoint) -> None:
+        self.checkpoints.append(checkpoint)
+        self._held += checkpoints.held(checkpoint)
 
     async def undo(self) -> tuple[str, bool]:
         """Restore the latest prompt that changed files; (what was done, whether it did)."""

@@ -217,12 +217,13 @@ async def run_turn(dialogue: Dialogue, seat: Seat) -> tuple[MessageFinished, boo
     finally:
         # Also when the turn is cut or interrupted: a command it started still runs.
         seat.background.note(calls.started)
-        if dialogue.partial is not None:
-            # A complete call the cut came too soon to send: it never started.
-            sent = {c.id for c in calls.started}
-            for call in dialogue.partial.calls():
-                if call.id not in sent:
-                    dialogue.results.setdefault(call.id, _never_started(call))
+        # A complete call the cut came too soon to send (still in the answer, or queued
+        # behind its batch's checkpoint): it never started.
+        sent = {c.id for c in calls.started}
+        waiting = dialogue.partial.calls() if dialogue.partial is not None else []
+        for call in [*calls.queued, *waiting]:
+            if call.id not in sent:
+                dialogue.results.setdefault(call.id, _never_started(call))
         if not display.released:  # cancelled: what is held, as far as it fits
             cut = _cut_short(dialogue, calls) if finished is None else None
             if cut is not None:

@@ -12,6 +12,7 @@ import msgspec
 
 from actors.errors import ToolFailure
 from actors.protocol import (
+    MCP_CALL,
     AttachReferences,
     CaptureCheckpoint,
     DescribeSandbox,
@@ -25,6 +26,7 @@ from actors.protocol import (
     Notice,
     RestoreCheckpoint,
     RunTools,
+    SettleCheckpoint,
     Show,
     StopBackground,
     TakeBackgroundNews,
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
     )
     from actors.tool_executor.context import Confining
     from actors.tool_executor.process import Confinement
+    from actors.tool_executor.snapshots import Store
     from runtime import Address, Reply
 
 
@@ -145,6 +148,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         self._scheduler.web = self._web
         self._hooks = hooks
         self._model = model
+        self._captures = 0  # CaptureCheckpoint requests so far: orders their contents
+        self._snapshots: Store | None = None  # the copies commands' checkpoints start from
 
     async def on_start(self) -> None:
         await self.tasks.start(self._background.serve)
@@ -269,12 +274,27 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 from actors.tool_executor.ripgrep import readable_files
 
                 await reply.answer(msg, await readable_files(self._root, self._readable, limit))
-            case CaptureCheckpoint(calls=calls, taken=taken):
-                await reply.answer(msg, await self._capture(calls, taken))
-            case RestoreCheckpoint(files=files):
+            case CaptureCheckpoint(calls=calls, taken=taken, room=room):
+                await reply.answer(msg, await self._capture(calls, taken, room))
+            case SettleCheckpoint(watch=watch, taken=taken, room=room):
+                from actors.tool_executor import snapshots
+
+                running = self._background.running() > 0
+                settled = await snapshots.settle(
+                    self._store(),
+                    watch,
+                    frozenset(taken),
+                    room,
+                    background=running,
+                    blocked=self._find_blocked,
+                )
+                await reply.answer(msg, settled)
+            case RestoreCheckpoint(files=files, folders=folders):
                 from actors.tool_executor import checkpoints
 
-                lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
+                lines = await anyio.to_thread.run_sync(
+                    checkpoints.restore, files, self._root, folders
+                )
                 await reply.answer(msg, tuple(lines))
             case DescribeSandbox(try_it=try_it):
                 await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
@@ -303,20 +323,42 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
 
         return await readable_files(self._root, self._readable, references.MAX_CANDIDATES)
 
+    def _store(self) -> Store:
+        if self._snapshots is None:
+            from actors.tool_executor.snapshots import Store
+
+            self._snapshots = Store(self._root)
+        return self._snapshots
+
     async def _readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return await self._permissions.ask(FilterReadable(folder=folder, paths=paths))
 
-    async def _capture(self, calls: tuple[ToolCall, ...], taken: tuple[str, ...]) -> Changes:
-        from actors.tool_executor import checkpoints
+    async def _capture(
+        self, calls: tuple[ToolCall, ...], taken: tuple[str, ...], room: int | None
+    ) -> Changes:
+        from actors.tool_executor import checkpoints, snapshots
 
         changes = checkpoints.changes(TOOLS, calls, self._root)
+        if not changes.paths and not changes.commands:
+            return changes  # calls that only read
+        self._captures += 1
+        order = self._captures
         fresh = tuple(path for path in changes.paths if path not in taken)
-        if not fresh:
-            return changes  # calls that only read, or files already kept: nothing to capture
-        blocked = await self._permissions.ask(FindBlocked(paths=fresh))
-        kept = [path for path, no in zip(fresh, blocked, strict=True) if not no]
-        files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
-        return msgspec.structs.replace(changes, files=files)
+        if fresh:
+            blocked = await self._permissions.ask(FindBlocked(paths=fresh))
+            kept = [path for path, no in zip(fresh, blocked, strict=True) if not no]
+            files, missed = await anyio.to_thread.run_sync(
+                checkpoints.capture, kept, self._root, room, order
+            )
+            changes = msgspec.structs.replace(changes, files=files, missed=missed)
+        commands = tuple(
+            c for c in changes.commands if not (c.startswith("mcp__") and c.endswith(MCP_CALL))
+        )
+        if commands:
+            # A command may change any file: the project as it is now, to compare after.
+            notes = await snapshots.open_watch(self._store(), order, commands, self._find_blocked)
+            changes = msgspec.structs.replace(changes, watch=0 if notes else order, notes=notes)
+        return changes
 
 
 def _home() -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 import anyio
 
 from actors.conductor.keeper import SessionKeeper
-from actors.protocol import LoadSession, Message, TextDelta, ToolOutput
+from actors.protocol import LoadSession, Message, TextDelta, ToolOutput, Undo
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from runtime import supervise
 from tests.cancellation.harness import ControlledRenderer, conversation_problems, live_session
@@ -128,3 +128,23 @@ async def test_a_cancel_that_lands_while_saving_leaves_what_it_held_to_the_next_
         saved = await store.address.ask(LoadSession())
     assert saved.messages == [prompt, call_message, results]
     assert saved.ledger.goal == keeper.ledger.goal != ""
+
+
+async def test_what_an_interrupted_command_changed_is_recorded_and_undone(tmp_path: Path) -> None:
+    root, home = project(tmp_path)
+    (root / "notes.txt").write_text("before\n")
+    command = "echo made > made.txt; echo after > notes.txt; echo halfway; sleep 30"
+    steps = [tool_calls([call("Bash", {"command": command})]), text("Stopped.")]
+    renderer = CancelOn(lambda e: isinstance(e, ToolOutput) and "halfway" in e.text)
+    with ScriptedServer(steps) as server:
+        async with live_session(root, home, server.url, renderer) as live:
+            assert await live.interrupted_prompt("make things") is None
+            # The batch was compared once the command was stopped: /undo has all of it.
+            said = await live.session.conductor.address.ask(Undo())
+    assert not (root / "made.txt").exists()
+    assert (root / "notes.txt").read_text() == "before\n"
+    short = f"`{command[:60]}`…"
+    assert said.splitlines()[:2] == [
+        f"Removed {root / 'made.txt'} (created by {short})",
+        f"Restored {root / 'notes.txt'} (changed by {short})",
+    ]

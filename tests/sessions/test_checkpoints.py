@@ -6,7 +6,10 @@ will change comes from the tool's own declaration, not from the conductor's gues
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
+
+import anyio
 
 from actors.conductor import checkpoints
 from actors.protocol import (
@@ -14,6 +17,7 @@ from actors.protocol import (
     Changes,
     Checkpoint,
     FileBefore,
+    NotKept,
     RestoreCheckpoint,
     ToolCall,
 )
@@ -45,11 +49,15 @@ async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path:
         tools = s.executor.address
         changes = await tools.ask(CaptureCheckpoint(calls=batch))
         files = (
-            FileBefore(str(edited), b"original\n", str(edited)),
-            FileBefore(str(created), None, str(created)),
+            FileBefore(str(edited), b"original\n", str(edited), order=1),
+            FileBefore(str(created), None, str(created), order=1),
         )
+        # The command's batch is watched: the project was recorded, to compare after it.
         assert changes == Changes(
-            paths=(str(edited), str(created)), commands=("make clean\nmake",), files=files
+            paths=(str(edited), str(created)),
+            commands=("make clean\nmake",),
+            files=files,
+            watch=1,
         )
         edited.write_text("changed\n")
         created.parent.mkdir()
@@ -63,8 +71,9 @@ async def test_restore_puts_back_edited_files_and_removes_created_ones(tmp_path:
     assert said.splitlines() == [
         f"Restored {edited}",
         f"Removed {created} (the prompt created it)",
-        "Not undone: shell commands ran in that prompt (`make clean`); /undo does not cover "
-        "what they changed.",
+        "Shell commands ran in that prompt (`make clean`): what they changed among the "
+        "project's files is put back where the checkpoint saw it; what they changed outside "
+        "the project, in .git or in ignored folders such as node_modules stays.",
     ]
 
 
@@ -87,7 +96,7 @@ async def test_files_the_prompt_already_holds_are_not_read_again(tmp_path: Path)
     async with session(tmp_path) as s:
         changes = await s.executor.address.ask(CaptureCheckpoint(calls=writes(a, b), taken=(a,)))
     # Both are changed (the ledger hears of both); only the one not kept yet is read.
-    assert changes == Changes(paths=(a, b), files=(FileBefore(b, b"b\n", b),))
+    assert changes == Changes(paths=(a, b), files=(FileBefore(b, b"b\n", b, order=1),))
 
 
 async def test_system_paths_and_folders_are_not_captured_nor_restored(tmp_path: Path) -> None:
@@ -131,4 +140,46 @@ async def test_a_blocked_file_is_never_copied_into_a_checkpoint(tmp_path: Path) 
     async with with_policy(root, mode="auto", blockedPaths=[".env"]) as s:
         calls = writes(str(root / ".env"), str(root / "a.py"))
         files = (await s.executor.address.ask(CaptureCheckpoint(calls=calls))).files
-    assert files == (FileBefore(str(root / "a.py"), b"a\n", str(root / "a.py")),)
+    assert files == (FileBefore(str(root / "a.py"), b"a\n", str(root / "a.py"), order=1),)
+
+
+async def test_a_file_too_large_to_copy_is_named_not_copied(tmp_path: Path) -> None:
+    big = tmp_path / "data.csv"
+    big.write_text("")
+    os.truncate(big, 200 * 2**20)  # sparse: 200 MB that take no room, and are never read
+    small = tmp_path / "a.py"
+    small.write_text("a\n")
+    async with session(tmp_path) as s:
+        tools = s.executor.address
+        changes = await tools.ask(CaptureCheckpoint(calls=writes(str(big), str(small))))
+        assert changes.files == (FileBefore(str(small), b"a\n", str(small), order=1),)
+        assert changes.missed == (NotKept(str(big), "it is larger than 2 MB"),)
+        # Past the room the prompt has left, a file is named too.
+        (tmp_path / "b.py").write_text("bb\n")
+        tight = await tools.ask(CaptureCheckpoint(calls=writes(str(tmp_path / "b.py")), room=2))
+        assert tight.files == ()
+        big.write_text("replaced\n")
+        taken = Checkpoint(prompt=1, files=changes.files, missed=changes.missed)
+        said = await checkpoints.restore(tools, taken)
+    assert said.splitlines() == [
+        "The files that prompt's tools were to change are as they were before it.",
+        f"Could not restore {big}: it is larger than 2 MB, so no copy was kept.",
+    ]
+    assert [m.why for m in tight.missed] == [
+        "the copies kept for that prompt reached their limit (0 KB left)"
+    ]
+
+
+async def test_a_command_entry_outside_the_project_is_not_restored(tmp_path: Path) -> None:
+    root, outside = tmp_path / "project", tmp_path / "outside.txt"
+    root.mkdir()
+    outside.write_text("theirs\n")
+    # A session file edited by hand (or by a command) to point a command's entry elsewhere.
+    entry = FileBefore(str(outside), b"mine\n", str(outside), by="make")
+    async with session(root) as s:
+        said = await s.executor.address.ask(
+            RestoreCheckpoint(files=(entry,), folders=(str(tmp_path),))
+        )
+    assert outside.read_text() == "theirs\n"
+    assert await anyio.Path(tmp_path).is_dir()  # not a folder of the project: kept
+    assert said == (f"Could not restore {outside}: it is outside the project",)

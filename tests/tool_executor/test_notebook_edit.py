@@ -234,4 +234,4 @@ async def test_a_checkpoint_before_a_notebook_edit_holds_the_notebook(tmp_path: 
     edit = ToolCall("1", "NotebookEdit", {"notebook_path": "nb.ipynb", "cell_id": "calc"})
     async with session(tmp_path) as s:
         changes = await s.executor.address.ask(CaptureCheckpoint(calls=(edit,)))
-    assert changes.files == (FileBefore(str(path), before, str(path)),)
+    assert changes.files == (FileBefore(str(path), before, str(path), order=1),)
