@@ -14,6 +14,7 @@ from actors.errors import ToolFailure
 from actors.protocol import (
     AttachReferences,
     CaptureCheckpoint,
+    CaptureFiles,
     DescribeSandbox,
     FilterReadable,
     FindBlocked,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from actors.protocol import (
         Changes,
         CommandId,
+        FileBefore,
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
@@ -276,6 +278,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
 
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
+            case CaptureFiles(paths=paths):
+                await reply.answer(msg, await self._capture_files(paths))
             case DescribeSandbox(try_it=try_it):
                 await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
             case TakeSandboxWarning():
@@ -317,6 +321,17 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         kept = [path for path, no in zip(fresh, blocked, strict=True) if not no]
         files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
         return msgspec.structs.replace(changes, files=files)
+
+    async def _capture_files(self, paths: tuple[str, ...]) -> tuple[FileBefore, ...]:
+        """The files a rewind is about to restore, as they are now: read as a checkpoint reads
+        them, so that the rewind can be undone (a file the rules block is left out)."""
+        from actors.tool_executor import checkpoints
+
+        if not paths:
+            return ()
+        blocked = await self._permissions.ask(FindBlocked(paths=paths))
+        kept = [path for path, no in zip(paths, blocked, strict=True) if not no]
+        return await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
 
 
 def _home() -> str:
