@@ -1252,7 +1252,8 @@ class GetConversation(Ask[list[Message]], frozen=True, tag=True):
 
 class Undo(Ask[str], frozen=True, tag=True):
     """Put back the files the latest prompt changed (``/undo``); replies with what was done,
-    in words for the user (shell commands' changes are not covered, and it says so)."""
+    in words for the user (shell commands' changes are not covered, and it says so). Right
+    after a rewind, until the next prompt, it undoes the rewind instead (``UndoRewind``)."""
 
 
 RewindRestore = Literal["both", "code", "conversation"]
