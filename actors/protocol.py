@@ -1265,7 +1265,8 @@ class RewindPoint(msgspec.Struct, frozen=True, kw_only=True):
     prompt: int  # its number in the session
     text: str  # as typed
     at: str  # when it was sent, ISO 8601, UTC
-    # Whether the conversation can be cut back to just before it; if not, why not in words.
+    # Whether the conversation can be cut back to just before it; if not, why not: what
+    # happened to it ("compacted since", "cleared since").
     conversation: bool
     gone: str = ""
     files: tuple[str, ...] = ()  # what rewinding the code to it would put back or remove

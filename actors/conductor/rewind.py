@@ -132,7 +132,7 @@ class Rewinder:
         gone = _gone(mark, messages)
         if gone and restore != "code":
             raise UsageError(
-                f"the conversation cannot go back to before prompt {mark.prompt}: {gone}",
+                f"the conversation cannot go back to before prompt {mark.prompt}: it was {gone}",
                 remedy=f"Rewind its files only: /rewind {ask.back} code"
                 if ask.back
                 else "Restore its code only",
@@ -145,7 +145,8 @@ class Rewinder:
                 f"changed files with its tools{commands}."
             )
         keeper = self._keeper
-        files = await self._tools.ask(CaptureFiles(paths=_paths(merged)))
+        paths = _paths(merged)
+        files = await self._tools.ask(CaptureFiles(paths=paths)) if paths else ()
         since = mark.prompt if merged is not None else keeper.prompt + 1
         used = tuple(c for c in keeper.checkpoints if c.prompt >= since)
         cut, kept = len(messages), list(messages)
@@ -264,11 +265,11 @@ def _gone(mark: PromptMark, messages: list[Message]) -> str:
         if message.role == "user" and first is not None and digest(first) == mark.digest:
             return ""
     if not messages:
-        return "the conversation was cleared since"
+        return "cleared since"
     head = messages[0].content[0] if messages[0].content else {}
     if str(head.get("text", "")).startswith(COMPACTED_HEADER):
-        return "the conversation before it was compacted since"
-    return "the conversation before it has changed since"
+        return "compacted since"
+    return "changed since"
 
 
 def _paths(merged: Checkpoint | None) -> tuple[str, ...]:

@@ -94,7 +94,7 @@ def _row(point: RewindPoint) -> str:
         files = f"{len(point.files)} file{'s' if len(point.files) > 1 else ''} to restore"
     else:
         files = "no files to restore"
-    said = files if point.conversation else f"{files}; {point.gone}"
+    said = files if point.conversation else f"{files}; conversation {point.gone}"
     return f"{_cut(line, 48)}  · {when} · {said}"
 
 
@@ -110,7 +110,7 @@ def _question(point: RewindPoint) -> str:
             "a checkpoint could not see stays as it is"
         )
     if not point.conversation:
-        lines.append(f"  conversation: {point.gone}")
+        lines.append(f"  conversation: {point.gone}, so only the code can come back")
     return "\n".join(lines)
 
 

@@ -120,12 +120,21 @@ async def test_a_code_rewind_tells_the_model_and_a_cleared_conversation_is_code_
     root, home = tmp_path / "project", tmp_path / "home"
     await anyio.Path(root).mkdir()
     a, b = root / "a.txt", root / "b.txt"
-    with ScriptedServer(three_prompts(a, b)) as server:
-        session = open_session(root, home, server.url)
+    background = {"command": "sleep 30", "run_in_background": True}
+    steps = [*three_prompts(a, b)[:4], tool_calls([call("Bash", background)]), text("started")]
+    with ScriptedServer(steps) as server:
+        session = open_session(root, home, server.url, mode="bypass")  # runs the sleep
         async with supervise(session.actors):
             conductor = session.conductor.address
             await conductor.ask(RunPrompt(text="one"))
             await conductor.ask(RunPrompt(text="two"))
+            await conductor.ask(RunPrompt(text="start it"))
+            report = await conductor.ask(Rewind(back=1, restore="conversation"))
+            # A rewind stops nothing in the background, and says so.
+            assert report.text.splitlines()[-1] == (
+                "Still running in the background, untouched by the rewind: bash_1 (“sleep 30”) "
+                "(/tasks stop <id> stops one)."
+            )
             report = await conductor.ask(Rewind(back=1, restore="code"))
             assert not report.conversation and a.read_text() == "a1\n"
             last = (await conductor.ask(GetConversation()))[-1]
@@ -135,9 +144,9 @@ async def test_a_code_rewind_tells_the_model_and_a_cleared_conversation_is_code_
             listing = await conductor.ask(ListRewindPoints())
             # Prompt 2 has nothing left to restore: its files went back already.
             assert [(p.prompt, p.conversation, p.gone) for p in listing.points] == [
-                (1, False, "the conversation was cleared since"),
+                (1, False, "cleared since"),
             ]
-            with pytest.raises(UsageError, match="cannot go back to before prompt 1: the conv"):
+            with pytest.raises(UsageError, match="before prompt 1: it was cleared since"):
                 await conductor.ask(Rewind(back=1))
             with pytest.raises(UsageError, match="cannot rewind 2 prompts back: this session has "):
                 await conductor.ask(Rewind(back=2))

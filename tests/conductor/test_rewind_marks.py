@@ -1,0 +1,77 @@
+"""Where a prompt began, and the conversation cut back to just before it: also a prompt merged
+into the results of an interrupted turn, and one whose conversation was compacted away."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import pytest
+
+from actors.conductor.conversation import Conversation
+from actors.conductor.keeper import SessionKeeper
+from actors.conductor.rewind import Rewinder
+from actors.errors import UsageError
+from actors.protocol import COMPACTED_HEADER, Checkpoint, FileBefore, Message, Rewind
+from tests.conductor.test_conversation import tool_use
+
+if TYPE_CHECKING:
+    from actors.protocol import ToolExecutorMsg
+    from runtime import Address
+
+pytestmark = pytest.mark.anyio
+
+# A conversation-only rewind never reaches the files: no executor is needed.
+NO_TOOLS = cast("Address[ToolExecutorMsg]", None)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "trio"
+
+
+def prompt(keeper: SessionKeeper, conversation: Conversation, text: str) -> None:
+    before = list(conversation.messages)
+    conversation.add_prompt(text)
+    keeper.start_prompt(text, before=before, after=conversation.messages)
+
+
+async def test_a_prompt_merged_into_an_interrupted_turn_is_cut_and_the_results_stay() -> None:
+    keeper, conversation = SessionKeeper(None, NO_TOOLS), Conversation()
+    rewinder = Rewinder(keeper, NO_TOOLS)
+    prompt(keeper, conversation, "one")
+    conversation.add_assistant(Message("assistant", [tool_use("a")]))
+    conversation.close_interrupted([], {})  # Esc: the call is answered as interrupted
+    results = conversation.messages[-1]
+    prompt(keeper, conversation, "two")  # merged into the results' message
+    conversation.add_assistant(Message("assistant", [{"type": "text", "text": "ok"}]))
+    assert [p.conversation for p in rewinder.points(conversation.messages).points] == [True, True]
+
+    after, report = await rewinder.rewind(
+        Rewind(back=1, restore="conversation"), conversation.messages
+    )
+    assert after == [*conversation.messages[:2], results]
+    assert report.prompt_text == "two" and report.conversation
+    # Its undo puts the conversation back as it was.
+    back, _ = await rewinder.undo(after or [])
+    assert back == conversation.messages
+
+
+async def test_a_compacted_conversation_offers_only_the_code_and_says_why() -> None:
+    keeper, conversation = SessionKeeper(None, NO_TOOLS), Conversation()
+    rewinder = Rewinder(keeper, NO_TOOLS)
+    prompt(keeper, conversation, "one")
+    conversation.add_assistant(Message("assistant", [{"type": "text", "text": "ok"}]))
+    keeper.checkpoints = [Checkpoint(prompt=1, files=(FileBefore("/p/a.txt", None),))]
+    compacted = [Message("user", [{"type": "text", "text": f"{COMPACTED_HEADER}\nsummary"}])]
+    (point,) = rewinder.points(compacted).points
+    assert (point.conversation, point.files) == (False, ("/p/a.txt",))
+    assert point.gone == "compacted since"
+    with pytest.raises(UsageError) as refused:
+        await rewinder.rewind(Rewind(back=1), compacted)
+    assert refused.value.describe().splitlines() == [
+        "the conversation cannot go back to before prompt 1: it was compacted since",
+        "  → Rewind its files only: /rewind 1 code",
+    ]
+    # Nothing left to restore at all: the prompt is not listed.
+    keeper.checkpoints = []
+    assert rewinder.points(compacted).points == ()
