@@ -1227,6 +1227,9 @@ class RunPrompt(Ask[TurnOutcome], frozen=True, tag=True):
     # The prompt as the person typed it, before ``@path`` attachments or a skill made it
     # ``text``: what the rewind list shows and gives back to the input. None: ``text``.
     typed: str | None = None
+    # The driving program's id for the prompt (the Agent SDK's user message uuid), by which
+    # ``Rewind`` can name it; "" when it has none.
+    message_id: str = ""
 
 
 class SetModel(Ask[str], frozen=True, tag=True):
@@ -1286,6 +1289,7 @@ class RewindReport(msgspec.Struct, frozen=True, kw_only=True):
     text: str  # what was done and what could not be, in words for the person
     prompt_text: str = ""  # the rewound prompt, as typed: offered back in the input
     conversation: bool = False  # the conversation was cut back (or put back)
+    files: tuple[str, ...] = ()  # the files it set out to restore (the Agent SDK's filesChanged)
 
 
 class Rewind(Ask[RewindReport], frozen=True, tag=True):
@@ -1296,6 +1300,7 @@ class Rewind(Ask[RewindReport], frozen=True, tag=True):
     prompt: int = 0
     back: int = 0
     restore: RewindRestore = "both"
+    message_id: str = ""  # else the prompt that ``RunPrompt.message_id`` named so
 
 
 class UndoRewind(Ask[RewindReport], frozen=True, tag=True):
@@ -1456,6 +1461,7 @@ class PromptMark(msgspec.Struct, frozen=True, kw_only=True):
     # (tool results of an interrupted turn, a note); None: it began a message of its own.
     head: int | None = None
     digest: str = ""  # of the prompt's first block: tells whether the conversation still has it
+    message_id: str = ""  # ``RunPrompt.message_id``
 
 
 class PromptMarked(msgspec.Struct, frozen=True, tag=True):

@@ -417,7 +417,11 @@ class Conductor(Actor[ConductorMsg]):
         before = list(self.conversation.messages)
         self.conversation.add_prompt(prompt.text, prompt.blocks)
         self._keeper.start_prompt(
-            prompt.text, typed=prompt.typed, before=before, after=self.conversation.messages
+            prompt.text,
+            typed=prompt.typed,
+            before=before,
+            after=self.conversation.messages,
+            message_id=prompt.message_id,
         )
         for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)

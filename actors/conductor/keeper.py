@@ -85,6 +85,7 @@ class SessionKeeper:
         typed: str | None = None,
         before: list[Message] | None = None,
         after: list[Message] | None = None,
+        message_id: str = "",
     ) -> None:
         """A prompt begins: number it, and mark where it begins in the conversation (``before``
         and ``after`` its message was added); the first prompt of a conversation is its goal.
@@ -102,6 +103,7 @@ class SessionKeeper:
             kept=len(messages),
             head=head,
             digest=digest(added[0] if added else None),
+            message_id=message_id,
         )
         self.marks.append(mark)
         self.rewind = None

@@ -102,13 +102,16 @@ class Rewinder:
         points = self.points(messages).points
         if not points:
             raise UsageError(NOTHING_YET, remedy="Rewind goes back to a prompt sent before it")
-        if ask.prompt:
+        if ask.prompt or ask.message_id:
+            listed = {point.prompt for point in points}
             for mark in self._keeper.marks:
-                if mark.prompt == ask.prompt and any(p.prompt == mark.prompt for p in points):
+                by_id = bool(ask.message_id) and mark.message_id == ask.message_id
+                if (mark.prompt == ask.prompt or by_id) and mark.prompt in listed:
                     return mark
+            which = f"prompt {ask.prompt}" if ask.prompt else f"user message {ask.message_id!r}"
             raise UsageError(
-                f"no prompt {ask.prompt} to rewind to in this session",
-                remedy="Type /rewind to pick one from the list",
+                f"no {which} to rewind to in this session (or nothing of it left to restore)",
+                remedy="Name a prompt the session's list holds (/rewind lists them)",
             )
         if not 1 <= ask.back <= len(points):
             most = "1" if len(points) == 1 else f"1 to {len(points)}"
@@ -194,7 +197,9 @@ class Rewinder:
         }[restore]
         head = f"Rewound {said} to just before prompt {mark.prompt} ({_short(mark.text)})."
         text = "\n".join([head, *(line for line in lines if line)])
-        report = RewindReport(text=text, prompt_text=mark.text, conversation=restore != "code")
+        report = RewindReport(
+            text=text, prompt_text=mark.text, conversation=restore != "code", files=paths
+        )
         return (kept if restore != "code" else None), report
 
     async def undo(self, messages: list[Message]) -> tuple[list[Message] | None, RewindReport]:
