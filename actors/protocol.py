@@ -990,10 +990,12 @@ class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
 
 
 class CaptureFiles(Ask[tuple[FileBefore, ...]], frozen=True, tag=True):
-    """These files as they are now (None content: there is none), read as a checkpoint reads
-    them: what undoing a rewind writes back. A path that is no file to restore is left out."""
+    """The files of a checkpoint as they are now (None content: there is none), read as a
+    checkpoint reads them: what undoing a rewind writes back. Each is read only where it led
+    when the checkpoint was taken (``FileBefore.real``): a path that leads elsewhere now (a
+    symlink put on the way) is left out, as is one that is no file to restore."""
 
-    paths: tuple[str, ...]
+    files: tuple[FileBefore, ...]
 
 
 class ListFiles(Ask[tuple[str, ...]], frozen=True, tag=True):

@@ -149,7 +149,8 @@ class Rewinder:
             )
         keeper = self._keeper
         paths = _paths(merged)
-        files = await self._tools.ask(CaptureFiles(paths=paths)) if paths else ()
+        taken = () if merged is None else merged.files
+        files = await self._tools.ask(CaptureFiles(files=taken)) if taken else ()
         since = mark.prompt if merged is not None else keeper.prompt + 1
         used = tuple(c for c in keeper.checkpoints if c.prompt >= since)
         cut, kept = len(messages), list(messages)

@@ -278,8 +278,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
 
                 lines = await anyio.to_thread.run_sync(checkpoints.restore, files, self._root)
                 await reply.answer(msg, tuple(lines))
-            case CaptureFiles(paths=paths):
-                await reply.answer(msg, await self._capture_files(paths))
+            case CaptureFiles(files=files):
+                await reply.answer(msg, await self._capture_files(files))
             case DescribeSandbox(try_it=try_it):
                 await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
             case TakeSandboxWarning():
@@ -322,16 +322,20 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
         files = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
         return msgspec.structs.replace(changes, files=files)
 
-    async def _capture_files(self, paths: tuple[str, ...]) -> tuple[FileBefore, ...]:
+    async def _capture_files(self, files: tuple[FileBefore, ...]) -> tuple[FileBefore, ...]:
         """The files a rewind is about to restore, as they are now: read as a checkpoint reads
-        them, so that the rewind can be undone (a file the rules block is left out)."""
+        them, so that the rewind can be undone (a file the rules block is left out, and so is
+        one whose path leads elsewhere than it did: its restore is refused too)."""
         from actors.tool_executor import checkpoints
 
-        if not paths:
+        if not files:
             return ()
+        paths = tuple(before.path for before in files)
         blocked = await self._permissions.ask(FindBlocked(paths=paths))
         kept = [path for path, no in zip(paths, blocked, strict=True) if not no]
-        return await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
+        now = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
+        then = {before.path: before.real for before in files}
+        return tuple(f for f in now if then[f.path] is None or then[f.path] == f.real)
 
 
 def _home() -> str:

@@ -4,6 +4,7 @@ a resume."""
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING
 
 import anyio
@@ -184,3 +185,31 @@ async def test_rewind_and_its_undo_survive_a_resume(tmp_path: Path) -> None:
             await conductor.ask(RunPrompt(text="three"))
             points = (await conductor.ask(ListRewindPoints())).points
             assert [p.prompt for p in points] == [3, 2, 1]
+
+
+async def test_a_symlink_put_on_the_path_since_is_neither_written_through_nor_read(
+    tmp_path: Path,
+) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    a, secret = root / "a.txt", tmp_path / "secret.txt"
+    secret.write_text("s3cret\n")
+    steps = [
+        tool_calls([call("Write", {"file_path": str(a), "content": "mine\n"})]),
+        text("wrote a"),
+    ]
+    with ScriptedServer(steps) as server:
+        session = open_session(root, home, server.url)
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="one"))
+            # Something the checkpoints did not see swaps the file for a link out of the project.
+            a.unlink()
+            a.symlink_to(secret)
+            report = await conductor.ask(Rewind(back=1, restore="code"))
+            assert f"Could not restore {a}: it now leads to {secret}" in report.text
+            await conductor.ask(UndoRewind())
+    assert secret.read_text() == "s3cret\n" and a.is_symlink()
+    # Nor was the file it leads to read into the session, for the undo or anything else.
+    (saved,) = (home / ".legato" / "projects").glob("*/sessions/*.jsonl")
+    assert base64.b64encode(b"s3cret\n").decode() not in saved.read_text()
