@@ -251,9 +251,9 @@ class _HeadlessRun:
 
     async def _answer(self, session: Session) -> TurnOutcome:
         """The prompt run by the conductor, or the session command it names."""
-        word, _, argument = self.prompt.strip().partition(" ")
-        if word == "/rewind":
-            return await self._run_session_command(session, argument)
+        words = self.prompt.split(maxsplit=1)
+        if words and words[0] == "/rewind":
+            return await self._run_session_command(session, " ".join(words[1:]))
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
         prompt, blocks = await self._attach_references(session)

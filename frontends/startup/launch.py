@@ -94,8 +94,10 @@ def start(
         return report(UsageError("--headless needs a prompt", remedy='legato -p "<prompt>"'))
     prompt: str = args.headless
     # /undo, /compact, /context and /rewind [N] are the session's own commands, run by
-    # frontends/headless.
-    session_command = (prompt.split() or [""])[0] in SESSION_COMMANDS
+    # frontends/headless; only /rewind takes words after it.
+    words = prompt.split(maxsplit=1)
+    session_command = bool(words) and words[0] in SESSION_COMMANDS
+    session_command = session_command and (len(words) == 1 or words[0] == "/rewind")
     if prepare is not None and not session_command and prompt.lstrip().startswith("/"):
         # A skill or pattern; its @path references, like any prompt's, are attached by the
         # session's tool executor (frontends/headless).
