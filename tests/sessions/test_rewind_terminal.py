@@ -72,11 +72,22 @@ def test_esc_esc_rewinds_both_and_undo_puts_them_back_then_a_crash_and_continue(
         # The rewound prompt waits in the input, ready to send again or edit.
         terminal.wait_for(lambda screen: input_line(screen) == "› make a", visible=True)
 
-        # Esc Esc with text typed clears it; then /undo puts the rewind back.
+        # Esc Esc with text typed clears it; the list's first row now undoes the rewind.
         terminal.keys("Escape", "Escape")
         terminal.wait_for(lambda screen: input_line(screen) == "›", visible=True)
-        terminal.submit("/undo")
+        terminal.keys("Escape", "Escape")
+        terminal.wait_for("❯ 1. ↶ Undo the rewind to before prompt 1", visible=True)
+        terminal.keys("Enter")
         terminal.wait_for("Undid the rewind to before prompt 1")
+        assert (a.read_text(), b.read_text()) == ("one\n", "two\n")
+
+        # /rewind N without the lists, then /undo puts it back.
+        terminal.submit("/rewind 2")
+        terminal.wait_for(lambda screen: input_line(screen) == "› make a", visible=True)
+        assert not a.exists()
+        terminal.keys("C-u")
+        terminal.submit("/undo")
+        terminal.wait_for(lambda screen: screen.count("Undid the rewind to before prompt 1") == 2)
         assert (a.read_text(), b.read_text()) == ("one\n", "two\n")
 
         # A crash between prompts: the next run goes on from the session file.
