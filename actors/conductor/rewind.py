@@ -157,11 +157,12 @@ class Rewinder:
         dropped: tuple[PromptMark, ...] = ()
         ledger = None
         if restore != "code":
-            cut = mark.kept if mark.head is None else mark.kept - 1
+            cut, place = _found(mark, messages) or (0, 0)  # found: ``_gone`` said so above
             kept = messages[:cut]
-            if mark.head is not None:
-                # Merged into a user message (an interrupted turn's results): that part stays.
-                kept.append(Message("user", list(messages[cut].content[: mark.head])))
+            if place:
+                # Merged into a user message (an interrupted turn's results, a compaction's
+                # summary): that part stays.
+                kept.append(Message("user", list(messages[cut].content[:place])))
             dropped = tuple(m for m in keeper.marks if m.prompt >= mark.prompt)
             if not kept and keeper.ledger != TaskLedger():
                 ledger = keeper.ledger  # back before the first prompt: the goal is the next one
@@ -261,15 +262,36 @@ async def still_running(
     )
 
 
-def _gone(mark: PromptMark, messages: list[Message]) -> str:
-    """Why the conversation no longer holds where ``mark``'s prompt began; "" if it does."""
+def _found(mark: PromptMark, messages: list[Message]) -> tuple[int, int] | None:
+    """Where ``mark``'s prompt begins: its message and its first block's place in it; None when
+    the conversation no longer holds it. Where it began, else (a compaction kept it, behind
+    the summary) the one place that holds its first block."""
     index = mark.kept if mark.head is None else mark.kept - 1
     start = mark.head or 0
-    if index < len(messages):
-        message = messages[index]
-        first = message.content[start] if len(message.content) > start else None
-        if message.role == "user" and first is not None and digest(first) == mark.digest:
-            return ""
+    if 0 <= index < len(messages) and _holds(messages[index], start, mark.digest):
+        return index, start
+    found = [
+        (i, place)
+        for i, message in enumerate(messages)
+        for place in range(len(message.content))
+        if _holds(message, place, mark.digest)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _holds(message: Message, place: int, wanted: str) -> bool:
+    return (
+        message.role == "user"
+        and len(message.content) > place
+        and bool(wanted)
+        and digest(message.content[place]) == wanted
+    )
+
+
+def _gone(mark: PromptMark, messages: list[Message]) -> str:
+    """Why the conversation no longer holds where ``mark``'s prompt began; "" if it does."""
+    if _found(mark, messages) is not None:
+        return ""
     if not messages:
         return "cleared since"
     head = messages[0].content[0] if messages[0].content else {}

@@ -7,11 +7,19 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from actors.conductor.compaction import compacted
 from actors.conductor.conversation import Conversation
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.rewind import Rewinder
 from actors.errors import UsageError
-from actors.protocol import COMPACTED_HEADER, Checkpoint, FileBefore, Message, Rewind
+from actors.protocol import (
+    COMPACTED_HEADER,
+    Checkpoint,
+    FileBefore,
+    Message,
+    Rewind,
+    TaskLedger,
+)
 from tests.conductor.test_conversation import tool_use
 
 if TYPE_CHECKING:
@@ -75,3 +83,18 @@ async def test_a_compacted_conversation_offers_only_the_code_and_says_why() -> N
     # Nothing left to restore at all: the prompt is not listed.
     keeper.checkpoints = []
     assert rewinder.points(compacted).points == ()
+
+
+async def test_a_prompt_a_compaction_kept_goes_back_to_just_after_the_summary() -> None:
+    keeper, conversation = SessionKeeper(None, NO_TOOLS), Conversation()
+    rewinder = Rewinder(keeper, NO_TOOLS)
+    for said in ("one", "two"):
+        prompt(keeper, conversation, said)
+        conversation.add_assistant(Message("assistant", [{"type": "text", "text": "ok"}]))
+    # The summary goes in front of the kept prompt's own message (compaction.compacted).
+    summary = compacted("one was done", TaskLedger(goal="one"), conversation.messages[2:])
+    listing = rewinder.points(summary)
+    assert [(p.prompt, p.conversation, p.gone) for p in listing.points] == [(2, True, "")]
+    after, report = await rewinder.rewind(Rewind(back=1), summary)
+    assert report.prompt_text == "two"
+    assert after == [Message("user", summary[0].content[:2])]  # the summary and the ledger
