@@ -1281,6 +1281,7 @@ class RewindPoint(msgspec.Struct, frozen=True, kw_only=True):
 class RewindPoints(msgspec.Struct, frozen=True, kw_only=True):
     points: tuple[RewindPoint, ...] = ()  # the newest first
     undo: str | None = None  # the latest rewind, undoable until the next prompt, in words
+    nothing: str = ""  # with no points: why, in words
 
 
 class ListRewindPoints(Ask[RewindPoints], frozen=True, tag=True):

@@ -54,6 +54,11 @@ if TYPE_CHECKING:
     from runtime import Address
 
 NOTHING_YET = "Nothing to rewind to yet: no prompt of this session is left to go back to."
+# A session saved before each prompt's beginning was recorded: its files can still go back.
+UNMARKED = (
+    "Nothing to rewind to: this session's prompts were saved before Legato recorded where each "
+    "began. /undo still restores the latest prompt's files."
+)
 
 
 def digest(block: Block | None) -> str:
@@ -91,7 +96,13 @@ class Rewinder:
             )
         undo = self._keeper.rewind
         said = None if undo is None else f"undo the rewind to before prompt {undo.prompt}"
-        return RewindPoints(points=tuple(listed), undo=said)
+        nothing = "" if listed else self._nothing()
+        return RewindPoints(points=tuple(listed), undo=said, nothing=nothing)
+
+    def _nothing(self) -> str:
+        if self._keeper.checkpoints and not self._keeper.marks:
+            return UNMARKED
+        return NOTHING_YET
 
     def _files_since(self, prompt: int) -> Checkpoint | None:
         """Every checkpoint of ``prompt`` and later, as one; None when there is none."""
@@ -101,7 +112,7 @@ class Rewinder:
     def _chosen(self, ask: Rewind, messages: list[Message]) -> PromptMark:
         points = self.points(messages).points
         if not points:
-            raise UsageError(NOTHING_YET, remedy="Rewind goes back to a prompt sent before it")
+            raise UsageError(self._nothing(), remedy="Rewind goes back to a prompt sent before it")
         if ask.prompt or ask.message_id:
             listed = {point.prompt for point in points}
             for mark in self._keeper.marks:

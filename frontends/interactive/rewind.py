@@ -66,7 +66,7 @@ async def _picked(
     listing = await conductor.ask(ListRewindPoints())
     undo = () if listing.undo is None else (f"↶ {listing.undo.capitalize()}",)
     if not listing.points and not undo:
-        view.say(Text("Nothing to rewind yet: no prompt has been sent in this session."))
+        view.say(Text(listing.nothing))
         return None
     rows = (*undo, *(_row(point) for point in listing.points))
     chosen = await screen.choose(TITLE, rows)

@@ -98,3 +98,14 @@ async def test_a_prompt_a_compaction_kept_goes_back_to_just_after_the_summary() 
     after, report = await rewinder.rewind(Rewind(back=1), summary)
     assert report.prompt_text == "two"
     assert after == [Message("user", summary[0].content[:2])]  # the summary and the ledger
+
+
+def test_a_session_saved_before_prompts_were_marked_says_why_nothing_is_listed() -> None:
+    keeper = SessionKeeper(None, NO_TOOLS)
+    rewinder = Rewinder(keeper, NO_TOOLS)
+    assert rewinder.points([]).nothing.startswith("Nothing to rewind to yet")
+    keeper.checkpoints = [Checkpoint(prompt=1, files=(FileBefore("/p/a.txt", b"a"),))]
+    listing = rewinder.points([])
+    assert listing.points == () and listing.nothing.endswith(
+        "/undo still restores the latest prompt's files."
+    )
