@@ -202,7 +202,8 @@ class Rewinder:
             if merged is not None and merged.files:
                 lines.append(await checkpoints.restore(self._tools, merged))
             elif restore == "both":
-                lines.append("No files to restore: no prompt since changed files with its tools.")
+                ran = " (shell commands ran: what they changed stays)" if merged else ""
+                lines.append(f"No files to restore: no prompt since changed files with tools{ran}.")
         said = {
             "both": "the code and the conversation",
             "code": "the code",
