@@ -392,7 +392,7 @@ class Screen:
 
         @keys.add(Keys.Any, filter=picking)
         def _(event: KeyPressEvent) -> None:
-            pass  # typing does not go into the hidden input while the list is open
+            pass  # typing does not reach the input while the list is open
 
     def _escape_twice(self) -> None:
         """Esc Esc at an idle prompt: the rewind list when the input is empty; else the input
