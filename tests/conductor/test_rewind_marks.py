@@ -15,15 +15,23 @@ from actors.errors import UsageError
 from actors.protocol import (
     COMPACTED_HEADER,
     Checkpoint,
+    CheckpointTaken,
     FileBefore,
     Message,
+    PromptMark,
+    PromptMarked,
     Rewind,
+    RewindSettled,
+    RewindUndo,
+    RewindUndone,
+    Rewound,
     TaskLedger,
 )
+from actors.session_store import replay
 from tests.conductor.test_conversation import tool_use
 
 if TYPE_CHECKING:
-    from actors.protocol import ToolExecutorMsg
+    from actors.protocol import SessionEvent, ToolExecutorMsg
     from runtime import Address
 
 pytestmark = pytest.mark.anyio
@@ -109,3 +117,17 @@ def test_a_session_saved_before_prompts_were_marked_says_why_nothing_is_listed()
     assert listing.points == () and listing.nothing.endswith(
         "/undo still restores the latest prompt's files."
     )
+
+
+def test_replay_keeps_a_rewind_undoable_until_a_prompt_clear_or_compact() -> None:
+    mark = PromptMark(prompt=1, text="one", at="t", kept=0, digest="d")
+    used = Checkpoint(prompt=1, files=(FileBefore("/p/a.txt", None),))
+    undo = RewindUndo(prompt=1, restore="both", checkpoints=(used,), marks=(mark,))
+    start: list[SessionEvent] = [PromptMarked(mark), CheckpointTaken(used), Rewound(undo)]
+    saved = replay("s", start)
+    assert (saved.rewind, saved.marks, saved.checkpoints, saved.prompts) == (undo, (), (), 1)
+    undone = replay("s", [*start, RewindUndone()])
+    assert (undone.rewind, undone.marks, undone.checkpoints) == (None, (mark,), (used,))
+    assert replay("s", [*start, RewindSettled()]).rewind is None
+    later = PromptMark(prompt=2, text="two", at="t", kept=0)
+    assert replay("s", [*start, PromptMarked(later)]).rewind is None
