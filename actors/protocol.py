@@ -1035,6 +1035,15 @@ class RestoreCheckpoint(Ask[tuple[str, ...]], frozen=True, tag=True):
     folders: tuple[str, ...] = ()  # folders a command created: removed once empty
 
 
+class CaptureFiles(Ask[tuple[FileBefore, ...]], frozen=True, tag=True):
+    """The files of a checkpoint as they are now (None content: there is none), read as a
+    checkpoint reads them: what undoing a rewind writes back. Each is read only where it led
+    when the checkpoint was taken (``FileBefore.real``): a path that leads elsewhere now (a
+    symlink put on the way) is left out, as is one that is no file to restore."""
+
+    files: tuple[FileBefore, ...]
+
+
 class ListFiles(Ask[tuple[str, ...]], frozen=True, tag=True):
     """The project's files a person may be offered (``@path`` completion): paths relative to
     the project root, in the order a walk meets them, at most ``limit``.
@@ -1128,6 +1137,7 @@ ToolExecutorMsg = (
     | CaptureCheckpoint
     | SettleCheckpoint
     | RestoreCheckpoint
+    | CaptureFiles
     | DescribeSandbox
     | TakeSandboxWarning
     | TakeBackgroundNews
@@ -1263,6 +1273,12 @@ class RunPrompt(Ask[TurnOutcome], frozen=True, tag=True):
     # Image and document blocks that follow the text in the user message: images and PDFs
     # named with ``@path`` (``Attachment.blocks``), pasted, or sent by the Agent SDK.
     blocks: tuple[Block, ...] = ()
+    # The prompt as the person typed it, before ``@path`` attachments or a skill made it
+    # ``text``: what the rewind list shows and gives back to the input. None: ``text``.
+    typed: str | None = None
+    # The driving program's id for the prompt (the Agent SDK's user message uuid), by which
+    # ``Rewind`` can name it; "" when it has none.
+    message_id: str = ""
 
 
 class SetModel(Ask[str], frozen=True, tag=True):
@@ -1289,7 +1305,58 @@ class GetConversation(Ask[list[Message]], frozen=True, tag=True):
 class Undo(Ask[str], frozen=True, tag=True):
     """Put back the files the latest prompt changed (``/undo``), its shell commands' changes
     among the project's files too; replies with what was done, in words for the user (naming
-    what it could not put back)."""
+    what it could not put back). Right after a rewind, until the next prompt, it undoes the
+    rewind instead (``UndoRewind``)."""
+
+
+RewindRestore = Literal["both", "code", "conversation"]
+
+
+class RewindPoint(msgspec.Struct, frozen=True, kw_only=True):
+    """A prompt of the session, as the rewind list shows it."""
+
+    prompt: int  # its number in the session
+    text: str  # as typed
+    at: str  # when it was sent, ISO 8601, UTC
+    # Whether the conversation can be cut back to just before it; if not, why not: what
+    # happened to it ("compacted since", "cleared since").
+    conversation: bool
+    gone: str = ""
+    files: tuple[str, ...] = ()  # what rewinding the code to it would put back or remove
+    commands: int = 0  # shell commands since it: what they changed may not be restorable
+
+
+class RewindPoints(msgspec.Struct, frozen=True, kw_only=True):
+    points: tuple[RewindPoint, ...] = ()  # the newest first
+    undo: str | None = None  # the latest rewind, undoable until the next prompt, in words
+    nothing: str = ""  # with no points: why, in words
+
+
+class ListRewindPoints(Ask[RewindPoints], frozen=True, tag=True):
+    """The session's prompts a rewind can go back to (``/rewind``'s list)."""
+
+
+class RewindReport(msgspec.Struct, frozen=True, kw_only=True):
+    text: str  # what was done and what could not be, in words for the person
+    prompt_text: str = ""  # the rewound prompt, as typed: offered back in the input
+    conversation: bool = False  # the conversation was cut back (or put back)
+    files: tuple[str, ...] = ()  # the files it set out to restore (the Agent SDK's filesChanged)
+
+
+class Rewind(Ask[RewindReport], frozen=True, tag=True):
+    """Put the files, the conversation or both back to just before a prompt: ``prompt`` by its
+    number, or else ``back`` prompts back in the list (1: the latest). Waits for a running
+    prompt to end. A bad number is a UsageError naming it."""
+
+    prompt: int = 0
+    back: int = 0
+    restore: RewindRestore = "both"
+    message_id: str = ""  # else the prompt that ``RunPrompt.message_id`` named so
+
+
+class UndoRewind(Ask[RewindReport], frozen=True, tag=True):
+    """Put back what the latest rewind changed, files and conversation (until the next
+    prompt); ``Undo`` does it too when a rewind is the latest thing to undo."""
 
 
 class Compact(Ask[str], frozen=True, tag=True):
@@ -1372,6 +1439,9 @@ ConductorMsg = (
     | ClearConversation
     | GetConversation
     | Undo
+    | Rewind
+    | UndoRewind
+    | ListRewindPoints
     | Compact
     | GetContextFill
     | GetUsage
@@ -1436,6 +1506,53 @@ class CheckpointRestored(msgspec.Struct, frozen=True, tag=True):
     prompt: int
 
 
+class PromptMark(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a prompt began: what a rewind goes back to just before."""
+
+    prompt: int
+    text: str  # as typed
+    at: str  # ISO 8601, UTC
+    kept: int  # the conversation's length before the prompt's message
+    # The prompt's message was merged into the last one, a user message of this many blocks
+    # (tool results of an interrupted turn, a note); None: it began a message of its own.
+    head: int | None = None
+    digest: str = ""  # of the prompt's first block: tells whether the conversation still has it
+    message_id: str = ""  # ``RunPrompt.message_id``
+
+
+class PromptMarked(msgspec.Struct, frozen=True, tag=True):
+    mark: PromptMark
+
+
+class RewindUndo(msgspec.Struct, frozen=True, kw_only=True):
+    """What puts a rewind back: everything it changed, as it was just before."""
+
+    prompt: int  # rewound to just before it
+    restore: RewindRestore
+    files: tuple[FileBefore, ...] = ()  # the files it restored, as they were before it
+    checkpoints: tuple[Checkpoint, ...] = ()  # the checkpoints it used up
+    marks: tuple[PromptMark, ...] = ()  # the prompts it took out of the conversation
+    cut: int = 0  # the conversation was cut to its first ``cut`` messages, then...
+    tail: tuple[Message, ...] = ()  # ...these followed: what it cut
+    ledger: TaskLedger | None = None  # the ledger before it, when it changed it
+
+
+class Rewound(msgspec.Struct, frozen=True, tag=True):
+    """A rewind, written before its files are restored. The conversation's cut follows as
+    ``MessagesKept``; ``undo`` stays the one to undo until the next ``PromptMarked``."""
+
+    undo: RewindUndo
+
+
+class RewindUndone(msgspec.Struct, frozen=True, tag=True):
+    """The latest rewind was put back: its checkpoints and prompts are the session's again."""
+
+
+class RewindSettled(msgspec.Struct, frozen=True, tag=True):
+    """The latest rewind can no longer be undone (``/clear`` or ``/compact`` came after it; a
+    prompt says so by its ``PromptMarked``)."""
+
+
 class UsageCounted(msgspec.Struct, frozen=True, tag=True):
     """One answer's tokens (the conversation's, a subagent's, a compaction's summary), with
     the model that priced them: a resumed session's /cost goes on from its total."""
@@ -1452,6 +1569,10 @@ SessionEvent = (
     | CheckpointTaken
     | CheckpointRestored
     | UsageCounted
+    | PromptMarked
+    | Rewound
+    | RewindUndone
+    | RewindSettled
 )
 
 
@@ -1463,6 +1584,8 @@ class SavedSession(msgspec.Struct, frozen=True, kw_only=True):
     ledger: TaskLedger = TaskLedger()
     checkpoints: tuple[Checkpoint, ...] = ()
     prompts: int = 0  # the highest prompt number seen
+    marks: tuple[PromptMark, ...] = ()  # the prompts a rewind can go back to, in order
+    rewind: RewindUndo | None = None  # the latest rewind, while it can be undone
     started: str = ""  # ISO 8601, UTC ("" when the file has no header)
     added: int = 0  # messages added over the session's life, as the picker counts them
     spent: tuple[UsageCounted, ...] = ()  # every answer's tokens, in order

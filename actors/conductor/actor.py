@@ -32,6 +32,7 @@ from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.rewind import Rewinder, still_running
 from actors.conductor.search_results import combined
 from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
@@ -53,9 +54,11 @@ from actors.protocol import (
     ListBackgroundAgents,
     ListModelSkills,
     ListOfferedTools,
+    ListRewindPoints,
     ListTools,
     ModelRequest,
     Notice,
+    Rewind,
     RunPrompt,
     SetFast,
     SetModel,
@@ -64,6 +67,7 @@ from actors.protocol import (
     TakeBackgroundNews,
     TurnOutcome,
     Undo,
+    UndoRewind,
     Usage,
 )
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
@@ -87,6 +91,7 @@ if TYPE_CHECKING:
         ModelClientMsg,
         PermissionBrokerMsg,
         ProjectContext,
+        RewindReport,
         SessionStoreMsg,
         SkillLibraryMsg,
         ToolCall,
@@ -165,6 +170,7 @@ class Conductor(Actor[ConductorMsg]):
         self._planning = False
         # The session file, the ledger and the checkpoints; the context's size.
         self._keeper = SessionKeeper(sessions, tools)
+        self._rewinder = Rewinder(self._keeper, tools)
         self.context_window = context_window  # None: the model's own (actors/models.py)
         self._context_tokens = 0  # what the latest answer measured, or an estimate
         self._compacted_at = -1  # the conversation's length after the latest compaction
@@ -380,11 +386,19 @@ class Conductor(Actor[ConductorMsg]):
                     self._guides.forget()
                 self._context_tokens = 0
                 self._prompt_hooks.source = "clear"
+                await self._rewinder.settle()
                 await self._keeper.clear()
                 await reply.answer(msg, None)
+            case Undo() if self._keeper.rewind is not None:
+                await reply.answer(msg, (await self._rewind(UndoRewind())).text)
             case Undo():
                 await reply.answer(msg, await self._undo())
+            case Rewind() | UndoRewind():
+                await reply.answer(msg, await self._rewind(msg))
+            case ListRewindPoints():
+                await reply.answer(msg, self._rewinder.points(self.conversation.messages))
             case Compact():
+                await self._rewinder.settle()
                 await reply.answer(msg, await self._compact(None, forced=True))
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
@@ -400,8 +414,15 @@ class Conductor(Actor[ConductorMsg]):
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
             return self._outcome(run, "error_during_execution", SessionError(refused))
-        self._keeper.start_prompt(prompt.text)
+        before = list(self.conversation.messages)
         self.conversation.add_prompt(prompt.text, prompt.blocks)
+        self._keeper.start_prompt(
+            prompt.text,
+            typed=prompt.typed,
+            before=before,
+            after=self.conversation.messages,
+            message_id=prompt.message_id,
+        )
         for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)
         await self._keeper.save(self.conversation.messages)
@@ -539,6 +560,32 @@ class Conductor(Actor[ConductorMsg]):
             )
             await self._keeper.save(self.conversation.messages)
         return text
+
+    async def _rewind(self, ask: Rewind | UndoRewind) -> RewindReport:
+        """``/rewind`` and its undo: the files through the executor, the conversation here."""
+        messages = self.conversation.messages
+        if isinstance(ask, Rewind):
+            after, report = await self._rewinder.rewind(ask, messages)
+        else:
+            after, report = await self._rewinder.undo(messages)
+        with anyio.CancelScope(shield=True):  # the files are back: the conversation follows
+            if after is not None:
+                # As it was then: the model is told nothing (a sub-folder's instructions it
+                # had read may be gone with the cut, so they may come again).
+                self.conversation.messages = after
+                if self._guides is not None:
+                    self._guides.forget()
+                self._context_tokens = self._estimate_context()
+            elif self.conversation.messages:
+                # Only the files went back: the conversation still says they were changed.
+                what = "rewound the files" if isinstance(ask, Rewind) else "undid a rewind"
+                self.conversation.add_user_text(f"(Note: the user {what}:\n{report.text})")
+            await self._keeper.save(self.conversation.messages)
+        agents = () if self._agents is None else self._agents.background.listing()
+        running = await still_running(self._tools, agents)
+        if running:
+            report = msgspec.structs.replace(report, text=f"{report.text}\n{running}")
+        return report
 
     async def _compact(self, run: _PromptRun | None, *, forced: bool) -> str:
         """Replace the older turns by a summary, the ledger beside it (``/compact`` or full)."""

@@ -1,5 +1,5 @@
-"""What the conductor keeps beyond the conversation: the session file, the task ledger and the
-checkpoints ``/undo`` restores.
+"""What the conductor keeps beyond the conversation: the session file, the task ledger, the
+checkpoints ``/undo`` and ``/rewind`` restore, and where each prompt began (``PromptMark``).
 
 The conductor calls ``save`` after each change to the conversation; the keeper works out what
 changed since the last save (messages added, or the list cut back by a merge or a compaction)
@@ -11,11 +11,13 @@ the calls it protects can change them (``SaveEvents``, answered once written).
 
 from __future__ import annotations
 
+import datetime
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from actors.conductor import checkpoints, ledger
+from actors.conductor.rewind import digest
 from actors.protocol import (
     AppendEvents,
     CaptureCheckpoint,
@@ -26,6 +28,8 @@ from actors.protocol import (
     LoadSession,
     MessageAdded,
     MessagesKept,
+    PromptMark,
+    PromptMarked,
     SaveEvents,
     SettleCheckpoint,
     TaskLedger,
@@ -35,6 +39,7 @@ from actors.protocol import (
 if TYPE_CHECKING:
     from actors.protocol import (
         Message,
+        RewindUndo,
         SessionEvent,
         SessionStoreMsg,
         ToolCall,
@@ -57,6 +62,8 @@ class SessionKeeper:
         self.checkpoints: list[Checkpoint] = []
         self._held = 0  # bytes of file content the session's checkpoints have saved
         self.prompt = 0  # the number of the prompt running or last run
+        self.marks: list[PromptMark] = []  # where each prompt began, in order (/rewind's list)
+        self.rewind: RewindUndo | None = None  # the latest rewind, undoable until a prompt
         self._staged: list[SessionEvent] = []  # go out with the next events sent
         self.read_only: frozenset[str] = frozenset()  # tools whose calls need no checkpoint
 
@@ -70,11 +77,40 @@ class SessionKeeper:
         self.checkpoints = list(saved.checkpoints)
         self._held = sum(checkpoints.held(c) for c in self.checkpoints)
         self.prompt = saved.prompts
+        self.marks = list(saved.marks)
+        self.rewind = saved.rewind
         return list(saved.messages)
 
-    def start_prompt(self, text: str) -> None:
-        """A prompt begins: number it; the first prompt of a conversation is its goal."""
+    def start_prompt(
+        self,
+        text: str,
+        *,
+        typed: str | None = None,
+        before: list[Message] | None = None,
+        after: list[Message] | None = None,
+        message_id: str = "",
+    ) -> None:
+        """A prompt begins: number it, and mark where it begins in the conversation (``before``
+        and ``after`` its message was added); the first prompt of a conversation is its goal.
+        A rewind before it can no longer be undone."""
         self.prompt += 1
+        messages = before or []
+        merged = bool(messages) and messages[-1].role == "user"  # see Conversation._add_user
+        head = len(messages[-1].content) if merged else None
+        index = len(messages) - 1 if merged else len(messages)
+        added = after[index].content[head or 0 :] if after and index < len(after) else []
+        mark = PromptMark(
+            prompt=self.prompt,
+            text=text if typed is None else typed,
+            at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            kept=len(messages),
+            head=head,
+            digest=digest(added[0] if added else None),
+            message_id=message_id,
+        )
+        self.marks.append(mark)
+        self.rewind = None
+        self._staged.append(PromptMarked(mark))
         if not self.ledger.goal:
             # Sent with the prompt's first message, which the conductor saves next.
             self.ledger = msgspec.structs.replace(self.ledger, goal=ledger.start(text).goal)
@@ -176,13 +212,13 @@ class SessionKeeper:
 
     async def undo(self) -> tuple[str, bool]:
         """Restore the latest prompt that changed files; (what was done, whether it did)."""
-        with_files = [c for c in self.checkpoints if c.files]
+        with_files = [c for c in self.checkpoints if c.files or c.missed or c.folders or c.notes]
         if not with_files:
             commands = [c for c in self.checkpoints if c.commands]
             if commands:
                 return (
-                    f"{NOTHING_TO_UNDO} Shell commands ran, and /undo does not cover what "
-                    "they changed.",
+                    f"{NOTHING_TO_UNDO} Shell commands ran, but changed none of the project's "
+                    "files a checkpoint could see.",
                     False,
                 )
             return NOTHING_TO_UNDO, False
@@ -197,6 +233,10 @@ class SessionKeeper:
         """A fresh conversation: the ledger starts over; checkpoints stay undoable."""
         await self.save([])
         await self.save_ledger(TaskLedger())
+
+    async def send(self, events: list[SessionEvent], *, durable: bool = False) -> None:
+        """For the rewind (``rewind.py``): its own events, with what is staged."""
+        await self._send(events, durable=durable)
 
     async def _send(self, events: list[SessionEvent], *, durable: bool = False) -> None:
         """Have ``events`` appended; ``durable``: return once they are written."""

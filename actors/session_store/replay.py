@@ -10,6 +10,10 @@ from actors.protocol import (
     LedgerChanged,
     MessageAdded,
     MessagesKept,
+    PromptMarked,
+    RewindSettled,
+    RewindUndone,
+    Rewound,
     SavedSession,
     SessionStarted,
     TaskLedger,
@@ -19,7 +23,7 @@ from actors.protocol import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from actors.protocol import Checkpoint, Message, SessionEvent
+    from actors.protocol import Checkpoint, Message, PromptMark, RewindUndo, SessionEvent
 
 
 def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
@@ -27,6 +31,8 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
     ledger = TaskLedger()
     checkpoints: list[Checkpoint] = []
     prompts = 0
+    marks: list[PromptMark] = []
+    rewind: RewindUndo | None = None  # undoable until the next prompt
     started = ""
     added = 0
     spent: list[UsageCounted] = []
@@ -48,13 +54,36 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
                 prompts = max(prompts, checkpoint.prompt)
             case CheckpointRestored(prompt=prompt):
                 checkpoints = [c for c in checkpoints if c.prompt != prompt]
+            case PromptMarked(mark=mark):
+                marks.append(mark)
+                prompts = max(prompts, mark.prompt)
+                rewind = None
+            case Rewound(undo=undo):
+                # Its cut of the conversation comes as MessagesKept; the rest is here.
+                if undo.restore != "conversation":
+                    checkpoints = [c for c in checkpoints if c.prompt < undo.prompt]
+                if undo.restore != "code":
+                    marks = [m for m in marks if m.prompt < undo.prompt]
+                rewind = undo
+            case RewindSettled():
+                rewind = None
+            case RewindUndone() if rewind is not None:
+                checkpoints = sorted([*checkpoints, *rewind.checkpoints], key=_prompt)
+                marks = sorted([*marks, *rewind.marks], key=_prompt)
+                rewind = None
     return SavedSession(
         session_id=session_id,
         messages=messages,
         ledger=ledger,
         checkpoints=tuple(checkpoints),
         prompts=prompts,
+        marks=tuple(marks),
+        rewind=rewind,
         started=started,
         added=added,
         spent=tuple(spent),
     )
+
+
+def _prompt(item: Checkpoint | PromptMark) -> int:
+    return item.prompt

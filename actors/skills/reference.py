@@ -49,6 +49,7 @@ RESERVED = frozenset(
     {
         "help", "clear", "quit", "exit", "model", "fast", "cost", "undo", "compact",
         "permissions", "tasks", "mcp", "hooks", "context", "memory", "patterns", "init",
+        "rewind",
     }
 )  # fmt: skip
 # A folder of commands is walked this deep and no further, and this many files at most: a

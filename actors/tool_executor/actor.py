@@ -15,6 +15,7 @@ from actors.protocol import (
     MCP_CALL,
     AttachReferences,
     CaptureCheckpoint,
+    CaptureFiles,
     DescribeSandbox,
     FilterReadable,
     FindBlocked,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from actors.protocol import (
         Changes,
         CommandId,
+        FileBefore,
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
@@ -296,6 +298,8 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                     checkpoints.restore, files, self._root, folders
                 )
                 await reply.answer(msg, tuple(lines))
+            case CaptureFiles(files=files):
+                await reply.answer(msg, await self._capture_files(files))
             case DescribeSandbox(try_it=try_it):
                 await reply.answer(msg, await self._sandbox.describe(try_it=try_it))
             case TakeSandboxWarning():
@@ -359,6 +363,23 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             notes = await snapshots.open_watch(self._store(), order, commands, self._find_blocked)
             changes = msgspec.structs.replace(changes, watch=0 if notes else order, notes=notes)
         return changes
+
+    async def _capture_files(self, files: tuple[FileBefore, ...]) -> tuple[FileBefore, ...]:
+        """The files a rewind is about to restore, as they are now: read as a checkpoint reads
+        them, so that the rewind can be undone (a file the rules block is left out, and so is
+        one whose path leads elsewhere than it did: its restore is refused too)."""
+        from actors.tool_executor import checkpoints
+
+        if not files:
+            return ()
+        paths = tuple(before.path for before in files)
+        blocked = await self._permissions.ask(FindBlocked(paths=paths))
+        kept = [path for path, no in zip(paths, blocked, strict=True) if not no]
+        # A file too large to copy now cannot be put back by undoing the rewind; the rewind
+        # itself still restores the copy its checkpoint kept.
+        now, _ = await anyio.to_thread.run_sync(checkpoints.capture, kept, self._root)
+        then = {before.path: before.real for before in files}
+        return tuple(f for f in now if then[f.path] is None or then[f.path] == f.real)
 
 
 def _home() -> str:

@@ -16,6 +16,7 @@ from actors.protocol import (
     GetContextFill,
     ListMcpServers,
     ListMcpTools,
+    Rewind,
     SetMode,
     SetModel,
 )
@@ -32,6 +33,7 @@ SUPPORTED = (
     "set_model",
     "get_context_usage",
     "mcp_status",
+    "rewind_files",
 )
 
 
@@ -100,6 +102,8 @@ class Requests:
             return await self.context_usage()
         if subtype == "mcp_status":
             return {"mcpServers": await self.mcp_servers()}
+        if subtype == "rewind_files":
+            return await self._rewind_files(body.get("user_message_id"))
         raise Refused(
             f"Legato does not support the control request {str(subtype)[:60]!r}; it supports "
             + ", ".join(SUPPORTED)
@@ -114,6 +118,18 @@ class Requests:
         await self.session.permissions.address.ask(SetMode(mode=from_sdk(name)))
         self.stream.mode = name
         return {"mode": name}
+
+    async def _rewind_files(self, message_id: Any) -> dict[str, Any]:
+        """The files back to just before the prompt of that user message (its uuid, as
+        ``--replay-user-messages`` echoed it), as ``/rewind`` restores code."""
+        if not isinstance(message_id, str) or not message_id:
+            raise Refused(
+                "rewind_files: 'user_message_id' must be the uuid of a user message, as "
+                "--replay-user-messages echoes it"
+            )
+        rewind = Rewind(message_id=message_id, restore="code")
+        report = await self.session.conductor.address.ask(rewind)
+        return {"canRewind": True, "filesChanged": list(report.files), "message": report.text}
 
     def initialize(self, sdk: SdkSession) -> dict[str, Any]:
         """The answer to the SDK's ``initialize``: what the session offers. Nothing in it needs

@@ -26,6 +26,7 @@ from actors.errors import (
     SIGNAL_EXIT,
     LegatoError,
     SessionError,
+    UsageError,
 )
 from actors.permission_modes import to_sdk
 from actors.protocol import (
@@ -62,9 +63,10 @@ from frontends.startup import debug
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
-    from actors.protocol import Block, SkillPrompt
+    from actors.protocol import Block, ConductorMsg, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
+    from runtime import Address
 
 # Prompts that are commands to the session rather than to the model.
 # None: the frontend's own report, of what the session's actors say (/context).
@@ -72,6 +74,7 @@ SESSION_COMMANDS: dict[str, Undo | Compact | None] = {
     "/undo": Undo(),
     "/compact": Compact(),
     "/context": None,
+    "/rewind": None,  # with how many prompts back: frontends/rewind_words.py
 }
 # Seconds queued work may take to finish after an interrupt (the session file's last lines).
 STOP_GRACE = 0.5
@@ -248,6 +251,9 @@ class _HeadlessRun:
 
     async def _answer(self, session: Session) -> TurnOutcome:
         """The prompt run by the conductor, or the session command it names."""
+        words = self.prompt.split(maxsplit=1)
+        if words and words[0] == "/rewind":
+            return await self._run_session_command(session, " ".join(words[1:]))
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
         prompt, blocks = await self._attach_references(session)
@@ -271,12 +277,15 @@ class _HeadlessRun:
         return attachment.prompt, attachment.blocks
 
     async def _run_session_command(
-        self, session: Session, command: Undo | Compact | None
+        self, session: Session, command: Undo | Compact | str | None
     ) -> TurnOutcome:
-        """``/undo`` and ``/compact`` run by the session itself (with --continue, on the saved
-        one), ``/context`` reported from it; what they did or said is the result."""
+        """``/undo``, ``/compact`` and ``/rewind N`` (``command``: its words after the name) run
+        by the session itself (with --continue, on the saved one), ``/context`` reported from
+        it; what they did or said is the result."""
         conductor = session.conductor.address
-        if command is None:
+        if isinstance(command, str):
+            said = await _rewind(conductor, command)
+        elif command is None:
             from frontends.context_report import context_text
 
             fill = await conductor.ask(GetContextFill())
@@ -321,6 +330,22 @@ class _HeadlessRun:
             )
             self.renderer.render(outcome)
         return SIGNAL_EXIT[received]
+
+
+async def _rewind(conductor: Address[ConductorMsg], argument: str) -> str:
+    """``/rewind N [code|conversation|both]``: nobody can pick from a list here, so N is
+    needed; a bad N is a UsageError (exit 2)."""
+    from frontends.rewind_words import USAGE, parse_rewind, prompt_back
+
+    ask = parse_rewind(argument)
+    if ask is None:
+        raise UsageError(
+            "/rewind needs how many prompts back when there is no terminal to pick in",
+            remedy=f'Run legato --continue --headless "{USAGE}"',
+        )
+    report = await conductor.ask(ask)
+    back = prompt_back(report) if report.conversation else ""
+    return f"{report.text}\n{back}" if back else report.text
 
 
 async def _still_running(session: Session) -> str | None:

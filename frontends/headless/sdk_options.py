@@ -32,4 +32,5 @@ def sdk_options(args: argparse.Namespace, project: str, resumed: str | None) -> 
         permission_mode=args.permission_mode or "default",
         ask_program=args.permission_prompt_tool == "stdio",
         unsupported=tuple(ignored_options(args)),
+        replay_user_messages=args.replay_user_messages,
     )

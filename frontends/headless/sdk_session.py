@@ -50,6 +50,7 @@ class SdkOptions(msgspec.Struct, frozen=True):
     permission_mode: str = "default"  # the SDK's name, as the init line reports it
     ask_program: bool = False  # --permission-prompt-tool stdio
     unsupported: tuple[str, ...] = ()  # the options given that Legato does not act on
+    replay_user_messages: bool = False  # each user message echoed back, with its uuid
 
 
 class SdkSession(msgspec.Struct, frozen=True):

@@ -70,6 +70,7 @@ class _Prompt:
     text: str
     notes: list[str] = field(default_factory=list)
     blocks: tuple[Block, ...] = ()  # images and documents after the text
+    id: str = ""  # the user message's uuid: what the SDK's rewind_files names
 
 
 def run_stream_json(options: SdkOptions, *, stdin: IO[bytes] | None = None) -> int:
@@ -263,7 +264,21 @@ class _StreamSession:
             if text is None:
                 await self.notice("error", f"user message skipped: {notes[0]}")
                 return
-            await prompts.send(_Prompt(text, notes, blocks))
+            given = message.get("uuid")
+            message_id = given if isinstance(given, str) and 0 < len(given) <= 100 else ""
+            message_id = message_id or str(uuid.uuid4())
+            if self.options.replay_user_messages:
+                await self._send(
+                    {
+                        "type": "user",
+                        "message": message.get("message"),
+                        "parent_tool_use_id": None,
+                        "session_id": self.session_id,
+                        "uuid": message_id,
+                        "isReplay": True,
+                    }
+                )
+            await prompts.send(_Prompt(text, notes, blocks, message_id))
         elif kind == "control_request":
             work.start_soon(requests.handle, message)
         elif kind == "control_response":
@@ -305,7 +320,7 @@ class _StreamSession:
                 if command is not None and command.model is not None:
                     after = self.model or (await session.memory.address.ask(GetContext())).model
                 async with running(command, session, text, model_after=after) as text:
-                    outcome = await self._run_one(session, text, blocks)
+                    outcome = await self._run_one(session, text, blocks, prompt)
             self.last_failed = outcome.is_error
             # The result says whether commands ran confined, as headless results do. Asked
             # again only after calls ran (a command makes the sandbox's one trial) and while
@@ -334,7 +349,11 @@ class _StreamSession:
         )
 
     async def _run_one(
-        self, session: Session, text: str, blocks: tuple[Block, ...] = ()
+        self,
+        session: Session,
+        text: str,
+        blocks: tuple[Block, ...] = (),
+        given: _Prompt | None = None,  # as it came: what it was typed as, its uuid
     ) -> TurnOutcome:
         started = time.monotonic()
         turns, usage = self.renderer.turns, self.renderer.usage
@@ -350,6 +369,8 @@ class _StreamSession:
                         max_turns=self.options.session.max_turns,
                         plan=plan,
                         blocks=blocks,
+                        typed=None if given is None else given.text,
+                        message_id="" if given is None else given.id,
                     )
                 )
         finally:

@@ -8,6 +8,8 @@ renderer.py         the UI actor's renderer: events to the view, questions to th
 status.py           model, modes, tokens and cost
 slash_commands.py   /help, /clear, /quit, /model, /fast, /cost, /undo, /compact, /permissions
 completion.py       /command and fuzzy @path completion
+rewind.py           /rewind and Esc Esc: the prompts to pick, what to restore, the prompt back
+picker.py           a list to pick one row from (Up, Down, Enter, a number; Esc cancels)
 theme.py            dark and light colours
 terminal.py         the tty restored on the way out, whatever happens
 """

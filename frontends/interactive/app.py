@@ -417,6 +417,11 @@ class InteractiveSession:
                 self.view.say(Text(report))
             case "/undo":
                 self.view.say(Text(await conductor.ask(Undo())))
+            case "/rewind":
+                from frontends.interactive.rewind import rewind
+
+                await rewind(command.argument, conductor, self.screen, self.view)
+                self.status.context_tokens = (await conductor.ask(GetContextFill())).tokens
             case "/compact":
                 self.view.say(Text(await conductor.ask(Compact())))
                 self.status.context_tokens = (await conductor.ask(GetContextFill())).tokens
@@ -513,6 +518,7 @@ class InteractiveSession:
                 plan=self.status.mode == "plan",
                 named_by_user=not result.from_project,
                 command=result,
+                typed=text,
             )
 
     async def _commands(self) -> tuple[CommandInfo, ...]:
@@ -536,7 +542,9 @@ class InteractiveSession:
         named_by_user: bool = True,
         command: SkillPrompt | None = None,
         blocks: tuple[Block, ...] = (),  # pasted images, after what @path attaches
+        typed: str | None = None,  # as the person typed it (a skill's command line); None: text
     ) -> None:
+        typed = text if typed is None else typed  # what /rewind lists and gives back
         self.renderer.outcome_shown = anyio.Event()
         with anyio.CancelScope() as scope:
             self.screen.busy = scope
@@ -555,7 +563,7 @@ class InteractiveSession:
                 back = self.status.model
                 async with running(command, self.session, text, model_after=back) as text:
                     outcome = await self.session.conductor.address.ask(
-                        RunPrompt(text=text, plan=plan, blocks=blocks)
+                        RunPrompt(text=text, plan=plan, blocks=blocks, typed=typed)
                     )
             finally:
                 self.screen.busy = None

@@ -38,6 +38,8 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 
+from frontends.interactive.picker import Picker
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -55,6 +57,8 @@ if TYPE_CHECKING:
 FRAME_RATE = 20  # scrollback writes per second at most; redraws in between are cheap
 EXIT_WINDOW = 2.0  # seconds in which a second Ctrl-C at an empty prompt exits
 ESCAPE_WAIT = 0.03  # how long a lone Esc waits to be sure it is not the start of Alt+key
+ESCAPE_TWICE = 0.8  # seconds in which a second Esc at an idle prompt counts as Esc Esc
+REWIND = "/rewind"  # what Esc Esc at an empty prompt sends: the rewind list
 EXIT = object()  # sent on the inputs stream when the user wants to leave
 
 
@@ -92,6 +96,8 @@ class Screen:
         self.background: tuple[str, ...] = ()  # a status line per running background task
         self.leaving = False
         self._question: _Question | None = None
+        self._picker: Picker | None = None  # a list to pick from (``choose``), while open
+        self._escape_at = -math.inf
         self._ctrl_c_at = -math.inf
         self._dirty = anyio.Event()
         self._live_source = ""
@@ -170,6 +176,20 @@ class Screen:
             self.changed()
         return question.answer
 
+    async def choose(self, title: str, rows: tuple[str, ...]) -> int | None:
+        """Wait for the user to pick one of ``rows`` (its index), or cancel (None)."""
+        picker = Picker(title, rows)
+        saved = self.buffer.document
+        self._picker = picker
+        self.changed()
+        try:
+            await picker.done.wait()
+        finally:
+            self._picker = None
+            self.buffer.reset(document=saved)
+            self.changed()
+        return picker.picked
+
     def request_exit(self) -> None:
         """Leave now: the running turn is stopped and prompts typed ahead are dropped."""
         self.leaving = True
@@ -234,6 +254,9 @@ class Screen:
         if self.background:
             lines = "\n".join(f"\x1b[2m{line}\x1b[0m" for line in self.background)
             text = f"{text}\n{lines}" if text else lines
+        if self._picker is not None:
+            listed = self._picker.text(self.app.output.get_size().columns)
+            text = f"{text}\n{listed}" if text else listed
         if self._question is not None and self._question.summary:
             note = f"\x1b[1;33m? {self._question.summary}\x1b[0m"
             text = f"{text}\n{note}" if text else note
@@ -314,6 +337,8 @@ class Screen:
                 self.busy.cancel()
             elif self.buffer.complete_state is not None:
                 self.buffer.cancel_completion()
+            elif self._question is None:
+                self._escape_twice()
 
         @keys.add("c-c")
         @keys.add(Keys.SIGINT)
@@ -327,7 +352,62 @@ class Screen:
             else:
                 self.buffer.delete()
 
+        self._picker_keys(keys)
         return keys
+
+    def _picker_keys(self, keys: KeyBindings) -> None:
+        """While a list is open these keys are its own (added last, they win over the rest)."""
+        picking = Condition(lambda: self._picker is not None)
+
+        def picker() -> Picker:
+            assert self._picker is not None  # the filter says so
+            return self._picker
+
+        @keys.add("up", filter=picking)
+        @keys.add("c-p", filter=picking)
+        def _(event: KeyPressEvent) -> None:
+            picker().move(-1)
+            self.changed()
+
+        @keys.add("down", filter=picking)
+        @keys.add("c-n", filter=picking)
+        def _(event: KeyPressEvent) -> None:
+            picker().move(1)
+            self.changed()
+
+        @keys.add("enter", filter=picking)
+        def _(event: KeyPressEvent) -> None:
+            picker().pick(picker().index)
+
+        @keys.add("escape", filter=picking)
+        @keys.add("c-c", filter=picking)
+        def _(event: KeyPressEvent) -> None:
+            picker().pick(None)
+
+        for digit in "123456789":
+
+            @keys.add(digit, filter=picking)
+            def _(event: KeyPressEvent) -> None:
+                picker().pick(int(event.data) - 1)
+
+        @keys.add(Keys.Any, filter=picking)
+        def _(event: KeyPressEvent) -> None:
+            pass  # typing does not reach the input while the list is open
+
+    def _escape_twice(self) -> None:
+        """Esc Esc at an idle prompt: the rewind list when the input is empty; else the input
+        is cleared, kept in the history (Up brings it back), as the reference does."""
+        now = time.monotonic()
+        if now - self._escape_at > ESCAPE_TWICE:
+            self._escape_at = now
+            return
+        self._escape_at = -math.inf
+        if self.buffer.text.strip():
+            self.buffer.append_to_history()
+            self.buffer.reset()
+            return
+        with contextlib.suppress(anyio.ClosedResourceError):
+            self.inputs_send.send_nowait(REWIND)
 
     def _submit(self) -> None:
         text = self.buffer.text

@@ -24,7 +24,9 @@ COMMANDS: dict[str, str] = {
     "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
     "/context": "Show what fills the context: the instruction files loaded, in order, and "
     "the system prompt and memory, in tokens",
-    "/undo": "Put back the files the latest prompt changed (not what shell commands did)",
+    "/undo": "Put back the files the latest prompt changed, its shell commands' changes too",
+    "/rewind": "Go back to just before a prompt: code, conversation or both (Esc Esc too); "
+    "/rewind N [code|conversation] goes N prompts back; /undo undoes a rewind",
     "/compact": "Summarise older turns now to free context (the task ledger is kept)",
     "/permissions": "Show the mode, the rules and your always/never replies; /permissions "
     "forget <number> drops a reply; /permissions explain <path or command> says what they decide",
@@ -41,7 +43,8 @@ KEYS_HELP = (
     "Shift+Tab cycles Normal → Auto-Accept → Plan · @path adds a file to the prompt\n"
     "Esc or Ctrl+C stops the current answer, with its agents and commands (not background\n"
     "commands or agents: /tasks stop does)\n"
-    "Ctrl+C twice or Ctrl+D at an empty prompt exits"
+    "Ctrl+C twice or Ctrl+D at an empty prompt exits\n"
+    "Esc Esc at an empty prompt opens /rewind; with text typed, it clears it (Up brings it back)"
 )
 
 

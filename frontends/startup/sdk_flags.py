@@ -49,7 +49,6 @@ IGNORED: dict[str, bool] = {
     "--disable-slash-commands": False,
     "--ide": False,
     "--no-session-persistence": False,
-    "--replay-user-messages": False,
     "--name": True,
 }
 
@@ -158,6 +157,12 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         "--include-hook-events",
         action="store_true",
         help="stream-json: also hook_started and hook_response lines",
+    )
+    group.add_argument(
+        "--replay-user-messages",
+        action="store_true",
+        help="stream-json input: echo each user message back with its uuid (what the SDK's "
+        "rewind_files names)",
     )
     for flag, takes_value in IGNORED.items():
         action = "append" if takes_value else "store_true"

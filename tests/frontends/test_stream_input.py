@@ -57,7 +57,7 @@ def test_bad_lines_are_answered_and_skipped_and_the_prompt_still_runs(project: P
         "[1, 2]",
         json.dumps({"type": "telepathy"}),
         user([{"type": "image", "source": {}}]),
-        control("r1", subtype="rewind_files", user_message_id="x"),
+        control("r1", subtype="teleport", user_message_id="x"),
         json.dumps({"type": "control_request", "request": {"subtype": "interrupt"}}),
         control("r2", subtype="initialize", hooks=None),
         json.dumps({"type": "control_response", "response": {"request_id": "nobody"}}),
@@ -79,7 +79,7 @@ def test_bad_lines_are_answered_and_skipped_and_the_prompt_still_runs(project: P
         for line in out
         if line["type"] == "control_response" and line["response"]["subtype"] == "error"
     }
-    assert "does not support the control request 'rewind_files'" in errors["r1"]
+    assert "does not support the control request 'teleport'" in errors["r1"]
     assert "request_id" in errors["None"]
     assert "initialize must be the first message" in errors["r2"]
     assert out[-1]["type"] == "result" and out[-1]["result"] == "Hello back."

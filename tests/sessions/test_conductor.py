@@ -16,15 +16,18 @@ from tests.compaction.test_long_session import Quiet
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from actors.protocol import PermissionMode
     from frontends.demo.scripted_api import Step
     from frontends.session import Session
 
 
-def open_session(root: Path, home: Path, url: str, resume: str | None = None) -> Session:
+def open_session(
+    root: Path, home: Path, url: str, resume: str | None = None, mode: PermissionMode = "auto"
+) -> Session:
     env = {"ASSISTANT_BASE_URL": url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
     options = SessionOptions(
         project_root=str(root), headless=True, env=env, home=str(home),
-        permission_mode="auto", session_id=resume, resume=resume is not None,
+        permission_mode=mode, session_id=resume, resume=resume is not None,
     )  # fmt: skip
     return assemble(options, renderer=Quiet())
 

@@ -98,11 +98,12 @@ async def test_a_turn_that_changes_no_file_never_waits_for_the_session_file(
     outcome = await run_prompt(root, home, steps, store)
     assert outcome.subtype == "success" and outcome.num_turns == 2
     assert store.waited_for == []
-    # Written afterwards, all of it: the goal and the prompt first, then the answer, the
+    # Written afterwards, all of it: where the prompt began (for /rewind), the goal and the
+    # prompt first, then the answer, the
     # command's note (the two race), the results and the last answer, each answer's tokens.
     kinds = [type(event).__name__ for event in store.written]
-    assert kinds[:2] == ["LedgerChanged", "MessageAdded"]
-    assert sorted(kinds[2:]) == [
+    assert kinds[:3] == ["PromptMarked", "LedgerChanged", "MessageAdded"]
+    assert sorted(kinds[3:]) == [
         "CheckpointTaken",
         *["MessageAdded"] * 3,
         *["UsageCounted"] * 2,
