@@ -307,8 +307,31 @@ class WriteRule(Ask[RuleWritten], frozen=True, tag=True):
     scope: RuleScope = "local"
 
 
+# Where ``#text`` goes: the project's guide (LEGATO.md), the personal one beside it
+# (CLAUDE.local.md), the user's memory of this project (MEMORY.md), or the user's guide for
+# every project (~/.legato/LEGATO.md).
+MemoryTarget = Literal["project", "local", "memory", "user"]
+
+
+class MemoryAdded(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``AddMemory`` did: the file it wrote, and whether it made it."""
+
+    path: str
+    created: bool = False
+
+
+class AddMemory(Ask[MemoryAdded], frozen=True, tag=True):
+    """Append ``text`` as a bullet to one of the instruction or memory files the session loads
+    (``#text`` in the terminal), written whole or not at all; a file that is a link out of its
+    folder, not a regular file, or not writable is refused (a ``LegatoError`` naming it)."""
+
+    target: MemoryTarget
+    text: str
+
+
 MemoryStoreMsg = (
     GetContext
+    | AddMemory
     | ExplainContext
     | ApproveProjectMcpServers
     | RevokeProjectMcpServers
@@ -653,6 +676,10 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # what only a person may allow, or a place outside the project, is denied; "target": the
     # answer was for this very one, so its question was answered.
     preapproved: Literal["input", "target"] | None = None
+    # The person typed the command themselves (``!cmd`` in the terminal): what the rules would
+    # put to them as a question is their own request, so it runs unasked. Blocks, deny rules,
+    # plan mode and what only a person may allow each time still hold.
+    typed_by_person: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -901,6 +928,16 @@ class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     agent: AgentScope | None = None  # a subagent's calls; None: the main conversation's
 
 
+class RunPersonCommand(Streamed[ToolEvent], frozen=True, tag=True):
+    """Run a shell command the person typed (``!cmd``) as a Bash call is run: the same rules,
+    sandbox, output cap and process group, with no hooks. Every event of the call comes on
+    this stream (``ToolStarted``, ``ToolOutput``, one ``ToolFinished``): the person who typed it
+    is the one watching. Leaving the stream stops the command and all it started."""
+
+    id: str  # the call's id, unique in the session (``person_<n>``)
+    command: str
+
+
 class ToolSet(msgspec.Struct, frozen=True, kw_only=True):
     definitions: list[Block]  # what the model is sent: ``name``, ``description``, ``input_schema``
     # Tools that change nothing (Read, Glob, Grep): their calls need no checkpoint.
@@ -1074,6 +1111,7 @@ class TakeSandboxWarning(Ask[str | None], frozen=True, tag=True):
 
 ToolExecutorMsg = (
     RunTools
+    | RunPersonCommand
     | ListTools
     | ListFiles
     | InterruptTools
@@ -1239,6 +1277,14 @@ class GetConversation(Ask[list[Message]], frozen=True, tag=True):
     included, so it also tells a frontend that an interrupted prompt has let go."""
 
 
+class AddNote(Ask[None], frozen=True, tag=True):
+    """Put ``text`` into the conversation for the model's next turn, as the person's (a ``!cmd``
+    and its output, a line saved with ``#``), and save it with the session. Answered once any
+    prompt before it is over."""
+
+    text: str
+
+
 class Undo(Ask[str], frozen=True, tag=True):
     """Put back the files the latest prompt changed (``/undo``); replies with what was done,
     in words for the user (shell commands' changes are not covered, and it says so)."""
@@ -1319,6 +1365,7 @@ class StopBackgroundAgent(Ask[str], frozen=True, tag=True):
 
 ConductorMsg = (
     RunPrompt
+    | AddNote
     | SetModel
     | SetFast
     | ClearConversation

@@ -40,6 +40,7 @@ from actors.errors import LegatoError, SessionError
 from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
+    AddNote,
     ClearConversation,
     Compact,
     ConductorMsg,
@@ -381,6 +382,12 @@ class Conductor(Actor[ConductorMsg]):
                 self._context_tokens = 0
                 self._prompt_hooks.source = "clear"
                 await self._keeper.clear()
+                await reply.answer(msg, None)
+            case AddNote(text=text):
+                # A user message now goes out with the next prompt (the two are merged), and
+                # a session that ends here resumes with it.
+                self.conversation.add_user_text(text)
+                await self._keeper.save(self.conversation.messages)
                 await reply.answer(msg, None)
             case Undo():
                 await reply.answer(msg, await self._undo())
