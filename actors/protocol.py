@@ -71,6 +71,9 @@ class Message(msgspec.Struct, frozen=True):
 # parentheses: a view of a saved conversation (a resumed session's) tells them from prompts.
 COMPACTED_HEADER = "Earlier turns of this conversation were compacted. Summary of them:"
 LEDGER_START = "<task-ledger>"
+# How the note of a shell command the person ran themselves (``!cmd``) begins: the command
+# follows in ``<bash-input>``, its output and how it ended in ``<bash-output>``.
+PERSON_COMMAND_NOTE = "The user ran a shell command themselves"
 
 
 class Usage(msgspec.Struct, frozen=True):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from actors import door
 from actors.errors import LegatoError, ToolFailure, UsageError
 from actors.places import legato_folders, within
-from actors.protocol import COMPACTED_HEADER, LEDGER_START
+from actors.protocol import COMPACTED_HEADER, LEDGER_START, PERSON_COMMAND_NOTE
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
@@ -36,8 +36,6 @@ _TARGET_KEYS = (
     "command", "file_path", "notebook_path", "path", "pattern", "url", "query", "task_id",
     "description", "prompt",
 )  # fmt: skip
-# How the note of a person's ``!cmd`` is written into the conversation (``bang.py``).
-COMMAND_NOTE = "The user ran a shell command themselves"
 
 
 def conversation_markdown(messages: list[Message], *, title: str) -> str:
@@ -72,8 +70,15 @@ def _user(content: list[Block]) -> list[str]:
     return ["## You", "", *parts] if parts else []
 
 
+def person_command(text: str) -> str | None:
+    """The command of a ``!cmd`` note (``PERSON_COMMAND_NOTE``); None for any other text."""
+    if not text.startswith(PERSON_COMMAND_NOTE):
+        return None
+    return _between(text, "<bash-input>", "</bash-input>")
+
+
 def _user_text(text: str) -> list[str]:
-    if text.startswith(COMMAND_NOTE):
+    if text.startswith(PERSON_COMMAND_NOTE):
         return [*_command_note(text), ""]
     if text.startswith((COMPACTED_HEADER, LEDGER_START, "(Note:")):
         return [f"> {line}" if line else ">" for line in _safe(text).splitlines()] + [""]

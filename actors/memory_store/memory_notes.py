@@ -17,6 +17,7 @@ names; nothing is ever written outside it. A file the person made read-only stay
 from __future__ import annotations
 
 import os
+import stat
 
 from actors.atomic import write_in_directory
 from actors.errors import LegatoError, UsageError
@@ -77,7 +78,9 @@ def append(target: MemoryTarget, root: str, home: str, text: str) -> MemoryAdded
             f"{path} was not written: it {refused.why}", remedy=refused.remedy
         ) from None
     real = os.path.realpath(path)
-    secret = secret_place((real,), home) if target == "user" else None
+    # As the loading judges the user's guide: a link may lead anywhere in the home folder
+    # but where credentials live.
+    secret = secret_place((real,), home) if target == "user" and real != path else None
     if secret is not None:
         raise LegatoError(
             f"{path} was not written: it leads to {real}, in {secret}, where credentials live",
@@ -110,7 +113,8 @@ def _make_folder(folder: str, home: str) -> None:
 
 def _write(path: str, real: str, places: tuple[str, ...], data: bytes, *, existed: bool) -> None:
     folder_path, name = os.path.split(real)
-    if existed and not os.access(real, os.W_OK):
+    # The owner's write bit too: root may write any file, but one made read-only stays so.
+    if existed and not (os.access(real, os.W_OK) and os.stat(real).st_mode & stat.S_IWUSR):
         raise LegatoError(
             f"{path} was not written: it is read-only",
             remedy=f"Make it writable (chmod u+w {path}) if you mean it to change",

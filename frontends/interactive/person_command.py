@@ -20,6 +20,7 @@ from rich.text import Text
 
 from actors.errors import LegatoError
 from actors.protocol import (
+    PERSON_COMMAND_NOTE,
     AddMemory,
     AddNote,
     MemoryTarget,
@@ -29,7 +30,6 @@ from actors.protocol import (
     ToolStarted,
 )
 from actors.visible import escape_controls, project_relative
-from frontends.export import COMMAND_NOTE
 
 if TYPE_CHECKING:
     from frontends.interactive.app import InteractiveSession
@@ -56,7 +56,7 @@ def memory_of(text: str) -> str | None:
 def note_text(command: str, output: str) -> str:
     """What the conversation keeps of a person's command: for the model, and for /export."""
     return (
-        f"{COMMAND_NOTE} (with '!'), for context; it is not a request:\n"
+        f"{PERSON_COMMAND_NOTE} (with '!'), for context; it is not a request:\n"
         f"<bash-input>{command}</bash-input>\n<bash-output>\n{output}\n</bash-output>"
     )
 

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from actors.protocol import COMPACTED_HEADER, LEDGER_START
 from actors.visible import escape_controls
+from frontends.export import person_command
 
 if TYPE_CHECKING:
     from actors.protocol import Block, Message, SavedSession
@@ -95,6 +96,8 @@ def _typed(message: Message) -> str | None:
     results, notes the session added)."""
     for text in _texts(message):
         text = text.strip()
+        if (command := person_command(text)) is not None:
+            return f"! {command}"  # the person's own ``!cmd``, as they typed it
         # The session's own text beside a prompt: a compaction's summary and ledger, and
         # notes in parentheses (/undo's, hooks' context, background news).
         ours = text.startswith((COMPACTED_HEADER, LEDGER_START)) or (
