@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 # (frontends/headless/run.py sends each as the conductor's message of that name; named here too,
 # since a skill is told from them before the headless run is loaded: a test keeps the two in step).
 SESSION_COMMANDS = ("/undo", "/compact", "/context")
+# Those that take an argument (``/export <file>``): told by their first word.
+ARGUMENT_COMMANDS = ("/export",)
 
 
 def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
@@ -94,7 +96,9 @@ def start(
         return report(UsageError("--headless needs a prompt", remedy='legato -p "<prompt>"'))
     prompt: str = args.headless
     # /undo, /compact and /context are the session's own commands, run by frontends/headless.
-    session_command = prompt.strip() in SESSION_COMMANDS
+    session_command = (
+        prompt.strip() in SESSION_COMMANDS or prompt.strip().partition(" ")[0] in ARGUMENT_COMMANDS
+    )
     if prepare is not None and not session_command and prompt.lstrip().startswith("/"):
         # A skill or pattern; its @path references, like any prompt's, are attached by the
         # session's tool executor (frontends/headless).

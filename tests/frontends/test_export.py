@@ -12,11 +12,14 @@ import pytest
 
 from actors.errors import UsageError
 from actors.protocol import Message
+from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.export import conversation_markdown, export_target, write_export
 from frontends.interactive.person_command import note_text
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from tests.frontends.conftest import Project
 
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
 PDF = {
@@ -119,3 +122,19 @@ def test_own_folders_git_folders_and_fifos_are_refused(places: tuple[Path, Path]
     refused("dir", root, home, "is a folder")
     os.mkfifo(root / "pipe.md")
     refused("pipe.md", root, home, "not a regular file")
+
+
+def test_headless_exports_the_latest_session_and_replaces_nothing(project: Project) -> None:
+    with ScriptedServer([text("Hello \x1b[31mthere\x1b[0m.")]) as server:
+        first = project.legato(server.url, "--headless", "say hello")
+        assert first.returncode == 0, first.stderr
+        done = project.legato(server.url, "-c", "-p", "/export chat.md")
+        assert done.returncode == 0, done.stderr
+        assert len(server.requests) == 1  # the export asked the model nothing
+    assert "Exported the conversation to" in done.stdout
+    exported = (project.root / "chat.md").read_text()
+    assert "## You\n\nsay hello\n\n## Legato\n\nHello \\x1b[31mthere\\x1b[0m.\n" in exported
+    again = project.legato("http://127.0.0.1:9", "-c", "-p", "/export chat.md")
+    assert again.returncode == 2
+    assert "chat.md exists, and a headless run replaces no file" in again.stderr
+    assert (project.root / "chat.md").read_text() == exported
