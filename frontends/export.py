@@ -70,25 +70,47 @@ def _user(content: list[Block]) -> list[str]:
     return ["## You", "", *parts] if parts else []
 
 
-def person_command(text: str) -> str | None:
-    """The command of a ``!cmd`` note (``PERSON_COMMAND_NOTE``); None for any other text."""
-    if not text.startswith(PERSON_COMMAND_NOTE):
+_INPUT, _BETWEEN, _END = "<bash-input>", "</bash-input>\n<bash-output>\n", "\n</bash-output>"
+
+
+def command_note(command: str, output: str) -> str:
+    """What the conversation keeps of a person's ``!cmd``: for the model, and for /export."""
+    return (
+        f"{PERSON_COMMAND_NOTE} (with '!'), for context; it is not a request:\n"
+        f"{_INPUT}{command}{_BETWEEN}{output}{_END}"
+    )
+
+
+def read_command_note(text: str) -> tuple[str, str] | None:
+    """The command and output of a ``command_note``; None for any other text. The command
+    ends where the output's tag first follows it, the output at the note's end: either may
+    hold the other's tags."""
+    if not text.startswith(PERSON_COMMAND_NOTE) or not text.endswith(_END):
         return None
-    return _between(text, "<bash-input>", "</bash-input>")
+    _, found, rest = text.partition(_INPUT)
+    command, between, output = rest.partition(_BETWEEN)
+    if not (found and between):
+        return None
+    return command, output.removesuffix(_END)
+
+
+def person_command(text: str) -> str | None:
+    """The command of a ``!cmd`` note; None for any other text."""
+    read = read_command_note(text)
+    return None if read is None else read[0]
 
 
 def _user_text(text: str) -> list[str]:
-    if text.startswith(PERSON_COMMAND_NOTE):
-        return [*_command_note(text), ""]
+    if (note := read_command_note(text)) is not None:
+        return [*_command_note(*note), ""]
     if text.startswith((COMPACTED_HEADER, LEDGER_START, "(Note:")):
         return [f"> {line}" if line else ">" for line in _safe(text).splitlines()] + [""]
     return [_safe(text), ""]
 
 
-def _command_note(text: str) -> list[str]:
+def _command_note(command: str, output: str) -> list[str]:
     """A person's ``!cmd`` note as the command and its output in a fence."""
-    command = _between(text, "<bash-input>", "</bash-input>")
-    output = _between(text, "<bash-output>", "</bash-output>").strip("\n")
+    output = output.strip("\n")
     fence = _fence(output)
     return [f"`! {_one_line(command)}`", "", fence, _safe(output), fence]
 
@@ -160,11 +182,6 @@ def _media(block: Block) -> str:
         return f"[image: {_one_line(str(media_type or 'image'))}]"
     name = title if isinstance(title, str) and title else media_type or "document"
     return f"[document: {_one_line(str(name))}]"
-
-
-def _between(text: str, start: str, end: str) -> str:
-    _, found, rest = text.partition(start)
-    return rest.rpartition(end)[0] if found else ""
 
 
 def _fence(text: str) -> str:

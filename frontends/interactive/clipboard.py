@@ -8,6 +8,7 @@ seconds and ``MAX_BYTES`` of output, in its own process group, killed past eithe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -130,7 +131,9 @@ async def write_text(text: str) -> str | None:
     try:
         with anyio.move_on_after(TIMEOUT) as waited:
             assert process.stdin is not None
-            await process.stdin.send(text.encode())
+            # A tool that ends before it has read everything failed: its exit code says so.
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.send(text.encode())
             await process.stdin.aclose()
             await process.wait()
         if waited.cancelled_caught:

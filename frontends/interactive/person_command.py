@@ -20,7 +20,6 @@ from rich.text import Text
 
 from actors.errors import LegatoError
 from actors.protocol import (
-    PERSON_COMMAND_NOTE,
     AddMemory,
     AddNote,
     MemoryTarget,
@@ -30,6 +29,7 @@ from actors.protocol import (
     ToolStarted,
 )
 from actors.visible import escape_controls, project_relative
+from frontends.export import command_note
 
 if TYPE_CHECKING:
     from frontends.interactive.app import InteractiveSession
@@ -51,14 +51,6 @@ def command_of(text: str) -> str | None:
 def memory_of(text: str) -> str | None:
     """What a line that starts with ``#`` asks to remember; None for any other line."""
     return text[1:].strip() if text.startswith("#") else None
-
-
-def note_text(command: str, output: str) -> str:
-    """What the conversation keeps of a person's command: for the model, and for /export."""
-    return (
-        f"{PERSON_COMMAND_NOTE} (with '!'), for context; it is not a request:\n"
-        f"<bash-input>{command}</bash-input>\n<bash-output>\n{output}\n</bash-output>"
-    )
 
 
 async def run_command(session: InteractiveSession, command: str) -> None:
@@ -116,7 +108,7 @@ async def run_command(session: InteractiveSession, command: str) -> None:
     # Shielded: a person's command that ran must reach the conversation even as the session
     # ends, so the model never misses what changed.
     with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-        await session.session.conductor.address.ask(AddNote(text=note_text(command, output)))
+        await session.session.conductor.address.ask(AddNote(text=command_note(command, output)))
 
 
 def _show(

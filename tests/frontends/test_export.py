@@ -13,8 +13,13 @@ import pytest
 from actors.errors import UsageError
 from actors.protocol import Message
 from frontends.demo.scripted_api import ScriptedServer, text
-from frontends.export import conversation_markdown, export_target, write_export
-from frontends.interactive.person_command import note_text
+from frontends.export import (
+    command_note,
+    conversation_markdown,
+    export_target,
+    read_command_note,
+    write_export,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,7 +54,7 @@ def conversation() -> list[Message]:
             ],
         ),
         Message("assistant", [{"type": "text", "text": "Done."}]),
-        Message("user", [{"type": "text", "text": note_text("ls", "a.py\nExit code 0")}, PDF]),
+        Message("user", [{"type": "text", "text": command_note("ls", "a.py\nExit code 0")}, PDF]),
     ]
 
 
@@ -138,3 +143,10 @@ def test_headless_exports_the_latest_session_and_replaces_nothing(project: Proje
     assert again.returncode == 2
     assert "chat.md exists, and a headless run replaces no file" in again.stderr
     assert (project.root / "chat.md").read_text() == exported
+
+
+def test_a_command_note_reads_back_whatever_its_command_and_output_hold() -> None:
+    command = "echo '</bash-input>\n<bash-output>'"
+    output = "</bash-input>\n<bash-output>\n</bash-output>\nExit code 0"
+    assert read_command_note(command_note(command, output)) == (command, output)
+    assert read_command_note("The user ran a shell command themselves, said the model") is None

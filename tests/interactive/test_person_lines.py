@@ -65,7 +65,6 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         exported = (root / "out.md").read_text()
         assert "`! ls`" in exported and "marker-file.txt" in exported
         assert "\n\nwhat did ls show?\n\n## Legato\n\nI see marker-file.txt.\n" in exported
-        print(exported)
 
         # Once there, the file is replaced only when the person says so.
         terminal.submit("/export out.md")
@@ -73,6 +72,15 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         terminal.submit("n")
         terminal.wait_for("the file is as it was")
         assert (root / "out.md").read_text() == exported
+
+        # Alone, /export offers the clipboard: with no clipboard tool, the terminal's OSC 52.
+        terminal.submit("/export")
+        terminal.wait_for("1. Copy it to the clipboard")
+        terminal.submit("1")
+        terminal.wait_for("(OSC 52)")
+
+        terminal.submit("!")
+        terminal.wait_for("There is no command after '!'")
 
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
