@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from actors.errors import MediaUnreadable
 from frontends.interactive import clipboard
 
 if TYPE_CHECKING:
@@ -104,5 +105,5 @@ async def test_without_a_display_or_a_tool_the_terminal_is_asked(
 async def test_a_failing_tool_is_said(tools: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DISPLAY", ":0")
     fake_xclip(tools, "exit 3")  # without reading what it was given
-    with pytest.raises(clipboard.MediaUnreadable, match="xclip failed"):
+    with pytest.raises(MediaUnreadable, match="xclip failed"):
         await clipboard.write_text("hi")
