@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import anyio
+from rich.padding import Padding
 from rich.text import Text
 
 from actors.errors import LegatoError
@@ -121,7 +122,8 @@ def _show(
     view.say(head)
     body = escape_controls(project_relative(output, session.root)).rstrip("\n")
     if body and body != "(no output)":
-        view.say(Text("\n".join(f"    {line}" for line in body.split("\n")), style="legato.muted"))
+        # Wrapped under the command's line, not cut: the end of a refusal holds its remedy.
+        view.say(Padding(Text(body, style="legato.muted"), (0, 0, 0, 4)))
 
 
 async def remember(session: InteractiveSession, text: str) -> None:

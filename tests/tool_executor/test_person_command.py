@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from actors.protocol import RunPersonCommand, ToolEvent, ToolFinished, ToolOutput, ToolStarted
+from actors.tool_executor.sandbox.refusals import PERSON_REMEDY
 from tests.tool_executor.harness import Person, is_running, running_in, with_policy
 from tests.tool_executor.sandbox_setup import needs_bwrap
 
@@ -73,6 +74,8 @@ async def test_the_sandbox_refusal_is_explained(tmp_path: Path) -> None:
     done = events[-1]
     assert isinstance(done, ToolFinished) and done.result.is_error
     assert f"The sandbox refused '{outside}'" in done.result.content
+    # The remedy is one the person can act on, not the model's flag.
+    assert done.result.content.endswith(PERSON_REMEDY)
 
 
 async def test_leaving_the_stream_stops_the_command_and_all_it_started(tmp_path: Path) -> None:
