@@ -317,10 +317,12 @@ MemoryTarget = Literal["project", "local", "memory", "user"]
 
 
 class MemoryAdded(msgspec.Struct, frozen=True, kw_only=True):
-    """What ``AddMemory`` did: the file it wrote, and whether it made it."""
+    """What ``AddMemory`` did: the file it wrote, whether it made it, and the repository's
+    ``info/exclude`` that now lists it (a personal guide made in a git work tree)."""
 
     path: str
     created: bool = False
+    excluded: str | None = None
 
 
 class AddMemory(Ask[MemoryAdded], frozen=True, tag=True):

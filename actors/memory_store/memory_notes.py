@@ -97,7 +97,13 @@ def append(target: MemoryTarget, root: str, home: str, text: str) -> MemoryAdded
             remedy="Shorten the file, or save this to another one",
         )
     _write(path, real, places, data, existed=found is not None)
-    return MemoryAdded(path=path, created=found is None)
+    excluded = None
+    if target == "local" and found is None:
+        # Personal, as its name says: kept out of the repository's commits from the start.
+        from actors.memory_store.rule_file import exclude_local_file
+
+        excluded = exclude_local_file(root, os.path.basename(path))
+    return MemoryAdded(path=path, created=found is None, excluded=excluded)
 
 
 def _make_folder(folder: str, home: str) -> None:

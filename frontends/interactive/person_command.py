@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 # Where ``#`` saves, in the order offered: the digit typed picks one.
 MEMORY_CHOICES: tuple[tuple[MemoryTarget, str], ...] = (
     ("project", "Project guide: LEGATO.md, shared with the repository"),
-    ("local", "Your guide for this project: CLAUDE.local.md, for you alone (git-ignore it)"),
+    ("local", "Your guide for this project: CLAUDE.local.md, for you alone (git ignores it)"),
     ("memory", "Your memory of this project: ~/.legato/projects/<hash>/memory/MEMORY.md"),
     ("user", "Your guide for every project: ~/.legato/LEGATO.md"),
 )
@@ -150,6 +150,8 @@ async def remember(session: InteractiveSession, text: str) -> None:
         view.note("error", error.describe())
         return
     made = " (a new file)" if added.created else ""
+    if added.excluded is not None:
+        made = f" (a new file, which git now ignores: listed in {added.excluded})"
     view.say(
         Text(
             f"Saved to {added.path}{made}. The model is told now; from the next session it is "

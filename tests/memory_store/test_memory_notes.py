@@ -137,3 +137,18 @@ def test_each_target_names_a_file_the_session_loads(places: tuple[Path, Path]) -
     assert target_path("project", str(root), str(home)) in loaded
     assert target_path("local", str(root), str(home)) in loaded
     assert target_path("user", str(root), str(home)) in user_files(str(home))
+
+
+def test_a_new_personal_guide_is_kept_out_of_git(places: tuple[Path, Path]) -> None:
+    import subprocess
+
+    root, home = places
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    added = append("local", str(root), str(home), "mine alone")
+    assert added.excluded == str(root / ".git" / "info" / "exclude")
+    assert "/CLAUDE.local.md\n" in (root / ".git" / "info" / "exclude").read_text()
+    status = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True
+    )
+    assert status.stdout == ""
+    assert append("local", str(root), str(home), "again").excluded is None
