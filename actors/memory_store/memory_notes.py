@@ -26,7 +26,6 @@ from actors.own_files import GUIDE_CAP, Refused, read_own
 from actors.places import MEMORY_FILE, memory_dir, within
 from actors.protocol import MemoryAdded, MemoryTarget
 
-TARGETS: tuple[MemoryTarget, ...] = ("project", "local", "memory", "user")
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
