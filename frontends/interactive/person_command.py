@@ -23,18 +23,26 @@ from actors.errors import LegatoError
 from actors.protocol import (
     AddMemory,
     AddNote,
+    InterruptTools,
     MemoryTarget,
     RunPersonCommand,
     ToolFinished,
-    ToolOutput,
-    ToolStarted,
 )
 from actors.visible import escape_controls, project_relative
 from frontends.export import command_note
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from actors.protocol import ToolEvent
     from frontends.interactive.app import InteractiveSession
 
+# A command's output on screen: whole up to SHOWN_LINES, else its first and last lines.
+SHOWN_LINES = 200
+HEAD_LINES = 50
+TAIL_LINES = 100
+# Seconds the executor gets to stop a command on Esc and report what it printed.
+STOP_WAIT = 5.0
 # Where ``#`` saves, in the order offered: the digit typed picks one.
 MEMORY_CHOICES: tuple[tuple[MemoryTarget, str], ...] = (
     ("project", "Project guide: LEGATO.md, shared with the repository"),
@@ -66,35 +74,32 @@ async def run_command(session: InteractiveSession, command: str) -> None:
         return
     session.person_commands += 1
     call_id = f"person_{session.person_commands}"
-    request = RunPersonCommand(id=call_id, command=command)
+    tools = session.session.tools.address
     finished: ToolFinished | None = None
-    printed: list[str] = []
     started = anyio.current_time()
-    with anyio.CancelScope() as scope:
-        session.screen.busy = scope
-        session.screen.changed()
-        try:
-            async with session.session.tools.address.stream(request) as events:
-                async for event in events:
-                    if isinstance(event, ToolFinished):
-                        finished = event
-                    elif isinstance(event, ToolStarted | ToolOutput):
-                        if isinstance(event, ToolOutput):
-                            printed.append(event.text)
-                        view.apply(event)
-                    session.screen.changed()
-        finally:
-            session.screen.busy = None
+    async with tools.stream(RunPersonCommand(id=call_id, command=command)) as events:
+        with anyio.CancelScope() as scope:
+            session.screen.busy = scope
+            session.screen.changed()
+            try:
+                finished = await _follow(session, events)
+            finally:
+                session.screen.busy = None
+        if scope.cancelled_caught:
+            # Esc: the executor stops the command with all it started and reports what it
+            # had printed (its capped capture, not the display's lines), as for the model's.
+            await tools.tell(InterruptTools(ids=(call_id,)))
+            with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_WAIT):
+                finished = await _follow(session, events)
     view.running.pop(call_id, None)  # its line is printed whole below, not as the model's
-    took = anyio.current_time() - started
-    if finished is None or scope.cancelled_caught:
-        so_far = "".join(printed).rstrip("\n")
-        output = f"{so_far}\n" if so_far.strip() else ""
-        output += (
-            f"Stopped by the user after {took:.1f} s; the command and every process it "
-            "started were stopped."
-        )
+    if finished is None:  # the executor did not report in time: the stream's end stops it
+        took = anyio.current_time() - started
+        output = f"Stopped by the user after {took:.1f} s; what it printed is not known."
         _show(session, "⏹", "legato.warn", command, f"stopped after {took:.1f} s", output)
+    elif scope.cancelled_caught:
+        output = finished.result.content
+        note = f"stopped after {finished.elapsed:.1f} s"
+        _show(session, "⏹", "legato.warn", command, note, output)
     else:
         result = finished.result
         output = result.content
@@ -112,6 +117,19 @@ async def run_command(session: InteractiveSession, command: str) -> None:
         await session.session.conductor.address.ask(AddNote(text=command_note(command, output)))
 
 
+async def _follow(
+    session: InteractiveSession, events: AsyncIterator[ToolEvent]
+) -> ToolFinished | None:
+    """The command's progress onto the screen as it comes; its ``ToolFinished``, or None if
+    the stream ended without one."""
+    async for event in events:
+        if isinstance(event, ToolFinished):
+            return event
+        session.view.apply(event)
+        session.screen.changed()
+    return None
+
+
 def _show(
     session: InteractiveSession, mark: str, style: str, command: str, note: str, output: str
 ) -> None:
@@ -121,6 +139,13 @@ def _show(
     head = Text.assemble((f"{mark} ", style), ("! ", "bold"), shown, "  ", (note, "legato.muted"))
     view.say(head)
     body = escape_controls(project_relative(output, session.root)).rstrip("\n")
+    lines = body.split("\n")
+    if len(lines) > SHOWN_LINES:
+        # A flood is cut in the middle: its start and its end (where a failure says why) stay
+        # in sight of the command's line; the model gets all of the capped output.
+        left = len(lines) - HEAD_LINES - TAIL_LINES
+        cut = f"… {left:,} more lines (all of them go to the model) …"
+        body = "\n".join([*lines[:HEAD_LINES], cut, *lines[-TAIL_LINES:]])
     if body and body != "(no output)":
         # Wrapped under the command's line, not cut: the end of a refusal holds its remedy.
         view.say(Padding(Text(body, style="legato.muted"), (0, 0, 0, 4)))

@@ -36,9 +36,11 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         terminal.wait_for("✓ ! ls")
         assert "marker-file.txt" in terminal.screen()
 
-        # A long command: Esc stops it, and every process it started.
-        terminal.submit("!sleep 31.25 | cat")
-        terminal.wait_for(lambda s: bool(processes_with("sleep 31.25")), timeout=20)
+        # A long command: Esc stops it, and every process it started; what it printed before
+        # is kept for the model, capped.
+        terminal.submit("!seq 1 100000; sleep 31.25 | cat")
+        terminal.wait_for("    100000", visible=True)  # its live lines: seq is done
+        assert processes_with("sleep 31.25")
         terminal.keys("Escape")
         terminal.wait_for("stopped after")
         terminal.wait_for(lambda s: not processes_with("sleep 31.25"))
@@ -56,7 +58,12 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         said = "\n".join(b["text"] for b in body["messages"][0]["content"])
         assert "<bash-input>ls</bash-input>" in said and "marker-file.txt" in said
         assert "Exit code 0" in said
-        assert "<bash-input>sleep 31.25 | cat</bash-input>" in said and "Stopped by" in said
+        stopped = said.split("<bash-input>seq 1 100000; sleep 31.25 | cat</bash-input>")[1]
+        stopped = stopped.split("</bash-output>")[0]
+        assert "the command and every process it started were stopped" in stopped
+        head, tail = stopped.split("bytes omitted")
+        assert head.split("Output so far:\n")[1].startswith("1\n2\n3\n")
+        assert tail.rstrip().endswith("99999\n100000") and len(stopped) < 31_000
         assert "remember this" in said
         assert said.endswith("what did ls show?")
 
