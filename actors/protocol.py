@@ -71,6 +71,9 @@ class Message(msgspec.Struct, frozen=True):
 # parentheses: a view of a saved conversation (a resumed session's) tells them from prompts.
 COMPACTED_HEADER = "Earlier turns of this conversation were compacted. Summary of them:"
 LEDGER_START = "<task-ledger>"
+# How the note of a shell command the person ran themselves (``!cmd``) begins: the command
+# follows in ``<bash-input>``, its output and how it ended in ``<bash-output>``.
+PERSON_COMMAND_NOTE = "The user ran a shell command themselves"
 
 
 class Usage(msgspec.Struct, frozen=True):
@@ -307,8 +310,33 @@ class WriteRule(Ask[RuleWritten], frozen=True, tag=True):
     scope: RuleScope = "local"
 
 
+# Where ``#text`` goes: the project's guide (LEGATO.md), the personal one beside it
+# (CLAUDE.local.md), the user's memory of this project (MEMORY.md), or the user's guide for
+# every project (~/.legato/LEGATO.md).
+MemoryTarget = Literal["project", "local", "memory", "user"]
+
+
+class MemoryAdded(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``AddMemory`` did: the file it wrote, whether it made it, and the repository's
+    ``info/exclude`` that now lists it (a personal guide made in a git work tree)."""
+
+    path: str
+    created: bool = False
+    excluded: str | None = None
+
+
+class AddMemory(Ask[MemoryAdded], frozen=True, tag=True):
+    """Append ``text`` as a bullet to one of the instruction or memory files the session loads
+    (``#text`` in the terminal), written whole or not at all; a file that is a link out of its
+    folder, not a regular file, or not writable is refused (a ``LegatoError`` naming it)."""
+
+    target: MemoryTarget
+    text: str
+
+
 MemoryStoreMsg = (
     GetContext
+    | AddMemory
     | ExplainContext
     | ApproveProjectMcpServers
     | RevokeProjectMcpServers
@@ -653,6 +681,10 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     # what only a person may allow, or a place outside the project, is denied; "target": the
     # answer was for this very one, so its question was answered.
     preapproved: Literal["input", "target"] | None = None
+    # The person typed the command themselves (``!cmd`` in the terminal): what the rules would
+    # put to them as a question is their own request, so it runs unasked. Blocks, deny rules,
+    # plan mode and what only a person may allow each time still hold.
+    typed_by_person: bool = False
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -901,6 +933,16 @@ class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
     agent: AgentScope | None = None  # a subagent's calls; None: the main conversation's
 
 
+class RunPersonCommand(Streamed[ToolEvent], frozen=True, tag=True):
+    """Run a shell command the person typed (``!cmd``) as a Bash call is run: the same rules,
+    sandbox, output cap and process group, with no hooks. Every event of the call comes on
+    this stream (``ToolStarted``, ``ToolOutput``, one ``ToolFinished``): the person who typed it
+    is the one watching. Leaving the stream stops the command and all it started."""
+
+    id: str  # the call's id, unique in the session (``person_<n>``)
+    command: str
+
+
 class ToolSet(msgspec.Struct, frozen=True, kw_only=True):
     definitions: list[Block]  # what the model is sent: ``name``, ``description``, ``input_schema``
     # Tools that change nothing (Read, Glob, Grep): their calls need no checkpoint.
@@ -1129,6 +1171,7 @@ class TakeSandboxWarning(Ask[str | None], frozen=True, tag=True):
 
 ToolExecutorMsg = (
     RunTools
+    | RunPersonCommand
     | ListTools
     | ListFiles
     | InterruptTools
@@ -1302,6 +1345,14 @@ class GetConversation(Ask[list[Message]], frozen=True, tag=True):
     included, so it also tells a frontend that an interrupted prompt has let go."""
 
 
+class AddNote(Ask[None], frozen=True, tag=True):
+    """Put ``text`` into the conversation for the model's next turn, as the person's (a ``!cmd``
+    and its output, a line saved with ``#``), and save it with the session. Answered once any
+    prompt before it is over."""
+
+    text: str
+
+
 class Undo(Ask[str], frozen=True, tag=True):
     """Put back the files the latest prompt changed (``/undo``), its shell commands' changes
     among the project's files too; replies with what was done, in words for the user (naming
@@ -1434,6 +1485,7 @@ class StopBackgroundAgent(Ask[str], frozen=True, tag=True):
 
 ConductorMsg = (
     RunPrompt
+    | AddNote
     | SetModel
     | SetFast
     | ClearConversation

@@ -41,6 +41,7 @@ from actors.errors import LegatoError, SessionError
 from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
+    AddNote,
     ClearConversation,
     Compact,
     ConductorMsg,
@@ -391,6 +392,12 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, None)
             case Undo() if self._keeper.rewind is not None:
                 await reply.answer(msg, (await self._rewind(UndoRewind())).text)
+            case AddNote(text=text):
+                # A user message now goes out with the next prompt (the two are merged), and
+                # a session that ends here resumes with it.
+                self.conversation.add_user_text(text)
+                await self._keeper.save(self.conversation.messages)
+                await reply.answer(msg, None)
             case Undo():
                 await reply.answer(msg, await self._undo())
             case Rewind() | UndoRewind():

@@ -26,6 +26,7 @@ from actors.places import (
     trust_path,
 )
 from actors.protocol import (
+    AddMemory,
     ApproveImports,
     ApproveProjectHooks,
     ApproveProjectMcpServers,
@@ -122,6 +123,17 @@ class MemoryStore(Actor[MemoryStoreMsg]):
                 imports = imports_approval_path(root, self._home)
                 approved = await anyio.to_thread.run_sync(import_approvals.revoke, imports)
                 await reply.answer(msg, trusted or approved)
+            case AddMemory(target=target, text=text):
+                from actors.memory_store import memory_notes
+
+                assert self._explained is not None
+                root = self._explained.context.project_root
+                added = await anyio.to_thread.run_sync(
+                    memory_notes.append, target, root, self._home, text
+                )
+                # What /context and a later GetContext see holds the new line.
+                self._explained = await self._load()
+                await reply.answer(msg, added)
             case WriteRule():
                 await reply.answer(msg, await self._write_rule(msg))
             case ApproveProjectMcpServers(names=names):

@@ -147,14 +147,15 @@ def write(
 # ── .git/info/exclude ────────────────────────────────────────────────────────────────────────
 
 
-def exclude_local_file(root: str) -> str | None:
-    """Add ``.legato/settings.local.json`` to the repository's ``info/exclude`` when the project
-    is in a git work tree; the exclude file's path when a line was added, else None (not a
-    work tree, already listed, or an exclude file that is not a plain file of its own)."""
+def exclude_local_file(root: str, name: str = LOCAL_FILE) -> str | None:
+    """Add ``name`` (``.legato/settings.local.json``, or the personal guide ``CLAUDE.local.md``)
+    to the repository's ``info/exclude`` when the project is in a git work tree; the exclude
+    file's path when a line was added, else None (not a work tree, already listed, or an
+    exclude file that is not a plain file of its own)."""
     top, common = _repository(root)
     if top is None or common is None:
         return None
-    pattern = "/" + os.path.relpath(os.path.join(root, LOCAL_FILE), top).replace(os.sep, "/")
+    pattern = "/" + os.path.relpath(os.path.join(root, name), top).replace(os.sep, "/")
     info = os.path.join(common, "info")
     exclude = os.path.join(info, "exclude")
     # Only into a git folder as git made it (its HEAD and objects): a ``.git`` file of a
@@ -176,7 +177,8 @@ def exclude_local_file(root: str) -> str | None:
         return None
     if text and not text.endswith("\n"):
         text += "\n"
-    text += f"# Legato: personal settings, never committed\n{pattern}\n"
+    what = "settings" if name == LOCAL_FILE else "guide"
+    text += f"# Legato: personal {what}, never committed\n{pattern}\n"
     write_atomically(exclude, text.encode())
     return exclude
 

@@ -23,7 +23,9 @@ The order of the checks:
    says so (``_unasked``): ``dont_ask`` denies it; ``bypass`` allows it unless only a person
    may (``Question.person_only``); a request whose input came with an allow answer
    (``preapproved``) is allowed, except what needs an answer of its own. The rest is put to the
-   person, or denied when there is no one to ask (headless).
+   person, or denied when there is no one to ask (headless). A command the person typed
+   (``!cmd``, ``typed_by_person``) is their own request: its question is settled as allowed,
+   unless only a person may allow it.
 
 An ask rule in the reference's syntax (``Bash(git push *)``) turns whatever the steps above
 allow or ask into a question for a person, each time, in every mode (``_ask_rule``); its allow
@@ -287,6 +289,11 @@ class Policy:
                     "the input an allow answer gave (updatedInput) is not put to anyone again",
                 ),
             )
+        if request.typed_by_person and not question.person_only:
+            # The person typed it (``!cmd``): asking them whether to run it would be asking
+            # the question they just answered. What only a person may allow each time is still
+            # put to them: an ask rule, a hook's ask, a place the rules cannot vouch for.
+            return Decision(True, "the person typed this command")
         if self.mode == "bypass" and not question.person_only and not self._bypass_disabled:
             return Decision(True, "bypassPermissions mode allows what the rules do not block")
         if self.mode == "dont_ask":

@@ -26,12 +26,14 @@ from actors.protocol import (
     ListTools,
     Notice,
     RestoreCheckpoint,
+    RunPersonCommand,
     RunTools,
     SettleCheckpoint,
     Show,
     StopBackground,
     TakeBackgroundNews,
     TakeSandboxWarning,
+    ToolCall,
     ToolExecutorMsg,
     ToolSet,
     WithdrawTools,
@@ -65,7 +67,6 @@ if TYPE_CHECKING:
         ModelClientMsg,
         PermissionBrokerMsg,
         SandboxSettings,
-        ToolCall,
         UiMsg,
     )
     from actors.tool_executor.context import Confining
@@ -254,6 +255,10 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 await reply.answer(msg, ToolSet(definitions=definitions, read_only=read_only))
             case RunTools(calls=calls, agent=agent):
                 await self._scheduler.run(calls, reply.sender(msg), agent)
+            case RunPersonCommand(id=call_id, command=command):
+                # The model's Bash, with the person as its caller: one way to run a command.
+                call = ToolCall(id=call_id, name="Bash", input={"command": command})
+                await self._scheduler.run((call,), reply.sender(msg), by_person=True)
             case InterruptTools(ids=ids):
                 self._scheduler.interrupt(ids)
             case WithdrawTools(ids=ids):

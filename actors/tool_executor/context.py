@@ -138,6 +138,9 @@ class CallContext(msgspec.Struct):
     # The request an allow answer came with, when that answer gave the input the call now
     # runs with: the next check is not put to anyone again (``PermissionRequest.preapproved``).
     answered: PermissionRequest | None = None
+    # The person typed the command (``!cmd``): the broker asks them nothing the rules leave
+    # to them, since they just asked for it.
+    typed_by_person: bool = False
 
     def resolve(self, raw: str) -> str:
         return resolve_path(raw, self.project_root)
@@ -188,6 +191,7 @@ class CallContext(msgspec.Struct):
             agent=self.agent,
             tool_use_id=self.call_id,
             tool_input=self.input,
+            typed_by_person=self.typed_by_person,
         )
         if self.answered is not None:
             # Only the first check stands for the answered one; a later one is its own.

@@ -156,16 +156,23 @@ class Scheduler:
             self._slots[call.id] = _Slot(call, scope, tuple(self._slots.values()))
 
     async def run(
-        self, calls: Sequence[ToolCall], send: Send, agent: AgentScope | None = None
+        self,
+        calls: Sequence[ToolCall],
+        send: Send,
+        agent: AgentScope | None = None,
+        *,
+        by_person: bool = False,
     ) -> None:
         """Run ``calls``; ``send`` gets ToolStarted, ToolOutput and one ToolFinished for each.
-        ``agent``: the subagent making them, held to its tools."""
+        ``agent``: the subagent making them, held to its tools. ``by_person``: the person typed
+        them (``!cmd``): no hooks run, the broker asks nothing the rules leave to them, and
+        their progress goes on ``send``, to the person waiting for it."""
         self.register(calls)  # for callers that did not come through the actor's inbox
         slots = [self._slots[call.id] for call in calls]
         try:
             async with anyio.create_task_group() as tasks:
                 for slot in slots:
-                    tasks.start_soon(self._run_one, slot, send, agent)
+                    tasks.start_soon(self._run_one, slot, send, agent, by_person)
         finally:
             for slot in slots:
                 # Also when cancelled: nothing may wait on a call that will never end.
@@ -250,13 +257,21 @@ class Scheduler:
         args = mcp.McpInput(arguments=call.input)
         return _Plan(call, tool, args, None, None, tool.summary(args, self._root))
 
-    async def _run_one(self, slot: _Slot, send: Send, agent: AgentScope | None = None) -> None:
+    async def _run_one(
+        self, slot: _Slot, send: Send, agent: AgentScope | None = None, by_person: bool = False
+    ) -> None:
         call = slot.call
         plan = slot.plan = await self._plan(call, agent)
         slot.planned.set()
 
+        async def progress(event: ToolStarted | ToolOutput) -> None:
+            if by_person:
+                await send(event)
+            else:
+                await self._progress(event, send, agent)
+
         async def emit(text: str) -> None:
-            await self._progress(ToolOutput(id=call.id, text=text), send, agent)
+            await progress(ToolOutput(id=call.id, text=text))
 
         ctx = CallContext(
             tool=plan.tool.name if plan.tool else call.name,
@@ -272,12 +287,13 @@ class Scheduler:
             call_id=call.id,
             input=call.input,
             checked=slot.checked,
+            typed_by_person=by_person,
         )
         if self.confining is not None:
             ctx.confining = self.confining
         if self._confine is not None:
             ctx.confine = self._confine
-        if self.hooks is not None:
+        if self.hooks is not None and not by_person:
             ctx.pre_tool = self.hooks.pre(call, self._permissions)
         started: float | None = None
         outcome: ToolOutcome | None = None
@@ -306,15 +322,13 @@ class Scheduler:
                 await self._limiter.acquire()
                 holding = True
                 slot.ctx = ctx
-                await self._progress(
-                    ToolStarted(id=call.id, name=call.name, summary=plan.summary), send, agent
-                )
+                await progress(ToolStarted(id=call.id, name=call.name, summary=plan.summary))
                 if plan.tool is None or plan.tool.name in UNCHECKED_TOOLS:
                     # It asks nobody (TaskOutput may wait minutes for a command): the calls
                     # after it take their turn to ask now, not at its end.
                     slot.checked.set()
                 started = anyio.current_time()
-                outcome = await self._execute(plan, ctx)
+                outcome = await self._execute(plan, ctx, hooks=not by_person)
             took = 0.0 if started is None else anyio.current_time() - started
             elapsed = max(0.0, took - ctx.waited)  # the call's own time, not the person's
             if outcome is None and slot.withdrawn and (started is None or ctx.asking):
@@ -364,7 +378,7 @@ class Scheduler:
             with contextlib.suppress(KernelError):
                 await self._ui.tell(Show(shown))
 
-    async def _execute(self, plan: _Plan, ctx: CallContext) -> ToolOutcome:
+    async def _execute(self, plan: _Plan, ctx: CallContext, *, hooks: bool = True) -> ToolOutcome:
         outcome = await self._attempt(plan, ctx)
         # Other input, from an allow answer or a PreToolUse hook: the tool runs with it, and
         # checks it again. The hook runs once, and an answer's input is checked without asking,
@@ -385,7 +399,7 @@ class Scheduler:
                 "nothing was done.",
                 is_error=True,
             )
-        if self.hooks is not None:
+        if self.hooks is not None and hooks:
             outcome = self.hooks.finish(plan.call, await self.hooks.post(plan.call, outcome))
         return outcome
 

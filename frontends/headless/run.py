@@ -256,6 +256,9 @@ class _HeadlessRun:
             return await self._run_session_command(session, " ".join(words[1:]))
         if self.prompt.strip() in SESSION_COMMANDS:
             return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
+        name, _, argument = self.prompt.strip().partition(" ")
+        if name == "/export":
+            return await self._export(session, argument)
         prompt, blocks = await self._attach_references(session)
         async with running(self.command, session, prompt) as prompt:
             return await session.conductor.address.ask(
@@ -292,6 +295,38 @@ class _HeadlessRun:
             said = context_text(await session.memory.address.ask(GetContext()), fill)
         else:
             said = await conductor.ask(command)
+        return await self._said(session, said)
+
+    async def _export(self, session: Session, name: str) -> TurnOutcome:
+        """``/export <file>``: the conversation (with --continue, the saved one) as Markdown.
+        Nobody can confirm here, so an existing file is never replaced."""
+        from frontends.export import conversation_markdown, export_target, write_export
+
+        messages = await session.conductor.address.ask(GetConversation())
+        if not messages:
+            raise UsageError(
+                "there is no conversation to export",
+                remedy="Add --continue (or --resume <id>) to export a saved session",
+            )
+        home = self.options.home or await _home()
+        target, exists = await anyio.to_thread.run_sync(
+            export_target, name, self.project_root, home
+        )
+        if exists:
+            raise UsageError(
+                f"{target.shown} exists, and a headless run replaces no file",
+                remedy="Remove it, or export to another name",
+            )
+        title = f"Legato conversation in {os.path.basename(self.project_root)}"
+        text = conversation_markdown(messages, title=title)
+        await anyio.to_thread.run_sync(write_export, target, text)
+        lines = text.count("\n")
+        said = f"Exported the conversation to {target.shown} ({lines} lines)."
+        return await self._said(session, said)
+
+    async def _said(self, session: Session, said: str) -> TurnOutcome:
+        """What a session command did, as the run's result."""
+        conductor = session.conductor.address
         if isinstance(self.renderer, TextRenderer):
             # Text output shows what the model streams; here nothing streams, so say it.
             self.stdout.write(f"{said}\n")
@@ -370,3 +405,7 @@ async def _still_running(session: Session) -> str | None:
 def _short(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= 60 else line[:57] + "..."
+
+
+async def _home() -> str:
+    return str(await anyio.Path.home())

@@ -133,6 +133,7 @@ class InteractiveSession:
         self.pasted: dict[str, Block] = {}
         self.pasted_files: dict[str, str] = {}  # token: the absolute path of a pasted file
         self._background_poke = anyio.Event()
+        self.person_commands = 0  # ``!cmd`` lines run, for their calls' ids
         self.screen = Screen(
             self.view,
             self.status,
@@ -378,6 +379,9 @@ class InteractiveSession:
             if text in self.screen.queued:
                 self.screen.queued.remove(text)
             self.view.say(Text(f"› {text}", style="legato.accent"))
+            if await self._person_line(text):
+                self.screen.changed()
+                continue
             parsed = slash_commands.parse(text)
             if isinstance(parsed, slash_commands.Unknown):
                 await self._skill(text, parsed)
@@ -389,6 +393,18 @@ class InteractiveSession:
                 blocks = self._pasted_in(text)
                 await self._prompt(text, plan=self.status.mode == "plan", blocks=blocks)
             self.screen.changed()
+
+    async def _person_line(self, text: str) -> bool:
+        """``!cmd`` runs a command, ``#text`` saves to memory; whether ``text`` was either."""
+        from frontends.interactive import person_command
+
+        if (command := person_command.command_of(text)) is not None:
+            await person_command.run_command(self, command)
+        elif (memory := person_command.memory_of(text)) is not None:
+            await person_command.remember(self, memory)
+        else:
+            return False
+        return True
 
     async def _command(self, command: slash_commands.Command) -> None:
         conductor = self.session.conductor.address
@@ -459,6 +475,10 @@ class InteractiveSession:
                     )
                 except UsageError as error:
                     self.view.note("error", error.describe())
+            case "/export":
+                from frontends.interactive.export_command import export
+
+                await export(self, command.argument)
             case "/hooks" if command.argument == "approve":
                 if await self._yes("Run the project's hooks, as /hooks lists them, from now on?"):
                     await self.session.hooks.address.ask(ApproveHooks())
@@ -587,6 +607,19 @@ class InteractiveSession:
             finally:
                 self.screen.busy = None
         return answer == "y"
+
+    async def choose(self, choices: tuple[str, ...], *, label: str) -> str | None:
+        """Wait for one of ``choices`` (a picker's digits), asked as ``label``; Esc or Ctrl-C:
+        None."""
+        answer = None
+        with anyio.CancelScope() as scope:
+            self.screen.busy = scope
+            self.screen.changed()
+            try:
+                answer = await self.screen.ask(choices, label=label)
+            finally:
+                self.screen.busy = None
+        return answer
 
     async def _confirm_plan(self) -> None:
         """A plan is executed after the user confirms it; the mode returns to Normal."""

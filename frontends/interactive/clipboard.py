@@ -8,6 +8,7 @@ seconds and ``MAX_BYTES`` of output, in its own process group, killed past eithe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -89,3 +90,73 @@ async def read_image(name: str) -> images.Prepared:
             remedy="Copy an image (or take a screenshot to the clipboard) and press Ctrl+V again",
         )
     return images.prepare(bytes(data), name=name)
+
+
+# The tools that put text on the clipboard, by system, first found wins.
+_WRITERS: tuple[tuple[str, ...], ...] = (
+    ("pbcopy",),
+    ("wl-copy",),
+    ("xclip", "-selection", "clipboard"),
+    ("xsel", "--clipboard", "--input"),
+)
+
+
+def writer() -> tuple[str, ...] | None:
+    """The command that takes text for the clipboard on stdin, for this system; None if none.
+    wl-copy only under Wayland and xclip/xsel only with an X display: elsewhere they fail."""
+    for argv in _WRITERS:
+        if argv[0] == "pbcopy" and sys.platform != "darwin":
+            continue
+        if argv[0] == "wl-copy" and not os.environ.get("WAYLAND_DISPLAY"):
+            continue
+        if argv[0] in ("xclip", "xsel") and not os.environ.get("DISPLAY"):
+            continue
+        found = shutil.which(argv[0])
+        if found is not None:
+            return (found, *argv[1:])
+    return None
+
+
+async def write_text(text: str) -> str | None:
+    """Put ``text`` on the clipboard with the system's tool; its name, or None when there is
+    none (the caller then sends the terminal an OSC 52). Raises MediaUnreadable when it fails."""
+    argv = writer()
+    if argv is None:
+        return None
+    name = os.path.basename(argv[0])
+    process = await process_groups.start(
+        argv, cwd=None, env=None, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        with anyio.move_on_after(TIMEOUT) as waited:
+            assert process.stdin is not None
+            # A tool that ends before it has read everything failed: its exit code says so.
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.send(text.encode())
+            await process.stdin.aclose()
+            await process.wait()
+        if waited.cancelled_caught:
+            raise MediaUnreadable(
+                f"{name} did not take the text within {TIMEOUT:g} seconds",
+                remedy="Check that a display is running, or save to a file: /export <file>",
+            )
+    finally:
+        with anyio.CancelScope(shield=True):
+            # wl-copy and xclip stay to serve the clipboard: their group is left running
+            # only when they were told the text and ended their own foreground part.
+            if process.returncode is None:
+                await process_groups.stop(process, grace=0.5)
+    if process.returncode != 0:
+        raise MediaUnreadable(
+            f"{name} failed (exit code {process.returncode})",
+            remedy="Save to a file instead: /export <file>",
+        )
+    return name
+
+
+def osc52(text: str) -> str:
+    """The terminal's own clipboard write: most terminals take it, some only when allowed."""
+    import base64
+
+    return f"\x1b]52;c;{base64.b64encode(text.encode()).decode()}\x07"

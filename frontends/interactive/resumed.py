@@ -12,6 +12,7 @@ from rich.text import Text
 
 from actors.protocol import COMPACTED_HEADER, LEDGER_START
 from actors.visible import escape_controls
+from frontends.export import person_command
 
 if TYPE_CHECKING:
     from actors.protocol import Block, Message, SavedSession
@@ -93,8 +94,12 @@ def _compacted(message: Message) -> bool:
 def _typed(message: Message) -> str | None:
     """What the user typed, its first line; None for a message without a prompt (tool
     results, notes the session added)."""
+    ran = None  # the person's own ``!cmd``, as they typed it: shown when no prompt follows it
     for text in _texts(message):
         text = text.strip()
+        if (command := person_command(text)) is not None:
+            ran = ran or f"! {command}".split("\n", 1)[0]
+            continue
         # The session's own text beside a prompt: a compaction's summary and ledger, and
         # notes in parentheses (/undo's, hooks' context, background news).
         ours = text.startswith((COMPACTED_HEADER, LEDGER_START)) or (
@@ -102,7 +107,7 @@ def _typed(message: Message) -> str | None:
         )
         if text and not ours:
             return text.split("\n", 1)[0]
-    return None
+    return ran
 
 
 def _answer(text: str) -> list[Text]:

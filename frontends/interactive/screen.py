@@ -69,6 +69,7 @@ class _Question:
     answered: anyio.Event = field(default_factory=anyio.Event)
     answer: str = ""
     error: str = ""
+    label: str = "Allow?"  # what is asked: a permission, or a picker's choice
 
 
 class Screen:
@@ -161,9 +162,11 @@ class Screen:
         self.app.output.write_raw(text)
         self.app.output.flush()
 
-    async def ask(self, choices: tuple[str, ...], summary: str = "") -> str:
+    async def ask(
+        self, choices: tuple[str, ...], summary: str = "", *, label: str = "Allow?"
+    ) -> str:
         """Wait for the user to type one of ``choices`` and Enter; type-ahead is kept aside."""
-        question = _Question(choices, summary)
+        question = _Question(choices, summary, label=label)
         saved = self.buffer.document
         self.buffer.reset()
         self._question = question
@@ -271,9 +274,12 @@ class Screen:
             return [("", "  ")]
         question = self._question
         if question is None:
-            return [("class:prompt", "› ")]
+            # A line that runs a command (``!``) or saves to memory (``#``) says so as it is
+            # typed, before Enter sends it.
+            marker = self.buffer.text[:1] if self.buffer.text[:1] in ("!", "#") else "›"
+            return [("class:prompt", f"{marker} ")]
         replies = "/".join(question.choices)
-        prefix: StyleAndTextTuples = [("class:question", f"Allow? [{replies}] ")]
+        prefix: StyleAndTextTuples = [("class:question", f"{question.label} [{replies}] ")]
         if question.error:
             prefix.append(("class:status.alert", f"{question.error} "))
         return [*prefix, ("class:question", "› ")]

@@ -35,6 +35,8 @@ COMMANDS: dict[str, str] = {
     "server and starts it",
     "/hooks": "List the configured hooks by event (matcher, command, file); /hooks approve "
     "runs the project's",
+    "/export": "Save the conversation as Markdown: /export <file> writes it to that file "
+    "(from the project root); /export alone offers the clipboard or a file",
 }
 ALIASES = {"/exit": "/quit"}
 
@@ -44,7 +46,8 @@ KEYS_HELP = (
     "Esc or Ctrl+C stops the current answer, with its agents and commands (not background\n"
     "commands or agents: /tasks stop does)\n"
     "Ctrl+C twice or Ctrl+D at an empty prompt exits\n"
-    "Esc Esc at an empty prompt opens /rewind; with text typed, it clears it (Up brings it back)"
+    "Esc Esc at an empty prompt opens /rewind; with text typed, it clears it (Up brings it back)\n"
+    "!cmd runs a shell command, its output added for the model · #text saves to memory"
 )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from actors.errors import MediaUnreadable
 from frontends.interactive import clipboard
 
 if TYPE_CHECKING:
@@ -80,3 +81,29 @@ async def test_a_tool_that_floods_is_stopped(tools: Path, monkeypatch: pytest.Mo
     fake_xclip(tools, "exec /bin/cat /dev/zero")
     with pytest.raises(clipboard.NoImage, match="more than"):
         await clipboard.read_image("[Image #1]")
+
+
+async def test_text_goes_to_the_clipboard_tool_and_its_name_is_said(
+    tools: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    copied = tools / "copied"
+    fake_xclip(tools, f'[ "$*" = "-selection clipboard" ] && exec /bin/cat > "{copied}"')
+    assert await clipboard.write_text("# Chat\n\nhi\n") == "xclip"
+    assert copied.read_text() == "# Chat\n\nhi\n"
+
+
+async def test_without_a_display_or_a_tool_the_terminal_is_asked(
+    tools: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_xclip(tools, "exit 0")
+    monkeypatch.delenv("DISPLAY", raising=False)  # xclip cannot work without one
+    assert await clipboard.write_text("hi") is None
+    assert clipboard.osc52("hi") == "\x1b]52;c;aGk=\x07"
+
+
+async def test_a_failing_tool_is_said(tools: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    fake_xclip(tools, "exit 3")  # without reading what it was given
+    with pytest.raises(MediaUnreadable, match="xclip failed"):
+        await clipboard.write_text("hi")

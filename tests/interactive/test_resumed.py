@@ -104,3 +104,18 @@ def test_a_prompts_images_and_pdfs_show_as_their_names_never_their_data() -> Non
         "another chart",
     ]
     assert not any("iVBOR" in line or "JVBER" in line for line in lines)
+
+
+def test_a_command_the_person_ran_is_shown_as_they_typed_it() -> None:
+    from frontends.export import command_note
+
+    messages = [
+        user(command_note("git status", "clean\nExit code 0")),
+        user(command_note("ls", "a\nExit code 0"), "what changed?"),
+        answer("Nothing."),
+    ]
+    assert plain(resumed_lines(messages, root="/p")) == [
+        "› ! git status",
+        "› what changed?",
+        "Nothing.",
+    ]

@@ -58,12 +58,18 @@ REMEDY = (
     "If the command needs this, it may be run again with dangerouslyDisableSandbox: true; a "
     "person must approve that, and a headless run denies it."
 )
+# The same for a command the person typed (``!cmd``): they cannot ask for that flag.
+PERSON_REMEDY = (
+    "If the command needs this, run it in a shell of your own outside Legato, or allow the "
+    "place in sandbox.allowWrite (docs/configuration.md)."
+)
 
 
-def explain(output: str, layout: Layout, cwd: str) -> list[str]:
+def explain(output: str, layout: Layout, cwd: str, *, by_person: bool = False) -> list[str]:
     """One line for each path (a few at most) that the sandbox refused the command whose
     ``output`` this is, ran in ``cwd`` under ``layout``, and the remedy; empty when there is
-    none the sandbox can be blamed for."""
+    none the sandbox can be blamed for. ``by_person``: the person typed it (``!cmd``), and the
+    remedy is theirs."""
     refused: dict[str, str] = {}  # real path -> its line
     for judged, (failure, name) in enumerate(_named(output)):
         if judged >= _MAX_CANDIDATES:
@@ -83,7 +89,7 @@ def explain(output: str, layout: Layout, cwd: str) -> list[str]:
     lines = list(refused.values())[:MAX_PATHS]
     if len(refused) > MAX_PATHS:
         lines.append(f"It refused {counted(len(refused) - MAX_PATHS, 'other path')} too.")
-    return [*lines, REMEDY]
+    return [*lines, PERSON_REMEDY if by_person else REMEDY]
 
 
 def _named(output: str) -> Iterator[tuple[Failure, str]]:

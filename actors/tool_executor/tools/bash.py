@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import signal
 from typing import TYPE_CHECKING
@@ -70,7 +71,13 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         from actors.tool_executor.sandbox import refusals
 
         parts += await anyio.to_thread.run_sync(
-            refusals.explain, done.output, confinement.layout, ctx.project_root
+            functools.partial(
+                refusals.explain,
+                done.output,
+                confinement.layout,
+                ctx.project_root,
+                by_person=ctx.typed_by_person,
+            )
         )
     if put_back:  # Landlock let it write there; the change is undone, and the model told so
         parts.append(put_back_line(put_back))
