@@ -26,16 +26,13 @@ from actors.errors import (
     SIGNAL_EXIT,
     LegatoError,
     SessionError,
-    UsageError,
 )
 from actors.permission_modes import to_sdk
 from actors.protocol import (
     AttachReferences,
-    Compact,
     DescribeSandbox,
     ExplainPermissions,
     GetContext,
-    GetContextFill,
     GetConversation,
     GetUsage,
     ListBackground,
@@ -45,10 +42,10 @@ from actors.protocol import (
     RunPrompt,
     Show,
     TurnOutcome,
-    Undo,
 )
 from frontends.commands.mcp_notes import not_started
 from frontends.errors_out import report
+from frontends.headless import session_commands
 from frontends.headless.denials import DenialTally, writes_denied_warning
 from frontends.headless.render import (
     HeadlessRenderer,
@@ -59,23 +56,14 @@ from frontends.headless.render import (
 from frontends.headless.sdk_session import SdkOptions, init_line
 from frontends.session import assemble
 from frontends.skills.command_run import running
-from frontends.startup import debug
+from frontends.startup import debug, session_words
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
-    from actors.protocol import Block, ConductorMsg, SkillPrompt
+    from actors.protocol import Block, SkillPrompt
     from frontends.session import Session
     from frontends.session_options import SessionOptions
-    from runtime import Address
 
-# Prompts that are commands to the session rather than to the model.
-# None: the frontend's own report, of what the session's actors say (/context).
-SESSION_COMMANDS: dict[str, Undo | Compact | None] = {
-    "/undo": Undo(),
-    "/compact": Compact(),
-    "/context": None,
-    "/rewind": None,  # with how many prompts back: frontends/rewind_words.py
-}
 # Seconds queued work may take to finish after an interrupt (the session file's last lines).
 STOP_GRACE = 0.5
 
@@ -251,14 +239,12 @@ class _HeadlessRun:
 
     async def _answer(self, session: Session) -> TurnOutcome:
         """The prompt run by the conductor, or the session command it names."""
-        words = self.prompt.split(maxsplit=1)
-        if words and words[0] == "/rewind":
-            return await self._run_session_command(session, " ".join(words[1:]))
-        if self.prompt.strip() in SESSION_COMMANDS:
-            return await self._run_session_command(session, SESSION_COMMANDS[self.prompt.strip()])
-        name, _, argument = self.prompt.strip().partition(" ")
-        if name == "/export":
-            return await self._export(session, argument)
+        if session_words.named(self.prompt):
+            home = self.options.home or await _home()
+            said = await session_commands.run(
+                session, self.prompt, project_root=self.project_root, home=home
+            )
+            return await self._said(session, said)
         prompt, blocks = await self._attach_references(session)
         async with running(self.command, session, prompt) as prompt:
             return await session.conductor.address.ask(
@@ -278,51 +264,6 @@ class _HeadlessRun:
         for note in attachment.notes:
             await session.ui.address.tell(Show(Notice("warning", note)))
         return attachment.prompt, attachment.blocks
-
-    async def _run_session_command(
-        self, session: Session, command: Undo | Compact | str | None
-    ) -> TurnOutcome:
-        """``/undo``, ``/compact`` and ``/rewind N`` (``command``: its words after the name) run
-        by the session itself (with --continue, on the saved one), ``/context`` reported from
-        it; what they did or said is the result."""
-        conductor = session.conductor.address
-        if isinstance(command, str):
-            said = await _rewind(conductor, command)
-        elif command is None:
-            from frontends.context_report import context_text
-
-            fill = await conductor.ask(GetContextFill())
-            said = context_text(await session.memory.address.ask(GetContext()), fill)
-        else:
-            said = await conductor.ask(command)
-        return await self._said(session, said)
-
-    async def _export(self, session: Session, name: str) -> TurnOutcome:
-        """``/export <file>``: the conversation (with --continue, the saved one) as Markdown.
-        Nobody can confirm here, so an existing file is never replaced."""
-        from frontends.export import conversation_markdown, export_target, write_export
-
-        messages = await session.conductor.address.ask(GetConversation())
-        if not messages:
-            raise UsageError(
-                "there is no conversation to export",
-                remedy="Add --continue (or --resume <id>) to export a saved session",
-            )
-        home = self.options.home or await _home()
-        target, exists = await anyio.to_thread.run_sync(
-            export_target, name, self.project_root, home
-        )
-        if exists:
-            raise UsageError(
-                f"{target.shown} exists, and a headless run replaces no file",
-                remedy="Remove it, or export to another name",
-            )
-        title = f"Legato conversation in {os.path.basename(self.project_root)}"
-        text = conversation_markdown(messages, title=title)
-        await anyio.to_thread.run_sync(write_export, target, text)
-        lines = text.count("\n")
-        said = f"Exported the conversation to {target.shown} ({lines} lines)."
-        return await self._said(session, said)
 
     async def _said(self, session: Session, said: str) -> TurnOutcome:
         """What a session command did, as the run's result."""
@@ -365,22 +306,6 @@ class _HeadlessRun:
             )
             self.renderer.render(outcome)
         return SIGNAL_EXIT[received]
-
-
-async def _rewind(conductor: Address[ConductorMsg], argument: str) -> str:
-    """``/rewind N [code|conversation|both]``: nobody can pick from a list here, so N is
-    needed; a bad N is a UsageError (exit 2)."""
-    from frontends.rewind_words import USAGE, parse_rewind, prompt_back
-
-    ask = parse_rewind(argument)
-    if ask is None:
-        raise UsageError(
-            "/rewind needs how many prompts back when there is no terminal to pick in",
-            remedy=f'Run legato --continue --headless "{USAGE}"',
-        )
-    report = await conductor.ask(ask)
-    back = prompt_back(report) if report.conversation else ""
-    return f"{report.text}\n{back}" if back else report.text
 
 
 async def _still_running(session: Session) -> str | None:

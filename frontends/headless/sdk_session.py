@@ -167,7 +167,7 @@ async def init_line(session: Session, options: SdkOptions, mode: str) -> dict[st
         "mcp_servers": [{"name": s.name, "status": mcp_status(s.state)} for s in servers],
         "model": context.model,
         "permissionMode": mode,
-        "slash_commands": ["compact", "undo"],
+        "slash_commands": ["compact", "undo", "context", "rewind", "export"],
         "apiKeySource": "none",
         "claude_code_version": CLAUDE_CODE_PROTOCOL,
         "output_style": "default",

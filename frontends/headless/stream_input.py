@@ -35,6 +35,7 @@ from actors.errors import (
     EXIT_SIGINT,
     SIGNAL_EXIT,
     LegatoError,
+    UsageError,
 )
 from actors.nesting import MAX_DEPTH, too_deep
 from actors.protocol import (
@@ -54,7 +55,7 @@ from frontends.headless.requests import Requests, prompt_text
 from frontends.headless.run import STOP_GRACE, STOP_WAIT
 from frontends.headless.sdk_session import assemble_for_sdk, init_line
 from frontends.skills.command_run import running
-from frontends.startup import debug
+from frontends.startup import debug, session_words
 from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
@@ -307,6 +308,11 @@ class _StreamSession:
             text: str | None = prompt.text
             blocks = prompt.blocks
             command = None
+            if session_words.named(prompt.text):  # the session's own: /undo, /rewind N...
+                outcome = await self._session_command(session, prompt.text)
+                self.last_failed = outcome.is_error
+                await session.ui.address.tell(Show(outcome))
+                continue
             if prompt.text.lstrip().startswith("/"):  # a command of the project's, as typed
                 from frontends.skills.in_session import prepare_prompt
 
@@ -332,6 +338,20 @@ class _StreamSession:
                     DescribeSandbox(try_it=False)
                 )
             await session.ui.address.tell(Show(outcome))
+
+    async def _session_command(self, session: Session, text: str) -> TurnOutcome:
+        """``/undo``, ``/compact``, ``/context``, ``/rewind N``, ``/export <file>``: run as a
+        headless run runs them; what they did is the result, a bad one an error result."""
+        from frontends.headless import session_commands
+
+        home = self.options.session.home or str(await anyio.Path.home())
+        try:
+            said = await session_commands.run(
+                session, text, project_root=self.options.session.project_root, home=home
+            )
+        except UsageError as error:
+            return self._said(error.describe(), failed=True)
+        return self._said(said, failed=False)
 
     def _said(self, text: str, *, failed: bool) -> TurnOutcome:
         """The outcome of a command Legato answered itself (``/help``), or could not run."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import LegatoError, UsageError
 from frontends.errors_out import report, warn
+from frontends.startup import session_words
 from frontends.startup.checks import check_session_flags
 from frontends.startup.flags import parse
 
@@ -26,13 +27,6 @@ if TYPE_CHECKING:
     # Makes a prompt ready before it runs (a skill or pattern's), given the prompt and the
     # project: the skill or pattern's prompt, or the exit code when nothing is left to send.
     PreparePrompt = Callable[[str, str], SkillPrompt | int]
-
-# The prompts the headless session runs as its own commands, not as a prompt for the model
-# (frontends/headless/run.py sends each as the conductor's message of that name; named here too,
-# since a skill is told from them before the headless run is loaded: a test keeps the two in step).
-SESSION_COMMANDS = ("/undo", "/compact", "/context", "/rewind")
-# Those that take words after them (``/export <file>``, ``/rewind N``): told by their first word.
-ARGUMENT_COMMANDS = ("/export", "/rewind")
 
 
 def run_session(argv: list[str], *, command: SkillPrompt | None = None) -> int:
@@ -95,11 +89,9 @@ def start(
     if not args.headless.strip():
         return report(UsageError("--headless needs a prompt", remedy='legato -p "<prompt>"'))
     prompt: str = args.headless
-    # /undo, /compact, /context, /rewind [N] and /export <file> are the session's own
-    # commands, run by frontends/headless; only /rewind and /export take words after them.
-    words = prompt.split(maxsplit=1)
-    session_command = bool(words) and words[0] in (*SESSION_COMMANDS, *ARGUMENT_COMMANDS)
-    session_command = session_command and (len(words) == 1 or words[0] in ARGUMENT_COMMANDS)
+    # /undo, /compact, /context, /rewind N and /export <file> are the session's own commands,
+    # run by frontends/headless.
+    session_command = session_words.named(prompt)
     if prepare is not None and not session_command and prompt.lstrip().startswith("/"):
         # A skill or pattern; its @path references, like any prompt's, are attached by the
         # session's tool executor (frontends/headless).

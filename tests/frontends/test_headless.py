@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
-from frontends.headless.run import SESSION_COMMANDS
-from frontends.startup import launch
 
 if TYPE_CHECKING:
     from tests.frontends.conftest import Project
@@ -343,8 +341,3 @@ def test_model_names_are_taken_in_any_case(project: Project, given: str, sent: s
         requests = server.requests
     assert done.returncode == 0, done.stderr
     assert requests[0].body["model"] == sent
-
-
-def test_the_start_path_and_the_headless_run_know_the_same_session_commands() -> None:
-    # The start path tells /undo from a skill before it loads the headless run that runs it.
-    assert set(launch.SESSION_COMMANDS) == set(SESSION_COMMANDS)

@@ -318,3 +318,29 @@ def test_the_init_line_lists_the_tools_the_requests_offer(project: Project) -> N
     init = next(line for line in out if line.get("subtype") == "init")
     assert init["tools"] == [tool["name"] for tool in requests[0].body["tools"]]
     assert "Agent" not in init["tools"] and "Read" in init["tools"]
+
+
+def test_session_commands_run_as_in_a_headless_run(project: Project) -> None:
+    # A program gets what `legato -c -p "/rewind 1"` gets: the session's own command, not
+    # "no such skill", and a bad one as an error result with its reason, the session going on.
+    target = project.root / "a.txt"
+    lines = [
+        user("write a"),
+        user("/rewind 1 code"),
+        user("/rewind 9"),
+        user("/export chat.md"),
+        user("/context"),
+    ]
+    steps = [tool_calls([call("Write", {"file_path": str(target), "content": "a\n"})]), text("ok")]
+    with ScriptedServer(steps) as server:
+        code, out, err = run(project, server.url, lines, "--permission-mode", "acceptEdits")
+        requests = server.requests
+    assert code == 0, err
+    results = [line for line in out if line["type"] == "result"]
+    assert [r["is_error"] for r in results] == [False, False, True, False, False]
+    assert not target.exists()
+    assert "Removed" in results[1]["result"]
+    assert "9" in results[2]["error"]
+    assert "## You\n\nwrite a\n" in (project.root / "chat.md").read_text()
+    assert "Instruction files" in results[4]["result"]
+    assert len(requests) == 2  # none of the commands went to the model
