@@ -52,6 +52,7 @@ from actors.settings import ProjectSettings as ProjectSettings
 from actors.settings import RuleBehavior as RuleBehavior
 from actors.settings import SandboxSettings as SandboxSettings
 from actors.settings import SettingsMode as SettingsMode
+from actors.settings import StatusLine as StatusLine
 from actors.settings import TrustItem as TrustItem
 from actors.settings import WebSearchSettings as WebSearchSettings
 from runtime import Ask, Streamed
@@ -180,6 +181,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # The project's allow rules left out until it is trusted: they never decide, but a
     # question they would have answered says so (the permission broker).
     held_rules: tuple[PermissionRule, ...] = ()
+    # The nearest file's ``statusLine`` command (a project's once trusted): the terminal runs
+    # it through the hook runner (``RunStatusLine``) and shows what it prints.
+    status_line: StatusLine | None = None
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -1597,4 +1601,17 @@ class ApproveHooks(Ask[tuple[HookGroup, ...]], frozen=True, tag=True):
     on; answers the groups."""
 
 
-HookRunnerMsg = RunHooks | ListHooks | ApproveHooks
+class RunStatusLine(Ask[HookRun], frozen=True, tag=True):
+    """Run the ``statusLine`` command (``ProjectContext.status_line``) once, as a hook runs:
+    its own process group, the session's environment without Legato's credentials, bounded
+    output, ended at ``timeout`` or when the asker stops waiting. ``state`` is the session's
+    state in the reference's JSON; the runner adds ``session_id``, ``transcript_path``,
+    ``cwd`` and ``workspace``'s folders. ``columns``: the terminal's width, as ``COLUMNS``."""
+
+    command: str
+    state: dict[str, Any]
+    timeout: float
+    columns: int = 80
+
+
+HookRunnerMsg = RunHooks | ListHooks | ApproveHooks | RunStatusLine

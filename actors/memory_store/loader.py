@@ -122,6 +122,7 @@ def explain_context(
     config = files.config
     own = (files.local, files.settings)  # Legato's files a repository can bring, nearest first
     check_models(files)
+    combine.check_status_lines(files)
     for loaded in own:
         check_entries(loaded)
         check_sandbox(loaded, home=home, root=root)
@@ -259,10 +260,14 @@ def explain_context(
     guides, import_requests = load_guides(root, home, warnings, blocked=blocked, approved=approved)
     context = ProjectContext(
         project_root=root,
-        # The rules travel as permission_rules, the mode, folders and variables as their own
-        # fields: one owner each.
-        config=msgspec.structs.replace(config.value, permissions=Permissions(), env={}),
-        settings=msgspec.structs.replace(settings.value, permissions=Permissions(), env={}),
+        # The rules travel as permission_rules, the mode, folders, variables and status line as
+        # their own fields: one owner each.
+        config=msgspec.structs.replace(
+            config.value, permissions=Permissions(), env={}, status_line=None
+        ),
+        settings=msgspec.structs.replace(
+            settings.value, permissions=Permissions(), env={}, status_line=None
+        ),
         model=model,
         permission_mode=mode.value,
         guides=guides,
@@ -292,6 +297,7 @@ def explain_context(
         bypass_disabled=":".join(map(str, filter(None, bypass_disabled or ()))),
         env=settings_env,
         held_rules=tuple(rule for rule in written_rules if rule not in gathered.rules),
+        status_line=combine.status_line(files, trusted=trusted),
     )
     context = _with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)

@@ -59,6 +59,7 @@ from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.resumed import resumed_header, resumed_lines
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
+from frontends.interactive.status_command import StatusCommand
 from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
@@ -171,6 +172,8 @@ class InteractiveSession:
                 tasks.start_soon(self._paste_images)
                 tasks.start_soon(self._watch_signals)
                 tasks.start_soon(self._watch_background)
+                if context.status_line is not None:
+                    tasks.start_soon(self._status_command(context).run_forever)
                 try:
                     await self._loop()
                 finally:
@@ -225,6 +228,20 @@ class InteractiveSession:
                 "not run. /hooks shows their commands; /hooks approve runs them from now on.",
             )
         self.screen.changed()
+
+    def _status_command(self, context: ProjectContext) -> StatusCommand:
+        assert context.status_line is not None
+        return StatusCommand(
+            context.status_line,
+            self.session.hooks.address,
+            self.status,
+            project_root=context.project_root,
+            added=context.add_dirs,
+            version=__version__,
+            columns=lambda: self.screen.app.output.get_size().columns,
+            note=lambda text: self.view.note("warning", text),
+            changed=self.screen.changed,
+        )
 
     async def _show_resumed(self) -> None:
         """The resumed conversation's last exchanges under the banner; its usage counted, so
