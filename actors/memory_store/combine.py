@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from actors.errors import ConfigError
-from actors.memory_store import reference_keys, trust
+from actors.memory_store import hooks_approval, reference_keys, trust
 from actors.memory_store.command_grants import granting_items
 from actors.memory_store.precedence import DEFAULT
 from actors.memory_store.settings_files import RULE_KEYS, merged
 from actors.protocol import Setting
-from actors.settings import ProjectSettings, TrustItem
+from actors.settings import HookCommand, HookGroup, ProjectSettings, TrustItem
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -103,6 +103,17 @@ def status_line(files: Files, *, trusted: bool) -> StatusLine | None:
             if found is not None:
                 return found
     return None
+
+
+def status_line_scripts(files: Files, root: str, home: str) -> dict[str, str]:
+    """The digests of the project's files that the project's ``statusLine`` commands run
+    (``hooks_approval.scripts``): a change to one makes the project untrusted again."""
+    groups = [
+        HookGroup(event="Notification", hooks=(HookCommand(command=found.command),))
+        for loaded in files.project_level()
+        if (found := loaded.value.status_line) is not None and found.command
+    ]
+    return hooks_approval.scripts(root, home, groups) if groups else {}
 
 
 def check_status_lines(files: Files) -> None:

@@ -185,7 +185,10 @@ def explain_context(
     # Read only for allowedPaths entries, the one setting that can name them.
     runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
     trust_items = combine.trust_items(files, gathered, project_paths, root, home, runs)
-    trust_print = trust.fingerprint(trust_items, hook_scripts)
+    # A project's statusLine script counts as much as its command, as a hook's does.
+    trust_print = trust.fingerprint(
+        trust_items, {**hook_scripts, **combine.status_line_scripts(files, root, home)}
+    )
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
     )

@@ -304,7 +304,7 @@ def fingerprint(items: Iterable[TrustItem], scripts: Mapping[str, str] | None = 
     listed: list[Any] = [[item.key, item.value] for item in items]
     if not listed:
         return ""
-    if scripts and any(item[0] == "hooks" for item in listed):
+    if scripts and any(item[0] in ("hooks", "statusLine") for item in listed):
         listed.append(["hook scripts", dict(scripts)])
     canonical = json.dumps(listed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
