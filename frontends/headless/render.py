@@ -249,7 +249,7 @@ class TextRenderer(HeadlessRenderer):
                     first = _short(first, 80)
                 self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {first}{more}")
                 if remedy:
-                    self._note(f"    → {remedy}")
+                    self._note("    → " + "\n      ".join(remedy.split("\n")))
             case Retrying(attempt=attempt, delay=delay, reason=reason):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):

@@ -406,7 +406,9 @@ class TurnView:
             self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
             self._print(Text(f"    {self._first_line(result.content)}", style="legato.bad"))
             if event.remedy:
-                self._print(Text(f"    → {escape_controls(event.remedy)}"))
+                # Several lines (what the sandbox refused, then what may be done): each its own.
+                remedy = "\n      ".join(event.remedy.split("\n"))
+                self._print(Text(f"    → {escape_controls(remedy)}"))
             return
         self._print(self._tool_line("✓", "legato.good", run, f"{event.elapsed:.1f} s"))
         for line in run.lines():

@@ -153,6 +153,20 @@ def test_a_failed_call_with_a_remedy_shows_it_under_the_reason() -> None:
     )
 
 
+def test_what_the_sandbox_refused_is_shown_under_a_traceback() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("c", "Bash", "python3 w.py"))
+    output = "Traceback (most recent call last):\n  ...\nPermissionError: '/tmp/x'"
+    failed = ToolResult(tool_use_id="c", content=output, is_error=True)
+    why = "The sandbox refused '/tmp/x': it is outside the places commands may write.\nRun it so."
+    view.apply(ToolFinished(result=failed, elapsed=0.0, remedy=why))
+    assert view.take_printed() == (
+        "✗ Bash(python3 w.py)  0.0 s\n    Traceback (most recent call last):\n"
+        "    → The sandbox refused '/tmp/x': it is outside the places commands may write.\n"
+        "      Run it so.\n"
+    )
+
+
 def test_diff_lines_are_coloured() -> None:
     console = Console(
         file=io.StringIO(), width=80, theme=DARK.rich_theme(), force_terminal=True,
