@@ -576,7 +576,9 @@ class Conductor(Actor[ConductorMsg]):
             f"Context: {ContextFill(before, self._window()).describe()} before, about "
             f"{ContextFill(self._context_tokens, self._window()).describe()} now."
         )
-        await self._ui.tell(Show(Notice("info", text)))
+        if not forced:
+            # /compact's asker says the result itself; shown here too, it would be said twice.
+            await self._ui.tell(Show(Notice("info", text)))
         return text
 
     def _outcome(

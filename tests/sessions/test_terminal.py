@@ -72,6 +72,7 @@ def test_continue_undo_compact_and_the_picker(
             again.submit("/cost")
             screen = again.wait_for("Context:")
             assert "of 1,000,000 tokens" in screen
+            assert screen.count("Compacted ") == 1  # its result line, said once
             again.submit("/quit")
             assert again.exit_code() == 0
     finally:
