@@ -440,6 +440,18 @@ class AgentTypes(msgspec.Struct, frozen=True, kw_only=True):
     types: tuple[AgentType, ...] = ()
     faults: tuple[str, ...] = ()
 
+    def describe_faults(self) -> str:
+        """The warning for the files that were skipped; "" when none was. A frontend says it
+        with the settings' warnings, after the banner (or the ``init`` line): the conductor,
+        which starts before either is shown, does not."""
+        if not self.faults:
+            return ""
+        import textwrap  # only when a file is at fault
+
+        shown = "\n".join(textwrap.indent(fault, "  ") for fault in self.faults)
+        many = "s" if len(self.faults) > 1 else ""
+        return f"Skipped agent file{many} that could not be read:\n{shown}"
+
 
 class ListAgents(Ask[AgentTypes], frozen=True, tag=True):
     """The user's subagent types: ``.legato/agents/<name>.md``, then ``.claude/agents/``,

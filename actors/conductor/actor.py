@@ -20,7 +20,7 @@ import anyio
 import msgspec
 
 from actors.conductor import compaction
-from actors.conductor.agents import Subagents, Tally, agent_types, describe_faults
+from actors.conductor.agents import Subagents, Tally, agent_types
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -207,8 +207,6 @@ class Conductor(Actor[ConductorMsg]):
         user: AgentTypes | None = None
         if self._skills is not None:
             user = await self._skills.ask(ListAgents())
-        if user is not None and user.faults:
-            await self._ui.tell(Show(Notice("warning", describe_faults(user.faults))))
         self._agents = Subagents(
             model=self._model,
             tools=self._tools,

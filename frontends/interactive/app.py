@@ -32,6 +32,7 @@ from actors.protocol import (
     ExplainPermissions,
     GetContext,
     GetContextFill,
+    ListAgents,
     ListBackground,
     ListBackgroundAgents,
     ListCommands,
@@ -153,6 +154,8 @@ class InteractiveSession:
         async with supervise(self.session.actors, tracer=debug.tracer()):
             context = await self.session.memory.address.ask(GetContext())
             self._apply(context)
+            if faults := (await self.session.skills.address.ask(ListAgents())).describe_faults():
+                self.view.note("warning", faults)  # under the banner, with the settings'
             # The banner goes out before the prompt is first drawn: written while the prompt
             # shows, it would leave a copy of the prompt and status line above it.
             await self.screen.paint()
