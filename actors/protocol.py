@@ -72,6 +72,9 @@ class Message(msgspec.Struct, frozen=True):
 # parentheses: a view of a saved conversation (a resumed session's) tells them from prompts.
 COMPACTED_HEADER = "Earlier turns of this conversation were compacted. Summary of them:"
 LEDGER_START = "<task-ledger>"
+# How the result of a call the permission broker refused begins: a saved conversation's view
+# shows such a call as denied, as the live session did.
+DENIED_PREFIX = "Permission denied: "
 
 
 class Usage(msgspec.Struct, frozen=True):
