@@ -1410,6 +1410,13 @@ class UsageCounted(msgspec.Struct, frozen=True, tag=True):
     model: str
 
 
+class ModelChosen(msgspec.Struct, frozen=True, tag=True):
+    """The person chose the session's model (``/model``): a resumed session goes on with it,
+    unless ``--model`` says otherwise."""
+
+    model: str  # the model id
+
+
 SessionEvent = (
     SessionStarted
     | MessagesKept
@@ -1418,6 +1425,7 @@ SessionEvent = (
     | CheckpointTaken
     | CheckpointRestored
     | UsageCounted
+    | ModelChosen
 )
 
 
@@ -1432,6 +1440,7 @@ class SavedSession(msgspec.Struct, frozen=True, kw_only=True):
     started: str = ""  # ISO 8601, UTC ("" when the file has no header)
     added: int = 0  # messages added over the session's life, as the picker counts them
     spent: tuple[UsageCounted, ...] = ()  # every answer's tokens, in order
+    model: str = ""  # the latest /model choice; "": none was made
 
     @property
     def tokens(self) -> int:

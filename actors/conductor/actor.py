@@ -134,8 +134,11 @@ class Conductor(Actor[ConductorMsg]):
         hooks: Address[HookRunnerMsg] | None = None,  # runs the user's hooks; None: none run
         # Told what a loaded skill of the user's own may read (its folder); None: nothing.
         broker: Address[PermissionBrokerMsg] | None = None,
+        # The model was given for this run (--model): it wins over a resumed /model choice.
+        model_given: bool = False,
     ) -> None:
         super().__init__()
+        self._model_given = model_given
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -344,6 +347,7 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
                 self._model_id = resolve_model(name).id  # UsageError goes back to the caller
+                await self._keeper.choose_model(self._model_id)
                 await reply.answer(msg, self._model_id)
             case _:
                 async with self._in_order.turn(msg):
@@ -496,6 +500,8 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _resume(self) -> None:
         messages = await self._keeper.restore()
+        if self._keeper.model and not self._model_given:
+            self._model_id = self._keeper.model
         if not messages:
             return
         self.conversation.messages = messages

@@ -26,6 +26,7 @@ from actors.protocol import (
     LoadSession,
     MessageAdded,
     MessagesKept,
+    ModelChosen,
     SaveEvents,
     TaskLedger,
     UsageCounted,
@@ -57,6 +58,7 @@ class SessionKeeper:
         self.prompt = 0  # the number of the prompt running or last run
         self._staged: list[SessionEvent] = []  # go out with the next events sent
         self.read_only: frozenset[str] = frozenset()  # tools whose calls need no checkpoint
+        self.model = ""  # the resumed session's latest /model choice
 
     async def restore(self) -> list[Message]:
         """The resumed session's conversation (empty for a new session)."""
@@ -67,6 +69,7 @@ class SessionKeeper:
         self.ledger = saved.ledger
         self.checkpoints = list(saved.checkpoints)
         self.prompt = saved.prompts
+        self.model = saved.model
         return list(saved.messages)
 
     def start_prompt(self, text: str) -> None:
@@ -101,6 +104,11 @@ class SessionKeeper:
         await self._send(events)
         # Only once sent: events a cancel kept from the store go with the next save.
         self._saved = list(messages)
+
+    async def choose_model(self, model: str) -> None:
+        """The person chose ``model``: a resumed session goes on with it."""
+        self.model = model
+        await self._send([ModelChosen(model)])
 
     async def save_ledger(self, changed: TaskLedger) -> None:
         if changed != self.ledger:

@@ -10,6 +10,7 @@ from actors.protocol import (
     LedgerChanged,
     MessageAdded,
     MessagesKept,
+    ModelChosen,
     SavedSession,
     SessionStarted,
     TaskLedger,
@@ -30,6 +31,7 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
     started = ""
     added = 0
     spent: list[UsageCounted] = []
+    model = ""
     for event in events:
         match event:
             case SessionStarted():
@@ -48,6 +50,8 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
                 prompts = max(prompts, checkpoint.prompt)
             case CheckpointRestored(prompt=prompt):
                 checkpoints = [c for c in checkpoints if c.prompt != prompt]
+            case ModelChosen():
+                model = event.model
     return SavedSession(
         session_id=session_id,
         messages=messages,
@@ -57,4 +61,5 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
         started=started,
         added=added,
         spent=tuple(spent),
+        model=model,
     )

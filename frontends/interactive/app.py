@@ -107,6 +107,7 @@ class InteractiveSession:
         project_root = self.root = options.project_root
         self.home = options.home or os.path.expanduser("~")
         self.resumed = options.resume
+        self.model_flag = options.model
         self.initial_prompt = options.initial_prompt
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
@@ -252,6 +253,9 @@ class InteractiveSession:
         if self.session.sessions is None:
             return
         saved = await self.session.sessions.address.ask(LoadSession())
+        if saved.model and self.model_flag is None:
+            # The conductor goes on with the session's /model choice, as --model did not say.
+            self.status.model = saved.model
         for counted in saved.spent:
             self.status.count(counted.usage, model=counted.model)
         self.status.context_tokens = (
