@@ -152,7 +152,9 @@ def test_continue_shows_the_conversation_and_cost_goes_on_from_its_usage(
         shown = [line.rstrip() for line in lines[lines.index(header) + 1 :]]
         assert shown[:4] == [
             "› what does app.py do?",
-            "● Read(app.py)",  # the path as the project names it
+            # The path as the project names it; headless in ask mode, the read was denied, and
+            # the replay says so rather than showing it as run.
+            "✗ Read(app.py)  denied",
             "It prints hi.",
             "Nothing else.",
         ]
