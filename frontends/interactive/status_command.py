@@ -87,7 +87,9 @@ def state(
     window = resolve_model(status.model).context_window
     last = status.last_usage
     used = status.context_tokens
-    percent = round(used * 100 / window) if used else None
+    # One decimal, as the status line's own figure: in a window of a million, a whole
+    # number would read 0% for the first hundred answers.
+    percent = round(used * 100 / window, 1) if used else None
     return {
         "hook_event_name": "Status",
         "model": {"id": status.model, "display_name": status.alias},
@@ -105,7 +107,7 @@ def state(
             "total_output_tokens": last.output_tokens if last else 0,
             "context_window_size": window,
             "used_percentage": percent,
-            "remaining_percentage": None if percent is None else 100 - percent,
+            "remaining_percentage": None if percent is None else round(100 - percent, 1),
             "current_usage": None
             if last is None
             else {
