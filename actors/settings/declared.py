@@ -116,6 +116,18 @@ class StatusLine(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         int,
         msgspec.Meta(ge=0, le=40, description="spaces before the line", extra={"unit": "spaces"}),
     ] = 0
+    refresh_interval: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=3600,
+                description="seconds between runs besides those a change starts (a clock)",
+                extra={"unit": "seconds", "default": "none"},
+            ),
+        ]
+        | None
+    ) = None
 
 
 STATUS_LINE = msgspec.Meta(

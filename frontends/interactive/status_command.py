@@ -7,14 +7,16 @@ its own process group, no Legato credentials, bounded output, killed at ``TIMEOU
 session ends. Input and drawing never wait for it.
 
 It runs at the start, then whenever what it is told changes (an answer, a mode, a model, a
-compaction), at most once per ``DEBOUNCE``: the facts are compared at that pace rather than
-every place that changes one being wired to a signal, so a new fact needs no new wiring.
+compaction) or ``refreshInterval`` seconds have passed, at most once per ``DEBOUNCE``: the
+facts are compared at that pace rather than every place that changes one being wired to a
+signal, so a new fact needs no new wiring.
 A run that times out keeps the last good line; one that fails brings Legato's own line back;
 either is said once, as a note.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -152,10 +154,12 @@ class StatusCommand:
 
     async def run_forever(self) -> None:
         shown: tuple[Any, ...] | None = None
+        every = self.setting.refresh_interval
+        last = -math.inf
         while True:
             facts = self._status.facts()
-            if facts != shown:
-                shown = facts
+            if facts != shown or (every is not None and anyio.current_time() - last >= every):
+                shown, last = facts, anyio.current_time()
                 await self.refresh()
             await anyio.sleep(DEBOUNCE)
 
