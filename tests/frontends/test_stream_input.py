@@ -318,3 +318,15 @@ def test_the_init_line_lists_the_tools_the_requests_offer(project: Project) -> N
     init = next(line for line in out if line.get("subtype") == "init")
     assert init["tools"] == [tool["name"] for tool in requests[0].body["tools"]]
     assert "Agent" not in init["tools"] and "Read" in init["tools"]
+
+
+def test_the_init_line_comes_before_the_warnings(project: Project) -> None:
+    project.write(".legato/agents/bad.md", "---\nname: bad\n---\nHi.\n")
+    project.settings(permisionMode="plan")  # a misspelt key: a settings warning
+    with ScriptedServer([text("fine")]) as server:
+        code, out, err = run(project, server.url, [user("one")])
+    assert code == 0, err
+    assert (out[0]["type"], out[0]["subtype"]) == ("system", "init")
+    notices = [line["text"] for line in out if line.get("subtype") == "notice"]
+    assert any("unknown key 'permisionMode'" in notice for notice in notices)
+    assert any(notice.startswith("Skipped agent file") for notice in notices)
