@@ -10,8 +10,9 @@ It runs at the start, then whenever what it is told changes (an answer, a mode, 
 compaction) or ``refreshInterval`` seconds have passed, at most once per ``DEBOUNCE``: the
 facts are compared at that pace rather than every place that changes one being wired to a
 signal, so a new fact needs no new wiring.
-A run that times out keeps the last good line; one that fails brings Legato's own line back;
-either is said once, as a note.
+A change while a run is going stops that run (its state is gone) and starts another, as the
+reference does; the timer leaves a run that is going alone. A run that times out keeps the
+last good line; one that fails brings Legato's own line back; either is said once, as a note.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from runtime import KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from anyio.abc import TaskStatus
 
     from actors.protocol import HookRun, HookRunnerMsg, StatusLine
     from frontends.interactive.status import Status
@@ -151,17 +154,36 @@ class StatusCommand:
         self._changed = changed
         self._started = time.monotonic()
         self._told: set[str] = set()  # the notes given: each kind once a session
+        self._idle = True  # no run is going
 
     async def run_forever(self) -> None:
         shown: tuple[Any, ...] | None = None
         every = self.setting.refresh_interval
         last = -math.inf
-        while True:
-            facts = self._status.facts()
-            if facts != shown or (every is not None and anyio.current_time() - last >= every):
-                shown, last = facts, anyio.current_time()
+        running: anyio.CancelScope | None = None
+        async with anyio.create_task_group() as tasks:
+            while True:
+                facts = self._status.facts()
+                changed = facts != shown
+                due = every is not None and anyio.current_time() - last >= every
+                busy = running is not None and not running.cancel_called and not self._idle
+                if changed or (due and not busy):
+                    shown, last = facts, anyio.current_time()
+                    if running is not None:
+                        # As the reference does: a run still going tells of a state that is
+                        # gone, so it is stopped (its process group with it) for the new one.
+                        running.cancel()
+                    running = await tasks.start(self._run_once)
+                await anyio.sleep(DEBOUNCE)
+
+    async def _run_once(self, *, task_status: TaskStatus[anyio.CancelScope]) -> None:
+        with anyio.CancelScope() as scope:
+            self._idle = False
+            task_status.started(scope)
+            try:
                 await self.refresh()
-            await anyio.sleep(DEBOUNCE)
+            finally:
+                self._idle = True
 
     async def refresh(self) -> None:
         """One run of the command, its output shown (or the failure noted)."""

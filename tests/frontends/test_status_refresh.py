@@ -75,3 +75,37 @@ async def test_a_refresh_interval_runs_it_on_a_timer_too(
     assert len(runner.runs) == 4
     times = [at for at, _ in runner.runs]
     assert all(2 <= later - earlier < 2 + DEBOUNCE for earlier, later in pairwise(times))
+
+
+class SlowFirst(Runner):
+    """The first run takes ten seconds; the others answer at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancelled_at: float | None = None
+
+    async def ask(self, msg: RunStatusLine) -> HookRun:
+        if not self.runs:
+            self.runs.append((trio.current_time(), msg.state))
+            try:
+                await trio.sleep(10)
+            except trio.Cancelled:
+                self.cancelled_at = trio.current_time()
+                raise
+        return await super().ask(msg)
+
+
+async def test_a_change_stops_a_run_still_going_and_starts_another(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    status, runner = Status(model="claude-sonnet-4-6", mode="ask"), SlowFirst()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(command(status, runner, refresh_interval=1).run_forever)
+        await trio.sleep(3)
+        assert len(runner.runs) == 1  # the timer does not stop nor pile on a run going
+        status.mode = "plan"
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    assert runner.cancelled_at is not None and 3 <= runner.cancelled_at <= 3 + DEBOUNCE
+    assert runner.runs[1][1]["permission_mode"] == "plan"
+    assert status.custom == ("line\x1b[0m",)
