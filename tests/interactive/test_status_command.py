@@ -81,6 +81,16 @@ def test_the_users_applies_and_a_projects_waits_for_trust(folders: tuple[Path, P
     assert context.status_line is not None and context.status_line.command == "theirs"
 
 
+def test_the_nearest_files_status_line_wins_whole(folders: tuple[Path, Path]) -> None:
+    root, home = folders
+    (root / ".legato").mkdir()
+    (root / ".legato" / "settings.json").write_text(json.dumps(_status_line("far", padding=2)))
+    (root / ".legato" / "settings.local.json").write_text(json.dumps(_status_line("near")))
+    trust_project(root, home)
+    found = load_context(str(root), home=str(home), env={}).status_line
+    assert found is not None and (found.command, found.padding) == ("near", 0)
+
+
 def test_a_change_to_a_trusted_projects_script_asks_again(folders: tuple[Path, Path]) -> None:
     root, home = folders
     script = _script(root, "echo ours")
@@ -207,15 +217,24 @@ async def test_a_failing_script_brings_back_legatos_line_with_one_note(
         assert live.text().count("The statusLine command failed") == 1
 
 
-@pytest.mark.parametrize("folder", [".legato", ".claude"])
+@pytest.mark.parametrize(
+    "file",
+    [
+        ".legato/settings.json",
+        ".claude/settings.json",
+        # Personal files by name, but a repository can commit them too.
+        ".legato/settings.local.json",
+        ".claude/settings.local.json",
+    ],
+)
 async def test_a_projects_status_line_does_not_run_untrusted(
-    folders: tuple[Path, Path], tmp_path: Path, folder: str
+    folders: tuple[Path, Path], tmp_path: Path, file: str
 ) -> None:
     root, _ = folders
     marker = tmp_path / "pwned"
-    (root / folder).mkdir()
+    (root / file).parent.mkdir()
     hostile = _status_line(f"touch {marker}; echo HOSTILE")
-    (root / folder / "settings.json").write_text(json.dumps(hostile))
+    (root / file).write_text(json.dumps(hostile))
     async for live, _ in run(folders, [text("Answered.")]):
         await live.shown("not applied (project not trusted)")
         await live.submit("hello")
