@@ -154,36 +154,37 @@ class StatusCommand:
         self._changed = changed
         self._started = time.monotonic()
         self._told: set[str] = set()  # the notes given: each kind once a session
-        self._idle = True  # no run is going
 
     async def run_forever(self) -> None:
         shown: tuple[Any, ...] | None = None
         every = self.setting.refresh_interval
         last = -math.inf
-        running: anyio.CancelScope | None = None
+        running: tuple[anyio.CancelScope, anyio.Event] | None = None  # its scope, its end
         async with anyio.create_task_group() as tasks:
             while True:
                 facts = self._status.facts()
                 changed = facts != shown
                 due = every is not None and anyio.current_time() - last >= every
-                busy = running is not None and not running.cancel_called and not self._idle
+                busy = running is not None and not running[1].is_set()
                 if changed or (due and not busy):
                     shown, last = facts, anyio.current_time()
                     if running is not None:
                         # As the reference does: a run still going tells of a state that is
                         # gone, so it is stopped (its process group with it) for the new one.
-                        running.cancel()
+                        running[0].cancel()
                     running = await tasks.start(self._run_once)
                 await anyio.sleep(DEBOUNCE)
 
-    async def _run_once(self, *, task_status: TaskStatus[anyio.CancelScope]) -> None:
+    async def _run_once(
+        self, *, task_status: TaskStatus[tuple[anyio.CancelScope, anyio.Event]]
+    ) -> None:
+        ended = anyio.Event()
         with anyio.CancelScope() as scope:
-            self._idle = False
-            task_status.started(scope)
+            task_status.started((scope, ended))
             try:
                 await self.refresh()
             finally:
-                self._idle = True
+                ended.set()
 
     async def refresh(self) -> None:
         """One run of the command, its output shown (or the failure noted)."""
