@@ -92,16 +92,16 @@ def trust_items(
 STATUS_LINE_KEY = "statusLine"
 
 
-def status_line(files: Files, *, trusted: bool) -> StatusLine | None:
-    """The nearest file's ``statusLine``; a project's only once the project is trusted (else
-    the user's own applies, as if the project's file did not set one)."""
+def status_line(files: Files, *, trusted: bool) -> tuple[StatusLine, str] | None:
+    """The nearest file's ``statusLine`` and that file; a project's only once the project is
+    trusted (else the user's own applies, as if the project's file did not set one)."""
     for level in ("flags", "local", "project", "user"):
         if level in reference_keys.PROJECT_LEVELS and not trusted:
             continue
         for loaded in files.at(level):
             found: StatusLine | None = loaded.value.status_line
             if found is not None:
-                return found
+                return found, loaded.path
     return None
 
 

@@ -257,6 +257,7 @@ def explain_context(
     bypass_disabled = reference_keys.bypass_disabled(files)
     if bypass_disabled and mode.value == "bypass":
         raise reference_keys.refuse_bypass(bypass_disabled, mode.source)
+    status_line = combine.status_line(files, trusted=trusted)
     folder = memory_dir(root, home)
     blocked = blocked_rule(settings.value, root, home, gathered.rules)
     approved = read_approved(imports_approval_path(root, home), warnings)
@@ -300,7 +301,7 @@ def explain_context(
         bypass_disabled=":".join(map(str, filter(None, bypass_disabled or ()))),
         env=settings_env,
         held_rules=tuple(rule for rule in written_rules if rule not in gathered.rules),
-        status_line=combine.status_line(files, trusted=trusted),
+        status_line=status_line[0] if status_line else None,
     )
     context = _with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)
@@ -314,6 +315,12 @@ def explain_context(
             mode,
             *combine.file_only(files),
             *combine.reference_settings(gathered),
+            # Listed only when one is set: most sessions have none.
+            *(
+                [Setting("statusLine", status_line[0].command, status_line[1])]
+                if status_line
+                else []
+            ),
         ),
         not_applied=tuple(not_applied),
         not_acted_on=tuple(reference_keys.not_acted_on(files)),

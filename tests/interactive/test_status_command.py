@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from actors.errors import ConfigError
-from actors.memory_store.loader import load_context
+from actors.memory_store.loader import explain_context, load_context
 from actors.run_files import places_that_run
 from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.interactive import status_command
@@ -76,6 +76,11 @@ def test_the_users_applies_and_a_projects_waits_for_trust(folders: tuple[Path, P
     assert any("statusLine" in item.key for item in context.trust_items)
     said = "\n".join(context.warnings)
     assert "not applied (project not trusted)" in said and '"theirs"' in said
+    explained = explain_context(str(root), home=str(home), env={})
+    sources = {s.key: (s.value, s.source) for s in explained.settings}  # legato config's
+    assert sources["statusLine"] == ("mine", str(home / ".claude" / "settings.json"))
+    not_applied = {s.key: s.source for s in explained.not_applied}
+    assert not_applied["statusLine"].startswith("not applied (project not trusted)")
     trust_project(root, home)
     context = load_context(str(root), home=str(home), env={})
     assert context.status_line is not None and context.status_line.command == "theirs"
