@@ -252,7 +252,7 @@ async def test_a_projects_status_line_does_not_run_untrusted(
 
 
 @pytest.mark.tmux
-def test_in_a_real_terminal_the_users_line_shows_and_nothing_is_left_behind(
+def test_in_a_real_terminal_the_users_line_shows_and_ctrl_c_leaves_nothing_behind(
     terminal: Terminal, folders: tuple[Path, Path], tmp_path: Path
 ) -> None:
     root, home = folders
@@ -288,7 +288,10 @@ def test_in_a_real_terminal_the_users_line_shows_and_nothing_is_left_behind(
         while not processes_with(marker):
             assert time.monotonic() < deadline, "the slow script never started"
             time.sleep(0.02)  # polling interval: the deadline decides
-        terminal.submit("/quit")
+        # Ctrl-C twice while the slow run goes: the session ends, and the run with it.
+        terminal.keys("C-c")
+        terminal.wait_for("Press Ctrl-C again", visible=True)
+        terminal.keys("C-c")
         assert terminal.exit_code() == 0
     assert not processes_with(marker)
     assert not pwned.exists()
