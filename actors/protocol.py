@@ -52,6 +52,7 @@ from actors.settings import ProjectSettings as ProjectSettings
 from actors.settings import RuleBehavior as RuleBehavior
 from actors.settings import SandboxSettings as SandboxSettings
 from actors.settings import SettingsMode as SettingsMode
+from actors.settings import StatusLine as StatusLine
 from actors.settings import TrustItem as TrustItem
 from actors.settings import WebSearchSettings as WebSearchSettings
 from runtime import Ask, Streamed
@@ -74,6 +75,10 @@ LEDGER_START = "<task-ledger>"
 # How the note of a shell command the person ran themselves (``!cmd``) begins: the command
 # follows in ``<bash-input>``, its output and how it ended in ``<bash-output>``.
 PERSON_COMMAND_NOTE = "The user ran a shell command themselves"
+
+# How the result of a call the permission broker refused begins: a saved conversation's view
+# shows such a call as denied, as the live session did.
+DENIED_PREFIX = "Permission denied: "
 
 
 class Usage(msgspec.Struct, frozen=True):
@@ -183,6 +188,9 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     # The project's allow rules left out until it is trusted: they never decide, but a
     # question they would have answered says so (the permission broker).
     held_rules: tuple[PermissionRule, ...] = ()
+    # The nearest file's ``statusLine`` command (a project's once trusted): the terminal runs
+    # it through the hook runner (``RunStatusLine``) and shows what it prints.
+    status_line: StatusLine | None = None
 
 
 class Overrides(msgspec.Struct, frozen=True, kw_only=True):
@@ -463,6 +471,18 @@ class AgentTypes(msgspec.Struct, frozen=True, kw_only=True):
 
     types: tuple[AgentType, ...] = ()
     faults: tuple[str, ...] = ()
+
+    def describe_faults(self) -> str:
+        """The warning for the files that were skipped; "" when none was. A frontend says it
+        with the settings' warnings, after the banner (or the ``init`` line): the conductor,
+        which starts before either is shown, does not."""
+        if not self.faults:
+            return ""
+        import textwrap  # only when a file is at fault
+
+        shown = "\n".join(textwrap.indent(fault, "  ") for fault in self.faults)
+        many = "s" if len(self.faults) > 1 else ""
+        return f"Skipped agent file{many} that could not be read:\n{shown}"
 
 
 class ListAgents(Ask[AgentTypes], frozen=True, tag=True):
@@ -1613,6 +1633,13 @@ class UsageCounted(msgspec.Struct, frozen=True, tag=True):
     model: str
 
 
+class ModelChosen(msgspec.Struct, frozen=True, tag=True):
+    """The person chose the session's model (``/model``): a resumed session goes on with it,
+    unless ``--model`` says otherwise."""
+
+    model: str  # the model id
+
+
 SessionEvent = (
     SessionStarted
     | MessagesKept
@@ -1625,6 +1652,7 @@ SessionEvent = (
     | Rewound
     | RewindUndone
     | RewindSettled
+    | ModelChosen
 )
 
 
@@ -1641,6 +1669,7 @@ class SavedSession(msgspec.Struct, frozen=True, kw_only=True):
     started: str = ""  # ISO 8601, UTC ("" when the file has no header)
     added: int = 0  # messages added over the session's life, as the picker counts them
     spent: tuple[UsageCounted, ...] = ()  # every answer's tokens, in order
+    model: str = ""  # the latest /model choice; "": none was made
 
     @property
     def tokens(self) -> int:
@@ -1825,4 +1854,17 @@ class ApproveHooks(Ask[tuple[HookGroup, ...]], frozen=True, tag=True):
     on; answers the groups."""
 
 
-HookRunnerMsg = RunHooks | ListHooks | ApproveHooks
+class RunStatusLine(Ask[HookRun], frozen=True, tag=True):
+    """Run the ``statusLine`` command (``ProjectContext.status_line``) once, as a hook runs:
+    its own process group, the session's environment without Legato's credentials, bounded
+    output, ended at ``timeout`` or when the asker stops waiting. ``state`` is the session's
+    state in the reference's JSON; the runner adds ``session_id``, ``transcript_path``,
+    ``cwd`` and ``workspace``'s folders. ``columns``: the terminal's width, as ``COLUMNS``."""
+
+    command: str
+    state: dict[str, Any]
+    timeout: float
+    columns: int = 80
+
+
+HookRunnerMsg = RunHooks | ListHooks | ApproveHooks | RunStatusLine

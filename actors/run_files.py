@@ -90,11 +90,19 @@ _PROJECT_VARIABLE = re.compile(
 
 
 def files_that_run(
-    root: str, home: str, hooks: Iterable[HookGroup], servers: Iterable[McpServer]
+    root: str,
+    home: str,
+    hooks: Iterable[HookGroup],
+    servers: Iterable[McpServer],
+    status_line: str | None = None,
 ) -> dict[str, str]:
-    """Each file inside ``root`` (a real absolute path) that a hook or a server runs, real and
-    absolute, with who runs it in words ("the PostToolUse hook 'fmt.sh x'")."""
+    """Each file inside ``root`` (a real absolute path) that a hook, a server or the
+    ``statusLine`` command runs, real and absolute, with who runs it in words ("the
+    PostToolUse hook 'fmt.sh x'")."""
     found: dict[str, str] = {}
+    if status_line:
+        for path in _named_files(status_line, root, home):
+            found.setdefault(path, f"the statusLine command '{status_line}'")
     for group in hooks:
         for hook in group.hooks:
             if hook.callback is not None:
@@ -111,7 +119,11 @@ def files_that_run(
 
 
 def places_that_run(
-    root: str, home: str, hooks: Iterable[HookGroup], servers: Iterable[McpServer]
+    root: str,
+    home: str,
+    hooks: Iterable[HookGroup],
+    servers: Iterable[McpServer],
+    status_line: str | None = None,
 ) -> dict[str, str]:
     """Every place inside the project (``root``, real) whose files run outside the sandbox,
     with what it is in words (as a question says it): ``.mcp.json``, the files hooks and MCP
@@ -127,7 +139,7 @@ def places_that_run(
             "the project's MCP servers (.mcp.json), which run outside the sandbox"
         )
     }
-    runs = files_that_run(root, home, hooks, servers)
+    runs = files_that_run(root, home, hooks, servers, status_line)
     git = os.path.join(root, ".git")
     places = configured_places(git, home) if os.path.isdir(git) else []
     if os.path.isdir(git):

@@ -184,6 +184,7 @@ def conductor(
         mcp=parts.mcp.address,
         hooks=parts.hooks.address,
         broker=parts.permissions.address,
+        model_given=(options.overrides.model if options.overrides else options.model) is not None,
     )
 
 

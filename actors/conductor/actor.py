@@ -20,7 +20,7 @@ import anyio
 import msgspec
 
 from actors.conductor import compaction
-from actors.conductor.agents import Subagents, Tally, agent_types, describe_faults
+from actors.conductor.agents import Subagents, Tally, agent_types
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -140,8 +140,11 @@ class Conductor(Actor[ConductorMsg]):
         hooks: Address[HookRunnerMsg] | None = None,  # runs the user's hooks; None: none run
         # Told what a loaded skill of the user's own may read (its folder); None: nothing.
         broker: Address[PermissionBrokerMsg] | None = None,
+        # The model was given for this run (--model): it wins over a resumed /model choice.
+        model_given: bool = False,
     ) -> None:
         super().__init__()
+        self._model_given = model_given
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -214,8 +217,6 @@ class Conductor(Actor[ConductorMsg]):
         user: AgentTypes | None = None
         if self._skills is not None:
             user = await self._skills.ask(ListAgents())
-        if user is not None and user.faults:
-            await self._ui.tell(Show(Notice("warning", describe_faults(user.faults))))
         self._agents = Subagents(
             model=self._model,
             tools=self._tools,
@@ -353,6 +354,7 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
                 self._model_id = resolve_model(name).id  # UsageError goes back to the caller
+                await self._keeper.choose_model(self._model_id)
                 await reply.answer(msg, self._model_id)
             case _:
                 async with self._in_order.turn(msg):
@@ -526,6 +528,8 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _resume(self) -> None:
         messages = await self._keeper.restore()
+        if self._keeper.model and not self._model_given:
+            self._model_id = self._keeper.model
         if not messages:
             return
         self.conversation.messages = messages
@@ -630,7 +634,9 @@ class Conductor(Actor[ConductorMsg]):
             f"Context: {ContextFill(before, self._window()).describe()} before, about "
             f"{ContextFill(self._context_tokens, self._window()).describe()} now."
         )
-        await self._ui.tell(Show(Notice("info", text)))
+        if not forced:
+            # /compact's asker says the result itself; shown here too, it would be said twice.
+            await self._ui.tell(Show(Notice("info", text)))
         return text
 
     def _outcome(

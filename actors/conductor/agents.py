@@ -14,7 +14,6 @@ agents start none, and are not offered the tool), and each agent's turns (``maxT
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -386,9 +385,3 @@ def agent_types(
     types = {GENERAL_PURPOSE.name: GENERAL_PURPOSE}
     types.update((agent.name, agent) for agent in user)
     return {name: kind for name, kind in types.items() if name not in denied}
-
-
-def describe_faults(faults: tuple[str, ...]) -> str:
-    """The warning for agent files that were skipped."""
-    shown = "\n".join(textwrap.indent(fault, "  ") for fault in faults)
-    return f"Skipped agent file{'s' if len(faults) > 1 else ''} that could not be read:\n{shown}"

@@ -28,6 +28,7 @@ from actors.protocol import (
     LoadSession,
     MessageAdded,
     MessagesKept,
+    ModelChosen,
     PromptMark,
     PromptMarked,
     SaveEvents,
@@ -66,6 +67,7 @@ class SessionKeeper:
         self.rewind: RewindUndo | None = None  # the latest rewind, undoable until a prompt
         self._staged: list[SessionEvent] = []  # go out with the next events sent
         self.read_only: frozenset[str] = frozenset()  # tools whose calls need no checkpoint
+        self.model = ""  # the resumed session's latest /model choice
 
     async def restore(self) -> list[Message]:
         """The resumed session's conversation (empty for a new session)."""
@@ -79,6 +81,7 @@ class SessionKeeper:
         self.prompt = saved.prompts
         self.marks = list(saved.marks)
         self.rewind = saved.rewind
+        self.model = saved.model
         return list(saved.messages)
 
     def start_prompt(
@@ -140,6 +143,11 @@ class SessionKeeper:
         await self._send(events)
         # Only once sent: events a cancel kept from the store go with the next save.
         self._saved = list(messages)
+
+    async def choose_model(self, model: str) -> None:
+        """The person chose ``model``: a resumed session goes on with it."""
+        self.model = model
+        await self._send([ModelChosen(model)])
 
     async def save_ledger(self, changed: TaskLedger) -> None:
         if changed != self.ledger:

@@ -24,8 +24,10 @@ from actors.protocol import (
     HookStarted,
     ListHooks,
     RunHooks,
+    RunStatusLine,
     Show,
 )
+from actors.settings import HookCommand
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
 
     from actors.hooks.callback import Invoke
     from actors.protocol import (
-        HookCommand,
         HookEvent,
         HookGroup,
         HookRun,
@@ -109,6 +110,8 @@ class HookRunner(Actor["HookRunnerMsg"]):
                 await reply.answer(msg, await self._run(msg))
             case ListHooks():
                 await reply.answer(msg, self._groups)
+            case RunStatusLine():
+                await reply.answer(msg, await self._status_line(msg))
             case ApproveHooks():
                 if self._memory is not None:
                     self._groups = await self._memory.ask(ApproveProjectHooks())
@@ -169,6 +172,27 @@ class HookRunner(Actor["HookRunnerMsg"]):
         done = [(hook, run) for (hook, _), run in zip(chosen, runs, strict=True) if run is not None]
         verdicts = [fail_closed(msg.event, hook, read_run(msg.event, run)) for hook, run in done]
         return combine([run for _, run in done], verdicts, errors)
+
+    async def _status_line(self, msg: RunStatusLine) -> HookRun:
+        # Shown nowhere as a hook: it runs after every answer, and the terminal says itself
+        # when it fails or times out.
+        workspace = {**msg.state.get("workspace", {}), "current_dir": self._root}
+        workspace.setdefault("project_dir", self._root)
+        state = {
+            **msg.state,
+            "session_id": self._session_id,
+            "transcript_path": self._transcript_path,
+            "cwd": self._root,
+            "workspace": workspace,
+        }
+        return await run_hook(
+            HookCommand(command=msg.command, timeout=msg.timeout),
+            source="statusLine",
+            stdin=json.dumps(state, ensure_ascii=False).encode(),
+            cwd=self._root,
+            env={**self._env, "COLUMNS": str(msg.columns)},
+            secrets=[self._api_key],
+        )
 
     async def _show(self, event: HookStarted | HookFinished) -> None:
         if self._ui is not None:

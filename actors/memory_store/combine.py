@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from actors.memory_store import reference_keys, trust
+from actors.errors import ConfigError
+from actors.memory_store import hooks_approval, reference_keys, trust
 from actors.memory_store.command_grants import granting_items
 from actors.memory_store.precedence import DEFAULT
 from actors.memory_store.settings_files import RULE_KEYS, merged
 from actors.protocol import Setting
-from actors.settings import ProjectSettings, TrustItem
+from actors.settings import HookCommand, HookGroup, ProjectSettings, TrustItem
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from actors.memory_store.reference_keys import Gathered
     from actors.memory_store.settings_files import Files, Level
     from actors.protocol import PermissionMode
-    from actors.settings import McpServer
+    from actors.settings import McpServer, StatusLine
 
 
 def file_only(files: Files) -> list[Setting[Any]]:
@@ -77,9 +78,58 @@ def trust_items(
             hooks = loaded.raw.get("hooks")
             found = (TrustItem("hooks", hooks),) if hooks else ()
         items += (msgspec.structs.replace(item, source=loaded.path) for item in found)
+    # A status line command runs as the user, outside the sandbox, as a hook does.
+    items += (
+        TrustItem(STATUS_LINE_KEY, loaded.raw[STATUS_LINE_KEY], loaded.path)
+        for loaded in files.project_level()
+        if loaded.value.status_line is not None
+    )
     items += reference_keys.trust_items(gathered, project_paths)
     items += granting_items(root)
     return tuple(items)
+
+
+STATUS_LINE_KEY = "statusLine"
+
+
+def status_line(files: Files, *, trusted: bool) -> tuple[StatusLine, str] | None:
+    """The nearest file's ``statusLine`` and that file; a project's only once the project is
+    trusted (else the user's own applies, as if the project's file did not set one)."""
+    for level in ("flags", "local", "project", "user"):
+        if level in reference_keys.PROJECT_LEVELS and not trusted:
+            continue
+        for loaded in files.at(level):
+            found: StatusLine | None = loaded.value.status_line
+            if found is not None:
+                return found, loaded.path
+    return None
+
+
+def status_line_scripts(files: Files, root: str, home: str) -> dict[str, str]:
+    """The digests of the project's files that the project's ``statusLine`` commands run
+    (``hooks_approval.scripts``): a change to one makes the project untrusted again."""
+    groups = [
+        HookGroup(event="Notification", hooks=(HookCommand(command=found.command),))
+        for loaded in files.project_level()
+        if (found := loaded.value.status_line) is not None and found.command
+    ]
+    return hooks_approval.scripts(root, home, groups) if groups else {}
+
+
+def check_status_lines(files: Files) -> None:
+    """A ``statusLine`` without its command is that file's error, whichever file wins."""
+    for level in ("flags", "local", "project", "user"):
+        for loaded in files.at(level):
+            found = loaded.value.status_line
+            if found is not None and not found.command:
+                raise ConfigError(
+                    'has no "command": the shell command whose output is the status line',
+                    path=loaded.path,
+                    line=loaded.line_of(STATUS_LINE_KEY),
+                    field=STATUS_LINE_KEY,
+                    remedy='Add "command": "~/.config/legato/statusline.sh" (any shell '
+                    "command), or remove statusLine",
+                )
 
 
 def modes(

@@ -122,6 +122,7 @@ def explain_context(
     config = files.config
     own = (files.local, files.settings)  # Legato's files a repository can bring, nearest first
     check_models(files)
+    combine.check_status_lines(files)
     for loaded in own:
         check_entries(loaded)
         check_sandbox(loaded, home=home, root=root)
@@ -184,7 +185,10 @@ def explain_context(
     # Read only for allowedPaths entries, the one setting that can name them.
     runs = tuple(places_that_run(root, home, hooks, mcp_servers)) if path_rules else ()
     trust_items = combine.trust_items(files, gathered, project_paths, root, home, runs)
-    trust_print = trust.fingerprint(trust_items, hook_scripts)
+    # A project's statusLine script counts as much as its command, as a hook's does.
+    trust_print = trust.fingerprint(
+        trust_items, {**hook_scripts, **combine.status_line_scripts(files, root, home)}
+    )
     trusted = bool(trust_print) and trust_print == trust.trusted_fingerprint(
         trust_path(root, home), warnings
     )
@@ -253,16 +257,21 @@ def explain_context(
     bypass_disabled = reference_keys.bypass_disabled(files)
     if bypass_disabled and mode.value == "bypass":
         raise reference_keys.refuse_bypass(bypass_disabled, mode.source)
+    status_line = combine.status_line(files, trusted=trusted)
     folder = memory_dir(root, home)
     blocked = blocked_rule(settings.value, root, home, gathered.rules)
     approved = read_approved(imports_approval_path(root, home), warnings)
     guides, import_requests = load_guides(root, home, warnings, blocked=blocked, approved=approved)
     context = ProjectContext(
         project_root=root,
-        # The rules travel as permission_rules, the mode, folders and variables as their own
-        # fields: one owner each.
-        config=msgspec.structs.replace(config.value, permissions=Permissions(), env={}),
-        settings=msgspec.structs.replace(settings.value, permissions=Permissions(), env={}),
+        # The rules travel as permission_rules, the mode, folders, variables and status line as
+        # their own fields: one owner each.
+        config=msgspec.structs.replace(
+            config.value, permissions=Permissions(), env={}, status_line=None
+        ),
+        settings=msgspec.structs.replace(
+            settings.value, permissions=Permissions(), env={}, status_line=None
+        ),
         model=model,
         permission_mode=mode.value,
         guides=guides,
@@ -292,6 +301,7 @@ def explain_context(
         bypass_disabled=":".join(map(str, filter(None, bypass_disabled or ()))),
         env=settings_env,
         held_rules=tuple(rule for rule in written_rules if rule not in gathered.rules),
+        status_line=status_line[0] if status_line else None,
     )
     context = _with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)
@@ -305,6 +315,12 @@ def explain_context(
             mode,
             *combine.file_only(files),
             *combine.reference_settings(gathered),
+            # Listed only when one is set: most sessions have none.
+            *(
+                [Setting("statusLine", status_line[0].command, status_line[1])]
+                if status_line
+                else []
+            ),
         ),
         not_applied=tuple(not_applied),
         not_acted_on=tuple(reference_keys.not_acted_on(files)),

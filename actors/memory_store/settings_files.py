@@ -231,7 +231,8 @@ def folders_of(path: str) -> tuple[str, ...]:
 
 def merged(near: Loaded[S], far: Loaded[S]) -> S:
     """``far``'s value with what ``near`` sets: a single value replaced, a list with near's
-    entries first, an object key by key (``sandbox``, ``permissions``)."""
+    entries first, an object key by key (``sandbox``, ``permissions``), but one that may be
+    absent (``statusLine``) whole, as the reference takes it from the nearest file."""
     return _merged(near.value, near.raw, far.value)
 
 
@@ -248,9 +249,13 @@ def _merged(near: S, near_raw: Mapping[str, Any], far: S) -> S:
             changes[field.name] = ours + tuple(e for e in theirs if e not in ours)
         elif isinstance(ours, dict):
             changes[field.name] = {**theirs, **ours}
-        elif isinstance(ours, msgspec.Struct) and isinstance(written, dict):
+        elif (
+            isinstance(ours, msgspec.Struct)
+            and isinstance(written, dict)
+            and field.default is not None
+        ):
             changes[field.name] = _merged(ours, written, theirs)
-        else:
+        else:  # a single value; an object that may be absent (``statusLine``) is one too
             changes[field.name] = ours
     return msgspec.structs.replace(far, **changes)
 

@@ -30,6 +30,9 @@ The widening items (docs/security.md lists them for users):
   ``sandbox.allowUnixSockets`` entry; ``sandbox.maxProcesses`` above the default (a command
   that forks without end would take the machine's processes);
 - ``hooks``: commands that run as the user, outside the sandbox;
+- ``statusLine``, in any file the project brings: a command that runs as the user, outside the
+  sandbox, after every answer (combine.py lists it, and the scripts it runs count as the
+  hooks' do);
 - the reference-shaped keys of every file the project brings (``.claude/`` and the local
   files too): ``permissions.allow`` rules, ``permissions.defaultMode: acceptEdits``,
   ``permissions.additionalDirectories``, ``env`` (reference_keys.py decides which).
@@ -304,7 +307,7 @@ def fingerprint(items: Iterable[TrustItem], scripts: Mapping[str, str] | None = 
     listed: list[Any] = [[item.key, item.value] for item in items]
     if not listed:
         return ""
-    if scripts and any(item[0] == "hooks" for item in listed):
+    if scripts and any(item[0] in ("hooks", "statusLine") for item in listed):
         listed.append(["hook scripts", dict(scripts)])
     canonical = json.dumps(listed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()

@@ -232,7 +232,9 @@ class Policy:
         # servers run, and .mcp.json, where a server written starts unasked when the user has
         # enabled all of a project's servers; and the files and folders outside .git that
         # git's config names (an included config, core.hooksPath).
-        places = places_that_run(root, home, context.hooks, context.mcp_servers)
+        # The statusLine command's files too: it runs after every answer, unasked.
+        status_line = context.status_line.command if context.status_line else None
+        places = places_that_run(root, home, context.hooks, context.mcp_servers, status_line)
         self.own_places += tuple((path, escape_controls(what)) for path, what in places.items())
 
     def carry_on_from(self, earlier: Policy) -> None:

@@ -67,7 +67,11 @@ def list_sessions(project_root: str, home: str, prefix: str = "") -> list[Sessio
             events = read_events(path)
         except OSError:
             continue  # removed or unreadable meanwhile: not a session to offer
-        found.append(_summary(name.removesuffix(".jsonl"), path, modified, events))
+        summary = _summary(name.removesuffix(".jsonl"), path, modified, events)
+        # A run stopped before its first message (killed at start, or a /model and a quit)
+        # has nothing to go on with: neither --continue nor the picker offers it.
+        if summary.messages:
+            found.append(summary)
     found.sort(key=lambda info: info.modified, reverse=True)
     return found
 

@@ -10,6 +10,7 @@ from actors.protocol import (
     LedgerChanged,
     MessageAdded,
     MessagesKept,
+    ModelChosen,
     PromptMarked,
     RewindSettled,
     RewindUndone,
@@ -36,6 +37,7 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
     started = ""
     added = 0
     spent: list[UsageCounted] = []
+    model = ""
     for event in events:
         match event:
             case SessionStarted():
@@ -71,6 +73,8 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
                 checkpoints = sorted([*checkpoints, *rewind.checkpoints], key=_prompt)
                 marks = sorted([*marks, *rewind.marks], key=_prompt)
                 rewind = None
+            case ModelChosen():
+                model = event.model
     return SavedSession(
         session_id=session_id,
         messages=messages,
@@ -82,6 +86,7 @@ def replay(session_id: str, events: Iterable[SessionEvent]) -> SavedSession:
         started=started,
         added=added,
         spent=tuple(spent),
+        model=model,
     )
 
 

@@ -19,6 +19,7 @@ from actors.settings.declared import (
     HookGroup,
     McpServer,
     McpWritten,
+    StatusLine,
 )
 from actors.settings.files import (
     MAX_BACKGROUND_COMMANDS,
@@ -59,6 +60,7 @@ __all__ = [
     "RuleBehavior",
     "SandboxSettings",
     "SettingsMode",
+    "StatusLine",
     "TrustItem",
     "WebSearchSettings",
     "keys",

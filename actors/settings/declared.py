@@ -1,10 +1,10 @@
-"""The MCP servers and the hooks the settings files declare, as the memory store hands them to
-the MCP client and the hook runner (actors/memory_store/mcp_servers.py, hook_settings.py read
-them)."""
+"""The MCP servers, the hooks and the status line command the settings files declare, as the
+memory store hands them to the MCP client, the hook runner and the terminal
+(actors/memory_store/mcp_servers.py, hook_settings.py read the first two)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -93,3 +93,44 @@ class HookGroup(msgspec.Struct, frozen=True, kw_only=True):
     # The user's own (global config) always; the project's once the user has approved its
     # hooks as they are now (a cloned repository's commands). Headless runs them regardless.
     approved: bool = True
+
+
+class StatusLine(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """``statusLine``: a command whose output the terminal shows in place of its own status
+    line, given the session's state as JSON on stdin (the reference's shape and fields,
+    docs/configuration.md). A project's runs only once the project is trusted (trust.py)."""
+
+    type: Annotated[Literal["command"], msgspec.Meta(description="what runs: a shell command")] = (
+        "command"
+    )
+    # "" only when the file leaves it out, which the loader refuses by name.
+    command: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            description="the shell command that prints the status line",
+            extra={"words": 'a shell command such as "~/.config/legato/statusline.sh"'},
+        ),
+    ] = ""
+    padding: Annotated[
+        int,
+        msgspec.Meta(ge=0, le=40, description="spaces before the line", extra={"unit": "spaces"}),
+    ] = 0
+    refresh_interval: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=3600,
+                description="seconds between runs besides those a change starts (a clock)",
+                extra={"unit": "seconds", "default": "none"},
+            ),
+        ]
+        | None
+    ) = None
+
+
+STATUS_LINE = msgspec.Meta(
+    description="a command whose output replaces the status line",
+    examples=[{"type": "command", "command": "~/.config/legato/statusline.sh"}],
+)

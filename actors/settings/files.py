@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
+from actors.settings.declared import STATUS_LINE, StatusLine
 from actors.settings.reference import ENV, PERMISSIONS, Permissions
 from actors.settings.sandbox import SandboxSettings
 from actors.settings.words import strings
@@ -160,6 +161,8 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     # The reference's keys, so that a line of .claude/settings.json can be copied across.
     permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
     env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
+    # Runs once the project is trusted: a cloned repository's command (trust.py).
+    status_line: Annotated[StatusLine | None, STATUS_LINE] = None
 
 
 class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -184,6 +187,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     web_search: Annotated[WebSearchSettings, _WEB_SEARCH] = WebSearchSettings()
     permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
     env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
+    status_line: Annotated[StatusLine | None, STATUS_LINE] = None
 
     # The key must not leak through a log line, a failed assertion or rich's pretty printer.
     def __repr__(self) -> str:
@@ -201,6 +205,7 @@ class GlobalConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             ("web_search", self.web_search),
             ("permissions", self.permissions),
             ("env", sorted(self.env)),  # names only: a value may be a token
+            ("status_line", self.status_line),
         ]
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Literal, get_args
 
 import msgspec
 
+from actors.settings.declared import STATUS_LINE, StatusLine
 from actors.settings.words import strings
 
 DefaultMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
@@ -81,3 +82,4 @@ class ReferenceSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel
     ] = None
     permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
     env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
+    status_line: Annotated[StatusLine | None, STATUS_LINE] = None

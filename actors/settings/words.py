@@ -61,6 +61,10 @@ def objects(struct: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
         kind = field.type
         if get_origin(kind) is Annotated:
             kind = get_args(kind)[0]
+        # ``Struct | None`` (``statusLine``): an object too, when it is written.
+        members = [arg for arg in get_args(kind) if arg is not type(None)]
+        if len(members) == 1 and len(get_args(kind)) == 2:
+            kind = members[0]
         if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
             found[field.encode_name] = kind
     return found

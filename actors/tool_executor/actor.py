@@ -169,7 +169,11 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             home = context.home or _home()
             runs = await anyio.to_thread.run_sync(
                 lambda: files_that_run(
-                    os.path.realpath(self._root), home, context.hooks, context.mcp_servers
+                    os.path.realpath(self._root),
+                    home,
+                    context.hooks,
+                    context.mcp_servers,
+                    context.status_line.command if context.status_line else None,
                 )
             )
             self._sandbox = self._make_sandbox(

@@ -29,7 +29,15 @@ import msgspec
 
 from actors import door
 from actors.errors import LegatoError, PermissionDenied
-from actors.protocol import AgentEvent, Show, ToolFinished, ToolOutput, ToolResult, ToolStarted
+from actors.protocol import (
+    DENIED_PREFIX,
+    AgentEvent,
+    Show,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+)
 from actors.tool_executor.context import Access, CallContext, InputUpdated, ToolOutcome
 from actors.tool_executor.files import shown_path
 from actors.tool_executor.schemas import decode
@@ -423,9 +431,9 @@ class Scheduler:
             return updated
         except PermissionDenied as exc:
             if exc.remedy:
-                content = f"Permission denied: {exc.message.rstrip('.')}. {exc.remedy}"
+                content = f"{DENIED_PREFIX}{exc.message.rstrip('.')}. {exc.remedy}"
             else:  # an answerer's own words (``refusal``): as they are
-                content = f"Permission denied: {exc.message}"
+                content = f"{DENIED_PREFIX}{exc.message}"
             return ToolOutcome(content, is_error=True, denied=True)
         except LegatoError as exc:
             return ToolOutcome(exc.describe(), is_error=True)

@@ -249,7 +249,7 @@ class TextRenderer(HeadlessRenderer):
                     first = _short(first, 80)
                 self._note(f"  ⎿ {status} {name}{elapsed:.1f}s: {first}{more}")
                 if remedy:
-                    self._note(f"    → {remedy}")
+                    self._note("    → " + "\n      ".join(remedy.split("\n")))
             case Retrying(attempt=attempt, delay=delay, reason=reason):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):
@@ -505,7 +505,11 @@ def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) ->
 
 
 def _call(name: str, target: str) -> str:
-    """A tool line's call: ``Edit(greet.py)``, or the name alone when nothing names a target."""
+    """A tool line's call: ``Edit(greet.py)``, or the name alone when nothing names a target;
+    an MCP tool's summary (``toy: shout {"text": "ab"}``) alone, since it names the server and
+    the tool that ``mcp__toy__shout`` would name again."""
+    if name.startswith("mcp__") and target:
+        return target
     return f"{name}({target})" if target else name
 
 

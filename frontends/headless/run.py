@@ -35,6 +35,7 @@ from actors.protocol import (
     GetContext,
     GetConversation,
     GetUsage,
+    ListAgents,
     ListBackground,
     ListBackgroundAgents,
     Notice,
@@ -184,6 +185,9 @@ class _HeadlessRun:
                 self.renderer.emit(await init_line(session, options, options.permission_mode))
             for warning in context.warnings:
                 await session.ui.address.tell(Show(Notice("warning", warning)))
+            # After the init line, which docs/headless.md says comes first.
+            if faults := (await session.skills.address.ask(ListAgents())).describe_faults():
+                await session.ui.address.tell(Show(Notice("warning", faults)))
             # The MCP client lists these and does not start them; the run goes on without.
             for server in context.mcp_servers:
                 if not server.approved:

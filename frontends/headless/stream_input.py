@@ -42,6 +42,7 @@ from actors.protocol import (
     DescribeSandbox,
     GetContext,
     GetConversation,
+    ListAgents,
     Notice,
     RunPrompt,
     Show,
@@ -247,9 +248,12 @@ class _StreamSession:
 
     async def _start(self, session: Session) -> None:
         context = await session.memory.address.ask(GetContext())
+        # The init line first, as docs/headless.md says; the warnings after it.
+        self.renderer.emit(await init_line(session, self.options, self.mode))
         for warning in context.warnings:
             await session.ui.address.tell(Show(Notice("warning", warning)))
-        self.renderer.emit(await init_line(session, self.options, self.mode))
+        if faults := (await session.skills.address.ask(ListAgents())).describe_faults():
+            await session.ui.address.tell(Show(Notice("warning", faults)))
         await self.renderer.stdout.drain()
 
     async def _dispatch(

@@ -6,6 +6,7 @@ view.py             rich: what a turn looks like (markdown, tools, diffs, prompt
 markdown_stream.py  cutting the streamed answer into finished blocks
 renderer.py         the UI actor's renderer: events to the view, questions to the screen
 status.py           model, modes, tokens and cost
+status_command.py   the statusLine command: the user's script in place of the status line
 slash_commands.py   /help, /clear, /quit, /model, /fast, /cost, /undo, /compact, /permissions
 completion.py       /command and fuzzy @path completion
 rewind.py           /rewind and Esc Esc: the prompts to pick, what to restore, the prompt back

@@ -32,6 +32,7 @@ from actors.protocol import (
     ExplainPermissions,
     GetContext,
     GetContextFill,
+    ListAgents,
     ListBackground,
     ListBackgroundAgents,
     ListCommands,
@@ -59,6 +60,7 @@ from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.resumed import resumed_header, resumed_lines
 from frontends.interactive.screen import EXIT, Screen
 from frontends.interactive.status import CYCLE, Status
+from frontends.interactive.status_command import StatusCommand
 from frontends.interactive.tasks import status_lines, tasks_text
 from frontends.interactive.theme import DARK, palette
 from frontends.interactive.view import TurnView
@@ -105,6 +107,7 @@ class InteractiveSession:
         project_root = self.root = options.project_root
         self.home = options.home or os.path.expanduser("~")
         self.resumed = options.resume
+        self.model_flag = options.model
         self.initial_prompt = options.initial_prompt
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
@@ -153,6 +156,8 @@ class InteractiveSession:
         async with supervise(self.session.actors, tracer=debug.tracer()):
             context = await self.session.memory.address.ask(GetContext())
             self._apply(context)
+            if faults := (await self.session.skills.address.ask(ListAgents())).describe_faults():
+                self.view.note("warning", faults)  # under the banner, with the settings'
             # The banner goes out before the prompt is first drawn: written while the prompt
             # shows, it would leave a copy of the prompt and status line above it.
             await self.screen.paint()
@@ -172,6 +177,8 @@ class InteractiveSession:
                 tasks.start_soon(self._paste_images)
                 tasks.start_soon(self._watch_signals)
                 tasks.start_soon(self._watch_background)
+                if context.status_line is not None:
+                    tasks.start_soon(self._status_command(context).run_forever)
                 try:
                     await self._loop()
                 finally:
@@ -227,12 +234,29 @@ class InteractiveSession:
             )
         self.screen.changed()
 
+    def _status_command(self, context: ProjectContext) -> StatusCommand:
+        assert context.status_line is not None
+        return StatusCommand(
+            context.status_line,
+            self.session.hooks.address,
+            self.status,
+            project_root=context.project_root,
+            added=context.add_dirs,
+            version=__version__,
+            columns=lambda: self.screen.app.output.get_size().columns,
+            note=lambda text: self.view.note("warning", text),
+            changed=self.screen.changed,
+        )
+
     async def _show_resumed(self) -> None:
         """The resumed conversation's last exchanges under the banner; its usage counted, so
         that /cost and the status line go on from it."""
         if self.session.sessions is None:
             return
         saved = await self.session.sessions.address.ask(LoadSession())
+        if saved.model and self.model_flag is None:
+            # The conductor goes on with the session's /model choice, as --model did not say.
+            self.status.model = saved.model
         for counted in saved.spent:
             self.status.count(counted.usage, model=counted.model)
         self.status.context_tokens = (

@@ -27,6 +27,8 @@ class TerminalRenderer(Renderer):
         self.outcome_shown = anyio.Event()
 
     async def show(self, event: UiEvent) -> None:
+        if isinstance(event, TurnOutcome):
+            self.status.api_ms += event.duration_api_ms
         match event:
             case MessageFinished(usage=usage):
                 self.status.count(usage)

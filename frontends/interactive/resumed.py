@@ -5,12 +5,13 @@ that ``--continue`` and ``--resume`` open on the conversation they go on with.""
 from __future__ import annotations
 
 import datetime
+import json
 import os
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from actors.protocol import COMPACTED_HEADER, LEDGER_START
+from actors.protocol import COMPACTED_HEADER, DENIED_PREFIX, LEDGER_START
 from actors.visible import escape_controls
 from frontends.export import person_command
 
@@ -21,7 +22,12 @@ EXCHANGES = 3  # the prompts shown, with everything after each
 ANSWER_LINES = 6  # an answer's lines shown; the rest is one "…" line
 WIDTH = 80  # the view's width: one-line items are cut to it
 # The fields that say best what a tool call was about, in the order they are looked for.
-_TARGETS = ("file_path", "path", "command", "pattern", "url", "query", "description", "prompt")
+_TARGETS = (
+    "file_path", "path", "command", "pattern", "url", "query", "description", "prompt",
+    "task_id", "shell_id", "bash_id",
+)  # fmt: skip
+MCP_PREFIX = "mcp__"
+ARGUMENTS = 60  # characters of an MCP call's arguments shown
 
 
 def resumed_header(saved: SavedSession) -> Text:
@@ -46,6 +52,7 @@ def resumed_lines(messages: list[Message], *, root: str, exchanges: int = EXCHAN
     lines: list[Text] = []
     if start:
         lines.append(Text(f"… {start} earlier messages", style="legato.muted"))
+    denied = _denied(messages)
     counts = {"image": 0, "document": 0}  # numbered as the prompt showed them: [Image #1]
     for message in messages[:start]:
         _attached(message, counts)
@@ -63,7 +70,7 @@ def resumed_lines(messages: list[Message], *, root: str, exchanges: int = EXCHAN
             if block.get("type") == "text" and block.get("text", "").strip():
                 lines.extend(_answer(block["text"]))
             elif block.get("type") == "tool_use":
-                lines.append(_call(block, root))
+                lines.append(_call(block, root, denied=block.get("id") in denied))
     return lines
 
 
@@ -118,13 +125,46 @@ def _answer(text: str) -> list[Text]:
     return shown
 
 
-def _call(block: Block, root: str) -> Text:
+def _denied(messages: list[Message]) -> set[str]:
+    """The ids of the calls the permission broker refused: shown as denied, not as run."""
+    return {
+        str(block.get("tool_use_id"))
+        for message in messages
+        if message.role == "user"
+        for block in message.content
+        if block.get("type") == "tool_result"
+        and block.get("is_error")
+        and _text_of(block.get("content")).startswith(DENIED_PREFIX)
+    }
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+def _call(block: Block, root: str, *, denied: bool = False) -> Text:
     arguments: dict[str, Any] = block.get("input") or {}
-    target = next((str(arguments[k]) for k in _TARGETS if arguments.get(k)), "")
-    target = target.strip().split("\n", 1)[0]
-    if target.startswith(root.rstrip(os.sep) + os.sep):
-        target = os.path.relpath(target, root)
-    return _one_line(f"● {block.get('name', '?')}({target})", "legato.muted")
+    name = str(block.get("name", "?"))
+    if name.startswith(MCP_PREFIX):
+        # The server and its tool once, as the live session showed them, and the arguments.
+        server, _, tool = name.removeprefix(MCP_PREFIX).partition("__")
+        shown = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "), default=repr)
+        if len(shown) > ARGUMENTS:
+            shown = shown[: ARGUMENTS - 1] + "…"
+        call = f"{server}: {tool} {shown}" if tool else name
+    else:
+        target = next((str(arguments[k]) for k in _TARGETS if arguments.get(k)), "")
+        target = target.strip().split("\n", 1)[0]
+        if target.startswith(root.rstrip(os.sep) + os.sep):
+            target = os.path.relpath(target, root)
+        call = f"{name}({target})"
+    if denied:
+        return _one_line(f"✗ {call}  denied", "legato.bad")
+    return _one_line(f"● {call}", "legato.muted")
 
 
 def _one_line(text: str, style: str) -> Text:

@@ -219,7 +219,10 @@ class Screen:
             wrap_lines=True,
             dont_extend_height=True,
         )
-        status = Window(FormattedTextControl(self._status_line), height=1)
+        # One row, or a statusLine command's rows and the mode's under them.
+        status = Window(
+            FormattedTextControl(self._status_line), dont_extend_height=True, wrap_lines=False
+        )
         # The menu is a row of its own between the input and the status line, not a float: a
         # float is drawn over whatever lies under the cursor, which here is the status line.
         body = HSplit(
@@ -285,7 +288,14 @@ class Screen:
         return [*prefix, ("class:question", "› ")]
 
     def _status_line(self) -> StyleAndTextTuples:
-        line: StyleAndTextTuples = list(self.status.line())
+        line: StyleAndTextTuples = []
+        if self.status.custom:
+            # The script's own colours (status_command.py has dropped every other sequence).
+            for text in self.status.custom:
+                line += [*to_formatted_text(ANSI(text)), ("", "\n")]
+            line += self.status.footer()
+        else:
+            line += self.status.line()
         if self._ctrl_c_pending():
             line.append(("class:status.alert", "  Press Ctrl-C again to exit"))
         elif self.busy is not None and self.background:
@@ -293,6 +303,8 @@ class Screen:
             line.append(("class:status.hint", "  esc to interrupt (background tasks run on)"))
         elif self.busy is not None:
             line.append(("class:status.hint", "  esc to interrupt"))
+        if line and line[-1] == ("", "\n"):
+            line.pop()  # a statusLine command's rows, and nothing under them
         return line
 
     def _ctrl_c_pending(self) -> bool:

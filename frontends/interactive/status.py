@@ -46,6 +46,10 @@ class Status:
     cost_known: bool = True  # False once a model with unknown prices answered
     context_tokens: int = 0  # how much of the window the latest answer used
     hooks: dict[str, str] = field(default_factory=dict)  # running hooks: id -> "PreToolUse:Bash"
+    last_usage: Usage | None = None  # the main conversation's latest answer's
+    api_ms: int = 0  # time spent waiting for the model, over the session's turns
+    # What the statusLine command printed last (status_command.py): shown in place of line().
+    custom: tuple[str, ...] = ()
 
     @property
     def alias(self) -> str:
@@ -62,6 +66,7 @@ class Status:
         self.usage = self.usage + usage
         if model is None:
             self.context_tokens = usage.context_tokens
+            self.last_usage = usage
         info = resolve_model(model or self.model)
         cost = cost_usd(info, usage, fast=self.fast_active and model is None)
         if cost is None:
@@ -99,6 +104,28 @@ class Status:
     def context(self) -> ContextFill:
         """How full the window of the model in use is, as the latest answer measured it."""
         return ContextFill(self.context_tokens, resolve_model(self.model).context_window)
+
+    def facts(self) -> tuple[object, ...]:
+        """What a statusLine command is told that changes: it runs again when this does."""
+        return (
+            self.model, self.mode, self.fast, self.usage, self.cost, self.context_tokens,
+            self.api_ms,
+        )  # fmt: skip
+
+    def footer(self) -> list[tuple[str, str]]:
+        """Under a statusLine command's lines: the mode and running hooks, which the person
+        needs whatever the script shows (the reference keeps its mode under the script's)."""
+        parts: list[tuple[str, str]] = []
+        mode = MODE_TEXT[self.mode]
+        if mode:
+            parts += [
+                ("class:status.mode", f" {mode}"),
+                ("class:status.hint", " (shift+tab to cycle)"),
+            ]
+        if self.hooks:
+            running = one_line(", ".join(dict.fromkeys(self.hooks.values())))
+            parts.append(("class:status.mode", f" running hook {running}"))
+        return parts
 
     def line(self) -> list[tuple[str, str]]:
         """The status line as prompt_toolkit (style, text) fragments."""

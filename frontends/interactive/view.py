@@ -59,6 +59,7 @@ DIFF_LINES = 40  # diff lines shown for an edit before "… more"
 # one-line summary are cut there, saying so; the whole is in the lines printed above them.
 LIVE_TARGET = 40
 SUMMARY_TARGET = 60
+MCP_PREFIX = "mcp__"  # an MCP tool's name: mcp__<server>__<tool>
 _PADDING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
 _HEADERS = {
     "read": "Read file",
@@ -406,10 +407,16 @@ class TurnView:
             self._print(self._tool_line("✗", "legato.bad", run, f"{event.elapsed:.1f} s"))
             self._print(Text(f"    {self._first_line(result.content)}", style="legato.bad"))
             if event.remedy:
-                self._print(Text(f"    → {escape_controls(event.remedy)}"))
+                # Several lines (what the sandbox refused, then what may be done): each its own.
+                remedy = "\n      ".join(event.remedy.split("\n"))
+                self._print(Text(f"    → {escape_controls(remedy)}"))
             return
         self._print(self._tool_line("✓", "legato.good", run, f"{event.elapsed:.1f} s"))
-        for line in run.lines():
+        lines = run.lines()
+        if not lines and run.name.startswith(MCP_PREFIX):
+            # An MCP tool streams nothing while it runs: its result's first line, as headless.
+            lines = [self._first_line(result.content)] if result.content.strip() else []
+        for line in lines:
             self._print(
                 Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
             )
@@ -428,9 +435,13 @@ class TurnView:
         summary = run.summary
         if cut is not None and len(summary) > cut:
             summary = summary[: cut - 1] + "…"
-        target = _call("", summary)
+        name, target = run.name, _call("", summary)
+        if name.startswith(MCP_PREFIX) and summary:
+            # The executor's summary names the server and the tool (``toy: shout {...}``):
+            # shown in place of mcp__toy__shout, which would name the tool twice.
+            name, target = summary, ""
         return Text.assemble(
-            (f"{mark} ", style), (run.name, "bold"), f"{target}  ", (note, "legato.muted")
+            (f"{mark} ", style), (name, "bold"), f"{target}  ", (note, "legato.muted")
         )
 
     def _diff(self, diff: str) -> Text:

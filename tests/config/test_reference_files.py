@@ -21,7 +21,9 @@ def plant(path: Path, value: object) -> str:
 
 
 def test_config_names_the_source_of_each_value_among_all_files(setup: Setup) -> None:
-    user = plant(setup.home / ".claude" / "settings.json", {"model": "haiku", "statusLine": {}})
+    user = plant(
+        setup.home / ".claude" / "settings.json", {"model": "haiku", "alwaysThinkingEnabled": True}
+    )
     project = plant(
         setup.project / ".claude" / "settings.json",
         {"permissions": {"deny": ["Read(./.env)"], "defaultMode": "plan"}, "outputStyle": "x"},
@@ -39,7 +41,7 @@ def test_config_names_the_source_of_each_value_among_all_files(setup: Setup) -> 
     ]
     assert out["notActedOn"] == [
         {"key": "outputStyle", "source": f"{project}:8"},
-        {"key": "statusLine", "source": f"{user}:3"},
+        {"key": "alwaysThinkingEnabled", "source": f"{user}:3"},
     ]
     text = setup.legato("config", str(setup.project)).stdout
     # Listed by file; the heading says how they decide, not an order they are listed in.

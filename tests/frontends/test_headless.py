@@ -135,6 +135,18 @@ def test_stream_json_is_ndjson_ending_with_the_result(project: Project) -> None:
     assert events[-1]["modelUsage"]["claude-sonnet-4-6"]["outputTokens"] > 0
 
 
+def test_a_broken_agent_file_is_warned_of_after_the_init_line(project: Project) -> None:
+    project.write(".legato/agents/bad.md", "---\nname: bad\nmodel: nosuchmodel\n---\nHi.\n")
+    with ScriptedServer([text("Done.")]) as server:
+        done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (events[0]["type"], events[0]["subtype"]) == ("system", "init")
+    notices = [e["text"] for e in events if e.get("subtype") == "notice"]
+    assert len(notices) == 1 and notices[0].startswith("Skipped agent file that could not be read")
+    assert "bad.md:1: field 'description'" in notices[0]
+
+
 def test_stream_json_has_no_stream_events_unless_asked(project: Project) -> None:
     with ScriptedServer([text("Done and dusted", chunk_words=1)]) as server:
         done = project.legato(server.url, "--headless", "go", "--output-format", "stream-json")

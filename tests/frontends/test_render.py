@@ -42,6 +42,15 @@ async def test_a_call_starting_mid_text_does_not_break_the_answers_line() -> Non
     assert stderr.getvalue() == "⏺ Bash(ls)\n  ⎿ ✓ Bash(ls) 0.2s: a.txt\n"
 
 
+async def test_an_mcp_call_names_its_server_and_tool_once() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    renderer = TextRenderer(stdout, stderr)
+    await renderer.show(ToolStarted(id="m", name="mcp__toy__shout", summary='toy: shout {"a": 1}'))
+    await renderer.show(ToolFinished(ToolResult(tool_use_id="m", content="AA"), elapsed=0.25))
+    await renderer.close()
+    assert stderr.getvalue() == ('⏺ toy: shout {"a": 1}\n  ⎿ ✓ toy: shout {"a": 1} 0.2s: AA\n')
+
+
 def subagent(event: ToolEvent | TextDelta) -> AgentEvent:
     return AgentEvent(parent_tool_use_id="toolu_a", agent="reviewer", event=event)
 

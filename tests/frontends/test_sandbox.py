@@ -72,6 +72,11 @@ def test_the_model_is_told_which_path_the_sandbox_refused(project: Project) -> N
         done = project.legato(server.url, "--headless", "go")
         sent = server.requests[-1].body["messages"][-1]["content"]
     assert done.returncode == 0, done.stderr
+    # The person is told too, under the output's first line (a traceback's is no help).
+    assert "→ The sandbox refused '.env': it is unreadable to commands (blockedPaths)." in (
+        done.stderr
+    )
+    assert f"→ The sandbox refused '{outside}': it is outside the places" in done.stderr
     read, write = (block["content"] for block in sent if block["type"] == "tool_result")
     remedy = (
         "If the command needs this, it may be run again with dangerouslyDisableSandbox: true; a "

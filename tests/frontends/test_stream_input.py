@@ -344,3 +344,15 @@ def test_session_commands_run_as_in_a_headless_run(project: Project) -> None:
     assert "## You\n\nwrite a\n" in (project.root / "chat.md").read_text()
     assert "Instruction files" in results[4]["result"]
     assert len(requests) == 2  # none of the commands went to the model
+
+
+def test_the_init_line_comes_before_the_warnings(project: Project) -> None:
+    project.write(".legato/agents/bad.md", "---\nname: bad\n---\nHi.\n")
+    project.settings(permisionMode="plan")  # a misspelt key: a settings warning
+    with ScriptedServer([text("fine")]) as server:
+        code, out, err = run(project, server.url, [user("one")])
+    assert code == 0, err
+    assert (out[0]["type"], out[0]["subtype"]) == ("system", "init")
+    notices = [line["text"] for line in out if line.get("subtype") == "notice"]
+    assert any("unknown key 'permisionMode'" in notice for notice in notices)
+    assert any(notice.startswith("Skipped agent file") for notice in notices)

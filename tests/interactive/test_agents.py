@@ -51,3 +51,16 @@ async def test_an_agent_asks_as_itself_shows_its_call_and_stops_on_ctrl_c(
 
         await live.until(gone)  # every process the agent started
         assert len(bodies(server)) == 2  # the main answer and the agent's: nothing after
+
+
+async def test_a_broken_agent_file_is_warned_of_under_the_banner(
+    folders: tuple[Path, Path],
+) -> None:
+    agents = folders[0] / ".legato" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "bad.md").write_text("---\nname: bad\n---\nHi.\n")
+    async for live, _ in run(folders, [text("unused")]):
+        await live.shown("Skipped agent file that could not be read")
+        shown = live.text()
+        assert shown.index("✻ Legato") < shown.index("Skipped agent file")
+        assert shown.count("Skipped agent file") == 1

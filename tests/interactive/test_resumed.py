@@ -119,3 +119,47 @@ def test_a_command_the_person_ran_is_shown_as_they_typed_it() -> None:
         "› what changed?",
         "Nothing.",
     ]
+
+
+def test_a_denied_call_replays_as_denied_and_task_and_mcp_calls_name_their_target() -> None:
+    denial = "Permission denied: the user denied it"
+    messages = [
+        user("clean up"),
+        answer("", ("Bash", {"command": "rm -rf build"}), ("Bash", {"command": "ls"})),
+        Message(
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_0",
+                    "content": denial,
+                    "is_error": True,
+                },
+                # A command whose own output says so ran all the same: only the broker denies.
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": [{"type": "text", "text": "Permission denied: ./x"}],
+                },
+            ],
+        ),
+        Message(
+            "assistant",
+            [
+                {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": arguments}
+                for name, arguments in (
+                    ("TaskOutput", {"task_id": "bash_1"}),
+                    ("TaskStop", {"task_id": "bash_1"}),
+                    ("mcp__toy__shout", {"text": "ab" * 40, "times": 2}),
+                )
+            ],
+        ),
+    ]
+    assert plain(resumed_lines(messages, root="/p")) == [
+        "› clean up",
+        "✗ Bash(rm -rf build)  denied",
+        "● Bash(ls)",
+        "● TaskOutput(bash_1)",
+        "● TaskStop(bash_1)",
+        '● toy: shout {"text": "ababababababababababababababababababababababababa…',
+    ]

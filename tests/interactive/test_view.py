@@ -153,6 +153,29 @@ def test_a_failed_call_with_a_remedy_shows_it_under_the_reason() -> None:
     )
 
 
+def test_what_the_sandbox_refused_is_shown_under_a_traceback() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("c", "Bash", "python3 w.py"))
+    output = "Traceback (most recent call last):\n  ...\nPermissionError: '/tmp/x'"
+    failed = ToolResult(tool_use_id="c", content=output, is_error=True)
+    why = "The sandbox refused '/tmp/x': it is outside the places commands may write.\nRun it so."
+    view.apply(ToolFinished(result=failed, elapsed=0.0, remedy=why))
+    assert view.take_printed() == (
+        "✗ Bash(python3 w.py)  0.0 s\n    Traceback (most recent call last):\n"
+        "    → The sandbox refused '/tmp/x': it is outside the places commands may write.\n"
+        "      Run it so.\n"
+    )
+
+
+def test_an_mcp_call_names_its_server_and_tool_once_and_shows_its_result() -> None:
+    view, _ = make_view()
+    view.apply(ToolStarted("m", "mcp__toy__shout", 'toy: shout {"text": "ab"}'))
+    assert view.live() == '● toy: shout {"text": "ab"}  0.0 s'
+    done = ToolResult(tool_use_id="m", content="ABAB\nmore")
+    view.apply(ToolFinished(result=done, elapsed=0.0))
+    assert view.take_printed() == '✓ toy: shout {"text": "ab"}  0.0 s\n    ABAB\n'
+
+
 def test_diff_lines_are_coloured() -> None:
     console = Console(
         file=io.StringIO(), width=80, theme=DARK.rich_theme(), force_terminal=True,

@@ -154,7 +154,7 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
     path = files.write(
         "claude-project",
         {
-            "statusLine": {"type": "command"},
+            "spinnerTipsEnabled": False,
             "permissions": {"disableAutoMode": "disable"},
             "enableAllProjectMcpjsonServers": True,
             # Where an editor finds the file's schema: no setting, so never "not acted on".
@@ -163,11 +163,11 @@ def test_keys_not_acted_on_are_listed_with_file_and_line_not_warned(files: Files
     )
     explained = explain_context(str(files.dirs.project), home=str(files.dirs.home), env={})
     assert [(s.key, s.source) for s in explained.not_acted_on] == [
-        ("statusLine", f"{path}:2"),
-        ("permissions.disableAutoMode", f"{path}:6"),
-        ("enableAllProjectMcpjsonServers", f"{path}:8"),
+        ("spinnerTipsEnabled", f"{path}:2"),
+        ("permissions.disableAutoMode", f"{path}:4"),
+        ("enableAllProjectMcpjsonServers", f"{path}:6"),
     ]
-    assert not any("statusLine" in w for w in explained.context.warnings)
+    assert not any("spinnerTipsEnabled" in w for w in explained.context.warnings)
 
 
 def test_lists_merge_and_scalars_of_legatos_local_file_win(files: Files) -> None:

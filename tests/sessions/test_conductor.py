@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from actors.protocol import ClearConversation, GetConversation, RunPrompt, Undo
+from actors.models import resolve_model
+from actors.protocol import (
+    ClearConversation,
+    GetConversation,
+    ModelChosen,
+    RunPrompt,
+    SetModel,
+    Undo,
+)
+from actors.session_store import read_events, session_path
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
 from frontends.session_options import SessionOptions
@@ -22,12 +31,17 @@ if TYPE_CHECKING:
 
 
 def open_session(
-    root: Path, home: Path, url: str, resume: str | None = None, mode: PermissionMode = "auto"
+    root: Path,
+    home: Path,
+    url: str,
+    resume: str | None = None,
+    mode: PermissionMode = "auto",
+    model: str | None = None,
 ) -> Session:
     env = {"ASSISTANT_BASE_URL": url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
     options = SessionOptions(
         project_root=str(root), headless=True, env=env, home=str(home),
-        permission_mode=mode, session_id=resume, resume=resume is not None,
+        permission_mode=mode, session_id=resume, resume=resume is not None, model=model,
     )  # fmt: skip
     return assemble(options, renderer=Quiet())
 
@@ -88,3 +102,24 @@ async def test_clear_starts_afresh_and_a_resume_sees_the_cleared_conversation(
         async with supervise(resumed.actors):
             messages = await resumed.conductor.address.ask(GetConversation())
     assert [b["text"] for m in messages for b in m.content] == ["keep me", "two"]
+
+
+async def test_a_model_choice_is_kept_across_resume_unless_model_is_given(tmp_path: Path) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    with ScriptedServer([text("one"), text("two"), text("three")]) as server:
+        session = open_session(root, home, server.url)
+        async with supervise(session.actors):
+            await session.conductor.address.ask(SetModel(model="haiku"))
+            await session.conductor.address.ask(RunPrompt(text="first"))
+        resumed = open_session(root, home, server.url, resume=session.id)
+        async with supervise(resumed.actors):
+            await resumed.conductor.address.ask(RunPrompt(text="second"))
+        # --model given with --resume wins over the saved choice.
+        flagged = open_session(root, home, server.url, resume=session.id, model="opus")
+        async with supervise(flagged.actors):
+            await flagged.conductor.address.ask(RunPrompt(text="third"))
+        models = [request.body["model"] for request in server.requests]
+    assert models == [resolve_model("haiku").id, resolve_model("haiku").id, "claude-opus-4-6"]
+    saved = read_events(session_path(str(root), str(home), session.id))
+    assert ModelChosen(resolve_model("haiku").id) in saved

@@ -276,3 +276,19 @@ async def test_a_sessions_tokens_are_replayed_and_listed_and_a_prefix_narrows_th
     assert [s.id for s in one] == ["ab-old"]
     assert f"no saved session for {root} whose id starts with 'ab-x'" in caught.value.message
     assert "legato --resume' without an id" in (caught.value.remedy or "")
+
+
+async def test_a_session_stopped_before_its_first_message_is_not_offered(tmp_path: Path) -> None:
+    root, home = tmp_path / "p", tmp_path / "h"
+    root.mkdir()
+    write_session(root, home, "real", "a task", 1000)
+    # Killed at start (or a /model, then /quit): a header and no message.
+    path = session_path(str(root), str(home), "empty")
+    header = {"type": "SessionStarted", "session_id": "empty", "project_root": "x", "started": "x"}
+    chosen = {"type": "ModelChosen", "model": "claude-haiku-4-5"}
+    await anyio.Path(path).write_text(f"{json.dumps(header)}\n{json.dumps(chosen)}\n")
+    os.utime(path, (2000, 2000))  # the latest: --continue would have taken it
+    memory, store = stores(root, home, "lister")
+    async with supervise([memory, store]):
+        listed = await store.address.ask(ListSessions(limit=10))
+    assert [s.id for s in listed] == ["real"]

@@ -72,6 +72,7 @@ def test_continue_undo_compact_and_the_picker(
             again.submit("/cost")
             screen = again.wait_for("Context:")
             assert "of 1,000,000 tokens" in screen
+            assert screen.count("Compacted ") == 1  # its result line, said once
             again.submit("/quit")
             assert again.exit_code() == 0
     finally:
@@ -151,7 +152,9 @@ def test_continue_shows_the_conversation_and_cost_goes_on_from_its_usage(
         shown = [line.rstrip() for line in lines[lines.index(header) + 1 :]]
         assert shown[:4] == [
             "› what does app.py do?",
-            "● Read(app.py)",  # the path as the project names it
+            # The path as the project names it; headless in ask mode, the read was denied, and
+            # the replay says so rather than showing it as run.
+            "✗ Read(app.py)  denied",
             "It prints hi.",
             "Nothing else.",
         ]

@@ -70,7 +70,7 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
         # patterns load then, not with the tools' list).
         from actors.tool_executor.sandbox import refusals
 
-        parts += await anyio.to_thread.run_sync(
+        explained = await anyio.to_thread.run_sync(
             functools.partial(
                 refusals.explain,
                 done.output,
@@ -79,6 +79,11 @@ async def run(args: BashInput, ctx: CallContext) -> ToolOutcome:
                 by_person=ctx.typed_by_person,
             )
         )
+        parts += explained
+        if explained and remedy is None:
+            # The person sees the output's first line only (often "Traceback ..."): the
+            # explanation is theirs as much as the model's.
+            remedy = "\n".join(explained)
     if put_back:  # Landlock let it write there; the change is undone, and the model told so
         parts.append(put_back_line(put_back))
     return ToolOutcome("\n".join(parts) or "(no output)", is_error=code != 0, remedy=remedy)
