@@ -1254,6 +1254,26 @@ class ContextFill(msgspec.Struct, frozen=True):
     tokens: int
     window: int
     system: int = 0  # of ``tokens``, the system prompt's, estimated (/context)
+    # The rest of the request's parts, for /context: the built-in tools' definitions, the
+    # Skill tool's listing of skills, the MCP servers' tools, and the conversation; estimated
+    # at about four characters a token, but ``messages`` when ``measured``: the latest
+    # answer's own count less the other parts. ``reserve``: what auto-compaction keeps free.
+    tools: int = 0
+    skills: int = 0
+    mcp_tools: int = 0
+    messages: int = 0
+    reserve: int = 0
+    measured: bool = False
+
+    @property
+    def used(self) -> int:
+        """Every part of the next request together: the figure /context shares out."""
+        return self.system + self.tools + self.skills + self.mcp_tools + self.messages
+
+    @property
+    def free(self) -> int:
+        """The window less what is used and the auto-compaction reserve."""
+        return max(self.window - self.used - self.reserve, 0)
 
     @property
     def percent(self) -> str:

@@ -24,6 +24,7 @@ from actors.conductor.agents import Subagents, Tally, agent_types, describe_faul
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
@@ -37,7 +38,6 @@ from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
-from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
     ClearConversation,
@@ -167,6 +167,7 @@ class Conductor(Actor[ConductorMsg]):
         self._keeper = SessionKeeper(sessions, tools)
         self.context_window = context_window  # None: the model's own (actors/models.py)
         self._context_tokens = 0  # what the latest answer measured, or an estimate
+        self._measured = False  # whether the latest answer measured it (/context says which)
         self._compacted_at = -1  # the conversation's length after the latest compaction
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
         self._background = BackgroundCommands()  # shared with the subagents
@@ -336,9 +337,7 @@ class Conductor(Actor[ConductorMsg]):
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
             case GetContextFill():
-                system = estimate_tokens(self._system)
-                fill = ContextFill(self._context_tokens, self._window(), system=system)
-                await reply.answer(msg, fill)
+                await reply.answer(msg, self._fill())
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
@@ -379,6 +378,7 @@ class Conductor(Actor[ConductorMsg]):
                 if self._guides is not None:
                     self._guides.forget()
                 self._context_tokens = 0
+                self._measured = False
                 self._prompt_hooks.source = "clear"
                 await self._keeper.clear()
                 await reply.answer(msg, None)
@@ -471,6 +471,7 @@ class Conductor(Actor[ConductorMsg]):
         if slow is not None:
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
+        self._measured = True
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told
@@ -523,6 +524,21 @@ class Conductor(Actor[ConductorMsg]):
         fixed = len(msgspec.json.encode(tools)) + len(self._system.encode())
         return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
 
+    def _fill(self) -> ContextFill:
+        """The next request's parts, as ``_request`` would build it now."""
+        mcp = self._mcp.specs() if self._mcp is not None else []
+        search = self._search.definition() if self._search and self._searches else None
+        return context_fill(
+            system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
+            tools=offered_tools(self._tool_specs, agent=self._agent_tool, search=search),
+            skill=self._skill_offer.definition() if self._skill_offer is not None else None,
+            mcp=mcp,
+            messages=self.conversation.messages,
+            window=self._window(),
+            tokens=self._context_tokens,
+            measured=self._measured,
+        )
+
     def _window(self) -> int:
         if self.context_window is not None:
             return self.context_window
@@ -569,6 +585,7 @@ class Conductor(Actor[ConductorMsg]):
             self._guides.forget()  # a summary does not carry a sub-folder's instructions
         await self._keeper.save(self.conversation.messages)
         self._context_tokens = self._estimate_context()
+        self._measured = False
         self._compacted_at = len(self.conversation.messages)
         text = (
             f"Compacted {cut} earlier message{'s' if cut > 1 else ''} into a summary; the task "

@@ -404,12 +404,12 @@ class InteractiveSession:
                 self.status.context_tokens = 0
                 self.view.say(Text("Conversation cleared; the next prompt starts afresh."))
             case "/context":
-                from frontends.context_report import context_text
+                from frontends.interactive.context_view import context_view
 
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens
                 context = await self.session.memory.address.ask(GetContext())
-                self.view.say(Text(context_text(context, fill)))
+                self.view.say(context_view(context, fill))
             case "/cost":
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens

@@ -22,8 +22,8 @@ COMMANDS: dict[str, str] = {
     "/model": "Show current model; /model <alias> switches (opus, sonnet, haiku)",
     "/fast": "Toggle fast mode (faster output on the strongest model, priced higher)",
     "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
-    "/context": "Show what fills the context: the instruction files loaded, in order, and "
-    "the system prompt and memory, in tokens",
+    "/context": "Show what fills the context window, as a bar and a table: the system prompt, "
+    "tools, memory files, skills, MCP tools, messages and free space, in tokens",
     "/undo": "Put back the files the latest prompt changed (not what shell commands did)",
     "/compact": "Summarise older turns now to free context (the task ledger is kept)",
     "/permissions": "Show the mode, the rules and your always/never replies; /permissions "
