@@ -742,6 +742,10 @@ class PermissionsReport(msgspec.Struct, frozen=True, kw_only=True):
     permission_rules: tuple[PermissionRule, ...] = ()
     assessments: tuple[Assessment, ...] = ()
     replies: tuple[Reply, ...] = ()  # in the order given; /permissions forget numbers them so
+    # Other folders the tools work in as in the project: from the start (--add-dir, the
+    # settings' additionalDirectories), then those /add-dir added for this session.
+    add_dirs: tuple[str, ...] = ()
+    added_dirs: tuple[str, ...] = ()
 
 
 class ForgetReply(Ask[Reply | None], frozen=True, tag=True):
@@ -755,6 +759,16 @@ class ExplainPermissions(Ask[PermissionsReport], frozen=True, tag=True):
     session's current mode and with its answers so far, without asking anyone or doing it."""
 
     requests: tuple[PermissionRequest, ...] = ()
+
+
+class AddDirectory(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """``/add-dir``: another folder the tools work in as they do in the project, for the rest
+    of the session. ``path`` is real and absolute, an existing folder (the frontend resolves
+    what the person typed). The broker refuses with UsageError a folder the project or another
+    folder already covers, and answers the folders added so far; the conductor names it in the
+    system prompt from the next request on. Only a person's command sends it: no tool does."""
+
+    path: str
 
 
 class FindBlocked(Ask[tuple[bool, ...]], frozen=True, tag=True):
@@ -806,6 +820,7 @@ PermissionBrokerMsg = (
     | ExplainPermissions
     | ForgetReply
     | CheckRuleCoverage
+    | AddDirectory
 )
 
 
@@ -1350,6 +1365,7 @@ ConductorMsg = (
     | ListBackgroundAgents
     | StopBackgroundAgent
     | ListOfferedTools
+    | AddDirectory
 )
 
 

@@ -40,6 +40,7 @@ from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
+    AddDirectory,
     ClearConversation,
     Compact,
     ConductorMsg,
@@ -160,6 +161,7 @@ class Conductor(Actor[ConductorMsg]):
         self._search_for = ""  # the model whose provider was asked whether it searches
         self._searches = False  # whether it does: WebSearch is offered only then
         self._system = ""
+        self._project: ProjectContext | None = None  # what the system prompt is made from
         self._model_id = ""
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
         self._planning = False
@@ -180,6 +182,7 @@ class Conductor(Actor[ConductorMsg]):
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
+        self._project = context
         self._system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.
         self._new_guides = nested_guides(context)
@@ -388,6 +391,12 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, await self._compact(None, forced=True))
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
+            case AddDirectory(path=path) if self._project is not None:
+                # Named with the others from the next request on, as --add-dir's are.
+                folders = (*self._project.add_dirs, path)
+                self._project = msgspec.structs.replace(self._project, add_dirs=folders)
+                self._system = system_prompt(self._project, headless=self._headless)
+                await reply.answer(msg, folders)
 
     def _fast_now(self) -> bool:
         return self._fast and resolve_model(self._model_id).fast_mode

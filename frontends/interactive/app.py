@@ -23,6 +23,7 @@ from rich.text import Text
 from actors.errors import LegatoError, UsageError
 from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
 from actors.protocol import (
+    AddDirectory,
     ApproveHooks,
     AttachReferences,
     CheckCommand,
@@ -49,6 +50,7 @@ from actors.protocol import (
     Undo,
     Usage,
 )
+from actors.visible import escape_controls
 from frontends.commands.permissions import mode_note, session_text
 from frontends.errors_out import report
 from frontends.interactive import slash_commands
@@ -225,6 +227,26 @@ class InteractiveSession:
                 "not run. /hooks shows their commands; /hooks approve runs them from now on.",
             )
         self.screen.changed()
+
+    async def _add_dir(self, argument: str) -> None:
+        """Another folder the tools work in for the rest of the session: the broker decides
+        whether it is new (and from then on judges paths there as in the project), then the
+        system prompt names it."""
+        from frontends.interactive.add_dir import folder_to_add
+
+        try:
+            path = folder_to_add(argument, self.root, self.home)
+            await self.session.permissions.address.ask(AddDirectory(path=path))
+        except UsageError as error:
+            self.view.note("error", error.describe())
+            return
+        await self.session.conductor.address.ask(AddDirectory(path=path))
+        self.view.say(
+            Text(
+                f"Added {escape_controls(path, newlines=True)} for this session: the tools read "
+                "and edit there under the same rules as in the project. /permissions lists it."
+            )
+        )
 
     async def _show_resumed(self) -> None:
         """The resumed conversation's last exchanges under the banner; its usage counted, so
@@ -410,6 +432,8 @@ class InteractiveSession:
                 self.status.context_tokens = fill.tokens
                 context = await self.session.memory.address.ask(GetContext())
                 self.view.say(context_view(context, fill))
+            case "/add-dir":
+                await self._add_dir(command.argument)
             case "/cost":
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens

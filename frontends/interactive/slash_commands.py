@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "server and starts it",
     "/hooks": "List the configured hooks by event (matcher, command, file); /hooks approve "
     "runs the project's",
+    "/add-dir": "Add a working folder for this session: /add-dir <path> (the same rules as in "
+    "the project)",
 }
 ALIASES = {"/exit": "/quit"}
 
