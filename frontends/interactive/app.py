@@ -17,6 +17,8 @@ import signal
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.abc
+import msgspec
 from rich.console import Console
 from rich.text import Text
 
@@ -148,41 +150,68 @@ class InteractiveSession:
             output=output,
         )
         self.renderer = TerminalRenderer(self.view, self.status, self.screen)
+        self.options = options
         self.session: Session = assemble(options, renderer=self.renderer)
+        self._hosted = anyio.Event()  # set: the session's actors end (``_host``)
+        self._host_ended = anyio.Event()  # set once they have
+        self._typed_ahead = False  # whether the input in hand was typed while a prompt ran
 
     async def run(self) -> int:
-        async with supervise(self.session.actors, tracer=debug.tracer()):
-            context = await self.session.memory.address.ask(GetContext())
-            self._apply(context)
-            # The banner goes out before the prompt is first drawn: written while the prompt
-            # shows, it would leave a copy of the prompt and status line above it.
-            await self.screen.paint()
-            await self._say_setup_problems(context.model)
-            if self.resumed:
-                await self._show_resumed()
-            if self.initial_prompt is not None:
-                # `legato "explain this project"`: the first prompt, as if typed.
-                self.screen.inputs_send.send_nowait(self.initial_prompt)
-            async with anyio.create_task_group() as tasks:
-                app_done = anyio.Event()
-                tasks.start_soon(self._run_app, app_done)
-                tasks.start_soon(self.screen.paint_forever)
-                tasks.start_soon(self._list_files)
-                tasks.start_soon(self._say_sandbox)
-                tasks.start_soon(self._sync_mode)
-                tasks.start_soon(self._paste_images)
-                tasks.start_soon(self._watch_signals)
-                tasks.start_soon(self._watch_background)
-                try:
-                    await self._loop()
-                finally:
-                    if self.screen.app.is_running:
-                        self.screen.app.exit()
-                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                        await self.screen.paint()
-                        await app_done.wait()
-                    tasks.cancel_scope.cancel()
-                    self.screen.close()
+        # The session's actors run in a task of their own, under the screen, so that /resume
+        # can stop them and start another session's while the screen and its input stay.
+        async with anyio.create_task_group() as hosting:
+            self._hosting = hosting
+            await hosting.start(self._host, self.session)
+            try:
+                code = await self._run_screen()
+            finally:
+                self._hosted.set()
+        return code
+
+    async def _host(self, session: Session, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """Run ``session``'s actors until ``_hosted`` is set; then they end as a session's do,
+        their queued work finished (the session saved)."""
+        self._hosted = done = anyio.Event()
+        self._host_ended = ended = anyio.Event()
+        try:
+            async with supervise(session.actors, tracer=debug.tracer()):
+                task_status.started()
+                await done.wait()
+        finally:
+            ended.set()
+
+    async def _run_screen(self) -> int:
+        context = await self.session.memory.address.ask(GetContext())
+        self._apply(context)
+        # The banner goes out before the prompt is first drawn: written while the prompt
+        # shows, it would leave a copy of the prompt and status line above it.
+        await self.screen.paint()
+        await self._say_setup_problems(context.model)
+        if self.resumed:
+            await self._show_resumed()
+        if self.initial_prompt is not None:
+            # `legato "explain this project"`: the first prompt, as if typed.
+            self.screen.inputs_send.send_nowait(self.initial_prompt)
+        async with anyio.create_task_group() as tasks:
+            app_done = anyio.Event()
+            tasks.start_soon(self._run_app, app_done)
+            tasks.start_soon(self.screen.paint_forever)
+            tasks.start_soon(self._list_files)
+            tasks.start_soon(self._say_sandbox)
+            tasks.start_soon(self._sync_mode)
+            tasks.start_soon(self._paste_images)
+            tasks.start_soon(self._watch_signals)
+            tasks.start_soon(self._watch_background)
+            try:
+                await self._loop()
+            finally:
+                if self.screen.app.is_running:
+                    self.screen.app.exit()
+                with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                    await self.screen.paint()
+                    await app_done.wait()
+                tasks.cancel_scope.cancel()
+                self.screen.close()
         return 0
 
     def _apply(self, context: ProjectContext) -> None:
@@ -248,6 +277,76 @@ class InteractiveSession:
             )
         )
 
+    async def _resume(self, argument: str) -> None:
+        """Switch to another saved session of the project: this one's actors end (it stays
+        saved), the picked one's start as ``--resume`` starts them, and its last exchanges
+        are shown under what is on the screen."""
+        from frontends.interactive.resume_command import session_to_resume
+
+        if self._typed_ahead:
+            # Typed while the prompt ran, for the conversation the person saw then: not
+            # switched away from under what that prompt just said.
+            self.view.note(
+                "error",
+                "/resume: a prompt was running when it was typed, so it did not switch "
+                "sessions\n  → Type /resume again now",
+            )
+            return
+        if self.session.sessions is None:
+            self.view.note("error", "/resume: this session is not saved, so it has none to list")
+            return
+        if self.screen.background:
+            self.view.note(
+                "error",
+                "/resume: background commands or agents are running, and switching sessions "
+                "would stop them\n  → Wait for them, or stop them with /tasks stop <id>, then "
+                "/resume",
+            )
+            return
+        try:
+            picked = await session_to_resume(
+                argument,
+                self.session.sessions.address,
+                self.session.id,
+                say=lambda shown: self.view.say(Text(shown)),
+                ask=self._pick,
+            )
+        except UsageError as error:
+            self.view.note("error", error.describe())
+            return
+        if picked is None:
+            self.view.say(Text("No session picked; this one goes on.", style="legato.muted"))
+            return
+        options = msgspec.structs.replace(
+            self.options, session_id=picked, resume=True, initial_prompt=None
+        )
+        session = assemble(options, renderer=self.renderer)
+        # This session's actors end first (their queued work done, the session saved), so
+        # that nothing of theirs is running or writing when the picked one's start.
+        ended = self._host_ended
+        self._hosted.set()
+        await ended.wait()
+        self.session = session
+        await self._hosting.start(self._host, session)
+        # The usage and cost go on from the picked session's, not this one's.
+        self.status.usage, self.status.cost, self.status.cost_known = Usage(), 0.0, True
+        context = await session.memory.address.ask(GetContext())
+        self.status.model = context.model
+        await session.permissions.address.ask(SetMode(mode=self.status.mode))
+        await self._show_resumed()
+        self._background_poke.set()
+
+    async def _pick(self, choices: tuple[str, ...], label: str) -> str | None:
+        """One of ``choices``, typed; None when Esc or Ctrl-C lets the question go."""
+        self.screen.changed()
+        with anyio.CancelScope() as scope:
+            self.screen.busy = scope
+            try:
+                return await self.screen.ask(choices, label=label)
+            finally:
+                self.screen.busy = None
+        return None
+
     async def _show_resumed(self) -> None:
         """The resumed conversation's last exchanges under the banner; its usage counted, so
         that /cost and the status line go on from it."""
@@ -294,7 +393,10 @@ class InteractiveSession:
         # Under the banner, once the session's trial of the sandbox is made: asked in the
         # background so the prompt does not wait for it. A command that comes first says it
         # instead, and then the answer is None.
-        warning = await self.session.tools.address.ask(TakeSandboxWarning())
+        # Not answered when /resume ends the session first: the picked one does not say it.
+        warning = None
+        with contextlib.suppress(KernelError):
+            warning = await self.session.tools.address.ask(TakeSandboxWarning())
         if warning is not None:
             self.view.note("warning", warning)
             self.screen.changed()
@@ -397,7 +499,8 @@ class InteractiveSession:
             if item is EXIT or self.screen.leaving:
                 return
             text = str(item)
-            if text in self.screen.queued:
+            self._typed_ahead = text in self.screen.queued  # while a prompt ran
+            if self._typed_ahead:
                 self.screen.queued.remove(text)
             self.view.say(Text(f"› {text}", style="legato.accent"))
             parsed = slash_commands.parse(text)
@@ -434,6 +537,8 @@ class InteractiveSession:
                 self.view.say(context_view(context, fill))
             case "/add-dir":
                 await self._add_dir(command.argument)
+            case "/resume":
+                await self._resume(command.argument)
             case "/cost":
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens

@@ -65,6 +65,7 @@ class _Question:
     answered: anyio.Event = field(default_factory=anyio.Event)
     answer: str = ""
     error: str = ""
+    label: str = ""  # shown instead of "Allow? [choices]"
 
 
 class Screen:
@@ -155,9 +156,10 @@ class Screen:
         self.app.output.write_raw(text)
         self.app.output.flush()
 
-    async def ask(self, choices: tuple[str, ...], summary: str = "") -> str:
-        """Wait for the user to type one of ``choices`` and Enter; type-ahead is kept aside."""
-        question = _Question(choices, summary)
+    async def ask(self, choices: tuple[str, ...], summary: str = "", label: str = "") -> str:
+        """Wait for the user to type one of ``choices`` and Enter; type-ahead is kept aside.
+        ``label``: the words before the input, for a question that is not a permission's."""
+        question = _Question(choices, summary, label=label)
         saved = self.buffer.document
         self.buffer.reset()
         self._question = question
@@ -250,7 +252,8 @@ class Screen:
         if question is None:
             return [("class:prompt", "› ")]
         replies = "/".join(question.choices)
-        prefix: StyleAndTextTuples = [("class:question", f"Allow? [{replies}] ")]
+        label = question.label or f"Allow? [{replies}]"
+        prefix: StyleAndTextTuples = [("class:question", f"{label} ")]
         if question.error:
             prefix.append(("class:status.alert", f"{question.error} "))
         return [*prefix, ("class:question", "› ")]

@@ -35,6 +35,8 @@ COMMANDS: dict[str, str] = {
     "runs the project's",
     "/add-dir": "Add a working folder for this session: /add-dir <path> (the same rules as in "
     "the project)",
+    "/resume": "Switch to another saved session of this project: pick it from the list, or "
+    "/resume <id>",
 }
 ALIASES = {"/exit": "/quit"}
 
