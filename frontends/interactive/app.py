@@ -317,24 +317,40 @@ class InteractiveSession:
         if picked is None:
             self.view.say(Text("No session picked; this one goes on.", style="legato.muted"))
             return
-        options = msgspec.structs.replace(
-            self.options, session_id=picked, resume=True, initial_prompt=None
-        )
-        session = assemble(options, renderer=self.renderer)
+        left = self.session.id
         # This session's actors end first (their queued work done, the session saved), so
         # that nothing of theirs is running or writing when the picked one's start.
         ended = self._host_ended
         self._hosted.set()
         await ended.wait()
-        self.session = session
-        await self._hosting.start(self._host, session)
-        # The usage and cost go on from the picked session's, not this one's.
+        # When the picked one cannot start, the one left goes on as a resume of it would (a
+        # session with nothing saved yet goes on as a new one).
+        if not await self._start_session(picked) and not await self._start_session(left):
+            await self._start_session(None)
+        # The usage and cost go on from the session's saved ones, not the one left's.
         self.status.usage, self.status.cost, self.status.cost_known = Usage(), 0.0, True
+        session = self.session
         context = await session.memory.address.ask(GetContext())
         self.status.model = context.model
         await session.permissions.address.ask(SetMode(mode=self.status.mode))
         await self._show_resumed()
         self._background_poke.set()
+
+    async def _start_session(self, resumed: str | None) -> bool:
+        """Start the saved session ``resumed`` (None: a new one) as the one on the screen;
+        False, said, when it cannot start (a session file that cannot be read)."""
+        options = msgspec.structs.replace(
+            self.options, session_id=resumed, resume=resumed is not None, initial_prompt=None
+        )
+        self.session = assemble(options, renderer=self.renderer)
+        try:
+            await self._hosting.start(self._host, self.session)
+        except (ActorCrashed, LegatoError) as error:
+            cause = error.cause if isinstance(error, ActorCrashed) else error
+            said = cause.describe() if isinstance(cause, LegatoError) else str(cause)
+            self.view.note("error", f"/resume: session {resumed} could not be opened: {said}")
+            return False
+        return True
 
     async def _pick(self, choices: tuple[str, ...], label: str) -> str | None:
         """One of ``choices``, typed; None when Esc or Ctrl-C lets the question go."""
@@ -380,9 +396,11 @@ class InteractiveSession:
             self.screen.request_exit()  # the app ended (exit, or a crash in it): so does the loop
 
     async def _list_files(self) -> None:
-        self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
-        found = await self._commands()
-        self.skills = [(f"/{info.name}", info.description) for info in found]
+        # A /resume that ended the session before the listing came: none for completion.
+        with contextlib.suppress(KernelError):
+            self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
+            found = await self._commands()
+            self.skills = [(f"/{info.name}", info.description) for info in found]
         self.screen.offer_completions()
         # Start-up is over, the prompt up and its completions loaded: the cycle collector,
         # held since `main`, runs from here on whether or not a prompt comes (the screen's

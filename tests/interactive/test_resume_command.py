@@ -5,16 +5,16 @@ exchange shown), the one left still saved and resumable; a prefix picks without 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from actors.places import sessions_dir
 from frontends.demo.scripted_api import text
 from tests.interactive.test_session import ENTER, run
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from tests.interactive.test_session import Live
 
 pytestmark = pytest.mark.anyio
@@ -83,3 +83,32 @@ async def test_resume_switches_to_the_picked_session_and_back_by_prefix(
         bodies = [r.body for r in server.requests]
     assert _said(bodies[1]) == ["the first prompt", "the first answer", "go on"]
     assert _said(bodies[2])[:3] == ["the second prompt", "the second answer", "and on"]
+
+
+async def test_a_session_that_cannot_be_opened_leaves_this_one_going_on(
+    folders: tuple[Path, Path],
+) -> None:
+    root, home = folders
+    async for live, _ in run(folders, [text("the first answer")]):
+        await live.submit("the first prompt")
+        await live.shown("the first answer")
+        await live.idle()
+        first = live.session.session.id
+    saved = Path(sessions_dir(str(root), str(home))) / f"{first}.jsonl"
+    async for live, server in run(folders, [text("the second answer"), text("still here")]):
+        second = live.session.session.id
+        await live.submit("the second prompt")
+        await live.shown("the second answer")
+        await live.idle()
+        await live.submit("/resume")
+        await live.shown("Saved sessions, latest first")
+        saved.unlink()  # gone between the list and the choice (another legato removed it)
+        live.pipe.send_text("1" + ENTER)
+        await live.shown(f"/resume: session {first} could not be opened")
+        await live.shown(f"Resumed session {second[:8]}")
+        assert live.session.session.id == second
+        await live.submit("go on")
+        await live.shown("still here")
+        await live.idle()
+        bodies = [r.body for r in server.requests]
+    assert _said(bodies[1]) == ["the second prompt", "the second answer", "go on"]
