@@ -4,8 +4,8 @@ learn it (``AddDirectory``).
 The same folder ``--add-dir`` would take, by the same reading: ``~`` expanded, a relative path
 from the project root (where the session works, whatever folder legato was started in), and
 symlinks followed, so that the real folder is what the rules cover and what is shown. The
-whole file system and the home folder itself are refused as too broad for a command typed in
-passing: the home folder holds the credentials of every other program.
+whole file system, the home folder and any folder holding it are refused as too broad for a
+command typed in passing: the home folder holds the credentials of every other program.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from actors.errors import UsageError
+from actors.places import within
 from actors.visible import escape_controls
 
 _USAGE = "Type /add-dir <path>: an existing folder, relative to the project root or from ~"
@@ -41,9 +42,14 @@ def folder_to_add(argument: str, root: str, home: str) -> str:
             remedy="Add the folder you mean to work in; to work everywhere, start legato with "
             "--add-dir /",
         )
-    if path == os.path.realpath(home):
+    if within(os.path.realpath(home), path):
+        what = (
+            "your home folder"
+            if path == os.path.realpath(home)
+            else "a folder that holds your home folder"
+        )
         raise UsageError(
-            f"/add-dir {shown}: that is your home folder, too broad to work in as in the "
+            f"/add-dir {shown}: that is {what}, too broad to work in as in the "
             "project (it holds every program's credentials)",
             remedy="Add the folder inside it you mean to work in; to work in all of it, start "
             "legato with --add-dir ~",
