@@ -17,7 +17,6 @@ import signal
 from typing import TYPE_CHECKING
 
 import anyio
-import anyio.abc
 import msgspec
 from rich.console import Console
 from rich.text import Text
@@ -58,6 +57,7 @@ from frontends.errors_out import report
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.hooks import hooks_text
+from frontends.interactive.hosting import Hosting
 from frontends.interactive.mcp import mcp_command
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.resumed import resumed_header, resumed_lines
@@ -70,10 +70,9 @@ from frontends.session import assemble
 from frontends.skills.command_run import running
 from frontends.skills.skill_report import report_text
 from frontends.skills.slash_line import split_command
-from frontends.startup import debug
 from frontends.startup.checks import BYPASS_WARNING
 from frontends.startup.version import __version__
-from runtime import ActorCrashed, KernelError, first_error, release_collector, supervise
+from runtime import ActorCrashed, KernelError, first_error, release_collector
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -152,33 +151,17 @@ class InteractiveSession:
         self.renderer = TerminalRenderer(self.view, self.status, self.screen)
         self.options = options
         self.session: Session = assemble(options, renderer=self.renderer)
-        self._hosted = anyio.Event()  # set: the session's actors end (``_host``)
-        self._host_ended = anyio.Event()  # set once they have
         self._typed_ahead = False  # whether the input in hand was typed while a prompt ran
 
     async def run(self) -> int:
-        # The session's actors run in a task of their own, under the screen, so that /resume
-        # can stop them and start another session's while the screen and its input stay.
-        async with anyio.create_task_group() as hosting:
-            self._hosting = hosting
-            await hosting.start(self._host, self.session)
+        async with anyio.create_task_group() as tasks:
+            self._hosting = Hosting(tasks)
+            await self._hosting.start(self.session)
             try:
                 code = await self._run_screen()
             finally:
-                self._hosted.set()
+                self._hosting.end()
         return code
-
-    async def _host(self, session: Session, *, task_status: anyio.abc.TaskStatus[None]) -> None:
-        """Run ``session``'s actors until ``_hosted`` is set; then they end as a session's do,
-        their queued work finished (the session saved)."""
-        self._hosted = done = anyio.Event()
-        self._host_ended = ended = anyio.Event()
-        try:
-            async with supervise(session.actors, tracer=debug.tracer()):
-                task_status.started()
-                await done.wait()
-        finally:
-            ended.set()
 
     async def _run_screen(self) -> int:
         context = await self.session.memory.address.ask(GetContext())
@@ -320,9 +303,7 @@ class InteractiveSession:
         left = self.session.id
         # This session's actors end first (their queued work done, the session saved), so
         # that nothing of theirs is running or writing when the picked one's start.
-        ended = self._host_ended
-        self._hosted.set()
-        await ended.wait()
+        await self._hosting.stop()
         # When the picked one cannot start, the one left goes on as a resume of it would (a
         # session with nothing saved yet goes on as a new one).
         if not await self._start_session(picked) and not await self._start_session(left):
@@ -344,7 +325,7 @@ class InteractiveSession:
         )
         self.session = assemble(options, renderer=self.renderer)
         try:
-            await self._hosting.start(self._host, self.session)
+            await self._hosting.start(self.session)
         except (ActorCrashed, LegatoError) as error:
             cause = error.cause if isinstance(error, ActorCrashed) else error
             said = cause.describe() if isinstance(cause, LegatoError) else str(cause)
@@ -433,18 +414,23 @@ class InteractiveSession:
         """A status line for each running background command, under the answer: the executor
         is asked once a second while a prompt or a background command runs, else when a prompt
         or a command starts or ends (``_background_poke``)."""
-        with contextlib.suppress(KernelError):  # the executor is gone: the session is ending
-            while True:
+        while True:
+            try:
                 commands = await self.session.tools.address.ask(ListBackground())
                 agents = await self.session.conductor.address.ask(ListBackgroundAgents())
-                lines = status_lines(commands, agents)
-                if lines != self.screen.background:
-                    self.screen.background = lines
-                    self.screen.changed()
-                active = bool(lines) or self.screen.busy is not None
-                with anyio.move_on_after(BACKGROUND_TICK if active else math.inf):
-                    await self._background_poke.wait()
-                self._background_poke = anyio.Event()
+            except KernelError:
+                # The executor is gone: /resume is switching sessions (at the end, this task
+                # is cancelled before the actors stop). The next session's are asked.
+                await self._hosting.up.wait()
+                continue
+            lines = status_lines(commands, agents)
+            if lines != self.screen.background:
+                self.screen.background = lines
+                self.screen.changed()
+            active = bool(lines) or self.screen.busy is not None
+            with anyio.move_on_after(BACKGROUND_TICK if active else math.inf):
+                await self._background_poke.wait()
+            self._background_poke = anyio.Event()
 
     # ── permission mode ─────────────────────────────────────────────────────────────────────
 
