@@ -313,7 +313,11 @@ class InteractiveSession:
         session = self.session
         context = await session.memory.address.ask(GetContext())
         self.status.model = context.model
-        await session.permissions.address.ask(SetMode(mode=self.status.mode))
+        try:
+            await session.permissions.address.ask(SetMode(mode=self.status.mode))
+        except UsageError as error:  # a settings file changed since: the session's own mode
+            self.view.note("warning", error.describe())
+            self.status.mode = context.permission_mode
         await self._show_resumed()
         self._background_poke.set()
 

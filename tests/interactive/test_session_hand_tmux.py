@@ -67,6 +67,10 @@ def test_context_add_dir_and_resume_in_one_session(
 
         terminal.submit("/resume")
         terminal.wait_for("Resume which session?")
+        terminal.keys("Escape")  # let go: this session goes on
+        terminal.wait_for("No session picked; this one goes on.")
+        terminal.submit("/resume")
+        terminal.wait_for(lambda screen: screen.count("Resume which session?") == 1)
         assert "the older prompt" in terminal.screen()
         terminal.submit("1")
         screen = terminal.wait_for("Resumed session")
