@@ -1307,7 +1307,10 @@ class ListOfferedTools(Ask[tuple[str, ...]], frozen=True, tag=True):
 
 
 class GetContextFill(Ask[ContextFill], frozen=True, tag=True):
-    """How full the model's context window is: the status line's and /cost's figure."""
+    """How full the model's context window is: the status line's and /cost's figure, and the
+    parts of the request the conductor would send now (/context). Computing the parts encodes
+    the tool definitions (and, until an answer measures it, the conversation): cheap, but ask
+    it when the figure is wanted, not on every redraw."""
 
 
 class GetUsage(Ask[Usage], frozen=True, tag=True):
