@@ -5,7 +5,9 @@ The same folder ``--add-dir`` would take, by the same reading: ``~`` expanded, a
 from the project root (where the session works, whatever folder legato was started in), and
 symlinks followed, so that the real folder is what the rules cover and what is shown. The
 whole file system, the home folder and any folder holding it are refused as too broad for a
-command typed in passing: the home folder holds the credentials of every other program.
+command typed in passing: the home folder holds the credentials of every other program. So is
+a folder that holds or lies in Legato's own (``~/.legato``, ``~/.config/legato``): its key,
+approvals and sessions are not for the tools to read as project files.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import os
 
 from actors.errors import UsageError
-from actors.places import within
+from actors.places import opens_legato_folder, within
 from actors.visible import escape_controls
 
 _USAGE = "Type /add-dir <path>: an existing folder, relative to the project root or from ~"
@@ -53,5 +55,14 @@ def folder_to_add(argument: str, root: str, home: str) -> str:
             "project (it holds every program's credentials)",
             remedy="Add the folder inside it you mean to work in; to work in all of it, start "
             "legato with --add-dir ~",
+        )
+    own = opens_legato_folder(path, root, home)
+    if own is not None:
+        # Its key, hooks, approvals and sessions: what decides what the model may do.
+        raise UsageError(
+            f"/add-dir {shown}: that would open Legato's own folder {own} (your API key, "
+            "approvals and sessions) to the tools",
+            remedy="Add a folder that neither holds it nor lies inside it; 'legato config' "
+            "shows Legato's settings",
         )
     return path

@@ -59,6 +59,23 @@ def test_what_it_refuses_is_named_with_a_remedy(
     assert refused.value.remedy
 
 
+@pytest.mark.parametrize(
+    "typed", ["~/.legato", "~/.legato/projects", "~/.config", "~/.config/legato"]
+)
+def test_legatos_own_folders_are_not_opened_to_the_tools(
+    places: tuple[str, str], typed: str
+) -> None:
+    root, home = places
+    for own in (".legato/projects", ".config/legato"):
+        os.makedirs(os.path.join(home, own), exist_ok=True)
+    with pytest.raises(UsageError, match="would open Legato's own folder"):
+        folder_to_add(typed, root, home)
+    # Through a link too: the real folder is what is judged.
+    os.symlink(os.path.join(home, ".legato"), os.path.join(root, "records"))
+    with pytest.raises(UsageError, match="would open Legato's own folder"):
+        folder_to_add("records", root, home)
+
+
 def test_a_file_is_not_a_folder(places: tuple[str, str]) -> None:
     root, home = places
     with open(os.path.join(root, "notes.txt"), "w") as file:
