@@ -64,17 +64,27 @@ async def session_to_resume(
 
 async def _named(given: str, store: Address[SessionStoreMsg], current: str) -> str:
     shown = escape_controls(given, newlines=True)
-    found = await store.ask(ListSessions(limit=sys.maxsize, prefix=given))
+    try:
+        found = await store.ask(ListSessions(limit=sys.maxsize, prefix=given))
+    except UsageError:
+        found = ()
     exact = [info for info in found if info.id == given]
-    matches = exact or list(found)
-    if len(matches) > 1:
+    # The running session is not one to switch to: named alone, it is said so.
+    others = [info for info in exact or found if info.id != current]
+    if not others:
+        if any(info.id == current for info in found):
+            raise UsageError(
+                f"/resume {shown}: that is this session", remedy="Type /resume to pick another"
+            )
         raise UsageError(
-            f"/resume {shown}: it begins the ids of {len(matches)} saved sessions, latest "
-            f"first:\n{listing(matches, ids=max(len(info.id) for info in matches), width=80)}",
+            f"/resume {shown}: no saved session of this project has an id that starts so",
+            remedy="Type /resume to pick one from the list",
+        )
+    if len(others) > 1:
+        ids = max(len(info.id) for info in others)
+        raise UsageError(
+            f"/resume {shown}: it begins the ids of {len(others)} saved sessions, latest "
+            f"first:\n{listing(others, ids=ids, width=80)}",
             remedy="Give more of the id, enough to name one session",
         )
-    if matches[0].id == current:
-        raise UsageError(
-            f"/resume {shown}: that is this session", remedy="Type /resume to pick another one"
-        )
-    return matches[0].id
+    return others[0].id

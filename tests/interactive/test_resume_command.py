@@ -80,6 +80,8 @@ async def test_resume_switches_to_the_picked_session_and_back_by_prefix(
         await live.idle()
         await live.submit(f"/resume {second}")
         await live.shown("that is this session")
+        await live.submit("/resume 0xnothing")
+        await live.shown("/resume 0xnothing: no saved session of this project has an id that")
         bodies = [r.body for r in server.requests]
     assert _said(bodies[1]) == ["the first prompt", "the first answer", "go on"]
     assert _said(bodies[2])[:3] == ["the second prompt", "the second answer", "and on"]
