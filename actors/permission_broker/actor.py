@@ -36,6 +36,7 @@ from actors.protocol import (
     RunHooks,
     SetMode,
 )
+from actors.visible import escape_controls
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
@@ -175,9 +176,10 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         root = self.policy.rules.paths.root
         for folder in (root, *self.policy.rules.paths.more_roots):
             if within(path, folder):
-                whose = "the project" if folder == root else f"the added folder {folder}"
+                shown = escape_controls(folder, newlines=True)
+                whose = "the project" if folder == root else f"the added folder {shown}"
                 raise UsageError(
-                    f"/add-dir {path}: {whose} already covers it",
+                    f"/add-dir {escape_controls(path, newlines=True)}: {whose} already covers it",
                     remedy="The tools already work there as in the project; nothing to add",
                 )
         self._added_dirs += (path,)

@@ -30,11 +30,12 @@ def folder_to_add(argument: str, root: str, home: str) -> str:
     shown = escape_controls(given, newlines=True)
     expanded = home + given[1:] if given == "~" or given.startswith("~/") else given
     path = os.path.realpath(os.path.join(root, expanded))
+    real = escape_controls(path, newlines=True)
     if not os.path.exists(path):
-        raise UsageError(f"/add-dir {shown}: no such folder ({path})", remedy=_USAGE)
+        raise UsageError(f"/add-dir {shown}: no such folder ({real})", remedy=_USAGE)
     if not os.path.isdir(path):
         raise UsageError(
-            f"/add-dir {shown}: {path} is a file, not a folder",
+            f"/add-dir {shown}: {real} is a file, not a folder",
             remedy="Give the folder that holds it",
         )
     if path == os.sep:
@@ -60,7 +61,8 @@ def folder_to_add(argument: str, root: str, home: str) -> str:
     if own is not None:
         # Its key, hooks, approvals and sessions: what decides what the model may do.
         raise UsageError(
-            f"/add-dir {shown}: that would open Legato's own folder {own} (your API key, "
+            f"/add-dir {shown}: that would open Legato's own folder "
+            f"{escape_controls(own, newlines=True)} (your API key, "
             "approvals and sessions) to the tools",
             remedy="Add a folder that neither holds it nor lies inside it; 'legato config' "
             "shows Legato's settings",

@@ -82,3 +82,16 @@ def test_a_file_is_not_a_folder(places: tuple[str, str]) -> None:
         file.write("x")
     with pytest.raises(UsageError, match="is a file, not a folder"):
         folder_to_add("notes.txt", root, home)
+
+
+def test_a_name_with_control_characters_is_shown_escaped(places: tuple[str, str]) -> None:
+    # A cloned project's file named to rewrite the terminal: shown, never sent as it is.
+    root, home = places
+    name = "x\x1b]0;owned\x07"
+    with open(os.path.join(root, name), "w") as file:
+        file.write("x")
+    with pytest.raises(UsageError) as refused:
+        folder_to_add(name, root, home)
+    said = refused.value.describe()
+    assert "\x1b" not in said and "\x07" not in said
+    assert "is a file, not a folder" in said
