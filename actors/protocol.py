@@ -794,6 +794,10 @@ class PermissionsReport(msgspec.Struct, frozen=True, kw_only=True):
     permission_rules: tuple[PermissionRule, ...] = ()
     assessments: tuple[Assessment, ...] = ()
     replies: tuple[Reply, ...] = ()  # in the order given; /permissions forget numbers them so
+    # Other folders the tools work in as in the project: from the start (--add-dir, the
+    # settings' additionalDirectories), then those /add-dir added for this session.
+    add_dirs: tuple[str, ...] = ()
+    added_dirs: tuple[str, ...] = ()
 
 
 class ForgetReply(Ask[Reply | None], frozen=True, tag=True):
@@ -807,6 +811,16 @@ class ExplainPermissions(Ask[PermissionsReport], frozen=True, tag=True):
     session's current mode and with its answers so far, without asking anyone or doing it."""
 
     requests: tuple[PermissionRequest, ...] = ()
+
+
+class AddDirectory(Ask[tuple[str, ...]], frozen=True, tag=True):
+    """``/add-dir``: another folder the tools work in as they do in the project, for the rest
+    of the session. ``path`` is real and absolute, an existing folder (the frontend resolves
+    what the person typed). The broker refuses with UsageError a folder the project or another
+    folder already covers, and answers the folders added so far; the conductor names it in the
+    system prompt from the next request on. Only a person's command sends it: no tool does."""
+
+    path: str
 
 
 class FindBlocked(Ask[tuple[bool, ...]], frozen=True, tag=True):
@@ -858,6 +872,7 @@ PermissionBrokerMsg = (
     | ExplainPermissions
     | ForgetReply
     | CheckRuleCoverage
+    | AddDirectory
 )
 
 
@@ -1440,6 +1455,26 @@ class ContextFill(msgspec.Struct, frozen=True):
     tokens: int
     window: int
     system: int = 0  # of ``tokens``, the system prompt's, estimated (/context)
+    # The rest of the request's parts, for /context: the built-in tools' definitions, the
+    # Skill tool's listing of skills, the MCP servers' tools, and the conversation; estimated
+    # at about four characters a token, but ``messages`` when ``measured``: the latest
+    # answer's own count less the other parts. ``reserve``: what auto-compaction keeps free.
+    tools: int = 0
+    skills: int = 0
+    mcp_tools: int = 0
+    messages: int = 0
+    reserve: int = 0
+    measured: bool = False
+
+    @property
+    def used(self) -> int:
+        """Every part of the next request together: the figure /context shares out."""
+        return self.system + self.tools + self.skills + self.mcp_tools + self.messages
+
+    @property
+    def free(self) -> int:
+        """The window less what is used and the auto-compaction reserve."""
+        return max(self.window - self.used - self.reserve, 0)
 
     @property
     def percent(self) -> str:
@@ -1458,7 +1493,10 @@ class ListOfferedTools(Ask[tuple[str, ...]], frozen=True, tag=True):
 
 
 class GetContextFill(Ask[ContextFill], frozen=True, tag=True):
-    """How full the model's context window is: the status line's and /cost's figure."""
+    """How full the model's context window is: the status line's and /cost's figure, and the
+    parts of the request the conductor would send now (/context). Computing the parts encodes
+    the tool definitions (and, until an answer measures it, the conversation): cheap, but ask
+    it when the figure is wanted, not on every redraw."""
 
 
 class GetUsage(Ask[Usage], frozen=True, tag=True):
@@ -1520,6 +1558,7 @@ ConductorMsg = (
     | ListBackgroundAgents
     | StopBackgroundAgent
     | ListOfferedTools
+    | AddDirectory
 )
 
 

@@ -24,6 +24,7 @@ from actors.conductor.agents import Subagents, Tally, agent_types
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
@@ -38,9 +39,9 @@ from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
-from actors.instructions import estimate_tokens
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
+    AddDirectory,
     AddNote,
     ClearConversation,
     Compact,
@@ -169,6 +170,7 @@ class Conductor(Actor[ConductorMsg]):
         self._search_for = ""  # the model whose provider was asked whether it searches
         self._searches = False  # whether it does: WebSearch is offered only then
         self._system = ""
+        self._project: ProjectContext | None = None  # what the system prompt is made from
         self._model_id = ""
         self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
         self._planning = False
@@ -177,6 +179,7 @@ class Conductor(Actor[ConductorMsg]):
         self._rewinder = Rewinder(self._keeper, tools)
         self.context_window = context_window  # None: the model's own (actors/models.py)
         self._context_tokens = 0  # what the latest answer measured, or an estimate
+        self._measured = False  # whether the latest answer measured it (/context says which)
         self._compacted_at = -1  # the conversation's length after the latest compaction
         self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
         self._background = BackgroundCommands()  # shared with the subagents
@@ -189,6 +192,7 @@ class Conductor(Actor[ConductorMsg]):
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
+        self._project = context
         self._system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.
         self._new_guides = nested_guides(context)
@@ -344,9 +348,7 @@ class Conductor(Actor[ConductorMsg]):
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
             case GetContextFill():
-                system = estimate_tokens(self._system)
-                fill = ContextFill(self._context_tokens, self._window(), system=system)
-                await reply.answer(msg, fill)
+                await reply.answer(msg, self._fill())
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
@@ -388,6 +390,7 @@ class Conductor(Actor[ConductorMsg]):
                 if self._guides is not None:
                     self._guides.forget()
                 self._context_tokens = 0
+                self._measured = False
                 self._prompt_hooks.source = "clear"
                 await self._rewinder.settle()
                 await self._keeper.clear()
@@ -411,6 +414,12 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, await self._compact(None, forced=True))
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
+            case AddDirectory(path=path) if self._project is not None:
+                # Named with the others from the next request on, as --add-dir's are.
+                folders = (*self._project.add_dirs, path)
+                self._project = msgspec.structs.replace(self._project, add_dirs=folders)
+                self._system = system_prompt(self._project, headless=self._headless)
+                await reply.answer(msg, folders)
 
     def _fast_now(self) -> bool:
         return self._fast and resolve_model(self._model_id).fast_mode
@@ -501,6 +510,7 @@ class Conductor(Actor[ConductorMsg]):
         if slow is not None:
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
+        self._measured = True
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told
@@ -554,6 +564,21 @@ class Conductor(Actor[ConductorMsg]):
         tools = self._offered_tools(with_mcp=False)
         fixed = len(msgspec.json.encode(tools)) + len(self._system.encode())
         return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
+
+    def _fill(self) -> ContextFill:
+        """The next request's parts, as ``_request`` would build it now."""
+        mcp = self._mcp.specs() if self._mcp is not None else []
+        search = self._search.definition() if self._search and self._searches else None
+        return context_fill(
+            system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
+            tools=offered_tools(self._tool_specs, agent=self._agent_tool, search=search),
+            skill=self._skill_offer.definition() if self._skill_offer is not None else None,
+            mcp=mcp,
+            messages=self.conversation.messages,
+            window=self._window(),
+            tokens=self._context_tokens,
+            measured=self._measured,
+        )
 
     def _window(self) -> int:
         if self.context_window is not None:
@@ -627,6 +652,7 @@ class Conductor(Actor[ConductorMsg]):
             self._guides.forget()  # a summary does not carry a sub-folder's instructions
         await self._keeper.save(self.conversation.messages)
         self._context_tokens = self._estimate_context()
+        self._measured = False
         self._compacted_at = len(self.conversation.messages)
         text = (
             f"Compacted {cut} earlier message{'s' if cut > 1 else ''} into a summary; the task "

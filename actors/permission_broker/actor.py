@@ -16,7 +16,10 @@ import anyio
 import anyio.to_thread
 import msgspec
 
+from actors.errors import UsageError
+from actors.places import within
 from actors.protocol import (
+    AddDirectory,
     AllowForPrompt,
     AllowForSession,
     AskUser,
@@ -33,6 +36,7 @@ from actors.protocol import (
     RunHooks,
     SetMode,
 )
+from actors.visible import escape_controls
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
@@ -69,6 +73,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         self._prompt_rules: tuple[PermissionRule, ...] = ()
         # Granted for the rest of the session (AllowForSession).
         self._session_rules: tuple[PermissionRule, ...] = ()
+        # Other folders a person added with /add-dir (AddDirectory), for the rest of the session.
+        self._added_dirs: tuple[str, ...] = ()
         self._checks = anyio.Lock()  # fair: permission checks are judged in arrival order
 
     async def on_start(self) -> None:
@@ -89,6 +95,9 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
             if granted:
                 rules = context.permission_rules + granted
                 context = msgspec.structs.replace(context, permission_rules=rules)
+            if self._added_dirs:
+                folders = context.add_dirs + self._added_dirs
+                context = msgspec.structs.replace(context, add_dirs=folders)
             self._policy = Policy(context)
         return self._policy
 
@@ -139,9 +148,16 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                 from actors.permission_broker.explain import report
 
                 # The policy's own verdicts, nobody asked: what /permissions explain shows.
-                await reply.answer(
-                    msg, await anyio.to_thread.run_sync(report, self.policy, requests)
+                explained = await anyio.to_thread.run_sync(report, self.policy, requests)
+                started = self._context.add_dirs if self._context is not None else ()
+                explained = msgspec.structs.replace(
+                    explained, add_dirs=started, added_dirs=self._added_dirs
                 )
+                await reply.answer(msg, explained)
+            case AddDirectory(path=path):
+                async with self._checks:  # no check is judged half with the folder, half without
+                    self._add_dir(path)
+                await reply.answer(msg, self._added_dirs)
             case ForgetReply(number=number):
                 # Under the checks' lock: a question being answered may be adding a reply.
                 async with self._checks:
@@ -155,6 +171,19 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                     coverage, policy.rules.paths, policy.settings_file, limit
                 )
                 await reply.answer(msg, found)
+
+    def _add_dir(self, path: str) -> None:
+        root = self.policy.rules.paths.root
+        for folder in (root, *self.policy.rules.paths.more_roots):
+            if within(path, folder):
+                shown = escape_controls(folder, newlines=True)
+                whose = "the project" if folder == root else f"the added folder {shown}"
+                raise UsageError(
+                    f"/add-dir {escape_controls(path, newlines=True)}: {whose} already covers it",
+                    remedy="The tools already work there as in the project; nothing to add",
+                )
+        self._added_dirs += (path,)
+        self._rebuild()
 
     def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         return self.policy.filter_readable(folder, paths)

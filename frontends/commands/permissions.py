@@ -179,8 +179,21 @@ async def session_text(argument: str, root: str, broker: Address[PermissionBroke
     if action == "explain":
         lines += decision_lines(report)
     else:
-        lines += rule_lines(report) + reply_lines(report)
+        lines += rule_lines(report) + folder_lines(report) + reply_lines(report)
     return "\n".join(lines)
+
+
+def folder_lines(report: PermissionsReport) -> list[str]:
+    """The other folders the tools work in as in the project, and how each came."""
+    from actors.visible import escape_controls
+
+    folders = [(path, "--add-dir or additionalDirectories") for path in report.add_dirs]
+    folders += [(path, "added with /add-dir, for this session") for path in report.added_dirs]
+    if not folders:
+        return []
+    lines = ["Other folders the tools work in as in the project:"]
+    lines += [f"  {escape_controls(path, newlines=True)}  ({how})" for path, how in folders]
+    return lines
 
 
 # What each mode decides by itself, after the rules and the session's replies.

@@ -160,11 +160,15 @@ class Requests:
         fill = await self.session.conductor.address.ask(GetContextFill())
         context = await self.session.memory.address.ask(GetContext())
         model = resolve_model(self.model or context.model)
-        free = max(fill.window - fill.tokens, 0)
+        from frontends.context_report import PARTS, window_parts
+
+        # The parts /context shows, each with the colour of its cells there.
+        parts = window_parts(context, fill).rows
         return {
             "categories": [
-                {"name": "Messages", "tokens": fill.tokens, "color": "purple"},
-                {"name": "Free space", "tokens": free, "color": "gray"},
+                {"name": row.label, "tokens": row.tokens, "color": PARTS[row.label][0]}
+                for row in parts
+                if row.tokens
             ],
             "totalTokens": fill.tokens,
             "maxTokens": fill.window,

@@ -17,12 +17,14 @@ import signal
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 from rich.console import Console
 from rich.text import Text
 
 from actors.errors import LegatoError, UsageError
 from actors.models import DEFAULT_ALIAS, MODELS, resolve_model
 from actors.protocol import (
+    AddDirectory,
     ApproveHooks,
     AttachReferences,
     CheckCommand,
@@ -50,11 +52,13 @@ from actors.protocol import (
     Undo,
     Usage,
 )
+from actors.visible import escape_controls
 from frontends.commands.permissions import mode_note, session_text
 from frontends.errors_out import report
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter
 from frontends.interactive.hooks import hooks_text
+from frontends.interactive.hosting import Hosting
 from frontends.interactive.mcp import mcp_command
 from frontends.interactive.renderer import TerminalRenderer
 from frontends.interactive.resumed import resumed_header, resumed_lines
@@ -68,10 +72,9 @@ from frontends.session import assemble
 from frontends.skills.command_run import running
 from frontends.skills.skill_report import report_text
 from frontends.skills.slash_line import split_command
-from frontends.startup import debug
 from frontends.startup.checks import BYPASS_WARNING
 from frontends.startup.version import __version__
-from runtime import ActorCrashed, KernelError, first_error, release_collector, supervise
+from runtime import ActorCrashed, KernelError, first_error, release_collector
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -150,45 +153,56 @@ class InteractiveSession:
             output=output,
         )
         self.renderer = TerminalRenderer(self.view, self.status, self.screen)
+        self.options = options
         self.session: Session = assemble(options, renderer=self.renderer)
+        self._typed_ahead = False  # whether the input in hand was typed while a prompt ran
 
     async def run(self) -> int:
-        async with supervise(self.session.actors, tracer=debug.tracer()):
-            context = await self.session.memory.address.ask(GetContext())
-            self._apply(context)
-            if faults := (await self.session.skills.address.ask(ListAgents())).describe_faults():
-                self.view.note("warning", faults)  # under the banner, with the settings'
-            # The banner goes out before the prompt is first drawn: written while the prompt
-            # shows, it would leave a copy of the prompt and status line above it.
-            await self.screen.paint()
-            await self._say_setup_problems(context.model)
-            if self.resumed:
-                await self._show_resumed()
-            if self.initial_prompt is not None:
-                # `legato "explain this project"`: the first prompt, as if typed.
-                self.screen.inputs_send.send_nowait(self.initial_prompt)
-            async with anyio.create_task_group() as tasks:
-                app_done = anyio.Event()
-                tasks.start_soon(self._run_app, app_done)
-                tasks.start_soon(self.screen.paint_forever)
-                tasks.start_soon(self._list_files)
-                tasks.start_soon(self._say_sandbox)
-                tasks.start_soon(self._sync_mode)
-                tasks.start_soon(self._paste_images)
-                tasks.start_soon(self._watch_signals)
-                tasks.start_soon(self._watch_background)
-                if context.status_line is not None:
-                    tasks.start_soon(self._status_command(context).run_forever)
-                try:
-                    await self._loop()
-                finally:
-                    if self.screen.app.is_running:
-                        self.screen.app.exit()
-                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                        await self.screen.paint()
-                        await app_done.wait()
-                    tasks.cancel_scope.cancel()
-                    self.screen.close()
+        async with anyio.create_task_group() as tasks:
+            self._hosting = Hosting(tasks)
+            await self._hosting.start(self.session)
+            try:
+                code = await self._run_screen()
+            finally:
+                self._hosting.end()
+        return code
+
+    async def _run_screen(self) -> int:
+        context = await self.session.memory.address.ask(GetContext())
+        self._apply(context)
+        if faults := (await self.session.skills.address.ask(ListAgents())).describe_faults():
+            self.view.note("warning", faults)  # under the banner, with the settings'
+        # The banner goes out before the prompt is first drawn: written while the prompt
+        # shows, it would leave a copy of the prompt and status line above it.
+        await self.screen.paint()
+        await self._say_setup_problems(context.model)
+        if self.resumed:
+            await self._show_resumed()
+        if self.initial_prompt is not None:
+            # `legato "explain this project"`: the first prompt, as if typed.
+            self.screen.inputs_send.send_nowait(self.initial_prompt)
+        async with anyio.create_task_group() as tasks:
+            app_done = anyio.Event()
+            tasks.start_soon(self._run_app, app_done)
+            tasks.start_soon(self.screen.paint_forever)
+            tasks.start_soon(self._list_files)
+            tasks.start_soon(self._say_sandbox)
+            tasks.start_soon(self._sync_mode)
+            tasks.start_soon(self._paste_images)
+            tasks.start_soon(self._watch_signals)
+            tasks.start_soon(self._watch_background)
+            if context.status_line is not None:
+                tasks.start_soon(self._status_command(context).run_forever)
+            try:
+                await self._loop()
+            finally:
+                if self.screen.app.is_running:
+                    self.screen.app.exit()
+                with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                    await self.screen.paint()
+                    await app_done.wait()
+                tasks.cancel_scope.cancel()
+                self.screen.close()
         return 0
 
     def _apply(self, context: ProjectContext) -> None:
@@ -238,7 +252,7 @@ class InteractiveSession:
         assert context.status_line is not None
         return StatusCommand(
             context.status_line,
-            self.session.hooks.address,
+            lambda: self.session.hooks.address,
             self.status,
             project_root=context.project_root,
             added=context.add_dirs,
@@ -247,6 +261,114 @@ class InteractiveSession:
             note=lambda text: self.view.note("warning", text),
             changed=self.screen.changed,
         )
+
+    async def _add_dir(self, argument: str) -> None:
+        """Another folder the tools work in for the rest of the session: the broker decides
+        whether it is new (and from then on judges paths there as in the project), then the
+        system prompt names it."""
+        from frontends.interactive.add_dir import folder_to_add
+
+        try:
+            path = folder_to_add(argument, self.root, self.home)
+            await self.session.permissions.address.ask(AddDirectory(path=path))
+        except UsageError as error:
+            self.view.note("error", error.describe())
+            return
+        await self.session.conductor.address.ask(AddDirectory(path=path))
+        self.view.say(
+            Text(
+                f"Added {escape_controls(path, newlines=True)} for this session: the tools read "
+                "and edit there under the same rules as in the project. /permissions lists it."
+            )
+        )
+
+    async def _resume(self, argument: str) -> None:
+        """Switch to another saved session of the project: this one's actors end (it stays
+        saved), the picked one's start as ``--resume`` starts them, and its last exchanges
+        are shown under what is on the screen."""
+        from frontends.interactive.resume_command import session_to_resume
+
+        if self._typed_ahead:
+            # Typed while the prompt ran, for the conversation the person saw then: not
+            # switched away from under what that prompt just said.
+            self.view.note(
+                "error",
+                "/resume: a prompt was running when it was typed, so it did not switch "
+                "sessions\n  → Type /resume again now",
+            )
+            return
+        if self.session.sessions is None:
+            self.view.note("error", "/resume: this session is not saved, so it has none to list")
+            return
+        if self.screen.background:
+            self.view.note(
+                "error",
+                "/resume: background commands or agents are running, and switching sessions "
+                "would stop them\n  → Wait for them, or stop them with /tasks stop <id>, then "
+                "/resume",
+            )
+            return
+        try:
+            picked = await session_to_resume(
+                argument,
+                self.session.sessions.address,
+                self.session.id,
+                say=lambda shown: self.view.say(Text(shown)),
+                ask=self._pick,
+            )
+        except UsageError as error:
+            self.view.note("error", error.describe())
+            return
+        if picked is None:
+            self.view.say(Text("No session picked; this one goes on.", style="legato.muted"))
+            return
+        left = self.session.id
+        # This session's actors end first (their queued work done, the session saved), so
+        # that nothing of theirs is running or writing when the picked one's start.
+        await self._hosting.stop()
+        # When the picked one cannot start, the one left goes on as a resume of it would (a
+        # session with nothing saved yet goes on as a new one).
+        if not await self._start_session(picked) and not await self._start_session(left):
+            await self._start_session(None)
+        # The usage and cost go on from the session's saved ones, not the one left's.
+        self.status.usage, self.status.cost, self.status.cost_known = Usage(), 0.0, True
+        session = self.session
+        context = await session.memory.address.ask(GetContext())
+        self.status.model = context.model
+        try:
+            await session.permissions.address.ask(SetMode(mode=self.status.mode))
+        except UsageError as error:  # a settings file changed since: the session's own mode
+            self.view.note("warning", error.describe())
+            self.status.mode = context.permission_mode
+        await self._show_resumed()
+        self._background_poke.set()
+
+    async def _start_session(self, resumed: str | None) -> bool:
+        """Start the saved session ``resumed`` (None: a new one) as the one on the screen;
+        False, said, when it cannot start (a session file that cannot be read)."""
+        options = msgspec.structs.replace(
+            self.options, session_id=resumed, resume=resumed is not None, initial_prompt=None
+        )
+        self.session = assemble(options, renderer=self.renderer)
+        try:
+            await self._hosting.start(self.session)
+        except (ActorCrashed, LegatoError) as error:
+            cause = error.cause if isinstance(error, ActorCrashed) else error
+            said = cause.describe() if isinstance(cause, LegatoError) else str(cause)
+            self.view.note("error", f"/resume: session {resumed} could not be opened: {said}")
+            return False
+        return True
+
+    async def _pick(self, choices: tuple[str, ...], label: str) -> str | None:
+        """One of ``choices``, typed; None when Esc or Ctrl-C lets the question go."""
+        self.screen.changed()
+        with anyio.CancelScope() as scope:
+            self.screen.busy = scope
+            try:
+                return await self.screen.ask(choices, label=label)
+            finally:
+                self.screen.busy = None
+        return None
 
     async def _show_resumed(self) -> None:
         """The resumed conversation's last exchanges under the banner; its usage counted, so
@@ -284,9 +406,11 @@ class InteractiveSession:
             self.screen.request_exit()  # the app ended (exit, or a crash in it): so does the loop
 
     async def _list_files(self) -> None:
-        self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
-        found = await self._commands()
-        self.skills = [(f"/{info.name}", info.description) for info in found]
+        # A /resume that ended the session before the listing came: none for completion.
+        with contextlib.suppress(KernelError):
+            self.files = await self.session.tools.address.ask(ListFiles(limit=MAX_FILES))
+            found = await self._commands()
+            self.skills = [(f"/{info.name}", info.description) for info in found]
         self.screen.offer_completions()
         # Start-up is over, the prompt up and its completions loaded: the cycle collector,
         # held since `main`, runs from here on whether or not a prompt comes (the screen's
@@ -297,7 +421,10 @@ class InteractiveSession:
         # Under the banner, once the session's trial of the sandbox is made: asked in the
         # background so the prompt does not wait for it. A command that comes first says it
         # instead, and then the answer is None.
-        warning = await self.session.tools.address.ask(TakeSandboxWarning())
+        # Not answered when /resume ends the session first: the picked one does not say it.
+        warning = None
+        with contextlib.suppress(KernelError):
+            warning = await self.session.tools.address.ask(TakeSandboxWarning())
         if warning is not None:
             self.view.note("warning", warning)
             self.screen.changed()
@@ -316,18 +443,23 @@ class InteractiveSession:
         """A status line for each running background command, under the answer: the executor
         is asked once a second while a prompt or a background command runs, else when a prompt
         or a command starts or ends (``_background_poke``)."""
-        with contextlib.suppress(KernelError):  # the executor is gone: the session is ending
-            while True:
+        while True:
+            try:
                 commands = await self.session.tools.address.ask(ListBackground())
                 agents = await self.session.conductor.address.ask(ListBackgroundAgents())
-                lines = status_lines(commands, agents)
-                if lines != self.screen.background:
-                    self.screen.background = lines
-                    self.screen.changed()
-                active = bool(lines) or self.screen.busy is not None
-                with anyio.move_on_after(BACKGROUND_TICK if active else math.inf):
-                    await self._background_poke.wait()
-                self._background_poke = anyio.Event()
+            except KernelError:
+                # The executor is gone: /resume is switching sessions (at the end, this task
+                # is cancelled before the actors stop). The next session's are asked.
+                await self._hosting.up.wait()
+                continue
+            lines = status_lines(commands, agents)
+            if lines != self.screen.background:
+                self.screen.background = lines
+                self.screen.changed()
+            active = bool(lines) or self.screen.busy is not None
+            with anyio.move_on_after(BACKGROUND_TICK if active else math.inf):
+                await self._background_poke.wait()
+            self._background_poke = anyio.Event()
 
     # ── permission mode ─────────────────────────────────────────────────────────────────────
 
@@ -400,7 +532,8 @@ class InteractiveSession:
             if item is EXIT or self.screen.leaving:
                 return
             text = str(item)
-            if text in self.screen.queued:
+            self._typed_ahead = text in self.screen.queued  # while a prompt ran
+            if self._typed_ahead:
                 self.screen.queued.remove(text)
             self.view.say(Text(f"› {text}", style="legato.accent"))
             if await self._person_line(text):
@@ -444,12 +577,16 @@ class InteractiveSession:
                 self.status.context_tokens = 0
                 self.view.say(Text("Conversation cleared; the next prompt starts afresh."))
             case "/context":
-                from frontends.context_report import context_text
+                from frontends.interactive.context_view import context_view
 
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens
                 context = await self.session.memory.address.ask(GetContext())
-                self.view.say(Text(context_text(context, fill)))
+                self.view.say(context_view(context, fill))
+            case "/add-dir":
+                await self._add_dir(command.argument)
+            case "/resume":
+                await self._resume(command.argument)
             case "/cost":
                 fill = await conductor.ask(GetContextFill())
                 self.status.context_tokens = fill.tokens

@@ -69,7 +69,9 @@ class _Question:
     answered: anyio.Event = field(default_factory=anyio.Event)
     answer: str = ""
     error: str = ""
-    label: str = "Allow?"  # what is asked: a permission, or a picker's choice
+    # What is asked: a permission, or a picker's choice. The choices follow in brackets,
+    # unless the label states them itself (it holds a "[").
+    label: str = "Allow?"
 
 
 class Screen:
@@ -165,7 +167,8 @@ class Screen:
     async def ask(
         self, choices: tuple[str, ...], summary: str = "", *, label: str = "Allow?"
     ) -> str:
-        """Wait for the user to type one of ``choices`` and Enter; type-ahead is kept aside."""
+        """Wait for the user to type one of ``choices`` and Enter; type-ahead is kept aside.
+        ``label``: the words before the input, for a question that is not a permission's."""
         question = _Question(choices, summary, label=label)
         saved = self.buffer.document
         self.buffer.reset()
@@ -282,7 +285,8 @@ class Screen:
             marker = self.buffer.text[:1] if self.buffer.text[:1] in ("!", "#") else "›"
             return [("class:prompt", f"{marker} ")]
         replies = "/".join(question.choices)
-        prefix: StyleAndTextTuples = [("class:question", f"{question.label} [{replies}] ")]
+        label = question.label if "[" in question.label else f"{question.label} [{replies}]"
+        prefix: StyleAndTextTuples = [("class:question", f"{label} ")]
         if question.error:
             prefix.append(("class:status.alert", f"{question.error} "))
         return [*prefix, ("class:question", "› ")]

@@ -22,8 +22,8 @@ COMMANDS: dict[str, str] = {
     "/model": "Show current model; /model <alias> switches (opus, sonnet, haiku)",
     "/fast": "Toggle fast mode (faster output on the strongest model, priced higher)",
     "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
-    "/context": "Show what fills the context: the instruction files loaded, in order, and "
-    "the system prompt and memory, in tokens",
+    "/context": "Show what fills the context window, as a bar and a table: the system prompt, "
+    "tools, memory files, skills, MCP tools, messages and free space, in tokens",
     "/undo": "Put back the files the latest prompt changed, its shell commands' changes too",
     "/rewind": "Go back to just before a prompt: code, conversation or both (Esc Esc too); "
     "/rewind N [code|conversation] goes N prompts back; /undo undoes a rewind",
@@ -37,6 +37,10 @@ COMMANDS: dict[str, str] = {
     "runs the project's",
     "/export": "Save the conversation as Markdown: /export <file> writes it to that file "
     "(from the project root); /export alone offers the clipboard or a file",
+    "/add-dir": "Add a working folder for this session: /add-dir <path> (the same rules as in "
+    "the project)",
+    "/resume": "Switch to another saved session of this project: pick it from the list, or "
+    "/resume <id>",
 }
 ALIASES = {"/exit": "/quit"}
 

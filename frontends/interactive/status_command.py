@@ -133,7 +133,8 @@ class StatusCommand:
     def __init__(
         self,
         setting: StatusLine,
-        hooks: Address[HookRunnerMsg],
+        # The session's hook runner now: /resume replaces the session, and its runner with it.
+        hooks: Callable[[], Address[HookRunnerMsg]],
         status: Status,
         *,
         project_root: str,
@@ -201,9 +202,9 @@ class StatusCommand:
             columns=self._columns(),
         )
         try:
-            run = await self._hooks.ask(ask)
+            run = await self._hooks().ask(ask)
         except KernelError:
-            return  # the session is ending
+            return  # the session is ending, or being switched by /resume: the next run goes on
         self._show(run)
 
     def _show(self, run: HookRun) -> None:

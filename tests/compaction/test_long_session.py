@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from actors.conductor import compaction
 from actors.conductor.compaction import SUMMARY_INSTRUCTION
 from actors.protocol import Compact, GetContextFill, GetConversation, Notice, RunPrompt
 from actors.ui import Renderer
@@ -157,3 +158,49 @@ async def test_compact_on_request_and_nothing_to_compact(tmp_path: Path) -> None
     assert conversation_problems(messages) == []
     assert "said one and two" in messages[0].content[0]["text"]
     assert messages[-1].content == [{"type": "text", "text": "two"}]
+
+
+async def test_the_context_parts_after_a_compaction_are_the_compacted_conversations(
+    tmp_path: Path,
+) -> None:
+    # Measured by the latest answer before; after the summary replaces the older turns, the
+    # messages' share is the compacted conversation's estimate, said to be one, and the fixed
+    # parts are those of the request that follows.
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    big = {
+        "input_tokens": 50_000,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 1,
+    }
+    steps: list[Step | dict[str, Any]] = [
+        text("one " * 500),
+        text("two", usage=big),
+        text("## Summary\nsaid one and two\n## Decisions\n- none taken\n## Open steps\n"),
+        text("three"),
+    ]
+    with ScriptedServer(steps) as server:
+        env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
+        options = SessionOptions(project_root=str(root), headless=True, env=env, home=str(home))
+        session = assemble(options, renderer=Quiet())
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="first"))
+            await conductor.ask(RunPrompt(text="second"))
+            before = await conductor.ask(GetContextFill())
+            await conductor.ask(Compact())
+            after = await conductor.ask(GetContextFill())
+            messages = await conductor.ask(GetConversation())
+            await conductor.ask(RunPrompt(text="third"))
+        sent = server.requests[-1].body
+    assert before.measured and before.used == 50_001
+    assert not after.measured
+    assert after.messages == compaction.estimate_tokens(messages) < 1_000
+    assert (after.system, after.tools) == (before.system, before.tools)
+    system = (
+        sent["system"]
+        if isinstance(sent["system"], str)
+        else "".join(block["text"] for block in sent["system"])
+    )
+    assert after.system == -(-len(system) // 4)

@@ -33,7 +33,7 @@ class Runner:
 def command(status: Status, runner: Runner, **setting: Any) -> StatusCommand:
     return StatusCommand(
         StatusLine(command="x", **setting),
-        cast("Address[HookRunnerMsg]", runner),
+        lambda: cast("Address[HookRunnerMsg]", runner),
         status,
         project_root="/p",
         added=(),

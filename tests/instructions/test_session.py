@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
@@ -126,4 +127,35 @@ def test_headless_context_lists_the_files_without_asking_the_model(project: Proj
     assert requests == []
     rows = [line.split()[:2] for line in done.stdout.splitlines() if line.endswith("project")]
     assert rows == [["AGENTS.md", "21"], ["LEGATO.md", "1"]]
-    assert "System prompt (instructions, files, memory)" in done.stdout
+    assert "Memory files" in done.stdout and "Free space" in done.stdout
+
+
+def test_context_after_a_prompt_continued_with_p_shares_out_the_window(project: Project) -> None:
+    # `legato -c -p "/context"`: the saved conversation's messages estimated (no answer of this
+    # run has measured them), the fixed parts as the request has them, and no request made.
+    project.write("AGENTS.md", "a" * 80 + "\n")
+    project.write(".claude/skills/audit/SKILL.md", "---\ndescription: Project audit\n---\nAudit.\n")
+    with ScriptedServer([text("x" * 4000)]) as server:
+        first = project.legato(server.url, "-p", "hi")
+        done = project.legato(server.url, "-c", "-p", "/context")
+        requests = server.requests
+    assert (first.returncode, done.returncode) == (0, 0), done.stderr
+    assert len(requests) == 1
+    rows = {
+        " ".join(words[: words.index("tokens") - 1]): int(
+            words[words.index("tokens") - 1].replace(",", "")
+        )
+        for line in done.stdout.splitlines()
+        if (words := line.split()) and "tokens" in words and not line.startswith("Context")
+    }
+    assert rows["Memory files"] == 21
+    assert rows["Messages"] > 1_000  # the answer's 4,000 characters, estimated
+    # The Skill tool's listing, as the request gave it: the skills' own share.
+    skill = next(t for t in requests[0].body["tools"] if t["name"] == "Skill")
+    plain = {k: v for k, v in skill.items() if k != "cache_control"}
+    listing = json.dumps([plain], separators=(",", ":"), ensure_ascii=False)
+    assert rows["Skills"] == -(-len(listing) // 4)
+    assert "audit" in skill["description"]
+    assert rows["Built-in tools"] > 1_000
+    assert rows["Free space"] + rows["Auto-compact reserve"] + rows["Messages"] < 1_000_000
+    assert "no answer has measured this conversation yet" in done.stdout

@@ -29,3 +29,8 @@ async def test_context_usage_lists_the_instruction_files(folder: Folder) -> None
         {"path": str(folder.root / "LEGATO.md"), "type": "Project", "tokens": 1},
     ]
     assert "PRIVATE-9b1" not in sent
+    # The window's parts as /context shows them; the files' share is theirs.
+    parts = {category["name"]: category["tokens"] for category in usage["categories"]}
+    assert parts["Memory files"] == 15
+    assert {"System prompt", "Built-in tools", "Messages", "Free space"} <= parts.keys()
+    assert sum(parts.values()) == usage["maxTokens"]
