@@ -22,9 +22,10 @@ RESTORES: dict[str, RewindRestore] = {
 USAGE = "/rewind N [code|conversation|both], N prompts back (1: the latest)"
 
 
-def parse_rewind(argument: str) -> Rewind | None:
+def parse_rewind(argument: str, *, with_list: bool = True) -> Rewind | None:
     """The rewind ``argument`` asks for; None when it names no prompt (the list to pick from).
-    A UsageError names a word that is neither."""
+    A UsageError names a word that is neither. ``with_list``: a terminal, where ``/rewind``
+    alone opens the list (its remedy says so; a headless run has none)."""
     words = argument.split()
     if not words:
         return None
@@ -32,7 +33,8 @@ def parse_rewind(argument: str) -> Rewind | None:
     if not count.isdecimal() or int(count) < 1:
         raise UsageError(
             f"/rewind takes how many prompts back, a whole number from 1, not {count[:40]!r}",
-            remedy=f"Type {USAGE}, or /rewind alone to pick from the list",
+            remedy=f"Type {USAGE}"
+            + (", or /rewind alone to pick from the list" if with_list else ""),
         )
     restore: RewindRestore = "both"
     if rest:

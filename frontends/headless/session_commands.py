@@ -46,7 +46,7 @@ async def _rewind(conductor: Address[ConductorMsg], argument: str) -> str:
     needed; a bad N is a UsageError (exit 2)."""
     from frontends.rewind_words import USAGE, parse_rewind, prompt_back
 
-    ask = parse_rewind(argument)
+    ask = parse_rewind(argument, with_list=False)
     if ask is None:
         raise UsageError(
             "/rewind needs how many prompts back when there is no terminal to pick in",

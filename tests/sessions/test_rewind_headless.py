@@ -49,6 +49,7 @@ def test_rewind_n_headless_restores_the_latest_session_and_undo_puts_it_back(
     assert (bad.returncode, worse.returncode) == (2, 2)
     assert "cannot rewind 3 prompts back: this session has 1 prompt to go back to" in bad.stderr
     assert "not 'one'" in worse.stderr and "→" in worse.stderr
+    assert "pick from the list" not in worse.stderr  # a headless run has no list
     assert target.read_text() == "one\n"
 
     with ScriptedServer([]) as server:
