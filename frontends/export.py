@@ -42,11 +42,19 @@ def conversation_markdown(messages: list[Message], *, title: str) -> str:
     """The conversation as Markdown, headed by ``title``."""
     results = _results(messages)
     out = [f"# {_one_line(title)}", ""]
+    heading = ""
     for message in messages:
         if message.role == "user":
-            out += _user(message.content)
+            part = _user(message.content)
         else:
-            out += _assistant(message.content, results)
+            part = _assistant(message.content, results)
+        if part and part[0] == heading:
+            # A turn's answer comes in several messages (text, calls, text after their
+            # results, which are a user message of their own): one heading for the turn.
+            part = part[2:]
+        elif part:
+            heading = part[0]
+        out += part
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -59,13 +59,14 @@ def conversation() -> list[Message]:
 
 
 def test_the_markdown_holds_prompts_answers_and_one_line_per_call() -> None:
+    # One heading a turn, though its answer comes in several messages.
     assert conversation_markdown(conversation(), title="Chat") == (
         "# Chat\n\n"
         "## You\n\nlook at \\x1b]52;c;aGk=\\x07this\n\n[image: image/png]\n\n"
         "## Legato\n\nReading it.\\x1b[2J\n\n"
         "- **Read**(`a.py`) → line 0 (+39 more lines)\n"
         "- **Bash**(`make\\nx`) ✗ boom\n\n"
-        "## Legato\n\nDone.\n\n"
+        "Done.\n\n"
         "## You\n\n`! ls`\n\n```\na.py\nExit code 0\n```\n\n[document: spec.pdf]\n"
     )
 
