@@ -237,6 +237,11 @@ class Rewinder:
             lines: tuple[str, ...] = ()
             if undo.files:
                 lines = await self._tools.ask(RestoreCheckpoint(files=undo.files))
+                # The files were recorded just before the rewind, not before a prompt.
+                lines = tuple(
+                    line.replace("(the prompt created it)", "(the rewind brought it back)")
+                    for line in lines
+                )
         after = None if undo.restore == "code" else [*messages[: undo.cut], *undo.tail]
         put_back = {"both": "code and conversation", "code": "code", "conversation": "conversation"}
         text = "\n".join(
