@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.protocol import MCP_CALL, Checkpoint, FileBefore, NotKept, RestoreCheckpoint
+from actors.visible import one_line
 
 if TYPE_CHECKING:
     from actors.protocol import ToolExecutorMsg
@@ -75,7 +76,9 @@ async def restore(tools: Address[ToolExecutorMsg], checkpoint: Checkpoint) -> st
         lines.append("The files that prompt's tools were to change are as they were before it.")
     for named in checkpoint.missed:
         by = f" (changed by {_short(named.by)})" if named.by else ""
-        lines.append(f"Could not restore {named.path}{by}: {named.why}, so no copy was kept.")
+        lines.append(
+            f"Could not restore {one_line(named.path)}{by}: {named.why}, so no copy was kept."
+        )
     lines.extend(checkpoint.notes)
     mcp = [c for c in checkpoint.commands if c.startswith("mcp__") and c.endswith(MCP_CALL)]
     shell = [c for c in checkpoint.commands if c not in mcp]
