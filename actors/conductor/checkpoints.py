@@ -74,12 +74,7 @@ async def restore(tools: Address[ToolExecutorMsg], checkpoint: Checkpoint) -> st
     lines = list(done)
     if not lines and checkpoint.files:
         lines.append("The files that prompt's tools were to change are as they were before it.")
-    for named in checkpoint.missed:
-        by = f" (changed by {_short(named.by)})" if named.by else ""
-        lines.append(
-            f"Could not restore {one_line(named.path)}{by}: {named.why}, so no copy was kept."
-        )
-    lines.extend(checkpoint.notes)
+    lines.extend(unrestored(checkpoint))
     mcp = [c for c in checkpoint.commands if c.startswith("mcp__") and c.endswith(MCP_CALL)]
     shell = [c for c in checkpoint.commands if c not in mcp]
     if shell:
@@ -94,6 +89,19 @@ async def restore(tools: Address[ToolExecutorMsg], checkpoint: Checkpoint) -> st
             "what they changed."
         )
     return "\n".join(lines)
+
+
+def unrestored(checkpoint: Checkpoint) -> list[str]:
+    """What ``checkpoint`` could not keep, in words: files named, not copied, and why what
+    commands changed was not recorded (a project past the walk's cap, a command still
+    running)."""
+    lines: list[str] = []
+    for named in checkpoint.missed:
+        by = f" (changed by {_short(named.by)})" if named.by else ""
+        lines.append(
+            f"Could not restore {one_line(named.path)}{by}: {named.why}, so no copy was kept."
+        )
+    return [*lines, *checkpoint.notes]
 
 
 def _listed(commands: list[str]) -> str:

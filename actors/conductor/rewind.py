@@ -154,10 +154,13 @@ class Rewinder:
         merged = self._files_since(mark.prompt) if restore != "conversation" else None
         if restore == "code" and (merged is None or not merged.files):
             commands = "; shell commands ran, and what they changed is not kept" if merged else ""
-            return None, RewindReport(
-                text=f"Nothing to restore: no prompt since prompt {mark.prompt} began has "
+            text = (
+                f"Nothing to restore: no prompt since prompt {mark.prompt} began has "
                 f"changed files with its tools{commands}."
             )
+            # Why nothing came back (a project past the walk's cap, a file too large to copy).
+            shown = [text, *checkpoints.unrestored(merged)] if merged else [text]
+            return None, RewindReport(text="\n".join(shown))
         keeper = self._keeper
         paths = _paths(merged)
         taken = () if merged is None else merged.files
@@ -204,6 +207,7 @@ class Rewinder:
             elif restore == "both":
                 ran = " (shell commands ran: what they changed stays)" if merged else ""
                 lines.append(f"No files to restore: no prompt since changed files with tools{ran}.")
+                lines.extend(checkpoints.unrestored(merged) if merged else ())
         said = {
             "both": "the code and the conversation",
             "code": "the code",
