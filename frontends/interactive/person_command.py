@@ -105,7 +105,8 @@ async def run_command(session: InteractiveSession, command: str) -> None:
         output = result.content
         if result.is_error:
             _show(session, "✗", "legato.bad", command, f"{finished.elapsed:.1f} s", output)
-            if finished.remedy:
+            # Shown whole, the output may say the remedy itself (a command not found does).
+            if finished.remedy and finished.remedy not in output:
                 view.say(Text(f"    → {escape_controls(finished.remedy)}"))
         else:
             output = f"{output}\nExit code 0"

@@ -86,8 +86,12 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         terminal.submit("1")
         terminal.wait_for("(OSC 52)")
 
+        # A command not found: its remedy, said once under it.
+        terminal.submit("!no-such-program-here")
+        terminal.wait_for("'no-such-program-here' was not found")
         terminal.submit("!")
         terminal.wait_for("There is no command after '!'")
+        assert terminal.screen().count("→ Check that the executable is on your PATH") == 1
 
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
