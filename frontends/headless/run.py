@@ -370,13 +370,13 @@ class _HeadlessRun:
 async def _rewind(conductor: Address[ConductorMsg], argument: str) -> str:
     """``/rewind N [code|conversation|both]``: nobody can pick from a list here, so N is
     needed; a bad N is a UsageError (exit 2)."""
-    from frontends.rewind_words import USAGE, parse_rewind, prompt_back
+    from frontends.rewind_words import HEADLESS_USAGE, parse_rewind, prompt_back
 
-    ask = parse_rewind(argument)
+    ask = parse_rewind(argument, pick=False)
     if ask is None:
         raise UsageError(
             "/rewind needs how many prompts back when there is no terminal to pick in",
-            remedy=f'Run legato --continue --headless "{USAGE}"',
+            remedy=f"Run {HEADLESS_USAGE}",
         )
     report = await conductor.ask(ask)
     back = prompt_back(report) if report.conversation else ""
