@@ -98,6 +98,14 @@ def start(
     # /undo, /compact, /context, /rewind [N] and /export <file> are the session's own
     # commands, run by frontends/headless; only /rewind and /export take words after them.
     words = prompt.split(maxsplit=1)
+    if len(words) > 1 and words[0] in SESSION_COMMANDS and words[0] not in ARGUMENT_COMMANDS:
+        # Not a skill of that name: the session's command, with words it does not take.
+        return report(
+            UsageError(
+                f"{words[0]} takes nothing after it, not {words[1][:40]!r}",
+                remedy=f'Run legato --continue --headless "{words[0]}"',
+            )
+        )
     session_command = bool(words) and words[0] in (*SESSION_COMMANDS, *ARGUMENT_COMMANDS)
     session_command = session_command and (len(words) == 1 or words[0] in ARGUMENT_COMMANDS)
     if prepare is not None and not session_command and prompt.lstrip().startswith("/"):

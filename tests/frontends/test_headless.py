@@ -348,3 +348,13 @@ def test_model_names_are_taken_in_any_case(project: Project, given: str, sent: s
 def test_the_start_path_and_the_headless_run_know_the_same_session_commands() -> None:
     # The start path tells /undo from a skill before it loads the headless run that runs it.
     assert set(launch.SESSION_COMMANDS) == set(SESSION_COMMANDS)
+
+
+def test_a_session_command_with_words_it_does_not_take_says_so(project: Project) -> None:
+    # Not "/undo is not a skill": the person named a command there is, with words too many.
+    done = project.legato("http://127.0.0.1:9", "-p", "/undo now")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "legato: /undo takes nothing after it, not 'now'",
+        '  → Run legato --continue --headless "/undo"',
+    ]
