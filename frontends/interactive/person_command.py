@@ -20,6 +20,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from actors.errors import LegatoError
+from actors.output_caps import omitted_bytes
 from actors.protocol import (
     AddMemory,
     AddNote,
@@ -146,6 +147,13 @@ def _show(
         # in sight of the command's line; the model gets all of the capped output.
         left = len(lines) - HEAD_LINES - TAIL_LINES
         cut = f"… {left:,} more lines (all of them go to the model) …"
+        # The capture's own cut falls out of sight there: the person is told the model does not
+        # get the whole flood either.
+        if dropped := omitted_bytes("\n".join(lines[HEAD_LINES:-TAIL_LINES])):
+            cut = (
+                f"… {left:,} more lines go to the model, and {dropped:,} bytes of output between "
+                "them were left out for it …"
+            )
         body = "\n".join([*lines[:HEAD_LINES], cut, *lines[-TAIL_LINES:]])
     if body and body != "(no output)":
         # Wrapped under the command's line, not cut: the end of a refusal holds its remedy.

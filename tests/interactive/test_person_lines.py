@@ -43,6 +43,8 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         assert processes_with("sleep 31.25")
         terminal.keys("Escape")
         terminal.wait_for("stopped after")
+        # The middle of what it printed, out of sight, was cut for the model too: said so.
+        terminal.wait_for("bytes of output between them were left out")
         terminal.wait_for(lambda s: not processes_with("sleep 31.25"))
 
         terminal.submit("#remember this")
