@@ -6,6 +6,11 @@ it imports no actor package.
 
 from __future__ import annotations
 
+import re
+
+# The line ``HeadTail.text`` puts where it cut, with how many bytes fell between.
+_OMITTED = re.compile(r"^\.\.\. \[(\d+) bytes omitted\] \.\.\.$", re.MULTILINE)
+
 
 class HeadTail:
     """The first and last bytes of a stream, ``cap`` in all, and a count of what fell between."""
@@ -46,3 +51,9 @@ class HeadTail:
         head = bytes(self._head).decode("utf-8", errors="replace")
         rest = tail[skip:].decode("utf-8", errors="replace")
         return f"{head}\n... [{self.omitted + skip} bytes omitted] ...\n{rest}"
+
+
+def omitted_bytes(text: str) -> int:
+    """How many bytes the cut in ``text`` left out (``HeadTail.text``'s line); 0 if none."""
+    found = _OMITTED.search(text)
+    return int(found.group(1)) if found else 0

@@ -8,9 +8,10 @@ set its title or write the clipboard.
 
 The file is the person's choice, taken from the project root. What a cloned repository may have
 put on the way is not followed out: a name inside the project that leads outside it (a symlink,
-or a folder that is one) is refused, as are Legato's own folders and ``.git`` (their files change
-the rules or run programs), folders, FIFOs and devices. An existing file is replaced only when
-the person says so, and whole or not at all (``actors.door``).
+or a folder that is one) is refused, as are Legato's own folders, the reference's (``.claude``)
+and ``.git`` (their files change the rules or run programs), folders, FIFOs and devices. An
+existing file is replaced only when the person says so, and whole or not at all
+(``actors.door``).
 """
 
 from __future__ import annotations
@@ -219,10 +220,11 @@ def _cut(text: str, width: int) -> str:
 def export_target(name: str, root: str, home: str) -> tuple[door.Target, bool]:
     """The file ``/export name`` writes, checked, and whether it exists now (the person is
     asked before it is replaced). Raises UsageError saying why a name is refused."""
-    if not name.strip():
+    name = _unquoted(name.strip())
+    if not name:
         raise UsageError("/export needs a file name", remedy="Type /export conversation.md")
     try:
-        target = door.locate(name.strip(), root)
+        target = door.locate(name, root)
     except ToolFailure as error:
         raise UsageError(
             f"{name} cannot be exported to: {error.message}", remedy="Export to another name"
@@ -234,10 +236,13 @@ def export_target(name: str, root: str, home: str) -> tuple[door.Target, bool]:
             f"{shown} leads to {real}, outside the project, through a symlink; nothing was written",
             remedy="Export to a file of the project itself, or name a place outside it plainly",
         )
+    # The reference's folders too: Legato reads their settings, commands, skills and agents as
+    # its own, and a conversation saved as .claude/commands/x.md would become a command.
+    theirs = os.path.realpath(os.path.join(home, ".claude"))
     for path in dict.fromkeys((shown, real)):
-        own = next((f for f in legato_folders(home) if within(path, f)), None)
+        own = next((f for f in (*legato_folders(home), theirs) if within(path, f)), None)
         parts = os.path.relpath(path, real_root).split(os.sep) if within(path, real_root) else []
-        if own is not None or ".git" in parts or ".legato" in parts:
+        if own is not None or {".git", ".legato", ".claude"} & set(parts):
             raise UsageError(
                 f"{shown} is in {own or 'a folder whose files change the rules or run programs'}"
                 "; Legato does not export there",
@@ -261,6 +266,15 @@ def export_target(name: str, root: str, home: str) -> tuple[door.Target, bool]:
             remedy="Export to another name",
         )
     return target, True
+
+
+def _unquoted(name: str) -> str:
+    """``name`` without the one pair of quotes around it, as a shell would read it: a name
+    with spaces is often typed quoted, and a file named with its quotes is never what was
+    meant."""
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
+        return name[1:-1].strip()
+    return name
 
 
 def write_export(target: door.Target, text: str) -> None:

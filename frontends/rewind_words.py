@@ -20,12 +20,17 @@ RESTORES: dict[str, RewindRestore] = {
     "chat": "conversation",
 }
 USAGE = "/rewind N [code|conversation|both], N prompts back (1: the latest)"
+# Typed as it stands, to a run with no list to pick from.
+HEADLESS_USAGE = (
+    'legato --continue --headless "/rewind 1" to go back to before the latest prompt ("/rewind '
+    'N code" or "/rewind N conversation" restores only one)'
+)
 
 
-def parse_rewind(argument: str, *, with_list: bool = True) -> Rewind | None:
+def parse_rewind(argument: str, *, pick: bool = True) -> Rewind | None:
     """The rewind ``argument`` asks for; None when it names no prompt (the list to pick from).
-    A UsageError names a word that is neither. ``with_list``: a terminal, where ``/rewind``
-    alone opens the list (its remedy says so; a headless run has none)."""
+    A UsageError names a word that is neither; ``pick``: whether its remedy may offer the
+    list (not headless, where nobody can pick)."""
     words = argument.split()
     if not words:
         return None
@@ -33,8 +38,7 @@ def parse_rewind(argument: str, *, with_list: bool = True) -> Rewind | None:
     if not count.isdecimal() or int(count) < 1:
         raise UsageError(
             f"/rewind takes how many prompts back, a whole number from 1, not {count[:40]!r}",
-            remedy=f"Type {USAGE}"
-            + (", or /rewind alone to pick from the list" if with_list else ""),
+            remedy=f"Type {USAGE}" + (", or /rewind alone to pick from the list" if pick else ""),
         )
     restore: RewindRestore = "both"
     if rest:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.protocol import MCP_CALL, Checkpoint, FileBefore, NotKept, RestoreCheckpoint
+from actors.visible import one_line
 
 if TYPE_CHECKING:
     from actors.protocol import ToolExecutorMsg
@@ -73,10 +74,7 @@ async def restore(tools: Address[ToolExecutorMsg], checkpoint: Checkpoint) -> st
     lines = list(done)
     if not lines and checkpoint.files:
         lines.append("The files that prompt's tools were to change are as they were before it.")
-    for named in checkpoint.missed:
-        by = f" (changed by {_short(named.by)})" if named.by else ""
-        lines.append(f"Could not restore {named.path}{by}: {named.why}, so no copy was kept.")
-    lines.extend(checkpoint.notes)
+    lines.extend(unrestored(checkpoint))
     mcp = [c for c in checkpoint.commands if c.startswith("mcp__") and c.endswith(MCP_CALL)]
     shell = [c for c in checkpoint.commands if c not in mcp]
     if shell:
@@ -91,6 +89,19 @@ async def restore(tools: Address[ToolExecutorMsg], checkpoint: Checkpoint) -> st
             "what they changed."
         )
     return "\n".join(lines)
+
+
+def unrestored(checkpoint: Checkpoint) -> list[str]:
+    """What ``checkpoint`` could not keep, in words: files named, not copied, and why what
+    commands changed was not recorded (a project past the walk's cap, a command still
+    running)."""
+    lines: list[str] = []
+    for named in checkpoint.missed:
+        by = f" (changed by {_short(named.by)})" if named.by else ""
+        lines.append(
+            f"Could not restore {one_line(named.path)}{by}: {named.why}, so no copy was kept."
+        )
+    return [*lines, *checkpoint.notes]
 
 
 def _listed(commands: list[str]) -> str:

@@ -38,6 +38,7 @@ from actors.protocol import (
     Rewound,
     TaskLedger,
 )
+from actors.visible import one_line
 
 if TYPE_CHECKING:
     from actors.conductor.keeper import SessionKeeper
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
         BackgroundAgent,
         Block,
         Checkpoint,
+        FileBefore,
         PromptMark,
         Rewind,
         RewindRestore,
@@ -154,10 +156,13 @@ class Rewinder:
         merged = self._files_since(mark.prompt) if restore != "conversation" else None
         if restore == "code" and (merged is None or not merged.files):
             commands = "; shell commands ran, and what they changed is not kept" if merged else ""
-            return None, RewindReport(
-                text=f"Nothing to restore: no prompt since prompt {mark.prompt} began has "
+            text = (
+                f"Nothing to restore: no prompt since prompt {mark.prompt} began has "
                 f"changed files with its tools{commands}."
             )
+            # Why nothing came back (a project past the walk's cap, a file too large to copy).
+            shown = [text, *checkpoints.unrestored(merged)] if merged else [text]
+            return None, RewindReport(text="\n".join(shown))
         keeper = self._keeper
         paths = _paths(merged)
         taken = () if merged is None else merged.files
@@ -201,9 +206,11 @@ class Rewinder:
             lines = []
             if merged is not None and merged.files:
                 lines.append(await checkpoints.restore(self._tools, merged))
+                lines.append(_not_undoable(taken, files))
             elif restore == "both":
                 ran = " (shell commands ran: what they changed stays)" if merged else ""
                 lines.append(f"No files to restore: no prompt since changed files with tools{ran}.")
+                lines.extend(checkpoints.unrestored(merged) if merged else ())
         said = {
             "both": "the code and the conversation",
             "code": "the code",
@@ -315,6 +322,20 @@ def _gone(mark: PromptMark, messages: list[Message]) -> str:
     if str(head.get("text", "")).startswith(COMPACTED_HEADER):
         return "compacted since"
     return "changed since"
+
+
+def _not_undoable(taken: tuple[FileBefore, ...], kept: tuple[FileBefore, ...]) -> str:
+    """The files the rewind restores whose state just before it no copy holds (a symlink, a
+    folder, a file too large to copy): undoing the rewind leaves them as the rewind made them,
+    and the person is told before relying on it. "" when there is none."""
+    held = {before.path for before in kept}
+    lost = [one_line(before.path) for before in taken if before.path not in held]
+    if not lost:
+        return ""
+    return (
+        f"Undoing this rewind will not bring back {', '.join(lost)} as just before it (a "
+        "symlink, a folder or a file too large to copy then)."
+    )
 
 
 def _paths(merged: Checkpoint | None) -> tuple[str, ...]:

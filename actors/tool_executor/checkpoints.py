@@ -24,6 +24,7 @@ from actors.errors import InvalidToolInput, ToolFailure
 from actors.protocol import MCP_CALL, Changes, FileBefore, NotKept
 from actors.tool_executor.schemas import decode
 from actors.tool_executor.snapshots import MAX_COPY, TOO_LARGE, room_full
+from actors.visible import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -103,9 +104,9 @@ def restore(files: Iterable[FileBefore], root: str, folders: Iterable[str] = ())
                 raise ToolFailure("it is outside the project")
             line = _restore(_target(before, root), before)
         except ToolFailure as failure:
-            line = f"Could not restore {before.path}: {failure.message.rstrip('.')}"
+            line = f"Could not restore {one_line(before.path)}: {failure.message.rstrip('.')}"
         except OSError as error:
-            line = f"Could not restore {before.path}: {error.strerror or error}"
+            line = f"Could not restore {one_line(before.path)}: {error.strerror or error}"
         if line is not None:
             lines[index] = line
     for folder in sorted(folders, key=len, reverse=True):
@@ -138,19 +139,22 @@ def _target(before: FileBefore, root: str) -> Target:
 
 
 def _restore(target: Target, before: FileBefore) -> str | None:
+    # A name a command made may hold a newline: shown as it is, it would start a line of its
+    # own ("Restored ~/.bashrc") that says something /undo did not do.
+    shown = one_line(before.path)
     by = f" by {_short(before.by)}" if before.by else ""
     if before.content is None:
         if not os.path.lexists(target.real):
             return None
         door.remove(target)
-        return f"Removed {before.path} ({'created' + by if by else 'the prompt created it'})"
+        return f"Removed {shown} ({'created' + by if by else 'the prompt created it'})"
     there = os.path.lexists(target.real)
     if os.path.islink(target.real):
         door.remove(target)  # the link itself, in the checked folder it is in
     elif _same(target, before.content):
         return None  # unchanged (the tool was refused or failed): nothing to say
     door.write(target, before.content, mode=before.mode)
-    return f"Restored {before.path}" + (f" ({'changed' if there else 'deleted'}{by})" if by else "")
+    return f"Restored {shown}" + (f" ({'changed' if there else 'deleted'}{by})" if by else "")
 
 
 def _short(command: str) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import UsageError
 from actors.protocol import Compact, GetContext, GetContextFill, GetConversation, Undo
+from frontends.startup import session_words
 
 if TYPE_CHECKING:
     from actors.protocol import ConductorMsg
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 async def run(session: Session, prompt: str, *, project_root: str, home: str) -> str:
     """Run the command ``prompt`` names (``session_words.named(prompt)`` is true); what it
     did, in words."""
+    session_words.check(prompt)
     name, _, argument = prompt.strip().partition(" ")
     conductor = session.conductor.address
     match name:
@@ -44,13 +46,13 @@ async def run(session: Session, prompt: str, *, project_root: str, home: str) ->
 async def _rewind(conductor: Address[ConductorMsg], argument: str) -> str:
     """``/rewind N [code|conversation|both]``: nobody can pick from a list here, so N is
     needed; a bad N is a UsageError (exit 2)."""
-    from frontends.rewind_words import USAGE, parse_rewind, prompt_back
+    from frontends.rewind_words import HEADLESS_USAGE, parse_rewind, prompt_back
 
-    ask = parse_rewind(argument, with_list=False)
+    ask = parse_rewind(argument, pick=False)
     if ask is None:
         raise UsageError(
             "/rewind needs how many prompts back when there is no terminal to pick in",
-            remedy=f'Run legato --continue --headless "{USAGE}"',
+            remedy=f"Run {HEADLESS_USAGE}",
         )
     report = await conductor.ask(ask)
     back = prompt_back(report) if report.conversation else ""

@@ -20,6 +20,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from actors.errors import LegatoError
+from actors.output_caps import omitted_bytes
 from actors.protocol import (
     AddMemory,
     AddNote,
@@ -105,7 +106,8 @@ async def run_command(session: InteractiveSession, command: str) -> None:
         output = result.content
         if result.is_error:
             _show(session, "✗", "legato.bad", command, f"{finished.elapsed:.1f} s", output)
-            if finished.remedy:
+            # Shown whole, the output may say the remedy itself (a command not found does).
+            if finished.remedy and finished.remedy not in output:
                 view.say(Text(f"    → {escape_controls(finished.remedy)}"))
         else:
             output = f"{output}\nExit code 0"
@@ -145,6 +147,13 @@ def _show(
         # in sight of the command's line; the model gets all of the capped output.
         left = len(lines) - HEAD_LINES - TAIL_LINES
         cut = f"… {left:,} more lines (all of them go to the model) …"
+        # The capture's own cut falls out of sight there: the person is told the model does not
+        # get the whole flood either.
+        if dropped := omitted_bytes("\n".join(lines[HEAD_LINES:-TAIL_LINES])):
+            cut = (
+                f"… {left:,} more lines go to the model, and {dropped:,} bytes of output between "
+                "them were left out for it …"
+            )
         body = "\n".join([*lines[:HEAD_LINES], cut, *lines[-TAIL_LINES:]])
     if body and body != "(no output)":
         # Wrapped under the command's line, not cut: the end of a refusal holds its remedy.

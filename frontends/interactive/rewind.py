@@ -11,6 +11,7 @@ from rich.text import Text
 
 from actors.errors import UsageError
 from actors.protocol import ListRewindPoints, Rewind, UndoRewind
+from actors.visible import one_line
 from frontends.rewind_words import parse_rewind
 
 if TYPE_CHECKING:
@@ -102,7 +103,9 @@ def _question(point: RewindPoint) -> str:
     lines = [f"Prompt {point.prompt}: “{_cut(' '.join(point.text.split()), 60)}”. Restore what?"]
     if point.files:
         more = len(point.files) - 4
-        shown = ", ".join(point.files[:4]) + (f" and {more} more" if more > 0 else "")
+        shown = ", ".join(one_line(path) for path in point.files[:4]) + (
+            f" and {more} more" if more > 0 else ""
+        )
         lines.append(f"  code: {shown}")
     if point.commands:
         lines.append(

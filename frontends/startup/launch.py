@@ -92,6 +92,11 @@ def start(
     # /undo, /compact, /context, /rewind N and /export <file> are the session's own commands,
     # run by frontends/headless.
     session_command = session_words.named(prompt)
+    if session_command:
+        try:
+            session_words.check(prompt)
+        except UsageError as error:
+            return report(error)
     if prepare is not None and not session_command and prompt.lstrip().startswith("/"):
         # A skill or pattern; its @path references, like any prompt's, are attached by the
         # session's tool executor (frontends/headless).

@@ -123,6 +123,10 @@ def test_own_folders_git_folders_and_fifos_are_refused(places: tuple[Path, Path]
     refused(".git/hooks/pre-commit", root, home, "Legato does not export there")
     refused(".legato/skills/x.md", root, home, "Legato does not export there")
     refused(str(home / ".legato" / "x.md"), root, home, "Legato does not export there")
+    # The reference's folders are read as Legato's own: a saved conversation would become a
+    # command there.
+    refused(".claude/commands/chat.md", root, home, "Legato does not export there")
+    refused(str(home / ".claude" / "commands" / "chat.md"), root, home, "does not export there")
     refused("", root, home, "needs a file name")
     (root / "dir").mkdir()
     refused("dir", root, home, "is a folder")
@@ -151,3 +155,11 @@ def test_a_command_note_reads_back_whatever_its_command_and_output_hold() -> Non
     output = "</bash-input>\n<bash-output>\n</bash-output>\nExit code 0"
     assert read_command_note(command_note(command, output)) == (command, output)
     assert read_command_note("The user ran a shell command themselves, said the model") is None
+
+
+def test_a_quoted_name_is_taken_without_its_quotes(places: tuple[Path, Path]) -> None:
+    root, home = places
+    for typed in ('"my chat.md"', "'my chat.md'", ' "my chat.md" '):
+        target, _ = export_target(typed, str(root), str(home))
+        assert target.shown == str(root / "my chat.md")
+    refused('""', root, home, "needs a file name")

@@ -353,3 +353,13 @@ def test_model_names_are_taken_in_any_case(project: Project, given: str, sent: s
         requests = server.requests
     assert done.returncode == 0, done.stderr
     assert requests[0].body["model"] == sent
+
+
+def test_a_session_command_with_words_it_does_not_take_says_so(project: Project) -> None:
+    # Not "/undo is not a skill": the person named a command there is, with words too many.
+    done = project.legato("http://127.0.0.1:9", "-p", "/undo now")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "legato: /undo takes nothing after it, not 'now'",
+        '  → Run legato --continue --headless "/undo"',
+    ]

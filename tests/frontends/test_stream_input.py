@@ -328,6 +328,7 @@ def test_session_commands_run_as_in_a_headless_run(project: Project) -> None:
         user("write a"),
         user("/rewind 1 code"),
         user("/rewind 9"),
+        user("/undo now"),
         user("/export chat.md"),
         user("/context"),
     ]
@@ -337,12 +338,13 @@ def test_session_commands_run_as_in_a_headless_run(project: Project) -> None:
         requests = server.requests
     assert code == 0, err
     results = [line for line in out if line["type"] == "result"]
-    assert [r["is_error"] for r in results] == [False, False, True, False, False]
+    assert [r["is_error"] for r in results] == [False, False, True, True, False, False]
     assert not target.exists()
     assert "Removed" in results[1]["result"]
     assert "9" in results[2]["error"]
     assert "## You\n\nwrite a\n" in (project.root / "chat.md").read_text()
-    assert "Instruction files" in results[4]["result"]
+    assert "/undo takes nothing after it, not 'now'" in results[3]["error"]
+    assert "Instruction files" in results[5]["result"]
     assert len(requests) == 2  # none of the commands went to the model
 
 

@@ -43,6 +43,8 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         assert processes_with("sleep 31.25")
         terminal.keys("Escape")
         terminal.wait_for("stopped after")
+        # The middle of what it printed, out of sight, was cut for the model too: said so.
+        terminal.wait_for("bytes of output between them were left out")
         terminal.wait_for(lambda s: not processes_with("sleep 31.25"))
 
         terminal.submit("#remember this")
@@ -86,8 +88,12 @@ def test_a_command_a_memory_and_an_export(terminal: Terminal, folders: tuple[Pat
         terminal.submit("1")
         terminal.wait_for("(OSC 52)")
 
+        # A command not found: its remedy, said once under it.
+        terminal.submit("!no-such-program-here")
+        terminal.wait_for("'no-such-program-here' was not found")
         terminal.submit("!")
         terminal.wait_for("There is no command after '!'")
+        assert terminal.screen().count("→ Check that the executable is on your PATH") == 1
 
         terminal.submit("/quit")
         assert terminal.exit_code() == 0

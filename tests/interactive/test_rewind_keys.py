@@ -52,3 +52,18 @@ async def test_the_list_moves_picks_by_enter_or_number_and_cancels(harness: Harn
     assert results == [1, 2, None, None, 2]
     # Keys meant for the list never reached the input.
     assert screen.buffer.text == ""
+
+
+def test_the_question_names_each_file_on_its_own_line_of_the_list() -> None:
+    # A name a command made may hold a newline: shown as it is, its second half would read as
+    # a line of the question ("conversation: ...") that the list does not mean.
+    from actors.protocol import RewindPoint
+    from frontends.interactive.rewind import _question
+
+    point = RewindPoint(
+        prompt=2, text="tidy", at="", conversation=True, files=("/p/a\n  conversation: kept",)
+    )
+    assert _question(point).splitlines() == [
+        "Prompt 2: “tidy”. Restore what?",
+        "  code: /p/a\\n  conversation: kept",
+    ]

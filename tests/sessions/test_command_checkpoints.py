@@ -293,3 +293,19 @@ def test_checkpoints_of_either_shape_read_in_the_other() -> None:
     assert old == _OldCheckpoint(prompt=2, files=(_OldFileBefore("/p/a.py", b"a\n", "/p/a.py"),))
     again = msgspec.json.decode(msgspec.json.encode(old), type=Checkpoint)
     assert again == Checkpoint(prompt=2, files=(FileBefore("/p/a.py", b"a\n", "/p/a.py"),))
+
+
+async def test_a_name_with_a_newline_stays_on_its_line_of_what_undo_says(tmp_path: Path) -> None:
+    # A file a command made, named so that, printed as it is, its second half reads as a line
+    # of its own: /undo must not be made to say it restored a file it did not touch.
+    (tmp_path / "app.py").write_text("print('original')\n")
+    command = "touch \"$(printf 'x\\nRestored app.py')\""
+    async with session(tmp_path) as s:
+        taken = await watched(s, bash(command))
+        said = await checkpoints.restore(s.executor.address, checkpoints.merge(taken))
+    assert not (tmp_path / "x\nRestored app.py").exists()
+    assert said.splitlines()[0] == (
+        f"Removed {tmp_path}/x\\nRestored app.py (created by `touch \"$(printf 'x\\nRestored "
+        "app.py')\"`)"
+    )
+    assert not any(line.startswith("Restored") for line in said.splitlines())

@@ -216,3 +216,61 @@ async def test_a_symlink_put_on_the_path_since_is_neither_written_through_nor_re
     # Nor was the file it leads to read into the session, for the undo or anything else.
     (saved,) = (home / ".legato" / "projects").glob("*/sessions/*.jsonl")
     assert base64.b64encode(b"s3cret\n").decode() not in saved.read_text()
+
+
+async def test_a_rewind_with_no_files_to_restore_says_why_the_commands_were_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from actors.tool_executor import snapshots
+
+    monkeypatch.setattr(snapshots, "MAX_FILES", 3)
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    (root / "a.txt").write_text("a\n")
+    steps = [tool_calls([call("Bash", {"command": "touch b c d e && echo x > a.txt"})]), text("ok")]
+    with ScriptedServer(steps) as server:
+        session = open_session(root, home, server.url, mode="bypass")
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="make many"))
+            not_recorded = (
+                "What shell commands changed was not recorded: the project has more than 3 "
+                "files to look at after `touch b c d e && echo x > a.txt` ran."
+            )
+            code = await conductor.ask(Rewind(back=1, restore="code"))
+            assert code.text.splitlines()[1:] == [not_recorded]
+            both = await conductor.ask(Rewind(back=1))
+            assert both.text.splitlines()[1:] == [
+                "No files to restore: no prompt since changed files with tools (shell commands "
+                "ran: what they changed stays).",
+                not_recorded,
+            ]
+
+
+async def test_a_rewind_says_which_files_its_undo_cannot_bring_back(tmp_path: Path) -> None:
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    config, prod = root / "config.json", root / "config.prod.json"
+    config.write_text("dev\n")
+    prod.write_text("prod\n")
+    steps = [
+        tool_calls(
+            [call("Bash", {"command": "rm config.json && ln -s config.prod.json config.json"})]
+        ),
+        text("linked"),
+    ]
+    with ScriptedServer(steps) as server:
+        session = open_session(root, home, server.url, mode="bypass")
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="use prod"))
+            assert config.is_symlink()
+            report = await conductor.ask(Rewind(back=1, restore="code"))
+            assert not config.is_symlink() and config.read_text() == "dev\n"
+            # Just before the rewind it was a link: no copy holds that, and the person is told.
+            assert report.text.splitlines()[-1] == (
+                f"Undoing this rewind will not bring back {config} as just before it (a "
+                "symlink, a folder or a file too large to copy then)."
+            )
+            await conductor.ask(UndoRewind())
+    assert prod.read_text() == "prod\n" and config.read_text() == "dev\n"

@@ -37,6 +37,7 @@ def test_rewind_n_headless_restores_the_latest_session_and_undo_puts_it_back(
         rewound = project.legato(server.url, "--continue", "--headless", "/rewind 1")
         bad = project.legato(server.url, "-c", "-p", "/rewind 3")
         worse = project.legato(server.url, "-c", "-p", "/rewind one code")
+        bare = project.legato(server.url, "-c", "-p", "/rewind")
     assert rewound.returncode == 0, rewound.stderr
     assert rewound.stdout.splitlines() == [
         "Rewound the code and the conversation to just before prompt 2 (“make it two”).",
@@ -49,7 +50,12 @@ def test_rewind_n_headless_restores_the_latest_session_and_undo_puts_it_back(
     assert (bad.returncode, worse.returncode) == (2, 2)
     assert "cannot rewind 3 prompts back: this session has 1 prompt to go back to" in bad.stderr
     assert "not 'one'" in worse.stderr and "→" in worse.stderr
-    assert "pick from the list" not in worse.stderr  # a headless run has no list
+    # Nobody can pick from a list here: the remedy is a command to run as it stands.
+    assert "pick from the list" not in worse.stderr
+    assert bare.returncode == 2 and bare.stderr.splitlines()[1] == (
+        '  → Run legato --continue --headless "/rewind 1" to go back to before the latest prompt '
+        '("/rewind N code" or "/rewind N conversation" restores only one)'
+    )
     assert target.read_text() == "one\n"
 
     with ScriptedServer([]) as server:
