@@ -564,6 +564,9 @@ class InteractiveSession:
         return True
 
     async def _command(self, command: slash_commands.Command) -> None:
+        if (extra := slash_commands.extra_words(command)) is not None:
+            self.view.note("error", extra)
+            return
         conductor = self.session.conductor.address
         match command.name:
             case "/help":

@@ -43,6 +43,9 @@ COMMANDS: dict[str, str] = {
     "/resume <id>",
 }
 ALIASES = {"/exit": "/quit"}
+# Commands that take nothing after them: words there are a mistake to say, not to drop (the
+# person who typed "/undo app.py" expects only that file back).
+NO_ARGUMENT = frozenset({"/help", "/clear", "/cost", "/context", "/undo", "/compact", "/fast"})
 
 KEYS_HELP = (
     "Enter sends · Alt+Enter, Ctrl+J or a trailing \\ then Enter inserts a newline\n"
@@ -69,6 +72,17 @@ class Unknown:
     def message(self) -> str:
         hint = f" Did you mean {self.suggestion}?" if self.suggestion else ""
         return f"Unknown command {self.name}.{hint} Type /help for the commands."
+
+
+def extra_words(command: Command) -> str | None:
+    """What to say when ``command`` has words it does not take; None when it has none."""
+    if command.name not in NO_ARGUMENT or not command.argument:
+        return None
+    shown = escape_controls(command.argument[:40], newlines=True)
+    return (
+        f"{command.name} takes nothing after it, not '{shown}'; nothing was done\n"
+        f"  → Type {command.name} alone"
+    )
 
 
 def parse(text: str) -> Command | Unknown | None:

@@ -7,7 +7,7 @@ from prompt_toolkit.document import Document
 
 from actors.protocol import PermissionMode, SettingsMode, Usage
 from frontends.interactive.completion import LegatoCompleter, fuzzy_score
-from frontends.interactive.slash_commands import Command, Unknown, help_text, parse
+from frontends.interactive.slash_commands import Command, Unknown, extra_words, help_text, parse
 from frontends.interactive.status import CYCLE, Status
 
 
@@ -24,6 +24,17 @@ def test_commands_parse_and_typos_get_a_did_you_mean() -> None:
     assert parse("/etc/hosts looks odd") is None  # a path, not a command
     for name in ("/help", "/clear", "/quit", "/model", "/fast", "/cost"):
         assert name in help_text()
+
+
+def test_words_after_a_command_that_takes_none_are_said_not_dropped() -> None:
+    # "/undo app.py" must not undo the whole prompt as if the name were not there.
+    said = extra_words(Command("/undo", "app.py"))
+    assert said == (
+        "/undo takes nothing after it, not 'app.py'; nothing was done\n  → Type /undo alone"
+    )
+    assert extra_words(Command("/undo", "")) is None
+    assert extra_words(Command("/rewind", "2 code")) is None
+    assert extra_words(Command("/model", "opus")) is None
 
 
 def test_shift_tab_never_reaches_a_mode_without_questions() -> None:
