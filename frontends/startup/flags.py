@@ -81,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the prompt without interaction and exit; piped stdin is added to the prompt",
     )
-    parser.add_argument("--headless", metavar="PROMPT", help="as -p, the prompt as its value")
+    # Without a value only with --demo (its headless run); elsewhere an empty prompt is refused.
+    parser.add_argument(
+        "--headless", metavar="PROMPT", nargs="?", const="", help="as -p, the prompt as its value"
+    )
     parser.add_argument("--model", help="model alias (opus, sonnet, haiku) or full model id")
     parser.add_argument(
         "--permission-mode",
