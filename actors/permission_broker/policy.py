@@ -500,6 +500,7 @@ class Policy:
                 shown,
                 judgement,
                 [*dict.fromkeys(p for p in resolved if not rules.paths.inside(p))],
+                folders=self._searched_folders(request, resolved),
             ),
             person_only=not inside,
         )
@@ -619,8 +620,26 @@ class Policy:
             outcome = self._unasked(request, outcome)  # what the mode settles; nobody is asked
         return isinstance(outcome, Decision) and outcome.allowed
 
+    def _searched_folders(self, request: PermissionRequest, resolved: Sequence[str]) -> list[str]:
+        """The allowedPaths entry that would let a Grep or Glob read each folder it searches
+        (``**`` for the project root, ``/docs/**`` for docs); none for anything else."""
+        if request.tool not in _SEARCH_TOOLS or not all(os.path.isdir(p) for p in resolved):
+            return []
+        root = self.rules.paths.resolve(self.rules.root)
+        entries = []
+        for path in resolved:
+            relative = os.path.relpath(path, root)
+            entries.append("**" if relative == "." else f"/{relative}/**")
+        return entries
+
     def _headless_paths(
-        self, verb: str, shown: str, judgement: Judgement, outside: Sequence[str]
+        self,
+        verb: str,
+        shown: str,
+        judgement: Judgement,
+        outside: Sequence[str],
+        *,
+        folders: Sequence[str] = (),
     ) -> str:
         if outside:
             # An entry starting with // names an absolute path (the rules read like .gitignore).
@@ -630,6 +649,16 @@ class Policy:
                 "approval unless allowedPaths names it, and a headless run cannot ask. Run "
                 f"interactively to approve it, or add {entries} to allowedPaths in "
                 f"{self.settings_file}"
+            )
+        if folders:
+            # A search: the entry to add, and the mode that searches only what the rules allow.
+            entries = ", ".join(f"'{entry}'" for entry in folders)
+            return (
+                f"{judgement.reason}, so {self._mode_name} asks before {verb} {shown}, and a "
+                f"headless run cannot ask. To allow it, add {entries} to allowedPaths in "
+                f"{self.settings_file} (every file not blocked), run with --permission-mode "
+                "custom to search only the files allowedPaths allows, or with "
+                "--permission-mode auto"
             )
         return (
             f"{judgement.reason}, so {self._mode_name} asks before {verb} {shown}, and a "

@@ -60,3 +60,6 @@ def test_outside_custom_mode_a_search_of_the_root_is_still_asked(project: Projec
     assert done.returncode == 0, done.stderr
     (listed,) = _results(server.requests[-1].body)
     assert "Permission denied" in listed and "src/app.py" not in listed
+    # The remedy names the entry that would allow the search, and the mode that narrows it.
+    assert "add '**' to allowedPaths in" in listed
+    assert "--permission-mode custom to search only the files allowedPaths allows" in listed
