@@ -35,9 +35,10 @@ _RULE = "─" * 78
 
 def run_demo(args: argparse.Namespace) -> int:
     at_terminal = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
-    if args.headless is None and at_terminal:
-        return _terminal_demo()
-    if args.headless is None:
+    headless = args.headless is not None or args.print_mode
+    if not headless and at_terminal:
+        return _terminal_demo(args)
+    if not headless:
         print(
             "legato --demo: no terminal here (stdin or stdout is not one), so this is the "
             "headless demo (legato --demo --headless); run legato --demo in a terminal for the "
@@ -81,7 +82,7 @@ def _headless_demo(args: argparse.Namespace) -> int:
         return code
 
 
-def _terminal_demo() -> int:
+def _terminal_demo(args: argparse.Namespace) -> int:
     from frontends.demo.script import DEMO_PROMPT
     from frontends.demo.scripted_api import ScriptedServer
     from frontends.demo.tour import tour
@@ -106,9 +107,10 @@ def _terminal_demo() -> int:
         with ScriptedServer(tour(root)) as server:
             options = SessionOptions(
                 project_root=root,
+                model=args.model,
                 env=_env(server.url),
                 home=home,
-                overrides=_terminal_rules(root),
+                overrides=_terminal_rules(root, args.model),
                 draft=DEMO_PROMPT,
             )
             code = run_interactive(options)
@@ -116,7 +118,7 @@ def _terminal_demo() -> int:
         return code
 
 
-def _terminal_rules(root: str) -> Overrides:
+def _terminal_rules(root: str, model: str | None) -> Overrides:
     """What the terminal demo allows without asking, given as ``--allowedTools`` would be (the
     person started the demo; no project file is trusted for it): reading, and the slow command.
     Editing is left to ask, so the person sees a question and a diff."""
@@ -125,10 +127,11 @@ def _terminal_rules(root: str) -> Overrides:
 
     allowed = ("Read", "Glob", "Grep", "Bash(ls)", f"Bash({SLOW_COMMAND})")
     return Overrides(
+        model=model,
         permission_rules=tuple(
             PermissionRule(behavior="allow", text=rule, source="legato --demo", anchor=root)
             for rule in allowed
-        )
+        ),
     )
 
 
