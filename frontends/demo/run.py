@@ -114,8 +114,8 @@ def _terminal_demo(args: argparse.Namespace) -> int:
                 draft=DEMO_PROMPT,
             )
             code = run_interactive(options)
-        print(f"Demo over; {root} is removed.")
-        return code
+    print(f"Demo over; {root} is removed.")
+    return code
 
 
 def _terminal_rules(root: str, model: str | None) -> Overrides:
