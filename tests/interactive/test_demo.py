@@ -1,6 +1,6 @@
 """``legato --demo`` at a terminal: the real session against the scripted model, walked as a
 new user would (the prompt waiting to be sent, a question with a diff, a slow command stopped
-with Esc, /undo, the script's end), in a scratch project that is gone afterwards."""
+with Esc, /undo, the script's end, /rewind), in a scratch project that is gone afterwards."""
 
 from __future__ import annotations
 
@@ -67,6 +67,14 @@ def test_the_demo_walks_a_question_a_diff_an_interrupted_command_and_undo(
     terminal.wait_for("you stopped the slow command")
     terminal.submit("and now?")
     terminal.wait_for("That is the end of the demo's script")
+
+    # Two prompts back: the conversation forgets them, the first comes back in the input, and
+    # sent again it gets the reply it got before.
+    terminal.submit("/rewind 2")
+    terminal.wait_for("to just before prompt 3")
+    assert terminal.visible().rstrip().splitlines()[-2].startswith("› what now?")
+    terminal.keys("Enter")
+    terminal.wait_for(lambda s: s.count("you stopped the slow command") == 2)
 
     terminal.submit("/quit")
     screen = terminal.wait_for("Demo over")
