@@ -39,10 +39,9 @@ def test_the_demo_walks_a_question_a_diff_an_interrupted_command_and_undo(
     assert "Press Enter to send the prompt waiting below" in screen
 
     terminal.keys("Enter")  # the prompt was waiting in the input, not sent
-    terminal.wait_for("Allow? [", visible=True)
-    screen = terminal.screen()
-    assert '-    return f"Helo, {name}!"' in screen
-    assert '+    return f"Hello, {name}!"' in screen
+    # The question and its diff (drawn above it, in the same paint or the next).
+    removed, added = '-    return f"Helo, {name}!"', '+    return f"Hello, {name}!"'
+    terminal.wait_for(lambda s: "Allow? [" in s and removed in s and added in s)
     terminal.submit("y")
     terminal.wait_for("[demo] Fixed")
     with open(greet) as file:
