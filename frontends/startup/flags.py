@@ -136,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo",
         action="store_true",
-        help="run an offline demo against Legato's scripted model server (no API key needed)",
+        help="an offline demo against Legato's scripted model server (no API key needed): the "
+        "terminal session in a scratch project; with --headless, or without a terminal, one "
+        "headless run",
     )
     parser.add_argument(
         "--pattern-stats",
