@@ -108,6 +108,7 @@ def _terminal_demo(args: argparse.Namespace) -> int:
             options = SessionOptions(
                 project_root=root,
                 model=args.model,
+                permission_mode="ask",
                 env=_env(server.url),
                 home=home,
                 overrides=_terminal_rules(root, args.model),
@@ -128,6 +129,9 @@ def _terminal_rules(root: str, model: str | None) -> Overrides:
     allowed = ("Read", "Glob", "Grep", "Bash(ls)", f"Bash({SLOW_COMMAND})")
     return Overrides(
         model=model,
+        # As a flag would: ASSISTANT_PERMISSION_MODE=auto in the person's environment must not
+        # take the demo's question away.
+        permission_mode="ask",
         permission_rules=tuple(
             PermissionRule(behavior="allow", text=rule, source="legato --demo", anchor=root)
             for rule in allowed

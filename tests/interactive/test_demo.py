@@ -28,6 +28,7 @@ def test_the_demo_walks_a_question_a_diff_an_interrupted_command_and_undo(
     root, home = folders
     # No server of the test's: the demo starts its own; the URL given here must not be used.
     env = session_env(home, "http://127.0.0.1:9")
+    env["ASSISTANT_PERMISSION_MODE"] = "auto"  # the person's own: the demo still asks
     terminal.start(root, env, "--demo")
     screen = terminal.wait_for("› Fix the typo in greet.py.", visible=True)
     found = re.search(r"Project: (\S+)", screen)
