@@ -63,6 +63,11 @@ def test_the_tour_follows_what_the_person_did(tmp_path: Path) -> None:
         {"command": SLOW_COMMAND, "description": "Run the slow checks"}
     ]
 
+    ran = [*talk, said(slow, 4), {"role": "user", "content": results(slow, 4)}]
+    assert "ran to the end" in (ask(tmp_path, ran).text or "")
+    failed = [*talk, said(slow, 4), {"role": "user", "content": results(slow, 4, error=True)}]
+    assert "did not run to the end" in (ask(tmp_path, failed).text or "")
+
     # Esc: the stopped call is closed in the next prompt's own message.
     talk += [said(slow, 4), prompt("what now?", *results(slow, 4, error=True))]
     closing = ask(tmp_path, talk)
