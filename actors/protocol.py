@@ -764,6 +764,9 @@ class FilterReadable(Ask[tuple[bool, ...]], frozen=True, tag=True):
     # Absolute, as met on the walk, and a file's real path too where it differs (a symlink):
     # the path the tool will open.
     paths: tuple[str, ...]
+    # A Grep or Glob's walk: in custom mode it is narrowed to the files the rules allow each on
+    # its own. False: files listed for the person (@path completion), as before.
+    search: bool = False
 
 
 class Assessment(msgspec.Struct, frozen=True, kw_only=True):

@@ -63,6 +63,9 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
     # The interactive session's first prompt (``legato "explain this project"``), sent as if
     # typed once the session is up.
     initial_prompt: str | None = None
+    # Text waiting in the interactive session's input at start, not sent until the person
+    # presses Enter (``legato --demo``'s first prompt).
+    draft: str | None = None
 
 
 def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> SessionOptions:

@@ -4,7 +4,9 @@ Path entries used to be anchored at the project root, and a leading ``/`` was an
 on this computer. Two kinds of entry changed meaning:
 
 - a name with no slash but a trailing one (``*.md``, ``.env``, ``secrets/``) used to match only
-  at the project root and now matches at any depth (``/*.md`` keeps the old meaning);
+  at the project root and now matches at any depth (``/*.md`` keeps the old meaning). Only an
+  allowed one is noted: a blocked one now blocks more, never less, and a denial names the entry
+  that decided it, so a new user's ``"blockedPaths": [".env"]`` (the README's) gets no note;
 - an entry starting with a single ``/`` used to be a path on this computer and is now anchored
   at the project root (``//etc/passwd`` keeps the old meaning).
 
@@ -58,12 +60,12 @@ def migration_warnings(
 def _changed(settings: ProjectSettings) -> Iterator[tuple[str, int, str]]:
     for key, entries in ((ALLOWED, settings.allowed_paths), (BLOCKED, settings.blocked_paths)):
         for index, entry in enumerate(entries):
-            note = _note(entry.strip())
+            note = _note(entry.strip(), blocked=key == BLOCKED)
             if note is not None:
                 yield key, index, note
 
 
-def _note(text: str) -> str | None:
+def _note(text: str, *, blocked: bool) -> str | None:
     if text.startswith("/") and not text.startswith("//"):
         inside = text.strip("/") or "the whole project"
         return (
@@ -74,6 +76,8 @@ def _note(text: str) -> str | None:
     name = text.rstrip("/")
     if not name or "/" in name or name.startswith(("!", "~")) or set(name) == {"*"}:
         return None  # anchored, outside the project, an exception, or everything: unchanged
+    if blocked:
+        return None  # blocked at any depth: stricter than before, never looser
     return (
         f"'{text}' now matches at any depth; it used to match only at the project root. Path "
         f"rules now read like .gitignore: write '/{text}' to match at the root only (this note "

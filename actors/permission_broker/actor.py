@@ -125,8 +125,9 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
                     lambda: tuple(policy.hidden(path) for path in paths)
                 )
                 await reply.answer(msg, blocked)
-            case FilterReadable(folder=folder, paths=paths):
-                await reply.answer(msg, await anyio.to_thread.run_sync(self._filter, folder, paths))
+            case FilterReadable(folder=folder, paths=paths, search=search):
+                filtered = await anyio.to_thread.run_sync(self._filter, folder, paths, search)
+                await reply.answer(msg, filtered)
             case AllowForPrompt(rules=rules):
                 # Between checks: none is judged half by the old rules and half by the new.
                 async with self._checks:
@@ -185,8 +186,8 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
         self._added_dirs += (path,)
         self._rebuild()
 
-    def _filter(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
-        return self.policy.filter_readable(folder, paths)
+    def _filter(self, folder: str, paths: tuple[str, ...], search: bool) -> tuple[bool, ...]:
+        return self.policy.filter_readable(folder, paths, search=search)
 
     async def _check(self, request: PermissionRequest) -> Decision:
         # One permission check at a time, in the order they arrived: the person sees questions

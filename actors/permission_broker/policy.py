@@ -93,6 +93,8 @@ HARMLESS_TARGETS = frozenset(
     }
 )  # fmt: skip
 
+# The tools that read a folder's files through a walk the broker filters (``filter_readable``).
+_SEARCH_TOOLS = frozenset({"Grep", "Glob"})
 _VERBS = {"read": "reading", "write": "writing", "create": "creating", "run": "running"}
 _MODE_NAMES: dict[PermissionMode, str] = {
     "ask": "ask mode",
@@ -484,6 +486,12 @@ class Policy:
             return Decision(True, f"{verb} inside the project is accepted in {self._mode_name}")
         if inside and not writes and request.named_by_user:
             return Decision(True, f"the user named {shown} with @ in the prompt")
+        if inside and self._narrowed_search(request, resolved):
+            return Decision(
+                True,
+                f"searching {shown} in custom mode: only the files the rules let tools read are "
+                "searched or listed",
+            )
         return Question(
             FULL_CHOICES,
             keys,
@@ -494,8 +502,20 @@ class Policy:
                 shown,
                 judgement,
                 [*dict.fromkeys(p for p in resolved if not rules.paths.inside(p))],
+                folders=self._searched_folders(request, resolved),
             ),
             person_only=not inside,
+        )
+
+    def _narrowed_search(self, request: PermissionRequest, resolved: Sequence[str]) -> bool:
+        """A Grep or Glob of folders inside the project, in custom mode: it runs, narrowed to
+        the files the rules allow (``filter_readable`` judges each one as a read of its own),
+        rather than asking about the whole folder, most of which the rules may not allow."""
+        return (
+            self.mode == "custom"
+            and request.kind == "read"
+            and request.tool in _SEARCH_TOOLS
+            and all(os.path.isdir(path) for path in resolved)
         )
 
     def _in_memory_folder(self, resolved: str) -> bool:
@@ -531,19 +551,31 @@ class Policy:
             reference.path("deny", "read", paths.written(path), paths.resolve(path)) is not None
         )
 
-    def filter_readable(self, folder: str, paths: Sequence[str]) -> tuple[bool, ...]:
+    def filter_readable(
+        self, folder: str, paths: Sequence[str], *, search: bool = False
+    ) -> tuple[bool, ...]:
         """Which of ``paths``, met on a walk of ``folder`` (already allowed), a tool may read,
         asking nobody: one flag each.
 
         Blocked entries hold for every file; a file that leads out of the folder (a symlink)
         is judged as a read of its own, and one that would need a person is left out: so is a
-        file with several names (hard links) when there are blockedPaths.
+        file with several names (hard links) when there are blockedPaths. A ``search`` (Grep,
+        Glob) of a folder custom mode let through only narrowed judges every file so.
         """
         real_folder = self.rules.paths.resolve(folder)
+        # A folder searched only because custom mode narrows searches (``_narrowed_search``):
+        # each file in it needs the rules' own yes, as a Read of it would.
+        narrowed = (
+            search
+            and self.mode == "custom"
+            and self.rules.judge_paths((folder,)).verdict != "allowed"
+            and self._remembered((("read", "inside"),)) is None
+        )
         real_parents: dict[str, str] = {}  # the folders met, resolved once for all their files
         blocked_folders: dict[str, bool] = {}
         return tuple(
-            self._readable(path, real_folder, real_parents, blocked_folders) for path in paths
+            self._readable(path, real_folder, real_parents, blocked_folders, narrowed=narrowed)
+            for path in paths
         )
 
     def readable_in_walk(self, folder: str, path: str) -> bool:
@@ -556,6 +588,8 @@ class Policy:
         real_folder: str,
         real_parents: dict[str, str],
         blocked_folders: dict[str, bool],
+        *,
+        narrowed: bool = False,
     ) -> bool:
         rules = self.rules.paths
         written = rules.written(path)
@@ -580,7 +614,7 @@ class Policy:
             return False  # denied, or a person's to decide: a walk asks nobody
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and self._blocks_paths:
             return False  # another of its names may be blocked: a person's question, see above
-        if within(resolved, real_folder):
+        if within(resolved, real_folder) and not narrowed:
             return True
         request = PermissionRequest(tool="Walk", kind="read", paths=(path,))
         outcome = self._assess_paths(request)
@@ -588,8 +622,26 @@ class Policy:
             outcome = self._unasked(request, outcome)  # what the mode settles; nobody is asked
         return isinstance(outcome, Decision) and outcome.allowed
 
+    def _searched_folders(self, request: PermissionRequest, resolved: Sequence[str]) -> list[str]:
+        """The allowedPaths entry that would let a Grep or Glob read each folder it searches
+        (``**`` for the project root, ``/docs/**`` for docs); none for anything else."""
+        if request.tool not in _SEARCH_TOOLS or not all(os.path.isdir(p) for p in resolved):
+            return []
+        root = self.rules.paths.resolve(self.rules.root)
+        entries = []
+        for path in resolved:
+            relative = os.path.relpath(path, root)
+            entries.append("**" if relative == "." else f"/{relative}/**")
+        return entries
+
     def _headless_paths(
-        self, verb: str, shown: str, judgement: Judgement, outside: Sequence[str]
+        self,
+        verb: str,
+        shown: str,
+        judgement: Judgement,
+        outside: Sequence[str],
+        *,
+        folders: Sequence[str] = (),
     ) -> str:
         if outside:
             # An entry starting with // names an absolute path (the rules read like .gitignore).
@@ -599,6 +651,16 @@ class Policy:
                 "approval unless allowedPaths names it, and a headless run cannot ask. Run "
                 f"interactively to approve it, or add {entries} to allowedPaths in "
                 f"{self.settings_file}"
+            )
+        if folders:
+            # A search: the entry to add, and the mode that searches only what the rules allow.
+            entries = ", ".join(f"'{entry}'" for entry in folders)
+            return (
+                f"{judgement.reason}, so {self._mode_name} asks before {verb} {shown}, and a "
+                f"headless run cannot ask. To allow it, add {entries} to allowedPaths in "
+                f"{self.settings_file} (every file not blocked), run with --permission-mode "
+                "custom to search only the files allowedPaths allows, or with "
+                "--permission-mode auto"
             )
         return (
             f"{judgement.reason}, so {self._mode_name} asks before {verb} {shown}, and a "

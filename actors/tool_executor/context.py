@@ -222,7 +222,7 @@ class CallContext(msgspec.Struct):
     async def readable(self, folder: str, paths: tuple[str, ...]) -> tuple[bool, ...]:
         """Which of ``paths``, met while walking ``folder`` (already checked), the tool may
         read: one flag each. Nobody is asked; what would need a person is left out."""
-        return await self.permissions.ask(FilterReadable(folder=folder, paths=paths))
+        return await self.permissions.ask(FilterReadable(folder=folder, paths=paths, search=True))
 
 
 def _same_target(request: PermissionRequest, answered: PermissionRequest) -> bool:

@@ -9,8 +9,10 @@ For a path it prints the decision for reading it, editing it (writing it when it
 creating it; for a command line, the decision to run it; for an MCP tool's name
 (``mcp__<server>__<tool>``), the decision to call it; for an http(s) URL, the decision to fetch
 it (WebFetch); for ``WebSearch``, the decision to search the web. A relative path is relative
-to the project. The argument is a path when one exists there, else a command line (``--path`` and
-``--command`` say which); flags come first, as everything after the first word is the argument.
+to the project. The argument is a path when one exists there, or when it is one word with a '/'
+or a file extension (``src/new.py``, a file not created yet), else a command line (``--path`` and
+``--command`` say which; a guess from the word's shape is said above the decisions); flags come
+first, as everything after the first word is the argument.
 
 Each decision is the permission broker's own: the command starts the memory store and the
 broker as a session would (the same files, the mode a session would start in) and asks them,
@@ -86,7 +88,7 @@ def requests_for(target: str, root: str, force: Force = None) -> tuple[Permissio
     if force is None and _MCP_TOOL.fullmatch(target) and not os.path.lexists(path):
         # The broker finds which configured server the tool belongs to.
         return (PermissionRequest(tool=target, kind="call"),)
-    if force == "command" or (force is None and not os.path.lexists(path)):
+    if force == "command" or (force is None and path_reason(target, root) is None):
         return (PermissionRequest(tool="Bash", kind="run", command=target),)
     if os.path.isdir(path):
         return (PermissionRequest(tool="Read", kind="read", paths=(path,)),)
@@ -95,6 +97,40 @@ def requests_for(target: str, root: str, force: Force = None) -> tuple[Permissio
         PermissionRequest(tool="Edit", kind="write", paths=(path,)),
         PermissionRequest(tool="Write", kind="create", paths=(path,)),
     )
+
+
+# A last word's extension (``.py``, ``.env``, ``.tar``): ``python3.11`` is a command, not a file.
+_EXTENSION = re.compile(r"[^/\s]*\.[A-Za-z][A-Za-z0-9_-]*")
+
+
+def path_reason(target: str, root: str) -> str | None:
+    """Why ``target`` is taken for a path (it exists, has a '/', has a file extension), or None
+    for a command line: a file that does not exist yet (``src/new.py``) is a path too."""
+    if os.path.lexists(os.path.join(root, os.path.expanduser(target))):
+        return "it exists"
+    if not target or any(char.isspace() for char in target):
+        return None
+    if "/" in target:
+        return "it has a '/'"
+    if _EXTENSION.fullmatch(target):
+        return "it has a file extension"
+    return None
+
+
+def judged_line(target: str, root: str, force: Force) -> list[str]:
+    """What a word naming nothing that exists was taken for (a path or a command) and why, with
+    the flag that says otherwise; nothing when a flag said it, the word names something that
+    exists, or it is a URL, a tool's name or a line of several words."""
+    if force is not None or _URL.fullmatch(target) or target == "WebSearch":
+        return []
+    if _MCP_TOOL.fullmatch(target) or any(char.isspace() for char in target.strip()):
+        return []
+    reason = path_reason(target, root)
+    if reason == "it exists":
+        return []  # what it names is there to see: nothing was guessed
+    if reason is None:
+        return [f"'{target}' is judged as a command (add --path to judge it as a path)"]
+    return [f"'{target}' is judged as a path: {reason} (add --command to judge it as a command)"]
 
 
 def split_target(argument: str) -> tuple[Force, str]:
@@ -177,7 +213,7 @@ async def session_text(argument: str, root: str, broker: Address[PermissionBroke
     report = await broker.ask(ExplainPermissions(requests=requests))
     lines = [f"Mode: {report.mode} (this session's): {MODE_GRANTS[report.mode]}"]
     if action == "explain":
-        lines += decision_lines(report)
+        lines += judged_line(target, root, force) + decision_lines(report)
     else:
         lines += rule_lines(report) + folder_lines(report) + reply_lines(report)
     return "\n".join(lines)
@@ -378,7 +414,12 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
         errors_out.warn(warning, program="legato permissions")
     mode = next(s for s in explained.settings if s.key == "permissionMode")
     print(f"Mode: {report.mode} (from {mode.source})")
-    lines = rule_lines(report) if explaining is None else decision_lines(report)
+    if explaining is None:
+        lines = rule_lines(report)
+    else:
+        target, force = explaining
+        lines = judged_line(target, explained.context.project_root, force)
+        lines += decision_lines(report)
     print("\n".join([*lines, *held_lines(explained.context)]))
     return EXIT_OK
 

@@ -112,6 +112,7 @@ class InteractiveSession:
         self.resumed = options.resume
         self.model_flag = options.model
         self.initial_prompt = options.initial_prompt
+        self.draft = options.draft
         self.files: tuple[str, ...] = ()  # for @path completion, filled in the background
         self.skills: list[tuple[str, str]] = []
         self.console = Console(
@@ -181,6 +182,10 @@ class InteractiveSession:
         if self.initial_prompt is not None:
             # `legato "explain this project"`: the first prompt, as if typed.
             self.screen.inputs_send.send_nowait(self.initial_prompt)
+        elif self.draft is not None:
+            from prompt_toolkit.document import Document
+
+            self.screen.buffer.document = Document(self.draft, len(self.draft))
         async with anyio.create_task_group() as tasks:
             app_done = anyio.Event()
             tasks.start_soon(self._run_app, app_done)

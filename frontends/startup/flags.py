@@ -81,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the prompt without interaction and exit; piped stdin is added to the prompt",
     )
-    parser.add_argument("--headless", metavar="PROMPT", help="as -p, the prompt as its value")
+    # Without a value only with --demo (its headless run); elsewhere an empty prompt is refused.
+    parser.add_argument(
+        "--headless", metavar="PROMPT", nargs="?", const="", help="as -p, the prompt as its value"
+    )
     parser.add_argument("--model", help="model alias (opus, sonnet, haiku) or full model id")
     parser.add_argument(
         "--permission-mode",
@@ -133,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo",
         action="store_true",
-        help="run an offline demo against Legato's scripted model server (no API key needed)",
+        help="an offline demo against Legato's scripted model server (no API key needed): the "
+        "terminal session in a scratch project; with --headless, or without a terminal, one "
+        "headless run",
     )
     parser.add_argument(
         "--pattern-stats",

@@ -4,6 +4,8 @@ written for the old meaning is printed once."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontends.demo.scripted_api import ScriptedServer, text
@@ -39,11 +41,9 @@ def test_a_refused_entry_stops_a_session_before_any_request(setup: Setup) -> Non
 
 
 def test_warnings_are_printed_and_the_note_only_once(setup: Setup) -> None:
-    path = setup.settings(
-        '{\n  "allowedPaths": ["src/**", "src/**"],\n  "blockedPaths": [".env"]\n}'
-    )
+    path = setup.settings('{\n  "allowedPaths": ["src/**", "src/**", "*.md"]\n}')
     repeat = f"warning: {path}:2: allowedPaths[1] 'src/**' repeats allowedPaths[0]"
-    note = f"warning: {path}:3: blockedPaths[0] '.env' now matches at any depth"
+    note = f"warning: {path}:2: allowedPaths[2] '*.md' now matches at any depth"
 
     first = setup.legato("config", str(setup.project))
     assert first.returncode == 0
@@ -55,8 +55,8 @@ def test_warnings_are_printed_and_the_note_only_once(setup: Setup) -> None:
 
 
 def test_a_headless_session_prints_the_note_once(setup: Setup) -> None:
-    path = setup.settings({"blockedPaths": ["*.pem"]})
-    note = f"{path}:1: blockedPaths[0] '*.pem' now matches at any depth"
+    path = setup.settings({"allowedPaths": ["*.md"]})
+    note = f"{path}:1: allowedPaths[0] '*.md' now matches at any depth"
     with ScriptedServer([text("one"), text("two")]) as server:
         runs = [
             setup.legato(
@@ -72,3 +72,18 @@ def test_a_headless_session_prints_the_note_once(setup: Setup) -> None:
     assert [run.stdout for run in runs] == ["one\n", "two\n"]
     assert note in runs[0].stderr
     assert note not in runs[1].stderr
+
+
+def test_the_readme_s_settings_example_gives_a_new_user_no_warning(setup: Setup) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", readme, re.DOTALL)
+    example = next(block for block in blocks if '"blockedPaths"' in block)
+    setup.settings(example)
+    done = setup.legato("config", str(setup.project))
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stderr, done.stderr
+    # Its .env still blocks at any depth, as the README says.
+    (setup.project / "sub").mkdir()
+    (setup.project / "sub" / ".env").write_text("KEY=1\n")
+    explained = setup.legato("permissions", "--project", str(setup.project), "explain", "sub/.env")
+    assert "blocked by blockedPaths entry '.env' (path 'sub/.env')" in explained.stdout

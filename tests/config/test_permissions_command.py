@@ -126,6 +126,30 @@ def test_an_existing_path_is_a_path_unless_command_is_given(project: Setup) -> N
     )
 
 
+def test_a_word_naming_no_file_yet_is_judged_by_its_shape_and_says_so(project: Setup) -> None:
+    file = project.settings_file
+    assert explain(project, "explain", "src/new.py") == [
+        "Mode: ask (from built-in default)",
+        "'src/new.py' is judged as a path: it has a '/' (add --command to judge it as a command)",
+        *(
+            f"{op:<6}  src/new.py  allowed  by allowedPaths entry 'src/**' (path 'src/new.py') "
+            f"in {file}"
+            for op in ("read", "edit", "create")
+        ),
+    ]
+    lines = explain(project, "explain", "notes.md")
+    assert lines[1] == (
+        "'notes.md' is judged as a path: it has a file extension "
+        "(add --command to judge it as a command)"
+    )
+    assert lines[2].startswith("read    notes.md  asks")
+    # A version number is no extension, and a word without either is a command, as before.
+    assert explain(project, "explain", "python3.11")[1:] == [
+        "'python3.11' is judged as a command (add --path to judge it as a path)",
+        "run     python3.11  asks     'python3.11' is not in allowedCommands (headless: denied)",
+    ]
+
+
 def test_without_explain_it_prints_the_mode_and_the_rules(project: Setup) -> None:
     assert explain(project) == [
         "Mode: ask (from built-in default)",

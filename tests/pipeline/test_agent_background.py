@@ -293,9 +293,14 @@ async def test_the_model_hears_of_a_subagents_background_command_at_its_next_tur
     root.mkdir()
     home.mkdir()
 
+    # The command ends only once the test lets it: the first prompt is over by then, however
+    # long its turns take.
+    go = root / "go"
+    command = f"while [ ! -e {go} ]; do sleep 0.01; done; echo bye"
+
     def agent(n: int, turn: int) -> Step:
         if turn == 0:
-            return tool_calls([call("Bash", {"command": "echo bye", "run_in_background": True})])
+            return tool_calls([call("Bash", {"command": command, "run_in_background": True})])
         return text("Agent 0 started it.")
 
     main = [tool_calls([agent_call(0)]), text("It runs."), text("Heard."), text("Nothing new.")]
@@ -303,6 +308,7 @@ async def test_the_model_hears_of_a_subagents_background_command_at_its_next_tur
         async with pipeline_session(root, home, server.url, Recorder()) as session:
             conductor, tools = session.conductor.address, session.tools.address
             await conductor.ask(RunPrompt(text="start it"))
+            await anyio.Path(go).touch()
             with anyio.fail_after(20):
                 # The command's end is a real process's: nothing here can wait on it but its
                 # state, asked again and again.
@@ -324,4 +330,4 @@ async def test_the_model_hears_of_a_subagents_background_command_at_its_next_tur
     ]
     # Told once, at the main conversation's next turn, as for a command of its own.
     assert [len(n) for n in notes] == [0, 0, 1, 0]
-    assert notes[2][0].startswith("(Note: Background command bash_1 ('echo bye') has ended: ")
+    assert notes[2][0].startswith("(Note: Background command bash_1 ('while [ ! -e ")

@@ -120,7 +120,9 @@ async def test_partial_messages_come_only_when_asked_for(folder: Folder) -> None
 
 
 async def test_system_prompt_replaces_legatos_and_append_adds_to_it(folder: Folder) -> None:
-    with ScriptedServer([text("a"), text("b"), text("c")]) as server:
+    prompt_file = folder.root.parent / "prompt.md"
+    prompt_file.write_text("You are a file's parrot.")
+    with ScriptedServer([text(letter) for letter in "abcde"]) as server:
         await collect("hi", folder.options(server.url, system_prompt="You are a terse pirate."))
         await collect(
             "hi",
@@ -130,12 +132,19 @@ async def test_system_prompt_replaces_legatos_and_append_adds_to_it(folder: Fold
             ),
         )
         await collect("hi", folder.options(server.url))  # the SDK's default: an empty prompt
+        # The SDK's other two forms (there is no append_system_prompt option in the SDK).
+        custom = {"type": "custom", "prompt": "You are a custom owl."}
+        await collect("hi", folder.options(server.url, system_prompt=custom))
+        from_file = {"type": "file", "path": str(prompt_file)}
+        await collect("hi", folder.options(server.url, system_prompt=from_file))
         systems = [_system(r.body) for r in server.requests]
     assert systems[0].startswith("You are a terse pirate.")
     assert "You are Legato" not in systems[0]
     assert str(folder.root) in systems[0]  # where the work happens is always said
     assert systems[1].startswith("You are Legato") and systems[1].endswith("Say arr.")
     assert "You are Legato" not in systems[2] and str(folder.root) in systems[2]
+    assert systems[3].startswith("You are a custom owl.") and "You are Legato" not in systems[3]
+    assert systems[4].startswith("You are a file's parrot.") and "You are Legato" not in systems[4]
 
 
 async def test_allowed_and_disallowed_tools_are_rules_and_offers(folder: Folder) -> None:

@@ -182,8 +182,8 @@ def test_the_picker_leaves_a_once_only_note_for_the_session_to_show(project: Pro
         first = project.legato(server.url, "--headless", "hi")
     assert first.returncode == 0, first.stderr
     # An entry whose meaning changed: its note is given once, by whoever shows it.
-    project.settings(blockedPaths=[".env"])
-    note = "'.env' now matches at any depth"
+    project.settings(allowedPaths=["*.md"])
+    note = "'*.md' now matches at any depth"
     with ScriptedServer([text("second answer")]) as server:
         resumed = project.legato(server.url, "--continue", "--headless", "again")
     assert resumed.returncode == 0, resumed.stderr
