@@ -273,15 +273,15 @@ class TurnCalls:
             await self._send_group(group, task_status)
         finally:
             if watch:
-                await self._settle(watch)
+                await self._settle(watch, group)
 
-    async def _settle(self, watch: int) -> None:
+    async def _settle(self, watch: int, group: tuple[ToolCall, ...]) -> None:
         # Also when the turn was stopped: a command cut short may have changed files, and
         # /undo is how the person takes that back. Bounded, as any cleanup after a cancel: a
         # walk of the project takes a fraction of a second (docs/performance.md).
         with anyio.CancelScope(shield=True), anyio.move_on_after(SETTLE_LIMIT):
             try:
-                await self._keeper.after_tools(watch)
+                await self._keeper.after_tools(watch, self._refused(group))
             except Exception as exc:  # the executor or the session store failed
                 # The calls ran and their results stand; only /undo is short of them.
                 self._display.show_nowait(
@@ -291,6 +291,17 @@ class TurnCalls:
                         f"back: {type(exc).__name__}: {exc}",
                     )
                 )
+
+    def _refused(self, group: tuple[ToolCall, ...]) -> tuple[str, ...]:
+        """The shell commands of ``group`` the broker denied: they ran nothing, so no
+        checkpoint says they ran."""
+        refused: list[str] = []
+        for call in group:
+            result = self.results.get(call.id)
+            command = call.input.get("command")
+            if result is not None and result.denied and isinstance(command, str):
+                refused.append(command)
+        return tuple(refused)
 
     async def _send_group(self, group: tuple[ToolCall, ...], task_status: TaskStatus[None]) -> None:
         by_id = {call.id: call for call in group}

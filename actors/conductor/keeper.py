@@ -62,6 +62,9 @@ class SessionKeeper:
         self.ledger = TaskLedger()
         self.checkpoints: list[Checkpoint] = []
         self._held = 0  # bytes of file content the session's checkpoints have saved
+        # The commands of batches whose project is being watched, by watch: recorded once the
+        # batch is done, without those the broker refused (they ran nothing).
+        self._watched: dict[int, tuple[str, ...]] = {}
         self.prompt = 0  # the number of the prompt running or last run
         self.marks: list[PromptMark] = []  # where each prompt began, in order (/rewind's list)
         self.rewind: RewindUndo | None = None  # the latest rewind, undoable until a prompt
@@ -166,11 +169,14 @@ class SessionKeeper:
             CaptureCheckpoint(calls=calls, taken=taken, room=self._room())
         )
         events: list[SessionEvent] = []
-        if changes.files or changes.commands or changes.missed:
+        commands = changes.commands
+        if changes.watch:
+            self._watched[changes.watch], commands = commands, ()
+        if changes.files or commands or changes.missed:
             checkpoint = Checkpoint(
                 prompt=self.prompt,
                 files=changes.files,
-                commands=changes.commands,
+                commands=commands,
                 missed=changes.missed,
                 notes=changes.notes,
             )
@@ -185,26 +191,33 @@ class SessionKeeper:
         await self._send(events, durable=bool(changes.files))
         return changes.watch
 
-    async def after_tools(self, watch: int) -> None:
-        """The batch ``before_tools`` answered with ``watch`` is done: record what its
-        commands changed in the project, with the files as they were (on disk before this
-        returns)."""
+    async def after_tools(self, watch: int, refused: tuple[str, ...] = ()) -> None:
+        """The batch ``before_tools`` answered with ``watch`` is done: record the commands it
+        ran (not those in ``refused``, which the broker denied) and what they changed in the
+        project, with the files as they were (on disk before this returns)."""
+        commands = list(self._watched.pop(watch, ()))
+        for command in refused:
+            if command in commands:
+                commands.remove(command)
         # Only entries read before the batch's are earlier: a later one of the same path
         # (a Write while the command ran) loses to the batch's own.
         taken = tuple(f.path for c in self._this_prompt() for f in c.files if 0 < f.order <= watch)
         settled = await self._tools.ask(
             SettleCheckpoint(watch=watch, taken=taken, room=self._room())
         )
-        if settled.files or settled.missed or settled.notes:
+        if settled.files or settled.missed or settled.notes or commands:
             checkpoint = Checkpoint(
                 prompt=self.prompt,
                 files=settled.files,
+                commands=tuple(commands),
                 missed=settled.missed,
                 folders=settled.folders,
                 notes=settled.notes,
             )
             self._keep(checkpoint)
-            await self._send([CheckpointTaken(checkpoint)], durable=True)
+            # A checkpoint that only names commands has nothing to restore: nobody waits on it.
+            durable = bool(settled.files or settled.missed or settled.notes)
+            await self._send([CheckpointTaken(checkpoint)], durable=durable)
 
     def _this_prompt(self) -> list[Checkpoint]:
         return [c for c in self.checkpoints if c.prompt == self.prompt]

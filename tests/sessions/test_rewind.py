@@ -274,3 +274,23 @@ async def test_a_rewind_says_which_files_its_undo_cannot_bring_back(tmp_path: Pa
             )
             await conductor.ask(UndoRewind())
     assert prod.read_text() == "prod\n" and config.read_text() == "dev\n"
+
+
+async def test_a_command_the_broker_denied_is_not_said_to_have_run(tmp_path: Path) -> None:
+    # Headless, a command asks and is denied: it ran nothing, so neither /undo nor the rewind
+    # list may say that shell commands ran.
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    steps = [tool_calls([call("Bash", {"command": "touch made"})]), text("denied")]
+    with ScriptedServer(steps) as server:
+        session = open_session(root, home, server.url)
+        async with supervise(session.actors):
+            conductor = session.conductor.address
+            await conductor.ask(RunPrompt(text="one"))
+            listing = await conductor.ask(ListRewindPoints())
+            undone = await conductor.ask(Undo())
+    assert not await anyio.Path(root / "made").exists()
+    assert [point.commands for point in listing.points] == [0]
+    assert undone == (
+        "Nothing to undo: no prompt in this session has changed files with its tools."
+    )

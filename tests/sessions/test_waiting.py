@@ -30,7 +30,7 @@ from tests.compaction.test_long_session import Quiet
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from actors.protocol import SessionEvent, TurnOutcome
+    from actors.protocol import PermissionMode, SessionEvent, TurnOutcome
     from frontends.demo.scripted_api import Step
     from runtime import Reply
 
@@ -65,13 +65,15 @@ class HeldStore(Actor[SessionStoreMsg]):
                 await reply.answer(msg, SavedSession(session_id="held"))
 
 
-async def run_prompt(root: Path, home: Path, steps: list[Step], store: HeldStore) -> TurnOutcome:
+async def run_prompt(
+    root: Path, home: Path, steps: list[Step], store: HeldStore, mode: PermissionMode = "auto"
+) -> TurnOutcome:
     """One prompt of a session whose conductor saves to ``store``; fails after 30 s if it
     never ends (a conductor waiting on a write that is never let go)."""
     with ScriptedServer(steps) as server:
         env = {"ASSISTANT_BASE_URL": server.url, "ASSISTANT_API_KEY": "k", "HOME": str(home)}
         options = SessionOptions(
-            project_root=str(root), headless=True, permission_mode="auto", env=env,
+            project_root=str(root), headless=True, permission_mode=mode, env=env,
             home=str(home), session_id="held",
         )  # fmt: skip
         parts = tool_parts(options, renderer=Quiet())
@@ -94,8 +96,9 @@ async def test_a_turn_that_changes_no_file_never_waits_for_the_session_file(
     calls = [call("Read", {"file_path": str(root / "notes.txt")}), call("Bash", {"command": "ls"})]
     steps = [tool_calls(calls, "Looking."), text("Done.")]
     store = HeldStore(hold=AppendEvents)
-    # Nothing is written until the prompt is over, and the prompt ends all the same.
-    outcome = await run_prompt(root, home, steps, store)
+    # Nothing is written until the prompt is over, and the prompt ends all the same. (The
+    # command runs: one the broker denied would leave no checkpoint at all.)
+    outcome = await run_prompt(root, home, steps, store, mode="bypass")
     assert outcome.subtype == "success" and outcome.num_turns == 2
     assert store.waited_for == []
     # Written afterwards, all of it: where the prompt began (for /rewind), the goal and the
