@@ -44,7 +44,7 @@ from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH, W
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from actors.protocol import Block, ToolCall
+    from actors.protocol import BackgroundAgent, BackgroundCommand, Block, ToolCall
 
 JobId = CommandId | AgentId
 
@@ -125,3 +125,22 @@ def offered_tools(
     """
     offered = [spec for spec in (agent, skill, search) if spec is not None]
     return [*tools, *offered, *mcp]
+
+
+def still_running(
+    commands: Iterable[BackgroundCommand], agents: Iterable[BackgroundAgent]
+) -> list[str]:
+    """The background commands and agents still running (or waiting for a place), each as
+    ``bash_1 (npm run dev)``: what a rewind leaves running, or a headless run's end stops."""
+    running = [f"{job.id} ({_one_line(job.command)})" for job in commands if job.state == "running"]
+    running += [
+        f"{agent.id} ({_one_line(agent.description)})"
+        for agent in agents
+        if agent.state in ("waiting", "running")
+    ]
+    return running
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:59] + "…"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import anyio
 import msgspec
 
+from actors import tool_routes
 from actors.conductor import checkpoints
 from actors.errors import UsageError
 from actors.protocol import (
@@ -272,12 +273,7 @@ async def still_running(
 ) -> str:
     """The background commands and agents a rewind leaves running, in words ("" if none)."""
     commands = await tools.ask(ListBackground())
-    running = [f"{job.id} ({_short(job.command)})" for job in commands if job.state == "running"]
-    running += [
-        f"{agent.id} ({_short(agent.description)})"
-        for agent in agents
-        if agent.state in ("waiting", "running")
-    ]
+    running = tool_routes.still_running(commands, agents)
     if not running:
         return ""
     return (

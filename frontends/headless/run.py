@@ -44,6 +44,7 @@ from actors.protocol import (
     Show,
     TurnOutcome,
 )
+from actors.tool_routes import still_running
 from frontends.commands.mcp_notes import not_started
 from frontends.errors_out import report
 from frontends.headless import session_commands
@@ -317,23 +318,13 @@ async def _still_running(session: Session) -> str | None:
     when nothing runs. A run in CI should not end with work quietly cut off."""
     commands = await session.tools.address.ask(ListBackground())
     agents = await session.conductor.address.ask(ListBackgroundAgents())
-    running = [f"{job.id} ({_short(job.command)})" for job in commands if job.state == "running"]
-    running += [
-        f"{agent.id} ({_short(agent.description)})"
-        for agent in agents
-        if agent.state in ("waiting", "running")
-    ]
+    running = still_running(commands, agents)
     if not running:
         return None
     return (
         f"stopping what still runs in the background as the run ends: {', '.join(running)}; "
         "to keep such work, have the prompt wait for it (TaskOutput with block)"
     )
-
-
-def _short(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= 60 else line[:57] + "..."
 
 
 async def _home() -> str:

@@ -133,7 +133,7 @@ async def test_a_code_rewind_tells_the_model_and_a_cleared_conversation_is_code_
             report = await conductor.ask(Rewind(back=1, restore="conversation"))
             # A rewind stops nothing in the background, and says so.
             assert report.text.splitlines()[-1] == (
-                "Still running in the background, untouched by the rewind: bash_1 (“sleep 30”) "
+                "Still running in the background, untouched by the rewind: bash_1 (sleep 30) "
                 "(/tasks stop <id> stops one)."
             )
             report = await conductor.ask(Rewind(back=1, restore="code"))
