@@ -12,12 +12,12 @@ the calls it protects can change them (``SaveEvents``, answered once written).
 from __future__ import annotations
 
 import datetime
+import hashlib
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from actors.conductor import checkpoints, ledger
-from actors.conductor.rewind import digest
 from actors.protocol import (
     AppendEvents,
     CaptureCheckpoint,
@@ -39,6 +39,7 @@ from actors.protocol import (
 
 if TYPE_CHECKING:
     from actors.protocol import (
+        Block,
         Message,
         RewindUndo,
         SessionEvent,
@@ -269,3 +270,11 @@ class SessionKeeper:
                 await self._sessions.tell(AppendEvents(events=tuple(events)))
         # Kept until sent, as above (each is the whole ledger, so sending one twice is harmless).
         self._staged = []
+
+
+def digest(block: Block | None) -> str:
+    """A prompt's first block, in a few characters: tells whether the conversation still holds
+    the prompt where it began."""
+    if block is None:
+        return ""
+    return hashlib.sha256(msgspec.json.encode(block)).hexdigest()[:16]

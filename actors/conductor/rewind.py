@@ -14,14 +14,13 @@ files can still be restored, its conversation cannot, and the list says so.
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
 import anyio
-import msgspec
 
 from actors import tool_routes
 from actors.conductor import checkpoints
+from actors.conductor.keeper import SessionKeeper, digest
 from actors.errors import UsageError
 from actors.protocol import (
     COMPACTED_HEADER,
@@ -42,10 +41,8 @@ from actors.protocol import (
 from actors.visible import one_line
 
 if TYPE_CHECKING:
-    from actors.conductor.keeper import SessionKeeper
     from actors.protocol import (
         BackgroundAgent,
-        Block,
         Checkpoint,
         FileBefore,
         PromptMark,
@@ -62,14 +59,6 @@ UNMARKED = (
     "Nothing to rewind to: this session's prompts were saved before Legato recorded where each "
     "began. /undo still restores the latest prompt's files."
 )
-
-
-def digest(block: Block | None) -> str:
-    """A prompt's first block, in a few characters: tells whether the conversation still holds
-    the prompt where it began."""
-    if block is None:
-        return ""
-    return hashlib.sha256(msgspec.json.encode(block)).hexdigest()[:16]
 
 
 class Rewinder:
