@@ -95,9 +95,16 @@ class StructuredOutput:
 def problems(schema: Block, value: Any) -> list[str]:
     """What is wrong with ``value`` against ``schema``, each with where (``$.items[2]``)."""
     import jsonschema
+    from referencing.exceptions import Unresolvable
 
     validator = jsonschema.validators.validator_for(schema)(schema)
-    found = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))
+    try:
+        found = sorted(
+            validator.iter_errors(value), key=lambda error: [str(p) for p in error.absolute_path]
+        )
+    except Unresolvable as error:
+        # A $ref the start's trial did not reach: said, and counted as a miss like any other.
+        return [f"the schema cannot be checked here: {error}"]
     return [f"{_where(error.absolute_path)}: {error.message}" for error in found[:SHOWN_ERRORS]]
 
 

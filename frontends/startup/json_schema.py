@@ -26,6 +26,14 @@ def check_json_schema(args: argparse.Namespace) -> int | None:
     given: str | None = args.json_schema
     if given is None:
         return None
+    if args.headless is None and args.input_format != "stream-json":
+        # As the reference's: the value is the result's, and only a headless run has one.
+        return report(
+            UsageError(
+                "--json-schema works only in a headless run: its value is the result's",
+                remedy='Add -p (legato -p "question" --json-schema ...), or leave the flag out',
+            )
+        )
     try:
         args.json_schema = read_schema(given)
     except UsageError as error:
@@ -62,5 +70,17 @@ def read_schema(given: str) -> dict[str, Any]:
         path = "/".join(str(part) for part in error.absolute_path) or "the top"
         raise UsageError(
             f"{where}: not a valid JSON Schema: {error.message} (at {path})", remedy=_REMEDY
+        ) from None
+    from referencing.exceptions import Unresolvable
+
+    try:
+        # A trial: a $ref that leads nowhere (or to a URL: no schema is fetched) is found now,
+        # not when the model's first value is checked.
+        any(jsonschema.validators.validator_for(schema)(schema).iter_errors(None))
+    except Unresolvable as error:
+        raise UsageError(
+            f"{where}: a $ref cannot be resolved ({error}); Legato fetches no schema from the "
+            "network",
+            remedy="Put every definition the schema refers to in the schema itself ($defs)",
         ) from None
     return schema

@@ -103,6 +103,9 @@ def test_a_bad_schema_is_a_usage_error_before_any_request(project: Project) -> N
         '{"type": "nothing"}': "--json-schema: not a valid JSON Schema",
         "missing.json": "--json-schema missing.json: neither inline JSON nor a readable file",
         "[1]": "--json-schema [1]: neither inline JSON",
+        # No schema is fetched: a reference out of the schema is refused, not followed.
+        '{"$ref": "http://127.0.0.1:9/s.json"}': "--json-schema: a $ref cannot be resolved",
+        '{"$ref": "#/$defs/missing"}': "--json-schema: a $ref cannot be resolved",
     }
     with ScriptedServer([]) as server:
         for given, said in cases.items():
@@ -110,4 +113,8 @@ def test_a_bad_schema_is_a_usage_error_before_any_request(project: Project) -> N
             assert done.returncode == 2, given
             assert said in done.stderr, done.stderr
             assert "Traceback" not in done.stderr
+        # The terminal has no result to hold the value.
+        done = project.legato(server.url, "--json-schema", "{}")
+        assert done.returncode == 2
+        assert "--json-schema works only in a headless run" in done.stderr
         assert server.requests == []
