@@ -118,3 +118,16 @@ def test_a_bad_schema_is_a_usage_error_before_any_request(project: Project) -> N
         assert done.returncode == 2
         assert "--json-schema works only in a headless run" in done.stderr
         assert server.requests == []
+
+
+def test_an_answer_without_the_call_is_told_to_make_it(project: Project) -> None:
+    with ScriptedServer([text("It has 3 stars."), _answer(GOOD, "s1")]) as server:
+        done = project.legato(
+            server.url, "--headless", "rate it", "--output-format", "json",
+            "--json-schema", json.dumps(SCHEMA),
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert _result(done.stdout)["structured_output"] == GOOD
+    told = requests[1].body["messages"][-1]["content"][-1]["text"]
+    assert "by calling the StructuredOutput tool" in told
