@@ -1263,7 +1263,13 @@ class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
 
     result: str  # the final assistant text
     is_error: bool
-    subtype: Literal["success", "error_max_turns", "error_during_execution", "interrupted"]
+    subtype: Literal[
+        "success",
+        "error_max_turns",
+        "error_during_execution",
+        "interrupted",
+        "error_max_structured_output_retries",
+    ]
     num_turns: int
     duration_ms: int
     duration_api_ms: int
@@ -1272,6 +1278,8 @@ class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     session_id: str
     permission_denials: tuple[Block, ...] = ()  # {"tool_name", "tool_use_id", "tool_input"}
     error: str | None = None
+    # The prompt's value valid against its ``output_schema``, once the model gave one.
+    structured_output: Any = None
 
 
 class AgentEvent(msgspec.Struct, frozen=True, kw_only=True, tag=True):
@@ -1360,6 +1368,9 @@ class RunPrompt(Ask[TurnOutcome], frozen=True, tag=True):
     # The driving program's id for the prompt (the Agent SDK's user message uuid), by which
     # ``Rewind`` can name it; "" when it has none.
     message_id: str = ""
+    # A JSON Schema the answer must be a value of (--json-schema, the SDK's output_format):
+    # the model gives it by calling StructuredOutput (actors/conductor/structured.py).
+    output_schema: Block | None = None
 
 
 class SetModel(Ask[str], frozen=True, tag=True):

@@ -29,6 +29,8 @@ TOOL_SEARCH = "ToolSearch"
 SKILL_TOOL = "Skill"
 WEB_SEARCH = "WebSearch"  # asks the broker (kind "search") before it searches
 TASK_TOOLS = ("TaskOutput", "TaskStop")
+# The answer as a value of the prompt's JSON Schema (actors/conductor/structured.py).
+STRUCTURED_OUTPUT = "StructuredOutput"
 # Built-in tools that ask nobody: an entry for one would promise what the broker cannot keep.
 UNCHECKED_TOOLS = (AGENT_TOOL, *TASK_TOOLS)
 

@@ -13,7 +13,7 @@ before any actor (or httpx) is loaded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -50,6 +50,8 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
     # What the frontend shows and how long it lets the model go on.
     output_format: str = "text"
     max_turns: int = DEFAULT_MAX_TURNS
+    # --json-schema, parsed and checked: every prompt's answer is a value valid against it.
+    json_schema: dict[str, Any] | None = None
     partial_messages: bool = False  # stream-json: the answer's deltas as they come
     hook_events: bool = False  # stream-json: each hook's start and end
     # The driving program's options (the Agent SDK's): they replace ``model`` and
@@ -83,6 +85,7 @@ def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> S
         stream_timeout=args.stream_timeout,
         output_format=args.output_format,
         max_turns=args.max_turns,
+        json_schema=args.json_schema,
         partial_messages=args.include_partial_messages,
         hook_events=args.include_hook_events,
         overrides=overrides(args, project),

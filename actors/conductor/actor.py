@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import anyio
 import msgspec
 
-from actors.conductor import compaction
+from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
@@ -36,6 +36,7 @@ from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.conductor.rewind import Rewinder, still_running
 from actors.conductor.search_results import combined
 from actors.conductor.skill_tool import SkillOffer
+from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
@@ -73,7 +74,14 @@ from actors.protocol import (
     Usage,
 )
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
-from actors.tool_names import AGENT_TOOL, SKILL_TOOL, TASK_TOOLS, TOOL_SEARCH, WEB_SEARCH
+from actors.tool_names import (
+    AGENT_TOOL,
+    SKILL_TOOL,
+    STRUCTURED_OUTPUT,
+    TASK_TOOLS,
+    TOOL_SEARCH,
+    WEB_SEARCH,
+)
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
@@ -166,6 +174,7 @@ class Conductor(Actor[ConductorMsg]):
         self._tool_specs: list[Block] = []  # the executor's (ListTools)
         self._agent_tool: Block | None = None  # Agent, when the session offers it
         self._skill_offer: SkillOffer | None = None  # Skill, when there are skills to load
+        self._structured: StructuredOutput | None = None  # the prompt's, when it has a schema
         self._search: WebSearchOffer | None = None  # WebSearch, unless the session leaves it out
         self._search_for = ""  # the model whose provider was asked whether it searches
         self._searches = False  # whether it does: WebSearch is offered only then
@@ -331,9 +340,11 @@ class Conductor(Actor[ConductorMsg]):
         mcp = self._mcp.specs() if with_mcp and self._mcp is not None else ()
         skill = self._skill_offer.definition() if self._skill_offer is not None else None
         search = self._search.definition() if self._search and self._searches else None
-        return offered_tools(
+        offered = offered_tools(
             self._tool_specs, agent=self._agent_tool, mcp=mcp, skill=skill, search=search
         )
+        # Last, after the fixed tools: only a prompt with a schema offers it.
+        return offered if self._structured is None else [*offered, self._structured.definition()]
 
     def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
@@ -428,6 +439,14 @@ class Conductor(Actor[ConductorMsg]):
         run = _PromptRun(self, started=time.monotonic())
         if self._search is not None:
             self._search.new_prompt()
+        schema = prompt.output_schema
+        self._structured = None if schema is None else StructuredOutput(schema)
+        try:
+            return await self._run_prompt(run, prompt)
+        finally:
+            self._structured = None
+
+    async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
@@ -446,6 +465,13 @@ class Conductor(Actor[ConductorMsg]):
         await self._keeper.save(self.conversation.messages)
         try:
             ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
+            while ending == "answered" and self._structured and not self._structured.exhausted:
+                # An answer without the value: the model is told to give it.
+                self._structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
+                if self._structured.exhausted:
+                    break
+                self.conversation.add_user_text(structured.NUDGE)
+                ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
         except LegatoError as error:
             # An API failure ends the prompt but not the session: the caller gets an outcome
             # it can report (and, interactively, the next prompt works).
@@ -456,6 +482,19 @@ class Conductor(Actor[ConductorMsg]):
                 "error_max_turns",
                 SessionError(f"stopped after {_turns(prompt.max_turns)} (--max-turns)"),
             )
+        shaped = self._structured
+        if shaped is not None and not shaped.given and (ending == "answered" or shaped.exhausted):
+            # Off-schema values (or none) until the tries ran out: the last problems, in words.
+            return self._outcome(
+                run,
+                "error_max_structured_output_retries",
+                SessionError(
+                    f"no answer valid against the output schema after "
+                    f"{structured.MAX_RETRIES} tries: {'; '.join(shaped.errors)}"
+                ),
+            )
+        if ending == "stopped" and run.dialogue.stop_reason == structured.ENDED:
+            return self._outcome(run, "success")
         if ending == "stopped":
             note = f"A hook stopped the work: {run.dialogue.stop_reason}"
             await self._ui.tell(Show(Notice("warning", note)))
@@ -493,7 +532,11 @@ class Conductor(Actor[ConductorMsg]):
             display=display,
             record=record,
             agents=ConductorCalls(
-                agents, self._mcp, self._skill_offer, self._search if self._searches else None
+                agents,
+                self._mcp,
+                self._skill_offer,
+                self._search if self._searches else None,
+                self._structured,
             ),
         )
 
@@ -687,6 +730,7 @@ class Conductor(Actor[ConductorMsg]):
             session_id=self.session_id,
             permission_denials=(*run.denials, *run.agents.denials),
             error=_describe(error),
+            structured_output=self._structured.value if self._structured is not None else None,
         )
 
 

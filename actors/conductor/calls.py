@@ -43,7 +43,7 @@ from actors.protocol import (
     ToolStarted,
     WithdrawTools,
 )
-from actors.tool_names import AGENT_TOOL
+from actors.tool_names import AGENT_TOOL, STRUCTURED_OUTPUT
 from actors.tool_routes import route
 from runtime import KernelError
 
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from actors.conductor.keeper import SessionKeeper
     from actors.conductor.mcp_tools import McpOffer
     from actors.conductor.skill_tool import SkillOffer
+    from actors.conductor.structured import StructuredOutput
     from actors.conductor.web_search import WebSearchOffer
     from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
     from runtime import Address
@@ -87,11 +88,13 @@ class ConductorCalls:
         mcp: McpOffer | None,
         skills: SkillOffer | None = None,
         search: WebSearchOffer | None = None,
+        structured: StructuredOutput | None = None,
     ) -> None:
         self._agents = agents
         self._mcp = mcp
         self._skills = skills
         self._search = search
+        self._structured = structured
 
     def takes(self, call: ToolCall) -> bool:
         # Without MCP servers ToolSearch is not offered, nor Skill without skills: the executor
@@ -102,6 +105,8 @@ class ConductorCalls:
             return self._skills is not None
         if route(call) == "WebSearch":
             return self._search is not None
+        if call.name == STRUCTURED_OUTPUT:
+            return self._structured is not None
         return self._agents is not None and self._agents.takes(call)
 
     def summary(self, call: ToolCall) -> str:
@@ -111,6 +116,8 @@ class ConductorCalls:
             return skill_tool.summary(call)
         if route(call) == "WebSearch":
             return web_search.summary(call)
+        if call.name == STRUCTURED_OUTPUT:
+            return ""
         assert self._agents is not None
         return self._agents.summary(call)
 
@@ -121,6 +128,8 @@ class ConductorCalls:
             return await self._skills.load(call)
         if self._search is not None and route(call) == "WebSearch":
             return await self._search.run(call)
+        if self._structured is not None and call.name == STRUCTURED_OUTPUT:
+            return self._structured.run(call)
         assert self._agents is not None
         return await self._agents.run(call)
 

@@ -254,6 +254,11 @@ class TextRenderer(HeadlessRenderer):
                 self._note(f"legato: {reason}; retrying in {delay:.1f} s (attempt {attempt})")
             case Notice(level=level, text=text):
                 self._note(f"legato: {level}: {text}")
+            case TurnOutcome(structured_output=value) if value is not None:
+                # The value is what a script reads: on stdout, as JSON, on a line of its own.
+                self._end_line()
+                self.stdout.write(_encoder.encode(value).decode() + "\n")
+                self.stdout.flush()
             case _:
                 pass
 
@@ -494,6 +499,8 @@ def result_object(outcome: TurnOutcome, sandbox: SandboxReport | None = None) ->
     }
     if outcome.error:
         obj["error"] = outcome.error
+    if outcome.structured_output is not None:
+        obj["structured_output"] = outcome.structured_output
     if sandbox is not None:
         obj["sandbox"] = {
             "active": sandbox.active if sandbox.tried else None,

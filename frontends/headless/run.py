@@ -253,7 +253,12 @@ class _HeadlessRun:
         prompt, blocks = await self._attach_references(session)
         async with running(self.command, session, prompt) as prompt:
             return await session.conductor.address.ask(
-                RunPrompt(text=prompt, max_turns=self.options.max_turns, blocks=blocks)
+                RunPrompt(
+                    text=prompt,
+                    max_turns=self.options.max_turns,
+                    blocks=blocks,
+                    output_schema=self.options.json_schema,
+                )
             )
 
     async def _attach_references(self, session: Session) -> tuple[str, tuple[Block, ...]]:

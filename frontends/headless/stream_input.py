@@ -395,6 +395,7 @@ class _StreamSession:
                         blocks=blocks,
                         typed=None if given is None else given.text,
                         message_id="" if given is None else given.id,
+                        output_schema=self.options.session.json_schema,
                     )
                 )
         finally:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from actors.errors import EXIT_USAGE, UsageError
 from frontends.errors_out import report, warn
 from frontends.startup.flags import stream_timeout
+from frontends.startup.json_schema import check_json_schema
 from frontends.startup.sdk_flags import ignored_options, started_by_sdk
 from frontends.startup.words import MAX_STDIN_BYTES
 
@@ -47,6 +48,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
         _permission_mode,
         _model,
         _system_prompt,
+        check_json_schema,
         _add_dirs,
         _settings,
         _tools,

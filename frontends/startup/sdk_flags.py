@@ -40,7 +40,6 @@ IGNORED: dict[str, bool] = {
     "--max-thinking-tokens": True,
     "--thinking-display": True,
     "--effort": True,
-    "--json-schema": True,
     "--append-system-prompt-file": True,
     "--allow-dangerously-skip-permissions": False,
     "--agents": True,
@@ -101,6 +100,12 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--append-system-prompt", metavar="TEXT", help="add TEXT to the end of the system prompt"
+    )
+    group.add_argument(
+        "--json-schema",
+        metavar="SCHEMA",
+        help="headless: the answer is a value valid against this JSON Schema (inline JSON, or "
+        "a file holding it), in the result's structured_output",
     )
     group.add_argument(
         "--add-dir",
