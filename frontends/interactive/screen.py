@@ -103,6 +103,7 @@ class Screen:
         self._escape_at = -math.inf
         self._ctrl_c_at = -math.inf
         self._dirty = anyio.Event()
+        self.watchers: list[Callable[[], None]] = []  # told of each change, after the paint is due
         self._live_source = ""
         self._live_cache: list[tuple[str, str]] = []
         self.inputs_send, self.inputs = anyio.create_memory_object_stream[object](math.inf)
@@ -133,8 +134,11 @@ class Screen:
             self.buffer.start_completion(select_first=False)
 
     def changed(self) -> None:
-        """Something in the view changed: paint it at the next frame."""
+        """Something in the view changed: paint it at the next frame, and tell the watchers
+        (the status line command compares its facts)."""
         self._dirty.set()
+        for watcher in self.watchers:
+            watcher()
 
     async def paint_forever(self) -> None:
         """Writes finished output into the scrollback and redraws the live part, per frame."""
