@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -60,6 +62,12 @@ ESCAPE_WAIT = 0.03  # how long a lone Esc waits to be sure it is not the start o
 ESCAPE_TWICE = 0.8  # seconds in which a second Esc at an idle prompt counts as Esc Esc
 REWIND = "/rewind"  # what Esc Esc at an empty prompt sends: the rewind list
 EXIT = object()  # sent on the inputs stream when the user wants to leave
+
+
+def _winch_handled() -> bool:
+    """Whether prompt_toolkit hears of resizes by SIGWINCH (only the main thread may handle
+    a signal)."""
+    return hasattr(signal, "SIGWINCH") and threading.current_thread() is threading.main_thread()
 
 
 @dataclass
@@ -121,6 +129,10 @@ class Screen:
             erase_when_done=True,
             input=input,
             output=output,
+            # prompt_toolkit also polls the terminal's size twice a second, for where SIGWINCH
+            # cannot be had; in the main thread on Unix it is had, and the poll only woke an
+            # idle session.
+            terminal_size_polling_interval=None if _winch_handled() else 0.5,
         )
         self.app.ttimeoutlen = ESCAPE_WAIT
         self.app.timeoutlen = ESCAPE_WAIT
