@@ -13,6 +13,7 @@ the TaskStop that ended it, or else by a note at the start of the model's next t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 2 * 60 * 60.0
 # The output kept in memory for each command, and the most one read returns.
 DEFAULT_BUFFER = 32 * 1024
+# Ended commands the model has been told of stay readable, the newest this many: each holds up
+# to a buffer of output, so keeping every one made a long session grow by one buffer a command.
+KEPT_ENDED = 20
 
 State = Literal["running", "exited", "killed", "timed out", "ended with the session", "failed"]
 
@@ -172,6 +176,7 @@ class Jobs:
         """Start ``command`` in the background; returns at once with its record."""
         self.check_room()
         assert self._group is not None  # check_room said so
+        self._forget_old()
         job_id = CommandId(next(self._ids))
         spool = Spool(self.buffer, functools.partial(self._spill_path, str(job_id)))
         job = Job(
@@ -258,6 +263,16 @@ class Jobs:
 
     def listing(self) -> tuple[BackgroundCommand, ...]:
         return tuple(job.describe() for job in self._jobs.values())
+
+    def _forget_old(self) -> None:
+        """Drop the oldest ended commands past ``KEPT_ENDED``, output and spill file with them;
+        only those whose end the model has heard of, so none ends untold."""
+        told = [job for job in self._jobs.values() if job.state != "running" and job.reported]
+        for job in told[: max(0, len(told) - KEPT_ENDED)]:
+            del self._jobs[job.id]
+            if job.spool.path is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(job.spool.path)
 
     def _spill_path(self, job_id: str) -> str:
         if self._folder is None:

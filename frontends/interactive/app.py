@@ -197,7 +197,9 @@ class InteractiveSession:
             tasks.start_soon(self._watch_signals)
             tasks.start_soon(self._watch_background)
             if context.status_line is not None:
-                tasks.start_soon(self._status_command(context).run_forever)
+                command = self._status_command(context)
+                self.screen.watchers.append(command.poke)
+                tasks.start_soon(command.run_forever)
             try:
                 await self._loop()
             finally:
@@ -471,6 +473,7 @@ class InteractiveSession:
     def _cycle_mode(self) -> None:
         self.status.mode = CYCLE[self.status.mode]
         self._mode_changed.set()
+        self.screen.changed()
 
     def _paste_wanted_set(self) -> None:
         self._paste_wanted.set()

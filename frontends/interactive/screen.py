@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -62,6 +64,12 @@ REWIND = "/rewind"  # what Esc Esc at an empty prompt sends: the rewind list
 EXIT = object()  # sent on the inputs stream when the user wants to leave
 
 
+def _winch_handled() -> bool:
+    """Whether prompt_toolkit hears of resizes by SIGWINCH (only the main thread may handle
+    a signal)."""
+    return hasattr(signal, "SIGWINCH") and threading.current_thread() is threading.main_thread()
+
+
 @dataclass
 class _Question:
     choices: tuple[str, ...]
@@ -103,6 +111,7 @@ class Screen:
         self._escape_at = -math.inf
         self._ctrl_c_at = -math.inf
         self._dirty = anyio.Event()
+        self.watchers: list[Callable[[], None]] = []  # told of each change, after the paint is due
         self._live_source = ""
         self._live_cache: list[tuple[str, str]] = []
         self.inputs_send, self.inputs = anyio.create_memory_object_stream[object](math.inf)
@@ -120,6 +129,10 @@ class Screen:
             erase_when_done=True,
             input=input,
             output=output,
+            # prompt_toolkit also polls the terminal's size twice a second, for where SIGWINCH
+            # cannot be had; in the main thread on Unix it is had, and the poll only woke an
+            # idle session.
+            terminal_size_polling_interval=None if _winch_handled() else 0.5,
         )
         self.app.ttimeoutlen = ESCAPE_WAIT
         self.app.timeoutlen = ESCAPE_WAIT
@@ -133,8 +146,11 @@ class Screen:
             self.buffer.start_completion(select_first=False)
 
     def changed(self) -> None:
-        """Something in the view changed: paint it at the next frame."""
+        """Something in the view changed: paint it at the next frame, and tell the watchers
+        (the status line command compares its facts)."""
         self._dirty.set()
+        for watcher in self.watchers:
+            watcher()
 
     async def paint_forever(self) -> None:
         """Writes finished output into the scrollback and redraws the live part, per frame."""

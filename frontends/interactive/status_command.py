@@ -7,9 +7,10 @@ its own process group, no Legato credentials, bounded output, killed at ``TIMEOU
 session ends. Input and drawing never wait for it.
 
 It runs at the start, then whenever what it is told changes (an answer, a mode, a model, a
-compaction) or ``refreshInterval`` seconds have passed, at most once per ``DEBOUNCE``: the
-facts are compared at that pace rather than every place that changes one being wired to a
-signal, so a new fact needs no new wiring.
+compaction) or ``refreshInterval`` seconds have passed, at most once per ``DEBOUNCE``. The facts
+are compared when the screen is told something changed (``poke``) and at least once per
+``IDLE_CHECK``, rather than every place that changes one being wired to a signal, so a new fact
+needs no new wiring, and a session idle at its prompt is not woken three times a second.
 A change while a run is going stops that run (its state is gone) and starts another, as the
 reference does; the timer leaves a run that is going alone. A run that times out keeps the
 last good line; one that fails brings Legato's own line back; either is said once, as a note.
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 # The reference batches changes for 300 ms; a script that takes longer than TIMEOUT is killed.
 DEBOUNCE = 0.3
+IDLE_CHECK = 1.0  # the longest a change the screen was not told of waits to be seen
 TIMEOUT = 5.0
 MAX_LINES = 3  # the script's first lines: more would push the input up the screen
 MAX_WIDTH = 500  # characters of one line kept (the terminal cuts it at its width anyway)
@@ -155,6 +157,11 @@ class StatusCommand:
         self._changed = changed
         self._started = time.monotonic()
         self._told: set[str] = set()  # the notes given: each kind once a session
+        self._poked = anyio.Event()
+
+    def poke(self) -> None:
+        """Something on screen changed: compare the facts now rather than at the next check."""
+        self._poked.set()
 
     async def run_forever(self) -> None:
         shown: tuple[Any, ...] | None = None
@@ -175,6 +182,10 @@ class StatusCommand:
                         running[0].cancel()
                     running = await tasks.start(self._run_once)
                 await anyio.sleep(DEBOUNCE)
+                wait = IDLE_CHECK if every is None else min(IDLE_CHECK, every)
+                with anyio.move_on_after(wait):
+                    await self._poked.wait()
+                self._poked = anyio.Event()
 
     async def _run_once(
         self, *, task_status: TaskStatus[tuple[anyio.CancelScope, anyio.Event]]

@@ -138,3 +138,9 @@ async def test_a_question_takes_only_its_replies_and_keeps_the_type_ahead(
         harness.pipe.send_text("always" + ENTER)
     assert answers == ["always"]
     assert harness.screen.buffer.text == "half-typed prompt"
+
+
+async def test_an_idle_screen_does_not_poll_the_terminal_size(harness: Harness) -> None:
+    # Resizes come by SIGWINCH in the main thread: a poll of the size as well would wake a
+    # session sitting at its prompt twice a second for nothing.
+    assert harness.screen.app.terminal_size_polling_interval is None

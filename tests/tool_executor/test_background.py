@@ -25,6 +25,7 @@ from actors.protocol import (
     ToolFinished,
     ToolStarted,
 )
+from actors.tool_executor.background import KEPT_ENDED
 from actors.tool_executor.schemas import DEFAULT_WAIT_MS
 from actors.tool_executor.spool import Spool
 from actors.tool_routes import parse_job_id
@@ -340,3 +341,26 @@ async def test_a_call_after_a_blocking_task_output_runs_without_waiting_for_it(
                         order.append(event.result.tool_use_id)
                         gate.touch()  # only once the Read is done does the command end
     assert order == [reading.id, waiting.id]
+
+
+async def test_a_long_session_keeps_only_the_newest_ended_commands(tmp_path: Path) -> None:
+    # Each ended command holds its output in memory: a session that starts thousands must
+    # not hold thousands of them. The newest stay readable; none is dropped before the model
+    # has heard of its end.
+    count = KEPT_ENDED + 5
+    async with session(tmp_path) as s:
+        ids = []
+        for n in range(count):
+            ids.append(await start(s, f"echo output {n}"))
+            await until_ended(s, ids[-1])
+            await s.executor.address.ask(TakeBackgroundNews())
+        untold = await start(s, "echo untold")
+        await until_ended(s, untold)
+        await start(s, "echo last")  # starting one is when the old ones go
+        listing = await s.executor.address.ask(ListBackground())
+        assert [c.id for c in listing] == [*ids[-KEPT_ENDED:], untold, f"bash_{count + 2}"]
+        gone = await s.one("TaskOutput", task_id=ids[0], block=False)
+        assert gone.result.is_error
+        assert f"No background command '{ids[0]}'" in gone.result.content
+        assert (await read(s, ids[-1])).endswith(f"output {count - 1}")
+        assert (await read(s, untold)).endswith("untold")
