@@ -182,7 +182,9 @@ class StatusCommand:
                         running[0].cancel()
                     running = await tasks.start(self._run_once)
                 await anyio.sleep(DEBOUNCE)
-                wait = IDLE_CHECK if every is None else min(IDLE_CHECK, every)
+                wait = IDLE_CHECK
+                if every is not None:  # the timer's run is checked for when it falls due
+                    wait = min(wait, max(0.0, last + every - anyio.current_time()))
                 with anyio.move_on_after(wait):
                     await self._poked.wait()
                 self._poked = anyio.Event()

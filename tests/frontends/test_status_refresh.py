@@ -49,15 +49,17 @@ async def test_it_runs_at_the_start_and_once_after_changes_close_together(
 ) -> None:
     status, runner = Status(model="claude-sonnet-4-6", mode="ask"), Runner()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(command(status, runner).run_forever)
+        shown = command(status, runner)
+        nursery.start_soon(shown.run_forever)
         await trio.sleep(10)
         assert [at for at, _ in runner.runs] == [0.0]  # nothing changed: no second run
         status.mode = "auto"
         status.count(Usage(input_tokens=10, output_tokens=5))
+        shown.poke()  # as the screen does when it is told of a change
         await trio.sleep(10)
         nursery.cancel_scope.cancel()
     assert len(runner.runs) == 2
-    assert 10.0 < runner.runs[1][0] <= 10.0 + DEBOUNCE
+    assert 10.0 <= runner.runs[1][0] <= 10.0 + DEBOUNCE
     assert runner.runs[1][1]["permission_mode"] == "acceptEdits"
     assert runner.runs[1][1]["context_window"]["current_usage"]["output_tokens"] == 5
     assert status.custom == ("line\x1b[0m",)
@@ -100,10 +102,12 @@ async def test_a_change_stops_a_run_still_going_and_starts_another(
 ) -> None:
     status, runner = Status(model="claude-sonnet-4-6", mode="ask"), SlowFirst()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(command(status, runner, refresh_interval=1).run_forever)
+        shown = command(status, runner, refresh_interval=1)
+        nursery.start_soon(shown.run_forever)
         await trio.sleep(3)
         assert len(runner.runs) == 1  # the timer does not stop nor pile on a run going
         status.mode = "plan"
+        shown.poke()
         await trio.sleep(1)
         nursery.cancel_scope.cancel()
     assert runner.cancelled_at is not None and 3 <= runner.cancelled_at <= 3 + DEBOUNCE
