@@ -73,10 +73,22 @@ def read_schema(given: str) -> dict[str, Any]:
         ) from None
     from referencing.exceptions import Unresolvable
 
+    validator = jsonschema.validators.validator_for(schema)(schema)
     try:
-        # A trial: a $ref that leads nowhere (or to a URL: no schema is fetched) is found now,
-        # not when the model's first value is checked.
-        any(jsonschema.validators.validator_for(schema)(schema).iter_errors(None))
+        # A $ref that leads nowhere (or to a URL: no schema is fetched) is found now, not when
+        # the model's first value is checked: each one is looked up from the root (a schema
+        # with nested $id scopes resolves relative to them: there, only what a trial meets).
+        refs = [] if _nested_ids(schema) else sorted(set(_refs(schema)))
+        if refs:
+            from referencing import Registry
+            from referencing.jsonschema import DRAFT202012, specification_with
+
+            dialect = schema.get("$schema")
+            spec = specification_with(dialect, default=DRAFT202012) if dialect else DRAFT202012
+            resolver = Registry().resolver_with_root(spec.create_resource(schema))
+            for ref in refs:
+                resolver.lookup(ref)
+        any(validator.iter_errors(None))
     except Unresolvable as error:
         raise UsageError(
             f"{where}: a $ref cannot be resolved ({error}); Legato fetches no schema from the "
@@ -84,3 +96,29 @@ def read_schema(given: str) -> dict[str, Any]:
             remedy="Put every definition the schema refers to in the schema itself ($defs)",
         ) from None
     return schema
+
+
+def _refs(node: object) -> list[str]:
+    """Every ``$ref`` of the schema, wherever it stands."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            found.append(ref)
+        for key, value in node.items():
+            if key not in ("const", "enum", "examples", "default"):  # values, not schemas
+                found += _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            found += _refs(item)
+    return found
+
+
+def _nested_ids(node: object, top: bool = True) -> bool:
+    if isinstance(node, dict):
+        if not top and isinstance(node.get("$id"), str):
+            return True
+        return any(_nested_ids(value, False) for value in node.values())
+    if isinstance(node, list):
+        return any(_nested_ids(item, False) for item in node)
+    return False

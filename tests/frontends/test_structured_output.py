@@ -106,6 +106,10 @@ def test_a_bad_schema_is_a_usage_error_before_any_request(project: Project) -> N
         # No schema is fetched: a reference out of the schema is refused, not followed.
         '{"$ref": "http://127.0.0.1:9/s.json"}': "--json-schema: a $ref cannot be resolved",
         '{"$ref": "#/$defs/missing"}': "--json-schema: a $ref cannot be resolved",
+        # Deep in the schema, where a trial value never reaches: found all the same.
+        '{"type": "object", "properties": {"a": {"$ref": "#/nope"}}}': (
+            "--json-schema: a $ref cannot be resolved"
+        ),
     }
     with ScriptedServer([]) as server:
         for given, said in cases.items():
