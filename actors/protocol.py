@@ -524,6 +524,7 @@ class ModelRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
     system: str | list[Block] | None = None
     tools: list[Block] = msgspec.field(default_factory=list)
     thinking: Block | None = None
+    output_config: Block | None = None  # {"effort": level} (actors/reasoning.py)
     speed: Literal["fast"] | None = None
 
 

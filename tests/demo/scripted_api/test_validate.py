@@ -193,3 +193,21 @@ def test_count_tokens_takes_no_max_tokens() -> None:
     check_body(payload, count_tokens=True)
     with pytest.raises(Invalid, match="max_tokens: Extra inputs are not permitted"):
         check_body({**payload, "max_tokens": 5}, count_tokens=True)
+
+
+def test_a_thinking_tool_turn_is_checked_only_with_thinking_on_and_a_signer() -> None:
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/a"}}
+    signed = {"type": "thinking", "thinking": "t", "signature": "x"}
+    messages = (
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [signed, use]},
+        {"role": "user", "content": [RESULT]},
+    )
+    never = lambda thinking, signature: False  # noqa: E731
+    check_body(body(*messages), signed=never)  # thinking off: older turns are not checked
+    check_body(body(*messages, thinking={"type": "adaptive"}))  # no signer: not checked
+    with pytest.raises(Invalid, match=r"messages\.1\.content\.0: Invalid `signature`"):
+        check_body(body(*messages, thinking={"type": "adaptive"}), signed=never)
+    check_body(
+        body(*messages, thinking={"type": "adaptive"}), signed=lambda t, s: (t, s) == ("t", "x")
+    )
