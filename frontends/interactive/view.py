@@ -212,7 +212,8 @@ class TurnView:
         the stream-json output has it whole)."""
         self.thinking = False
         since, self._thinking_since = self._thinking_since, None
-        took = f" for {self.clock() - since:.1f} s" if since is not None else ""
+        seconds = 0.0 if since is None else self.clock() - since
+        took = f" for {seconds:.0f} s" if seconds >= 1 else ""  # a blink is not worth a number
         hidden = " (redacted)" if block.get("type") == "redacted_thinking" else ""
         self._print_pieces(self.stream.finish())
         line = Text(f"∴ Thought{took}{hidden}", style="legato.muted")
