@@ -47,12 +47,15 @@ class Reasoning(msgspec.Struct, frozen=True, kw_only=True):
 
 class RequestFields(msgspec.Struct, frozen=True):
     """What a request carries for a model: its ``thinking``, ``output_config`` and
-    ``max_tokens``, and why a setting was left out (empty when everything applies)."""
+    ``max_tokens``, and why a setting was left out: ``refused`` what a flag asked for (an error
+    before any request), ``unsent`` what a variable asked for (a warning: a variable set for the
+    reference's sake must not stop a session on a model that cannot use it)."""
 
     thinking: dict[str, Any] | None
     output_config: dict[str, Any] | None
     max_tokens: int
     refused: tuple[UsageError, ...] = ()
+    unsent: tuple[UsageError, ...] = ()
 
 
 def reasoning_from(
@@ -131,50 +134,40 @@ def _budget(text: str, source: str) -> int:
 
 
 def request_fields(reasoning: Reasoning, model: ModelInfo, max_tokens: int) -> RequestFields:
-    """The request's fields for ``model``; what it does not take is left out and said in
-    ``refused``, each error naming the model and the flag."""
+    """The request's fields for ``model``; what it does not take is left out, and said in
+    ``refused`` or ``unsent`` by who asked for it, each error naming the model and the flag."""
     name = model.alias or model.id
     refused: list[UsageError] = []
+    unsent: list[UsageError] = []
+
+    def refuse(source: str, why: str, remedy: str) -> None:
+        (refused if source.startswith("--") else unsent).append(UsageError(why, remedy=remedy))
+
     output_config: dict[str, Any] | None = None
     if reasoning.effort is not None:
         level = _level(reasoning.effort, model.efforts)
         if level is None:
-            refused.append(
-                UsageError(
-                    f"{name} does not take an effort level ({reasoning.effort_source} "
-                    f"{reasoning.effort})",
-                    remedy=_remedy(model, "effort"),
-                )
-            )
+            source = reasoning.effort_source
+            why = f"{name} does not take an effort level ({source} {reasoning.effort})"
+            refuse(source, why, _remedy(model, "effort"))
         else:
             output_config = {"effort": level}
     thinking: dict[str, Any] | None = None
+    source, budget = reasoning.thinking_source, reasoning.budget_tokens or MIN_BUDGET
     match reasoning.thinking:
         case "adaptive" if not model.adaptive_thinking:
-            refused.append(
-                UsageError(
-                    f"{name} does not think adaptively (--thinking adaptive)",
-                    remedy=_remedy(model, "adaptive"),
-                )
-            )
+            why = f"{name} does not think adaptively (--thinking adaptive)"
+            refuse(source, why, _remedy(model, "adaptive"))
         case "enabled" if not model.budget_thinking:
-            refused.append(
-                UsageError(
-                    f"{name} does not think with a budget ({reasoning.thinking_source} "
-                    f"{reasoning.budget_tokens})",
-                    remedy=_remedy(model, "budget"),
-                )
+            why = f"{name} does not think with a budget ({source} {budget})"
+            refuse(source, why, _remedy(model, "budget"))
+        case "enabled" if budget >= model.max_output:
+            why = (
+                f"{source} {budget} is more than {name} writes in one answer "
+                f"({model.max_output} tokens, thinking included)"
             )
-        case "enabled" if (reasoning.budget_tokens or 0) >= model.max_output:
-            refused.append(
-                UsageError(
-                    f"{reasoning.thinking_source} {reasoning.budget_tokens} is more than {name} "
-                    f"writes in one answer ({model.max_output} tokens, thinking included)",
-                    remedy=f"Give a budget below {model.max_output}",
-                )
-            )
+            refuse(source, why, f"Give a budget below {model.max_output}")
         case "enabled":
-            budget = reasoning.budget_tokens or MIN_BUDGET
             thinking = {"type": "enabled", "budget_tokens": budget}
             # The budget is part of max_tokens: room is kept for the answer after it.
             if budget >= max_tokens:
@@ -187,7 +180,7 @@ def request_fields(reasoning: Reasoning, model: ModelInfo, max_tokens: int) -> R
             pass  # nothing asked, or off for a model that never thinks
     if thinking is not None and reasoning.display is not None and thinking["type"] != "disabled":
         thinking["display"] = reasoning.display
-    return RequestFields(thinking, output_config, max_tokens, tuple(refused))
+    return RequestFields(thinking, output_config, max_tokens, tuple(refused), tuple(unsent))
 
 
 def _level(effort: str, levels: tuple[str, ...]) -> str | None:

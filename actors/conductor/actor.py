@@ -533,16 +533,16 @@ class Conductor(Actor[ConductorMsg]):
         fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
         if fields.refused:
             raise fields.refused[0]
-        self._reasoning_told.add(self._model_id)
 
     async def _reasoning_notice(self) -> None:
-        """After a switch of model (/model, the SDK's set_model): what it does not take is
-        left out of its requests, and said once for that model."""
+        """What the model does not take is left out of its requests, and said once for that
+        model: after a switch of model (/model, the SDK's set_model), or asked for by a
+        variable rather than a flag."""
         if self._reasoning is None or self._model_id in self._reasoning_told:
             return
         self._reasoning_told.add(self._model_id)
-        model = resolve_model(self._model_id)
-        for refusal in request_fields(self._reasoning, model, self._max_tokens).refused:
+        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
+        for refusal in (*fields.refused, *fields.unsent):
             await self._ui.tell(Show(Notice("warning", f"{refusal}: sent without it")))
 
     def _calls(

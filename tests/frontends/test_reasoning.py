@@ -87,3 +87,16 @@ def test_nothing_asked_sends_nothing(project: Project) -> None:
         (request,) = server.requests
     assert done.returncode == 0, done.stderr
     assert "thinking" not in request.body and "output_config" not in request.body
+
+
+def test_a_variable_the_model_cannot_use_is_a_warning_not_a_stop(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Set for the reference's sake, on a model that takes no effort level.
+    monkeypatch.setenv("CLAUDE_CODE_EFFORT_LEVEL", "high")
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--model", "haiku")
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "output_config" not in request.body
+    assert "haiku does not take an effort level (CLAUDE_CODE_EFFORT_LEVEL high)" in done.stderr
