@@ -93,7 +93,7 @@ def test_finished_blocks_are_printed_once_and_the_block_in_progress_is_live() ->
 def test_a_running_tool_shows_its_output_tail_and_elapsed_time() -> None:
     view, clock = make_view()
     view.apply(ToolStarted("t1", "Bash", "make test"))
-    clock.now += 3
+    clock.now += 2.5
     view.apply(ToolOutput("t1", "one\ntwo\nthree\nfour\nfive\npart"))
     assert view.live() == "● Bash(make test)  2.5 s\n    three\n    four\n    five\n    part"
     clock.now += 1
