@@ -148,6 +148,8 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     config: GlobalConfig
     settings: ProjectSettings
     model: str  # the effective model id, after flags > env > settings > config > default
+    # The settings files' effortLevel, and the file it came from (--effort wins over it).
+    effort_level: Setting[str] | None = None
     permission_mode: PermissionMode  # effective, same precedence
     # The instruction files loaded at start, in order of precedence, lowest first (guides.py).
     guides: tuple[GuideFile, ...] = ()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from actors.models import ModelInfo
+    from actors.protocol import Setting
 
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 THINKING_MODES = ("adaptive", "disabled")  # --thinking; a fixed budget is --max-thinking-tokens
@@ -38,7 +39,7 @@ class Reasoning(msgspec.Struct, frozen=True, kw_only=True):
     """What was asked for, each with the flag or variable that asked (named in refusals)."""
 
     effort: str | None = None
-    effort_source: str = "--effort"
+    effort_source: str = ""  # "": no level was asked for (auto is one: the model's default)
     thinking: str | None = None  # "adaptive", "enabled" (with budget_tokens) or "disabled"
     budget_tokens: int | None = None
     thinking_source: str = "--thinking"
@@ -68,7 +69,7 @@ def reasoning_from(
 ) -> Reasoning:
     """The settings the flags and variables ask for; a value that is no setting raises
     ``UsageError`` naming the flag and what it takes."""
-    effort_source = "--effort"
+    effort_source = "--effort" if effort is not None else ""
     if env.get(EFFORT_ENV):
         effort, effort_source = env[EFFORT_ENV], EFFORT_ENV
     if effort is not None:
@@ -117,6 +118,21 @@ def reasoning_from(
         budget_tokens=budget or None,
         thinking_source=source,
         display=display,
+    )
+
+
+def with_settings_effort(
+    reasoning: Reasoning | None, setting: Setting[str] | None
+) -> Reasoning | None:
+    """``reasoning`` with the settings files' ``effortLevel`` where no flag or variable chose
+    a level. A file's level is a default, shared with the reference perhaps: a model that
+    does not take it goes without, with a warning, rather than stopping the session."""
+    if setting is None or (reasoning is not None and reasoning.effort_source):
+        return reasoning
+    return msgspec.structs.replace(
+        reasoning or Reasoning(),
+        effort=setting.value,
+        effort_source=f"effortLevel in {setting.source}",
     )
 
 

@@ -73,7 +73,7 @@ from actors.protocol import (
     UndoRewind,
     Usage,
 )
-from actors.reasoning import Reasoning, request_fields
+from actors.reasoning import Reasoning, request_fields, with_settings_effort
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
@@ -206,6 +206,7 @@ class Conductor(Actor[ConductorMsg]):
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
+        self._reasoning = with_settings_effort(self._reasoning, context.effort_level)
         self._project = context
         self._system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.

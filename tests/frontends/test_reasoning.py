@@ -100,3 +100,30 @@ def test_a_variable_the_model_cannot_use_is_a_warning_not_a_stop(
     assert done.returncode == 0, done.stderr
     assert "output_config" not in request.body
     assert "haiku does not take an effort level (CLAUDE_CODE_EFFORT_LEVEL high)" in done.stderr
+
+
+def test_effort_level_in_a_settings_file_is_the_default_and_the_flag_wins(
+    project: Project,
+) -> None:
+    project.write(".claude/settings.json", json.dumps({"effortLevel": "medium"}))
+    with ScriptedServer([text("ok"), text("ok"), text("ok")]) as server:
+        plain = project.legato(server.url, "-p", "hi")
+        flagged = project.legato(server.url, "-p", "hi", "--effort", "low")
+        on_haiku = project.legato(server.url, "-p", "hi", "--model", "haiku")
+        bodies = [request.body for request in server.requests]
+    assert plain.returncode == flagged.returncode == on_haiku.returncode == 0, on_haiku.stderr
+    assert [body.get("output_config") for body in bodies] == [
+        {"effort": "medium"},
+        {"effort": "low"},
+        None,  # a file's default: haiku goes without it, told so
+    ]
+    assert "haiku does not take an effort level (effortLevel in" in on_haiku.stderr
+    explained = project.cli("config")
+    assert "effortLevel" in explained.stdout and "medium" in explained.stdout
+
+
+def test_a_bad_effort_level_in_a_settings_file_names_the_file_and_key(project: Project) -> None:
+    project.settings(effortLevel="max")
+    done = project.legato("http://127.0.0.1:9", "-p", "hi")
+    assert done.returncode == 2
+    assert "effortLevel" in done.stderr and "Traceback" not in done.stderr
