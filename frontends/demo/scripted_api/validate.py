@@ -82,6 +82,7 @@ def check_body(
         _check_tool_choice(body["tool_choice"])
     if "thinking" in body:
         _check_thinking(body["thinking"], None if count_tokens else body["max_tokens"])
+        _check_with_thinking(body)
     _check_messages(_required(body, "messages", "messages"))
     if isinstance(body.get("thinking"), dict) and signed is not None:
         _check_thinking_turn(body["messages"], body["thinking"].get("type"), signed)
@@ -211,6 +212,22 @@ def _check_thinking_turn(
             "start with a thinking block (preceeding the lastmost set of `tool_use` and "
             "`tool_result` blocks)."
         )
+
+
+def _check_with_thinking(body: Mapping[str, Any]) -> None:
+    """What the API refuses beside thinking that is on: a sampling setting other than the
+    default, and a tool_choice that forces a call (the model must be free to think first)."""
+    if body["thinking"].get("type") not in ("enabled", "adaptive"):
+        return
+    if "temperature" in body and body["temperature"] != 1:
+        raise Invalid("`temperature` may only be set to 1 when thinking is enabled")
+    if "top_k" in body:
+        raise Invalid("`top_k` is not supported when thinking is enabled")
+    if isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") in (
+        "any",
+        "tool",
+    ):
+        raise Invalid("Thinking may not be enabled when tool_choice forces tool use.")
 
 
 def _check_messages(messages: Any) -> None:
