@@ -1382,6 +1382,14 @@ class SetModel(Ask[str], frozen=True, tag=True):
     model: str
 
 
+class SetEffort(Ask[str], frozen=True, tag=True):
+    """Set the effort level from the next request on (``/effort <level>``, ``auto`` for the
+    model's default; empty: only say it); replies with what now holds. A level that is none,
+    or a model that takes none, raises ``UsageError``."""
+
+    level: str
+
+
 class SetFast(Ask[bool], frozen=True, tag=True):
     """Turn fast mode on or off (``/fast``); replies with whether it is on for the model."""
 
@@ -1562,6 +1570,7 @@ ConductorMsg = (
     RunPrompt
     | AddNote
     | SetModel
+    | SetEffort
     | SetFast
     | ClearConversation
     | GetConversation

@@ -218,3 +218,39 @@ def _remedy(model: ModelInfo, what: str) -> str:
         "budget": "opus, sonnet and haiku take --max-thinking-tokens",
     }
     return f"Leave the flag out or choose another model with --model ({takes[what]})"
+
+
+def chosen_effort(
+    reasoning: Reasoning | None, level: str, model: ModelInfo
+) -> tuple[Reasoning | None, str]:
+    """``/effort``: the settings with ``level`` (``auto``: the model's default; empty: as they
+    are), and what to tell the person. ``CLAUDE_CODE_EFFORT_LEVEL`` holds over it, as it
+    does in the reference; a level that is none, or a model that takes none, raises."""
+    name = model.alias or model.id
+    current = reasoning.effort if reasoning is not None else None
+    source = reasoning.effort_source if reasoning is not None else ""
+    if not level.strip():
+        shown = f"{current} ({source})" if current else "the model's default"
+        return reasoning, f"Effort: {shown} on {name}"
+    if source == EFFORT_ENV:
+        raise UsageError(
+            f"{EFFORT_ENV} sets the effort of this session ({current or 'auto'})",
+            remedy=f"Unset {EFFORT_ENV} and start again to choose it with /effort",
+        )
+    wanted = level.strip().lower()
+    if wanted != "auto" and wanted not in EFFORT_LEVELS:
+        raise UsageError(
+            f"/effort {level.strip()!r} is not an effort level",
+            remedy=f"Give one of {', '.join(EFFORT_LEVELS)}, or auto for the model's default",
+        )
+    if wanted != "auto" and _level(wanted, model.efforts) is None:
+        raise UsageError(f"{name} does not take an effort level", remedy=_remedy(model, "effort"))
+    effort = None if wanted == "auto" else wanted
+    changed = msgspec.structs.replace(
+        reasoning or Reasoning(), effort=effort, effort_source="/effort"
+    )
+    if effort is None:
+        return changed, f"Effort: the model's default on {name}"
+    sent = _level(effort, model.efforts)
+    runs = f" (runs as {sent} on {name})" if sent != effort else ""
+    return changed, f"Effort set to {effort}{runs}"

@@ -63,6 +63,7 @@ from actors.protocol import (
     Notice,
     Rewind,
     RunPrompt,
+    SetEffort,
     SetFast,
     SetModel,
     Show,
@@ -73,7 +74,7 @@ from actors.protocol import (
     UndoRewind,
     Usage,
 )
-from actors.reasoning import Reasoning, request_fields, with_settings_effort
+from actors.reasoning import Reasoning, chosen_effort, request_fields, with_settings_effort
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
@@ -125,6 +126,7 @@ _AT_ONCE = (
     GetContextFill,
     GetUsage,
     SetModel,
+    SetEffort,
     ListOfferedTools,
 )
 
@@ -376,6 +378,10 @@ class Conductor(Actor[ConductorMsg]):
                 self._model_id = resolve_model(name).id  # UsageError goes back to the caller
                 await self._keeper.choose_model(self._model_id)
                 await reply.answer(msg, self._model_id)
+            case SetEffort(level=level):
+                model = resolve_model(self._model_id)
+                self._reasoning, said = chosen_effort(self._reasoning, level, model)
+                await reply.answer(msg, said)
             case _:
                 async with self._in_order.turn(msg):
                     await self._handle_in_order(msg, reply)

@@ -97,11 +97,15 @@ def test_thinking_is_one_dim_line_and_a_switch_of_model_drops_what_it_does_not_t
         screen = terminal.wait_for("The note says blue.")
         assert screen.count("∴ Thought") == 2
         assert "SECRET" not in screen  # collapsed: the reasoning is not printed
+        terminal.submit("/effort loud")
+        terminal.wait_for("/effort 'loud' is not an effort level")
+        terminal.submit("/effort xhigh")
+        terminal.wait_for("Effort set to xhigh (runs as high on opus)")
         terminal.submit("/model haiku")
         terminal.wait_for("haiku")
         terminal.submit("and now?")
         screen = terminal.wait_for("Still blue.")
-        assert "haiku does not take an effort level (--effort high): sent without it" in screen
+        assert "haiku does not take an effort level (/effort xhigh): sent without it" in screen
         requests = server.requests
         terminal.submit("/quit")
         assert terminal.exit_code() == 0
