@@ -30,12 +30,49 @@ class ModelInfo(msgspec.Struct, frozen=True):
     context_window: int
     prices: Prices | None
     fast_mode: bool = False
+    # What the model takes of the reasoning settings (actors/reasoning.py): the effort levels
+    # of ``output_config.effort``, ``thinking: {type: "adaptive"}``, ``{type: "enabled",
+    # budget_tokens}``, and the most output tokens an answer may have (a thinking budget must
+    # stay below the request's max_tokens, which may not pass this).
+    efforts: tuple[str, ...] = ()
+    adaptive_thinking: bool = False
+    budget_thinking: bool = False
+    max_output: int = 64_000
 
+
+# The effort levels the 4.6 models take (the API's; "xhigh" is for newer models only).
+_EFFORTS_46 = ("low", "medium", "high", "max")
+# A Claude id this release does not know is a newer model: the API judges what it takes.
+_ALL_EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 MODELS: tuple[ModelInfo, ...] = (
-    ModelInfo("opus", "claude-opus-4-6", 1_000_000, Prices(5, 25, 6.25, 0.50), fast_mode=True),
-    ModelInfo("sonnet", "claude-sonnet-4-6", 1_000_000, Prices(3, 15, 3.75, 0.30)),
-    ModelInfo("haiku", "claude-haiku-4-5-20251001", 200_000, Prices(1, 5, 1.25, 0.10)),
+    ModelInfo(
+        "opus",
+        "claude-opus-4-6",
+        1_000_000,
+        Prices(5, 25, 6.25, 0.50),
+        fast_mode=True,
+        efforts=_EFFORTS_46,
+        adaptive_thinking=True,
+        budget_thinking=True,
+        max_output=128_000,
+    ),
+    ModelInfo(
+        "sonnet",
+        "claude-sonnet-4-6",
+        1_000_000,
+        Prices(3, 15, 3.75, 0.30),
+        efforts=_EFFORTS_46,
+        adaptive_thinking=True,
+        budget_thinking=True,
+    ),
+    ModelInfo(
+        "haiku",
+        "claude-haiku-4-5-20251001",
+        200_000,
+        Prices(1, 5, 1.25, 0.10),
+        budget_thinking=True,
+    ),
 )
 DEFAULT_ALIAS = "sonnet"
 _DATED = re.compile(r".+-\d{8}")  # an id ending in its release date
@@ -73,7 +110,15 @@ def resolve_model(name: str) -> ModelInfo:
     if len(dated) == 1:
         return dated[0]
     if folded.startswith("claude-") and len(folded) > len("claude-"):
-        return ModelInfo(None, folded, 200_000, None)
+        return ModelInfo(
+            None,
+            folded,
+            200_000,
+            None,
+            efforts=_ALL_EFFORTS,
+            adaptive_thinking=True,
+            budget_thinking=True,
+        )
     # A model on an OpenAI-compatible server (a local model): its price and window are unknown;
     # 128K is what current open models offer, and it only sizes context warnings.
     if wanted.startswith(OPENAI_PREFIX) and len(wanted) > len(OPENAI_PREFIX):

@@ -148,6 +148,8 @@ class ProjectContext(msgspec.Struct, frozen=True, kw_only=True):
     config: GlobalConfig
     settings: ProjectSettings
     model: str  # the effective model id, after flags > env > settings > config > default
+    # The settings files' effortLevel, and the file it came from (--effort wins over it).
+    effort_level: Setting[str] | None = None
     permission_mode: PermissionMode  # effective, same precedence
     # The instruction files loaded at start, in order of precedence, lowest first (guides.py).
     guides: tuple[GuideFile, ...] = ()
@@ -524,6 +526,7 @@ class ModelRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
     system: str | list[Block] | None = None
     tools: list[Block] = msgspec.field(default_factory=list)
     thinking: Block | None = None
+    output_config: Block | None = None  # {"effort": level} (actors/reasoning.py)
     speed: Literal["fast"] | None = None
 
 
@@ -1379,6 +1382,14 @@ class SetModel(Ask[str], frozen=True, tag=True):
     model: str
 
 
+class SetEffort(Ask[str], frozen=True, tag=True):
+    """Set the effort level from the next request on (``/effort <level>``, ``auto`` for the
+    model's default; empty: only say it); replies with what now holds. A level that is none,
+    or a model that takes none, raises ``UsageError``."""
+
+    level: str
+
+
 class SetFast(Ask[bool], frozen=True, tag=True):
     """Turn fast mode on or off (``/fast``); replies with whether it is on for the model."""
 
@@ -1559,6 +1570,7 @@ ConductorMsg = (
     RunPrompt
     | AddNote
     | SetModel
+    | SetEffort
     | SetFast
     | ClearConversation
     | GetConversation

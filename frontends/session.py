@@ -185,6 +185,7 @@ def conductor(
         hooks=parts.hooks.address,
         broker=parts.permissions.address,
         model_given=(options.overrides.model if options.overrides else options.model) is not None,
+        reasoning=options.reasoning,
     )
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from actors.hooks import Invoke
     from actors.protocol import Overrides, PermissionMode
+    from actors.reasoning import Reasoning
     from actors.ui import Renderer
 
 __all__ = ["SessionOptions", "from_flags"]
@@ -52,6 +53,8 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
     max_turns: int = DEFAULT_MAX_TURNS
     # --json-schema, parsed and checked: every prompt's answer is a value valid against it.
     json_schema: dict[str, Any] | None = None
+    # --effort and the thinking flags, checked; None: the model's defaults.
+    reasoning: Reasoning | None = None
     partial_messages: bool = False  # stream-json: the answer's deltas as they come
     hook_events: bool = False  # stream-json: each hook's start and end
     # The driving program's options (the Agent SDK's): they replace ``model`` and
@@ -86,6 +89,7 @@ def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> S
         output_format=args.output_format,
         max_turns=args.max_turns,
         json_schema=args.json_schema,
+        reasoning=getattr(args, "reasoning", None),
         partial_messages=args.include_partial_messages,
         hook_events=args.include_hook_events,
         overrides=overrides(args, project),

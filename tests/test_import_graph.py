@@ -71,6 +71,9 @@ SHARED = {
     # The instruction files (LEGATO.md, CLAUDE.md...) and their imports: the memory store reads
     # them at start, the conductor a sub-folder's when the model works there; one reader.
     "actors.instructions",
+    # How much the model reasons (--effort, the thinking flags): the flags' checks, the
+    # session's options and the conductor's requests read the same rules.
+    "actors.reasoning",
 }
 
 # Frontend modules that may import an actor package's root, and which packages. Only two kinds:

@@ -63,6 +63,7 @@ from actors.protocol import (
     Notice,
     Rewind,
     RunPrompt,
+    SetEffort,
     SetFast,
     SetModel,
     Show,
@@ -73,6 +74,7 @@ from actors.protocol import (
     UndoRewind,
     Usage,
 )
+from actors.reasoning import Reasoning, chosen_effort, request_fields, with_settings_effort
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
@@ -124,6 +126,7 @@ _AT_ONCE = (
     GetContextFill,
     GetUsage,
     SetModel,
+    SetEffort,
     ListOfferedTools,
 )
 
@@ -151,8 +154,12 @@ class Conductor(Actor[ConductorMsg]):
         broker: Address[PermissionBrokerMsg] | None = None,
         # The model was given for this run (--model): it wins over a resumed /model choice.
         model_given: bool = False,
+        # --effort and the thinking flags; None: the model's defaults (nothing is sent).
+        reasoning: Reasoning | None = None,
     ) -> None:
         super().__init__()
+        self._reasoning = reasoning
+        self._reasoning_told: set[str] = set()  # models told what of it they do not take
         self._model_given = model_given
         self._memory = memory
         self._model = model
@@ -201,6 +208,7 @@ class Conductor(Actor[ConductorMsg]):
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
         self._model_id = context.model
+        self._reasoning = with_settings_effort(self._reasoning, context.effort_level)
         self._project = context
         self._system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.
@@ -225,6 +233,7 @@ class Conductor(Actor[ConductorMsg]):
         await self._resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
+        self._check_reasoning()
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -369,6 +378,10 @@ class Conductor(Actor[ConductorMsg]):
                 self._model_id = resolve_model(name).id  # UsageError goes back to the caller
                 await self._keeper.choose_model(self._model_id)
                 await reply.answer(msg, self._model_id)
+            case SetEffort(level=level):
+                model = resolve_model(self._model_id)
+                self._reasoning, said = chosen_effort(self._reasoning, level, model)
+                await reply.answer(msg, said)
             case _:
                 async with self._in_order.turn(msg):
                     await self._handle_in_order(msg, reply)
@@ -516,7 +529,28 @@ class Conductor(Actor[ConductorMsg]):
             self._mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
                 await self._mcp.refresh()
+        await self._reasoning_notice()
         return self._request()
+
+    def _check_reasoning(self) -> None:
+        """A setting the session's model does not take is refused before any request (the
+        model of the settings or of a resumed session; --model was checked with the flags)."""
+        if self._reasoning is None:
+            return
+        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
+        if fields.refused:
+            raise fields.refused[0]
+
+    async def _reasoning_notice(self) -> None:
+        """What the model does not take is left out of its requests, and said once for that
+        model: after a switch of model (/model, the SDK's set_model), or asked for by a
+        variable rather than a flag."""
+        if self._reasoning is None or self._model_id in self._reasoning_told:
+            return
+        self._reasoning_told.add(self._model_id)
+        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
+        for refusal in (*fields.refused, *fields.unsent):
+            await self._ui.tell(Show(Notice("warning", f"{refusal}: sent without it")))
 
     def _calls(
         self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
@@ -567,9 +601,17 @@ class Conductor(Actor[ConductorMsg]):
             self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
 
     def _request(self) -> ModelRequest:
+        thinking = output_config = None
+        max_tokens = self._max_tokens
+        if self._reasoning is not None:
+            fields = request_fields(self._reasoning, resolve_model(self._model_id), max_tokens)
+            thinking, output_config = fields.thinking, fields.output_config
+            max_tokens = fields.max_tokens
         request = ModelRequest(
             model=self._model_id,
-            max_tokens=self._max_tokens,
+            max_tokens=max_tokens,
+            thinking=thinking,
+            output_config=output_config,
             messages=list(self.conversation.messages),
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
             tools=self._offered_tools(),

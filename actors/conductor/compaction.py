@@ -86,8 +86,11 @@ def summary_request(base: ModelRequest, older: list[Message], ledger: TaskLedger
         last = messages.pop()
         ask = [*last.content, *ask]
     messages.append(Message("user", ask))
+    room = SUMMARY_MAX_TOKENS
+    if base.thinking is not None and base.thinking.get("type") == "enabled":
+        room += base.thinking["budget_tokens"]  # the thinking budget must stay below max_tokens
     return msgspec.structs.replace(
-        base, messages=messages, max_tokens=min(base.max_tokens, SUMMARY_MAX_TOKENS), speed=None
+        base, messages=messages, max_tokens=min(base.max_tokens, room), speed=None
     )
 
 

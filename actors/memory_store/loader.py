@@ -258,6 +258,15 @@ def explain_context(
     if bypass_disabled and mode.value == "bypass":
         raise reference_keys.refuse_bypass(bypass_disabled, mode.source)
     status_line = combine.status_line(files, trusted=trusted)
+    # As the model's: --settings, then the project's files, then the user's.
+    effort = first(
+        "effortLevel",
+        None,
+        *(
+            (getattr(loaded.value, "effort_level", None), loaded.path)
+            for loaded in (*files.at("flags"), *project_files, *files.at("user"))
+        ),
+    )
     folder = memory_dir(root, home)
     blocked = blocked_rule(settings.value, root, home, gathered.rules)
     approved = read_approved(imports_approval_path(root, home), warnings)
@@ -273,6 +282,7 @@ def explain_context(
             settings.value, permissions=Permissions(), env={}, status_line=None
         ),
         model=model,
+        effort_level=effort if effort.value is not None else None,
         permission_mode=mode.value,
         guides=guides,
         import_requests=import_requests,
@@ -313,6 +323,7 @@ def explain_context(
         (
             Setting("model", model, chosen_model.source),
             mode,
+            *([effort] if effort.value is not None else []),
             *combine.file_only(files),
             *combine.reference_settings(gathered),
             # Listed only when one is set: most sessions have none.

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgspec
 
 from actors.settings.declared import STATUS_LINE, StatusLine
-from actors.settings.reference import ENV, PERMISSIONS, Permissions
+from actors.settings.reference import EFFORT_LEVEL, ENV, PERMISSIONS, EffortLevel, Permissions
 from actors.settings.sandbox import SandboxSettings
 from actors.settings.words import strings
 
@@ -129,6 +129,7 @@ class ProjectSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     """``.legato/settings.json``, validated."""
 
     model: Annotated[str | None, _MODEL] = None
+    effort_level: Annotated[EffortLevel | None, EFFORT_LEVEL] = None
     permission_mode: Annotated[SettingsMode | None, _MODE] = None
     allowed_paths: Annotated[tuple[str, ...], _globs("paths the tools may use")] = ()
     blocked_paths: Annotated[

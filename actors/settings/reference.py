@@ -69,6 +69,14 @@ PERMISSIONS = msgspec.Meta(
 )
 
 
+EffortLevel = Literal["low", "medium", "high", "xhigh"]
+"""The levels a settings file may hold (``max`` applies to one session only, as in the
+reference: it is a flag's or a variable's)."""
+EFFORT_LEVEL = msgspec.Meta(
+    description="how much the model reasons, for the models that take it (--effort wins)"
+)
+
+
 class ReferenceSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A settings file of the reference's, the keys Legato acts on (``hooks`` is read by
     actors/memory_store/hook_settings.py, as in Legato's own files)."""
@@ -80,6 +88,7 @@ class ReferenceSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel
             extra={"words": "a model alias (opus, sonnet, haiku) or a model id"},
         ),
     ] = None
+    effort_level: Annotated[EffortLevel | None, EFFORT_LEVEL] = None
     permissions: Annotated[Permissions, PERMISSIONS] = Permissions()
     env: Annotated[dict[str, str], ENV] = msgspec.field(default_factory=dict)
     status_line: Annotated[StatusLine | None, STATUS_LINE] = None

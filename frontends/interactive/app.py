@@ -42,6 +42,7 @@ from actors.protocol import (
     LoadSession,
     PrepareCommand,
     RunPrompt,
+    SetEffort,
     SetFast,
     SetMode,
     SetModel,
@@ -613,6 +614,13 @@ class InteractiveSession:
             case "/compact":
                 self.view.say(Text(await conductor.ask(Compact())))
                 self.status.context_tokens = (await conductor.ask(GetContextFill())).tokens
+            case "/effort":
+                try:
+                    said = await conductor.ask(SetEffort(level=command.argument))
+                except UsageError as error:
+                    self.view.note("error", error.describe())
+                    return
+                self.view.say(Text(said))
             case "/fast":
                 self.status.fast = not self.status.fast
                 active = await conductor.ask(SetFast(fast=self.status.fast))

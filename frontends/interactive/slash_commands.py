@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "/clear": "Clear conversation history",
     "/quit": "Exit",
     "/model": "Show current model; /model <alias> switches (opus, sonnet, haiku)",
+    "/effort": "Show the effort level; /effort <level> sets it from the next request on (low, "
+    "medium, high, xhigh, max; auto for the model's default)",
     "/fast": "Toggle fast mode (faster output on the strongest model, priced higher)",
     "/cost": "Show current session API usage: input tokens, output tokens, total cost in USD",
     "/context": "Show what fills the context window, as a bar and a table: the system prompt, "

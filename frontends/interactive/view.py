@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
     from rich.markdown import MarkdownElement
 
-    from actors.protocol import HowItRuns, PermissionRequest, UiEvent
+    from actors.protocol import Block, HowItRuns, PermissionRequest, UiEvent
     from frontends.interactive.theme import Palette
 
 TAIL_LINES = 4  # output lines shown under a running tool
@@ -136,6 +136,9 @@ class _Running:
         return lines[-TAIL_LINES:]
 
 
+_THOUGHT = ("thinking", "redacted_thinking")
+
+
 class TurnView:
     def __init__(
         self,
@@ -154,6 +157,7 @@ class TurnView:
         self.stream = MarkdownStream()
         self.running: dict[str, _Running] = {}
         self.thinking = False
+        self._thinking_since: float | None = None  # when the block being thought began
         self._printed: list[Piece | RenderableType] = []  # rendered in take_printed
         self._live_cache: tuple[int, str] | None = None
         self._after_other = False  # the last thing printed was not answer text
@@ -172,10 +176,15 @@ class TurnView:
                 self._print_pieces(self.stream.feed(escape_controls(text)))
             case ThinkingDelta():
                 self.thinking = True
+                if self._thinking_since is None:
+                    self._thinking_since = self.clock()
             case BlockFinished(block=block) if block.get("type") == "text":
                 self._print_pieces(self.stream.finish())
+            case BlockFinished(block=block) if block.get("type") in _THOUGHT:
+                self._thought(block)
             case MessageStarted():
                 self.thinking = False
+                self._thinking_since = self.clock()
             case ToolStarted(id=call_id, name=name, summary=summary):
                 self.running[call_id] = _Running(one_line(name), one_line(summary), self.clock())
             case ToolOutput(id=call_id, text=text):
@@ -196,6 +205,20 @@ class TurnView:
                     agent.partial = one_line(_call(name, s))
             case _:
                 pass
+
+    def _thought(self, block: Block) -> None:
+        """A finished thinking block, collapsed to one dim line as the reference shows it: the
+        reasoning is the model's working, not its answer (it stays in the conversation, and
+        the stream-json output has it whole)."""
+        self.thinking = False
+        since, self._thinking_since = self._thinking_since, None
+        seconds = 0.0 if since is None else self.clock() - since
+        took = f" for {seconds:.0f} s" if seconds >= 1 else ""  # a blink is not worth a number
+        hidden = " (redacted)" if block.get("type") == "redacted_thinking" else ""
+        self._print_pieces(self.stream.finish())
+        line = Text(f"∴ Thought{took}{hidden}", style="legato.muted")
+        line.stylize("italic")  # a theme name and an attribute do not combine in one string
+        self._print(line)
 
     def note(self, level: str, text: str) -> None:
         style = {"info": "legato.muted", "warning": "legato.warn"}.get(level, "legato.bad")

@@ -47,6 +47,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
         _unsupported,
         _permission_mode,
         _model,
+        _reasoning,
         _system_prompt,
         check_json_schema,
         _add_dirs,
@@ -134,6 +135,31 @@ def _model(args: argparse.Namespace) -> int | None:
         resolve_model(args.model)
     except UsageError as error:
         return report(error)
+    return None
+
+
+def _reasoning(args: argparse.Namespace) -> int | None:
+    """``args.reasoning`` made from --effort and the thinking flags (and the reference's
+    variables), checked against --model when it is given: the model of the settings is checked
+    when the session starts, before its first request (actors/conductor)."""
+    from actors.reasoning import reasoning_from, request_fields
+
+    try:
+        args.reasoning = reasoning_from(
+            effort=args.effort,
+            thinking=args.thinking,
+            max_thinking_tokens=args.max_thinking_tokens,
+            display=args.thinking_display,
+            env=os.environ,
+        )
+    except UsageError as error:
+        return report(error)
+    if args.model is not None:
+        from actors.models import resolve_model
+
+        fields = request_fields(args.reasoning, resolve_model(args.model), 1)
+        if fields.refused:
+            return report(fields.refused[0])
     return None
 
 

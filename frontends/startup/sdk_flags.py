@@ -36,10 +36,6 @@ IGNORED: dict[str, bool] = {
     "--resume-session-at": True,
     "--resume-drops-turn": True,
     "--session-mirror": False,
-    "--thinking": True,
-    "--max-thinking-tokens": True,
-    "--thinking-display": True,
-    "--effort": True,
     "--append-system-prompt-file": True,
     "--allow-dangerously-skip-permissions": False,
     "--agents": True,
@@ -106,6 +102,26 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         metavar="SCHEMA",
         help="headless: the answer is a value valid against this JSON Schema (inline JSON, or "
         "a file holding it), in the result's structured_output",
+    )
+    group.add_argument(
+        "--effort",
+        metavar="LEVEL",
+        help="how much the model reasons: low, medium, high, xhigh, max (models that take it)",
+    )
+    group.add_argument(
+        "--thinking",
+        metavar="MODE",
+        help="adaptive (the model decides when to think) or disabled",
+    )
+    group.add_argument(
+        "--max-thinking-tokens",
+        metavar="N",
+        help="think with a fixed budget of N tokens before answering (0: no thinking)",
+    )
+    group.add_argument(
+        "--thinking-display",
+        metavar="HOW",
+        help="summarized or omitted: how the thinking comes back",
     )
     group.add_argument(
         "--add-dir",

@@ -79,3 +79,11 @@ def test_the_ledger_keeps_decisions_adds_files_once_and_renders_the_same() -> No
         "- drop py3.9\nFiles touched:\n- /p/a.py\n- /p/b.py\n- /p/c.py\nOpen steps:\n- docs\n"
         "</task-ledger>"
     )
+
+
+def test_the_summary_request_keeps_room_for_a_thinking_budget() -> None:
+    thinking = {"type": "enabled", "budget_tokens": 8000}
+    base = ModelRequest(model="m", max_tokens=24_000, messages=[], thinking=thinking)
+    request = summary_request(base, [user("go"), calls("a"), result("a")], TaskLedger(goal="go"))
+    assert request.thinking == thinking
+    assert request.max_tokens == 8000 + 4096  # the budget below it, the summary's room above

@@ -74,3 +74,42 @@ def test_continue_goes_on_with_the_latest_session_in_the_terminal(
             again.close()
     assert second["messages"][0]["content"][0]["text"] == "remember blue"
     assert second["messages"][-1]["content"][-1]["text"] == "which colour?"
+
+
+def test_thinking_is_one_dim_line_and_a_switch_of_model_drops_what_it_does_not_take(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    root, home = folders
+    (root / "notes.txt").write_text("blue\n")
+    steps = [
+        tool_calls(
+            [call("Read", {"file_path": str(root / "notes.txt")})], thinking="SECRET reasoning"
+        ),
+        text("The note says blue.", thinking="It is blue."),
+        text("Still blue."),
+    ]
+    with ScriptedServer(steps) as server:
+        terminal.start(
+            root, session_env(home, server.url), "read the note",
+            "--model", "opus", "--effort", "high", "--max-thinking-tokens", "2048",
+            "--allowedTools", "Read",
+        )  # fmt: skip
+        screen = terminal.wait_for("The note says blue.")
+        assert screen.count("∴ Thought") == 2
+        assert "SECRET" not in screen  # collapsed: the reasoning is not printed
+        terminal.submit("/effort loud")
+        terminal.wait_for("/effort 'loud' is not an effort level")
+        terminal.submit("/effort xhigh")
+        terminal.wait_for("Effort set to xhigh (runs as high on opus)")
+        terminal.submit("/model haiku")
+        terminal.wait_for("haiku")
+        terminal.submit("and now?")
+        screen = terminal.wait_for("Still blue.")
+        assert "haiku does not take an effort level (/effort xhigh): sent without it" in screen
+        requests = server.requests
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+    assert requests[0].body["output_config"] == {"effort": "high"}
+    assert requests[1].body["messages"][-2]["content"][0]["thinking"] == "SECRET reasoning"
+    assert "output_config" not in requests[2].body
+    assert requests[2].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}

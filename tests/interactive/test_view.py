@@ -387,3 +387,19 @@ def test_a_long_path_keeps_its_file_name_in_the_questions_line() -> None:
     assert TurnView.summary(request) == (
         "Write file  /home/alice/work/company/monor…tend/src/components/Button.tsx"
     )
+
+
+def test_thinking_is_collapsed_to_one_dim_line_with_its_time() -> None:
+    from actors.protocol import MessageStarted, ThinkingDelta
+
+    view, clock = make_view()
+    view.apply(MessageStarted("m", "claude-opus-4-6"))
+    view.apply(ThinkingDelta(0, "secret plan"))
+    assert "thinking" in view.live()
+    clock.now += 3
+    view.apply(BlockFinished(0, {"type": "thinking", "thinking": "secret plan", "signature": "s"}))
+    view.apply(BlockFinished(1, {"type": "redacted_thinking", "data": "xx"}))
+    printed = view.take_printed()
+    assert "∴ Thought for 3 s" in printed
+    assert "∴ Thought (redacted)" in printed  # no time of its own: it came at once
+    assert "secret plan" not in printed and "thinking" not in view.live()

@@ -206,10 +206,10 @@ def test_an_unknown_key_is_a_warning_with_a_did_you_mean(dirs: Dirs) -> None:
     assert context.warnings == (
         f"{path}:2: unknown key 'permisionMode' is ignored; did you mean 'permissionMode'?",
         f"{path}:3: unknown key 'allowed_paths' is ignored; did you mean 'allowedPaths'?",
-        f"{path}:4: unknown key 'zzz' is ignored; the known keys are model, permissionMode, "
-        "allowedPaths, blockedPaths, allowedCommands, blockedCommands, allowedTools, "
-        "blockedTools, sandbox, maxBackgroundCommands, agents, webSearch, permissions, env, "
-        "statusLine, hooks",
+        f"{path}:4: unknown key 'zzz' is ignored; the known keys are model, effortLevel, "
+        "permissionMode, allowedPaths, blockedPaths, allowedCommands, blockedCommands, "
+        "allowedTools, blockedTools, sandbox, maxBackgroundCommands, agents, webSearch, "
+        "permissions, env, statusLine, hooks",
         f"{path}:5: 'theme' is ignored here; it belongs in the global config file ({dirs.config})",
     )
 

@@ -31,7 +31,7 @@ from frontends.demo.scripted_api.steps import STATUS_OF_ERROR_TYPE, HttpError, R
 from frontends.demo.scripted_api.validate import Invalid, check_body
 
 if TYPE_CHECKING:
-    from frontends.demo.scripted_api.server import _HTTPServer
+    from frontends.demo.scripted_api.server import ScriptedServer, _HTTPServer
     from frontends.demo.scripted_api.steps import Gate, Step
 
 MESSAGES_PATH = "/v1/messages"
@@ -61,7 +61,7 @@ class Handler(BaseHTTPRequestHandler):
         request, body_problem = self._receive()
         request_id = scripted._record(request)
         route = request.path.split("?", 1)[0]
-        refusal = _refusal(request, route, body_problem, scripted.api_key)
+        refusal = _refusal(request, route, body_problem, scripted)
         if refusal is not None:
             self._error(refusal, request_id)
         elif route == COUNT_TOKENS_PATH:
@@ -237,11 +237,12 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def _refusal(
-    request: RecordedRequest, route: str, body_problem: str | None, api_key: str | None
+    request: RecordedRequest, route: str, body_problem: str | None, scripted: ScriptedServer
 ) -> HttpError | None:
     """The error the API would answer instead of a message, checked in the API's order."""
     if request.method != "POST" or route not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
         return HttpError(status=404, message=f"Not found: {request.method} {route}")
+    api_key = scripted.api_key
     if api_key is not None and (why := _auth_failure(request.headers, api_key)):
         return HttpError(status=401, message=why)
     if "anthropic-version" not in request.headers:
@@ -249,7 +250,7 @@ def _refusal(
     if body_problem is not None:
         return HttpError(status=400, message=body_problem)
     try:
-        check_body(request.body, count_tokens=route == COUNT_TOKENS_PATH)
+        check_body(request.body, count_tokens=route == COUNT_TOKENS_PATH, signed=scripted.signed)
     except Invalid as exc:
         return HttpError(status=400, message=str(exc))
     return None

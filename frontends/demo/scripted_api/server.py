@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api.cache import PromptCache
 from frontends.demo.scripted_api.handler import Handler
+from frontends.demo.scripted_api.sse import signature_for
 from frontends.demo.scripted_api.steps import HttpError, Step, to_step, to_steps
 
 JOIN_TIMEOUT = 5.0  # seconds stop() waits for handler threads; only a hung script needs it
@@ -72,6 +73,9 @@ class ScriptedServer:
         self._step_requests = 0  # requests that asked for a step, to number them
         self._responses = 0  # every answer, for request-id
         self._requests: list[RecordedRequest] = []
+        # The signatures given with a thinking block of a step's own (``signature=``, or a raw
+        # block): a request may send back only these, or the derived one (sse.signature_for).
+        self._signatures: set[tuple[str, str]] = set()
         # A session of a thousand turns would keep a quadratic amount of request bodies.
         self._keep_requests = keep_requests
         self.cache = PromptCache()  # answers cache_control marks as the API does (cache.py)
@@ -175,7 +179,8 @@ class ScriptedServer:
             if self._script is not None:
                 # Called under the lock so a script sees requests one at a time, in order.
                 try:
-                    return number, to_step(self._script(request), f"step for request {number}")
+                    step = to_step(self._script(request), f"step for request {number}")
+                    return number, self._issued(step)
                 except Exception as exc:  # a broken test script: answer loudly, keep serving
                     message = f"scripted server: the script failed on request {number}: {exc!r}"
                     return number, HttpError(status=500, message=message, should_retry=False)
@@ -183,7 +188,21 @@ class ScriptedServer:
                 message = f"scripted server: no step left for request {number}"
                 return number, HttpError(status=500, message=message, should_retry=False)
             self._played += 1
-            return number, self._steps[self._played - 1]
+            return number, self._issued(self._steps[self._played - 1])
+
+    def _issued(self, step: Step | HttpError) -> Step | HttpError:
+        if isinstance(step, Step):
+            if step.thinking is not None and step.signature is not None:
+                self._signatures.add((step.thinking, step.signature))
+            for block in step.blocks:
+                if block.get("type") == "thinking":
+                    self._signatures.add((block.get("thinking", ""), block.get("signature", "")))
+        return step
+
+    def signed(self, thinking: str, signature: str) -> bool:
+        """Whether ``signature`` is the one this server gave with ``thinking``."""
+        with self._lock:
+            return signature == signature_for(thinking) or (thinking, signature) in self._signatures
 
 
 class _HTTPServer(ThreadingHTTPServer):

@@ -54,8 +54,11 @@ class Invalid(Exception):
     """A request the API would answer with 400 invalid_request_error; str() is the message."""
 
 
-def check_body(body: Any, *, count_tokens: bool = False) -> None:
-    """Raise Invalid naming the first field that the real API would reject."""
+def check_body(
+    body: Any, *, count_tokens: bool = False, signed: Callable[[str, str], bool] | None = None
+) -> None:
+    """Raise Invalid naming the first field that the real API would reject. ``signed``: whether
+    a thinking block's signature is one the server gave for that thinking (None: not checked)."""
     body = _object(body, "body")
     allowed = COUNT_TOKENS_FIELDS if count_tokens else MESSAGES_FIELDS
     for key in body:
@@ -79,7 +82,10 @@ def check_body(body: Any, *, count_tokens: bool = False) -> None:
         _check_tool_choice(body["tool_choice"])
     if "thinking" in body:
         _check_thinking(body["thinking"], None if count_tokens else body["max_tokens"])
+        _check_with_thinking(body)
     _check_messages(_required(body, "messages", "messages"))
+    if isinstance(body.get("thinking"), dict) and signed is not None:
+        _check_thinking_turn(body["messages"], body["thinking"].get("type"), signed)
     breakpoints = sum(
         _count_cache_control(body.get(key)) for key in ("tools", "system", "messages")
     )
@@ -176,6 +182,52 @@ def _check_thinking(thinking: Any, max_tokens: int | None) -> None:
         )
     if max_tokens is not None and max_tokens <= budget:
         raise Invalid("max_tokens must be greater than thinking.budget_tokens")
+
+
+def _check_thinking_turn(
+    messages: list[Any], kind: Any, signed: Callable[[str, str], bool]
+) -> None:
+    """With thinking on, the assistant turn whose tool calls the last message answers must
+    come back as it was given: its thinking blocks with their signatures unchanged and, with a
+    fixed budget, first (the API continues the model's reasoning from them)."""
+    if kind not in ("enabled", "adaptive") or len(messages) < 2:
+        return
+    index = len(messages) - 2
+    turn, last = messages[index], messages[-1]
+    if turn["role"] != "assistant" or not _result_ids(last):
+        return
+    content = turn["content"]
+    if not isinstance(content, list):
+        return
+    for number, block in enumerate(content):
+        if block.get("type") == "thinking" and not signed(block["thinking"], block["signature"]):
+            raise Invalid(
+                f"messages.{index}.content.{number}: Invalid `signature` in `thinking` block"
+            )
+    first = content[0].get("type") if content else None
+    if kind == "enabled" and first not in ("thinking", "redacted_thinking"):
+        raise Invalid(
+            f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but "
+            f"found `{first}`. When `thinking` is enabled, a final `assistant` message must "
+            "start with a thinking block (preceeding the lastmost set of `tool_use` and "
+            "`tool_result` blocks)."
+        )
+
+
+def _check_with_thinking(body: Mapping[str, Any]) -> None:
+    """What the API refuses beside thinking that is on: a sampling setting other than the
+    default, and a tool_choice that forces a call (the model must be free to think first)."""
+    if body["thinking"].get("type") not in ("enabled", "adaptive"):
+        return
+    if "temperature" in body and body["temperature"] != 1:
+        raise Invalid("`temperature` may only be set to 1 when thinking is enabled")
+    if "top_k" in body:
+        raise Invalid("`top_k` is not supported when thinking is enabled")
+    if isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") in (
+        "any",
+        "tool",
+    ):
+        raise Invalid("Thinking may not be enabled when tool_choice forces tool use.")
 
 
 def _check_messages(messages: Any) -> None:

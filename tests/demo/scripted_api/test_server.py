@@ -391,3 +391,42 @@ def test_on_received_comes_before_the_script_and_requests_can_go_unkept(
             assert post(http, server, body()).status_code == 200
         assert server.requests == []  # a long benchmark session keeps no bodies
     assert order == ["received", "script", "received", "script"]
+
+
+def test_a_thinking_tool_turn_must_come_back_signed_as_given(http: httpx.Client) -> None:
+    thinking = {"type": "enabled", "budget_tokens": 2048}
+    steps = [
+        tool_calls([call("Read", {"file_path": "/a"}, id="toolu_1")], thinking="Read it."),
+        tool_calls([call("Read", {"file_path": "/b"}, id="toolu_2")], thinking="Now b."),
+        text("done"),
+    ]
+    with ScriptedServer(steps) as server:
+        first = post(http, server, body(thinking=thinking, max_tokens=4096))
+        events = parse_sse(first.content)
+        signature = next(
+            data["delta"]["signature"]
+            for _, data in events
+            if data.get("delta", {}).get("type") == "signature_delta"
+        )
+        signed = {"type": "thinking", "thinking": "Read it.", "signature": signature}
+        use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/a"}}
+        result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a"}
+
+        def turn(*assistant: dict[str, Any]) -> httpx.Response:
+            messages: list[dict[str, Any]] = [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": list(assistant)},
+                {"role": "user", "content": [result]},
+            ]
+            return post(http, server, body(*messages, thinking=thinking, max_tokens=4096))
+
+        forged = turn({**signed, "signature": signature[:-4] + "AAAA"}, use)
+        edited = turn({**signed, "thinking": "Read it!"}, use)
+        lost = turn(use)
+        kept = turn(signed, use)
+    assert forged.status_code == edited.status_code == lost.status_code == 400
+    assert "Invalid `signature` in `thinking` block" in forged.json()["error"]["message"]
+    assert "messages.1.content.0" in edited.json()["error"]["message"]
+    assert "must start with a thinking block" in lost.json()["error"]["message"]
+    assert kept.status_code == 200, kept.text
+    assert "signature_delta" in kept.text  # the second step streamed its own

@@ -64,7 +64,7 @@ def test_a_full_realistic_body_passes() -> None:
             max_tokens=4096,
             metadata={"user_id": "opaque"},
             stop_sequences=["END"],
-            temperature=0.5,
+            temperature=1,  # with thinking on, the API takes no other
         )
     )
 
@@ -193,3 +193,32 @@ def test_count_tokens_takes_no_max_tokens() -> None:
     check_body(payload, count_tokens=True)
     with pytest.raises(Invalid, match="max_tokens: Extra inputs are not permitted"):
         check_body({**payload, "max_tokens": 5}, count_tokens=True)
+
+
+def test_a_thinking_tool_turn_is_checked_only_with_thinking_on_and_a_signer() -> None:
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/a"}}
+    signed = {"type": "thinking", "thinking": "t", "signature": "x"}
+    messages = (
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [signed, use]},
+        {"role": "user", "content": [RESULT]},
+    )
+    never = lambda thinking, signature: False  # noqa: E731
+    check_body(body(*messages), signed=never)  # thinking off: older turns are not checked
+    check_body(body(*messages, thinking={"type": "adaptive"}))  # no signer: not checked
+    with pytest.raises(Invalid, match=r"messages\.1\.content\.0: Invalid `signature`"):
+        check_body(body(*messages, thinking={"type": "adaptive"}), signed=never)
+    check_body(
+        body(*messages, thinking={"type": "adaptive"}), signed=lambda t, s: (t, s) == ("t", "x")
+    )
+
+
+def test_thinking_refuses_a_forced_tool_and_a_changed_temperature() -> None:
+    on = {"type": "adaptive"}
+    forced = {"type": "tool", "name": "Read"}
+    with pytest.raises(Invalid, match="tool_choice forces tool use"):
+        check_body(body(thinking=on, tool_choice=forced))
+    with pytest.raises(Invalid, match="temperature"):
+        check_body(body(thinking=on, temperature=0.2))
+    check_body(body(thinking=on, tool_choice={"type": "auto"}, temperature=1))
+    check_body(body(thinking={"type": "disabled"}, tool_choice=forced, temperature=0.2))

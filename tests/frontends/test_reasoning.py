@@ -1,0 +1,129 @@
+"""--effort and the thinking flags reach the request as the Messages API takes them, for the
+models that take them; signed thinking goes back unchanged through a tool turn and a resume."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+
+if TYPE_CHECKING:
+    import pytest
+
+    from tests.frontends.conftest import Project
+
+
+def _lines(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_a_thinking_tool_turn_is_sent_back_signed_and_resumed(project: Project) -> None:
+    flags = ("--model", "opus", "--effort", "xhigh", "--max-thinking-tokens", "20000",
+             "--thinking-display", "summarized")  # fmt: skip
+    steps = [
+        tool_calls([call("Bash", {"command": "echo hi"}, id="t1")], thinking="I should look."),
+        tool_calls([call("Bash", {"command": "echo again"}, id="t2")], thinking="Once more."),
+        text("Done.", thinking="That is all."),
+    ]
+    with ScriptedServer(steps) as server:
+        first = project.legato(
+            server.url, "-p", "look", "--output-format", "stream-json", "--verbose",
+            "--allowedTools", "Bash(echo:*)", "--max-turns", "2", *flags,
+        )  # fmt: skip
+        resumed = project.legato(server.url, "-p", "go on", "--continue", *flags)
+        requests = server.requests
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.strip() == "Done."
+    assert len(requests) == 3  # none refused: every one was answered with a step
+    sent = requests[0].body
+    assert sent["output_config"] == {"effort": "high"}  # opus 4.6 has no xhigh
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 20000, "display": "summarized"}
+    assert sent["max_tokens"] > 20000
+    # The tool turn goes back with its thinking first, signature and all, also once resumed.
+    for request, thought in ((requests[1], "I should look."), (requests[2], "Once more.")):
+        turn = [m for m in request.body["messages"] if m["role"] == "assistant"][-1]
+        assert turn["content"][0]["type"] == "thinking"
+        assert turn["content"][0]["thinking"] == thought
+        assert turn["content"][0]["signature"]
+    # stream-json shows the thinking as the SDK reads it (ThinkingBlock: thinking, signature).
+    blocks = [
+        block
+        for line in _lines(first.stdout)
+        if line["type"] == "assistant"
+        for block in line["message"]["content"]
+    ]
+    (thinking, *_) = [b for b in blocks if b["type"] == "thinking"]
+    assert thinking["thinking"] == "I should look." and thinking["signature"]
+
+
+def test_the_settings_model_is_checked_before_any_request(project: Project) -> None:
+    project.settings(model="haiku")
+    with ScriptedServer([text("never")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--effort", "low")
+        requests = server.requests
+    assert done.returncode == 2, done.stderr
+    assert "haiku does not take an effort level (--effort low)" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert requests == []
+
+
+def test_the_reference_variables_set_effort_and_turn_thinking_off(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_EFFORT_LEVEL", "low")
+    monkeypatch.setenv("MAX_THINKING_TOKENS", "0")
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--effort", "max")
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert request.body["output_config"] == {"effort": "low"}  # the variable wins, as there
+    assert request.body["thinking"] == {"type": "disabled"}
+
+
+def test_nothing_asked_sends_nothing(project: Project) -> None:
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "-p", "hi")
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "thinking" not in request.body and "output_config" not in request.body
+
+
+def test_a_variable_the_model_cannot_use_is_a_warning_not_a_stop(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Set for the reference's sake, on a model that takes no effort level.
+    monkeypatch.setenv("CLAUDE_CODE_EFFORT_LEVEL", "high")
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--model", "haiku")
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "output_config" not in request.body
+    assert "haiku does not take an effort level (CLAUDE_CODE_EFFORT_LEVEL high)" in done.stderr
+
+
+def test_effort_level_in_a_settings_file_is_the_default_and_the_flag_wins(
+    project: Project,
+) -> None:
+    project.write(".claude/settings.json", json.dumps({"effortLevel": "medium"}))
+    with ScriptedServer([text("ok"), text("ok"), text("ok")]) as server:
+        plain = project.legato(server.url, "-p", "hi")
+        flagged = project.legato(server.url, "-p", "hi", "--effort", "low")
+        on_haiku = project.legato(server.url, "-p", "hi", "--model", "haiku")
+        bodies = [request.body for request in server.requests]
+    assert plain.returncode == flagged.returncode == on_haiku.returncode == 0, on_haiku.stderr
+    assert [body.get("output_config") for body in bodies] == [
+        {"effort": "medium"},
+        {"effort": "low"},
+        None,  # a file's default: haiku goes without it, told so
+    ]
+    assert "haiku does not take an effort level (effortLevel in" in on_haiku.stderr
+    explained = project.cli("config")
+    assert "effortLevel" in explained.stdout and "medium" in explained.stdout
+
+
+def test_a_bad_effort_level_in_a_settings_file_names_the_file_and_key(project: Project) -> None:
+    project.settings(effortLevel="max")
+    done = project.legato("http://127.0.0.1:9", "-p", "hi")
+    assert done.returncode == 2
+    assert "effortLevel" in done.stderr and "Traceback" not in done.stderr
