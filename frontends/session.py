@@ -252,15 +252,21 @@ def session_store(
 ) -> SessionStore:
     """The saved sessions of the project: the session ``options.session_id`` (a new one when
     None), or, unasked to save, the list a picker shows. ``ui``: where its warnings go."""
-    from actors.session_store import SessionStore
+    from actors.session_store import SessionStore, transcript_path
 
+    session_id = _session_id(options)
+    mirror = None
+    if options.session_mirror:
+        env = os.environ if options.env is None else options.env
+        mirror = transcript_path(env, os.getcwd(), session_id)
     return SessionStore(
         memory.address,
         project_root=options.project_root,
-        session_id=_session_id(options),
+        session_id=session_id,
         resume=options.resume,
         home=options.home,
         ui=None if ui is None else ui.address,
+        mirror_path=mirror,
     )
 
 

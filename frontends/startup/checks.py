@@ -45,6 +45,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
     SDK's), the system prompt read, the folders resolved, the rules split."""
     checks = (
         _unsupported,
+        _session_mirror,
         _permission_mode,
         _model,
         _system_prompt,
@@ -78,6 +79,19 @@ def _unsupported(args: argparse.Namespace) -> int | None:
             f"Legato does not support {', '.join(named)}",
             remedy="Leave it out; docs/claude-code.md#flags says what each of the reference's "
             "flags does in Legato",
+        )
+    )
+
+
+def _session_mirror(args: argparse.Namespace) -> int | None:
+    # The mirrored events are lines of the stream-json output, for the program that reads it.
+    if not args.session_mirror or args.output_format == "stream-json":
+        return None
+    return report(
+        UsageError(
+            "--session-mirror needs --output-format stream-json",
+            remedy="Add --output-format stream-json for a program that reads the "
+            "transcript_mirror lines (the Agent SDK's session_store), or leave the flag out",
         )
     )
 
