@@ -16,6 +16,7 @@ import msgspec
 from actors.errors import UsageError
 from actors.places import sessions_dir
 from actors.protocol import MessageAdded, SessionEvent, SessionSummary
+from actors.session_store.mirror import confined
 from actors.session_store.replay import replay
 
 _DECODE_EVENT = msgspec.json.Decoder(SessionEvent)
@@ -49,14 +50,15 @@ def read_events(path: str) -> list[SessionEvent]:
     return events
 
 
-def import_events(source: str, path: str) -> list[SessionEvent]:
+def import_events(source: str, path: str, project_root: str) -> list[SessionEvent]:
     """The events of the session file ``source`` (another machine's, as the driving program
     wrote it back from its store), saved as the new session file ``path``. Blocking.
 
     Only what decodes as Legato's events is taken, and written afresh rather than copied, so
-    the file holds nothing a session of its own would not. ``path`` must not exist yet: a
-    session saved here is never overwritten (FileExistsError)."""
-    events = read_events(source)  # FileNotFoundError: no such session there either
+    the file holds nothing a session of its own would not, and no file outside
+    ``project_root`` to restore (``mirror.confined``). ``path`` must not exist yet: a session
+    saved here is never overwritten."""
+    events = confined(read_events(source), project_root)  # FileNotFoundError: not there either
     if not events:
         raise UsageError(
             f"{source} holds no Legato session events to resume",

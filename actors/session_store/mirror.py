@@ -21,8 +21,15 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+import msgspec
+
+from actors.places import within
+from actors.protocol import CheckpointTaken, Rewound
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from actors.protocol import Checkpoint, FileBefore, SessionEvent
 
 # The reference's project folder names: every character but ASCII letters and digits made a
 # hyphen; a longer name is cut and told apart by a hash of the whole path.
@@ -47,6 +54,45 @@ def project_key(directory: str) -> str:
     if len(key) <= _LONGEST_KEY:
         return key
     return f"{key[:_LONGEST_KEY]}-{_hash(path)}"
+
+
+def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent]:
+    """``events`` with the files their checkpoints would restore kept to the project's.
+
+    A session from a store is the program's copy, kept on a service this machine does not
+    control: /undo, /rewind and the SDK's ``rewind_files`` must not write what it says to a
+    file outside the project (a ``~/.bashrc``), so those entries are left out."""
+    roots = {os.path.normpath(project_root), os.path.realpath(project_root)}
+
+    def among(path: str) -> bool:
+        # Only a whole path that stays inside once its ``..`` are taken out.
+        normal = os.path.normpath(path)
+        return os.path.isabs(path) and any(within(normal, root) for root in roots)
+
+    def inside(before: FileBefore) -> bool:
+        return all(among(p) for p in (before.path, before.real) if p is not None)
+
+    def kept(checkpoint: Checkpoint) -> Checkpoint:
+        return msgspec.structs.replace(
+            checkpoint,
+            files=tuple(before for before in checkpoint.files if inside(before)),
+            folders=tuple(folder for folder in checkpoint.folders if among(folder)),
+        )
+
+    out: list[SessionEvent] = []
+    for event in events:
+        match event:
+            case CheckpointTaken(checkpoint=checkpoint):
+                out.append(CheckpointTaken(kept(checkpoint)))
+            case Rewound(undo=undo):
+                files = tuple(before for before in undo.files if inside(before))
+                checkpoints = tuple(kept(checkpoint) for checkpoint in undo.checkpoints)
+                out.append(
+                    Rewound(msgspec.structs.replace(undo, files=files, checkpoints=checkpoints))
+                )
+            case _:
+                out.append(event)
+    return out
 
 
 def _hash(text: str) -> str:

