@@ -22,6 +22,7 @@ run).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,18 @@ class Session(msgspec.Struct, frozen=True):
     hooks: HookRunner  # the user's hook commands; with none configured it runs nothing
     sessions: SessionStore | None = None  # saves the session as it goes
     questions: QuestionsActor | None = None  # the broker's questions, when there is a person
+
+    async def saved(self) -> None:
+        """Returns once the session store has written every event sent to it so far, and so
+        has handed the UI what it mirrors of them (``--session-mirror``) before whatever the
+        frontend shows next: the Agent SDK writes mirrored lines to its store at each result,
+        so they must come before the result line."""
+        from actors.protocol import SaveEvents
+        from runtime import KernelError
+
+        if self.sessions is not None:
+            with contextlib.suppress(KernelError):  # a store already stopped has nothing due
+                await self.sessions.address.ask(SaveEvents(events=()))
 
     @property
     def actors(self) -> list[Actor[Any]]:

@@ -8,7 +8,12 @@ import shutil
 import uuid
 from typing import TYPE_CHECKING
 
-from claude_agent_sdk import InMemorySessionStore, ResultMessage, project_key_for_directory
+from claude_agent_sdk import (
+    ClaudeSDKClient,
+    InMemorySessionStore,
+    ResultMessage,
+    project_key_for_directory,
+)
 
 from frontends.demo.scripted_api import ScriptedServer, text
 from tests.sdk.conftest import collect
@@ -39,9 +44,14 @@ async def test_a_session_in_the_store_resumes_in_another_container(
             session_id=session_id,
             env={"CLAUDE_CONFIG_DIR": str(tmp_path / "claude-one")},
         )
-        said = await collect("remember the word heron", first)
+        async with ClaudeSDKClient(first) as client:
+            await client.query("remember the word heron")
+            said = [message async for message in client.receive_response()]
+            # In the store at the result already, not only once the session ends: a session
+            # still open in one container can be resumed in another.
+            mirrored = store.get_entries(key)
         assert isinstance(said[-1], ResultMessage) and said[-1].session_id == session_id
-        mirrored = store.get_entries(key)
+        assert store.get_entries(key) == mirrored
         # Legato's own events, whole: the first is the session's start, and the answer is there.
         assert [entry["type"] for entry in mirrored][:1] == ["SessionStarted"]
         assert "The word is heron." in str(mirrored)
