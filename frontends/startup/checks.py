@@ -84,14 +84,19 @@ def _unsupported(args: argparse.Namespace) -> int | None:
 
 
 def _session_mirror(args: argparse.Namespace) -> int | None:
-    # The mirrored events are lines of the stream-json output, for the program that reads it.
-    if not args.session_mirror or args.output_format == "stream-json":
+    # The mirrored events are lines of the stream-json output, for the program that reads it;
+    # the terminal has no such output.
+    if not args.session_mirror:
+        return None
+    headless = args.headless is not None or args.print_mode or args.input_format == "stream-json"
+    if headless and args.output_format == "stream-json":
         return None
     return report(
         UsageError(
-            "--session-mirror needs --output-format stream-json",
-            remedy="Add --output-format stream-json for a program that reads the "
-            "transcript_mirror lines (the Agent SDK's session_store), or leave the flag out",
+            "--session-mirror needs --output-format stream-json"
+            + ("" if headless else " and -p (or --input-format stream-json)"),
+            remedy="Add what it needs, for a program that reads the transcript_mirror lines "
+            "(the Agent SDK's session_store), or leave the flag out",
         )
     )
 

@@ -177,7 +177,16 @@ async def test_resuming_what_neither_has_names_the_session(tmp_path: Path, in_pr
             pass
 
 
-def test_the_flag_without_stream_json_output_is_refused_by_name(project: Project) -> None:
+@pytest.mark.parametrize(
+    ("args", "needed"),
+    [
+        (["-p", "x"], "--output-format stream-json"),
+        (["--output-format", "stream-json"], "--output-format stream-json and -p"),
+    ],
+)
+def test_the_flag_without_stream_json_output_is_refused_by_name(
+    project: Project, args: list[str], needed: str
+) -> None:
     # Its lines are for a program reading stream-json; anywhere else they would go unread.
-    done = legato(project, "http://127.0.0.1:9", "--session-mirror", "-p", "x")
-    usage_error(done, "--session-mirror needs --output-format stream-json")
+    done = legato(project, "http://127.0.0.1:9", "--session-mirror", *args)
+    usage_error(done, f"--session-mirror needs {needed}")
