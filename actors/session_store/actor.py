@@ -150,7 +150,8 @@ class SessionStore(Actor[SessionStoreMsg]):
         except FileNotFoundError:
             if self._mirror_path is None:
                 raise
-        return import_events(self._mirror_path, self.path, self._project_root)
+        saved_as = self.path if self._saving else None
+        return import_events(self._mirror_path, saved_as, self._project_root)
 
     async def _warn(self, error: OSError) -> None:
         if isinstance(error, (FileExistsError, NotADirectoryError)):

@@ -50,9 +50,10 @@ def read_events(path: str) -> list[SessionEvent]:
     return events
 
 
-def import_events(source: str, path: str, project_root: str) -> list[SessionEvent]:
+def import_events(source: str, path: str | None, project_root: str) -> list[SessionEvent]:
     """The events of the session file ``source`` (another machine's, as the driving program
-    wrote it back from its store), saved as the new session file ``path``. Blocking.
+    wrote it back from its store), saved as the new session file ``path`` (None: not saved,
+    ``autoSave`` being off). Blocking.
 
     Only what decodes as Legato's events is taken, and written afresh rather than copied, so
     the file holds nothing a session of its own would not, and no file outside
@@ -65,6 +66,8 @@ def import_events(source: str, path: str, project_root: str) -> list[SessionEven
             remedy="Resume from the session store a session that Legato saved (mirrored with "
             "--session-mirror), or start a new one",
         )
+    if path is None:
+        return events
     data = b"".join(ENCODE_EVENT.encode(event) + b"\n" for event in events)
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)

@@ -116,6 +116,21 @@ async def test_a_session_only_the_store_has_is_taken_in_and_not_mirrored_back(
     assert os.stat(local).st_mode & 0o777 == 0o600
 
 
+async def test_with_auto_save_off_a_stored_session_resumes_and_nothing_is_written(
+    tmp_path: Path, in_project: str
+) -> None:
+    os.makedirs(os.path.dirname(in_project))
+    await anyio.Path(in_project).write_text(line(user("from the store")) + "\n")
+    config = tmp_path / "h" / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    await anyio.Path(config).write_text('{"autoSave": false}')
+    memory, ui, store = mirrored(tmp_path, Shown(), resume=True)
+    async with supervise([memory, ui, store]):
+        saved = await store.address.ask(LoadSession())
+    assert saved.messages == [user("from the store")]
+    assert not (tmp_path / "h" / ".legato").exists()
+
+
 async def test_a_session_saved_here_is_resumed_from_here(tmp_path: Path, in_project: str) -> None:
     shown = Shown()
     memory, ui, store = mirrored(tmp_path, shown)
