@@ -1298,7 +1298,24 @@ class AgentEvent(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     model: str | None = None  # the agent's model, with its answers: what prices them
 
 
-UiEvent = ModelEvent | ToolEvent | Notice | TurnOutcome | AgentEvent | HookStarted | HookFinished
+class TranscriptMirrored(msgspec.Struct, frozen=True, tag=True):
+    """Events the session store has just saved, for the driving program's own copy of the
+    session (``--session-mirror``; stream-json prints a ``transcript_mirror`` line)."""
+
+    file_path: str  # where the driving program expects the session file (session_store/mirror.py)
+    lines: bytes  # the events as saved: JSON lines, each ending in a newline
+
+
+UiEvent = (
+    ModelEvent
+    | ToolEvent
+    | Notice
+    | TurnOutcome
+    | AgentEvent
+    | HookStarted
+    | HookFinished
+    | TranscriptMirrored
+)
 
 
 class Show(msgspec.Struct, frozen=True, tag=True):

@@ -22,6 +22,7 @@ run).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,18 @@ class Session(msgspec.Struct, frozen=True):
     hooks: HookRunner  # the user's hook commands; with none configured it runs nothing
     sessions: SessionStore | None = None  # saves the session as it goes
     questions: QuestionsActor | None = None  # the broker's questions, when there is a person
+
+    async def saved(self) -> None:
+        """Returns once the session store has written every event sent to it so far, and so
+        has handed the UI what it mirrors of them (``--session-mirror``) before whatever the
+        frontend shows next: the Agent SDK writes mirrored lines to its store at each result,
+        so they must come before the result line."""
+        from actors.protocol import SaveEvents
+        from runtime import KernelError
+
+        if self.sessions is not None:
+            with contextlib.suppress(KernelError):  # a store already stopped has nothing due
+                await self.sessions.address.ask(SaveEvents(events=()))
 
     @property
     def actors(self) -> list[Actor[Any]]:
@@ -253,15 +266,21 @@ def session_store(
 ) -> SessionStore:
     """The saved sessions of the project: the session ``options.session_id`` (a new one when
     None), or, unasked to save, the list a picker shows. ``ui``: where its warnings go."""
-    from actors.session_store import SessionStore
+    from actors.session_store import SessionStore, transcript_path
 
+    session_id = _session_id(options)
+    mirror = None
+    if options.session_mirror:
+        env = os.environ if options.env is None else options.env
+        mirror = transcript_path(env, os.getcwd(), session_id)
     return SessionStore(
         memory.address,
         project_root=options.project_root,
-        session_id=_session_id(options),
+        session_id=session_id,
         resume=options.resume,
         home=options.home,
         ui=None if ui is None else ui.address,
+        mirror_path=mirror,
     )
 
 

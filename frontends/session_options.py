@@ -46,6 +46,9 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
     home: str | None = None  # None: the user's home
     session_id: str | None = None  # None: a new id
     resume: bool = False  # go on with the saved session ``session_id`` (--continue, --resume)
+    # --session-mirror: the saved events also go to the driving program's session store, and a
+    # session resumed from it is read where it put them (actors/session_store/mirror.py).
+    session_mirror: bool = False
     max_parallel: int | None = None  # None: the tool executor's defaults
     stream_timeout: float = DEFAULT_STREAM_TIMEOUT  # seconds without a byte before a retry
     # What the frontend shows and how long it lets the model go on.
@@ -84,6 +87,7 @@ def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> S
         permission_mode=args.permission_mode,
         session_id=resumed or args.session_id,  # --session-id names a new one
         resume=resumed is not None,
+        session_mirror=args.session_mirror,
         max_parallel=args.max_parallel,
         stream_timeout=args.stream_timeout,
         output_format=args.output_format,

@@ -29,6 +29,7 @@ from actors.protocol import (
     ModelRequest,
     Notice,
     ToolResult,
+    TranscriptMirrored,
     TurnOutcome,
 )
 
@@ -98,7 +99,9 @@ class AgentRun:
         return Display(self.ui, self._wrap, sink=self.watch)
 
     def _wrap(self, event: UiEvent) -> UiEvent:
-        if isinstance(event, (Notice, TurnOutcome, AgentEvent, HookStarted, HookFinished)):
+        if isinstance(
+            event, (Notice, TurnOutcome, AgentEvent, HookStarted, HookFinished, TranscriptMirrored)
+        ):
             return event  # not the agent's answer or calls: shown as it is
         return AgentEvent(
             parent_tool_use_id=self.scope.parent_tool_use_id,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from actors.session_store.actor import SessionStore
 from actors.session_store.files import read_events, session_path
+from actors.session_store.mirror import transcript_path
 from actors.session_store.replay import replay
 
 __all__ = [
@@ -15,4 +16,5 @@ __all__ = [
     "read_events",
     "replay",
     "session_path",
+    "transcript_path",
 ]

@@ -33,8 +33,15 @@ from actors.protocol import (
     SessionStarted,
     SessionStoreMsg,
     Show,
+    TranscriptMirrored,
 )
-from actors.session_store.files import ENCODE_EVENT, list_sessions, read_events, session_path
+from actors.session_store.files import (
+    ENCODE_EVENT,
+    import_events,
+    list_sessions,
+    read_events,
+    session_path,
+)
 from actors.session_store.replay import replay
 from runtime import Actor, KernelError
 
@@ -55,6 +62,9 @@ class SessionStore(Actor[SessionStoreMsg]):
         resume: bool = False,
         home: str | None = None,
         ui: Address[UiMsg] | None = None,  # told once if the file cannot be written
+        # --session-mirror: where the driving program keeps the session (session_store/mirror.py);
+        # each batch saved is shown to ``ui`` for it, and a resume not saved here is read there.
+        mirror_path: str | None = None,
     ) -> None:
         super().__init__()
         self._memory = memory
@@ -67,13 +77,14 @@ class SessionStore(Actor[SessionStoreMsg]):
         self._saving = True
         self._fd: int | None = None
         self._saved = SavedSession(session_id=session_id)
+        self._mirror_path = mirror_path
 
     async def on_start(self) -> None:
         context = await self._memory.ask(GetContext())
         self._saving = context.config.auto_save
         if self._resume:
             try:
-                events = await anyio.to_thread.run_sync(read_events, self.path)
+                events = await anyio.to_thread.run_sync(self._read_or_import)
             except FileNotFoundError:
                 raise UsageError(
                     f"there is no saved session '{self.session_id}' for {self._project_root}",
@@ -122,10 +133,25 @@ class SessionStore(Actor[SessionStoreMsg]):
         if not self._saving or not events:
             return
         try:
-            await self._append(events)
+            data = await self._append(events)
         except OSError as error:
             self._saving = False
             await self._warn(error)
+            return
+        if self._mirror_path is not None and self._ui is not None:
+            with contextlib.suppress(KernelError):  # a UI already gone has nobody to tell
+                await self._ui.tell(Show(TranscriptMirrored(self._mirror_path, data)))
+
+    def _read_or_import(self) -> list[SessionEvent]:
+        """The saved session's events; with a mirror, a session this machine has not saved is
+        taken from the copy the driving program put where it keeps sessions."""
+        try:
+            return read_events(self.path)
+        except FileNotFoundError:
+            if self._mirror_path is None:
+                raise
+        saved_as = self.path if self._saving else None
+        return import_events(self._mirror_path, saved_as, self._project_root)
 
     async def _warn(self, error: OSError) -> None:
         if isinstance(error, (FileExistsError, NotADirectoryError)):
@@ -142,7 +168,7 @@ class SessionStore(Actor[SessionStoreMsg]):
             with contextlib.suppress(KernelError):  # a UI already gone has nobody to tell
                 await self._ui.tell(Show(Notice("warning", text)))
 
-    async def _append(self, events: tuple[SessionEvent, ...]) -> None:
+    async def _append(self, events: tuple[SessionEvent, ...]) -> bytes:
         if self._fd is None:
             self._fd = await anyio.to_thread.run_sync(self._open)
             if not self._resume:
@@ -150,6 +176,7 @@ class SessionStore(Actor[SessionStoreMsg]):
                 events = (SessionStarted(self.session_id, self._project_root, started), *events)
         data = b"".join(ENCODE_EVENT.encode(event) + b"\n" for event in events)
         await anyio.to_thread.run_sync(functools.partial(_write_all, self._fd, data))
+        return data
 
     def _open(self) -> int:
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)

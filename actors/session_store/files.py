@@ -16,6 +16,7 @@ import msgspec
 from actors.errors import UsageError
 from actors.places import sessions_dir
 from actors.protocol import MessageAdded, SessionEvent, SessionSummary
+from actors.session_store.mirror import confined
 from actors.session_store.replay import replay
 
 _DECODE_EVENT = msgspec.json.Decoder(SessionEvent)
@@ -46,6 +47,44 @@ def read_events(path: str) -> list[SessionEvent]:
                 events.append(_DECODE_EVENT.decode(line))
             except (msgspec.DecodeError, RecursionError):
                 continue  # damaged by hand or by a disk error: keep what can be read
+    return events
+
+
+def import_events(source: str, path: str | None, project_root: str) -> list[SessionEvent]:
+    """The events of the session file ``source`` (another machine's, as the driving program
+    wrote it back from its store), saved as the new session file ``path`` (None: not saved,
+    ``autoSave`` being off). Blocking.
+
+    Only what decodes as Legato's events is taken, and written afresh rather than copied, so
+    the file holds nothing a session of its own would not, and no file outside
+    ``project_root`` to restore (``mirror.confined``). ``path`` must not exist yet: a session
+    saved here is never overwritten."""
+    events = confined(read_events(source), project_root)  # FileNotFoundError: not there either
+    if not events:
+        raise UsageError(
+            f"{source} holds no Legato session events to resume",
+            remedy="Resume from the session store a session that Legato saved (mirrored with "
+            "--session-mirror), or start a new one",
+        )
+    if path is None:
+        return events
+    data = b"".join(ENCODE_EVENT.encode(event) + b"\n" for event in events)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        # O_EXCL: a file made meanwhile, or a symlink planted where the session goes, is left be.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:
+        raise UsageError(
+            f"cannot save the resumed session as {path}: {error.strerror or error}",
+            remedy=f"Make sure {os.path.dirname(path)} is a folder you can write to, and that "
+            "nothing stands at that path",
+        ) from None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
     return events
 
 

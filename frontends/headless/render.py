@@ -37,6 +37,7 @@ from actors.protocol import (
     ToolInputDelta,
     ToolStarted,
     ToolUseStarted,
+    TranscriptMirrored,
     TurnOutcome,
     Usage,
 )
@@ -331,6 +332,12 @@ class StreamJsonRenderer(HeadlessRenderer):
         self.write_line(self.stdout, obj)
 
     def render(self, event: UiEvent) -> None:
+        if isinstance(event, TranscriptMirrored):
+            # The saved lines as they are: the program's store keeps exactly what a resume reads.
+            entries = [msgspec.Raw(line) for line in event.lines.splitlines()]
+            mirrored = {"type": "transcript_mirror", "filePath": event.file_path}
+            self.write_line(self.stdout, {**mirrored, "entries": entries})
+            return
         if isinstance(event, TurnOutcome):
             result = result_object(event, self.sandbox)
             result.update(self.ledger.close())

@@ -201,6 +201,7 @@ class _HeadlessRun:
                 self.renderer.sandbox = await session.tools.address.ask(
                     DescribeSandbox(try_it=False)
                 )
+                await session.saved()
                 await session.ui.address.tell(Show(outcome))
                 if left := await _still_running(session):
                     await session.ui.address.tell(Show(Notice("warning", left)))

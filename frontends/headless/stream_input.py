@@ -315,6 +315,7 @@ class _StreamSession:
             if session_words.named(prompt.text):  # the session's own: /undo, /rewind N...
                 outcome = await self._session_command(session, prompt.text)
                 self.last_failed = outcome.is_error
+                await session.saved()
                 await session.ui.address.tell(Show(outcome))
                 continue
             if prompt.text.lstrip().startswith("/"):  # a command of the project's, as typed
@@ -341,6 +342,7 @@ class _StreamSession:
                 self.renderer.sandbox = await session.tools.address.ask(
                     DescribeSandbox(try_it=False)
                 )
+            await session.saved()
             await session.ui.address.tell(Show(outcome))
 
     async def _session_command(self, session: Session, text: str) -> TurnOutcome:

@@ -45,6 +45,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
     SDK's), the system prompt read, the folders resolved, the rules split."""
     checks = (
         _unsupported,
+        _session_mirror,
         _permission_mode,
         _model,
         _reasoning,
@@ -79,6 +80,24 @@ def _unsupported(args: argparse.Namespace) -> int | None:
             f"Legato does not support {', '.join(named)}",
             remedy="Leave it out; docs/claude-code.md#flags says what each of the reference's "
             "flags does in Legato",
+        )
+    )
+
+
+def _session_mirror(args: argparse.Namespace) -> int | None:
+    # The mirrored events are lines of the stream-json output, for the program that reads it;
+    # the terminal has no such output.
+    if not args.session_mirror:
+        return None
+    headless = args.headless is not None or args.print_mode or args.input_format == "stream-json"
+    if headless and args.output_format == "stream-json":
+        return None
+    return report(
+        UsageError(
+            "--session-mirror needs --output-format stream-json"
+            + ("" if headless else " and -p (or --input-format stream-json)"),
+            remedy="Add what it needs, for a program that reads the transcript_mirror lines "
+            "(the Agent SDK's session_store), or leave the flag out",
         )
     )
 

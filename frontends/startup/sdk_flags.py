@@ -35,7 +35,6 @@ IGNORED: dict[str, bool] = {
     "--fork-session": False,
     "--resume-session-at": True,
     "--resume-drops-turn": True,
-    "--session-mirror": False,
     "--append-system-prompt-file": True,
     "--allow-dangerously-skip-permissions": False,
     "--agents": True,
@@ -152,6 +151,12 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         help="settings for this session, above every file: a settings file or JSON text",
     )
     group.add_argument("--session-id", metavar="UUID", help="the new session's id")
+    group.add_argument(
+        "--session-mirror",
+        action="store_true",
+        help="stream-json: also a transcript_mirror line with each batch of saved session "
+        "events, for the program's own session store (the SDK's session_store)",
+    )
     group.add_argument(
         "--verbose",
         action="store_true",
