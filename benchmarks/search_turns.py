@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import site
 import statistics
@@ -37,7 +38,6 @@ import tempfile
 import time
 from typing import Any
 
-from benchmarks.search import run_command
 from frontends.demo.scripted_api import (
     RecordedRequest,
     ScriptedServer,
@@ -144,15 +144,15 @@ def script(name: str, args: dict[str, Any]) -> Any:
 
 def turn(
     root: str, home: str, name: str, args: dict[str, Any], start: list[str] | None = None
-) -> float:
-    """Seconds of one whole headless turn whose one tool call is ``name(args)``; ``start``
-    replaces the usual way in (``-c`` and frontends.cli.main)."""
+) -> tuple[float, float]:
+    """Wall and CPU seconds of one whole headless turn whose one tool call is ``name(args)``;
+    ``start`` replaces the usual way in (``-c`` and frontends.cli.main)."""
     with ScriptedServer(script(name, args), keep_requests=False) as server:
         env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
         env.pop("ANTHROPIC_API_KEY", None)
         env.update(HOME=home, ASSISTANT_BASE_URL=server.url, ASSISTANT_API_KEY="bench-key")
         command = [sys.executable, *(start or ["-c", _CLI])]
-        began = time.perf_counter()
+        began, used = time.perf_counter(), _children_cpu()
         done = subprocess.run(
             [*command, root, "-p", "go", "--permission-mode", "auto"],
             cwd=REPO,
@@ -160,48 +160,85 @@ def turn(
             capture_output=True,
             text=True,
         )
-        seconds = time.perf_counter() - began
+        seconds, cpu = time.perf_counter() - began, _children_cpu() - used
     if done.returncode != 0 or "Done." not in done.stdout:
         raise SystemExit(f"the {name} turn failed:\n{done.stdout}\n{done.stderr}")
-    return seconds
+    return seconds, cpu
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of the ended child processes and theirs (rg, under
+    legato): far steadier than wall time on a busy machine, where waiting for a core is most of
+    the noise."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def rg_run(rg: str, args: list[str], root: str, wanted: int | None) -> tuple[float, float]:
+    """Wall and CPU seconds of rg's search (stopped after ``wanted`` lines, as ``| head``)."""
+    used = _children_cpu()
+    seconds = run_command([rg, *args], root, wanted)[0]
+    return seconds, _children_cpu() - used
+
+
+def run_command(command: list[str], cwd: str, wanted: int | None) -> tuple[float, int]:
+    """Seconds until the command has given all its output (or ``wanted`` lines of it, after
+    which it is stopped, as ``| head`` would), and the lines it gave."""
+    start = time.perf_counter()
+    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        lines = 0
+        for _ in process.stdout:
+            lines += 1
+            if wanted is not None and lines >= wanted:
+                process.kill()
+                break
+        process.stdout.close()
+        process.wait()
+    return time.perf_counter() - start, lines
 
 
 def spread(values: list[float]) -> str:
     return f"{min(values) * 1000:.0f}-{max(values) * 1000:.0f}"
 
 
-def measure(root: str, home: str, runs: int, rg: str) -> list[tuple[str, float, float]]:
+def measure(root: str, home: str, runs: int, rg: str) -> None:
+    """Each search's cost over a Read turn (the median of the differences between each
+    search turn and the Read turn just before it, so that a slow spell of the machine weighs
+    on both), and rg's, in the same run: wall time, what a person waits for, and CPU time."""
     read = ("Read", {"file_path": os.path.join(root, "small.txt")})
-    reads: list[float] = []
-    searches: dict[str, list[float]] = {label: [] for label, *_ in TURNS}
-    direct: dict[str, list[float]] = {label: [] for label, *_ in TURNS}
+    reads: list[tuple[float, float]] = []
+    overs: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in TURNS}
+    direct: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in TURNS}
     for _ in range(runs):
         for label, name, args, rg_args, wanted in TURNS:
             reads.append(turn(root, home, *read))
-            searches[label].append(turn(root, home, name, args))
-            direct[label].append(run_command([rg, *rg_args], root, wanted)[0])
-    base = statistics.median(reads)
-    print(f"  Read turn: median {base * 1000:.0f} ms (spread {spread(reads)} ms)")
-    print(
-        f"  {'search':14} {'turn':>8} {'over Read':>10} {'rg':>8} {'ratio':>7}   spread turn / rg"
-    )
-    results = []
-    for label, *_ in TURNS:
-        whole = statistics.median(searches[label])
-        over = whole - base
-        theirs = statistics.median(direct[label])
+            searched = turn(root, home, name, args)
+            overs[label].append((searched[0] - reads[-1][0], searched[1] - reads[-1][1]))
+            direct[label].append(rg_run(rg, rg_args, root, wanted))
+    for kind, index in (("wall", 0), ("CPU", 1)):
+        times = [entry[index] for entry in reads]
         print(
-            f"  {label:14} {whole * 1000:6.0f}ms {over * 1000:8.0f}ms {theirs * 1000:6.0f}ms"
-            f" {over / theirs:6.2f}x   {spread(searches[label])} / {spread(direct[label])} ms"
+            f"  {kind}: Read turn median {statistics.median(times) * 1000:.0f} ms"
+            f" ({spread(times)} ms)"
         )
-        results.append((label, over, theirs))
-    total_over = sum(over for _, over, _ in results)
-    total_rg = sum(theirs for _, _, theirs in results)
-    print(
-        f"  the three: {total_over * 1000:.0f} ms over Read turns, rg {total_rg * 1000:.0f} ms,"
-        f" {total_over / total_rg:.2f}x"
-    )
-    return results
+        print(
+            f"    {'search':14} {'over Read':>10} {'rg':>8} {'ratio':>7}   spread: over Read / rg"
+        )
+        total_over = total_rg = 0.0
+        for label, *_ in TURNS:
+            ours = [entry[index] for entry in overs[label]]
+            theirs = [entry[index] for entry in direct[label]]
+            over, rg_median = statistics.median(ours), statistics.median(theirs)
+            total_over, total_rg = total_over + over, total_rg + rg_median
+            print(
+                f"    {label:14} {over * 1000:8.0f}ms {rg_median * 1000:6.0f}ms"
+                f" {over / rg_median:6.2f}x   {spread(ours)} / {spread(theirs)} ms"
+            )
+        print(
+            f"    the three: {total_over * 1000:.0f} ms over Read turns, rg"
+            f" {total_rg * 1000:.0f} ms, {total_over / total_rg:.2f}x"
+        )
 
 
 def profile(root: str, home: str, label: str) -> None:
