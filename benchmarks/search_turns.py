@@ -131,12 +131,15 @@ def _multiply(first: str) -> None:
 
 
 def script(name: str, args: dict[str, Any]) -> Any:
+    """The call, then "Done." if it worked, else the tool's error as the answer (a turn timed
+    on an error would measure nothing)."""
+
     def answer(request: RecordedRequest) -> Step:
         if len(request.body["messages"]) == 1:
             return tool_calls([call(name, args)])
         result = request.body["messages"][-1]["content"][0]
         if result.get("is_error"):
-            raise SystemExit(f"{name} failed: {result['content']}")
+            return text(f"{name} failed: {result['content']}")
         return text("Done.")
 
     return answer
