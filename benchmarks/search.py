@@ -1,6 +1,12 @@
 """Grep and Glob through the tool executor against ripgrep, GNU grep and find on the same tree.
 
     .venv/bin/python -m benchmarks.search [--runs N] [--tree DIR] [--rg PATH] [--no-big]
+        [--ten] [--no-turns]
+
+First what a person waits for: each search as the only call of a whole headless turn, its
+cost over a Read turn against rg in Legato's order, in the same run (``benchmarks.search_turns``,
+which says how; ``--ten``: on ten times the tree, built from a seed). Then the searches below
+inside the tool.
 
 The tree is a copy of this environment's site-packages (``__pycache__`` left out), as in
 ``benchmarks.walk``, put at ``project/site`` with no permission rules. Three searches, each
@@ -34,7 +40,6 @@ import json
 import os
 import resource
 import shutil
-import site
 import statistics
 import subprocess
 import sys
@@ -45,6 +50,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from actors.protocol import RunTools, ToolCall, ToolFinished
+from benchmarks import search_turns
+from benchmarks.search_turns import run_command
 from frontends.session import tool_parts
 from frontends.session_options import SessionOptions
 from runtime import supervise
@@ -103,23 +110,6 @@ def find_rg(given: str | None) -> str | None:
     if os.access(beside, os.X_OK):
         return beside
     return shutil.which("rg")
-
-
-def run_command(command: list[str], cwd: str, wanted: int | None) -> tuple[float, int]:
-    """Seconds until the command has given all its output (or ``wanted`` lines of it, after
-    which it is stopped, as ``| head`` would), and the lines it gave."""
-    start = time.perf_counter()
-    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE) as process:
-        assert process.stdout is not None
-        lines = 0
-        for _ in process.stdout:
-            lines += 1
-            if wanted is not None and lines >= wanted:
-                process.kill()
-                break
-        process.stdout.close()
-        process.wait()
-    return time.perf_counter() - start, lines
 
 
 async def call_tool(executor: ToolExecutor, name: str, args: dict[str, Any], n: int) -> float:
@@ -233,21 +223,22 @@ def main() -> None:
     parser.add_argument("--no-big", action="store_true", help="leave out the big inputs")
     parser.add_argument("--tree", help="a folder to copy the tree into and reuse")
     parser.add_argument("--rg", help="the rg binary (default: beside this Python, or on PATH)")
+    parser.add_argument("--ten", action="store_true", help="ten times the tree, from a seed")
+    parser.add_argument("--no-turns", action="store_true", help="leave out the whole turns")
     options = parser.parse_args()
     rg = find_rg(options.rg)
     base = options.tree or tempfile.mkdtemp(prefix="legato-search-")
-    root = os.path.realpath(os.path.join(base, "project"))
-    if not os.path.isdir(os.path.join(root, "site")):
-        source = site.getsitepackages()[0]
-        ignore = shutil.ignore_patterns("__pycache__")
-        shutil.copytree(source, os.path.join(root, "site"), symlinks=True, ignore=ignore)
-    os.makedirs(os.path.join(root, ".legato"), exist_ok=True)
-    with open(os.path.join(root, ".legato", "settings.json"), "w") as file:
-        json.dump({}, file)
+    root = search_turns.build(base, options.ten)
+    home = os.path.join(base, "home")
+    os.makedirs(home, exist_ok=True)
     files = sum(len(names) for _, _, names in os.walk(os.path.join(root, "site")))
     print(f"{files} files under {root}; rg: {rg or 'not found'}; medians of {options.runs}")
     try:
-        trio.run(measure, root, os.path.join(base, "home"), options.runs, rg)
+        if rg is not None and not options.no_turns:
+            print("whole headless turns (benchmarks.search_turns):")
+            search_turns.measure(root, home, options.runs, rg)
+            print("whole tool calls, in one process:")
+        trio.run(measure, root, home, options.runs, rg)
     finally:
         if options.tree is None:
             shutil.rmtree(base)

@@ -228,6 +228,10 @@ class _Search:
         if query.mode == "content":
             args += [f"--before-context={query.before}", f"--after-context={query.after}"]
         done: list[tuple[str, dict[int, tuple[str, bool]]]] = []  # files read to their end
+        # The lines and characters of ``done``: content's files go to the permission broker
+        # once they could fill the output, not at every read of rg's output (a round trip
+        # each, which the whole search would otherwise wait on a dozen times).
+        done_rows = done_chars = 0
         rows: dict[int, tuple[str, bool]] = {}
         chars = 0  # in ``rows``
         async with self._run(args) as run:
@@ -245,10 +249,16 @@ class _Search:
                             chars += _add_rows(rows, event.data, matched=event.type == "match")
                         elif event.type == "end" and event.data.get("binary_offset") is None:
                             done.append((_rel_of(event.data), rows))
-                    if done and await self._show(done):
-                        return
-                    done = []
+                            done_rows, done_chars = done_rows + len(rows), done_chars + chars
+                    # Counts hold every line until shown: those go at every read.
+                    counted = query.mode != "content"
+                    if done and (counted or self._enough(done_rows, done_chars)):
+                        if await self._show(done):
+                            return
+                        done, done_rows, done_chars = [], 0, 0
             await run.ended()
+        if done:
+            await self._show(done)
 
     def _enough(self, rows: int, chars: int) -> bool:
         """Whether a file's ``rows`` lines of ``chars`` characters would fill the output."""

@@ -289,3 +289,29 @@ async def test_grep_lists_the_newest_files_it_may_read_past_blocked_newer_ones(
         said = (await run("Grep", pattern="TOKEN", head_limit=50)).content.split("\n")
     assert said[:50] == [str(root / "open" / f"o{index:03}.txt") for index in range(99, 49, -1)]
     assert said[50:] == ["(Showing the first 50 results; there are more.)"]
+
+
+async def test_grep_content_fills_its_lines_past_blocked_files_that_come_first(
+    tmp_path: Path,
+) -> None:
+    """content is judged a file at a time once enough lines have come to fill the output:
+    blocked files first by path (many reads of rg's output) show nothing, not even a count,
+    and the open ones after them fill the lines to the limit."""
+    root = tmp_path / "content"
+    (root / "a-secret").mkdir(parents=True)
+    (root / "b-open").mkdir()
+    for index in range(300):
+        (root / "a-secret" / f"s{index:03}.txt").write_text(f"TOKEN={'x' * 400}\n" * 3)
+    for index in range(40):
+        (root / "b-open" / f"o{index:03}.txt").write_text("TOKEN one\nnothing\nTOKEN two\n")
+    async with tools(root, "auto", blockedPaths=["a-secret/"]) as run:
+        said = await run("Grep", pattern="TOKEN", output_mode="content", head_limit=50)
+    lines = said.content.split("\n")
+    expected = [
+        f"{root / 'b-open' / f'o{index:03}.txt'}:{line}"
+        for index in range(25)
+        for line in ("1:TOKEN one", "3:TOKEN two")
+    ]
+    assert lines[:50] == expected
+    assert "x" * 400 not in said.content
+    assert lines[50:] == ["(Showing the first 50 results; there are more.)"]

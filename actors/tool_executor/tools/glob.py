@@ -16,7 +16,7 @@ from actors.tool_executor.files import resolve_path
 from actors.tool_executor.schemas import GlobInput
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator
+    from collections.abc import AsyncGenerator, Callable
 
     from actors.tool_executor.context import CallContext
     from actors.tool_executor.ripgrep import Tally
@@ -29,7 +29,7 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     # ripgrep's driver, the walk and its pattern matchers load with the first search, not with
     # the tools' list that goes into the first request.
     from actors.tool_executor import ripgrep
-    from actors.tool_executor.walk import glob_matcher, named_dirs
+    from actors.tool_executor.walk import named_dirs
 
     base = ctx.resolve(args.path or ".")
     walk_base, pattern = split_pattern(base, args.pattern)
@@ -47,7 +47,7 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
             ctx.project_root,
             stop,
             enter=named_dirs(pattern),
-            keep=glob_matcher(pattern),
+            keep=_matcher(pattern),
             names=(name,) if name is not None else (),
             depth=depth,
             exact=exact,
@@ -59,6 +59,21 @@ async def run(args: GlobInput, ctx: CallContext) -> ToolOutcome:
     finally:
         stop.set()  # an abandoned walk stops at its next folder
     return ToolOutcome(_listing(newest, count, pattern, walk_base, left_out))
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    """The Python matcher of ``pattern``, made when first asked: where rg's name filter says
+    all the pattern does (``**/*.py``), nothing asks, and its import and regex are spared."""
+    made: list[Callable[[str], bool]] = []
+
+    def keep(rel: str) -> bool:
+        if not made:
+            from actors.tool_executor.walk import glob_matcher
+
+            made.append(glob_matcher(pattern))
+        return made[0](rel)
+
+    return keep
 
 
 async def _newest(
@@ -78,14 +93,16 @@ async def _newest(
     count = left_out = 0
     async with contextlib.aclosing(files):
         async for batch in files:
-            if len(newest) < MAX_FILES:
-                kept = await allowed(ctx.readable, walk_base, batch)
-                left_out += len(batch) - len(kept)
-                tally.give += len(batch) - len(kept)  # as many more in their place
-                newest.extend(found.path for found in kept[: MAX_FILES - len(newest)])
+            # Judged only as many as are still to be shown (a read of rg's output may bring
+            # thousands); the rules refusing some, as many more after them, and so on.
+            while batch and len(newest) < MAX_FILES:
+                judged, batch = batch[: MAX_FILES - len(newest)], batch[MAX_FILES - len(newest) :]
+                kept = await allowed(ctx.readable, walk_base, judged)
+                left_out += len(judged) - len(kept)
+                tally.give += len(judged) - len(kept)  # as many more in their place
+                newest.extend(found.path for found in kept)
                 count += len(kept)
-            else:
-                count += len(batch)
+            count += len(batch)
     return newest, count, left_out
 
 
