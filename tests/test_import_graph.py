@@ -71,6 +71,11 @@ SHARED = {
     # The instruction files (LEGATO.md, CLAUDE.md...) and their imports: the memory store reads
     # them at start, the conductor a sub-folder's when the model works there; one reader.
     "actors.instructions",
+    # OpenTelemetry export: the conductor's prompts, the model client's requests, the
+    # executor's tool calls and the broker's decisions, reported to one owner. Its root imports
+    # nothing of OpenTelemetry; ``actors.telemetry.otel`` is imported only when export is on.
+    "actors.telemetry",
+    "actors.telemetry.otel",
 }
 
 # Frontend modules that may import an actor package's root, and which packages. Only two kinds:

@@ -22,12 +22,13 @@ with no result at all, since nobody is listening.
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
 
-from actors import door
+from actors import door, telemetry
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import (
     DENIED_PREFIX,
@@ -48,6 +49,8 @@ from runtime import KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+    from opentelemetry.trace import Span
 
     from actors.protocol import (
         AgentScope,
@@ -306,6 +309,7 @@ class Scheduler:
         started: float | None = None
         outcome: ToolOutcome | None = None
         holding = commanding = False
+        exported, span = telemetry.current, None
         command = plan.tool is not None and plan.tool.command is not None
         try:
             with slot.scope:
@@ -335,6 +339,9 @@ class Scheduler:
                     # It asks nobody (TaskOutput may wait minutes for a command): the calls
                     # after it take their turn to ask now, not at its end.
                     slot.checked.set()
+                if exported is not None:
+                    span = exported.tool_started(call.name)
+                    ctx.command_env = _traced(ctx.command_env, span)
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx, hooks=not by_person)
             took = 0.0 if started is None else anyio.current_time() - started
@@ -357,6 +364,9 @@ class Scheduler:
             )
             await send(finished)
         finally:
+            if exported is not None and span is not None:
+                took_ms = 0.0 if started is None else (anyio.current_time() - started) * 1000
+                exported.tool_finished(span, call.name, _outcome_word(outcome), round(took_ms))
             if holding:
                 self._limiter.release()
             if commanding:
@@ -444,6 +454,22 @@ class Scheduler:
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
             return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _traced(env: Mapping[str, str] | None, span: Span) -> dict[str, str]:
+    """A command's environment naming the tool call's span as its parent (``TRACEPARENT``),
+    so that what the command traces joins the prompt's trace."""
+    from actors.telemetry.otel import traceparent
+
+    return {**(os.environ if env is None else env), **traceparent(span)}
+
+
+def _outcome_word(outcome: ToolOutcome | None) -> str:
+    if outcome is None:
+        return "interrupted"
+    if outcome.denied:
+        return "denied"
+    return "error" if outcome.is_error else "success"
 
 
 # Replacements of a call's input that are run (see ``_execute``).

@@ -1,0 +1,56 @@
+"""OpenTelemetry export of a session's work: one owner for traces, metrics and log events.
+
+Off unless an OTLP endpoint is configured (``OTEL_EXPORTER_OTLP_ENDPOINT`` or a per-signal
+one): then ``start`` builds the exporters (``actors/telemetry/otel.py``, the only module that
+imports OpenTelemetry) and ``current`` holds them. Every place that reports (the conductor's
+prompt, the model client's request, the executor's tool call, the broker's decision) tests
+``current is None`` first, so a session without telemetry pays one comparison and imports
+nothing of OpenTelemetry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from actors.telemetry.otel import Telemetry
+
+__all__ = ["ENDPOINT_VARIABLES", "current", "start", "stop", "wanted"]
+
+ENDPOINT_VARIABLES = (
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+)
+
+current: Telemetry | None = None
+
+
+def wanted(env: Mapping[str, str]) -> bool:
+    """Whether ``env`` asks for export: an endpoint is set, and the SDK is not switched off."""
+    if (env.get("OTEL_SDK_DISABLED") or "").strip().lower() == "true":
+        return False
+    return any((env.get(name) or "").strip() for name in ENDPOINT_VARIABLES)
+
+
+def start(env: Mapping[str, str], warn: Callable[[str], None]) -> None:
+    """Start exporting when ``env`` asks for it; a setting it cannot honour is said through
+    ``warn`` and that signal (or all) is not exported: the run itself goes on."""
+    global current
+    if not wanted(env) or current is not None:
+        return
+    from actors.telemetry.otel import build
+
+    current = build(env, warn)
+
+
+def stop(timeout: float = 2.0) -> None:
+    """Flush what is waiting and end export, in at most ``timeout`` seconds (a collector that
+    does not answer costs the exit no more)."""
+    global current
+    telemetry, current = current, None
+    if telemetry is not None:
+        telemetry.shutdown(timeout)
