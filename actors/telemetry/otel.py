@@ -348,9 +348,7 @@ class Telemetry:
             self.prompt_finished("interrupted", 0)
 
         def flush() -> None:
-            millis = int(timeout * 1000)
-            for provider in self._providers:
-                provider.force_flush(millis)
+            # Shutting a provider down exports what it holds (a metric reader its last values).
             for provider in self._providers:
                 provider.shutdown()
 
