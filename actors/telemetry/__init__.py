@@ -47,7 +47,7 @@ def start(env: Mapping[str, str], warn: Callable[[str], None]) -> None:
     current = build(env, warn)
 
 
-def stop(timeout: float = 2.0) -> None:
+def stop(timeout: float = 1.0) -> None:
     """Flush what is waiting and end export, in at most ``timeout`` seconds (a collector that
     does not answer costs the exit no more)."""
     global current

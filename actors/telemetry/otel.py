@@ -15,6 +15,7 @@ them: telemetry never breaks a run.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -137,6 +138,7 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+    failures = _Failures()
     resource = _resource(env)
     spans = _exporter(env, "traces", warn)
     metrics = _exporter(env, "metrics", warn)
@@ -162,7 +164,31 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
         logger_provider.add_log_record_processor(
             BatchLogRecordProcessor(logs, schedule_delay_millis=delay)  # type: ignore[arg-type]
         )
-    return Telemetry(tracer_provider, meter_provider, logger_provider, inbound=_inbound(env))
+    return Telemetry(
+        tracer_provider,
+        meter_provider,
+        logger_provider,
+        inbound=_inbound(env),
+        failures=failures,
+        warn=warn,
+    )
+
+
+class _Failures(logging.Handler):
+    """What the SDK's export threads report (a collector refusing, a 404), kept rather than
+    printed: a line written from a thread would land in the middle of a terminal session's
+    screen. The first is said once, when the session ends."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.first: str | None = None
+        sdk = logging.getLogger("opentelemetry")
+        sdk.addHandler(self)
+        sdk.propagate = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.first is None:
+            self.first = record.getMessage().splitlines()[0][:300]
 
 
 def _inbound(env: Mapping[str, str]) -> otel_context.Context | None:
@@ -196,8 +222,12 @@ class Telemetry:
         logger_provider: LoggerProvider,
         *,
         inbound: otel_context.Context | None,
+        failures: _Failures,
+        warn: Callable[[str], None],
     ) -> None:
         self._providers = (tracer_provider, meter_provider, logger_provider)
+        self._failures = failures
+        self._warn = warn
         self._tracer = tracer_provider.get_tracer(PREFIX)
         self._logger: Logger = logger_provider.get_logger(PREFIX)
         meter = meter_provider.get_meter(PREFIX)
@@ -356,3 +386,13 @@ class Telemetry:
         started = time.monotonic()
         worker.start()
         worker.join(max(0.0, timeout - (time.monotonic() - started)))
+        if self._failures.first is not None:
+            self._warn(
+                f"telemetry could not all be exported ({self._failures.first}); check "
+                "OTEL_EXPORTER_OTLP_ENDPOINT and that the collector is up"
+            )
+        elif worker.is_alive():
+            self._warn(
+                f"telemetry export did not finish within {timeout:g} s; what was left is "
+                "dropped. Check OTEL_EXPORTER_OTLP_ENDPOINT and that the collector is up"
+            )
