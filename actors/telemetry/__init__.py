@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from actors.telemetry.otel import Telemetry
 
-__all__ = ["ENDPOINT_VARIABLES", "current", "start", "stop", "wanted"]
+__all__ = ["ENDPOINT_VARIABLES", "current", "start", "stop", "trace_context", "wanted"]
 
 ENDPOINT_VARIABLES = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",
@@ -26,7 +26,15 @@ ENDPOINT_VARIABLES = (
     "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
 )
 
+CONTEXT_VARIABLES = ("TRACEPARENT", "TRACESTATE")
+
 current: Telemetry | None = None
+
+
+def trace_context(env: Mapping[str, str]) -> dict[str, str]:
+    """The W3C trace context ``env`` carries, for a child process whose environment is built
+    from a short list (an MCP server's), so that it stays in its caller's trace."""
+    return {name: env[name] for name in CONTEXT_VARIABLES if env.get(name)}
 
 
 def wanted(env: Mapping[str, str]) -> bool:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.frontends.conftest import REPO
+from tests.frontends.test_mcp_credentials import DUMPING
 from tests.otlp_sink import Sink
 
 if TYPE_CHECKING:
@@ -135,17 +137,31 @@ def test_a_run_exports_its_trace_metrics_and_events_as_a_child_of_the_callers(
 def test_without_an_endpoint_nothing_is_sent_and_a_command_sees_the_callers_context(
     project: Project,
 ) -> None:
-    steps = [
-        tool_calls([call("Bash", {"command": "echo TP=$TRACEPARENT"}, id="toolu_bash")]),
-        text("done"),
-    ]
+    """Also an MCP server, whose environment is otherwise a short list the MCP SDK keeps."""
+    dumped = project.root / "mcp-env.json"
+    server_spec = {"command": sys.executable, "args": ["-c", DUMPING, str(dumped)]}
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"dump": server_spec}}))
+    config.chmod(0o600)
+    # The server starts beside the run: the command waits for its dump before it answers.
+    command = (
+        f"for _ in $(seq 300); do test -s {dumped} && break; sleep 0.1; done; echo TP=$TRACEPARENT"
+    )
+    steps = [tool_calls([call("Bash", {"command": command}, id="toolu_bash")]), text("done")]
     caller = f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"
     with Sink() as sink, ScriptedServer(steps) as server:
-        env = {"TRACEPARENT": caller, "OTEL_SERVICE_NAME": "x", "OTEL_TRACES_EXPORTER": "otlp"}
-        done = run(project, server.url, env, "-p", "echo", "--allowedTools", "Bash(echo:*)")
+        env = {
+            "TRACEPARENT": caller,
+            "OTEL_SERVICE_NAME": "x",
+            "OTEL_TRACES_EXPORTER": "otlp",
+            "PYTHONPATH": str(REPO),
+        }
+        done = run(project, server.url, env, "-p", "echo", "--allowedTools", "Bash")
         assert done.returncode == 0, done.stderr
         assert f"TP={caller}" in tool_result(server, "toolu_bash")
     assert sink.raw() == b""
+    assert json.loads(dumped.read_text())["TRACEPARENT"] == caller
 
 
 def test_a_protocol_it_cannot_speak_is_named_and_the_run_goes_on(project: Project) -> None:
@@ -158,3 +174,17 @@ def test_a_protocol_it_cannot_speak_is_named_and_the_run_goes_on(project: Projec
     assert "http/protobuf" in done.stderr
     assert "Traceback" not in done.stderr
     assert sink.raw() == b""
+
+
+def test_a_collector_that_is_not_there_is_said_once_and_the_run_goes_on(project: Project) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with ScriptedServer([text("done")]) as server:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
+        done = run(project, server.url, env, "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    (said,) = done.stderr.splitlines()
+    assert said.startswith("legato: warning: telemetry could not all be exported")
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" in said
