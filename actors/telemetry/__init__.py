@@ -50,9 +50,12 @@ def start(env: Mapping[str, str], warn: Callable[[str], None]) -> None:
     global current
     if not wanted(env) or current is not None:
         return
-    from actors.telemetry.otel import build
+    try:
+        from actors.telemetry.otel import build
 
-    current = build(env, warn)
+        current = build(env, warn)
+    except Exception as error:  # an SDK refusing a setting: the run goes on without export
+        warn(f"telemetry is not exported: {type(error).__name__}: {error}")
 
 
 def stop(timeout: float = 1.0) -> None:

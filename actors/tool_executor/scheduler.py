@@ -310,6 +310,7 @@ class Scheduler:
         outcome: ToolOutcome | None = None
         holding = commanding = False
         exported, span = telemetry.current, None
+        stopped = True  # until the call returns an outcome of its own
         command = plan.tool is not None and plan.tool.command is not None
         try:
             with slot.scope:
@@ -346,6 +347,7 @@ class Scheduler:
                 outcome = await self._execute(plan, ctx, hooks=not by_person)
             took = 0.0 if started is None else anyio.current_time() - started
             elapsed = max(0.0, took - ctx.waited)  # the call's own time, not the person's
+            stopped = outcome is None
             if outcome is None and slot.withdrawn and (started is None or ctx.asking):
                 outcome = _withdrawn(ctx)
             elif outcome is None:  # interrupted (or withdrawn just as its permission came)
@@ -366,7 +368,8 @@ class Scheduler:
         finally:
             if exported is not None and span is not None:
                 took_ms = 0.0 if started is None else (anyio.current_time() - started) * 1000
-                exported.tool_finished(span, call.name, _outcome_word(outcome), round(took_ms))
+                word = "interrupted" if stopped else _outcome_word(outcome)
+                exported.tool_finished(span, call.name, word, round(took_ms))
             if holding:
                 self._limiter.release()
             if commanding:

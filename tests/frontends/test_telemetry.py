@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
@@ -188,3 +190,30 @@ def test_a_collector_that_is_not_there_is_said_once_and_the_run_goes_on(project:
     (said,) = done.stderr.splitlines()
     assert said.startswith("legato: warning: telemetry could not all be exported")
     assert "OTEL_EXPORTER_OTLP_ENDPOINT" in said
+
+
+def test_a_run_stopped_by_sigterm_still_exports_what_it_did(project: Project) -> None:
+    flag = project.root / "started"
+    command = f"touch {flag}; sleep 30"
+    steps = [tool_calls([call("Bash", {"command": command}, id="toolu_bash")]), text("never")]
+    with Sink() as sink, ScriptedServer(steps) as server:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.url}
+        args = [str(project.root), "-p", "wait", "--allowedTools", "Bash"]
+        running = subprocess.Popen(
+            [sys.executable, "-c", "from frontends.cli import main; main()", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env=project.env(server.url) | env,
+        )
+        deadline = time.monotonic() + 30
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)  # the command's own signal that it runs
+        running.send_signal(signal.SIGTERM)
+        _, stderr = running.communicate(timeout=30)
+    assert "Traceback" not in stderr
+    spans = {span.name: span for span in sink.spans()}
+    assert attributes(spans["legato.tool"])["outcome"] == "interrupted"
+    assert spans["legato.tool"].parent_span_id == spans["legato.interaction"].span_id
+    assert "legato.llm_request" in spans
