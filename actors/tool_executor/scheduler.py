@@ -305,7 +305,7 @@ class Scheduler:
         if self._confine is not None:
             ctx.confine = self._confine
         if self.hooks is not None and not by_person:
-            ctx.pre_tool = self.hooks.pre(call, self._permissions)
+            ctx.pre_tool = self.hooks.pre(call, self._permissions, ctx.trace_context)
         started: float | None = None
         outcome: ToolOutcome | None = None
         holding = commanding = False
@@ -342,7 +342,11 @@ class Scheduler:
                     slot.checked.set()
                 if exported is not None:
                     span = exported.tool_started(call.name)
-                    ctx.command_env = _traced(ctx.command_env, span)
+                    ctx.trace_context.update(_context_of(span))
+                    ctx.command_env = {
+                        **(os.environ if ctx.command_env is None else ctx.command_env),
+                        **ctx.trace_context,
+                    }
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx, hooks=not by_person)
             took = 0.0 if started is None else anyio.current_time() - started
@@ -412,7 +416,9 @@ class Scheduler:
             ctx.input = call.input
             ctx.answered = outcome.answered
             if ctx.pre_tool is not None and self.hooks is not None:
-                ctx.pre_tool = self.hooks.pre(call, self._permissions)  # it sees the new input
+                ctx.pre_tool = self.hooks.pre(
+                    call, self._permissions, ctx.trace_context
+                )  # it sees the new input
             outcome = await self._attempt(plan, ctx)
         if isinstance(outcome, InputUpdated):
             return ToolOutcome(
@@ -421,7 +427,9 @@ class Scheduler:
                 is_error=True,
             )
         if self.hooks is not None and hooks:
-            outcome = self.hooks.finish(plan.call, await self.hooks.post(plan.call, outcome))
+            outcome = self.hooks.finish(
+                plan.call, await self.hooks.post(plan.call, outcome, ctx.trace_context)
+            )
         return outcome
 
     async def _replan(self, plan: _Plan, call: ToolCall, source: str) -> _Plan:
@@ -459,12 +467,12 @@ class Scheduler:
             return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
 
-def _traced(env: Mapping[str, str] | None, span: Span) -> dict[str, str]:
-    """A command's environment naming the tool call's span as its parent (``TRACEPARENT``),
-    so that what the command traces joins the prompt's trace."""
+def _context_of(span: Span) -> dict[str, str]:
+    """``TRACEPARENT`` naming the tool call's span, for what the call runs (its command, its
+    hooks), so that what they trace joins the prompt's trace."""
     from actors.telemetry.otel import traceparent
 
-    return {**(os.environ if env is None else env), **traceparent(span)}
+    return traceparent(span)
 
 
 def _outcome_word(outcome: ToolOutcome | None) -> str:

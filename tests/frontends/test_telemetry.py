@@ -71,6 +71,13 @@ def test_a_run_exports_its_trace_metrics_and_events_as_a_child_of_the_callers(
 ) -> None:
     notes = project.write("notes.txt", f"password = {SECRET}\n")
     project.settings(permissionMode="auto")
+    # A hook of the user's: it runs before the Bash call, and says which span it ran in.
+    hooked = project.root / "hook-traceparent"
+    hook = {"type": "command", "command": f"echo $TRACEPARENT > {hooked}"}
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}))
+    config.chmod(0o600)
     with Sink() as sink, ScriptedServer(script(str(notes))) as server:
         done = run(
             project,
@@ -109,8 +116,9 @@ def test_a_run_exports_its_trace_metrics_and_events_as_a_child_of_the_callers(
 
     # The command ran as the Bash call's child.
     bash = tools["Bash"]
-    expected = f"TP=00-{CALLER_TRACE}-{bash.span_id.hex()}-01"
-    assert expected in tool_result(server, "toolu_bash")
+    expected = f"00-{CALLER_TRACE}-{bash.span_id.hex()}-01"
+    assert f"TP={expected}" in tool_result(server, "toolu_bash")
+    assert hooked.read_text().strip() == expected  # and so did its hook
 
     metrics = sink.metrics()
     tokens = {attributes(point)["type"]: point.as_int for point in metrics["legato.token.usage"]}
