@@ -386,6 +386,7 @@ class Telemetry:
         started = time.monotonic()
         worker.start()
         worker.join(max(0.0, timeout - (time.monotonic() - started)))
+        logging.getLogger("opentelemetry").removeHandler(self._failures)
         if self._failures.first is not None:
             self._warn(
                 f"telemetry could not all be exported ({self._failures.first}); check "
