@@ -116,7 +116,8 @@ class MessagesClient:
             took = round((time.monotonic() - started) * 1000)
             cancelled = isinstance(error, anyio.get_cancelled_exc_class())
             reason = "interrupted" if cancelled else type(error).__name__
-            exported.request_failed(span, request.model, reason, took)
+            status = error.status if isinstance(error, ApiError) else None
+            exported.request_failed(span, request.model, reason, took, status)
             raise
         took = round((time.monotonic() - started) * 1000)
         cost = cost_usd(resolve_model(request.model), finished.usage)

@@ -335,11 +335,22 @@ class Telemetry:
             self._counters["cost"].add(cost, {**self._common(), "model": model})
         self._event("api_request", figures)
 
-    def request_failed(self, span: Span, model: str, error: str, duration_ms: int) -> None:
-        span.set_attributes({"success": False, "error": error, "duration_ms": duration_ms})
+    def request_failed(
+        self, span: Span, model: str, error: str, duration_ms: int, status: int | None
+    ) -> None:
+        """``error``: the kind of failure (a class name, ``interrupted``), never its text, which
+        may quote the API's answer; ``status``: the HTTP status, when there was one."""
+        figures: dict[str, str | int | float | bool] = {
+            "model": model,
+            "error": error,
+            "duration_ms": duration_ms,
+        }
+        if status is not None:
+            figures["status_code"] = status
+        span.set_attributes({**figures, "success": False})
         span.set_status(Status(StatusCode.ERROR, error))
         span.end()
-        self._event("api_error", {"model": model, "error": error, "duration_ms": duration_ms})
+        self._event("api_error", figures)
 
     # -- a tool call ----------------------------------------------------------------------------
 

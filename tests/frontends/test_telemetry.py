@@ -10,7 +10,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
+from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
 from tests.frontends.conftest import REPO
 from tests.frontends.test_mcp_credentials import DUMPING
 from tests.otlp_sink import Sink
@@ -225,3 +225,18 @@ def test_a_run_stopped_by_sigterm_still_exports_what_it_did(project: Project) ->
     assert attributes(spans["legato.tool"])["outcome"] == "interrupted"
     assert spans["legato.tool"].parent_span_id == spans["legato.interaction"].span_id
     assert "legato.llm_request" in spans
+
+
+def test_a_request_the_api_refuses_is_an_error_span_and_an_api_error_event(
+    project: Project,
+) -> None:
+    with Sink() as sink, ScriptedServer([error(400)]) as server:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.url}
+        done = run(project, server.url, env, "-p", "hi")
+    assert done.returncode == 1
+    (request,) = [span for span in sink.spans() if span.name == "legato.llm_request"]
+    assert request.status.code == request.status.STATUS_CODE_ERROR
+    assert attributes(request)["status_code"] == 400
+    (failed,) = [r for r in sink.logs() if attributes(r)["event.name"] == "legato.api_error"]
+    assert attributes(failed)["status_code"] == 400
+    assert attributes(failed)["error"] == "RequestRejected"  # its kind, not the API's words
