@@ -17,7 +17,15 @@ if TYPE_CHECKING:
 
     from actors.telemetry.otel import Telemetry
 
-__all__ = ["ENDPOINT_VARIABLES", "current", "start", "stop", "trace_context", "wanted"]
+__all__ = [
+    "CONTEXT_VARIABLES",
+    "ENDPOINT_VARIABLES",
+    "current",
+    "start",
+    "stop",
+    "trace_context",
+    "wanted",
+]
 
 ENDPOINT_VARIABLES = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",

@@ -80,7 +80,8 @@ def start(
         # An interactive session ignores a TRACEPARENT it inherits: in a terminal it is an
         # ambient value (a CI job's, a container's), not a caller waiting for this session.
         interactive = args.headless is None and args.input_format != "stream-json"
-        env = {k: v for k, v in os.environ.items() if not (interactive and k.startswith("TRACE"))}
+        ignored = telemetry.CONTEXT_VARIABLES if interactive else ()
+        env = {name: value for name, value in os.environ.items() if name not in ignored}
         telemetry.start(env, warn)
     try:
         return _start(args, project, prepare=prepare, command=command)
