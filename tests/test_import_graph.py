@@ -76,6 +76,7 @@ SHARED = {
     # nothing of OpenTelemetry; ``actors.telemetry.otel`` is imported only when export is on.
     "actors.telemetry",
     "actors.telemetry.otel",
+    "actors.telemetry.setup",
 }
 
 # Frontend modules that may import an actor package's root, and which packages. Only two kinds:

@@ -4,7 +4,7 @@ a signal left out, a caller's trace context that is not one."""
 from __future__ import annotations
 
 from actors import telemetry
-from actors.telemetry.otel import _inbound, build
+from actors.telemetry.setup import _inbound, build
 
 ENDPOINT = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
 

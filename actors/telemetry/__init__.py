@@ -1,8 +1,8 @@
 """OpenTelemetry export of a session's work: one owner for traces, metrics and log events.
 
 Off unless an OTLP endpoint is configured (``OTEL_EXPORTER_OTLP_ENDPOINT`` or a per-signal
-one): then ``start`` builds the exporters (``actors/telemetry/otel.py``, the only module that
-imports OpenTelemetry) and ``current`` holds them. Every place that reports (the conductor's
+one): then ``start`` builds the exporters (``setup.py``; it and ``otel.py`` are the only modules
+that import OpenTelemetry) and ``current`` holds them. Every place that reports (the conductor's
 prompt, the model client's request, the executor's tool call, the broker's decision) tests
 ``current is None`` first, so a session without telemetry pays one comparison and imports
 nothing of OpenTelemetry.
@@ -59,7 +59,7 @@ def start(env: Mapping[str, str], warn: Callable[[str], None]) -> None:
     if not wanted(env) or current is not None:
         return
     try:
-        from actors.telemetry.otel import build
+        from actors.telemetry.setup import build
 
         current = build(env, warn)
     except Exception as error:  # an SDK refusing a setting: the run goes on without export
