@@ -213,6 +213,10 @@ class Telemetry:
             attributes={**self._common(), "span.type": "tool", "tool_name": name},
         )
 
+    def context_of(self, span: Span) -> dict[str, str]:
+        """``TRACEPARENT`` (and ``TRACESTATE``) naming ``span``, for a child's environment."""
+        return traceparent(span)
+
     def tool_finished(self, span: Span, name: str, outcome: str, duration_ms: int) -> None:
         success = outcome == "success"
         span.set_attributes({"success": success, "outcome": outcome, "duration_ms": duration_ms})

@@ -50,8 +50,6 @@ from runtime import KernelError
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-    from opentelemetry.trace import Span
-
     from actors.protocol import (
         AgentScope,
         McpClientMsg,
@@ -342,7 +340,8 @@ class Scheduler:
                     slot.checked.set()
                 if exported is not None:
                     span = exported.tool_started(call.name)
-                    ctx.trace_context.update(_context_of(span))
+                    # What the call runs (its command, its hooks) joins the prompt's trace.
+                    ctx.trace_context.update(exported.context_of(span))
                     ctx.command_env = {
                         **(os.environ if ctx.command_env is None else ctx.command_env),
                         **ctx.trace_context,
@@ -465,14 +464,6 @@ class Scheduler:
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
             return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
-
-
-def _context_of(span: Span) -> dict[str, str]:
-    """``TRACEPARENT`` naming the tool call's span, for what the call runs (its command, its
-    hooks), so that what they trace joins the prompt's trace."""
-    from actors.telemetry.otel import traceparent
-
-    return traceparent(span)
 
 
 def _outcome_word(outcome: ToolOutcome | None) -> str:
