@@ -85,6 +85,7 @@ def test_a_run_exports_its_trace_metrics_and_events_as_a_child_of_the_callers(
             {
                 "OTEL_EXPORTER_OTLP_ENDPOINT": sink.url,
                 "OTEL_RESOURCE_ATTRIBUTES": "team=core",
+                "OTEL_EXPORTER_OTLP_HEADERS": "x-collector-token=tok-5e1f",
                 "TRACEPARENT": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01",
             },
             "-p",
@@ -139,8 +140,10 @@ def test_a_run_exports_its_trace_metrics_and_events_as_a_child_of_the_callers(
     assert events.count("legato.tool_result") == 2
 
     # Neither the file's content, nor the command, nor the prompt, nor the key left the machine.
+    # The collector's header went to the collector on every export, and nowhere else.
+    assert {headers.get("x-collector-token") for headers in sink.headers} == {"tok-5e1f"}
     raw = sink.raw()
-    for never in (SECRET, "echo", "read the notes", "test-key"):
+    for never in (SECRET, "echo", "read the notes", "test-key", "tok-5e1f"):
         assert never.encode() not in raw
 
 
