@@ -44,3 +44,14 @@ def test_a_callers_context_is_taken_only_when_it_is_valid() -> None:
     assert telemetry.trace_context({"TRACEPARENT": good, "TRACESTATE": "", "PATH": "/bin"}) == {
         "TRACEPARENT": good
     }
+
+
+def test_doctor_says_whether_a_session_would_export_and_where() -> None:
+    assert telemetry.describe({}).startswith("off (set OTEL_EXPORTER_OTLP_ENDPOINT")
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "https://me:pw@collector.example:4318",
+        "OTEL_LOGS_EXPORTER": "none",
+    }
+    assert telemetry.describe(env) == (
+        "on: traces, metrics to https://me:***@collector.example:4318 over http/protobuf"
+    )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from actors.visible import escape_controls, without_password
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -21,6 +23,9 @@ __all__ = [
     "CONTEXT_VARIABLES",
     "ENDPOINT_VARIABLES",
     "current",
+    "describe",
+    "protocol_of",
+    "signal_wanted",
     "start",
     "stop",
     "trace_context",
@@ -35,6 +40,7 @@ ENDPOINT_VARIABLES = (
 )
 
 CONTEXT_VARIABLES = ("TRACEPARENT", "TRACESTATE")
+SIGNALS = ("traces", "metrics", "logs")
 
 current: Telemetry | None = None
 
@@ -50,6 +56,35 @@ def wanted(env: Mapping[str, str]) -> bool:
     if (env.get("OTEL_SDK_DISABLED") or "").strip().lower() == "true":
         return False
     return any((env.get(name) or "").strip() for name in ENDPOINT_VARIABLES)
+
+
+def protocol_of(env: Mapping[str, str], signal: str) -> tuple[str, str]:
+    """The protocol asked for ``signal`` (``traces``, ``metrics``, ``logs``) and the variable
+    that asked it."""
+    for name in (f"OTEL_EXPORTER_OTLP_{signal.upper()}_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
+        value = (env.get(name) or "").strip().lower()
+        if value:
+            return value, name
+    return "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL"
+
+
+def signal_wanted(env: Mapping[str, str], signal: str) -> bool:
+    """``OTEL_<SIGNAL>_EXPORTER``: ``none`` turns one signal off; unset or ``otlp`` keeps it."""
+    chosen = (env.get(f"OTEL_{signal.upper()}_EXPORTER") or "otlp").lower().split(",")
+    return "otlp" in (part.strip() for part in chosen)
+
+
+def describe(env: Mapping[str, str]) -> str:
+    """One line for ``legato doctor``: whether a session would export, what and where."""
+    if not wanted(env):
+        return "off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces, metrics and events)"
+    signals = [signal for signal in SIGNALS if signal_wanted(env, signal)]
+    if not signals:
+        return "off (every OTEL_*_EXPORTER is none)"
+    protocols = sorted({protocol_of(env, signal)[0] for signal in signals})
+    endpoint = next((env[name].strip() for name in ENDPOINT_VARIABLES if env.get(name)), "")
+    where = escape_controls(without_password(endpoint))
+    return f"on: {', '.join(signals)} to {where} over {', '.join(protocols)}"
 
 
 def start(env: Mapping[str, str], warn: Callable[[str], None]) -> None:

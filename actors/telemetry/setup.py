@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from opentelemetry import trace
 
+from actors.telemetry import protocol_of, signal_wanted
 from actors.telemetry.otel import PREFIX, PROPAGATOR, Failures, Telemetry
 
 if TYPE_CHECKING:
@@ -19,25 +20,10 @@ if TYPE_CHECKING:
     from opentelemetry import context as otel_context
 
 
-def _protocol(env: Mapping[str, str], signal: str) -> tuple[str, str]:
-    """The protocol asked for ``signal`` and the variable that asked it."""
-    for name in (f"OTEL_EXPORTER_OTLP_{signal.upper()}_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
-        value = (env.get(name) or "").strip().lower()
-        if value:
-            return value, name
-    return "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL"
-
-
-def _exporter_wanted(env: Mapping[str, str], signal: str) -> bool:
-    """``OTEL_<SIGNAL>_EXPORTER``: ``none`` turns one signal off; unset or ``otlp`` keeps it."""
-    chosen = (env.get(f"OTEL_{signal.upper()}_EXPORTER") or "otlp").lower().split(",")
-    return "otlp" in (part.strip() for part in chosen)
-
-
 def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) -> object | None:
-    if not _exporter_wanted(env, signal):
+    if not signal_wanted(env, signal):
         return None
-    protocol, variable = _protocol(env, signal)
+    protocol, variable = protocol_of(env, signal)
     if protocol == "http/protobuf":
         if signal == "traces":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
