@@ -1925,6 +1925,9 @@ class RunHooks(Ask[HookOutcome], frozen=True, tag=True):
     event: HookEvent
     payload: dict[str, Any]
     tool_name: str | None = None
+    # TRACEPARENT (and TRACESTATE) naming the tool call's span, when telemetry is exported:
+    # the hook's commands get it in their environment, over the session's.
+    trace_context: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class ListHooks(Ask[tuple[HookGroup, ...]], frozen=True, tag=True):

@@ -74,6 +74,12 @@ SHARED = {
     # How much the model reasons (--effort, the thinking flags): the flags' checks, the
     # session's options and the conductor's requests read the same rules.
     "actors.reasoning",
+    # OpenTelemetry export: the conductor's prompts, the model client's requests, the
+    # executor's tool calls and the broker's decisions, reported to one owner. Its root imports
+    # nothing of OpenTelemetry; ``actors.telemetry.otel`` is imported only when export is on.
+    "actors.telemetry",
+    "actors.telemetry.otel",
+    "actors.telemetry.setup",
 }
 
 # Frontend modules that may import an actor package's root, and which packages. Only two kinds:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import anyio
 import msgspec
 
+from actors import telemetry
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
 from actors.conductor.caching import with_breakpoints
@@ -207,6 +208,8 @@ class Conductor(Actor[ConductorMsg]):
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
+        if telemetry.current is not None:
+            telemetry.current.session_started(self.session_id)
         self._model_id = context.model
         self._reasoning = with_settings_effort(self._reasoning, context.effort_level)
         self._project = context
@@ -454,10 +457,22 @@ class Conductor(Actor[ConductorMsg]):
             self._search.new_prompt()
         schema = prompt.output_schema
         self._structured = None if schema is None else StructuredOutput(schema)
+        exported = telemetry.current
+        if exported is not None:
+            exported.prompt_started(len(prompt.typed if prompt.typed is not None else prompt.text))
+        outcome = "interrupted"
         try:
-            return await self._run_prompt(run, prompt)
+            done = await self._run_prompt(run, prompt)
+            outcome = done.subtype
+            return done
+        except Exception:
+            outcome = "error"
+            raise
         finally:
             self._structured = None
+            if exported is not None:
+                took = round((time.monotonic() - run.started) * 1000)
+                exported.prompt_finished(outcome, took)
 
     async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan

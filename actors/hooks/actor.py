@@ -148,7 +148,7 @@ class HookRunner(Actor["HookRunnerMsg"]):
                         source=source,
                         stdin=stdin,
                         cwd=self._root,
-                        env=self._env,
+                        env={**self._env, **msg.trace_context},
                         secrets=[self._api_key],
                     )
                 else:

@@ -40,6 +40,7 @@ from actors.errors import McpServerFailed
 from actors.mcp_client import results
 from actors.mcp_client.stdio import stdio_transport
 from actors.protocol import McpTool
+from actors.telemetry import trace_context
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -165,8 +166,9 @@ class Connection:
             # A file, not a pipe: nobody has to read it while the server runs, and a failure
             # quotes its end. Closed when ``run`` ends, after the failure has quoted it.
             self._stderr = tempfile.TemporaryFile("w+", errors="replace")  # noqa: SIM115
-            # Only the variables the SDK deems safe to pass on, and the server's own.
-            env = get_default_environment() | launch.env
+            # Only the variables the SDK deems safe to pass on, the trace context Legato was
+            # started in (what the server traces joins its caller's trace), and the server's own.
+            env = get_default_environment() | trace_context(os.environ) | launch.env
             argv = [launch.command, *launch.args]
             async with stdio_transport(
                 argv, env=env, cwd=self._cwd, stderr=self._stderr

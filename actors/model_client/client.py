@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 import httpx
 
+from actors import telemetry
 from actors.errors import ApiError, ConnectionFailed, StreamFailed
 from actors.model_client import http, retry
 from actors.model_client.assembler import MessageAssembler
 from actors.model_client.coalesce import coalesce
 from actors.model_client.sse import SSEDecoder
+from actors.models import cost_usd, resolve_model
 from actors.protocol import MessageStarted, Retrying
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
     from actors.model_client.endpoint import Endpoint
     from actors.protocol import MessageFinished, ModelEvent, ModelRequest
+    from actors.telemetry.otel import Telemetry
     from runtime import Tracer
 
     Emit = Callable[[ModelEvent], Awaitable[None]]
@@ -97,6 +100,31 @@ class MessagesClient:
 
     async def stream(self, request: ModelRequest, emit: Emit) -> MessageFinished:
         """Stream one message through ``emit``; returns (and emits last) ``MessageFinished``."""
+        if telemetry.current is not None:
+            return await self._exported(telemetry.current, request, emit)
+        return await self._stream(request, emit)
+
+    async def _exported(
+        self, exported: Telemetry, request: ModelRequest, emit: Emit
+    ) -> MessageFinished:
+        """``_stream`` in a request span, its usage and cost counted (retries included)."""
+        span = exported.request_started(request.model)
+        started = time.monotonic()
+        try:
+            finished = await self._stream(request, emit)
+        except BaseException as error:
+            took = round((time.monotonic() - started) * 1000)
+            cancelled = isinstance(error, anyio.get_cancelled_exc_class())
+            reason = "interrupted" if cancelled else type(error).__name__
+            status = error.status if isinstance(error, ApiError) else None
+            exported.request_failed(span, request.model, reason, took, status)
+            raise
+        took = round((time.monotonic() - started) * 1000)
+        cost = cost_usd(resolve_model(request.model), finished.usage)
+        exported.request_finished(span, request.model, finished.usage, cost, took)
+        return finished
+
+    async def _stream(self, request: ModelRequest, emit: Emit) -> MessageFinished:
         url, body, headers = self.prepare(request)
         retries = 0
         while True:

@@ -16,6 +16,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
+from actors import telemetry
 from actors.errors import UsageError
 from actors.places import within
 from actors.protocol import (
@@ -118,7 +119,10 @@ class PermissionBroker(Actor[PermissionBrokerMsg]):
     async def handle(self, msg: PermissionBrokerMsg, reply: Reply) -> None:
         match msg:
             case CheckPermission(request=request):
-                await reply.answer(msg, await self._check(request))
+                decision = await self._check(request)
+                if telemetry.current is not None:
+                    telemetry.current.decided(request.tool, decision.allowed)
+                await reply.answer(msg, decision)
             case FindBlocked(paths=paths):
                 policy = self.policy
                 blocked = await anyio.to_thread.run_sync(

@@ -120,6 +120,9 @@ class CallContext(msgspec.Struct):
     checked: anyio.Event | None = None
     # What a command runs with: the user's environment without Legato's credentials.
     command_env: Mapping[str, str] | None = None
+    # The call's span as TRACEPARENT/TRACESTATE, once it has one (telemetry exported): filled in
+    # when the call starts, read by its hooks when they run.
+    trace_context: dict[str, str] = msgspec.field(default_factory=dict)
     # Given the folder a command runs in: what confines it (the session's sandbox), nothing
     # when commands run unconfined.
     confine: Callable[[str], Awaitable[Confinement]] = _unconfined

@@ -68,15 +68,19 @@ class ToolHooks:
         self.stops: dict[str, str] = {}
 
     def pre(
-        self, call: ToolCall, permissions: Address[PermissionBrokerMsg]
+        self,
+        call: ToolCall,
+        permissions: Address[PermissionBrokerMsg],
+        trace: dict[str, str] | None = None,
     ) -> Callable[[PermissionRequest], Awaitable[None]] | None:
-        """What the call's first granted permission runs; None when no PreToolUse hook is set."""
+        """What the call's first granted permission runs; None when no PreToolUse hook is set.
+        ``trace``: the call's trace context, as it is when the hook runs."""
         if "PreToolUse" not in self._events:
             return None
 
         async def run(request: PermissionRequest) -> None:
             payload = {"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id}
-            outcome = await self._ask("PreToolUse", payload, call.name)
+            outcome = await self._ask("PreToolUse", payload, call.name, trace)
             if outcome.stop:
                 reason = outcome.stop_reason or "no reason given"
                 self.stops[call.id] = reason
@@ -101,7 +105,9 @@ class ToolHooks:
 
         return run
 
-    async def post(self, call: ToolCall, done: ToolOutcome) -> ToolOutcome:
+    async def post(
+        self, call: ToolCall, done: ToolOutcome, trace: dict[str, str] | None = None
+    ) -> ToolOutcome:
         """``done`` with what the PostToolUse hooks said to the model added."""
         if "PostToolUse" not in self._events or done.is_error:
             return done
@@ -111,7 +117,7 @@ class ToolHooks:
             "tool_response": tool_response(call, done.content),
             "tool_use_id": call.id,
         }
-        outcome = await self._ask("PostToolUse", payload, call.name)
+        outcome = await self._ask("PostToolUse", payload, call.name, trace)
         if outcome.stop:
             self.stops[call.id] = outcome.stop_reason or "no reason given"
         notes = []
@@ -128,8 +134,16 @@ class ToolHooks:
         reason = self.stops.pop(call.id, None)
         return done if reason is None else msgspec.structs.replace(done, stop_reason=reason)
 
-    async def _ask(self, event: HookEvent, payload: dict[str, Any], tool: str) -> HookOutcome:
-        outcome = await self._runner.ask(RunHooks(event=event, payload=payload, tool_name=tool))
+    async def _ask(
+        self,
+        event: HookEvent,
+        payload: dict[str, Any],
+        tool: str,
+        trace: dict[str, str] | None = None,
+    ) -> HookOutcome:
+        outcome = await self._runner.ask(
+            RunHooks(event=event, payload=payload, tool_name=tool, trace_context=dict(trace or {}))
+        )
         for error in outcome.errors:
             await self._warn(error)
         for message in outcome.system_messages:  # a hook's word for the user

@@ -22,12 +22,13 @@ with no result at all, since nobody is listening.
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
 
-from actors import door
+from actors import door, telemetry
 from actors.errors import LegatoError, PermissionDenied
 from actors.protocol import (
     DENIED_PREFIX,
@@ -302,10 +303,12 @@ class Scheduler:
         if self._confine is not None:
             ctx.confine = self._confine
         if self.hooks is not None and not by_person:
-            ctx.pre_tool = self.hooks.pre(call, self._permissions)
+            ctx.pre_tool = self.hooks.pre(call, self._permissions, ctx.trace_context)
         started: float | None = None
         outcome: ToolOutcome | None = None
         holding = commanding = False
+        exported, span = telemetry.current, None
+        stopped = True  # until the call returns an outcome of its own
         command = plan.tool is not None and plan.tool.command is not None
         try:
             with slot.scope:
@@ -335,10 +338,19 @@ class Scheduler:
                     # It asks nobody (TaskOutput may wait minutes for a command): the calls
                     # after it take their turn to ask now, not at its end.
                     slot.checked.set()
+                if exported is not None:
+                    span = exported.tool_started(call.name)
+                    # What the call runs (its command, its hooks) joins the prompt's trace.
+                    ctx.trace_context.update(exported.context_of(span))
+                    ctx.command_env = {
+                        **(os.environ if ctx.command_env is None else ctx.command_env),
+                        **ctx.trace_context,
+                    }
                 started = anyio.current_time()
                 outcome = await self._execute(plan, ctx, hooks=not by_person)
             took = 0.0 if started is None else anyio.current_time() - started
             elapsed = max(0.0, took - ctx.waited)  # the call's own time, not the person's
+            stopped = outcome is None
             if outcome is None and slot.withdrawn and (started is None or ctx.asking):
                 outcome = _withdrawn(ctx)
             elif outcome is None:  # interrupted (or withdrawn just as its permission came)
@@ -357,6 +369,10 @@ class Scheduler:
             )
             await send(finished)
         finally:
+            if exported is not None and span is not None:
+                took_ms = 0.0 if started is None else (anyio.current_time() - started) * 1000
+                word = "interrupted" if stopped else _outcome_word(outcome)
+                exported.tool_finished(span, call.name, word, round(took_ms))
             if holding:
                 self._limiter.release()
             if commanding:
@@ -399,7 +415,9 @@ class Scheduler:
             ctx.input = call.input
             ctx.answered = outcome.answered
             if ctx.pre_tool is not None and self.hooks is not None:
-                ctx.pre_tool = self.hooks.pre(call, self._permissions)  # it sees the new input
+                ctx.pre_tool = self.hooks.pre(
+                    call, self._permissions, ctx.trace_context
+                )  # it sees the new input
             outcome = await self._attempt(plan, ctx)
         if isinstance(outcome, InputUpdated):
             return ToolOutcome(
@@ -408,7 +426,9 @@ class Scheduler:
                 is_error=True,
             )
         if self.hooks is not None and hooks:
-            outcome = self.hooks.finish(plan.call, await self.hooks.post(plan.call, outcome))
+            outcome = self.hooks.finish(
+                plan.call, await self.hooks.post(plan.call, outcome, ctx.trace_context)
+            )
         return outcome
 
     async def _replan(self, plan: _Plan, call: ToolCall, source: str) -> _Plan:
@@ -444,6 +464,14 @@ class Scheduler:
             Exception
         ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
             return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _outcome_word(outcome: ToolOutcome | None) -> str:
+    if outcome is None:
+        return "interrupted"
+    if outcome.denied:
+        return "denied"
+    return "error" if outcome.is_error else "success"
 
 
 # Replacements of a call's input that are run (see ``_execute``).

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from actors import telemetry
 from actors.errors import LegatoError, UsageError
 from frontends.errors_out import report, warn
 from frontends.startup import session_words
@@ -75,6 +76,26 @@ def start(
         from frontends.startup.debug import start_debug_log
 
         start_debug_log(os.environ)
+    if telemetry.wanted(os.environ):
+        # An interactive session ignores a TRACEPARENT it inherits: in a terminal it is an
+        # ambient value (a CI job's, a container's), not a caller waiting for this session.
+        interactive = args.headless is None and args.input_format != "stream-json"
+        ignored = telemetry.CONTEXT_VARIABLES if interactive else ()
+        env = {name: value for name, value in os.environ.items() if name not in ignored}
+        telemetry.start(env, warn)
+    try:
+        return _start(args, project, prepare=prepare, command=command)
+    finally:
+        telemetry.stop()
+
+
+def _start(
+    args: argparse.Namespace,
+    project: str,
+    *,
+    prepare: PreparePrompt | None,
+    command: SkillPrompt | None,
+) -> int:
     # Before the saved sessions are listed: a wrong flag is said before anything is asked.
     problem = check_session_flags(args)
     if problem is not None:

@@ -71,11 +71,13 @@ def test_version_alone_builds_no_parser() -> None:
 def test_a_session_does_not_import_what_only_other_tools_need() -> None:
     """httpx imports its command-line tool (click, pygments) when click is installed, and the
     MCP SDK installs click: 5 MB and 15 ms at every start, unless Legato stops it. Nor does a
-    session load the MCP SDK or the regex package before it needs them."""
+    session load the MCP SDK or the regex package before it needs them, nor OpenTelemetry when
+    no endpoint asks for export."""
     probe = (
         "import sys\n"
         "import frontends.session, frontends.headless.run, actors.model_client.client\n"
-        "unwanted = {'click', 'pygments', 'mcp', 'regex'}\n"
+        "import frontends.startup.launch, actors.tool_executor.scheduler\n"
+        "unwanted = {'click', 'pygments', 'mcp', 'regex', 'opentelemetry'}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in unwanted))\n"
     )
     done = subprocess.run(

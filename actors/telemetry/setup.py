@@ -1,0 +1,152 @@
+"""The exporters of ``actors/telemetry``, built from the ``OTEL_*`` variables: which signals go,
+over which protocol, where, how often, and the caller's trace context (``TRACEPARENT``).
+
+A setting Legato cannot honour (a protocol without its exporter) is said, naming the variable
+and what to set instead, and that signal is left out: the run goes on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from opentelemetry import trace
+
+from actors.telemetry import protocol_of, signal_wanted
+from actors.telemetry.otel import PREFIX, PROPAGATOR, Failures, Telemetry
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from opentelemetry import context as otel_context
+
+
+def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) -> object | None:
+    if not signal_wanted(env, signal):
+        return None
+    protocol, variable = protocol_of(env, signal)
+    if protocol == "http/protobuf":
+        if signal == "traces":
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            return OTLPSpanExporter()
+        if signal == "metrics":
+            from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
+                OTLPMetricExporter,
+            )
+
+            return OTLPMetricExporter()
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+
+        return OTLPLogExporter()
+    if protocol == "grpc":
+        try:
+            if signal == "traces":
+                from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found]
+                    OTLPSpanExporter as GrpcSpans,
+                )
+
+                return _made(GrpcSpans)
+            if signal == "metrics":
+                from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (  # type: ignore[import-not-found]
+                    OTLPMetricExporter as GrpcMetrics,
+                )
+
+                return _made(GrpcMetrics)
+            from opentelemetry.exporter.otlp.proto.grpc._log_exporter import (  # type: ignore[import-not-found]
+                OTLPLogExporter as GrpcLogs,
+            )
+
+            return _made(GrpcLogs)
+        except ImportError:
+            warn(
+                f"{variable}=grpc needs the OTLP gRPC exporter, which is not installed; "
+                f"{signal} are not exported. Set {variable}=http/protobuf (the collector's "
+                "port 4318), or install opentelemetry-exporter-otlp-proto-grpc"
+            )
+            return None
+    warn(
+        f"{variable}={protocol!r} is not a protocol Legato can export with; {signal} are not "
+        f"exported. Set {variable}=http/protobuf (or grpc with its exporter installed)"
+    )
+    return None
+
+
+def _made(exporter: type[object]) -> object:
+    return exporter()
+
+
+def _resource(env: Mapping[str, str]) -> object:
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+
+    # Resource.create reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME from os.environ.
+    attributes: dict[str, str] = {}
+    if not (env.get("OTEL_SERVICE_NAME") or "").strip():
+        attributes[SERVICE_NAME] = PREFIX
+    return Resource.create(attributes)
+
+
+def _interval(env: Mapping[str, str], names: tuple[str, ...], default: int) -> int:
+    for name in names:
+        value = (env.get(name) or "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return default
+
+
+def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | None:
+    """The telemetry ``env`` describes; None when no signal can be exported."""
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    failures = Failures()
+    resource = _resource(env)
+    spans = _exporter(env, "traces", warn)
+    metrics = _exporter(env, "metrics", warn)
+    logs = _exporter(env, "logs", warn)
+    if spans is None and metrics is None and logs is None:
+        return None
+    tracer_provider = TracerProvider(resource=resource)  # type: ignore[arg-type]
+    if spans is not None:
+        delay = _interval(env, ("OTEL_TRACES_EXPORT_INTERVAL", "OTEL_BSP_SCHEDULE_DELAY"), 5000)
+        tracer_provider.add_span_processor(
+            BatchSpanProcessor(spans, schedule_delay_millis=delay)  # type: ignore[arg-type]
+        )
+    readers = []
+    if metrics is not None:
+        every = _interval(env, ("OTEL_METRIC_EXPORT_INTERVAL",), 60000)
+        readers.append(
+            PeriodicExportingMetricReader(metrics, export_interval_millis=every)  # type: ignore[arg-type]
+        )
+    meter_provider = MeterProvider(resource=resource, metric_readers=readers)  # type: ignore[arg-type]
+    logger_provider = LoggerProvider(resource=resource)  # type: ignore[arg-type]
+    if logs is not None:
+        delay = _interval(env, ("OTEL_LOGS_EXPORT_INTERVAL", "OTEL_BLRP_SCHEDULE_DELAY"), 5000)
+        logger_provider.add_log_record_processor(
+            BatchLogRecordProcessor(logs, schedule_delay_millis=delay)  # type: ignore[arg-type]
+        )
+    return Telemetry(
+        tracer_provider,
+        meter_provider,
+        logger_provider,
+        inbound=_inbound(env),
+        failures=failures,
+        warn=warn,
+    )
+
+
+def _inbound(env: Mapping[str, str]) -> otel_context.Context | None:
+    """The caller's trace context (``TRACEPARENT``, ``TRACESTATE``), if it gave a valid one."""
+    carrier = {
+        "traceparent": env.get("TRACEPARENT") or "",
+        "tracestate": env.get("TRACESTATE") or "",
+    }
+    if not carrier["traceparent"]:
+        return None
+    extracted = PROPAGATOR.extract(carrier)
+    if not trace.get_current_span(extracted).get_span_context().is_valid:
+        return None
+    return extracted
