@@ -1269,6 +1269,7 @@ class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
         "error_during_execution",
         "interrupted",
         "error_max_structured_output_retries",
+        "error_max_budget_usd",
     ]
     num_turns: int
     duration_ms: int

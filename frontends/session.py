@@ -185,6 +185,8 @@ def conductor(
         hooks=parts.hooks.address,
         broker=parts.permissions.address,
         model_given=(options.overrides.model if options.overrides else options.model) is not None,
+        max_budget_usd=options.max_budget_usd,
+        fallback_model=options.fallback_model,
     )
 
 

@@ -21,6 +21,7 @@ import msgspec
 
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
+from actors.conductor.budget import BudgetReached, check_budget, overloaded, unpriced
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -40,7 +41,7 @@ from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
-from actors.models import cost_usd, resolve_model, speed_notice
+from actors.models import cost_usd, resolve_model, same_provider, speed_notice
 from actors.protocol import (
     AddDirectory,
     AddNote,
@@ -88,6 +89,7 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.conductor.turn import Ending
     from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
@@ -151,9 +153,17 @@ class Conductor(Actor[ConductorMsg]):
         broker: Address[PermissionBrokerMsg] | None = None,
         # The model was given for this run (--model): it wins over a resumed /model choice.
         model_given: bool = False,
+        # --max-budget-usd: the most the session's prompts may spend together (budget.py).
+        max_budget_usd: float | None = None,
+        # --fallback-model, resolved: the model the session goes on with once its own is
+        # overloaded; never saved as the session's model, so a resumed session starts on its own.
+        fallback_model: str | None = None,
     ) -> None:
         super().__init__()
         self._model_given = model_given
+        self._budget = max_budget_usd
+        self._spent: float | None = 0.0  # by the prompts that ended, for the budget
+        self._fallback = fallback_model
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -448,6 +458,11 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
+        if self._budget is not None and resolve_model(self._model_id).prices is None:
+            # The settings chose a model the flag's check could not see.
+            return self._outcome(
+                run, "error_during_execution", SessionError(unpriced(resolve_model(self._model_id)))
+            )
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
             return self._outcome(run, "error_during_execution", SessionError(refused))
@@ -464,14 +479,16 @@ class Conductor(Actor[ConductorMsg]):
             self.conversation.add_user_text(note)
         await self._keeper.save(self.conversation.messages)
         try:
-            ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
+            ending = await self._dialogue(run, prompt.max_turns)
             while ending == "answered" and self._structured and not self._structured.exhausted:
                 # An answer without the value: the model is told to give it.
                 self._structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
                 if self._structured.exhausted:
                     break
                 self.conversation.add_user_text(structured.NUDGE)
-                ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
+                ending = await self._dialogue(run, prompt.max_turns)
+        except BudgetReached as error:
+            return self._outcome(run, "error_max_budget_usd", error)
         except LegatoError as error:
             # An API failure ends the prompt but not the session: the caller gets an outcome
             # it can report (and, interactively, the next prompt works).
@@ -500,6 +517,35 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", note)))
         return self._outcome(run, "success")
 
+    async def _dialogue(self, run: _PromptRun, max_turns: int) -> Ending:
+        """The prompt's dialogue, gone on with on the fallback model (for the rest of the
+        session) when the model is overloaded past the model client's retries."""
+        while True:
+            try:
+                return await run_dialogue(run.dialogue, run, max_turns=max_turns)
+            except LegatoError as error:
+                fallback = self._fallback
+                if fallback is None or fallback == self._model_id or not overloaded(error):
+                    raise
+                if not same_provider(fallback, self._model_id):
+                    raise
+                # An HTTP failure comes before any of the answer: the conversation ends with
+                # what the request carried, and the same request goes to the fallback.
+                run.dialogue.turns -= 1
+                primary, self._model_id = self._model_id, fallback
+                note = (
+                    f"{primary} is overloaded ({error.describe().splitlines()[0]}): going on "
+                    f"with the fallback model {fallback} for the rest of this run"
+                )
+                await self._ui.tell(Show(Notice("warning", note)))
+
+    def _spent_by(self, run: _PromptRun) -> float | None:
+        """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
+        its own model's price; None once part of it was at unknown prices."""
+        searched = self._search.used if self._search is not None else Tally()
+        parts = (run.cost, run.agents.cost, searched.cost)
+        return None if None in parts else sum(p for p in parts if p is not None)
+
     async def _next_request(self, run: _PromptRun) -> ModelRequest:
         """The conversation made ready for the next answer (compacted when nearly full, told
         the background's news), and the request for it."""
@@ -516,7 +562,12 @@ class Conductor(Actor[ConductorMsg]):
             self._mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
                 await self._mcp.refresh()
-        return self._request()
+        request = self._request()
+        if self._budget is not None:
+            spent = self._spent_by(run)
+            before = None if spent is None or self._spent is None else spent + self._spent
+            check_budget(self._budget, before, request.model, self._estimate_context())
+        return request
 
     def _calls(
         self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
@@ -546,6 +597,9 @@ class Conductor(Actor[ConductorMsg]):
         self._usage = self._usage + finished.usage
         self._keeper.count(finished.usage, request.model)
         run.usage = run.usage + finished.usage
+        # At the model that answered: a run that fell back is priced at both.
+        cost = cost_usd(resolve_model(request.model), finished.usage, fast=request.speed == "fast")
+        run.cost = None if run.cost is None or cost is None else run.cost + cost
         # Fast mode may silently run at standard speed: usage.speed says so.
         slow = speed_notice(
             resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
@@ -711,13 +765,11 @@ class Conductor(Actor[ConductorMsg]):
     def _outcome(
         self, run: _PromptRun, subtype: str, error: Exception | None = None
     ) -> TurnOutcome:
-        model = resolve_model(self._model_id)
-        own = cost_usd(model, run.usage, fast=self._fast_now())
         # The subagents' answers and the searches' count with the prompt's, each at its own
         # model's price.
         searched = self._search.used if self._search is not None else Tally()
-        agents = None if searched.cost is None else run.agents.cost
-        agents = None if agents is None else agents + (searched.cost or 0.0)
+        total = self._spent_by(run)
+        self._spent = None if self._spent is None or total is None else self._spent + total
         return TurnOutcome(
             result=run.dialogue.last_text,
             is_error=subtype != "success",
@@ -726,7 +778,7 @@ class Conductor(Actor[ConductorMsg]):
             duration_ms=round((time.monotonic() - run.started) * 1000),
             duration_api_ms=round(run.dialogue.api_seconds * 1000),
             usage=run.usage + run.agents.usage + searched.usage,
-            total_cost_usd=None if own is None or agents is None else own + agents,
+            total_cost_usd=total,
             session_id=self.session_id,
             permission_denials=(*run.denials, *run.agents.denials),
             error=_describe(error),
@@ -749,6 +801,7 @@ class _PromptRun:
         self.dialogue = Dialogue(conductor.conversation, conductor._guides)
         self.started = started
         self.usage = Usage()
+        self.cost: float | None = 0.0  # its own answers', each at its model's price
         self.denials: list[Block] = []
         self.agents = Tally()  # what its subagents, and its tools' own requests, used
 

@@ -1,0 +1,62 @@
+"""A run's spending cap (``--max-budget-usd``) and its way past an overloaded model
+(``--fallback-model``), as the conductor applies them before each request and after a failed one.
+
+The cap is kept conservatively: before each request of the main conversation, what the run has
+spent so far (its answers, its subagents' and its tools' own requests, each at its model's list
+price) plus what the request's input alone would cost at the model's full input price must stay
+within the budget, or the request is not sent. The input is estimated from the request's size;
+what the answer will cost cannot be known before it is written, so a run may end a little over
+its budget by its last answer, never by a request sent once the budget was already spent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from actors.errors import ApiError, AuthenticationError, SessionError
+from actors.models import resolve_model
+
+if TYPE_CHECKING:
+    from actors.models import ModelInfo
+
+
+class BudgetReached(SessionError):
+    """The next request would take the run's spend over ``--max-budget-usd``: the run stops
+    with the result subtype ``error_max_budget_usd``."""
+
+    default_remedy = "Raise --max-budget-usd, or go on with a smaller task (--continue)"
+
+
+def check_budget(budget: float, spent: float | None, model_id: str, input_tokens: int) -> None:
+    """Raise ``BudgetReached`` unless a request of ``input_tokens`` to ``model_id`` fits in what
+    is left of ``budget`` after ``spent`` (None: some of it was spent at unknown prices)."""
+    model = resolve_model(model_id)
+    if spent is None or model.prices is None:
+        raise BudgetReached(
+            f"stopped: --max-budget-usd ${budget:.2f} cannot be kept, since part of the run "
+            "was priced at rates Legato does not know"
+        )
+    next_input = input_tokens * model.prices.input / 1_000_000
+    if spent + next_input > budget:
+        raise BudgetReached(
+            f"stopped before the next request: ${spent:.4f} spent, and its input alone "
+            f"(about ${next_input:.4f}) would pass the budget of ${budget:.2f} (--max-budget-usd)"
+        )
+
+
+def unpriced(model: ModelInfo) -> str:
+    """Why a budget cannot be kept with ``model``, in words."""
+    return (
+        f"--max-budget-usd cannot be kept with {model.id}: its prices are not known to Legato, "
+        "so what a request costs cannot be told. Use a model with known prices (opus, sonnet, "
+        "haiku), or leave the budget out"
+    )
+
+
+def overloaded(error: Exception) -> bool:
+    """Whether ``error`` says the model is overloaded or its servers are failing, still after the
+    model client's retries: HTTP 529 (``overloaded_error``) or another 5xx. A rate limit (429),
+    a rejected request or a refused key is the same on any model: no reason to switch."""
+    if isinstance(error, AuthenticationError) or not isinstance(error, ApiError):
+        return False
+    return error.status is not None and (error.status == 529 or 500 <= error.status <= 599)
