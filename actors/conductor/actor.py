@@ -21,7 +21,13 @@ import msgspec
 
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
-from actors.conductor.budget import BudgetReached, check_budget, overloaded, unpriced
+from actors.conductor.budget import (
+    BudgetReached,
+    check_budget,
+    overloaded,
+    request_tokens,
+    unpriced,
+)
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -455,6 +461,9 @@ class Conductor(Actor[ConductorMsg]):
             return await self._run_prompt(run, prompt)
         finally:
             self._structured = None
+            # Interrupted too: what it spent was spent.
+            total = self._spent_by(run)
+            self._spent = None if self._spent is None or total is None else self._spent + total
 
     async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
@@ -564,10 +573,16 @@ class Conductor(Actor[ConductorMsg]):
                 await self._mcp.refresh()
         request = self._request()
         if self._budget is not None:
-            spent = self._spent_by(run)
-            before = None if spent is None or self._spent is None else spent + self._spent
-            check_budget(self._budget, before, request.model, self._estimate_context())
+            self._check_budget(run, request)
         return request
+
+    def _check_budget(self, run: _PromptRun, request: ModelRequest) -> None:
+        """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
+        would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
+        assert self._budget is not None
+        spent = self._spent_by(run)
+        before = None if spent is None or self._spent is None else spent + self._spent
+        check_budget(self._budget, before, request.model, request_tokens(request))
 
     def _calls(
         self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
@@ -575,7 +590,11 @@ class Conductor(Actor[ConductorMsg]):
         agents = None
         if self._agents is not None:
             agents = self._agents.runner(
-                depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+                depth=0,
+                parent_model=self._model_id,
+                tally=run.agents,
+                planning=self._planning,
+                check=None if self._budget is None else lambda r: self._check_budget(run, r),
             )
         return TurnCalls(
             tools=self._tools,
@@ -769,7 +788,6 @@ class Conductor(Actor[ConductorMsg]):
         # model's price.
         searched = self._search.used if self._search is not None else Tally()
         total = self._spent_by(run)
-        self._spent = None if self._spent is None or total is None else self._spent + total
         return TurnOutcome(
             result=run.dialogue.last_text,
             is_error=subtype != "success",

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
+from actors.conductor.compaction import estimate_tokens
 from actors.errors import ApiError, AuthenticationError, SessionError
 from actors.models import resolve_model
 
 if TYPE_CHECKING:
     from actors.models import ModelInfo
+    from actors.protocol import ModelRequest
 
 
 class BudgetReached(SessionError):
@@ -42,6 +46,13 @@ def check_budget(budget: float, spent: float | None, model_id: str, input_tokens
             f"stopped before the next request: ${spent:.4f} spent, and its input alone "
             f"(about ${next_input:.4f}) would pass the budget of ${budget:.2f} (--max-budget-usd)"
         )
+
+
+def request_tokens(request: ModelRequest) -> int:
+    """About how many input tokens ``request`` is: its messages as compaction counts them, its
+    system prompt and tool definitions at about 4 bytes a token."""
+    fixed = len(msgspec.json.encode([request.tools, request.system]))
+    return estimate_tokens(request.messages) + fixed // 4
 
 
 def unpriced(model: ModelInfo) -> str:

@@ -14,6 +14,7 @@ from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.demo.scripted_api.steps import error
 
 if TYPE_CHECKING:
+    from frontends.demo.scripted_api.steps import RecordedRequest, Step
     from tests.frontends.conftest import Project
 
 SONNET = resolve_model("sonnet")
@@ -151,3 +152,31 @@ def test_a_bad_value_is_a_usage_error_naming_it(
     assert done.returncode == 2
     assert said in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_subagents_spend_counts_and_its_requests_are_held_too(project: Project) -> None:
+    agent = {"description": "look", "prompt": "task look", "subagent_type": "general-purpose"}
+    big = {"input_tokens": 20_000, "output_tokens": 10}  # $0.06 at sonnet's $3 a million
+
+    def model(request: RecordedRequest) -> Step:
+        opening = request.body["messages"][0]["content"][0]["text"]
+        if opening == "task look":  # the subagent's own conversation
+            if len(request.body["messages"]) == 1:
+                return tool_calls([call("Glob", {"pattern": "*"}, id="g1")], usage=big)
+            return text("the agent went on past the budget")
+        if len(request.body["messages"]) == 1:
+            return tool_calls([call("Agent", agent, id="a1")])
+        return text("the main conversation went on past the budget")
+
+    with ScriptedServer(model) as server:
+        done = project.legato(
+            server.url, "-p", "look around", "--model", "sonnet",
+            "--output-format", "json", "--max-budget-usd", "0.05",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["subtype"] == "error_max_budget_usd"
+    assert result["total_cost_usd"] > 0.06  # the subagent's answer, counted
+    # The main conversation's first request and the subagent's; neither went on.
+    assert len(requests) == 2
