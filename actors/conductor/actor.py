@@ -542,9 +542,10 @@ class Conductor(Actor[ConductorMsg]):
                 # what the request carried, and the same request goes to the fallback.
                 run.dialogue.turns -= 1
                 primary, self._model_id = self._model_id, fallback
+                why = error.describe().splitlines()[0]
                 note = (
-                    f"{primary} is overloaded ({error.describe().splitlines()[0]}): going on "
-                    f"with the fallback model {fallback} for the rest of this run"
+                    f"{primary} failed past the retries: {why}; going on with the fallback "
+                    f"model {fallback} for the rest of this run"
                 )
                 await self._ui.tell(Show(Notice("warning", note)))
 

@@ -37,14 +37,15 @@ def check_budget(budget: float, spent: float | None, model_id: str, input_tokens
     model = resolve_model(model_id)
     if spent is None or model.prices is None:
         raise BudgetReached(
-            f"stopped: --max-budget-usd ${budget:.2f} cannot be kept, since part of the run "
+            f"stopped: --max-budget-usd {budget:g} cannot be kept, since part of the run "
             "was priced at rates Legato does not know"
         )
     next_input = input_tokens * model.prices.input / 1_000_000
     if spent + next_input > budget:
         raise BudgetReached(
-            f"stopped before the next request: ${spent:.4f} spent, and its input alone "
-            f"(about ${next_input:.4f}) would pass the budget of ${budget:.2f} (--max-budget-usd)"
+            f"stopped before the next request: ${spent:.4f} of the ${budget:g} budget "
+            f"(--max-budget-usd) is spent, and that request's input alone would cost about "
+            f"${next_input:.4f}, more than is left"
         )
 
 

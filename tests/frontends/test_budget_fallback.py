@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 SONNET = resolve_model("sonnet")
 HAIKU = resolve_model("haiku")
+OPUS = resolve_model("opus")
 # 10K tokens in and 1K out: $0.045 and more at sonnet's list prices (the scripted server adds
 # what prompt caching wrote), which the result's usage says.
 USAGE = {"input_tokens": 10_000, "output_tokens": 1_000}
@@ -90,30 +91,31 @@ def test_a_budget_that_is_not_reached_changes_nothing(project: Project) -> None:
 
 
 def test_an_overloaded_model_falls_back_for_the_rest_of_the_run_only(project: Project) -> None:
+    project.settings(model="opus")  # the session's model: not a flag, which is not saved
     overloaded = error(529, should_retry=False)  # as after the client's last retry
     with ScriptedServer([overloaded, text("haiku here", usage=USAGE)]) as server:
         done = project.legato(
-            server.url, "-p", "hi", "--model", "sonnet", "--fallback-model", "haiku",
+            server.url, "-p", "hi", "--fallback-model", "haiku",
             "--output-format", "stream-json", "--verbose",
         )  # fmt: skip
         models = [r.body["model"] for r in server.requests]
     assert done.returncode == 0, done.stderr
-    assert models == [SONNET.id, HAIKU.id]
+    assert models == [OPUS.id, HAIKU.id]
     lines = _lines(done.stdout)
     (notice,) = [line for line in lines if line.get("subtype") == "notice"]
     assert f"fallback model {HAIKU.id}" in notice["text"]
-    assert SONNET.id in notice["text"]
+    assert OPUS.id in notice["text"]
     result = lines[-1]
     assert result["subtype"] == "success"
     assert list(result["modelUsage"]) == [HAIKU.id]
     # Priced at haiku's rates, the model that answered.
     assert result["total_cost_usd"] == pytest.approx(_priced(HAIKU, result))
-    # The session's model is still sonnet: going on with it starts there again.
-    with ScriptedServer([text("sonnet again")]) as server:
-        again = project.legato(server.url, "-p", "--continue", "more")
+    # The session's model is still opus: going on with it starts there again.
+    with ScriptedServer([text("opus again")]) as server:
+        again = project.legato(server.url, "-p", "--continue", "more", "--fallback-model", "haiku")
         (request,) = server.requests
     assert again.returncode == 0, again.stderr
-    assert request.body["model"] == SONNET.id
+    assert request.body["model"] == OPUS.id
 
 
 def test_a_rate_limit_is_not_a_reason_to_fall_back(project: Project) -> None:
