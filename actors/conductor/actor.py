@@ -536,10 +536,16 @@ class Conductor(Actor[ConductorMsg]):
                 fallback = self._fallback
                 if fallback is None or fallback == self._model_id or not overloaded(error):
                     raise
-                if not same_provider(fallback, self._model_id):
+                # Only a failure before any of the answer: the conversation still ends with
+                # what the request carried, and the same request goes to the fallback. Part of
+                # an answer kept would be answered again, by another model.
+                last = self.conversation.messages[-1] if self.conversation.messages else None
+                if (
+                    not same_provider(fallback, self._model_id)
+                    or last is None
+                    or last.role != "user"
+                ):
                     raise
-                # An HTTP failure comes before any of the answer: the conversation ends with
-                # what the request carried, and the same request goes to the fallback.
                 run.dialogue.turns -= 1
                 primary, self._model_id = self._model_id, fallback
                 why = error.describe().splitlines()[0]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from actors.conductor.compaction import estimate_tokens
-from actors.errors import ApiError, AuthenticationError, SessionError
+from actors.errors import ApiError, AuthenticationError, SessionError, StreamFailed
 from actors.models import resolve_model
 
 if TYPE_CHECKING:
@@ -67,8 +67,12 @@ def unpriced(model: ModelInfo) -> str:
 
 def overloaded(error: Exception) -> bool:
     """Whether ``error`` says the model is overloaded or its servers are failing, still after the
-    model client's retries: HTTP 529 (``overloaded_error``) or another 5xx. A rate limit (429),
+    model client's retries: HTTP 529 (``overloaded_error``) or another 5xx, or the same said by
+    an ``event: error`` in the answer's stream. A rate limit (429),
     a rejected request or a refused key is the same on any model: no reason to switch."""
+    if isinstance(error, StreamFailed):
+        # Said inside a stream the API had started: its own type says which.
+        return error.error_type in ("overloaded_error", "api_error")
     if isinstance(error, AuthenticationError) or not isinstance(error, ApiError):
         return False
     return error.status is not None and (error.status == 529 or 500 <= error.status <= 599)

@@ -118,6 +118,26 @@ def test_an_overloaded_model_falls_back_for_the_rest_of_the_run_only(project: Pr
     assert request.body["model"] == OPUS.id
 
 
+def test_overloaded_in_the_stream_falls_back_unless_part_of_the_answer_came(
+    project: Project,
+) -> None:
+    said = ("overloaded_error", "Overloaded")
+    before_any = text("lost", stream_error=said, error_after=1)  # just after message_start
+    with ScriptedServer([before_any, text("haiku here")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--fallback-model", "haiku")
+        models = [r.body["model"] for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    assert models == [SONNET.id, HAIKU.id]
+    assert f"going on with the fallback model {HAIKU.id}" in done.stderr
+    # Part of the answer came (and is kept): another model would say it again.
+    with ScriptedServer([text("half an answer", stream_error=said), text("unused")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--fallback-model", "haiku")
+        requests = server.requests
+    assert done.returncode == 1
+    assert len(requests) == 1
+    assert "overloaded_error" in done.stderr
+
+
 def test_a_rate_limit_is_not_a_reason_to_fall_back(project: Project) -> None:
     with ScriptedServer([error(429, should_retry=False)]) as server:
         done = project.legato(
