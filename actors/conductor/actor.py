@@ -25,7 +25,6 @@ from actors.conductor.budget import (
     BudgetReached,
     check_budget,
     overloaded,
-    request_tokens,
     unpriced,
 )
 from actors.conductor.caching import with_breakpoints
@@ -589,7 +588,7 @@ class Conductor(Actor[ConductorMsg]):
         assert self._budget is not None
         spent = self._spent_by(run)
         before = None if spent is None or self._spent is None else spent + self._spent
-        check_budget(self._budget, before, request.model, request_tokens(request))
+        check_budget(self._budget, before, request)
 
     def _calls(
         self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]

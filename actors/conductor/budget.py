@@ -17,7 +17,7 @@ import msgspec
 
 from actors.conductor.compaction import estimate_tokens
 from actors.errors import ApiError, AuthenticationError, SessionError, StreamFailed
-from actors.models import resolve_model
+from actors.models import FAST_MODE_MULTIPLIER, resolve_model
 
 if TYPE_CHECKING:
     from actors.models import ModelInfo
@@ -31,16 +31,18 @@ class BudgetReached(SessionError):
     default_remedy = "Raise --max-budget-usd, or go on with a smaller task (--continue)"
 
 
-def check_budget(budget: float, spent: float | None, model_id: str, input_tokens: int) -> None:
-    """Raise ``BudgetReached`` unless a request of ``input_tokens`` to ``model_id`` fits in what
-    is left of ``budget`` after ``spent`` (None: some of it was spent at unknown prices)."""
-    model = resolve_model(model_id)
+def check_budget(budget: float, spent: float | None, request: ModelRequest) -> None:
+    """Raise ``BudgetReached`` unless ``request``'s input fits in what is left of ``budget``
+    after ``spent`` (None: some of it was spent at unknown prices)."""
+    model = resolve_model(request.model)
     if spent is None or model.prices is None:
         raise BudgetReached(
             f"stopped: --max-budget-usd {budget:g} cannot be kept, since part of the run "
             "was priced at rates Legato does not know"
         )
-    next_input = input_tokens * model.prices.input / 1_000_000
+    next_input = request_tokens(request) * model.prices.input / 1_000_000
+    if request.speed == "fast":
+        next_input *= FAST_MODE_MULTIPLIER
     if spent + next_input > budget:
         raise BudgetReached(
             f"stopped before the next request: ${spent:.4f} of the ${budget:g} budget "
