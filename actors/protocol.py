@@ -1233,6 +1233,9 @@ ToolExecutorMsg = (
 class Notice(msgspec.Struct, frozen=True, tag=True):
     level: Literal["info", "warning", "error"]
     text: str
+    # The model the session's answers now come from, when the notice says it changed (the
+    # fallback model): the terminal's status line names and prices it from here on.
+    model: str | None = None
 
 
 class HookStarted(msgspec.Struct, frozen=True, kw_only=True, tag=True):

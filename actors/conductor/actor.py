@@ -552,7 +552,7 @@ class Conductor(Actor[ConductorMsg]):
                     f"{primary} failed past the retries: {why}; going on with the fallback "
                     f"model {fallback} for the rest of this run"
                 )
-                await self._ui.tell(Show(Notice("warning", note)))
+                await self._ui.tell(Show(Notice("warning", note, model=fallback)))
 
     def _spent_by(self, run: _PromptRun) -> float | None:
         """What ``run`` has spent so far: its answers, its subagents' and its searches', each at

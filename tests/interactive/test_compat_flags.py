@@ -74,3 +74,36 @@ def test_continue_goes_on_with_the_latest_session_in_the_terminal(
             again.close()
     assert second["messages"][0]["content"][0]["text"] == "remember blue"
     assert second["messages"][-1]["content"][-1]["text"] == "which colour?"
+
+
+def test_the_fallback_and_the_budget_hold_in_the_terminal(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    from actors.models import resolve_model
+    from frontends.demo.scripted_api.steps import error
+
+    root, home = folders
+    big = {"input_tokens": 20_000, "output_tokens": 10}  # $0.06 at sonnet's rates
+    steps = [
+        error(529, should_retry=False),
+        tool_calls([call("Glob", {"pattern": "*"})], usage=big),  # haiku: $0.02
+        text("never sent"),
+    ]
+    haiku = resolve_model("haiku").id
+    with ScriptedServer(steps) as server:
+        env = session_env(home, server.url)
+        terminal.start(
+            root, env, "look", "--fallback-model", "haiku", "--max-budget-usd", "0.021"
+        )  # fmt: skip
+        terminal.wait_for("for the rest of this run")
+        terminal.wait_for("Allow?")
+        terminal.submit("y")
+        screen = terminal.wait_for("(--max-budget-usd)")
+        models = [r.body["model"] for r in server.requests]
+        # The status line names the model that answered, and prices its answer at its rates.
+        status = terminal.status_line()
+        assert "haiku" in status and "$0.02" in status
+        assert "Error: stopped before the next request" in screen
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+    assert models == [resolve_model("sonnet").id, haiku]
