@@ -761,11 +761,15 @@ class Conductor(Actor[ConductorMsg]):
         await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
         ledger = self._keeper.ledger
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
+        if run is not None and self._budget is not None:
+            self._check_budget(run, request)  # the summary is a request of the run's too
         summary, usage = await compaction.summarise(self._model, request)
         self._usage = self._usage + usage
         self._keeper.count(usage, request.model)
         if run is not None:
             run.usage = run.usage + usage
+            cost = cost_usd(resolve_model(request.model), usage, fast=request.speed == "fast")
+            run.cost = None if run.cost is None or cost is None else run.cost + cost
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
         kept = messages[cut:]
         said = summary.text + compaction.media_note(messages[:cut])
