@@ -202,3 +202,18 @@ def test_a_subagents_spend_counts_and_its_requests_are_held_too(project: Project
     assert result["total_cost_usd"] > 0.06  # the subagent's answer, counted
     # The main conversation's first request and the subagent's; neither went on.
     assert len(requests) == 2
+
+
+def test_a_budget_with_a_settings_model_of_unknown_prices_is_refused(project: Project) -> None:
+    # A newer model id than this release knows: accepted as a model, but without prices.
+    project.settings(model="claude-future-9")
+    with ScriptedServer([text("never asked for")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--output-format", "json", "--max-budget-usd", "1"
+        )
+        requests = server.requests
+    assert done.returncode == 1
+    (result,) = _lines(done.stdout)
+    assert result["is_error"] is True
+    assert "--max-budget-usd cannot be kept with claude-future-9" in result["error"]
+    assert requests == []
