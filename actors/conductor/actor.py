@@ -21,12 +21,7 @@ import msgspec
 
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
-from actors.conductor.budget import (
-    BudgetReached,
-    check_budget,
-    overloaded,
-    unpriced,
-)
+from actors.conductor.budget import BudgetReached, check_budget, overloaded, unpriced
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -533,7 +528,8 @@ class Conductor(Actor[ConductorMsg]):
                 return await run_dialogue(run.dialogue, run, max_turns=max_turns)
             except LegatoError as error:
                 fallback = self._fallback
-                if fallback is None or fallback == self._model_id or not overloaded(error):
+                same = fallback is not None and resolve_model(self._model_id).id == fallback
+                if fallback is None or same or not overloaded(error):
                     raise
                 # Only a failure before any of the answer: the conversation still ends with
                 # what the request carried, and the same request goes to the fallback. Part of

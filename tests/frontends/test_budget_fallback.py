@@ -217,3 +217,23 @@ def test_a_budget_with_a_settings_model_of_unknown_prices_is_refused(project: Pr
     assert result["is_error"] is True
     assert "--max-budget-usd cannot be kept with claude-future-9" in result["error"]
     assert requests == []
+
+
+def test_no_switch_to_the_model_that_is_overloaded(project: Project) -> None:
+    # The settings' model is the fallback itself (by its alias): nothing to fall back to.
+    project.settings(model="haiku")
+    with ScriptedServer([error(529, should_retry=False)]) as server:
+        done = project.legato(
+            server.url,
+            "-p",
+            "hi",
+            "--fallback-model",
+            "claude-haiku-4-5",
+            "--output-format",
+            "json",
+        )
+        requests = server.requests
+    assert done.returncode == 1
+    assert len(requests) == 1
+    assert "fallback" not in done.stderr
+    assert "overloaded" in _lines(done.stdout)[0]["error"]
