@@ -156,6 +156,9 @@ class RequestRejected(ApiError):
 
 class StreamFailed(ApiError):
     default_remedy = "Try again; if it keeps happening, run with ASSISTANT_LOG=debug"
+    # The API's own type for an ``event: error`` (``overloaded_error``, ``api_error``); None
+    # for a stream cut short.
+    error_type: str | None = None
 
 
 class MissingExtra(LegatoError):

@@ -1236,6 +1236,9 @@ ToolExecutorMsg = (
 class Notice(msgspec.Struct, frozen=True, tag=True):
     level: Literal["info", "warning", "error"]
     text: str
+    # The model the session's answers now come from, when the notice says it changed (the
+    # fallback model): the terminal's status line names and prices it from here on.
+    model: str | None = None
 
 
 class HookStarted(msgspec.Struct, frozen=True, kw_only=True, tag=True):
@@ -1272,6 +1275,7 @@ class TurnOutcome(msgspec.Struct, frozen=True, kw_only=True, tag=True):
         "error_during_execution",
         "interrupted",
         "error_max_structured_output_retries",
+        "error_max_budget_usd",
     ]
     num_turns: int
     duration_ms: int

@@ -199,6 +199,8 @@ def conductor(
         broker=parts.permissions.address,
         model_given=(options.overrides.model if options.overrides else options.model) is not None,
         reasoning=options.reasoning,
+        max_budget_usd=options.max_budget_usd,
+        fallback_model=options.fallback_model,
     )
 
 

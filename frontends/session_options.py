@@ -58,6 +58,10 @@ class SessionOptions(msgspec.Struct, frozen=True, kw_only=True):
     json_schema: dict[str, Any] | None = None
     # --effort and the thinking flags, checked; None: the model's defaults.
     reasoning: Reasoning | None = None
+    # --max-budget-usd: no request whose input would take a run's spend over it is sent.
+    max_budget_usd: float | None = None
+    # --fallback-model, resolved: the run goes on with it once the model is overloaded.
+    fallback_model: str | None = None
     partial_messages: bool = False  # stream-json: the answer's deltas as they come
     hook_events: bool = False  # stream-json: each hook's start and end
     # The driving program's options (the Agent SDK's): they replace ``model`` and
@@ -94,6 +98,8 @@ def from_flags(args: argparse.Namespace, project: str, resumed: str | None) -> S
         max_turns=args.max_turns,
         json_schema=args.json_schema,
         reasoning=getattr(args, "reasoning", None),
+        max_budget_usd=args.max_budget_usd,
+        fallback_model=args.fallback_model,
         partial_messages=args.include_partial_messages,
         hook_events=args.include_hook_events,
         overrides=overrides(args, project),

@@ -22,6 +22,7 @@ import msgspec
 from actors import telemetry
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
+from actors.conductor.budget import BudgetReached, check_budget, overloaded, unpriced
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -41,7 +42,7 @@ from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError
-from actors.models import cost_usd, resolve_model, speed_notice
+from actors.models import cost_usd, resolve_model, same_provider, speed_notice
 from actors.protocol import (
     AddDirectory,
     AddNote,
@@ -91,6 +92,7 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.conductor.turn import Ending
     from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
@@ -157,11 +159,19 @@ class Conductor(Actor[ConductorMsg]):
         model_given: bool = False,
         # --effort and the thinking flags; None: the model's defaults (nothing is sent).
         reasoning: Reasoning | None = None,
+        # --max-budget-usd: the most the session's prompts may spend together (budget.py).
+        max_budget_usd: float | None = None,
+        # --fallback-model, resolved: the model the session goes on with once its own is
+        # overloaded; never saved as the session's model, so a resumed session starts on its own.
+        fallback_model: str | None = None,
     ) -> None:
         super().__init__()
         self._reasoning = reasoning
         self._reasoning_told: set[str] = set()  # models told what of it they do not take
         self._model_given = model_given
+        self._budget = max_budget_usd
+        self._spent: float | None = 0.0  # by the prompts that ended, for the budget
+        self._fallback = fallback_model
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -470,12 +480,20 @@ class Conductor(Actor[ConductorMsg]):
             raise
         finally:
             self._structured = None
+            # Interrupted too: what it spent was spent.
+            total = self._spent_by(run)
+            self._spent = None if self._spent is None or total is None else self._spent + total
             if exported is not None:
                 took = round((time.monotonic() - run.started) * 1000)
                 exported.prompt_finished(outcome, took)
 
     async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
+        if self._budget is not None and resolve_model(self._model_id).prices is None:
+            # The settings chose a model the flag's check could not see.
+            return self._outcome(
+                run, "error_during_execution", SessionError(unpriced(resolve_model(self._model_id)))
+            )
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
             return self._outcome(run, "error_during_execution", SessionError(refused))
@@ -492,14 +510,16 @@ class Conductor(Actor[ConductorMsg]):
             self.conversation.add_user_text(note)
         await self._keeper.save(self.conversation.messages)
         try:
-            ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
+            ending = await self._dialogue(run, prompt.max_turns)
             while ending == "answered" and self._structured and not self._structured.exhausted:
                 # An answer without the value: the model is told to give it.
                 self._structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
                 if self._structured.exhausted:
                     break
                 self.conversation.add_user_text(structured.NUDGE)
-                ending = await run_dialogue(run.dialogue, run, max_turns=prompt.max_turns)
+                ending = await self._dialogue(run, prompt.max_turns)
+        except BudgetReached as error:
+            return self._outcome(run, "error_max_budget_usd", error)
         except LegatoError as error:
             # An API failure ends the prompt but not the session: the caller gets an outcome
             # it can report (and, interactively, the next prompt works).
@@ -528,6 +548,43 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", note)))
         return self._outcome(run, "success")
 
+    async def _dialogue(self, run: _PromptRun, max_turns: int) -> Ending:
+        """The prompt's dialogue, gone on with on the fallback model (for the rest of the
+        session) when the model is overloaded past the model client's retries."""
+        while True:
+            try:
+                return await run_dialogue(run.dialogue, run, max_turns=max_turns)
+            except LegatoError as error:
+                fallback = self._fallback
+                same = fallback is not None and resolve_model(self._model_id).id == fallback
+                if fallback is None or same or not overloaded(error):
+                    raise
+                # Only a failure before any of the answer: the conversation still ends with
+                # what the request carried, and the same request goes to the fallback. Part of
+                # an answer kept would be answered again, by another model.
+                last = self.conversation.messages[-1] if self.conversation.messages else None
+                if (
+                    not same_provider(fallback, self._model_id)
+                    or last is None
+                    or last.role != "user"
+                ):
+                    raise
+                run.dialogue.turns -= 1
+                primary, self._model_id = self._model_id, fallback
+                why = error.describe().splitlines()[0]
+                note = (
+                    f"{primary} failed past the retries: {why}; going on with the fallback "
+                    f"model {fallback} for the rest of this run"
+                )
+                await self._ui.tell(Show(Notice("warning", note, model=fallback)))
+
+    def _spent_by(self, run: _PromptRun) -> float | None:
+        """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
+        its own model's price; None once part of it was at unknown prices."""
+        searched = self._search.used if self._search is not None else Tally()
+        parts = (run.cost, run.agents.cost, searched.cost)
+        return None if None in parts else sum(p for p in parts if p is not None)
+
     async def _next_request(self, run: _PromptRun) -> ModelRequest:
         """The conversation made ready for the next answer (compacted when nearly full, told
         the background's news), and the request for it."""
@@ -545,7 +602,18 @@ class Conductor(Actor[ConductorMsg]):
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
                 await self._mcp.refresh()
         await self._reasoning_notice()
-        return self._request()
+        request = self._request()
+        if self._budget is not None:
+            self._check_budget(run, request)
+        return request
+
+    def _check_budget(self, run: _PromptRun, request: ModelRequest) -> None:
+        """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
+        would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
+        assert self._budget is not None
+        spent = self._spent_by(run)
+        before = None if spent is None or self._spent is None else spent + self._spent
+        check_budget(self._budget, before, request)
 
     def _check_reasoning(self) -> None:
         """A setting the session's model does not take is refused before any request (the
@@ -573,7 +641,11 @@ class Conductor(Actor[ConductorMsg]):
         agents = None
         if self._agents is not None:
             agents = self._agents.runner(
-                depth=0, parent_model=self._model_id, tally=run.agents, planning=self._planning
+                depth=0,
+                parent_model=self._model_id,
+                tally=run.agents,
+                planning=self._planning,
+                check=None if self._budget is None else lambda r: self._check_budget(run, r),
             )
         return TurnCalls(
             tools=self._tools,
@@ -595,6 +667,9 @@ class Conductor(Actor[ConductorMsg]):
         self._usage = self._usage + finished.usage
         self._keeper.count(finished.usage, request.model)
         run.usage = run.usage + finished.usage
+        # At the model that answered: a run that fell back is priced at both.
+        cost = cost_usd(resolve_model(request.model), finished.usage, fast=request.speed == "fast")
+        run.cost = None if run.cost is None or cost is None else run.cost + cost
         # Fast mode may silently run at standard speed: usage.speed says so.
         slow = speed_notice(
             resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
@@ -739,11 +814,15 @@ class Conductor(Actor[ConductorMsg]):
         await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
         ledger = self._keeper.ledger
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
+        if run is not None and self._budget is not None:
+            self._check_budget(run, request)  # the summary is a request of the run's too
         summary, usage = await compaction.summarise(self._model, request)
         self._usage = self._usage + usage
         self._keeper.count(usage, request.model)
         if run is not None:
             run.usage = run.usage + usage
+            cost = cost_usd(resolve_model(request.model), usage, fast=request.speed == "fast")
+            run.cost = None if run.cost is None or cost is None else run.cost + cost
         await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
         kept = messages[cut:]
         said = summary.text + compaction.media_note(messages[:cut])
@@ -768,13 +847,10 @@ class Conductor(Actor[ConductorMsg]):
     def _outcome(
         self, run: _PromptRun, subtype: str, error: Exception | None = None
     ) -> TurnOutcome:
-        model = resolve_model(self._model_id)
-        own = cost_usd(model, run.usage, fast=self._fast_now())
         # The subagents' answers and the searches' count with the prompt's, each at its own
         # model's price.
         searched = self._search.used if self._search is not None else Tally()
-        agents = None if searched.cost is None else run.agents.cost
-        agents = None if agents is None else agents + (searched.cost or 0.0)
+        total = self._spent_by(run)
         return TurnOutcome(
             result=run.dialogue.last_text,
             is_error=subtype != "success",
@@ -783,7 +859,7 @@ class Conductor(Actor[ConductorMsg]):
             duration_ms=round((time.monotonic() - run.started) * 1000),
             duration_api_ms=round(run.dialogue.api_seconds * 1000),
             usage=run.usage + run.agents.usage + searched.usage,
-            total_cost_usd=None if own is None or agents is None else own + agents,
+            total_cost_usd=total,
             session_id=self.session_id,
             permission_denials=(*run.denials, *run.agents.denials),
             error=_describe(error),
@@ -806,6 +882,7 @@ class _PromptRun:
         self.dialogue = Dialogue(conductor.conversation, conductor._guides)
         self.started = started
         self.usage = Usage()
+        self.cost: float | None = 0.0  # its own answers', each at its model's price
         self.denials: list[Block] = []
         self.agents = Tally()  # what its subagents, and its tools' own requests, used
 

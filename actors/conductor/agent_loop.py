@@ -81,19 +81,24 @@ class AgentRun:
     hooks: ConversationHooks | None = None  # SubagentStop's, when the user has some
     conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
     guides: NestedGuides | None = None  # the sub-folders' instruction files it was given
+    # Raises when the request may not go (the run's budget); None: every request may.
+    check: Callable[[ModelRequest], None] | None = None
 
     @property
     def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
         return None if self.hooks is None else ("SubagentStop", self.hooks)
 
     async def request(self) -> ModelRequest:
-        return ModelRequest(
+        request = ModelRequest(
             model=self.model_id,
             max_tokens=self.max_tokens,
             messages=list(self.conversation.messages),
             system=self.system,
             tools=self.tool_specs,
         )
+        if self.check is not None:
+            self.check(request)
+        return request
 
     def display(self) -> Display:
         return Display(self.ui, self._wrap, sink=self.watch)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         AgentSettings,
         Block,
         ModelClientMsg,
+        ModelRequest,
         ToolCall,
         ToolExecutorMsg,
         UiMsg,
@@ -173,9 +174,10 @@ class Subagents:
         allowed: bool = True,  # False: the asking agent's tools leave Agent out
         asker: str | None = None,
         planning: bool = False,  # Plan Mode: agents are told, as the main conversation is
+        check: Callable[[ModelRequest], None] | None = None,  # may each request go (a budget)
     ) -> _Runner:
         """The runner for the Agent calls of a conversation at ``depth`` (0: the main one)."""
-        return _Runner(self, depth, parent_model, tally, allowed, asker, planning)
+        return _Runner(self, depth, parent_model, tally, allowed, asker, planning, check)
 
 
 class _Runner(msgspec.Struct):
@@ -186,6 +188,7 @@ class _Runner(msgspec.Struct):
     allowed: bool
     asker: str | None
     planning: bool
+    check: Callable[[ModelRequest], None] | None = None
 
     def takes(self, call: ToolCall) -> bool:
         """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
@@ -312,7 +315,9 @@ class _Runner(msgspec.Struct):
                 allowed=may_nest,
                 asker=kind.name,
                 planning=self.planning,
+                check=self.check,
             ),
+            check=self.check,
             used=used,
             denied=self.tally.denials.append,
             watch=None if job is None else job.watch,

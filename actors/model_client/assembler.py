@@ -96,10 +96,12 @@ class MessageAssembler:
             kind = self._decode(_DECODE_TYPED, sse).type
         if kind == "error":
             error = self._decode(_DECODE_ERROR, sse).error
-            raise StreamFailed(
+            failure = StreamFailed(
                 f"The API reported an error during the answer: {error.type}: {error.message}",
                 request_id=self.request_id,
             )
+            failure.error_type = error.type
+            raise failure
         if kind == "message_start":
             return self._message_start(self._decode(_DECODE_START, sse))
         if kind not in _MESSAGE_EVENTS:

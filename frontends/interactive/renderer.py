@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 import anyio
 from rich.text import Text
 
-from actors.protocol import AgentEvent, HookFinished, HookStarted, MessageFinished, TurnOutcome
+from actors.protocol import (
+    AgentEvent,
+    HookFinished,
+    HookStarted,
+    MessageFinished,
+    Notice,
+    TurnOutcome,
+)
 from actors.ui import Renderer
 
 if TYPE_CHECKING:
@@ -45,6 +52,9 @@ class TerminalRenderer(Renderer):
                 self.outcome_shown.set()
             case TurnOutcome():
                 self.outcome_shown.set()
+            case Notice(model=model) if model is not None:
+                self.status.model = model  # the fallback answers from here on
+                self.view.apply(event)
             case HookStarted(id=hook_id, name=name):
                 self.status.hooks[hook_id] = name
             case HookFinished(id=hook_id):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_USAGE, UsageError
 from frontends.errors_out import report, warn
+from frontends.startup.budget_flags import check_budget_flags
 from frontends.startup.flags import stream_timeout
 from frontends.startup.json_schema import check_json_schema
 from frontends.startup.sdk_flags import ignored_options, started_by_sdk
@@ -49,6 +50,7 @@ def check_session_flags(args: argparse.Namespace) -> int | None:
         _permission_mode,
         _model,
         _reasoning,
+        check_budget_flags,
         _system_prompt,
         check_json_schema,
         _add_dirs,

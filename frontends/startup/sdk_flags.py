@@ -26,9 +26,7 @@ SDK_PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "
 # The reference's flags Legato does not act on: name -> whether it takes a value. Refused on a
 # person's command line; named in ``unsupported_options`` when the SDK passes them.
 IGNORED: dict[str, bool] = {
-    "--fallback-model": True,
     "--betas": True,
-    "--max-budget-usd": True,
     "--task-budget": True,
     "--setting-sources": True,
     "--plugin-dir": True,
@@ -121,6 +119,16 @@ def add_sdk_flags(parser: argparse.ArgumentParser) -> None:
         "--thinking-display",
         metavar="HOW",
         help="summarized or omitted: how the thinking comes back",
+    )
+    group.add_argument(
+        "--max-budget-usd",
+        metavar="USD",
+        help="stop before the request that would take the run's spend over USD (list prices)",
+    )
+    group.add_argument(
+        "--fallback-model",
+        metavar="MODEL",
+        help="the model to go on with for the rest of the run when the model is overloaded",
     )
     group.add_argument(
         "--add-dir",

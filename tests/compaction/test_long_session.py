@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import pytest
 
 from actors.conductor import compaction
 from actors.conductor.compaction import SUMMARY_INSTRUCTION
+from actors.models import cost_usd, default_model
 from actors.protocol import Compact, GetContextFill, GetConversation, Notice, RunPrompt
 from actors.ui import Renderer
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
@@ -108,6 +110,8 @@ async def test_two_compactions_keep_the_ledger_verbatim(tmp_path: Path) -> None:
     summary_requests = [i for i, body in enumerate(seen) if is_summary_request(body)]
     assert len(summary_requests) == 2
     assert sum("Compacting the conversation" in n for n in renderer.notices) == 2
+    # The summaries are the prompt's requests too: in its usage, and priced in its cost.
+    assert outcome.total_cost_usd == pytest.approx(cost_usd(default_model(), outcome.usage))
 
     def ledger(passes: int) -> str:
         decisions = "".join(

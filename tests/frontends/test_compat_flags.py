@@ -243,7 +243,7 @@ def test_an_allowed_command_runs_headless_and_a_denied_one_does_not(project: Pro
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["--fallback-model", "haiku"], ["--fallback-model"]),
+        (["--betas", "interleaved-thinking"], ["--betas"]),
         (["--bare"], ["--bare"]),
         (["--effort", "ultra"], ["--effort 'ultra' is not an effort level", "xhigh"]),
         (["--model", "haiku", "--effort", "high"], ["haiku does not take", "--effort high"]),

@@ -113,3 +113,34 @@ def test_thinking_is_one_dim_line_and_a_switch_of_model_drops_what_it_does_not_t
     assert requests[1].body["messages"][-2]["content"][0]["thinking"] == "SECRET reasoning"
     assert "output_config" not in requests[2].body
     assert requests[2].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+def test_the_fallback_and_the_budget_hold_in_the_terminal(
+    terminal: Terminal, folders: tuple[Path, Path]
+) -> None:
+    from actors.models import resolve_model
+    from frontends.demo.scripted_api.steps import error
+
+    root, home = folders
+    big = {"input_tokens": 20_000, "output_tokens": 10}  # $0.06 at sonnet's rates
+    steps = [
+        error(529, should_retry=False),
+        tool_calls([call("Glob", {"pattern": "*"})], usage=big),  # haiku: $0.02
+        text("never sent"),
+    ]
+    haiku = resolve_model("haiku").id
+    with ScriptedServer(steps) as server:
+        env = session_env(home, server.url)
+        terminal.start(
+            root, env, "look", "--fallback-model", "haiku", "--max-budget-usd", "0.021"
+        )  # fmt: skip
+        terminal.wait_for("for the rest of this run")
+        terminal.wait_for("Allow?")
+        terminal.submit("y")
+        screen = terminal.wait_for("(--max-budget-usd)")
+        models = [r.body["model"] for r in server.requests]
+        # The status line names the model that answered, and prices its answer at its rates.
+        status = terminal.status_line()
+        assert "haiku" in status and "$0.02" in status
+        assert "Error: stopped before the next request" in screen
+        terminal.submit("/quit")
+        assert terminal.exit_code() == 0
+    assert models == [resolve_model("sonnet").id, haiku]

@@ -195,15 +195,14 @@ async def test_env_reaches_the_commands_and_unsupported_options_are_named(folder
             server.url,
             allowed_tools=["Bash(echo:*)"],
             env={"SDK_SAYS": "hello-from-env"},
-            max_budget_usd=1.0,
-            fallback_model="haiku",
+            betas=["context-1m-2025-08-07"],
             extra_args={"some-future-flag": "x"},
         )
         messages = await collect("echo", options)
     init = messages[0]
     assert isinstance(init, SystemMessage)
     unsupported = init.data["unsupported_options"]
-    assert "--max-budget-usd" in unsupported and "--fallback-model" in unsupported
+    assert "--betas" in unsupported
     assert "--some-future-flag" in unsupported
     said = next(m for m in messages if isinstance(m, UserMessage)).content[0]
     assert isinstance(said, ToolResultBlock) and "hello-from-env" in str(said.content)
