@@ -113,6 +113,8 @@ def test_thinking_is_one_dim_line_and_a_switch_of_model_drops_what_it_does_not_t
     assert requests[1].body["messages"][-2]["content"][0]["thinking"] == "SECRET reasoning"
     assert "output_config" not in requests[2].body
     assert requests[2].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+
 def test_the_fallback_and_the_budget_hold_in_the_terminal(
     terminal: Terminal, folders: tuple[Path, Path]
 ) -> None:
