@@ -1,6 +1,6 @@
 """A fleet: the official Agent SDK driving many `legato` sessions at once, for docs/scale.md.
 
-    uv run python -m benchmarks.fleet [--sessions 20] [--faults] [--home shared|own]
+    uv run python -m benchmarks.fleet [--sessions 20] [--faults] [--home shared|own] [--box]
 
 Each session is what a fleet runs per repository: its own folder holding a small project, its
 own `legato` started by ``claude_agent_sdk.query()`` (``cli_path`` = the installed `legato`,
@@ -21,6 +21,8 @@ in the home folder under its own project.
 refuses (401), session 2's model answers 500 (not to be retried), session 3's `legato` is
 killed (SIGKILL) while the model is thinking. The others finish; the table says which failed
 and how. ``--home own`` gives each session a home folder of its own instead of one shared.
+``--box`` runs each `legato` under bubblewrap (``cli_path`` = a script that starts the box), as a
+container per session would: the machine read-only, its own /tmp and processes.
 
 SIGTERM or SIGINT to this driver cancels every session: the SDK ends each `legato` (stdin
 closed, then SIGTERM), and the driver exits 143 or 130 once they are gone.
