@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -281,13 +282,14 @@ def box(folder: str) -> str:
 
 async def drive(
     count: int,
+    scratch: str,
     *,
     faults: bool = False,
     own_home: bool = False,
     hold: bool = False,
     boxed: bool = False,
 ) -> tuple[list[Session], float]:
-    scratch = tempfile.mkdtemp(prefix="legato-fleet-")
+    """Run ``count`` sessions at once, each in a folder under ``scratch``."""
     cli = box(scratch) if boxed else LEGATO
     shared_home = os.path.join(scratch, "home")
     sessions = []
@@ -347,6 +349,18 @@ def last_line(lines: list[str]) -> str | None:
 
 async def main_async(args: argparse.Namespace) -> int:
     stopped: list[int] = []
+    scratch = tempfile.mkdtemp(prefix="legato-fleet-")
+    try:
+        await fleet_until_signal(args, scratch, stopped)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if stopped:
+        print(f"fleet: stopped by {signal.Signals(stopped[0]).name}", file=sys.stderr)
+        return 128 + stopped[0]
+    return 0
+
+
+async def fleet_until_signal(args: argparse.Namespace, scratch: str, stopped: list[int]) -> None:
     async with anyio.create_task_group() as group:
 
         async def watch_signals() -> None:
@@ -359,6 +373,7 @@ async def main_async(args: argparse.Namespace) -> int:
         async def fleet() -> None:
             sessions, seconds = await drive(
                 args.sessions,
+                scratch,
                 faults=args.faults,
                 own_home=args.home == "own",
                 hold=args.hold,
@@ -369,10 +384,6 @@ async def main_async(args: argparse.Namespace) -> int:
 
         group.start_soon(watch_signals)
         group.start_soon(fleet)
-    if stopped:
-        print(f"fleet: stopped by {signal.Signals(stopped[0]).name}", file=sys.stderr)
-        return 128 + stopped[0]
-    return 0
 
 
 def main() -> None:

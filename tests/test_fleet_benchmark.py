@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parent.parent
 
 
-async def test_two_sessions_side_by_side_in_one_home(capsys: pytest.CaptureFixture[str]) -> None:
-    sessions, seconds = await drive(2)
+async def test_two_sessions_side_by_side_in_one_home(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sessions, seconds = await drive(2, str(tmp_path))
     first, second = sessions
     assert first.home == second.home
     for session in sessions:
@@ -46,9 +48,9 @@ def assert_own_files(session: Session) -> None:
 
 
 async def test_failing_sessions_leave_the_others_to_finish_in_boxes(
-    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sessions, seconds = await drive(4, faults=True, boxed=True)
+    sessions, seconds = await drive(4, str(tmp_path), faults=True, boxed=True)
     bad_key, model_error, crash, good = sessions
     assert (bad_key.subtype, bad_key.exit_code) == ("error_during_execution", 1)
     assert "401" in (bad_key.problem or "")
