@@ -79,6 +79,7 @@ class Session:
     problem: str | None = None  # what the driver saw go wrong
     stderr: list[str] = field(default_factory=list)
     asked: threading.Event = field(default_factory=threading.Event)
+    peaks: Peaks | None = None  # what finds its legato
 
     @property
     def project(self) -> str:
@@ -105,8 +106,11 @@ class Session:
             return text("never sent", delay=3600.0)
         if self.fault == "model error":
             return error(500, message="the model failed", should_retry=False)
-        if self.fault == "crash" and self.requests == 2 and self.pid is not None:
-            os.kill(self.pid, signal.SIGKILL)
+        if self.fault == "crash" and self.requests == 2:
+            if self.pid is None and self.peaks is not None:
+                self.peaks.find()  # the poll may not have come round yet
+            if self.pid is not None:
+                os.kill(self.pid, signal.SIGKILL)
         return self.steps()[min(self.requests, 4) - 1]
 
     def make(self) -> None:
@@ -182,19 +186,22 @@ class Peaks:
 
     def _run(self) -> None:
         while not self._stop.wait(POLL):
-            for pid in descendants(os.getpid()):
-                try:
-                    folder = os.readlink(f"/proc/{pid}/cwd")
-                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-                except OSError:
-                    continue  # gone since the listing
-                if argv[1:2] != [LEGATO.encode()]:
-                    # Not yet legato (forked, its mark still this process's), or its box.
-                    continue
-                session = self._by_folder.get(folder)
-                if session is not None and session.pid in (None, pid):
-                    session.pid = pid
-                    self.read(session)
+            self.find()
+
+    def find(self) -> None:
+        for pid in descendants(os.getpid()):
+            try:
+                folder = os.readlink(f"/proc/{pid}/cwd")
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue  # gone since the listing
+            if argv[1:2] != [LEGATO.encode()]:
+                # Not yet legato (forked, its mark still this process's), or its box.
+                continue
+            session = self._by_folder.get(folder)
+            if session is not None and session.pid in (None, pid):
+                session.pid = pid
+                self.read(session)
 
     @staticmethod
     def read(session: Session) -> None:
@@ -303,6 +310,8 @@ async def drive(
         sessions.append(session)
     started = time.perf_counter()
     with Peaks(sessions) as peaks:
+        for session in sessions:
+            session.peaks = peaks
         async with anyio.create_task_group() as group:
             for session in sessions:
                 group.start_soon(run_session, session, peaks, cli)
