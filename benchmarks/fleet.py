@@ -48,6 +48,7 @@ import anyio
 from claude_agent_sdk import ClaudeAgentOptions, ProcessError, ResultMessage, query
 
 from benchmarks.harness import LEGATO
+from benchmarks.procfs import descendants, high_water_kb
 from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
 
 if TYPE_CHECKING:
@@ -207,34 +208,6 @@ class Peaks:
     def read(session: Session) -> None:
         if session.pid is not None:
             session.peak_kb = max(session.peak_kb, high_water_kb(session.pid) or 0)
-
-
-def descendants(root: int) -> list[int]:
-    """Every process under ``root``: a boxed `legato` is its box's child, not this one's."""
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue  # gone since the listing
-            children.setdefault(int(stat.rpartition(b")")[2].split()[1]), []).append(int(name))
-    found, pending = [], list(children.get(root, ()))
-    while pending:
-        pid = pending.pop()
-        found.append(pid)
-        pending.extend(children.get(pid, ()))
-    return found
-
-
-def high_water_kb(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_bytes().splitlines():
-            if line.startswith(b"VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return None  # gone, or a zombie: the last reading stands
 
 
 # ── checks: nobody stepped on anybody ──────────────────────────────────────────────────────
