@@ -45,6 +45,7 @@ import httpx
 import msgspec
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, ResultMessage, query
 
+from benchmarks import procfs
 from benchmarks.harness import LEGATO, Project
 from benchmarks.run import precompile
 from frontends.demo.scripted_api import ScriptedServer, text
@@ -157,21 +158,10 @@ class TreePeak:
         while pending:
             pid = pending.pop()
             pending.extend(children.get(pid, ()))
-            kb = _high_water_kb(pid)
+            kb = procfs.high_water_kb(pid)
             if kb is not None:
                 self.tree[pid] = self.names[pid]
                 self.high_water_kb[pid] = max(kb, self.high_water_kb.get(pid, 0))
-
-
-def _high_water_kb(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status", "rb") as file:
-            for line in file:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None  # gone, or a zombie: its last reading stands
 
 
 # ── the CLIs under the SDK ─────────────────────────────────────────────────────────────────

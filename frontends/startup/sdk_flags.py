@@ -17,8 +17,10 @@ import argparse
 import os
 
 # The SDK sets this for the CLI it starts ("sdk-py", "sdk-ts"): a flag from a newer SDK is then a
-# warning, not a usage error.
+# warning, not a usage error. The reference's GitHub Action runs the TypeScript SDK with a name of
+# its own there, and passes `--setting-sources` on every run (docs/scale.md).
 ENTRYPOINT_ENV = "CLAUDE_CODE_ENTRYPOINT"
+SDK_ENTRYPOINTS = ("sdk", "claude-code-github-action")
 
 # The SDK's names for the permission modes, and Legato's own.
 SDK_PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
@@ -46,7 +48,7 @@ IGNORED: dict[str, bool] = {
 
 
 def started_by_sdk() -> bool:
-    return os.environ.get(ENTRYPOINT_ENV, "").startswith("sdk")
+    return os.environ.get(ENTRYPOINT_ENV, "").startswith(SDK_ENTRYPOINTS)
 
 
 def add_sdk_flags(parser: argparse.ArgumentParser) -> None:

@@ -358,3 +358,15 @@ def test_the_init_line_comes_before_the_warnings(project: Project) -> None:
     notices = [line["text"] for line in out if line.get("subtype") == "notice"]
     assert any("unknown key 'permisionMode'" in notice for notice in notices)
     assert any(notice.startswith("Skipped agent file") for notice in notices)
+
+
+def test_the_reference_github_action_runs_legato_as_the_sdk_does(project: Project) -> None:
+    # The action's TypeScript SDK names itself in the entry point and always passes the
+    # setting sources; a run it starts must not end at exit 2 on them.
+    flags = ["--setting-sources", "user,project,local", "--max-turns", "3"]
+    env = {"CLAUDE_CODE_ENTRYPOINT": "claude-code-github-action"}
+    with ScriptedServer([text("ok")]) as server:
+        code, out, err = run(project, server.url, [user("hi")], *flags, env=env)
+    assert code == 0, err
+    assert out[0]["unsupported_options"] == ["--setting-sources"]
+    assert (out[-1]["type"], out[-1]["result"]) == ("result", "ok")
