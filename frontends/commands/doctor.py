@@ -23,9 +23,9 @@ import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from actors import telemetry
 from actors.counts import counted
 from actors.errors import EXIT_FAILURE, EXIT_OK
+from actors.telemetry import describe as describe_telemetry
 from actors.visible import printed_visibly, without_password
 from frontends.commands.arguments import build_parser, session_options
 from frontends.commands.listings import credential_lines, not_acted_on_lines, setting_lines
@@ -114,7 +114,7 @@ def run_doctor(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> 
     out += mcp_lines
     problems += mcp_problems
     out += ["", "Debug log", f"  {_debug_line(env)}"]
-    out += ["", "Telemetry", f"  {telemetry.describe(env)}"]
+    out += ["", "Telemetry", f"  {describe_telemetry(env)}"]
     out += ["", "Problems" if problems else "No problems found."]
     # The probe meets what the credentials check found (no key, no region, a missing extra):
     # each is listed once.
