@@ -212,7 +212,7 @@ def test_the_screen_starts_with_the_banner_and_menus_leave_the_status_line_in_si
         assert screen.lstrip("\n").startswith("✻ Legato")
         assert screen.count("tokens") == 1
         terminal.type("/")
-        terminal.wait_for("/undo", visible=True)
+        terminal.wait_for("/clear", visible=True)
         assert "tokens" in terminal.status_line()  # the menu is drawn above it, not over it
         terminal.keys("C-u")
         terminal.submit("fix x.py")
