@@ -20,10 +20,10 @@ import msgspec
 from actors.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from actors.models import ModelInfo
-    from actors.protocol import Setting
+    from actors.protocol import Message, Setting
 
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 THINKING_MODES = ("adaptive", "disabled")  # --thinking; a fixed budget is --max-thinking-tokens
@@ -197,6 +197,26 @@ def request_fields(reasoning: Reasoning, model: ModelInfo, max_tokens: int) -> R
     if thinking is not None and reasoning.display is not None and thinking["type"] != "disabled":
         thinking["display"] = reasoning.display
     return RequestFields(thinking, output_config, max_tokens, tuple(refused), tuple(unsent))
+
+
+def without_unthought_turn(
+    thinking: dict[str, Any] | None, messages: Sequence[Message]
+) -> dict[str, Any] | None:
+    """``thinking`` for a request that ``messages`` end: off while the tool results it sends
+    answer an assistant turn that began without thinking (thinking was off then: a resumed
+    session, a model switched, a budget given with --continue). The Messages API refuses
+    thinking there, the turn having to start with a thinking block; it comes back on with
+    the next prompt's first answer."""
+    if thinking is None or thinking["type"] == "disabled" or len(messages) < 2:
+        return thinking
+    turn, last = messages[-2], messages[-1]
+    answers_tools = any(block.get("type") == "tool_result" for block in last.content)
+    if turn.role != "assistant" or last.role != "user" or not answers_tools:
+        return thinking
+    first = turn.content[0].get("type") if turn.content else None
+    if first in ("thinking", "redacted_thinking"):
+        return thinking
+    return {"type": "disabled"}
 
 
 def _level(effort: str, levels: tuple[str, ...]) -> str | None:

@@ -74,7 +74,13 @@ from actors.protocol import (
     UndoRewind,
     Usage,
 )
-from actors.reasoning import Reasoning, chosen_effort, request_fields, with_settings_effort
+from actors.reasoning import (
+    Reasoning,
+    chosen_effort,
+    request_fields,
+    with_settings_effort,
+    without_unthought_turn,
+)
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
@@ -606,6 +612,7 @@ class Conductor(Actor[ConductorMsg]):
         if self._reasoning is not None:
             fields = request_fields(self._reasoning, resolve_model(self._model_id), max_tokens)
             thinking, output_config = fields.thinking, fields.output_config
+            thinking = without_unthought_turn(thinking, self.conversation.messages)
             max_tokens = fields.max_tokens
         request = ModelRequest(
             model=self._model_id,

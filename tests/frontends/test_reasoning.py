@@ -127,3 +127,28 @@ def test_a_bad_effort_level_in_a_settings_file_names_the_file_and_key(project: P
     done = project.legato("http://127.0.0.1:9", "-p", "hi")
     assert done.returncode == 2
     assert "effortLevel" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_thinking_given_mid_tool_turn_waits_for_the_next_prompt(project: Project) -> None:
+    # A turn stopped after its tool ran (--max-turns), then continued with a thinking budget:
+    # the API refuses thinking for results that answer a turn begun without it, until the
+    # turn ends.
+    steps = [
+        tool_calls([call("Bash", {"command": "echo hi"}, id="t1")]),
+        tool_calls([call("Bash", {"command": "echo again"}, id="t2")]),
+        text("Done."),
+        text("Thought.", thinking="Now I think."),
+    ]
+    with ScriptedServer(steps) as server:
+        project.legato(
+            server.url, "-p", "look", "--allowedTools", "Bash(echo:*)", "--max-turns", "1"
+        )
+        flags = ("--allowedTools", "Bash(echo:*)", "--max-thinking-tokens", "2048")
+        went_on = project.legato(server.url, "-p", "go on", "--continue", *flags)
+        after = project.legato(server.url, "-p", "and now?", "--continue", *flags)
+        requests = server.requests
+    assert went_on.returncode == 0, went_on.stderr
+    assert (went_on.stdout.strip(), after.stdout.strip()) == ("Done.", "Thought.")
+    budget = {"type": "enabled", "budget_tokens": 2048}
+    off = {"type": "disabled"}  # the results answer a turn that did not think
+    assert [r.body.get("thinking") for r in requests] == [None, off, off, budget]
