@@ -11,7 +11,7 @@ its own (``CLAUDE_CONFIG_DIR``) and passes ``--resume <id>``: a session this mac
 saved is then read from there (``import_events``) into Legato's own sessions folder, and goes
 on from it. The path is the SDK's (and the reference CLI's), so it is computed as they compute
 it: the config folder from ``CLAUDE_CONFIG_DIR`` or ``~/.claude``, the project key from the
-working folder's real path.
+project folder's real path (the SDK starts Legato in it).
 """
 
 from __future__ import annotations

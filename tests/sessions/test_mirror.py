@@ -97,6 +97,21 @@ async def test_each_saved_batch_is_shown_as_saved_under_the_sdks_path(
     ]
 
 
+async def test_a_project_given_from_another_folder_is_keyed_by_the_project(
+    tmp_path: Path, in_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `legato path/to/project`: the session is the project's, whatever folder it was run from,
+    # so that another project's sessions started there never share its key.
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    shown = Shown()
+    memory, ui, store = mirrored(tmp_path, shown)
+    async with supervise([memory, ui, store]):
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("one")),)))
+    frames = [event for event in shown.events if isinstance(event, TranscriptMirrored)]
+    assert [frame.file_path for frame in frames] == [in_project]
+
+
 async def test_a_session_only_the_store_has_is_taken_in_and_not_mirrored_back(
     tmp_path: Path, in_project: str
 ) -> None:
