@@ -152,3 +152,35 @@ def test_thinking_given_mid_tool_turn_waits_for_the_next_prompt(project: Project
     budget = {"type": "enabled", "budget_tokens": 2048}
     off = {"type": "disabled"}  # the results answer a turn that did not think
     assert [r.body.get("thinking") for r in requests] == [None, off, off, budget]
+
+
+def test_partial_messages_stream_thinking_as_the_api_does(project: Project) -> None:
+    # A program that follows content_block_start to know a block's kind, and takes the
+    # signature from its signature_delta, as the Messages API streams them.
+    with ScriptedServer([text("Yes.", thinking="Let me see.")]) as server:
+        done = project.legato(
+            server.url, "-p", "think", "--output-format", "stream-json", "--verbose",
+            "--include-partial-messages", "--max-thinking-tokens", "2048",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [line["event"] for line in _lines(done.stdout) if line["type"] == "stream_event"]
+
+    def shape(event: dict[str, Any]) -> str:
+        inner = event.get("content_block") or event.get("delta") or {}
+        return f"{event['type']} {event.get('index', '')} {inner.get('type', '')}".strip()
+
+    assert [shape(event) for event in events] == [
+        "message_start",
+        "content_block_start 0 thinking",
+        "content_block_delta 0 thinking_delta",
+        "content_block_delta 0 signature_delta",
+        "content_block_stop 0",
+        "content_block_start 1 text",
+        "content_block_delta 1 text_delta",
+        "content_block_stop 1",
+        "message_delta",
+        "message_stop",
+    ]
+    (said,) = [line for line in _lines(done.stdout) if line["type"] == "assistant"]
+    assert events[3]["delta"]["signature"] == said["message"]["content"][0]["signature"]
+    assert events[-2]["delta"]["stop_reason"] == "end_turn"
