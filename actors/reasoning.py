@@ -137,10 +137,10 @@ def with_settings_effort(
 
 
 def _budget(text: str, source: str) -> int:
-    try:
-        budget = int(text)
-    except ValueError:
-        budget = -1
+    # ASCII digits only: Python's int() also reads "1_024" and full-width digits, which the
+    # reference (and a person reading the setting) would not take for that number.
+    digits = text.strip()
+    budget = int(digits) if digits.isascii() and digits.isdigit() else -1
     if budget == 0 or budget >= MIN_BUDGET:
         return budget
     raise UsageError(
