@@ -140,7 +140,10 @@ def _budget(text: str, source: str) -> int:
     # ASCII digits only: Python's int() also reads "1_024" and full-width digits, which the
     # reference (and a person reading the setting) would not take for that number.
     digits = text.strip()
-    budget = int(digits) if digits.isascii() and digits.isdigit() else -1
+    try:
+        budget = int(digits) if digits.isascii() and digits.isdigit() else -1
+    except ValueError:  # more digits than int() reads: no budget either
+        budget = -1
     if budget == 0 or budget >= MIN_BUDGET:
         return budget
     raise UsageError(

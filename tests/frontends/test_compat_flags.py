@@ -253,6 +253,7 @@ def test_an_allowed_command_runs_headless_and_a_denied_one_does_not(project: Pro
         (["--max-thinking-tokens", "100"], ["--max-thinking-tokens '100'", "1024"]),
         (["--max-thinking-tokens", "2_048"], ["--max-thinking-tokens '2_048'", "whole number"]),
         (["--max-thinking-tokens", "２０４８"], ["--max-thinking-tokens '２０４８'", "1024"]),
+        (["--max-thinking-tokens", "9" * 5000], ["--max-thinking-tokens '999", "1024"]),
         (["--thinking", "adaptive", "--max-thinking-tokens", "4096"], ["both"]),
         (["--thinking-display", "summarized"], ["--thinking-display", "thinking is not on"]),
         (["--frobnicate"], ["--frobnicate"]),
