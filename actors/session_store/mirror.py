@@ -70,7 +70,10 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
         return os.path.isabs(path) and any(within(normal, root) for root in roots)
 
     def inside(before: FileBefore) -> bool:
-        return all(among(p) for p in (before.path, before.real) if p is not None)
+        # Where the path led when recorded is needed too: /undo writes only there, whereas a
+        # path alone is followed as it leads now, out through any link the project holds.
+        # Legato records it always; only a session older than that, or forged, lacks it.
+        return before.real is not None and among(before.path) and among(before.real)
 
     def kept(checkpoint: Checkpoint) -> Checkpoint:
         return msgspec.structs.replace(

