@@ -146,6 +146,8 @@ def _budget(text: str, source: str) -> int:
         budget = -1
     if budget == 0 or budget >= MIN_BUDGET:
         return budget
+    if budget > 0 and source == BUDGET_ENV:
+        return MIN_BUDGET  # the reference's variable is raised to the least, not refused
     raise UsageError(
         f"{source} {text!r} is not a thinking budget",
         remedy=f"Give a whole number of tokens, at least {MIN_BUDGET} (0 turns thinking off)",
@@ -173,6 +175,9 @@ def request_fields(reasoning: Reasoning, model: ModelInfo, max_tokens: int) -> R
             output_config = {"effort": level}
     thinking: dict[str, Any] | None = None
     source, budget = reasoning.thinking_source, reasoning.budget_tokens or MIN_BUDGET
+    if source == BUDGET_ENV:
+        # As the reference caps its variable: below what the model writes in one answer.
+        budget = min(budget, model.max_output - 1)
     match reasoning.thinking:
         case "adaptive" if not model.adaptive_thinking:
             why = f"{name} does not think adaptively (--thinking adaptive)"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
-    import pytest
-
     from tests.frontends.conftest import Project
 
 
@@ -79,6 +79,20 @@ def test_the_reference_variables_set_effort_and_turn_thinking_off(
     assert done.returncode == 0, done.stderr
     assert request.body["output_config"] == {"effort": "low"}  # the variable wins, as there
     assert request.body["thinking"] == {"type": "disabled"}
+
+
+@pytest.mark.parametrize(("tokens", "sent"), [("500", 1024), ("200000", 63_999)])
+def test_the_reference_budget_variable_is_capped_as_there_not_refused(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tokens: str, sent: int
+) -> None:
+    # Set for the reference, which raises it to 1024 and keeps it below the model's output.
+    monkeypatch.setenv("MAX_THINKING_TOKENS", tokens)
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--model", "sonnet")
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert request.body["thinking"] == {"type": "enabled", "budget_tokens": sent}
+    assert sent < request.body["max_tokens"] <= 64_000
 
 
 def test_nothing_asked_sends_nothing(project: Project) -> None:
