@@ -39,7 +39,7 @@ from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
-from actors.errors import LegatoError, SessionError
+from actors.errors import LegatoError, SessionError, UsageError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
     AddDirectory,
@@ -631,7 +631,13 @@ class Conductor(Actor[ConductorMsg]):
     async def _resume(self) -> None:
         messages = await self._keeper.restore()
         if self._keeper.model and not self._model_given:
-            self._model_id = self._keeper.model
+            try:
+                self._model_id = resolve_model(self._keeper.model).id
+            except UsageError:  # a session file edited, or from a store, naming no model
+                raise UsageError(
+                    f"the resumed session's model '{self._keeper.model}' is not a model",
+                    remedy="Choose one with --model (an alias such as sonnet, or a model id)",
+                ) from None
         if not messages:
             return
         self.conversation.messages = messages
