@@ -27,7 +27,7 @@ from actors.places import within
 from actors.protocol import CheckpointTaken, Rewound
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from actors.protocol import Checkpoint, FileBefore, SessionEvent
 
@@ -78,7 +78,7 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
     def kept(checkpoint: Checkpoint) -> Checkpoint:
         return msgspec.structs.replace(
             checkpoint,
-            files=tuple(before for before in checkpoint.files if inside(before)),
+            files=_plain(before for before in checkpoint.files if inside(before)),
             folders=tuple(folder for folder in checkpoint.folders if among(folder)),
         )
 
@@ -88,7 +88,7 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
             case CheckpointTaken(checkpoint=checkpoint):
                 out.append(CheckpointTaken(kept(checkpoint)))
             case Rewound(undo=undo):
-                files = tuple(before for before in undo.files if inside(before))
+                files = _plain(before for before in undo.files if inside(before))
                 checkpoints = tuple(kept(checkpoint) for checkpoint in undo.checkpoints)
                 out.append(
                     Rewound(msgspec.structs.replace(undo, files=files, checkpoints=checkpoints))
@@ -96,6 +96,15 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
             case _:
                 out.append(event)
     return out
+
+
+def _plain(files: Iterable[FileBefore]) -> tuple[FileBefore, ...]:
+    # The permission bits only: a restored file is never made setuid, setgid or sticky by
+    # what a store says.
+    return tuple(
+        before if before.mode is None else msgspec.structs.replace(before, mode=before.mode & 0o777)
+        for before in files
+    )
 
 
 def _hash(text: str) -> str:

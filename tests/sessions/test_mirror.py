@@ -212,6 +212,21 @@ def test_a_stored_file_whose_path_leads_out_through_a_link_is_not_restored(
     assert (home / ".bashrc").read_text() == "mine\n"
 
 
+def test_a_stored_file_is_restored_with_its_permission_bits_only(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    tool = str(root / "tool")
+    setuid = FileBefore(path=tool, content=b"\x7fELF", real=tool, by="rm tool", mode=0o4755)
+    source = tmp_path / "stored.jsonl"
+    source.write_bytes(
+        msgspec.json.encode(CheckpointTaken(Checkpoint(prompt=1, files=(setuid,)))) + b"\n"
+    )
+    (saved,) = import_events(str(source), None, str(root))
+    assert isinstance(saved, CheckpointTaken)
+    restore(saved.checkpoint.files, str(root))
+    assert os.stat(tool).st_mode & 0o7777 == 0o755
+
+
 def test_a_symlink_where_the_session_goes_is_not_written_through(tmp_path: Path) -> None:
     source = tmp_path / "stored.jsonl"
     source.write_text(line(user("x")) + "\n")
