@@ -20,10 +20,10 @@ import msgspec
 from actors.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from actors.models import ModelInfo
-    from actors.protocol import Setting
+    from actors.protocol import Message, Setting
 
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 THINKING_MODES = ("adaptive", "disabled")  # --thinking; a fixed budget is --max-thinking-tokens
@@ -137,12 +137,17 @@ def with_settings_effort(
 
 
 def _budget(text: str, source: str) -> int:
+    # ASCII digits only: Python's int() also reads "1_024" and full-width digits, which the
+    # reference (and a person reading the setting) would not take for that number.
+    digits = text.strip()
     try:
-        budget = int(text)
-    except ValueError:
+        budget = int(digits) if digits.isascii() and digits.isdigit() else -1
+    except ValueError:  # more digits than int() reads: no budget either
         budget = -1
     if budget == 0 or budget >= MIN_BUDGET:
         return budget
+    if budget > 0 and source == BUDGET_ENV:
+        return MIN_BUDGET  # the reference's variable is raised to the least, not refused
     raise UsageError(
         f"{source} {text!r} is not a thinking budget",
         remedy=f"Give a whole number of tokens, at least {MIN_BUDGET} (0 turns thinking off)",
@@ -170,6 +175,9 @@ def request_fields(reasoning: Reasoning, model: ModelInfo, max_tokens: int) -> R
             output_config = {"effort": level}
     thinking: dict[str, Any] | None = None
     source, budget = reasoning.thinking_source, reasoning.budget_tokens or MIN_BUDGET
+    if source == BUDGET_ENV:
+        # As the reference caps its variable: below what the model writes in one answer.
+        budget = min(budget, model.max_output - 1)
     match reasoning.thinking:
         case "adaptive" if not model.adaptive_thinking:
             why = f"{name} does not think adaptively (--thinking adaptive)"
@@ -197,6 +205,26 @@ def request_fields(reasoning: Reasoning, model: ModelInfo, max_tokens: int) -> R
     if thinking is not None and reasoning.display is not None and thinking["type"] != "disabled":
         thinking["display"] = reasoning.display
     return RequestFields(thinking, output_config, max_tokens, tuple(refused), tuple(unsent))
+
+
+def without_unthought_turn(
+    thinking: dict[str, Any] | None, messages: Sequence[Message]
+) -> dict[str, Any] | None:
+    """``thinking`` for a request that ``messages`` end: off while the tool results it sends
+    answer an assistant turn that began without thinking (thinking was off then: a resumed
+    session, a model switched, a budget given with --continue). The Messages API refuses
+    thinking there, the turn having to start with a thinking block; it comes back on with
+    the next prompt's first answer."""
+    if thinking is None or thinking["type"] == "disabled" or len(messages) < 2:
+        return thinking
+    turn, last = messages[-2], messages[-1]
+    answers_tools = any(block.get("type") == "tool_result" for block in last.content)
+    if turn.role != "assistant" or last.role != "user" or not answers_tools:
+        return thinking
+    first = turn.content[0].get("type") if turn.content else None
+    if first in ("thinking", "redacted_thinking"):
+        return thinking
+    return {"type": "disabled"}
 
 
 def _level(effort: str, levels: tuple[str, ...]) -> str | None:

@@ -274,7 +274,9 @@ def session_store(
     mirror = None
     if options.session_mirror:
         env = os.environ if options.env is None else options.env
-        mirror = transcript_path(env, os.getcwd(), session_id)
+        # The project's key, as the SDK (which starts Legato in the project) computes it: a
+        # project path given from elsewhere must not file the session under that folder's.
+        mirror = transcript_path(env, options.project_root, session_id)
     return SessionStore(
         memory.address,
         project_root=options.project_root,

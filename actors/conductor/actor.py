@@ -41,7 +41,7 @@ from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
-from actors.errors import LegatoError, SessionError
+from actors.errors import LegatoError, SessionError, UsageError
 from actors.models import cost_usd, resolve_model, same_provider, speed_notice
 from actors.protocol import (
     AddDirectory,
@@ -76,7 +76,13 @@ from actors.protocol import (
     UndoRewind,
     Usage,
 )
-from actors.reasoning import Reasoning, chosen_effort, request_fields, with_settings_effort
+from actors.reasoning import (
+    Reasoning,
+    chosen_effort,
+    request_fields,
+    with_settings_effort,
+    without_unthought_turn,
+)
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
@@ -696,6 +702,7 @@ class Conductor(Actor[ConductorMsg]):
         if self._reasoning is not None:
             fields = request_fields(self._reasoning, resolve_model(self._model_id), max_tokens)
             thinking, output_config = fields.thinking, fields.output_config
+            thinking = without_unthought_turn(thinking, self.conversation.messages)
             max_tokens = fields.max_tokens
         request = ModelRequest(
             model=self._model_id,
@@ -714,7 +721,13 @@ class Conductor(Actor[ConductorMsg]):
     async def _resume(self) -> None:
         messages = await self._keeper.restore()
         if self._keeper.model and not self._model_given:
-            self._model_id = self._keeper.model
+            try:
+                self._model_id = resolve_model(self._keeper.model).id
+            except UsageError:  # a session file edited, or from a store, naming no model
+                raise UsageError(
+                    f"the resumed session's model '{self._keeper.model}' is not a model",
+                    remedy="Choose one with --model (an alias such as sonnet, or a model id)",
+                ) from None
         if not messages:
             return
         self.conversation.messages = messages

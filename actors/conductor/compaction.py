@@ -25,6 +25,7 @@ from actors.protocol import (
     ModelRequest,
     StreamMessage,
 )
+from actors.reasoning import without_unthought_turn
 
 if TYPE_CHECKING:
     from actors.protocol import Block, ModelClientMsg, TaskLedger, Usage
@@ -86,11 +87,18 @@ def summary_request(base: ModelRequest, older: list[Message], ledger: TaskLedger
         last = messages.pop()
         ask = [*last.content, *ask]
     messages.append(Message("user", ask))
+    # The older part may end in tool results of a turn that did not think (thinking came on
+    # later), which the API takes only without thinking.
+    thinking = without_unthought_turn(base.thinking, messages)
     room = SUMMARY_MAX_TOKENS
-    if base.thinking is not None and base.thinking.get("type") == "enabled":
-        room += base.thinking["budget_tokens"]  # the thinking budget must stay below max_tokens
+    if thinking is not None and thinking.get("type") == "enabled":
+        room += thinking["budget_tokens"]  # the thinking budget must stay below max_tokens
     return msgspec.structs.replace(
-        base, messages=messages, max_tokens=min(base.max_tokens, room), speed=None
+        base,
+        messages=messages,
+        thinking=thinking,
+        max_tokens=min(base.max_tokens, room),
+        speed=None,
     )
 
 

@@ -47,6 +47,9 @@ class PartialMessage:
             for index, block in self._done.items()
             if block.get("type") in _KEPT
             and not (block.get("type") == "text" and not block.get("text"))
+            # Thinking the API did not sign (its stream closed the block without it) would
+            # have the next request refused.
+            and not (block.get("type") == "thinking" and not block.get("signature"))
         }
         for index, pieces in self._open_text.items():
             text = "".join(pieces)

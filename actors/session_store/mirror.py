@@ -11,7 +11,7 @@ its own (``CLAUDE_CONFIG_DIR``) and passes ``--resume <id>``: a session this mac
 saved is then read from there (``import_events``) into Legato's own sessions folder, and goes
 on from it. The path is the SDK's (and the reference CLI's), so it is computed as they compute
 it: the config folder from ``CLAUDE_CONFIG_DIR`` or ``~/.claude``, the project key from the
-working folder's real path.
+project folder's real path (the SDK starts Legato in it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from actors.places import within
 from actors.protocol import CheckpointTaken, Rewound
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from actors.protocol import Checkpoint, FileBefore, SessionEvent
 
@@ -70,12 +70,15 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
         return os.path.isabs(path) and any(within(normal, root) for root in roots)
 
     def inside(before: FileBefore) -> bool:
-        return all(among(p) for p in (before.path, before.real) if p is not None)
+        # Where the path led when recorded is needed too: /undo writes only there, whereas a
+        # path alone is followed as it leads now, out through any link the project holds.
+        # Legato records it always; only a session older than that, or forged, lacks it.
+        return before.real is not None and among(before.path) and among(before.real)
 
     def kept(checkpoint: Checkpoint) -> Checkpoint:
         return msgspec.structs.replace(
             checkpoint,
-            files=tuple(before for before in checkpoint.files if inside(before)),
+            files=_plain(before for before in checkpoint.files if inside(before)),
             folders=tuple(folder for folder in checkpoint.folders if among(folder)),
         )
 
@@ -85,7 +88,7 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
             case CheckpointTaken(checkpoint=checkpoint):
                 out.append(CheckpointTaken(kept(checkpoint)))
             case Rewound(undo=undo):
-                files = tuple(before for before in undo.files if inside(before))
+                files = _plain(before for before in undo.files if inside(before))
                 checkpoints = tuple(kept(checkpoint) for checkpoint in undo.checkpoints)
                 out.append(
                     Rewound(msgspec.structs.replace(undo, files=files, checkpoints=checkpoints))
@@ -93,6 +96,15 @@ def confined(events: list[SessionEvent], project_root: str) -> list[SessionEvent
             case _:
                 out.append(event)
     return out
+
+
+def _plain(files: Iterable[FileBefore]) -> tuple[FileBefore, ...]:
+    # The permission bits only: a restored file is never made setuid, setgid or sticky by
+    # what a store says.
+    return tuple(
+        before if before.mode is None else msgspec.structs.replace(before, mode=before.mode & 0o777)
+        for before in files
+    )
 
 
 def _hash(text: str) -> str:

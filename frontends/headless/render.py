@@ -43,6 +43,7 @@ from actors.protocol import (
 )
 from actors.ui import Renderer
 from actors.visible import escape_controls, project_relative
+from frontends.headless.framing import Framing
 
 if TYPE_CHECKING:
     from actors.protocol import SandboxReport, UiEvent
@@ -324,6 +325,7 @@ class StreamJsonRenderer(HeadlessRenderer):
         self.partial = partial  # stream_event lines (--include-partial-messages)
         self.hook_events = hook_events
         self.ledger = UsageLedger()
+        self.framing = Framing()  # the API's block and message events around the deltas
 
     def emit(self, obj: dict[str, Any], parent: str | None = None) -> None:
         obj["parent_tool_use_id"] = parent
@@ -355,10 +357,14 @@ class StreamJsonRenderer(HeadlessRenderer):
             self.ledger.started(parent, event.id, model or event.model)
         elif isinstance(event, MessageFinished):
             message_id, model = self.ledger.finished(parent, event.usage, event.stop_reason)
+            for api_event in self.framing.ended(event, parent) if self.partial else ():
+                self.emit({"type": "stream_event", "event": api_event}, parent)
             self.emit(_assistant(event, message_id, model), parent)
             return
         if isinstance(event, HookStarted | HookFinished) and not self.hook_events:
             return
+        for api_event in self.framing.before(event, parent) if self.partial else ():
+            self.emit({"type": "stream_event", "event": api_event}, parent)
         line = _line(event, partial=self.partial)
         if line is not None:
             self.emit(line, parent)

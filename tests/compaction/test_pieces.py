@@ -81,9 +81,24 @@ def test_the_ledger_keeps_decisions_adds_files_once_and_renders_the_same() -> No
     )
 
 
+def thought(call_id: str) -> Message:
+    signed = {"type": "thinking", "thinking": "hm", "signature": "s"}
+    return Message("assistant", [signed, *calls(call_id).content])
+
+
 def test_the_summary_request_keeps_room_for_a_thinking_budget() -> None:
     thinking = {"type": "enabled", "budget_tokens": 8000}
     base = ModelRequest(model="m", max_tokens=24_000, messages=[], thinking=thinking)
-    request = summary_request(base, [user("go"), calls("a"), result("a")], TaskLedger(goal="go"))
+    request = summary_request(base, [user("go"), thought("a"), result("a")], TaskLedger(goal="go"))
     assert request.thinking == thinking
     assert request.max_tokens == 8000 + 4096  # the budget below it, the summary's room above
+
+
+def test_a_summary_after_results_of_a_turn_that_did_not_think_asks_without_thinking() -> None:
+    # Thinking came on later in the session (a resume with a budget): the API refuses thinking
+    # with results whose turn did not begin with it.
+    thinking = {"type": "enabled", "budget_tokens": 8000}
+    base = ModelRequest(model="m", max_tokens=24_000, messages=[], thinking=thinking)
+    request = summary_request(base, [user("go"), calls("a"), result("a")], TaskLedger(goal="go"))
+    assert request.thinking == {"type": "disabled"}
+    assert request.max_tokens == 4096

@@ -87,6 +87,17 @@ def test_thinking_alone_is_not_kept_of_a_cut_answer() -> None:
     assert partial.content() == []
 
 
+def test_thinking_closed_without_its_signature_is_not_kept() -> None:
+    partial = PartialMessage()
+    partial.finish(0, {"type": "thinking", "thinking": "hmm", "signature": ""})
+    partial.finish(1, {"type": "text", "text": "So."})
+    partial.add_text(2, "And")
+    assert partial.content() == [
+        {"type": "text", "text": "So."},
+        {"type": "text", "text": "And"},
+    ]
+
+
 def test_an_empty_assistant_message_is_never_sent() -> None:
     conversation = Conversation()
     conversation.add_user_text("hi")

