@@ -22,7 +22,7 @@ import msgspec
 from actors import telemetry
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
-from actors.conductor.budget import BudgetReached, check_budget, overloaded, unpriced
+from actors.conductor.budget import BudgetReached, Cached, check_budget, overloaded, unpriced
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -171,6 +171,10 @@ class Conductor(Actor[ConductorMsg]):
         self._model_given = model_given
         self._budget = max_budget_usd
         self._spent: float | None = 0.0  # by the prompts that ended, for the budget
+        # What the main conversation's last answered request left in the prompt cache, and
+        # when the latest request went: the budget prices a cache read at its own rate.
+        self._cached: Cached | None = None
+        self._sent_at = 0.0
         self._fallback = fallback_model
         self._memory = memory
         self._model = model
@@ -603,17 +607,20 @@ class Conductor(Actor[ConductorMsg]):
                 await self._mcp.refresh()
         await self._reasoning_notice()
         request = self._request()
+        self._sent_at = anyio.current_time()
         if self._budget is not None:
-            self._check_budget(run, request)
+            self._check_budget(run, request, cached=self._cached)
         return request
 
-    def _check_budget(self, run: _PromptRun, request: ModelRequest) -> None:
+    def _check_budget(
+        self, run: _PromptRun, request: ModelRequest, cached: Cached | None = None
+    ) -> None:
         """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
         would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
         assert self._budget is not None
         spent = self._spent_by(run)
         before = None if spent is None or self._spent is None else spent + self._spent
-        check_budget(self._budget, before, request)
+        check_budget(self._budget, before, request, cached, anyio.current_time())
 
     def _check_reasoning(self) -> None:
         """A setting the session's model does not take is refused before any request (the
@@ -678,6 +685,7 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
         self._measured = True
+        self._cached = Cached.of(request, finished.usage, self._sent_at)
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told

@@ -237,3 +237,37 @@ def test_no_switch_to_the_model_that_is_overloaded(project: Project) -> None:
     assert len(requests) == 1
     assert "fallback" not in done.stderr
     assert "overloaded" in _lines(done.stdout)[0]["error"]
+
+
+def test_the_estimate_prices_input_as_prompt_caching_bills_it(project: Project) -> None:
+    # The first request writes its whole prompt to the cache, at 1.25 times the input price:
+    # a budget between the two prices must stop it before it is sent.
+    with ScriptedServer([text("never asked for")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--model", "sonnet",
+            "--output-format", "json", "--max-budget-usd", "0.0072",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    assert _lines(done.stdout)[0]["subtype"] == "error_max_budget_usd"
+    assert requests == []
+    # A large prompt read back from the cache costs a tenth of its input price: the budget is
+    # not spent on what the cache already holds. Priced at the full input price, the third
+    # request (~27K tokens, $0.08) would not fit in what the first two ($0.10) leave of $0.15.
+    project.write("big.txt", "".join(f"{n:05} {'word ' * 18}\n" for n in range(1500)))
+    steps = [
+        tool_calls([call("Read", {"file_path": "big.txt"}, id="r1")]),
+        tool_calls([call("Glob", {"pattern": "*.txt"}, id="g1")]),
+        text("done"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "-p", "read big.txt", "--model", "sonnet", "--allowedTools", "Read,Glob",
+            "--output-format", "json", "--max-budget-usd", "0.15",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["usage"]["cache_read_input_tokens"] > 25_000
+    assert len(requests) == 3
+    assert result["total_cost_usd"] < 0.15
