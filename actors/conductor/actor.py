@@ -567,11 +567,15 @@ class Conductor(Actor[ConductorMsg]):
                 # what the request carried, and the same request goes to the fallback. Part of
                 # an answer kept would be answered again, by another model.
                 last = self.conversation.messages[-1] if self.conversation.messages else None
-                if (
-                    not same_provider(fallback, self._model_id)
-                    or last is None
-                    or last.role != "user"
-                ):
+                if last is None or last.role != "user":
+                    raise
+                if not same_provider(fallback, self._model_id):
+                    # The settings chose a model of another provider than the flag's check saw.
+                    note = (
+                        f"--fallback-model {fallback} is not used: it is served by another "
+                        f"provider than {self._model_id}, and a run does not change provider"
+                    )
+                    await self._ui.tell(Show(Notice("warning", note)))
                     raise
                 run.dialogue.turns -= 1
                 primary, self._model_id = self._model_id, fallback

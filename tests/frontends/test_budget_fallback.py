@@ -165,6 +165,10 @@ def test_a_rate_limit_is_not_a_reason_to_fall_back(project: Project) -> None:
             "--fallback-model claude-sonnet-4-6 is the same model as --model sonnet",
         ),
         (["--fallback-model", "sonet"], "unknown model 'sonet'"),
+        (
+            ["--model", "sonnet", "--fallback-model", "openai:llama"],
+            "--fallback-model openai:llama is served by another provider than --model sonnet",
+        ),
     ],
 )
 def test_a_bad_value_is_a_usage_error_naming_it(
@@ -271,3 +275,18 @@ def test_the_estimate_prices_input_as_prompt_caching_bills_it(project: Project) 
     assert result["usage"]["cache_read_input_tokens"] > 25_000
     assert len(requests) == 3
     assert result["total_cost_usd"] < 0.15
+
+
+def test_a_fallback_of_another_provider_than_the_settings_model_is_said_unused(
+    project: Project,
+) -> None:
+    # --model would have been refused at the start; the settings' model is seen only later.
+    project.settings(model="haiku")
+    with ScriptedServer([error(529, should_retry=False)]) as server:
+        done = project.legato(server.url, "-p", "hi", "--fallback-model", "openai:llama")
+        requests = server.requests
+    assert done.returncode == 1
+    assert len(requests) == 1
+    assert "--fallback-model openai:llama is not used: it is served by another provider" in (
+        done.stderr
+    )
