@@ -175,6 +175,9 @@ class Conductor(Actor[ConductorMsg]):
         # when the latest request went: the budget prices a cache read at its own rate.
         self._cached: Cached | None = None
         self._sent_at = 0.0
+        # The input of the main conversation's answer being written, until its usage is
+        # counted: its calls are sent while it streams, and what they spend comes after it.
+        self._answering = 0.0
         self._fallback = fallback_model
         self._memory = memory
         self._model = model
@@ -613,18 +616,27 @@ class Conductor(Actor[ConductorMsg]):
         request = self._request()
         self._sent_at = anyio.current_time()
         if self._budget is not None:
-            self._check_budget(run, request, cached=self._cached)
+            self._answering = self._check_budget(run, request, cached=self._cached)
         return request
 
     def _check_budget(
         self, run: _PromptRun, request: ModelRequest, cached: Cached | None = None
-    ) -> None:
+    ) -> float:
         """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
         would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
         assert self._budget is not None
         spent = self._spent_by(run)
         before = None if spent is None or self._spent is None else spent + self._spent
-        check_budget(self._budget, before, request, cached, anyio.current_time())
+        return check_budget(self._budget, before, request, cached, anyio.current_time())
+
+    def _spend_left(self, run: _PromptRun) -> float | None:
+        """What the session may still spend under ``--max-budget-usd``; None: no budget."""
+        if self._budget is None:
+            return None
+        spent = self._spent_by(run)
+        if spent is None or self._spent is None:
+            return 0.0  # part of it at unknown prices: nothing can be said to be left
+        return max(0.0, self._budget - self._spent - spent - self._answering)
 
     def _check_reasoning(self) -> None:
         """A setting the session's model does not take is refused before any request (the
@@ -657,12 +669,14 @@ class Conductor(Actor[ConductorMsg]):
                 tally=run.agents,
                 planning=self._planning,
                 check=None if self._budget is None else lambda r: self._check_budget(run, r),
+                spend_left=lambda: self._spend_left(run),
             )
         return TurnCalls(
             tools=self._tools,
             keeper=self._keeper,
             display=display,
             record=record,
+            spend_left=lambda: self._spend_left(run),
             agents=ConductorCalls(
                 agents,
                 self._mcp,
@@ -690,6 +704,7 @@ class Conductor(Actor[ConductorMsg]):
         self._context_tokens = finished.usage.context_tokens
         self._measured = True
         self._cached = Cached.of(request, finished.usage, self._sent_at)
+        self._answering = 0.0  # counted in run.cost now
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told

@@ -82,7 +82,9 @@ class AgentRun:
     conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
     guides: NestedGuides | None = None  # the sub-folders' instruction files it was given
     # Raises when the request may not go (the run's budget); None: every request may.
-    check: Callable[[ModelRequest], None] | None = None
+    check: Callable[[ModelRequest], object] | None = None
+    # What the run's budget leaves, for its tools' own requests; None: no budget.
+    spend_left: Callable[[], float | None] = lambda: None
 
     @property
     def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
@@ -123,6 +125,7 @@ class AgentRun:
             record=record,
             agents=self.nested,
             scope=self.scope,
+            spend_left=self.spend_left,
         )
 
     def record(self, call: ToolCall, result: ToolResult) -> None:

@@ -174,10 +174,13 @@ class Subagents:
         allowed: bool = True,  # False: the asking agent's tools leave Agent out
         asker: str | None = None,
         planning: bool = False,  # Plan Mode: agents are told, as the main conversation is
-        check: Callable[[ModelRequest], None] | None = None,  # may each request go (a budget)
+        check: Callable[[ModelRequest], object] | None = None,  # may each request go (a budget)
+        spend_left: Callable[[], float | None] = lambda: None,  # what the budget leaves
     ) -> _Runner:
         """The runner for the Agent calls of a conversation at ``depth`` (0: the main one)."""
-        return _Runner(self, depth, parent_model, tally, allowed, asker, planning, check)
+        return _Runner(
+            self, depth, parent_model, tally, allowed, asker, planning, check, spend_left
+        )
 
 
 class _Runner(msgspec.Struct):
@@ -188,7 +191,8 @@ class _Runner(msgspec.Struct):
     allowed: bool
     asker: str | None
     planning: bool
-    check: Callable[[ModelRequest], None] | None = None
+    check: Callable[[ModelRequest], object] | None = None
+    spend_left: Callable[[], float | None] = lambda: None
 
     def takes(self, call: ToolCall) -> bool:
         """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
@@ -316,8 +320,10 @@ class _Runner(msgspec.Struct):
                 asker=kind.name,
                 planning=self.planning,
                 check=self.check,
+                spend_left=self.spend_left,
             ),
             check=self.check,
+            spend_left=self.spend_left,
             used=used,
             denied=self.tally.denials.append,
             watch=None if job is None else job.watch,

@@ -82,10 +82,10 @@ def check_budget(
     request: ModelRequest,
     cached: Cached | None = None,
     now: float = 0.0,
-) -> None:
+) -> float:
     """Raise ``BudgetReached`` unless ``request``'s input fits in what is left of ``budget``
-    after ``spent`` (None: some of it was spent at unknown prices). ``cached``: what the
-    previous request left in the prompt cache, as of ``now``."""
+    after ``spent`` (None: some of it was spent at unknown prices); else what that input will
+    cost. ``cached``: what the previous request left in the prompt cache, as of ``now``."""
     model = resolve_model(request.model)
     if model.prices is None:
         raise BudgetReached(unpriced(model))
@@ -103,6 +103,7 @@ def check_budget(
             f"(--max-budget-usd) is spent, and that request's input alone would cost about "
             f"${next_input:.4f}, more than is left"
         )
+    return next_input
 
 
 def input_cost(request: ModelRequest, model: ModelInfo, cached: Cached | None, now: float) -> float:
