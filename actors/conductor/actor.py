@@ -179,6 +179,7 @@ class Conductor(Actor[ConductorMsg]):
         # counted: its calls are sent while it streams, and what they spend comes after it.
         self._answering = 0.0
         self._fallback = fallback_model
+        self._fell_back_from: str | None = None  # the model the session left for the fallback
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -564,6 +565,15 @@ class Conductor(Actor[ConductorMsg]):
             except LegatoError as error:
                 fallback = self._fallback
                 same = fallback is not None and resolve_model(self._model_id).id == fallback
+                if same and self._fell_back_from is not None and overloaded(error):
+                    # The fallback failed too: the usual remedy (a smaller model) may name the
+                    # very model that just failed, and the person should know both did.
+                    error.message = (
+                        f"the fallback model {fallback} failed too, after "
+                        f"{self._fell_back_from}: {error.message}"
+                    )
+                    error.remedy = "Wait a minute and try again, or name another --fallback-model"
+                    raise
                 if fallback is None or same or not overloaded(error):
                     raise
                 # Only a failure before any of the answer: the conversation still ends with
@@ -582,6 +592,7 @@ class Conductor(Actor[ConductorMsg]):
                     raise
                 run.dialogue.turns -= 1
                 primary, self._model_id = self._model_id, fallback
+                self._fell_back_from = primary
                 why = error.describe().splitlines()[0]
                 note = (
                     f"{primary} failed past the retries: {why}; going on with the fallback "

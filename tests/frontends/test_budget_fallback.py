@@ -290,3 +290,18 @@ def test_a_fallback_of_another_provider_than_the_settings_model_is_said_unused(
     assert "--fallback-model openai:llama is not used: it is served by another provider" in (
         done.stderr
     )
+
+
+def test_a_fallback_overloaded_too_ends_the_run_saying_both_failed(project: Project) -> None:
+    overloaded = error(529, should_retry=False)
+    with ScriptedServer([overloaded, overloaded, text("never asked for")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--model", "sonnet", "--fallback-model", "haiku",
+            "--output-format", "json",
+        )  # fmt: skip
+        models = [r.body["model"] for r in server.requests]
+    assert done.returncode == 1
+    assert models == [SONNET.id, HAIKU.id]  # once each: no going back and forth
+    said = _lines(done.stdout)[0]["error"]
+    assert f"the fallback model {HAIKU.id} failed too, after {SONNET.id}" in said
+    assert "--model haiku" not in said  # the remedy does not name the model that failed
