@@ -41,7 +41,7 @@ from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
-from actors.errors import LegatoError, SessionError
+from actors.errors import LegatoError, SessionError, UsageError
 from actors.models import cost_usd, resolve_model, same_provider, speed_notice
 from actors.protocol import (
     AddDirectory,
@@ -396,7 +396,12 @@ class Conductor(Actor[ConductorMsg]):
                 names = (spec["name"] for spec in self._offered_tools(with_mcp=False))
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
-                self._model_id = resolve_model(name).id  # UsageError goes back to the caller
+                chosen = resolve_model(name)  # UsageError goes back to the caller
+                if self._budget is not None and chosen.prices is None:
+                    # Refused now, the session going on with its model, rather than at the
+                    # next prompt, which the budget would stop.
+                    raise UsageError(unpriced(chosen))
+                self._model_id = chosen.id
                 await self._keeper.choose_model(self._model_id)
                 await reply.answer(msg, self._model_id)
             case SetEffort(level=level):
