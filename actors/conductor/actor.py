@@ -22,7 +22,14 @@ import msgspec
 from actors import telemetry
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
-from actors.conductor.budget import BudgetReached, Cached, check_budget, overloaded, unpriced
+from actors.conductor.budget import (
+    BudgetReached,
+    Cached,
+    check_budget,
+    overloaded,
+    unavailable,
+    unpriced,
+)
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -579,7 +586,7 @@ class Conductor(Actor[ConductorMsg]):
                     )
                     error.remedy = "Wait a minute and try again, or name another --fallback-model"
                     raise
-                if fallback is None or same or not overloaded(error):
+                if fallback is None or same or not unavailable(error):
                     raise
                 # Only a failure before any of the answer: the conversation still ends with
                 # what the request carried, and the same request goes to the fallback. Part of

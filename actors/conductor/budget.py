@@ -1,4 +1,4 @@
-"""A run's spending cap (``--max-budget-usd``) and its way past an overloaded model
+"""A run's spending cap (``--max-budget-usd``) and its way past an overloaded or missing model
 (``--fallback-model``), as the conductor applies them before each request and after a failed one.
 
 The cap is kept conservatively: before each request of the main conversation, what the run has
@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from actors.conductor.compaction import estimate_tokens
-from actors.errors import ApiError, AuthenticationError, SessionError, StreamFailed
+from actors.errors import (
+    ApiError,
+    AuthenticationError,
+    RequestRejected,
+    SessionError,
+    StreamFailed,
+)
 from actors.models import FAST_MODE_MULTIPLIER, resolve_model
 
 if TYPE_CHECKING:
@@ -164,3 +170,12 @@ def overloaded(error: Exception) -> bool:
     if isinstance(error, AuthenticationError) or not isinstance(error, ApiError):
         return False
     return error.status is not None and (error.status == 529 or 500 <= error.status <= 599)
+
+
+def unavailable(error: Exception) -> bool:
+    """Whether ``error`` is a reason to go on with the fallback model: the model is overloaded
+    (above), or the API does not have it (HTTP 404: a retired model, or one this account may
+    not use), as the reference switches for both."""
+    if isinstance(error, RequestRejected) and error.status == 404:
+        return True
+    return overloaded(error)

@@ -14,6 +14,7 @@ from actors.conductor.budget import (
     input_cost,
     overloaded,
     request_tokens,
+    unavailable,
 )
 from actors.conductor.caching import with_breakpoints
 from actors.errors import (
@@ -102,3 +103,10 @@ def test_an_overloaded_event_in_the_stream_makes_it_fall_back() -> None:
     assert overloaded(said)
     said.error_type = "invalid_request_error"
     assert not overloaded(said)
+
+
+def test_a_model_the_api_does_not_have_is_a_reason_to_switch_and_another_rejection_is_not() -> None:
+    assert unavailable(RequestRejected("not_found_error: model: claude-2", status=404))
+    assert not unavailable(RequestRejected("invalid_request_error", status=400))
+    assert unavailable(RateLimited("overloaded", status=529))
+    assert not unavailable(RateLimited("slow down", status=429))

@@ -305,3 +305,17 @@ def test_a_fallback_overloaded_too_ends_the_run_saying_both_failed(project: Proj
     said = _lines(done.stdout)[0]["error"]
     assert f"the fallback model {HAIKU.id} failed too, after {SONNET.id}" in said
     assert "--model haiku" not in said  # the remedy does not name the model that failed
+
+
+def test_a_model_the_api_does_not_have_falls_back_too(project: Project) -> None:
+    # A retired model: the API answers 404 not_found_error, as the reference falls back for.
+    gone = error(404, message="model: claude-3-opus-20240229")
+    with ScriptedServer([gone, text("haiku here")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--model", "claude-3-opus-20240229",
+            "--fallback-model", "haiku", "--output-format", "json",
+        )  # fmt: skip
+        models = [r.body["model"] for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    assert models == ["claude-3-opus-20240229", HAIKU.id]
+    assert f"going on with the fallback model {HAIKU.id}" in done.stderr
