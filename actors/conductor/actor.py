@@ -96,6 +96,8 @@ from actors.tool_names import (
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
+MAIN = "main"  # the main conversation's request, among those held against the budget
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -182,9 +184,10 @@ class Conductor(Actor[ConductorMsg]):
         # when the latest request went: the budget prices a cache read at its own rate.
         self._cached: Cached | None = None
         self._sent_at = 0.0
-        # The input of the main conversation's answer being written, until its usage is
-        # counted: its calls are sent while it streams, and what they spend comes after it.
-        self._answering = 0.0
+        # The input of each request sent and not yet answered ("main", or a subagent's request
+        # by id), held against the budget until its usage is counted: a subagent's request
+        # and the tools' go while the main answer streams, and subagents run side by side.
+        self._reserved: dict[object, float] = {}
         self._fallback = fallback_model
         self._fell_back_from: str | None = None  # the model the session left for the fallback
         self._memory = memory
@@ -500,6 +503,7 @@ class Conductor(Actor[ConductorMsg]):
             raise
         finally:
             self._structured = None
+            self._reserved.clear()  # requests that failed or were stopped: not spent
             # Interrupted too: what it spent was spent.
             total = self._spent_by(run)
             self._spent = None if self._spent is None or total is None else self._spent + total
@@ -639,7 +643,8 @@ class Conductor(Actor[ConductorMsg]):
         request = self._request()
         self._sent_at = anyio.current_time()
         if self._budget is not None:
-            self._answering = self._check_budget(run, request, cached=self._cached)
+            self._reserved.pop(MAIN, None)  # a request that failed: not spent
+            self._reserved[MAIN] = self._check_budget(run, request, cached=self._cached)
         return request
 
     def _check_budget(
@@ -649,8 +654,13 @@ class Conductor(Actor[ConductorMsg]):
         would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
         assert self._budget is not None
         spent = self._spent_by(run)
-        before = None if spent is None or self._spent is None else spent + self._spent
+        held = sum(self._reserved.values())
+        before = None if spent is None or self._spent is None else spent + self._spent + held
         return check_budget(self._budget, before, request, cached, anyio.current_time())
+
+    def _reserve(self, run: _PromptRun, request: ModelRequest) -> None:
+        """A subagent's request checked against the budget, and held until it is answered."""
+        self._reserved[id(request)] = self._check_budget(run, request)
 
     def _spend_left(self, run: _PromptRun) -> float | None:
         """What the session may still spend under ``--max-budget-usd``; None: no budget."""
@@ -659,7 +669,7 @@ class Conductor(Actor[ConductorMsg]):
         spent = self._spent_by(run)
         if spent is None or self._spent is None:
             return 0.0  # part of it at unknown prices: nothing can be said to be left
-        return max(0.0, self._budget - self._spent - spent - self._answering)
+        return max(0.0, self._budget - self._spent - spent - sum(self._reserved.values()))
 
     def _check_reasoning(self) -> None:
         """A setting the session's model does not take is refused before any request (the
@@ -691,7 +701,8 @@ class Conductor(Actor[ConductorMsg]):
                 parent_model=self._model_id,
                 tally=run.agents,
                 planning=self._planning,
-                check=None if self._budget is None else lambda r: self._check_budget(run, r),
+                check=None if self._budget is None else lambda r: self._reserve(run, r),
+                settle=lambda r: self._reserved.pop(id(r), None),
                 spend_left=lambda: self._spend_left(run),
             )
         return TurnCalls(
@@ -727,7 +738,7 @@ class Conductor(Actor[ConductorMsg]):
         self._context_tokens = finished.usage.context_tokens
         self._measured = True
         self._cached = Cached.of(request, finished.usage, self._sent_at)
-        self._answering = 0.0  # counted in run.cost now
+        self._reserved.pop(MAIN, None)  # counted in run.cost now
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told

@@ -85,6 +85,8 @@ class AgentRun:
     check: Callable[[ModelRequest], object] | None = None
     # What the run's budget leaves, for its tools' own requests; None: no budget.
     spend_left: Callable[[], float | None] = lambda: None
+    # Told when a request ``check`` let go was answered (its usage is then counted).
+    settle: Callable[[ModelRequest], object] = lambda request: None
 
     @property
     def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
@@ -139,6 +141,7 @@ class AgentRun:
 
     async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
         self.used(finished.usage, self.model_id)
+        self.settle(request)
 
     async def changed(self) -> None:
         """Nothing to do: an agent's conversation is not saved."""

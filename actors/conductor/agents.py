@@ -176,10 +176,11 @@ class Subagents:
         planning: bool = False,  # Plan Mode: agents are told, as the main conversation is
         check: Callable[[ModelRequest], object] | None = None,  # may each request go (a budget)
         spend_left: Callable[[], float | None] = lambda: None,  # what the budget leaves
+        settle: Callable[[ModelRequest], object] = lambda request: None,  # a request answered
     ) -> _Runner:
         """The runner for the Agent calls of a conversation at ``depth`` (0: the main one)."""
         return _Runner(
-            self, depth, parent_model, tally, allowed, asker, planning, check, spend_left
+            self, depth, parent_model, tally, allowed, asker, planning, check, spend_left, settle
         )
 
 
@@ -193,6 +194,7 @@ class _Runner(msgspec.Struct):
     planning: bool
     check: Callable[[ModelRequest], object] | None = None
     spend_left: Callable[[], float | None] = lambda: None
+    settle: Callable[[ModelRequest], object] = lambda request: None
 
     def takes(self, call: ToolCall) -> bool:
         """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
@@ -321,9 +323,11 @@ class _Runner(msgspec.Struct):
                 planning=self.planning,
                 check=self.check,
                 spend_left=self.spend_left,
+                settle=self.settle,
             ),
             check=self.check,
             spend_left=self.spend_left,
+            settle=self.settle,
             used=used,
             denied=self.tally.denials.append,
             watch=None if job is None else job.watch,

@@ -319,3 +319,33 @@ def test_a_model_the_api_does_not_have_falls_back_too(project: Project) -> None:
     assert done.returncode == 0, done.stderr
     assert models == ["claude-3-opus-20240229", HAIKU.id]
     assert f"going on with the fallback model {HAIKU.id}" in done.stderr
+
+
+def test_subagents_side_by_side_hold_their_requests_against_the_budget(project: Project) -> None:
+    def agent(n: int) -> dict[str, str]:
+        kind = "general-purpose"
+        return {"description": f"look {n}", "prompt": f"task {n}", "subagent_type": kind}
+
+    def model(request: RecordedRequest) -> Step:
+        opening = request.body["messages"][0]["content"][0]["text"]
+        if opening.startswith("task"):  # a subagent's conversation
+            return text(f"{opening} done")
+        if len(request.body["messages"]) == 1:
+            return tool_calls([call("Agent", agent(n), id=f"a{n}") for n in (1, 2, 3)])
+        return text("the main conversation went on past the budget")
+
+    # The first request costs ~$0.008, each subagent's first ~$0.005: room for one of them.
+    # The others are not sent, although neither the main answer nor that one is counted yet.
+    with ScriptedServer(model) as server:
+        done = project.legato(
+            server.url, "-p", "look around", "--model", "sonnet",
+            "--output-format", "json", "--max-budget-usd", "0.014",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["subtype"] == "error_max_budget_usd"
+    openings = [r.body["messages"][0]["content"][0]["text"] for r in requests]
+    subagents = [opening for opening in openings if opening.startswith("task")]
+    assert len(subagents) == 1, subagents
+    assert result["total_cost_usd"] < 0.014 + 0.002  # at most the last answer's output over
