@@ -488,6 +488,9 @@ class Conductor(Actor[ConductorMsg]):
         run = _PromptRun(self, started=time.monotonic())
         if self._search is not None:
             self._search.new_prompt()
+            if self._budget is not None:  # a search's own requests are the run's too
+                self._search.check = lambda r: self._reserve(run, r)
+                self._search.settle = lambda r: self._reserved.pop(id(r), None)
         schema = prompt.output_schema
         self._structured = None if schema is None else StructuredOutput(schema)
         exported = telemetry.current
@@ -659,7 +662,8 @@ class Conductor(Actor[ConductorMsg]):
         return check_budget(self._budget, before, request, cached, anyio.current_time())
 
     def _reserve(self, run: _PromptRun, request: ModelRequest) -> None:
-        """A subagent's request checked against the budget, and held until it is answered."""
+        """A subagent's or a search's request checked against the budget, and held until it
+        is answered."""
         self._reserved[id(request)] = self._check_budget(run, request)
 
     def _spend_left(self, run: _PromptRun) -> float | None:

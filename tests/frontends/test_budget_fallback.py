@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -349,3 +350,42 @@ def test_subagents_side_by_side_hold_their_requests_against_the_budget(project: 
     subagents = [opening for opening in openings if opening.startswith("task")]
     assert len(subagents) == 1, subagents
     assert result["total_cost_usd"] < 0.014 + 0.002  # at most the last answer's output over
+
+
+def test_a_search_request_past_the_budget_is_not_sent(project: Project) -> None:
+    from frontends.demo.scripted_api import web_search
+
+    # What the first request's input costs, as the budget estimates it (to the 4 decimals the
+    # error gives): a budget just over it lets that request go and no more.
+    with ScriptedServer([text("never asked for")]) as server:
+        probe = project.legato(
+            server.url, "-p", "search", "--model", "sonnet", "--allowedTools", "WebSearch",
+            "--output-format", "json", "--max-budget-usd", "1e-9",
+        )  # fmt: skip
+    first = float(re.findall(r"would cost about \$([0-9.]+)", _lines(probe.stdout)[0]["error"])[0])
+    # A search's own request goes to the session's model: with this query, ~$0.0007 more.
+    query = "python release notes " * 23
+    results = [("Title", "https://example.com/a", "1 day ago")]
+    steps = [
+        tool_calls([call("WebSearch", {"query": query}, id="s1")]),
+        web_search(query, results),
+        text("never asked for"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "-p", "search", "--model", "sonnet", "--allowedTools", "WebSearch",
+            "--output-format", "json", "--max-budget-usd", f"{first + 0.00015:.6f}",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["subtype"] == "error_max_budget_usd"
+    assert len(requests) == 1  # the main request only: no search was sent
+    # The call is answered: --continue goes on from there.
+    with ScriptedServer([text("done")]) as server:
+        again = project.legato(server.url, "-p", "--continue", "go on")
+        (request,) = server.requests
+    assert again.returncode == 0, again.stderr
+    answered = request.body["messages"][-1]["content"][0]
+    assert answered["tool_use_id"] == "s1"
+    assert "Not searched: stopped before the next request" in str(answered["content"])
