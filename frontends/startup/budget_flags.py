@@ -53,6 +53,12 @@ def _fallback(given: str | None, primary: str | None) -> str | None:
         return None
     from actors.models import resolve_model, same_provider
 
+    if "," in given:
+        # The reference takes a chain tried in order; Legato goes on with one model.
+        raise UsageError(
+            f"--fallback-model {given!r} names several models; Legato falls back to one",
+            remedy=f"Name the one to go on with, such as --fallback-model {given.split(',')[0]}",
+        )
     fallback = resolve_model(given).id  # an unknown name: a UsageError naming it
     if primary is not None and resolve_model(primary).id == fallback:
         raise UsageError(

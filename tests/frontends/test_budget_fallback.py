@@ -167,6 +167,10 @@ def test_a_rate_limit_is_not_a_reason_to_fall_back(project: Project) -> None:
         ),
         (["--fallback-model", "sonet"], "unknown model 'sonet'"),
         (
+            ["--fallback-model", "sonnet,haiku"],
+            "--fallback-model 'sonnet,haiku' names several models; Legato falls back to one",
+        ),
+        (
             ["--model", "sonnet", "--fallback-model", "openai:llama"],
             "--fallback-model openai:llama is served by another provider than --model sonnet",
         ),
