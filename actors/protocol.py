@@ -972,6 +972,9 @@ class RunTools(Streamed[ToolEvent], frozen=True, tag=True):
 
     calls: tuple[ToolCall, ...]
     agent: AgentScope | None = None  # a subagent's calls; None: the main conversation's
+    # What the run may still spend under --max-budget-usd, in US dollars, as of sending: the
+    # tools' own model requests (WebFetch's fast model) are held to it. None: no budget.
+    spend_left: float | None = None
 
 
 class RunPersonCommand(Streamed[ToolEvent], frozen=True, tag=True):

@@ -22,7 +22,14 @@ import msgspec
 from actors import telemetry
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, Tally, agent_types
-from actors.conductor.budget import BudgetReached, check_budget, overloaded, unpriced
+from actors.conductor.budget import (
+    BudgetReached,
+    Cached,
+    check_budget,
+    overloaded,
+    unavailable,
+    unpriced,
+)
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, Display, TurnCalls
 from actors.conductor.conversation import Conversation
@@ -94,6 +101,8 @@ from actors.tool_names import (
 )
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
+
+MAIN = "main"  # the main conversation's request, among those held against the budget
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -177,7 +186,16 @@ class Conductor(Actor[ConductorMsg]):
         self._model_given = model_given
         self._budget = max_budget_usd
         self._spent: float | None = 0.0  # by the prompts that ended, for the budget
+        # What the main conversation's last answered request left in the prompt cache, and
+        # when the latest request went: the budget prices a cache read at its own rate.
+        self._cached: Cached | None = None
+        self._sent_at = 0.0
+        # The input of each request sent and not yet answered ("main", or a subagent's request
+        # by id), held against the budget until its usage is counted: a subagent's request
+        # and the tools' go while the main answer streams, and subagents run side by side.
+        self._reserved: dict[object, float] = {}
         self._fallback = fallback_model
+        self._fell_back_from: str | None = None  # the model the session left for the fallback
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -394,7 +412,12 @@ class Conductor(Actor[ConductorMsg]):
                 names = (spec["name"] for spec in self._offered_tools(with_mcp=False))
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
-                self._model_id = resolve_model(name).id  # UsageError goes back to the caller
+                chosen = resolve_model(name)  # UsageError goes back to the caller
+                if self._budget is not None and chosen.prices is None:
+                    # Refused now, the session going on with its model, rather than at the
+                    # next prompt, which the budget would stop.
+                    raise UsageError(unpriced(chosen))
+                self._model_id = chosen.id
                 await self._keeper.choose_model(self._model_id)
                 await reply.answer(msg, self._model_id)
             case SetEffort(level=level):
@@ -471,6 +494,9 @@ class Conductor(Actor[ConductorMsg]):
         run = _PromptRun(self, started=time.monotonic())
         if self._search is not None:
             self._search.new_prompt()
+            if self._budget is not None:  # a search's own requests are the run's too
+                self._search.check = lambda r: self._reserve(run, r)
+                self._search.settle = lambda r: self._reserved.pop(id(r), None)
         schema = prompt.output_schema
         self._structured = None if schema is None else StructuredOutput(schema)
         exported = telemetry.current
@@ -486,6 +512,7 @@ class Conductor(Actor[ConductorMsg]):
             raise
         finally:
             self._structured = None
+            self._reserved.clear()  # requests that failed or were stopped: not spent
             # Interrupted too: what it spent was spent.
             total = self._spent_by(run)
             self._spent = None if self._spent is None or total is None else self._spent + total
@@ -563,20 +590,34 @@ class Conductor(Actor[ConductorMsg]):
             except LegatoError as error:
                 fallback = self._fallback
                 same = fallback is not None and resolve_model(self._model_id).id == fallback
-                if fallback is None or same or not overloaded(error):
+                if same and self._fell_back_from is not None and overloaded(error):
+                    # The fallback failed too: the usual remedy (a smaller model) may name the
+                    # very model that just failed, and the person should know both did.
+                    error.message = (
+                        f"the fallback model {fallback} failed too, after "
+                        f"{self._fell_back_from}: {error.message}"
+                    )
+                    error.remedy = "Wait a minute and try again, or name another --fallback-model"
+                    raise
+                if fallback is None or same or not unavailable(error):
                     raise
                 # Only a failure before any of the answer: the conversation still ends with
                 # what the request carried, and the same request goes to the fallback. Part of
                 # an answer kept would be answered again, by another model.
                 last = self.conversation.messages[-1] if self.conversation.messages else None
-                if (
-                    not same_provider(fallback, self._model_id)
-                    or last is None
-                    or last.role != "user"
-                ):
+                if last is None or last.role != "user":
+                    raise
+                if not same_provider(fallback, self._model_id):
+                    # The settings chose a model of another provider than the flag's check saw.
+                    note = (
+                        f"--fallback-model {fallback} is not used: it is served by another "
+                        f"provider than {self._model_id}, and a run does not change provider"
+                    )
+                    await self._ui.tell(Show(Notice("warning", note)))
                     raise
                 run.dialogue.turns -= 1
                 primary, self._model_id = self._model_id, fallback
+                self._fell_back_from = primary
                 why = error.describe().splitlines()[0]
                 note = (
                     f"{primary} failed past the retries: {why}; going on with the fallback "
@@ -609,17 +650,36 @@ class Conductor(Actor[ConductorMsg]):
                 await self._mcp.refresh()
         await self._reasoning_notice()
         request = self._request()
+        self._sent_at = anyio.current_time()
         if self._budget is not None:
-            self._check_budget(run, request)
+            self._reserved.pop(MAIN, None)  # a request that failed: not spent
+            self._reserved[MAIN] = self._check_budget(run, request, cached=self._cached)
         return request
 
-    def _check_budget(self, run: _PromptRun, request: ModelRequest) -> None:
+    def _check_budget(
+        self, run: _PromptRun, request: ModelRequest, cached: Cached | None = None
+    ) -> float:
         """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
         would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
         assert self._budget is not None
         spent = self._spent_by(run)
-        before = None if spent is None or self._spent is None else spent + self._spent
-        check_budget(self._budget, before, request)
+        held = sum(self._reserved.values())
+        before = None if spent is None or self._spent is None else spent + self._spent + held
+        return check_budget(self._budget, before, request, cached, anyio.current_time())
+
+    def _reserve(self, run: _PromptRun, request: ModelRequest) -> None:
+        """A subagent's or a search's request checked against the budget, and held until it
+        is answered."""
+        self._reserved[id(request)] = self._check_budget(run, request)
+
+    def _spend_left(self, run: _PromptRun) -> float | None:
+        """What the session may still spend under ``--max-budget-usd``; None: no budget."""
+        if self._budget is None:
+            return None
+        spent = self._spent_by(run)
+        if spent is None or self._spent is None:
+            return 0.0  # part of it at unknown prices: nothing can be said to be left
+        return max(0.0, self._budget - self._spent - spent - sum(self._reserved.values()))
 
     def _check_reasoning(self) -> None:
         """A setting the session's model does not take is refused before any request (the
@@ -651,13 +711,16 @@ class Conductor(Actor[ConductorMsg]):
                 parent_model=self._model_id,
                 tally=run.agents,
                 planning=self._planning,
-                check=None if self._budget is None else lambda r: self._check_budget(run, r),
+                check=None if self._budget is None else lambda r: self._reserve(run, r),
+                settle=lambda r: self._reserved.pop(id(r), None),
+                spend_left=lambda: self._spend_left(run),
             )
         return TurnCalls(
             tools=self._tools,
             keeper=self._keeper,
             display=display,
             record=record,
+            spend_left=lambda: self._spend_left(run),
             agents=ConductorCalls(
                 agents,
                 self._mcp,
@@ -684,6 +747,8 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
         self._measured = True
+        self._cached = Cached.of(request, finished.usage, self._sent_at)
+        self._reserved.pop(MAIN, None)  # counted in run.cost now
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told

@@ -82,7 +82,11 @@ class AgentRun:
     conversation: Conversation = field(default_factory=Conversation)  # its own, from the prompt on
     guides: NestedGuides | None = None  # the sub-folders' instruction files it was given
     # Raises when the request may not go (the run's budget); None: every request may.
-    check: Callable[[ModelRequest], None] | None = None
+    check: Callable[[ModelRequest], object] | None = None
+    # What the run's budget leaves, for its tools' own requests; None: no budget.
+    spend_left: Callable[[], float | None] = lambda: None
+    # Told when a request ``check`` let go was answered (its usage is then counted).
+    settle: Callable[[ModelRequest], object] = lambda request: None
 
     @property
     def stop_hooks(self) -> tuple[HookEvent, ConversationHooks] | None:
@@ -123,6 +127,7 @@ class AgentRun:
             record=record,
             agents=self.nested,
             scope=self.scope,
+            spend_left=self.spend_left,
         )
 
     def record(self, call: ToolCall, result: ToolResult) -> None:
@@ -136,6 +141,7 @@ class AgentRun:
 
     async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
         self.used(finished.usage, self.model_id)
+        self.settle(request)
 
     async def changed(self) -> None:
         """Nothing to do: an agent's conversation is not saved."""

@@ -174,10 +174,14 @@ class Subagents:
         allowed: bool = True,  # False: the asking agent's tools leave Agent out
         asker: str | None = None,
         planning: bool = False,  # Plan Mode: agents are told, as the main conversation is
-        check: Callable[[ModelRequest], None] | None = None,  # may each request go (a budget)
+        check: Callable[[ModelRequest], object] | None = None,  # may each request go (a budget)
+        spend_left: Callable[[], float | None] = lambda: None,  # what the budget leaves
+        settle: Callable[[ModelRequest], object] = lambda request: None,  # a request answered
     ) -> _Runner:
         """The runner for the Agent calls of a conversation at ``depth`` (0: the main one)."""
-        return _Runner(self, depth, parent_model, tally, allowed, asker, planning, check)
+        return _Runner(
+            self, depth, parent_model, tally, allowed, asker, planning, check, spend_left, settle
+        )
 
 
 class _Runner(msgspec.Struct):
@@ -188,7 +192,9 @@ class _Runner(msgspec.Struct):
     allowed: bool
     asker: str | None
     planning: bool
-    check: Callable[[ModelRequest], None] | None = None
+    check: Callable[[ModelRequest], object] | None = None
+    spend_left: Callable[[], float | None] = lambda: None
+    settle: Callable[[ModelRequest], object] = lambda request: None
 
     def takes(self, call: ToolCall) -> bool:
         """Agent calls, and TaskOutput and TaskStop of a background agent: the conductor's."""
@@ -316,8 +322,12 @@ class _Runner(msgspec.Struct):
                 asker=kind.name,
                 planning=self.planning,
                 check=self.check,
+                spend_left=self.spend_left,
+                settle=self.settle,
             ),
             check=self.check,
+            spend_left=self.spend_left,
+            settle=self.settle,
             used=used,
             denied=self.tally.denials.append,
             watch=None if job is None else job.watch,

@@ -205,8 +205,11 @@ class TurnCalls:
         record: Callable[[ToolCall, ToolResult], None],
         agents: AgentRunner | None = None,  # who answers Agent calls; None: the executor
         scope: AgentScope | None = None,  # the subagent whose calls these are
+        # What the run may still spend (--max-budget-usd), for the tools' own requests.
+        spend_left: Callable[[], float | None] = lambda: None,
     ) -> None:
         self._tools = tools
+        self._spend_left = spend_left
         self._agents = agents
         self._scope = scope
         self._keeper = keeper
@@ -314,7 +317,8 @@ class TurnCalls:
 
     async def _send_group(self, group: tuple[ToolCall, ...], task_status: TaskStatus[None]) -> None:
         by_id = {call.id: call for call in group}
-        async with self._tools.stream(RunTools(calls=group, agent=self._scope)) as events:
+        sent = RunTools(calls=group, agent=self._scope, spend_left=self._spend_left())
+        async with self._tools.stream(sent) as events:
             self.started.extend(group)
             task_status.started()
             try:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from actors.conductor.agents import Tally
+from actors.conductor.budget import BudgetReached
 from actors.conductor.search_results import (
     domain_list,
     error_text,
@@ -109,6 +110,10 @@ class WebSearchOffer:
         self._on_usage = on_usage
         self.searches = 0  # this prompt's calls
         self.used = Tally()  # this prompt's searches' usage and cost, for its outcome
+        # Raises BudgetReached when a search's request may not go (--max-budget-usd), and is
+        # told once it was answered; the conductor sets both for each prompt under a budget.
+        self.check: Callable[[ModelRequest], object] | None = None
+        self.settle: Callable[[ModelRequest], object] = lambda request: None
 
     def new_prompt(self) -> None:
         self.searches = 0
@@ -203,9 +208,17 @@ class WebSearchOffer:
                 system=_SYSTEM,
                 tools=[tool],
             )
+            if self.check is not None:
+                try:
+                    self.check(request)
+                except BudgetReached as reached:
+                    # The call is answered (the conversation stays one the API takes); the
+                    # main conversation's next request is then stopped by the same rule.
+                    return _error(call, f"Not searched: {reached.message}")
             finished = await self._answer(request)
             self._on_usage(model, finished.usage)
             self.used.add(model, finished.usage)
+            self.settle(request)
             content += finished.message.content
             if finished.stop_reason != "pause_turn":
                 break

@@ -189,7 +189,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
             if self._model is not None:
                 from actors.tool_executor.web.summary import FastModel
 
-                fast = FastModel(self._model, main_model=context.model, env=self._env)
+                fast = FastModel(
+                    self._model, main_model=context.model, env=self._env, take=self._web.take
+                )
                 self._web.summarise = fast.answer
             if context.offered_tools is not None or context.refused_tools:
                 self._scheduler.offer_only(context.offered_tools, context.refused_tools)
@@ -257,7 +259,9 @@ class ToolExecutor(Actor[ToolExecutorMsg]):
                 definitions = [tool.definition() for tool in tools]
                 read_only = frozenset(tool.name for tool in tools if tool.read_only)
                 await reply.answer(msg, ToolSet(definitions=definitions, read_only=read_only))
-            case RunTools(calls=calls, agent=agent):
+            case RunTools(calls=calls, agent=agent, spend_left=left):
+                if left is not None:
+                    self._web.allow(left)
                 await self._scheduler.run(calls, reply.sender(msg), agent)
             case RunPersonCommand(id=call_id, command=command):
                 # The model's Bash, with the person as its caller: one way to run a command.

@@ -51,13 +51,27 @@ def _budget(given: str | None) -> float | None:
 def _fallback(given: str | None, primary: str | None) -> str | None:
     if given is None:
         return None
-    from actors.models import resolve_model
+    from actors.models import resolve_model, same_provider
 
+    if "," in given:
+        # The reference takes a chain tried in order; Legato goes on with one model.
+        raise UsageError(
+            f"--fallback-model {given!r} names several models; Legato falls back to one",
+            remedy=f"Name the one to go on with, such as --fallback-model {given.split(',')[0]}",
+        )
     fallback = resolve_model(given).id  # an unknown name: a UsageError naming it
     if primary is not None and resolve_model(primary).id == fallback:
         raise UsageError(
             f"--fallback-model {given} is the same model as --model {primary}",
             remedy="Name another model to fall back to, such as --fallback-model haiku",
+        )
+    if primary is not None and not same_provider(fallback, resolve_model(primary).id):
+        # The run would never switch to it (the conversation stays with its provider): said
+        # now rather than found out when the model is overloaded.
+        raise UsageError(
+            f"--fallback-model {given} is served by another provider than --model {primary}, "
+            "and a run does not change provider",
+            remedy="Name a model of the same provider to fall back to",
         )
     return fallback
 

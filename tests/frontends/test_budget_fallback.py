@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -165,6 +166,14 @@ def test_a_rate_limit_is_not_a_reason_to_fall_back(project: Project) -> None:
             "--fallback-model claude-sonnet-4-6 is the same model as --model sonnet",
         ),
         (["--fallback-model", "sonet"], "unknown model 'sonet'"),
+        (
+            ["--fallback-model", "sonnet,haiku"],
+            "--fallback-model 'sonnet,haiku' names several models; Legato falls back to one",
+        ),
+        (
+            ["--model", "sonnet", "--fallback-model", "openai:llama"],
+            "--fallback-model openai:llama is served by another provider than --model sonnet",
+        ),
     ],
 )
 def test_a_bad_value_is_a_usage_error_naming_it(
@@ -237,3 +246,150 @@ def test_no_switch_to_the_model_that_is_overloaded(project: Project) -> None:
     assert len(requests) == 1
     assert "fallback" not in done.stderr
     assert "overloaded" in _lines(done.stdout)[0]["error"]
+
+
+def test_the_estimate_prices_input_as_prompt_caching_bills_it(project: Project) -> None:
+    # The first request writes its whole prompt to the cache, at 1.25 times the input price:
+    # a budget between the two prices must stop it before it is sent.
+    with ScriptedServer([text("never asked for")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--model", "sonnet",
+            "--output-format", "json", "--max-budget-usd", "0.0072",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    assert _lines(done.stdout)[0]["subtype"] == "error_max_budget_usd"
+    assert requests == []
+    # A large prompt read back from the cache costs a tenth of its input price: the budget is
+    # not spent on what the cache already holds. Priced at the full input price, the third
+    # request (~27K tokens, $0.08) would not fit in what the first two ($0.10) leave of $0.15.
+    project.write("big.txt", "".join(f"{n:05} {'word ' * 18}\n" for n in range(1500)))
+    steps = [
+        tool_calls([call("Read", {"file_path": "big.txt"}, id="r1")]),
+        tool_calls([call("Glob", {"pattern": "*.txt"}, id="g1")]),
+        text("done"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "-p", "read big.txt", "--model", "sonnet", "--allowedTools", "Read,Glob",
+            "--output-format", "json", "--max-budget-usd", "0.15",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["usage"]["cache_read_input_tokens"] > 25_000
+    assert len(requests) == 3
+    assert result["total_cost_usd"] < 0.15
+
+
+def test_a_fallback_of_another_provider_than_the_settings_model_is_said_unused(
+    project: Project,
+) -> None:
+    # --model would have been refused at the start; the settings' model is seen only later.
+    project.settings(model="haiku")
+    with ScriptedServer([error(529, should_retry=False)]) as server:
+        done = project.legato(server.url, "-p", "hi", "--fallback-model", "openai:llama")
+        requests = server.requests
+    assert done.returncode == 1
+    assert len(requests) == 1
+    assert "--fallback-model openai:llama is not used: it is served by another provider" in (
+        done.stderr
+    )
+
+
+def test_a_fallback_overloaded_too_ends_the_run_saying_both_failed(project: Project) -> None:
+    overloaded = error(529, should_retry=False)
+    with ScriptedServer([overloaded, overloaded, text("never asked for")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--model", "sonnet", "--fallback-model", "haiku",
+            "--output-format", "json",
+        )  # fmt: skip
+        models = [r.body["model"] for r in server.requests]
+    assert done.returncode == 1
+    assert models == [SONNET.id, HAIKU.id]  # once each: no going back and forth
+    said = _lines(done.stdout)[0]["error"]
+    assert f"the fallback model {HAIKU.id} failed too, after {SONNET.id}" in said
+    assert "--model haiku" not in said  # the remedy does not name the model that failed
+
+
+def test_a_model_the_api_does_not_have_falls_back_too(project: Project) -> None:
+    # A retired model: the API answers 404 not_found_error, as the reference falls back for.
+    gone = error(404, message="model: claude-3-opus-20240229")
+    with ScriptedServer([gone, text("haiku here")]) as server:
+        done = project.legato(
+            server.url, "-p", "hi", "--model", "claude-3-opus-20240229",
+            "--fallback-model", "haiku", "--output-format", "json",
+        )  # fmt: skip
+        models = [r.body["model"] for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    assert models == ["claude-3-opus-20240229", HAIKU.id]
+    assert f"going on with the fallback model {HAIKU.id}" in done.stderr
+
+
+def test_subagents_side_by_side_hold_their_requests_against_the_budget(project: Project) -> None:
+    def agent(n: int) -> dict[str, str]:
+        kind = "general-purpose"
+        return {"description": f"look {n}", "prompt": f"task {n}", "subagent_type": kind}
+
+    def model(request: RecordedRequest) -> Step:
+        opening = request.body["messages"][0]["content"][0]["text"]
+        if opening.startswith("task"):  # a subagent's conversation
+            return text(f"{opening} done")
+        if len(request.body["messages"]) == 1:
+            return tool_calls([call("Agent", agent(n), id=f"a{n}") for n in (1, 2, 3)])
+        return text("the main conversation went on past the budget")
+
+    # The first request costs ~$0.008, each subagent's first ~$0.005: room for one of them.
+    # The others are not sent, although neither the main answer nor that one is counted yet.
+    with ScriptedServer(model) as server:
+        done = project.legato(
+            server.url, "-p", "look around", "--model", "sonnet",
+            "--output-format", "json", "--max-budget-usd", "0.014",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["subtype"] == "error_max_budget_usd"
+    openings = [r.body["messages"][0]["content"][0]["text"] for r in requests]
+    subagents = [opening for opening in openings if opening.startswith("task")]
+    assert len(subagents) == 1, subagents
+    assert result["total_cost_usd"] < 0.014 + 0.002  # at most the last answer's output over
+
+
+def test_a_search_request_past_the_budget_is_not_sent(project: Project) -> None:
+    from frontends.demo.scripted_api import web_search
+
+    # What the first request's input costs, as the budget estimates it (to the 4 decimals the
+    # error gives): a budget just over it lets that request go and no more.
+    with ScriptedServer([text("never asked for")]) as server:
+        probe = project.legato(
+            server.url, "-p", "search", "--model", "sonnet", "--allowedTools", "WebSearch",
+            "--output-format", "json", "--max-budget-usd", "1e-9",
+        )  # fmt: skip
+    first = float(re.findall(r"would cost about \$([0-9.]+)", _lines(probe.stdout)[0]["error"])[0])
+    # A search's own request goes to the session's model: with this query, ~$0.0007 more.
+    query = "python release notes " * 23
+    results = [("Title", "https://example.com/a", "1 day ago")]
+    steps = [
+        tool_calls([call("WebSearch", {"query": query}, id="s1")]),
+        web_search(query, results),
+        text("never asked for"),
+    ]
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "-p", "search", "--model", "sonnet", "--allowedTools", "WebSearch",
+            "--output-format", "json", "--max-budget-usd", f"{first + 0.00015:.6f}",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 1, done.stderr
+    (result,) = _lines(done.stdout)
+    assert result["subtype"] == "error_max_budget_usd"
+    assert len(requests) == 1  # the main request only: no search was sent
+    # The call is answered: --continue goes on from there.
+    with ScriptedServer([text("done")]) as server:
+        again = project.legato(server.url, "-p", "--continue", "go on")
+        (request,) = server.requests
+    assert again.returncode == 0, again.stderr
+    answered = request.body["messages"][-1]["content"][0]
+    assert answered["tool_use_id"] == "s1"
+    assert "Not searched: stopped before the next request" in str(answered["content"])

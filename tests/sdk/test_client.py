@@ -196,3 +196,19 @@ async def test_mcp_servers_given_in_the_options_run_without_approval(folder: Fol
 def _sleeping(folder: Folder) -> list[int]:
     """The command's ``sleep 60``, found by its working folder (its pid is its sandbox's)."""
     return [pid for pid in running_in(folder.root) if _command(pid) == "sleep 60"]
+
+
+async def test_a_model_of_unknown_prices_is_refused_under_a_budget(folder: Folder) -> None:
+    with ScriptedServer([text("still on sonnet")]) as server:
+        async with ClaudeSDKClient(folder.options(server.url, max_budget_usd=1.0)) as client:
+            try:
+                await client.set_model("claude-future-9")  # a newer id: accepted, unpriced
+            except Exception as error:
+                assert "--max-budget-usd cannot be kept with claude-future-9" in str(error)
+            else:
+                raise AssertionError("set_model took a model the budget cannot price")
+            await client.query("hi")
+            said = await answer(client)
+        requests = server.requests
+    assert isinstance(said[-1], ResultMessage) and said[-1].result == "still on sonnet"
+    assert [r.body["model"] for r in requests] == ["claude-sonnet-4-6"]

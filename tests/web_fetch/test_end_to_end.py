@@ -57,3 +57,27 @@ def test_a_fetch_allowed_by_a_domain_rule_is_answered_by_the_fast_model(
     content = result["content"]
     shown = content if isinstance(content, str) else content[0]["text"]
     assert f'<web-page url="{site.url("/page")}">\nWith pip install thing.\n</web-page>' in shown
+
+
+def test_the_fast_model_is_not_asked_past_what_is_left_of_the_budget(
+    project: Project,  # noqa: F811 (the fixture imported above)
+    site: Site,
+) -> None:
+    fetch = call("WebFetch", {"url": site.url("/page"), "prompt": "How is it installed?"})
+    steps = [tool_calls([fetch]), text("never the fast model's"), text("done")]
+    # The first request (~$0.008) leaves ~$0.007 of $0.015; the fast model's request could
+    # cost more (its longest answer alone, 2048 tokens at Haiku's $5 a million, is $0.01).
+    with ScriptedServer(steps) as server:
+        done = project.legato(
+            server.url, "-p", "how do I install thing?", "--model", "sonnet",
+            "--allowedTools", "WebFetch(domain:127.0.0.1)",
+            "--output-format", "json", "--max-budget-usd", "0.015",
+        )  # fmt: skip
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert [r.body["model"] for r in requests] == ["claude-sonnet-4-6"] * 2
+    assert json.loads(done.stdout)["total_cost_usd"] < 0.015
+    # The page's text goes to the session's model instead, saying why.
+    said = json.dumps(requests[1].body["messages"][-1])
+    assert "may not cover its request" in said
+    assert "pip install thing" in said

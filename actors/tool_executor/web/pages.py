@@ -64,6 +64,23 @@ class WebPages:
         self._cache: OrderedDict[str, tuple[float, Page]] = OrderedDict()
         self._bytes = 0
         self.summarise: Summarise | None = None  # None: no fast model, the page's text is given
+        # What the fast model may still spend (--max-budget-usd); None: no budget.
+        self.spend_left: float | None = None
+
+    def allow(self, left: float) -> None:
+        """The run may spend at most ``left`` more. Never raised: what the calls already
+        running have taken is not in ``left`` until their results are counted."""
+        self.spend_left = left if self.spend_left is None else min(self.spend_left, left)
+
+    def take(self, cost: float | None) -> bool:
+        """Whether a request costing at most ``cost`` (None: unknown prices) may go; if so,
+        that much is taken from what is left."""
+        if self.spend_left is None:
+            return True
+        if cost is None or cost > self.spend_left:
+            return False
+        self.spend_left -= cost
+        return True
 
     async def get(self, raw_url: str, check: Check) -> Page:
         from actors.tool_executor.web.fetch import Limits, fetch, parse

@@ -22,7 +22,7 @@ from actors.protocol import (
 from actors.tool_executor.web.answer import WARNING, wrapped
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from actors.protocol import ModelClientMsg, Usage
     from runtime import Address
@@ -49,9 +49,15 @@ class FastModel:
     """Answers prompts over pages with the session's small model, chosen on first use."""
 
     def __init__(
-        self, model: Address[ModelClientMsg], *, main_model: str, env: Mapping[str, str]
+        self,
+        model: Address[ModelClientMsg],
+        *,
+        main_model: str,
+        env: Mapping[str, str],
+        take: Callable[[float | None], bool] = lambda cost: True,
     ) -> None:
         self._model = model
+        self._take = take  # whether the run's budget has room for a request of this cost
         self._main = main_model
         self._asked = env.get(SMALL_MODEL_VARIABLE, "").strip() or None
         self._chosen: str | None = None
@@ -69,6 +75,10 @@ class FastModel:
             system=SYSTEM,
             messages=[Message("user", [{"type": "text", "text": content}])],
         )
+        if not self._take(_most_cost(request)):
+            # The page's text goes to the session's model instead, whose request the budget
+            # checks as it checks every other.
+            return Answer(None, "what is left of --max-budget-usd may not cover its request")
         finished: MessageFinished | None = None
         try:
             async with self._model.stream(StreamMessage(request=request)) as events:
@@ -98,3 +108,19 @@ class FastModel:
                 return self._asked  # an id the table does not know: the provider's own name
         report = await self._model.ask(DescribeProvider(model=self._main))
         return resolve_model("haiku").id if report.provider == "anthropic" else None
+
+
+def _most_cost(request: ModelRequest) -> float | None:
+    """The most ``request`` may cost in US dollars, its input at about 4 bytes a token and the
+    longest answer it allows; None when the model's prices are not known."""
+    try:
+        prices = resolve_model(request.model).prices
+    except LegatoError:  # the provider's own name (ASSISTANT_SMALL_MODEL)
+        return None
+    if prices is None:
+        return None
+    texts = [
+        str(block.get("text", "")) for message in request.messages for block in message.content
+    ]
+    sent = len(str(request.system or "")) + sum(map(len, texts))
+    return (sent / 4 * prices.input + request.max_tokens * prices.output) / 1_000_000
