@@ -325,6 +325,10 @@ class StreamJsonRenderer(HeadlessRenderer):
         self.partial = partial  # stream_event lines (--include-partial-messages)
         self.hook_events = hook_events
         self.ledger = UsageLedger()
+        # The results' running total: each result's total_cost_usd covers every prompt so
+        # far, as the reference's does in streaming input mode. A result of unknown cost (a
+        # command Legato answered, a model without prices) adds nothing to it.
+        self.spent: float | None = None
         self.framing = Framing()  # the API's block and message events around the deltas
 
     def emit(self, obj: dict[str, Any], parent: str | None = None) -> None:
@@ -343,6 +347,9 @@ class StreamJsonRenderer(HeadlessRenderer):
         if isinstance(event, TurnOutcome):
             result = result_object(event, self.sandbox)
             result.update(self.ledger.close())
+            if event.total_cost_usd is not None:
+                self.spent = (self.spent or 0.0) + event.total_cost_usd
+            result["total_cost_usd"] = self.spent
             result["errors"] = [event.error] if event.error else []
             result["uuid"] = str(uuid.uuid4())
             self.write_line(self.stdout, result)
@@ -392,7 +399,9 @@ class UsageLedger:
         return message_id, model
 
     def close(self) -> dict[str, Any]:
-        """The result's fields of the prompt that ended; the next prompt counts afresh."""
+        """The result's fields of the prompt that ended. ``modelUsage`` is the running total
+        of the whole process, as the reference's is in streaming input mode (its ``usage`` is
+        the prompt's alone)."""
         per_model = {}
         for model_id, usage in self._models.items():
             model = resolve_model(model_id) if model_id else None
@@ -406,7 +415,6 @@ class UsageLedger:
                 "contextWindow": model.context_window if model is not None else 0,
             }
         fields = {"stop_reason": self.stop_reason, "modelUsage": per_model}
-        self._models = {}
         self.stop_reason = None
         return fields
 

@@ -370,3 +370,38 @@ def test_the_reference_github_action_runs_legato_as_the_sdk_does(project: Projec
     assert code == 0, err
     assert out[0]["unsupported_options"] == ["--setting-sources"]
     assert (out[-1]["type"], out[-1]["result"]) == ("result", "ok")
+
+
+def test_each_result_carries_the_running_cost_and_its_own_usage(project: Project) -> None:
+    """As the reference in streaming input mode: ``total_cost_usd`` and ``modelUsage`` are
+    the totals of every prompt so far, ``usage`` the prompt's alone; a command Legato answers
+    itself adds nothing and does not make the total unknown."""
+    from actors.models import cost_usd, resolve_model
+    from actors.protocol import Usage
+
+    steps = [
+        text("One.", usage={"input_tokens": 1000, "output_tokens": 100}),
+        text("Two.", usage={"input_tokens": 3000, "output_tokens": 50}),
+    ]
+    lines = [user("first"), user("/help"), user("second")]
+    with ScriptedServer(steps) as server:
+        code, out, err = run(project, server.url, lines, "--model", "sonnet")
+    assert code == 0, err
+    results = [line for line in out if line["type"] == "result"]
+    assert len(results) == 3
+    sonnet = resolve_model("sonnet")
+    fields = ("input_tokens", "output_tokens", "cache_read_input_tokens")
+    own = [
+        cost_usd(
+            sonnet, Usage(**{f: r["usage"][f] for f in (*fields, "cache_creation_input_tokens")})
+        )
+        for r in (results[0], results[2])
+    ]
+    assert own[0] and own[1]
+    assert results[0]["total_cost_usd"] == own[0]
+    assert results[1]["total_cost_usd"] == own[0]  # /help: answered here, nothing spent
+    assert abs(results[2]["total_cost_usd"] - (own[0] + own[1])) < 1e-12
+    assert results[2]["usage"]["output_tokens"] == 50  # the prompt's alone
+    used = results[2]["modelUsage"][sonnet.id]
+    assert used["outputTokens"] == 150
+    assert abs(used["costUSD"] - results[2]["total_cost_usd"]) < 1e-12
