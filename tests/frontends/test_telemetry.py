@@ -284,3 +284,32 @@ def test_a_cloned_project_cannot_redirect_export_nor_read_the_collectors_headers
     assert token not in listed and "OTLP_HEADERS" not in listed
     hooked = json.loads(dumped.read_text())
     assert "OTEL_EXPORTER_OTLP_ENDPOINT" in hooked and token not in json.dumps(hooked)
+
+
+def test_a_traceparent_that_is_not_one_is_passed_to_no_command_or_hook(project: Project) -> None:
+    """A caller's context is carried on only when it is a W3C ``traceparent``: text with a
+    newline, an escape sequence or 100 kB in it is nobody's trace."""
+    dumped = project.root / "hook.env"
+    prints = "import json, os; print(json.dumps(dict(os.environ)))"
+    hook = {"type": "command", "command": f"{sys.executable} -c '{prints}' > {dumped}"}
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
+    config.chmod(0o600)
+    command = 'echo "TP=[$TRACEPARENT] TS=[$TRACESTATE]"'
+    valid = f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"
+    bad = {
+        "newline": f"{valid}\nFAKE=1",
+        "escape": f"{valid}\x1b]0;pwned\x07",
+        "huge": f"{valid}-{'a' * 100_000}",
+        "zeros": f"00-{'0' * 32}-{CALLER_SPAN}-01",
+    }
+    for kind, traceparent in bad.items():
+        steps = [tool_calls([call("Bash", {"command": command}, id="toolu_tp")]), text("done")]
+        with ScriptedServer(steps) as server:
+            env = {"TRACEPARENT": traceparent, "TRACESTATE": "vendor=1"}
+            done = run(project, server.url, env, "-p", "tp", "--allowedTools", "Bash(echo:*)")
+        assert done.returncode == 0, (kind, done.stderr[-500:])
+        assert "TP=[] TS=[]" in tool_result(server, "toolu_tp"), kind
+        hooked = json.loads(dumped.read_text())
+        assert "TRACEPARENT" not in hooked and "TRACESTATE" not in hooked, kind
