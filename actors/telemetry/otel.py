@@ -15,6 +15,7 @@ them: telemetry never breaks a run.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -252,7 +253,10 @@ class Telemetry:
         worker = threading.Thread(target=flush, name="telemetry-flush", daemon=True)
         started = time.monotonic()
         worker.start()
-        worker.join(max(0.0, timeout - (time.monotonic() - started)))
+        # Ctrl-C during the flush (the run is over by now): leave at once, what was not sent is
+        # dropped, and the exit code stays the run's.
+        with contextlib.suppress(KeyboardInterrupt):
+            worker.join(max(0.0, timeout - (time.monotonic() - started)))
         logging.getLogger("opentelemetry").removeHandler(self._failures)
         if self._failures.first is not None:
             self._warn(

@@ -109,7 +109,9 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
     logs = _exporter(env, "logs", warn)
     if spans is None and metrics is None and logs is None:
         return None
-    tracer_provider = TracerProvider(resource=resource)  # type: ignore[arg-type]
+    # No provider shuts itself down at exit: ``Telemetry.shutdown`` does, with its bound. The
+    # SDK's own exit handlers would wait on a hung collector for half a minute each.
+    tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)  # type: ignore[arg-type]
     if spans is not None:
         delay = _interval(env, ("OTEL_TRACES_EXPORT_INTERVAL", "OTEL_BSP_SCHEDULE_DELAY"), 5000)
         tracer_provider.add_span_processor(
@@ -121,8 +123,12 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
         readers.append(
             PeriodicExportingMetricReader(metrics, export_interval_millis=every)  # type: ignore[arg-type]
         )
-    meter_provider = MeterProvider(resource=resource, metric_readers=readers)  # type: ignore[arg-type]
-    logger_provider = LoggerProvider(resource=resource)  # type: ignore[arg-type]
+    meter_provider = MeterProvider(
+        resource=resource,  # type: ignore[arg-type]
+        metric_readers=readers,
+        shutdown_on_exit=False,
+    )
+    logger_provider = LoggerProvider(resource=resource, shutdown_on_exit=False)  # type: ignore[arg-type]
     if logs is not None:
         delay = _interval(env, ("OTEL_LOGS_EXPORT_INTERVAL", "OTEL_BLRP_SCHEDULE_DELAY"), 5000)
         logger_provider.add_log_record_processor(

@@ -313,3 +313,46 @@ def test_a_traceparent_that_is_not_one_is_passed_to_no_command_or_hook(project: 
         assert "TP=[] TS=[]" in tool_result(server, "toolu_tp"), kind
         hooked = json.loads(dumped.read_text())
         assert "TRACEPARENT" not in hooked and "TRACESTATE" not in hooked, kind
+
+
+def test_a_second_ctrl_c_while_a_hung_collector_is_flushed_leaves_at_once(
+    project: Project,
+) -> None:
+    """The first Ctrl-C stops the run and gives export its second; a second one during that
+    second ends the wait: no traceback, and nothing left to wait on the collector at exit."""
+    flag = project.root / "started"
+    steps = [tool_calls([call("Bash", {"command": f"touch {flag}; sleep 30"})]), text("never")]
+    with socket.socket() as hung, ScriptedServer(steps) as server:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(64)  # takes every export's connection, and never answers one
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{hung.getsockname()[1]}",
+            "OTEL_TRACES_EXPORT_INTERVAL": "10",  # a batch is in flight, hung, when stopped
+        }
+        args = [str(project.root), "-p", "wait", "--allowedTools", "Bash"]
+        running = subprocess.Popen(
+            [sys.executable, "-c", "from frontends.cli import main; main()", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env=project.env(server.url) | env,
+        )
+        assert running.stderr is not None
+        deadline = time.monotonic() + 30
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)  # the command's own signal that it runs
+        running.send_signal(signal.SIGINT)
+        said = []
+        for line in running.stderr:  # the run is stopped: what is left is the flush
+            said.append(line)
+            if "stopped by SIGINT" in line:
+                break
+        running.send_signal(signal.SIGINT)
+        try:
+            _, rest = running.communicate(timeout=15)
+        finally:
+            running.kill()
+    stderr = "".join(said) + rest
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert running.returncode == 130
