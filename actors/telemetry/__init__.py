@@ -25,13 +25,13 @@ __all__ = [
     "ENDPOINT_VARIABLES",
     "current",
     "describe",
+    "for_children",
     "protocol_of",
     "signal_wanted",
     "start",
     "stop",
     "trace_context",
     "wanted",
-    "without_bad_context",
 ]
 
 ENDPOINT_VARIABLES = (
@@ -67,10 +67,16 @@ def trace_context(env: Mapping[str, str]) -> dict[str, str]:
     return {"TRACEPARENT": parent} | ({"TRACESTATE": state} if _TRACESTATE.fullmatch(state) else {})
 
 
-def without_bad_context(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` for a child process (a command, a hook), with ``TRACEPARENT`` and ``TRACESTATE``
-    only when they are a valid trace context (``trace_context``)."""
-    kept = {name: value for name, value in env.items() if name not in CONTEXT_VARIABLES}
+def for_children(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a child process (a command, a hook): without any ``OTEL_*`` variable, as the
+    reference does (a traced program a command runs sets its own, rather than exporting to
+    Legato's collector with its token), and with ``TRACEPARENT`` and ``TRACESTATE`` only when
+    they are a valid trace context (``trace_context``)."""
+    kept = {
+        name: value
+        for name, value in env.items()
+        if name not in CONTEXT_VARIABLES and not name.startswith("OTEL_")
+    }
     return kept | trace_context(env)
 
 
