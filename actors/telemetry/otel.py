@@ -58,6 +58,13 @@ class Failures(logging.Handler):
             self.first = record.getMessage().splitlines()[0][:300]
 
 
+def exported_name(tool: str) -> str:
+    """A tool's name as exported: an MCP tool's (``mcp__<server>__<tool>``, which names a
+    user's server, an internal system's or a customer's) is ``mcp_tool``, as the reference
+    exports it unless told to include tool details, which Legato never is."""
+    return "mcp_tool" if tool.startswith("mcp__") else tool
+
+
 def traceparent(span: Span) -> dict[str, str]:
     """``TRACEPARENT`` (and ``TRACESTATE``) naming ``span``, for a child process's environment."""
     carrier: dict[str, str] = {}
@@ -211,7 +218,7 @@ class Telemetry:
         return self._tracer.start_span(
             f"{PREFIX}.tool",
             context=self._parent(),
-            attributes={**self._common(), "span.type": "tool", "tool_name": name},
+            attributes={**self._common(), "span.type": "tool", "tool_name": exported_name(name)},
         )
 
     def context_of(self, span: Span) -> dict[str, str]:
@@ -219,6 +226,7 @@ class Telemetry:
         return traceparent(span)
 
     def tool_finished(self, span: Span, name: str, outcome: str, duration_ms: int) -> None:
+        name = exported_name(name)
         success = outcome == "success"
         span.set_attributes({"success": success, "outcome": outcome, "duration_ms": duration_ms})
         if not success:
@@ -233,7 +241,10 @@ class Telemetry:
     # -- a permission decision ------------------------------------------------------------------
 
     def decided(self, tool: str, allowed: bool) -> None:
-        attributes = {"tool_name": tool, "decision": "accept" if allowed else "reject"}
+        attributes = {
+            "tool_name": exported_name(tool),
+            "decision": "accept" if allowed else "reject",
+        }
         self._counters["decisions"].add(1, {**self._common(), **attributes})
         self._event("tool_decision", dict(attributes))
 

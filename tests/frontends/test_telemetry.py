@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from frontends.demo.scripted_api import ScriptedServer, call, error, text, tool_calls
 from tests.frontends.conftest import REPO
-from tests.frontends.test_mcp_credentials import DUMPING
+from tests.frontends.test_mcp_credentials import DUMPING, TOY
 from tests.otlp_sink import Sink
 
 if TYPE_CHECKING:
@@ -359,3 +359,32 @@ def test_a_second_ctrl_c_while_a_hung_collector_is_flushed_leaves_at_once(
     stderr = "".join(said) + rest
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
     assert running.returncode == 130
+
+
+def test_an_mcp_tool_is_exported_as_mcp_tool_never_by_its_servers_or_its_name(
+    project: Project,
+) -> None:
+    """As the reference does without its OTEL_LOG_TOOL_DETAILS: a user's MCP server's name (an
+    internal system's, a customer's) and its tools' names stay on the machine."""
+    toy = {"command": sys.executable, "args": [str(TOY)]}
+    config = project.home / ".config" / "legato" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"acmecorp-billing": toy}}))
+    config.chmod(0o600)
+    name = "mcp__acmecorp-billing__shout"
+    steps = [
+        tool_calls([call(name, {"text": "hey", "times": 2}, id="toolu_mcp")]),
+        text("done"),
+    ]
+    with Sink() as sink, ScriptedServer(steps) as server:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.url}
+        done = run(project, server.url, env, "-p", "shout", "--allowedTools", name)
+        assert done.returncode == 0, done.stderr
+        assert "heyhey" in tool_result(server, "toolu_mcp")  # the call did run
+    (span,) = [span for span in sink.spans() if span.name == "legato.tool"]
+    assert attributes(span)["tool_name"] == "mcp_tool"
+    assert attributes(span)["outcome"] == "success"
+    counted = {attributes(p)["tool_name"] for p in sink.metrics()["legato.tool.count"]}
+    assert counted == {"mcp_tool"}
+    for never in (b"acmecorp", b"shout"):
+        assert never not in sink.raw()
