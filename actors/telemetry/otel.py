@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -55,7 +56,15 @@ class Failures(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         if self.first is None:
-            self.first = record.getMessage().splitlines()[0][:300]
+            # The SDK may quote the endpoint (one it cannot parse): not its password, which
+            # would end up in a CI job's log.
+            lines = record.getMessage().splitlines() or [record.levelname]
+            said = _PASSWORD.sub(r"\1:***@", lines[0])
+            self.first = said[:300]
+
+
+# A URL's ``user:password@``, wherever it is in a message.
+_PASSWORD = re.compile(r"(?<=://)([^\s/:@]*):[^\s/@]*@")
 
 
 def exported_name(tool: str) -> str:

@@ -388,3 +388,15 @@ def test_an_mcp_tool_is_exported_as_mcp_tool_never_by_its_servers_or_its_name(
     assert counted == {"mcp_tool"}
     for never in (b"acmecorp", b"shout"):
         assert never not in sink.raw()
+
+
+def test_a_collectors_password_is_not_in_the_warning_that_names_its_url(project: Project) -> None:
+    """The SDK's failure can quote the endpoint (a URL it cannot parse); its password stays
+    out of the warning, which lands in a CI job's log."""
+    with ScriptedServer([text("done")]) as server:
+        endpoint = "http://ci-bot:pw-0f3c9a71@127.0.0.1:99999"
+        done = run(project, server.url, {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}, "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said.startswith("legato: warning: telemetry could not all be exported")
+    assert "pw-0f3c9a71" not in said and "ci-bot:***@127.0.0.1:99999" in said
