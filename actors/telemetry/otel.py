@@ -28,7 +28,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from opentelemetry._logs import Logger
     from opentelemetry.metrics import Counter
@@ -47,9 +47,10 @@ class Failures(logging.Handler):
     printed: a line written from a thread would land in the middle of a terminal session's
     screen. The first is said once, when the session ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         super().__init__(logging.WARNING)
         self.first: str | None = None
+        self._hidden = _header_values(env)
         sdk = logging.getLogger("opentelemetry")
         sdk.addHandler(self)
         sdk.propagate = False
@@ -60,11 +61,30 @@ class Failures(logging.Handler):
             # would end up in a CI job's log.
             lines = record.getMessage().splitlines() or [record.levelname]
             said = _PASSWORD.sub(r"\1:***@", lines[0])
+            # Nor the collector's headers, which it quotes when it cannot read one.
+            for value in self._hidden:
+                said = said.replace(value, "***")
             self.first = said[:300]
 
 
 # A URL's ``user:password@``, wherever it is in a message.
 _PASSWORD = re.compile(r"(?<=://)([^\s/:@]*):[^\s/@]*@")
+
+
+def _header_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """What the ``OTEL_EXPORTER_OTLP_*HEADERS`` variables hold that may be a token: each pair,
+    and what follows its ``=`` (or the ``:`` of a mistyped one); longest first, so that a pair
+    is hidden whole rather than around its value."""
+    found: set[str] = set()
+    for name, text in env.items():
+        if not (name.startswith("OTEL_EXPORTER_OTLP_") and name.endswith("HEADERS")):
+            continue
+        for pair in text.split(","):
+            found.add(pair.strip())
+            for separator in "=:":
+                found.add(pair.partition(separator)[2].strip())
+    # A short one (``x-debug=1``) is no token, and hiding it would blot out every ``1``.
+    return tuple(sorted((value for value in found if len(value) >= 6), key=len, reverse=True))
 
 
 def exported_name(tool: str) -> str:

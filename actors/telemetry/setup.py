@@ -102,7 +102,7 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    failures = Failures()
+    failures = Failures(env)
     resource = _resource(env)
     spans = _exporter(env, "traces", warn)
     metrics = _exporter(env, "metrics", warn)

@@ -400,3 +400,18 @@ def test_a_collectors_password_is_not_in_the_warning_that_names_its_url(project:
     (said,) = done.stderr.splitlines()
     assert said.startswith("legato: warning: telemetry could not all be exported")
     assert "pw-0f3c9a71" not in said and "ci-bot:***@127.0.0.1:99999" in said
+
+
+def test_a_malformed_header_is_named_without_its_token(project: Project) -> None:
+    """``name:value`` for ``name=value``, a common slip: the SDK quotes the pair it cannot
+    read; the warning says so without the token in it."""
+    with Sink() as sink, ScriptedServer([text("done")]) as server:
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": sink.url,
+            "OTEL_EXPORTER_OTLP_HEADERS": "x-team=core,Authorization:Bearer tok-7e5d0c2b",
+        }
+        done = run(project, server.url, env, "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said.startswith("legato: warning: telemetry could not all be exported")
+    assert "Header format invalid" in said and "tok-7e5d0c2b" not in said
