@@ -95,6 +95,9 @@ def _interval(env: Mapping[str, str], names: tuple[str, ...], default: int) -> i
 
 def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | None:
     """The telemetry ``env`` describes; None when no signal can be exported."""
+    # Before the SDK is imported: what it logs as it loads (a bad OTEL_RESOURCE_ATTRIBUTES) is
+    # kept for the one warning, not written bare on stderr (a terminal's screen).
+    failures = Failures(env)
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
     from opentelemetry.sdk.metrics import MeterProvider
@@ -102,7 +105,6 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    failures = Failures(env)
     resource = _resource(env)
     spans = _exporter(env, "traces", warn)
     metrics = _exporter(env, "metrics", warn)

@@ -415,3 +415,17 @@ def test_a_malformed_header_is_named_without_its_token(project: Project) -> None
     (said,) = done.stderr.splitlines()
     assert said.startswith("legato: warning: telemetry could not all be exported")
     assert "Header format invalid" in said and "tok-7e5d0c2b" not in said
+
+
+def test_what_the_sdk_says_of_a_bad_setting_comes_once_as_legatos_warning(
+    project: Project,
+) -> None:
+    """Not as bare lines of its own on stderr (on a terminal's screen, before the session)."""
+    with Sink() as sink, ScriptedServer([text("done")]) as server:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.url, "OTEL_RESOURCE_ATTRIBUTES": "team"}
+        done = run(project, server.url, env, "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said.startswith("legato: warning: telemetry could not all be exported")
+    assert "resource attribute" in said
+    assert sink.spans()  # the rest is exported
