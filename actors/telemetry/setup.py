@@ -17,6 +17,7 @@ from actors.telemetry.otel import PREFIX, PROPAGATOR, Failures, Telemetry
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    import requests
     from opentelemetry import context as otel_context
 
 
@@ -28,16 +29,16 @@ def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) 
         if signal == "traces":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            return OTLPSpanExporter()
+            return OTLPSpanExporter(session=_bounded_session())
         if signal == "metrics":
             from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
                 OTLPMetricExporter,
             )
 
-            return OTLPMetricExporter()
+            return OTLPMetricExporter(session=_bounded_session())
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 
-        return OTLPLogExporter()
+        return OTLPLogExporter(session=_bounded_session())
     if protocol == "grpc":
         try:
             if signal == "traces":
@@ -69,6 +70,33 @@ def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) 
         f"exported. Set {variable}=http/protobuf (or grpc with its exporter installed)"
     )
     return None
+
+
+# The most of a collector's answer that is read. An OTLP answer is empty, or a short message of
+# partial success or of why the export was refused.
+ANSWER_LIMIT = 64 * 1024
+
+
+def _bounded_session() -> requests.Session:
+    """An HTTP session (one per exporter: a session is not shared between threads) that reads
+    no more than ``ANSWER_LIMIT`` of an answer, then drops the connection: a collector that
+    answers without end would otherwise be held in memory, gigabytes a minute."""
+    import requests
+
+    session = requests.Session()
+    session.hooks["response"].append(_read_bounded)
+    return session
+
+
+def _read_bounded(response: requests.Response, **_: object) -> requests.Response:
+    # A response hook runs before requests reads the body; what it leaves as the content is
+    # what the exporter reads (``content``, ``text``).
+    body = response.raw.read(ANSWER_LIMIT, decode_content=True)
+    response._content = body or b""  # requests has no public way to bound what it reads
+    response._content_consumed = True
+    if len(body) >= ANSWER_LIMIT:
+        response.close()  # the rest unread: the connection is dropped, not reused
+    return response
 
 
 def _made(exporter: type[object]) -> object:

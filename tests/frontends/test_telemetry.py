@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -429,3 +430,48 @@ def test_what_the_sdk_says_of_a_bad_setting_comes_once_as_legatos_warning(
     assert said.startswith("legato: warning: telemetry could not all be exported")
     assert "resource attribute" in said
     assert sink.spans()  # the rest is exported
+
+
+def test_a_collector_that_answers_without_end_is_read_no_further_than_a_bound(
+    project: Project,
+) -> None:
+    """Its answer is read up to a bound, then the connection dropped: an endless body would
+    otherwise be kept in memory, gigabytes a minute, for as long as the session lasts."""
+    written = [0]
+    stop = threading.Event()
+
+    def endless(listener: socket.socket) -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            with connection:
+                connection.recv(1 << 16)  # the request (its start, which is all it needs)
+                head = b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\n"
+                connection.sendall(head + b"transfer-encoding: chunked\r\n\r\n")
+                chunk = b"100000\r\n" + b"x" * 0x100000 + b"\r\n"
+                try:
+                    while not stop.is_set():
+                        connection.sendall(chunk)
+                        written[0] += len(chunk)
+                except OSError:
+                    pass  # Legato hung up: what was sent is what it could have read
+
+    with socket.socket() as listener, ScriptedServer([text("done")]) as server:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        serving = threading.Thread(target=endless, args=(listener,), daemon=True)
+        serving.start()
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{listener.getsockname()[1]}",
+            "OTEL_METRICS_EXPORTER": "none",
+            "OTEL_LOGS_EXPORTER": "none",
+        }
+        done = run(project, server.url, env, "-p", "hi")
+        stop.set()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    # The bound, and what the sockets' buffers held besides: far from what an unbounded read
+    # takes in the second the exit gives the flush.
+    assert 0 < written[0] < 32 << 20, written[0]
