@@ -29,16 +29,16 @@ def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) 
         if signal == "traces":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            return OTLPSpanExporter(session=_bounded_session())
+            return OTLPSpanExporter(session=_bounded_session(env, signal))
         if signal == "metrics":
             from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
                 OTLPMetricExporter,
             )
 
-            return OTLPMetricExporter(session=_bounded_session())
+            return OTLPMetricExporter(session=_bounded_session(env, signal))
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 
-        return OTLPLogExporter(session=_bounded_session())
+        return OTLPLogExporter(session=_bounded_session(env, signal))
     if protocol == "grpc":
         try:
             if signal == "traces":
@@ -77,10 +77,17 @@ def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) 
 ANSWER_LIMIT = 64 * 1024
 
 
-def _bounded_session() -> requests.Session:
+def _bounded_session(env: Mapping[str, str], signal: str) -> requests.Session | None:
     """An HTTP session (one per exporter: a session is not shared between threads) that reads
     no more than ``ANSWER_LIMIT`` of an answer, then drops the connection: a collector that
-    answers without end would otherwise be held in memory, gigabytes a minute."""
+    answers without end would otherwise be held in memory, gigabytes a minute. None when a
+    credential provider is named: the SDK makes that provider's session, as it always has."""
+    providers = (
+        "OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER",
+        f"OTEL_PYTHON_EXPORTER_OTLP_HTTP_{signal.upper()}_CREDENTIAL_PROVIDER",
+    )
+    if any(env.get(name) for name in providers):
+        return None
     import requests
 
     session = requests.Session()

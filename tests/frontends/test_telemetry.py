@@ -475,3 +475,17 @@ def test_a_collector_that_answers_without_end_is_read_no_further_than_a_bound(
     # The bound, and what the sockets' buffers held besides: far from what an unbounded read
     # takes in the second the exit gives the flush.
     assert 0 < written[0] < 32 << 20, written[0]
+
+
+def test_a_named_credential_provider_is_still_the_sdks_to_load(project: Project) -> None:
+    """Its session is the provider's (Legato's bounded one is for the plain case): a provider
+    that is not installed is said, and the run goes on."""
+    with ScriptedServer([text("done")]) as server:
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+            "OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER": "not-installed",
+        }
+        done = run(project, server.url, env, "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said.startswith("legato: warning: telemetry is not exported") and "not-installed" in said
