@@ -1,6 +1,7 @@
 """Legato's own credentials, and an environment without them.
 
-Legato's keys go to the model API and nowhere else. Everything else Legato starts (a command
+Legato's keys go to the model API and nowhere else (the collector's headers, which carry its
+token, to the telemetry collector). Everything else Legato starts (a command
 the model chose, a hook, an MCP server) gets the user's environment without them: the variables
 the model client takes credentials from, and any other variable holding one of their values or
 the ``apiKey`` of the global config (a key exported under a second name). One rule, here, for
@@ -15,7 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
 # The variables the model client takes credentials from (actors/model_client: endpoint.py,
-# providers/openai.py, providers/bedrock.py).
+# providers/openai.py, providers/bedrock.py), and the telemetry exporters' headers
+# (actors/telemetry), which carry the collector's token: a command that could read them could
+# send a fleet's telemetry, or anything, to the collector in the user's name.
 LEGATO_CREDENTIALS = frozenset(
     {
         "ASSISTANT_API_KEY",
@@ -24,6 +27,10 @@ LEGATO_CREDENTIALS = frozenset(
         "CLOUD_ACCESS_KEY_ID",
         "CLOUD_SECRET_ACCESS_KEY",
         "CLOUD_SESSION_TOKEN",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+        "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
     }
 )
 

@@ -49,6 +49,12 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         from actors.errors import EXIT_OUTPUT_CLOSED
 
         code = EXIT_OUTPUT_CLOSED
+    except KeyboardInterrupt:
+        # A Ctrl-C outside the session's own handling (a second one just as a stopped
+        # session ends, before telemetry's flush): the person wants out, not a traceback.
+        from actors.errors import EXIT_SIGINT
+
+        code = EXIT_SIGINT
     # By now the session is over: every actor stopped, every process reaped, every file
     # closed. Tearing down the interpreter's hundreds of modules would only add tens of
     # milliseconds to every exit (and to Ctrl-C), so flush what was printed and leave.

@@ -14,6 +14,7 @@ from actors import process_groups
 from actors.credentials import without_credentials
 from actors.output_caps import HeadTail
 from actors.protocol import HookRun
+from actors.telemetry import for_children
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -52,7 +53,7 @@ async def run_hook(
             process = await process_groups.start(
                 ["bash", "-c", hook.command],
                 cwd=cwd,
-                env=without_credentials(env, secrets=secrets),
+                env=for_children(without_credentials(env, secrets=secrets)),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

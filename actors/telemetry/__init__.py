@@ -10,6 +10,7 @@ nothing of OpenTelemetry.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from actors.visible import escape_controls, without_password
@@ -24,6 +25,7 @@ __all__ = [
     "ENDPOINT_VARIABLES",
     "current",
     "describe",
+    "for_children",
     "protocol_of",
     "signal_wanted",
     "start",
@@ -45,10 +47,37 @@ SIGNALS = ("traces", "metrics", "logs")
 current: Telemetry | None = None
 
 
+# A W3C ``traceparent``: version, trace id, parent span id, flags; all-zero ids are invalid, and
+# so is version ff. ``tracestate``: printable ASCII, as long as the spec lets a caller make it.
+_TRACEPARENT = re.compile(
+    r"(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}"
+)
+_TRACESTATE = re.compile(r"[\x20-\x7e]{1,512}")
+
+
 def trace_context(env: Mapping[str, str]) -> dict[str, str]:
     """The W3C trace context ``env`` carries, for a child process whose environment is built
-    from a short list (an MCP server's), so that it stays in its caller's trace."""
-    return {name: env[name] for name in CONTEXT_VARIABLES if env.get(name)}
+    from a short list (an MCP server's), so that it stays in its caller's trace. Only a valid
+    ``TRACEPARENT`` is carried (and ``TRACESTATE`` beside one): anything else in those
+    variables (a newline, an escape sequence, a megabyte) is not a trace, and no child gets it."""
+    parent = env.get("TRACEPARENT") or ""
+    if not _TRACEPARENT.fullmatch(parent):
+        return {}
+    state = env.get("TRACESTATE") or ""
+    return {"TRACEPARENT": parent} | ({"TRACESTATE": state} if _TRACESTATE.fullmatch(state) else {})
+
+
+def for_children(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a child process (a command, a hook): without any ``OTEL_*`` variable, as the
+    reference does (a traced program a command runs sets its own, rather than exporting to
+    Legato's collector with its token), and with ``TRACEPARENT`` and ``TRACESTATE`` only when
+    they are a valid trace context (``trace_context``)."""
+    kept = {
+        name: value
+        for name, value in env.items()
+        if name not in CONTEXT_VARIABLES and not name.startswith("OTEL_")
+    }
+    return kept | trace_context(env)
 
 
 def wanted(env: Mapping[str, str]) -> bool:

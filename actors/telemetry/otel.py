@@ -15,7 +15,9 @@ them: telemetry never breaks a run.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -26,7 +28,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from opentelemetry._logs import Logger
     from opentelemetry.metrics import Counter
@@ -45,16 +47,51 @@ class Failures(logging.Handler):
     printed: a line written from a thread would land in the middle of a terminal session's
     screen. The first is said once, when the session ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         super().__init__(logging.WARNING)
         self.first: str | None = None
+        self._hidden = _header_values(env)
         sdk = logging.getLogger("opentelemetry")
         sdk.addHandler(self)
         sdk.propagate = False
 
     def emit(self, record: logging.LogRecord) -> None:
         if self.first is None:
-            self.first = record.getMessage().splitlines()[0][:300]
+            # The SDK may quote the endpoint (one it cannot parse): not its password, which
+            # would end up in a CI job's log.
+            lines = record.getMessage().splitlines() or [record.levelname]
+            said = _PASSWORD.sub(r"\1:***@", lines[0])
+            # Nor the collector's headers, which it quotes when it cannot read one.
+            for value in self._hidden:
+                said = said.replace(value, "***")
+            self.first = said[:300]
+
+
+# A URL's ``user:password@``, wherever it is in a message.
+_PASSWORD = re.compile(r"(?<=://)([^\s/:@]*):[^\s/@]*@")
+
+
+def _header_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """What the ``OTEL_EXPORTER_OTLP_*HEADERS`` variables hold that may be a token: each pair,
+    and what follows its ``=`` (or the ``:`` of a mistyped one); longest first, so that a pair
+    is hidden whole rather than around its value."""
+    found: set[str] = set()
+    for name, text in env.items():
+        if not (name.startswith("OTEL_EXPORTER_OTLP_") and name.endswith("HEADERS")):
+            continue
+        for pair in text.split(","):
+            found.add(pair.strip())
+            for separator in "=:":
+                found.add(pair.partition(separator)[2].strip())
+    # A short one (``x-debug=1``) is no token, and hiding it would blot out every ``1``.
+    return tuple(sorted((value for value in found if len(value) >= 6), key=len, reverse=True))
+
+
+def exported_name(tool: str) -> str:
+    """A tool's name as exported: an MCP tool's (``mcp__<server>__<tool>``, which names a
+    user's server, an internal system's or a customer's) is ``mcp_tool``, as the reference
+    exports it unless told to include tool details, which Legato never is."""
+    return "mcp_tool" if tool.startswith("mcp__") else tool
 
 
 def traceparent(span: Span) -> dict[str, str]:
@@ -210,7 +247,7 @@ class Telemetry:
         return self._tracer.start_span(
             f"{PREFIX}.tool",
             context=self._parent(),
-            attributes={**self._common(), "span.type": "tool", "tool_name": name},
+            attributes={**self._common(), "span.type": "tool", "tool_name": exported_name(name)},
         )
 
     def context_of(self, span: Span) -> dict[str, str]:
@@ -218,6 +255,7 @@ class Telemetry:
         return traceparent(span)
 
     def tool_finished(self, span: Span, name: str, outcome: str, duration_ms: int) -> None:
+        name = exported_name(name)
         success = outcome == "success"
         span.set_attributes({"success": success, "outcome": outcome, "duration_ms": duration_ms})
         if not success:
@@ -232,7 +270,10 @@ class Telemetry:
     # -- a permission decision ------------------------------------------------------------------
 
     def decided(self, tool: str, allowed: bool) -> None:
-        attributes = {"tool_name": tool, "decision": "accept" if allowed else "reject"}
+        attributes = {
+            "tool_name": exported_name(tool),
+            "decision": "accept" if allowed else "reject",
+        }
         self._counters["decisions"].add(1, {**self._common(), **attributes})
         self._event("tool_decision", dict(attributes))
 
@@ -252,7 +293,10 @@ class Telemetry:
         worker = threading.Thread(target=flush, name="telemetry-flush", daemon=True)
         started = time.monotonic()
         worker.start()
-        worker.join(max(0.0, timeout - (time.monotonic() - started)))
+        # Ctrl-C during the flush (the run is over by now): leave at once, what was not sent is
+        # dropped, and the exit code stays the run's.
+        with contextlib.suppress(KeyboardInterrupt):
+            worker.join(max(0.0, timeout - (time.monotonic() - started)))
         logging.getLogger("opentelemetry").removeHandler(self._failures)
         if self._failures.first is not None:
             self._warn(

@@ -17,6 +17,7 @@ from actors.telemetry.otel import PREFIX, PROPAGATOR, Failures, Telemetry
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    import requests
     from opentelemetry import context as otel_context
 
 
@@ -28,16 +29,16 @@ def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) 
         if signal == "traces":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            return OTLPSpanExporter()
+            return OTLPSpanExporter(session=_bounded_session(env, signal))
         if signal == "metrics":
             from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
                 OTLPMetricExporter,
             )
 
-            return OTLPMetricExporter()
+            return OTLPMetricExporter(session=_bounded_session(env, signal))
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 
-        return OTLPLogExporter()
+        return OTLPLogExporter(session=_bounded_session(env, signal))
     if protocol == "grpc":
         try:
             if signal == "traces":
@@ -71,6 +72,40 @@ def _exporter(env: Mapping[str, str], signal: str, warn: Callable[[str], None]) 
     return None
 
 
+# The most of a collector's answer that is read. An OTLP answer is empty, or a short message of
+# partial success or of why the export was refused.
+ANSWER_LIMIT = 64 * 1024
+
+
+def _bounded_session(env: Mapping[str, str], signal: str) -> requests.Session | None:
+    """An HTTP session (one per exporter: a session is not shared between threads) that reads
+    no more than ``ANSWER_LIMIT`` of an answer, then drops the connection: a collector that
+    answers without end would otherwise be held in memory, gigabytes a minute. None when a
+    credential provider is named: the SDK makes that provider's session, as it always has."""
+    providers = (
+        "OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER",
+        f"OTEL_PYTHON_EXPORTER_OTLP_HTTP_{signal.upper()}_CREDENTIAL_PROVIDER",
+    )
+    if any(env.get(name) for name in providers):
+        return None
+    import requests
+
+    session = requests.Session()
+    session.hooks["response"].append(_read_bounded)
+    return session
+
+
+def _read_bounded(response: requests.Response, **_: object) -> requests.Response:
+    # A response hook runs before requests reads the body; what it leaves as the content is
+    # what the exporter reads (``content``, ``text``).
+    body = response.raw.read(ANSWER_LIMIT, decode_content=True)
+    response._content = body or b""  # requests has no public way to bound what it reads
+    response._content_consumed = True
+    if len(body) >= ANSWER_LIMIT:
+        response.close()  # the rest unread: the connection is dropped, not reused
+    return response
+
+
 def _made(exporter: type[object]) -> object:
     return exporter()
 
@@ -95,6 +130,9 @@ def _interval(env: Mapping[str, str], names: tuple[str, ...], default: int) -> i
 
 def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | None:
     """The telemetry ``env`` describes; None when no signal can be exported."""
+    # Before the SDK is imported: what it logs as it loads (a bad OTEL_RESOURCE_ATTRIBUTES) is
+    # kept for the one warning, not written bare on stderr (a terminal's screen).
+    failures = Failures(env)
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
     from opentelemetry.sdk.metrics import MeterProvider
@@ -102,14 +140,15 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    failures = Failures()
     resource = _resource(env)
     spans = _exporter(env, "traces", warn)
     metrics = _exporter(env, "metrics", warn)
     logs = _exporter(env, "logs", warn)
     if spans is None and metrics is None and logs is None:
         return None
-    tracer_provider = TracerProvider(resource=resource)  # type: ignore[arg-type]
+    # No provider shuts itself down at exit: ``Telemetry.shutdown`` does, with its bound. The
+    # SDK's own exit handlers would wait on a hung collector for half a minute each.
+    tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)  # type: ignore[arg-type]
     if spans is not None:
         delay = _interval(env, ("OTEL_TRACES_EXPORT_INTERVAL", "OTEL_BSP_SCHEDULE_DELAY"), 5000)
         tracer_provider.add_span_processor(
@@ -121,8 +160,12 @@ def build(env: Mapping[str, str], warn: Callable[[str], None]) -> Telemetry | No
         readers.append(
             PeriodicExportingMetricReader(metrics, export_interval_millis=every)  # type: ignore[arg-type]
         )
-    meter_provider = MeterProvider(resource=resource, metric_readers=readers)  # type: ignore[arg-type]
-    logger_provider = LoggerProvider(resource=resource)  # type: ignore[arg-type]
+    meter_provider = MeterProvider(
+        resource=resource,  # type: ignore[arg-type]
+        metric_readers=readers,
+        shutdown_on_exit=False,
+    )
+    logger_provider = LoggerProvider(resource=resource, shutdown_on_exit=False)  # type: ignore[arg-type]
     if logs is not None:
         delay = _interval(env, ("OTEL_LOGS_EXPORT_INTERVAL", "OTEL_BLRP_SCHEDULE_DELAY"), 5000)
         logger_provider.add_log_record_processor(

@@ -5,7 +5,7 @@ hostile repository can send elsewhere. Legato's keys are Legato's: the variables
 its credentials from are left out, and so is any other variable holding one of their values or
 the ``apiKey`` of the global config (a key exported under a second name); ``sandbox.passEnv``
 cannot let one through. Everything else of the user's environment stays, so builds and tools
-behave as in the user's own shell.
+behave as in the user's own shell (``OTEL_*`` and a malformed ``TRACEPARENT`` aside).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.credentials import LEGATO_CREDENTIALS, without_credentials
+from actors.telemetry import for_children
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -29,7 +30,9 @@ def command_environment(
     through of what Legato keeps back for other reasons; a credential is never one of them,
     whatever the settings say, since the model chooses the commands."""
     del passed  # nothing but the credentials is kept back
-    return without_credentials(env, secrets=secrets)
+    # Nor Legato's telemetry settings, nor a caller's trace context that is not one
+    # (actors/telemetry): a TRACEPARENT with a newline or an escape sequence in it is nobody's.
+    return for_children(without_credentials(env, secrets=secrets))
 
 
 # Where the terminal multiplexer the user runs Legato in listens: a confined command that finds
