@@ -266,7 +266,7 @@ def without_credential_servers(
             continue
         field, message = problem
         refused = ConfigError(
-            f"{message}, which goes to the model API alone: the MCP server '{server.name}' "
+            f"{message}, which Legato keeps to itself: the MCP server '{server.name}' "
             f"was not started. {_OWN_VARIABLE}",
             path=server.source,
             field=f"mcpServers.{server.name}.{field}",

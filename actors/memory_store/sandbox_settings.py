@@ -95,7 +95,7 @@ def pass_env_warnings(
         )
         warnings.append(
             f"{where}: field 'sandbox.passEnv[{index}]': {name} {why}, which "
-            "goes to the model API alone: no command gets it. Remove it from 'sandbox.passEnv'; "
+            "Legato keeps to itself: no command gets it. Remove it from 'sandbox.passEnv'; "
             "a command that needs a key of its own reads it from a variable of its own"
         )
     return warnings

@@ -102,8 +102,8 @@ def test_a_server_given_legatos_credential_is_not_started(
     kept, warnings = _kept(entry)
     assert kept == ["fine"]
     assert warnings == [
-        f"p/.mcp.json: field 'mcpServers.srv.{field}': {why}, which goes to the model API "
-        "alone: the MCP server 'srv' was not started. Give the server a key of its own from a "
+        f"p/.mcp.json: field 'mcpServers.srv.{field}': {why}, which Legato keeps to "
+        "itself: the MCP server 'srv' was not started. Give the server a key of its own from a "
         "variable of your own, such as ${MY_SERVER_TOKEN}"
     ]
 
@@ -172,7 +172,7 @@ def test_legato_mcp_list_names_the_refused_server_and_the_variable(setup: Setup)
     ]
     assert (
         f"warning: {path}: field 'mcpServers.leak.env.LEAK': ${{ASSISTANT_API_KEY}} is one of "
-        "Legato's own credential variables, which goes to the model API alone: the MCP server "
+        "Legato's own credential variables, which Legato keeps to itself: the MCP server "
         "'leak' was not started."
     ) in done.stderr
     assert KEY not in done.stdout + done.stderr

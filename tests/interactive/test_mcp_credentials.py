@@ -49,7 +49,7 @@ def test_approving_shows_variables_by_name_and_refuses_legatos_key(
         screen = terminal.wait_for("not approved, so not started: gh.")
         assert _bare(
             f"{mcp_json}: field 'mcpServers.leak.env.K': ${{ASSISTANT_API_KEY}} is one of "
-            "Legato's own credential variables, which goes to the model API alone: the MCP "
+            "Legato's own credential variables, which Legato keeps to itself: the MCP "
             "server 'leak' was not started."
         ) in _bare(screen)
         terminal.submit("/mcp approve")
