@@ -7,14 +7,13 @@ otherwise reported. Tested against the scripted server holding its events back (
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 from frontends.demo.scripted_api import ScriptedServer, text
-from tests.frontends.conftest import REPO
 
 if TYPE_CHECKING:
+    import subprocess
+
     from tests.frontends.conftest import Project
 
 STALLED = text("this answer never comes", delay=5.0)  # the first event, then 5 s of nothing
@@ -23,14 +22,7 @@ STALLED = text("this answer never comes", delay=5.0)  # the first event, then 5 
 def legato_with(
     project: Project, base_url: str, extra_env: dict[str, str], *args: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**project.env(base_url), **extra_env},
-        timeout=60,
-    )
+    return project.legato(base_url, *args, env=extra_env)
 
 
 def test_a_stalled_answer_is_retried_and_the_retry_answers(project: Project) -> None:

@@ -40,14 +40,21 @@ class Project:
         return env
 
     def legato(
-        self, base_url: str, *args: str, key: str = "test-key", timeout: float = 60
+        self,
+        base_url: str,
+        *args: str,
+        key: str = "test-key",
+        timeout: float = 60,
+        env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """``legato`` run on the project against ``base_url``, with ``env`` added to the
+        project's environment."""
         return subprocess.run(
             [sys.executable, "-c", "from frontends.cli import main; main()", str(self.root), *args],
             capture_output=True,
             text=True,
             cwd=REPO,
-            env=self.env(base_url, key),
+            env=self.env(base_url, key) | (env or {}),
             timeout=timeout,
         )
 

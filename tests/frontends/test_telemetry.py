@@ -26,14 +26,7 @@ CALLER_SPAN = "00f067aa0ba902b7"
 def run(
     project: Project, url: str, env: dict[str, str], *args: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from frontends.cli import main; main()", str(project.root), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=project.env(url) | env,
-        timeout=60,
-    )
+    return project.legato(url, *args, env=env)
 
 
 def script(notes: str) -> list[Any]:
