@@ -78,6 +78,7 @@ class Session:
     session_id: str | None = None
     seconds: float = 0.0
     problem: str | None = None  # what the driver saw go wrong
+    ended: bool = False  # its query is over, whatever its outcome
     stderr: list[str] = field(default_factory=list)
     asked: threading.Event = field(default_factory=threading.Event)
     peaks: Peaks | None = None  # what finds its legato
@@ -162,6 +163,9 @@ async def run_session(session: Session, peaks: Peaks, cli: str) -> None:
             session.problem = session.problem or last_line(session.stderr) or str(exc)
         except Exception as exc:  # a fleet goes on whatever one session does
             session.problem = f"{type(exc).__name__}: {exc}"
+        finally:
+            session.ended = True
+            session.asked.set()  # --hold waits for each session to ask, or to end without
     session.seconds = time.perf_counter() - started
 
 
@@ -290,8 +294,13 @@ async def drive(
                 group.start_soon(run_session, session, peaks, cli)
             if hold:
                 await anyio.to_thread.run_sync(lambda: [s.asked.wait() for s in sessions])
-                pids = " ".join(str(s.pid) for s in sessions)
-                print(f"fleet: {count} sessions waiting on the model; legato pids {pids}")
+                ended = [s for s in sessions if s.ended]
+                if ended:
+                    why = "; ".join(f"session {s.number}: {s.problem}" for s in ended)
+                    print(f"fleet: {len(ended)} of {count} sessions ended unasked: {why}")
+                else:
+                    pids = " ".join(str(s.pid) for s in sessions)
+                    print(f"fleet: {count} sessions waiting on the model; legato pids {pids}")
                 sys.stdout.flush()
     seconds = time.perf_counter() - started
     check(sessions)

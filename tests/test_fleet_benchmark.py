@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -71,6 +72,11 @@ def test_a_signal_to_the_driver_leaves_no_legato(box: list[str]) -> None:
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert driver.stdout is not None
+    # Never a hung suite: a driver that says nothing within a minute is stopped and shown.
+    ready, _, _ = select.select([driver.stdout], [], [], 60)
+    if not ready:
+        driver.kill()
+        pytest.fail(f"the fleet said nothing in 60 s: {driver.communicate()[1][-2000:]}")
     line = driver.stdout.readline()
     assert "2 sessions waiting on the model" in line, line
     pids = [int(word) for word in line.split("pids")[1].split()]

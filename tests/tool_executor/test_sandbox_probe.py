@@ -4,13 +4,13 @@ missing: each says why in words a person can act on."""
 from __future__ import annotations
 
 import stat
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from actors.tool_executor.sandbox.probe import TRIAL_TIMEOUT, try_bwrap
+from actors.tool_executor.sandbox.probe import TRIAL_TIMEOUT, Trial, try_bwrap
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import trio.testing
 
 
@@ -52,3 +52,40 @@ async def test_a_bwrap_that_is_not_there_is_named(tmp_path: Path) -> None:
         False,
         f"{missing} could not be run: No such file or directory",
     )
+
+
+async def test_a_trial_given_up_on_leaves_no_process_of_it(
+    tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    """bwrap's child waits on its parent to set it up: a trial that kills bwrap alone on a
+    timeout leaves that child waiting for good. The whole group goes."""
+    import trio
+
+    pid_file = tmp_path / "child.pid"
+    bwrap = stand_in(
+        tmp_path,
+        f'case "$1" in --version) echo "bubblewrap 0.11.0";; '
+        f"*) sleep 1000 & echo $! > {pid_file}.part; mv {pid_file}.part {pid_file}; wait;; esac",
+    )
+    trials: list[Trial] = []
+
+    async def trial() -> None:
+        trials.append(await try_bwrap(bwrap))
+
+    def started() -> int:
+        while not pid_file.exists():  # the virtual clock stands still meanwhile
+            time.sleep(0.01)
+        return int(pid_file.read_text())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trial)
+        child = await trio.to_thread.run_sync(started)
+        mock_clock.jump(TRIAL_TIMEOUT)
+    assert trials[0].reason == f"{bwrap} did not answer within {TRIAL_TIMEOUT:.0f} s"
+    state = await trio.Path(f"/proc/{child}/stat").read_text() if is_there(child) else ""
+    # Gone, or a zombie waiting for pid 1 to reap it: no longer running either way.
+    assert not state or state.split(") ")[1][0] == "Z"
+
+
+def is_there(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
