@@ -70,15 +70,18 @@ class Project:
             timeout=60,
         )
 
-    def start(self, base_url: str, *args: str) -> subprocess.Popen[str]:
-        """``legato <root> *args`` running, its output in pipes (for tests that signal it)."""
+    def start(
+        self, base_url: str, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
+        """``legato <root> *args`` running, its output in pipes (for tests that signal it), with
+        ``env`` added to the project's environment."""
         return subprocess.Popen(
             [sys.executable, "-c", "from frontends.cli import main; main()", str(self.root), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             cwd=REPO,
-            env=self.env(base_url),
+            env=self.env(base_url) | (env or {}),
         )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
 import sys
 import time
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,8 @@ from tests.frontends.test_mcp_credentials import DUMPING
 from tests.otlp_sink import Sink
 
 if TYPE_CHECKING:
+    import subprocess
+
     from tests.frontends.conftest import Project
 
 SECRET = "hunter2-do-not-export-7c1e"
@@ -202,15 +203,7 @@ def test_a_run_stopped_by_sigterm_still_exports_what_it_did(project: Project) ->
     steps = [tool_calls([call("Bash", {"command": command}, id="toolu_bash")]), text("never")]
     with Sink() as sink, ScriptedServer(steps) as server:
         env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.url}
-        args = [str(project.root), "-p", "wait", "--allowedTools", "Bash"]
-        running = subprocess.Popen(
-            [sys.executable, "-c", "from frontends.cli import main; main()", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=REPO,
-            env=project.env(server.url) | env,
-        )
+        running = project.start(server.url, "-p", "wait", "--allowedTools", "Bash", env=env)
         deadline = time.monotonic() + 30
         while not flag.exists() and time.monotonic() < deadline:
             time.sleep(0.02)  # the command's own signal that it runs

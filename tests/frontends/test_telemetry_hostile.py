@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 from typing import TYPE_CHECKING
 
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from tests.frontends.conftest import REPO
 from tests.frontends.test_mcp_credentials import TOY
 from tests.frontends.test_telemetry import (
     CALLER_SPAN,
@@ -116,15 +114,7 @@ def test_a_second_ctrl_c_while_a_hung_collector_is_flushed_leaves_at_once(
             "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{hung.getsockname()[1]}",
             "OTEL_TRACES_EXPORT_INTERVAL": "10",  # a batch is in flight, hung, when stopped
         }
-        args = [str(project.root), "-p", "wait", "--allowedTools", "Bash"]
-        running = subprocess.Popen(
-            [sys.executable, "-c", "from frontends.cli import main; main()", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=REPO,
-            env=project.env(server.url) | env,
-        )
+        running = project.start(server.url, "-p", "wait", "--allowedTools", "Bash", env=env)
         assert running.stderr is not None
         deadline = time.monotonic() + 30
         while not flag.exists() and time.monotonic() < deadline:
