@@ -271,6 +271,7 @@ class Conductor(Actor[ConductorMsg]):
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
         self._check_reasoning()
+        self._check_fallback()
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -689,6 +690,17 @@ class Conductor(Actor[ConductorMsg]):
         fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
         if fields.refused:
             raise fields.refused[0]
+
+    def _check_fallback(self) -> None:
+        """A --fallback-model that is the session's own model (the default, the settings' or a
+        resumed session's; --model was checked with the flags) is refused before any request,
+        as it could never be switched to."""
+        if self._fallback is not None and resolve_model(self._model_id).id == self._fallback:
+            other = "sonnet" if "haiku" in self._fallback else "haiku"
+            raise UsageError(
+                f"--fallback-model {self._fallback} is the session's own model",
+                remedy=f"Name another model to fall back to, such as --fallback-model {other}",
+            )
 
     async def _reasoning_notice(self) -> None:
         """What the model does not take is left out of its requests, and said once for that

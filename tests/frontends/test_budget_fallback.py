@@ -228,24 +228,23 @@ def test_a_budget_with_a_settings_model_of_unknown_prices_is_refused(project: Pr
     assert requests == []
 
 
-def test_no_switch_to_the_model_that_is_overloaded(project: Project) -> None:
-    # The settings' model is the fallback itself (by its alias): nothing to fall back to.
+def test_a_fallback_that_is_the_sessions_own_model_is_refused_before_any_request(
+    project: Project,
+) -> None:
+    # Chosen by the settings (by its alias), or the default: it could never be switched to.
     project.settings(model="haiku")
     with ScriptedServer([error(529, should_retry=False)]) as server:
-        done = project.legato(
-            server.url,
-            "-p",
-            "hi",
-            "--fallback-model",
-            "claude-haiku-4-5",
-            "--output-format",
-            "json",
-        )
+        chosen = project.legato(server.url, "-p", "hi", "--fallback-model", "claude-haiku-4-5")
+        (project.root / ".legato" / "settings.json").unlink()
+        default = project.legato(server.url, "-p", "hi", "--fallback-model", "sonnet")
         requests = server.requests
-    assert done.returncode == 1
-    assert len(requests) == 1
-    assert "fallback" not in done.stderr
-    assert "overloaded" in _lines(done.stdout)[0]["error"]
+    assert requests == []
+    assert chosen.returncode == 2, chosen.stderr
+    assert "--fallback-model claude-haiku-4-5-20251001 is the session's own model" in chosen.stderr
+    assert "such as --fallback-model sonnet" in chosen.stderr
+    assert default.returncode == 2, default.stderr
+    assert "is the session's own model" in default.stderr
+    assert "Traceback" not in chosen.stderr + default.stderr
 
 
 def test_the_estimate_prices_input_as_prompt_caching_bills_it(project: Project) -> None:
