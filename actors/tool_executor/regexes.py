@@ -11,6 +11,8 @@ call's error.
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import TYPE_CHECKING
 
 from actors.errors import ToolFailure
@@ -46,6 +48,32 @@ def compile_pattern(
         return regex.compile(pattern, flags)
     except regex.error as exc:
         raise BadPattern(str(exc)) from None
+
+
+# What ``re`` reads as plain characters and ``regex`` may not: a "{" that starts no count
+# (``{2}``, ``{2,}``, ``{,3}``), fuzzy matching to ``regex`` (``(?:cat){e<=1}``), and "[:",
+# a POSIX class (``[[:alpha:]]``).
+_READ_APART = re.compile(r"\{(?![\d,}])|\[:")
+
+
+def check_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> None:
+    """Raise BadPattern where ``compile_pattern`` would, without loading ``regex`` when Python's
+    own ``re`` (loaded already) reads the pattern: ``regex`` reads every pattern ``re`` does but
+    those of ``_READ_APART``. A Grep that ripgrep answers needs no more than this
+    (``test_pattern_check.py`` holds the two to the same answer)."""
+    if not _READ_APART.search(pattern):
+        flags = (re.IGNORECASE if ignore_case else 0) | (
+            re.MULTILINE | re.DOTALL if multiline else 0
+        )
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "possible nested set": not for the model
+                re.compile(pattern, flags)
+        except Exception:  # whatever re says, regex is the one asked
+            pass
+        else:
+            return
+    compile_pattern(pattern, ignore_case=ignore_case, multiline=multiline)
 
 
 def search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:

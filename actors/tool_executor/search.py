@@ -12,12 +12,14 @@ same cases.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import stat
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from actors import door
 from actors.tool_executor import regexes
@@ -58,9 +60,8 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_LINE_CHARS = 500
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
-    regex: regex.Pattern[str]
+class Query(msgspec.Struct, frozen=True, dict=True):  # dict: for the cached regex
+    pattern: str  # checked (``regexes.check_pattern``)
     mode: GrepMode
     glob: str | None
     type: str | None
@@ -73,6 +74,14 @@ class Query:
     # a file without it is passed over without matching line by line, the slow part.
     literal: str | None = None
     ignore_case: bool = False
+
+    @functools.cached_property
+    def regex(self) -> regex.Pattern[str]:
+        """The pattern compiled for this search, the first time it is wanted: a Grep that
+        ripgrep answers never loads ``regex``. Raises regexes.BadPattern."""
+        return regexes.compile_pattern(
+            self.pattern, ignore_case=self.ignore_case, multiline=self.multiline
+        )
 
 
 # What makes a pattern more than its own text in Python's syntax (VERSION0, without VERBOSE).
@@ -358,5 +367,5 @@ def report(shown: str, query: Query, out: Output) -> str:
             "head_limit.)"
         )
     if not out.lines:
-        return "\n".join([f"No matches for {query.regex.pattern!r} in {shown}.", *notes])
+        return "\n".join([f"No matches for {query.pattern!r} in {shown}.", *notes])
     return "\n".join([*out.lines, *notes])

@@ -106,7 +106,7 @@ async def grep(
     """Grep ``root`` with rg, or None where rg cannot do it as the Python search would (the
     caller runs that). Raises ripgrep.Rejected and ripgrep.Unavailable before anything is
     shown, for the same."""
-    if not alike(query.regex.pattern):
+    if not alike(query.pattern):
         return None
     filters = rg_filters(query)
     walk = await anyio.to_thread.run_sync(
@@ -152,9 +152,7 @@ class _Search:
         self.out = Output(query.head_limit, cap)
 
     def _run(self, args: Sequence[str]) -> AbstractAsyncContextManager[ripgrep.Run]:
-        return ripgrep.running(
-            self.rg, [*args, "-e", self.query.regex.pattern, "--", "./"], self.root
-        )
+        return ripgrep.running(self.rg, [*args, "-e", self.query.pattern, "--", "./"], self.root)
 
     async def _allowed(self, rels: list[str]) -> set[str]:
         """Those of ``rels`` the permission rules let tools read."""

@@ -28,11 +28,11 @@ import os
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
+import msgspec
 
 from actors.path_patterns import PatternList, parse_gitignore
 
@@ -90,8 +90,7 @@ def named_dirs(pattern: str) -> frozenset[str]:
     return frozenset(part for part in re.split(r"[/{},]", pattern) if part in SKIP_DIRS)
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(msgspec.Struct, frozen=True):
     path: str  # absolute, as met on the walk (a symlink is not resolved)
     rel: str  # from the walk root, "/"-separated
     mtime: float
@@ -107,8 +106,7 @@ class Found:
 # ── the walk ────────────────────────────────────────────────────────────────────────────────
 
 
-@dataclass(frozen=True, slots=True)
-class _Ignore:
+class _Ignore(msgspec.Struct, frozen=True):
     """One ignore file's patterns and the folder they are relative to (from the project root)."""
 
     base: str  # "" for the project root
@@ -120,8 +118,7 @@ class _Ignore:
 _Chain = tuple[_Ignore, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
-class _Folder:
+class _Folder(msgspec.Struct, frozen=True):
     path: str
     real: str  # resolved: the walk never enters a symlinked folder, so only the root needs it
     rel: str  # from the walk root, for glob patterns

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.tool_executor import regexes, search
+from actors.tool_executor import search
 from actors.tool_executor.search import MAX_FILE_BYTES, Query, Searcher
 from actors.tool_executor.walk import Found
 
@@ -51,8 +51,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Found:
 
 
 def _search(found: Found, pattern: str, mode: GrepMode, *, multiline: bool = False) -> str:
-    regex = regexes.compile_pattern(pattern, multiline=multiline)
-    query = Query(regex, mode, None, None, multiline, True, 1, 1, None)
+    query = Query(pattern, mode, None, None, multiline, True, 1, 1, None)
     searcher = Searcher(query, 30_000, threading.Event())
     searcher.search(found, named=True)
     return searcher.report("the tree")

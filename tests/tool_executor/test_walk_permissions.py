@@ -29,7 +29,7 @@ from actors.protocol import (
     ToolResult,
     ToolStarted,
 )
-from actors.tool_executor import ToolExecutor, regexes
+from actors.tool_executor import ToolExecutor
 from actors.tool_executor.search import Query, Searcher
 from actors.tool_executor.walk import BATCH, Found
 from runtime import Actor, supervise
@@ -236,7 +236,7 @@ def test_a_file_swapped_after_the_check_is_not_opened(project: Path) -> None:
     found = Found(str(app), "app.py", st.st_mtime, st.st_size, str(app), st.st_nlink)
     app.unlink()
     app.symlink_to(project / ".env")
-    query = Query(regexes.compile_pattern("SECRET"), "content", None, None, False, True, 0, 0, None)
+    query = Query("SECRET", "content", None, None, False, True, 0, 0, None)
     walked = Searcher(query, 10_000, threading.Event())
     walked.feed([found])
     assert walked.report(str(project)) == f"No matches for 'SECRET' in {project}."

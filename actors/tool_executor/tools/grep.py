@@ -48,6 +48,10 @@ async def run(args: GrepInput, ctx: CallContext) -> ToolOutcome:
                 )
                 if found is not None:
                     return ToolOutcome(found)
+    try:
+        query.regex  # noqa: B018 - compiled here, where its failure is the call's
+    except regexes.BadPattern as exc:
+        raise _invalid(query.pattern, exc) from None
     stop = threading.Event()
     searcher = Searcher(query, ctx.output_cap, stop)
     try:
@@ -91,19 +95,14 @@ def _query(args: GrepInput) -> Query:
     from actors.tool_executor.search import TYPES, Query, literal_of
 
     try:
-        regex = regexes.compile_pattern(
-            args.pattern, ignore_case=args.ignore_case, multiline=args.multiline
-        )
+        regexes.check_pattern(args.pattern, ignore_case=args.ignore_case, multiline=args.multiline)
     except regexes.BadPattern as exc:
-        raise ToolFailure(
-            f"Invalid regex {args.pattern!r}: {exc}. Grep takes a Python regex; "
-            r"escape literal ( [ { . * + ? with \."
-        ) from None
+        raise _invalid(args.pattern, exc) from None
     if args.type is not None and args.type not in TYPES:
         raise ToolFailure(f"Unknown type {args.type!r}; known types: {', '.join(sorted(TYPES))}.")
     context = args.context or 0
     return Query(
-        regex=regex,
+        pattern=args.pattern,
         mode=args.output_mode,
         glob=args.glob,
         type=args.type,
@@ -114,6 +113,13 @@ def _query(args: GrepInput) -> Query:
         head_limit=args.head_limit,
         literal=literal_of(args.pattern, ignore_case=args.ignore_case),
         ignore_case=args.ignore_case,
+    )
+
+
+def _invalid(pattern: str, exc: regexes.BadPattern) -> ToolFailure:
+    return ToolFailure(
+        f"Invalid regex {pattern!r}: {exc}. Grep takes a Python regex; "
+        r"escape literal ( [ { . * + ? with \."
     )
 
 

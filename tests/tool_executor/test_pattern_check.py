@@ -1,0 +1,81 @@
+"""Grep checks its pattern without loading the ``regex`` package when Python's own ``re``
+reads it (``regexes.check_pattern``): the check must refuse exactly the patterns ``regex``
+refuses, with ``regex``'s own message, or a Grep ripgrep answers would give results for a
+pattern the Python search calls invalid (or the other way round)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from actors.tool_executor import regexes
+from tests.tool_executor.harness import session
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# The pieces of Python's syntax, those ``re`` and ``regex`` read alike and those they do not:
+# fuzzy counts ({e<=1}), \p{..}, POSIX classes, branch reset, possessive and atomic forms,
+# conditionals, named and numbered references.
+PIECES = [
+    *"ab()[]{}*+?|^$.\\-,:=!<>#&~ PpdwsSbBAZzxXmNgGkKhv0123uUieEl",
+    *("(?", "(?P<n>", "(?P=n)", "(?i)", "(?s)", "(?m)", "(?x)", "(?a)", "(?L)", "(?-i:"),
+    *("(?:", "(?=", "(?<=", "(?<!", "(?!", "(?>", "(?(1)", "(?|", "(?#c)", "\\p{L}", "\\P{Lu}"),
+    *("{2,3}", "{,2}", "{2}", "{2,}", "{e<=1}", "{s", "*+", "++", "?+", "\\N{DIGIT ONE}"),
+    *("\\g<1>", "\\x41", "\\u0041", "\\0", "\\01", "\\1", "[^", "[]", "[[:alpha:]]", "\\Q"),
+]
+
+
+def _verdict(check: object, pattern: str, **flags: bool) -> str | None:
+    try:
+        check(pattern, **flags)  # type: ignore[operator]
+    except regexes.BadPattern as exc:
+        return str(exc)
+    return None
+
+
+@given(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=10).map("".join),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_check_refuses_what_regex_refuses_and_nothing_else(
+    pattern: str, ignore_case: bool, multiline: bool
+) -> None:
+    flags = {"ignore_case": ignore_case, "multiline": multiline}
+    assert _verdict(regexes.check_pattern, pattern, **flags) == _verdict(
+        regexes.compile_pattern, pattern, **flags
+    )
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "a{e<=1}",  # a literal brace to re, a fuzzy count to regex
+        "x{d",
+        "\\N{NO SUCH NAME}",
+        "(?P<n>a)(?P=m)",
+        "[[:nosuch:]]",
+        "((a)",
+        "a{3,2}",
+    ],
+)
+def test_patterns_re_and_regex_read_apart_are_judged_as_regex_judges_them(pattern: str) -> None:
+    assert _verdict(regexes.check_pattern, pattern) == _verdict(regexes.compile_pattern, pattern)
+
+
+@pytest.mark.parametrize("pattern", ["((a)", "x{d", "a{3,2}", "[[:nosuch:]]"])
+async def test_an_invalid_pattern_is_the_calls_error_on_both_engines(
+    tmp_path: Path, pattern: str
+) -> None:
+    # A folder (ripgrep asked first, or not asked at all) and a single file (the Python
+    # search): the same error, naming the pattern, and nothing searched.
+    (tmp_path / "a.py").write_text("x{d ((a) aaa\n")
+    async with session(tmp_path) as s:
+        for path in (str(tmp_path), str(tmp_path / "a.py")):
+            result = (await s.one("Grep", pattern=pattern, path=path)).result
+            assert result.is_error
+            assert result.content.startswith(f"Invalid regex {pattern!r}: ")
