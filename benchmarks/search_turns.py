@@ -8,9 +8,12 @@ a word of text. The turn is timed from the process's start to its exit. Each sea
 its turn's median less the median of the same turn whose call is a Read of a small file (the
 start, two requests and the exit are in both), set against ``rg`` doing the same search, in
 the same order Legato gives (``--sortr=modified`` where Legato lists newest first,
-``--sort=path`` where it sorts by path). All runs are interleaved (Read turn, search turn, rg,
-run by run), so a noisy neighbour weighs on every side alike; the spread (lowest-highest) of
-each side is printed beside its median.
+``--sort=path`` where it sorts by path), and against ``rg`` held to the bounds Legato keeps
+("rg, bounds": the folders every walk skips left out, and for Grep no file over 20 MB read,
+which costs rg a stat of every file): the difference is what those bounds cost. All runs
+are interleaved (Read turn, search turn, rg, run by run), so a noisy neighbour weighs on every
+side alike; the spread (lowest-highest) of each side is printed beside its median. Where the
+time of a turn goes, stage by stage, is ``benchmarks.search_timeline``.
 
 The tree is a copy of this environment's site-packages (``__pycache__`` left out) at
 ``project/site``; ``--big`` adds nine more of it (hard links, so the page cache holds one copy)
@@ -81,6 +84,19 @@ TURNS: list[Turn] = [
 
 
 _CLI = "from frontends.cli import main; main()"
+
+
+def capped(tool: str, rg_args: list[str]) -> list[str]:
+    """rg's arguments with the bounds Legato's ``tool`` keeps: the folders every walk skips
+    are not entered, and Grep reads no file over its size cap (``--max-filesize``, which
+    costs rg a stat of every file)."""
+    from actors.tool_executor.search import MAX_FILE_BYTES
+    from actors.tool_executor.walk import SKIP_DIRS
+
+    bounds = [f"--glob=!{name}/" for name in sorted(SKIP_DIRS)]
+    if tool == "Grep":
+        bounds.append(f"--max-filesize={MAX_FILE_BYTES}")
+    return [*bounds, *rg_args]
 
 
 def find_rg(given: str | None) -> str:
@@ -205,43 +221,68 @@ def spread(values: list[float]) -> str:
     return f"{min(values) * 1000:.0f}-{max(values) * 1000:.0f}"
 
 
-def measure(root: str, home: str, runs: int, rg: str) -> None:
+def measure(root: str, home: str, runs: int, rg: str, *, unbounded: bool = False) -> None:
     """Each search's cost over a Read turn (the median of the differences between each
     search turn and the Read turn just before it, so that a slow spell of the machine weighs
-    on both), and rg's, in the same run: wall time, what a person waits for, and CPU time."""
+    on both), and rg's, in the same run: wall time, what a person waits for, and CPU time.
+    ``unbounded``: Legato without its searches' bounds too."""
     read = ("Read", {"file_path": os.path.join(root, "small.txt")})
     reads: list[tuple[float, float]] = []
-    overs: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in TURNS}
-    direct: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in TURNS}
+    sides = ["Legato", *(["unbounded"] if unbounded else []), "rg", "rg, bounds"]
+    got: dict[tuple[str, str], list[tuple[float, float]]] = {
+        (label, side): [] for label, *_ in TURNS for side in sides
+    }
     for _ in range(runs):
         for label, name, args, rg_args, wanted in TURNS:
             reads.append(turn(root, home, *read))
             searched = turn(root, home, name, args)
-            overs[label].append((searched[0] - reads[-1][0], searched[1] - reads[-1][1]))
-            direct[label].append(rg_run(rg, rg_args, root, wanted))
+            got[label, "Legato"].append(_less(searched, reads[-1]))
+            if unbounded:
+                loose = turn(root, home, name, args, ["-m", "benchmarks.unbounded"])
+                got[label, "unbounded"].append(_less(loose, reads[-1]))
+            got[label, "rg"].append(rg_run(rg, rg_args, root, wanted))
+            got[label, "rg, bounds"].append(rg_run(rg, capped(name, rg_args), root, wanted))
     for kind, index in (("wall", 0), ("CPU", 1)):
         times = [entry[index] for entry in reads]
         print(
-            f"  {kind}: Read turn median {statistics.median(times) * 1000:.0f} ms"
-            f" ({spread(times)} ms)"
+            f"  {kind}, ms: Read turn median {statistics.median(times) * 1000:.0f}"
+            f" ({spread(times)}); Legato's searches over the Read turn"
         )
+        ratios = [("Legato", "rg"), ("Legato", "rg, bounds")]
+        ratios += [("unbounded", "rg")] if unbounded else []
         print(
-            f"    {'search':14} {'over Read':>10} {'rg':>8} {'ratio':>7}   spread: over Read / rg"
+            f"    {'search':14}"
+            + "".join(f"{side:>12}" for side in sides)
+            + "".join(f"{f'{a}/{b}':>20}" for a, b in ratios)
         )
-        total_over = total_rg = 0.0
+        totals = dict.fromkeys(sides, 0.0)
         for label, *_ in TURNS:
-            ours = [entry[index] for entry in overs[label]]
-            theirs = [entry[index] for entry in direct[label]]
-            over, rg_median = statistics.median(ours), statistics.median(theirs)
-            total_over, total_rg = total_over + over, total_rg + rg_median
+            medians = {
+                side: statistics.median(entry[index] for entry in got[label, side])
+                for side in sides
+            }
+            for side in sides:
+                totals[side] += medians[side]
             print(
-                f"    {label:14} {over * 1000:8.0f}ms {rg_median * 1000:6.0f}ms"
-                f" {over / rg_median:6.2f}x   {spread(ours)} / {spread(theirs)} ms"
+                f"    {label:14}"
+                + "".join(f"{medians[side] * 1000:12.0f}" for side in sides)
+                + "".join(f"{medians[a] / medians[b]:19.2f}x" for a, b in ratios)
             )
         print(
-            f"    the three: {total_over * 1000:.0f} ms over Read turns, rg"
-            f" {total_rg * 1000:.0f} ms, {total_over / total_rg:.2f}x"
+            f"    {'the three':14}"
+            + "".join(f"{totals[side] * 1000:12.0f}" for side in sides)
+            + "".join(f"{totals[a] / totals[b]:19.2f}x" for a, b in ratios)
         )
+        spreads = "; ".join(
+            f"{label} {spread([e[index] for e in got[label, 'Legato']])}"
+            f" / {spread([e[index] for e in got[label, 'rg']])}"
+            for label, *_ in TURNS
+        )
+        print(f"    spread (lowest-highest), Legato / rg: {spreads}")
+
+
+def _less(turn: tuple[float, float], read: tuple[float, float]) -> tuple[float, float]:
+    return turn[0] - read[0], turn[1] - read[1]
 
 
 def profile(root: str, home: str, label: str) -> None:
@@ -276,6 +317,11 @@ def main() -> None:
     parser.add_argument("--tree", help="a folder to build the tree in and reuse")
     parser.add_argument("--rg", help="the rg binary (default: beside this Python, or on PATH)")
     parser.add_argument("--profile", metavar="LABEL", help="profile one search's turn")
+    parser.add_argument(
+        "--unbounded",
+        action="store_true",
+        help="also run Legato with its searches' bounds left out (what they cost it)",
+    )
     options = parser.parse_args()
     rg = find_rg(options.rg)
     base = options.tree or tempfile.mkdtemp(prefix="legato-search-turns-")
@@ -288,7 +334,7 @@ def main() -> None:
         if options.profile:
             profile(root, home, options.profile)
         else:
-            measure(root, home, options.runs, rg)
+            measure(root, home, options.runs, rg, unbounded=options.unbounded)
     finally:
         if options.tree is None:
             shutil.rmtree(base)
