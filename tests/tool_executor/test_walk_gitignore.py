@@ -156,3 +156,27 @@ def test_differential_git_precedence_by_example(
         with open(os.path.join(root, name), "w") as file:
             file.write(text)
     assert walked(root, root) - set(ignores) == expected
+
+
+@pytest.mark.parametrize("outer", ["", "# nothing but a comment\n"])
+def test_differential_a_nested_repositorys_exclude_file_is_read_by_neither_walk(
+    tmp_path: Path, outer: str
+) -> None:
+    # The walk reads the project's .git/info/exclude only; rg, where the project's has no
+    # pattern, is told to read none (it looks for one in every folder it enters otherwise).
+    # Where the project's has patterns rg reads them, and a nested repository's too: the one
+    # case the two walks still differ on (test_differential_both_walks_... holds the rest).
+    root = os.fspath(tmp_path)
+    git(root, "init", "-q")
+    with open(os.path.join(root, ".git", "info", "exclude"), "w") as file:
+        file.write(outer)
+    nested = os.path.join(root, "vendor", "lib")
+    os.makedirs(os.path.join(nested, ".git", "info"))
+    with open(os.path.join(nested, ".git", "info", "exclude"), "w") as file:
+        file.write("hidden.txt\n")
+    for name in ("vendor/lib/hidden.txt", "vendor/lib/kept.py", "app.log", "app.py"):
+        with open(os.path.join(root, name), "w") as file:
+            file.write("x")
+    everything = {"vendor/lib/hidden.txt", "vendor/lib/kept.py", "app.log", "app.py"}
+    assert walked(root, root) == everything
+    assert walked(nested, root) == {"hidden.txt", "kept.py"}
