@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _START = "LEGATO_TIMELINE_START"
 _MARKS = "LEGATO_TIMELINE_MARKS"
 
@@ -86,33 +85,15 @@ def _stage(turns: list[dict[str, float]], first: str, second: str) -> str:
 def timed_turn(root: str, home: str, name: str, args: dict[str, Any]) -> dict[str, float]:
     """The marks of one turn, in seconds from the moment before its process was started."""
     import ast
-    import subprocess
     import tempfile
 
-    from benchmarks.search_turns import script
-    from frontends.demo.scripted_api import ScriptedServer
+    from benchmarks.search_turns import turn
 
-    with ScriptedServer(script(name, args), keep_requests=False) as server:
-        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-        env.pop("ANTHROPIC_API_KEY", None)
-        with tempfile.NamedTemporaryFile("r", suffix=".marks") as marks:
-            env.update(
-                HOME=home,
-                ASSISTANT_BASE_URL=server.url,
-                ASSISTANT_API_KEY="bench-key",
-                **{_MARKS: marks.name, _START: repr(time.perf_counter())},
-            )
-            command = [sys.executable, "-m", "benchmarks.search_timeline", "--cli"]
-            done = subprocess.run(
-                [*command, root, "-p", "go", "--permission-mode", "auto"],
-                cwd=REPO,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-            if done.returncode != 0 or "Done." not in done.stdout:
-                raise SystemExit(f"the {name} turn failed:\n{done.stdout}\n{done.stderr}")
-            written: list[tuple[str, float]] = ast.literal_eval(marks.read())
+    with tempfile.NamedTemporaryFile("r", suffix=".marks") as marks:
+        more_env = {_MARKS: marks.name, _START: repr(time.perf_counter())}
+        start = ["-m", "benchmarks.search_timeline", "--cli"]
+        turn(root, home, name, args, start, more_env)
+        written: list[tuple[str, float]] = ast.literal_eval(marks.read())
     seen: dict[str, float] = {"start": 0.0}
     counts: dict[str, int] = {}
     for label, at in written:

@@ -162,7 +162,12 @@ def script(name: str, args: dict[str, Any]) -> Any:
 
 
 def turn(
-    root: str, home: str, name: str, args: dict[str, Any], start: list[str] | None = None
+    root: str,
+    home: str,
+    name: str,
+    args: dict[str, Any],
+    start: list[str] | None = None,
+    more_env: dict[str, str] | None = None,
 ) -> tuple[float, float]:
     """Wall and CPU seconds of one whole headless turn whose one tool call is ``name(args)``;
     ``start`` replaces the usual way in (``-c`` and frontends.cli.main)."""
@@ -170,6 +175,7 @@ def turn(
         env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
         env.pop("ANTHROPIC_API_KEY", None)
         env.update(HOME=home, ASSISTANT_BASE_URL=server.url, ASSISTANT_API_KEY="bench-key")
+        env.update(more_env or {})
         command = [sys.executable, *(start or ["-c", _CLI])]
         began, used = time.perf_counter(), _children_cpu()
         done = subprocess.run(
