@@ -44,16 +44,56 @@ def compile_pattern(
     flags = regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0)
     if multiline:
         flags |= regex.MULTILINE | regex.DOTALL
+    read_as_re, added = _braces_as_re_reads(pattern)
     try:
-        return regex.compile(pattern, flags)
+        return regex.compile(read_as_re, flags)
     except regex.error as exc:
+        if exc.pos is None or not added:
+            raise BadPattern(str(exc)) from None
+        # Where it is in the pattern as written, before the backslashes put in.
+        at = exc.pos - sum(1 for place in added if place < exc.pos)
+        raise BadPattern(f"{exc.msg} at position {at}") from None
+    except ValueError as exc:  # flags that exclude each other: (?a) with (?u) or (?L)
         raise BadPattern(str(exc)) from None
+    except RecursionError:
+        raise BadPattern("groups nested too deeply to read") from None
 
 
-# What ``re`` reads as plain characters and ``regex`` may not: a "{" that starts no count
-# (``{2}``, ``{2,}``, ``{,3}``), fuzzy matching to ``regex`` (``(?:cat){e<=1}``), and "[:",
-# a POSIX class (``[[:alpha:]]``).
-_READ_APART = re.compile(r"\{(?![\d,}])|\[:")
+# A count, as ``re`` reads one: {m}, {m,}, {,n}, {m,n}. Any other "{" is itself to ``re``.
+_COUNT = re.compile(r"\{(?:[0-9]+(?:,[0-9]*)?|,[0-9]+)\}")
+# Escapes whose braces are their own: \p{Greek}, \P{Lu}, \N{EM DASH}.
+_BRACED_ESCAPES = frozenset("pPN")
+
+
+def _braces_as_re_reads(pattern: str) -> tuple[str, list[int]]:
+    """``pattern`` with each "{" that ``re`` reads as itself escaped, and where the backslashes
+    were put in: ``regex`` reads some of those as fuzzy matching, ``f"{e}"`` as ``f"`` then
+    ``"`` with any number of errors, matching ``f"xy"`` and far more."""
+    if "{" not in pattern:
+        return pattern, []
+    out: list[str] = []
+    added: list[int] = []
+    index, size, written = 0, len(pattern), 0
+    while index < size:
+        stop = index + 1
+        if pattern[index] == "\\":
+            stop = index + 2
+            if pattern[index + 1 : stop] in _BRACED_ESCAPES and pattern.startswith("{", stop):
+                end = pattern.find("}", stop)
+                stop = size if end < 0 else end + 1
+        elif pattern[index] == "{" and not _COUNT.match(pattern, index):
+            added.append(written)
+            out.append("\\")
+            written += 1
+        out.append(pattern[index:stop])
+        written += stop - index
+        index = stop
+    return "".join(out), added
+
+
+# What ``re`` reads and ``regex`` may read otherwise, braces aside (``_braces_as_re_reads``):
+# "[:", a POSIX class to ``regex`` (``[[:alpha:]]``), which a model writing one means.
+_READ_APART = re.compile(r"\[:")
 
 
 def check_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> None:

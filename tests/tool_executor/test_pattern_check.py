@@ -67,15 +67,51 @@ def test_patterns_re_and_regex_read_apart_are_judged_as_regex_judges_them(patter
     assert _verdict(regexes.check_pattern, pattern) == _verdict(regexes.compile_pattern, pattern)
 
 
-@pytest.mark.parametrize("pattern", ["((a)", "x{d", "a{3,2}", "[[:nosuch:]]"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "((a)",
+        "*a",
+        "a{3,2}",
+        "[[:nosuch:]]",
+        "a{e<=1}((",
+        "(?a)(?u)x",  # regex raised ValueError for these, and RecursionError for the next
+        "(" * 3000 + "a" + ")" * 3000,
+    ],
+)
 async def test_an_invalid_pattern_is_the_calls_error_on_both_engines(
     tmp_path: Path, pattern: str
 ) -> None:
     # A folder (ripgrep asked first, or not asked at all) and a single file (the Python
     # search): the same error, naming the pattern, and nothing searched.
-    (tmp_path / "a.py").write_text("x{d ((a) aaa\n")
+    (tmp_path / "a.py").write_text("x{d ((a) aaa *a\n")
     async with session(tmp_path) as s:
         for path in (str(tmp_path), str(tmp_path / "a.py")):
             result = (await s.one("Grep", pattern=pattern, path=path)).result
             assert result.is_error
-            assert result.content.startswith(f"Invalid regex {pattern!r}: ")
+            assert result.content.startswith(f"Invalid regex {pattern!r}: "), result.content
+
+
+@pytest.mark.parametrize(
+    ("pattern", "found"),
+    [
+        ('f"{e}"', ['print(f"{e}")']),  # fuzzy matching to regex: every line with an f"
+        ("{d}", ["x = {d}"]),
+        ("a{i}b", ["a{i}b"]),
+        ("{2,x}", ["{2,x}"]),
+        ("a{2}", ["aa"]),  # a count stays a count
+        (r"\p{Lu}{s}", ["A{s}"]),  # an escape's own braces stay its own
+    ],
+)
+async def test_a_brace_that_starts_no_count_is_itself_as_re_reads_it(
+    tmp_path: Path, pattern: str, found: list[str]
+) -> None:
+    lines = ['print(f"{e}")', 'print(f"xy")', "x = {d}", "x = d", "a{i}b", "ab", "{2,x}"]
+    lines += ["aa", "a", "A{s}", "As"]
+    (tmp_path / "a.py").write_text("\n".join(lines) + "\n")
+    async with session(tmp_path) as s:
+        for path in (str(tmp_path), str(tmp_path / "a.py")):  # a folder, and one file
+            result = (await s.one("Grep", pattern=pattern, path=path, output_mode="content")).result
+            assert not result.is_error, result.content
+            shown = [line.split(":", 2)[2] for line in result.content.splitlines()]
+            assert shown == found, (pattern, path, result.content)
