@@ -48,11 +48,13 @@ def compile_pattern(
     try:
         return regex.compile(read_as_re, flags)
     except regex.error as exc:
-        if exc.pos is None or not added:
+        # regex's error has the message and place apart (its stubs do not say so).
+        place: int | None = getattr(exc, "pos", None)
+        if place is None or not added:
             raise BadPattern(str(exc)) from None
         # Where it is in the pattern as written, before the backslashes put in.
-        at = exc.pos - sum(1 for place in added if place < exc.pos)
-        raise BadPattern(f"{exc.msg} at position {at}") from None
+        place -= sum(1 for put_in in added if put_in < place)
+        raise BadPattern(f"{getattr(exc, 'msg', exc)} at position {place}") from None
     except ValueError as exc:  # flags that exclude each other: (?a) with (?u) or (?L)
         raise BadPattern(str(exc)) from None
     except RecursionError:
