@@ -25,274 +25,39 @@ into ``permissions`` of Legato's own file: ``--local`` (the default) the persona
 ``.legato/settings.local.json``, ``--project`` ``.legato/settings.json``, ``--user`` the global
 config; ``remove`` takes it out. The memory store writes it (actors/memory_store/rule_file.py).
 Exit codes: 0, or 2 for a bad flag, a rule that is not one, or an invalid settings file.
+
+This module is the command: its flags, and what it asks and prints. What a word names and the
+requests that explain it: permission_targets.py; how the broker's answer reads:
+permission_lines.py (both shared with the session's ``/permissions``, in permission_session.py);
+writing and removing rules: permission_writes.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from actors.errors import EXIT_OK, UsageError
 from actors.settings import SETTINGS_MODES
-from actors.visible import escape_controls, printed_visibly
+from actors.visible import printed_visibly
 from frontends import errors_out
 from frontends.commands.arguments import Parser
+from frontends.commands.permission_lines import decision_lines, rule_lines
+from frontends.commands.permission_targets import judged_line, requests_for
+from frontends.commands.permission_writes import write_rules
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from actors.protocol import (
         Explained,
-        PermissionBrokerMsg,
         PermissionMode,
         PermissionRequest,
         PermissionsReport,
         ProjectContext,
-        RuleBehavior,
-        RuleScope,
-        RuleWritten,
     )
-    from runtime import Address
-
-_LABELS = {
-    "read": "read",
-    "write": "edit",
-    "create": "create",
-    "run": "run",
-    "call": "call",
-    "fetch": "fetch",
-    "search": "search",
-}
-_URL = re.compile(r"https?://\S+", re.IGNORECASE)
-Force = Literal["path", "command"] | None
-_MCP_TOOL = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+")
-
-
-# ── what to ask, and how to show the answers (shared with the interactive session) ─────────
-
-
-def requests_for(target: str, root: str, force: Force = None) -> tuple[PermissionRequest, ...]:
-    """The requests that explain ``target``: a path's read, edit and create, one run, or one
-    call of an MCP tool (``mcp__<server>__<tool>``)."""
-    from actors.protocol import PermissionRequest
-
-    path = os.path.join(root, os.path.expanduser(target))
-    if force is None and _URL.fullmatch(target):
-        # Judged by its host, with no DNS lookup: the explanation says what a local address
-        # would need instead.
-        return (PermissionRequest(tool="WebFetch", kind="fetch", url=target),)
-    if force is None and target == "WebSearch" and not os.path.lexists(path):
-        return (PermissionRequest(tool="WebSearch", kind="search"),)
-    if force is None and _MCP_TOOL.fullmatch(target) and not os.path.lexists(path):
-        # The broker finds which configured server the tool belongs to.
-        return (PermissionRequest(tool=target, kind="call"),)
-    if force == "command" or (force is None and path_reason(target, root) is None):
-        return (PermissionRequest(tool="Bash", kind="run", command=target),)
-    if os.path.isdir(path):
-        return (PermissionRequest(tool="Read", kind="read", paths=(path,)),)
-    return (
-        PermissionRequest(tool="Read", kind="read", paths=(path,)),
-        PermissionRequest(tool="Edit", kind="write", paths=(path,)),
-        PermissionRequest(tool="Write", kind="create", paths=(path,)),
-    )
-
-
-# A last word's extension (``.py``, ``.env``, ``.tar``): ``python3.11`` is a command, not a file.
-_EXTENSION = re.compile(r"[^/\s]*\.[A-Za-z][A-Za-z0-9_-]*")
-
-
-def path_reason(target: str, root: str) -> str | None:
-    """Why ``target`` is taken for a path (it exists, has a '/', has a file extension), or None
-    for a command line: a file that does not exist yet (``src/new.py``) is a path too."""
-    if os.path.lexists(os.path.join(root, os.path.expanduser(target))):
-        return "it exists"
-    if not target or any(char.isspace() for char in target):
-        return None
-    if "/" in target:
-        return "it has a '/'"
-    if _EXTENSION.fullmatch(target):
-        return "it has a file extension"
-    return None
-
-
-def judged_line(target: str, root: str, force: Force) -> list[str]:
-    """What a word naming nothing that exists was taken for (a path or a command) and why, with
-    the flag that says otherwise; nothing when a flag said it, the word names something that
-    exists, or it is a URL, a tool's name or a line of several words."""
-    if force is not None or _URL.fullmatch(target) or target == "WebSearch":
-        return []
-    if _MCP_TOOL.fullmatch(target) or any(char.isspace() for char in target.strip()):
-        return []
-    reason = path_reason(target, root)
-    if reason == "it exists":
-        return []  # what it names is there to see: nothing was guessed
-    if reason is None:
-        return [f"'{target}' is judged as a command (add --path to judge it as a path)"]
-    return [f"'{target}' is judged as a path: {reason} (add --command to judge it as a command)"]
-
-
-def split_target(argument: str) -> tuple[Force, str]:
-    """``--command git push`` -> ("command", "git push"); the session's ``/permissions explain``."""
-    word, _, rest = argument.strip().partition(" ")
-    if word in ("--path", "--command"):
-        return ("path" if word == "--path" else "command"), rest.strip()
-    return None, argument.strip()
-
-
-def decision_lines(report: PermissionsReport) -> list[str]:
-    """``read    src/a.py  allowed  by allowedPaths entry 'src/**' ... in <settings file>``."""
-    lines = []
-    for item in report.assessments:
-        reason = item.reason
-        if reason.startswith(item.outcome + " "):
-            reason = reason[len(item.outcome) + 1 :]  # "allowed  allowed by ..." says it twice
-        if item.rules_file is not None:
-            reason += f" in {item.rules_file}"
-        if item.outcome == "asks":
-            reason += " (headless: denied)"
-        label = _LABELS[item.kind]
-        lines.append(f"{label:<6}  {item.target}  {item.outcome:<7}  {reason}")
-    return lines
-
-
-def rule_lines(report: PermissionsReport) -> list[str]:
-    """The rules the broker enforces, by list, and the file they come from; then the rules in
-    the reference's syntax, by file and line (deny before ask before allow, whatever file)."""
-    if not any(entries for _, entries in report.rules):
-        # "Rules: none" above a list of rules would read as if the rules were not applied.
-        none = f"Rules: none ({report.rules_file} sets no path, command or tool rules)"
-        lines = [] if report.permission_rules else [none]
-    else:
-        width = max(len(key) for key, _ in report.rules)
-        lines = [f"Rules from {report.rules_file}:"]
-        for key, entries in report.rules:
-            shown = ", ".join(f"'{entry}'" for entry in entries) or "(none)"
-            lines.append(f"  {key:<{width}}  {shown}")
-    return lines + permission_rule_lines(report)
-
-
-def permission_rule_lines(report: PermissionsReport) -> list[str]:
-    """``Permission rules (deny, then ask, then allow):`` and each file's, line by line."""
-    if not report.permission_rules:
-        return []
-    lines = ["Permission rules (deny, then ask, then allow, whatever file):"]
-    by_source: dict[str, list[str]] = {}
-    for rule in report.permission_rules:
-        where = "" if rule.line is None else f":{rule.line}"
-        text = escape_controls(rule.text, newlines=True)
-        by_source.setdefault(rule.source, []).append(f"    {where:<5} {rule.behavior:<5}  {text}")
-    for source, entries in by_source.items():
-        lines.append(f"  {escape_controls(source, newlines=True)}")
-        lines += entries
-    return lines
-
-
-async def session_text(argument: str, root: str, broker: Address[PermissionBrokerMsg]) -> str:
-    """``/permissions [explain <path or command>]`` in a session: the broker answers by message,
-    in the session's current mode and with the answers given so far; raises UsageError."""
-    import anyio.to_thread
-
-    from actors.errors import UsageError
-    from actors.protocol import ExplainPermissions
-
-    action, _, rest = argument.strip().partition(" ")
-    if action == "forget":
-        return await _forget(rest.strip(), broker)
-    force, target = split_target(rest)
-    if action not in ("", "explain") or (action == "explain" and not target):
-        raise UsageError(
-            f"/permissions {argument.strip()}: not a form it takes",
-            remedy="Type /permissions, /permissions explain <path or command>, or "
-            "/permissions forget <number>",
-        )
-    requests: tuple[PermissionRequest, ...] = ()
-    if action == "explain":
-        requests = await anyio.to_thread.run_sync(requests_for, target, root, force)
-    report = await broker.ask(ExplainPermissions(requests=requests))
-    lines = [f"Mode: {report.mode} (this session's): {MODE_GRANTS[report.mode]}"]
-    if action == "explain":
-        lines += judged_line(target, root, force) + decision_lines(report)
-    else:
-        lines += rule_lines(report) + folder_lines(report) + reply_lines(report)
-    return "\n".join(lines)
-
-
-def folder_lines(report: PermissionsReport) -> list[str]:
-    """The other folders the tools work in as in the project, and how each came."""
-    from actors.visible import escape_controls
-
-    folders = [(path, "--add-dir or additionalDirectories") for path in report.add_dirs]
-    folders += [(path, "added with /add-dir, for this session") for path in report.added_dirs]
-    if not folders:
-        return []
-    lines = ["Other folders the tools work in as in the project:"]
-    lines += [f"  {escape_controls(path, newlines=True)}  ({how})" for path, how in folders]
-    return lines
-
-
-# What each mode decides by itself, after the rules and the session's replies.
-MODE_GRANTS: dict[PermissionMode, str] = {
-    "ask": "asks before anything the rules and your replies do not settle",
-    "auto": "reads and edits files inside the project without asking; asks the rest",
-    "custom": "allows only what the rules allow; asks the rest",
-    "plan": "reads inside the project; refuses writes, commands and MCP calls (Shift+Tab leaves)",
-    "dont_ask": "refuses what the rules and your replies do not allow, asking nobody",
-    "bypass": "allows everything the rules do not block",
-}
-
-
-def reply_lines(report: PermissionsReport) -> list[str]:
-    """The session's ``always``/``never`` replies, numbered for ``/permissions forget``."""
-    if not report.replies:
-        return ["Your replies: none yet (an 'always' or 'never' to a question is kept here)"]
-    lines = ["Your replies this session (/permissions forget <number> removes one):"]
-    for number, reply in enumerate(report.replies, 1):
-        word = "always" if reply.allowed else "never "
-        lines.append(f"  {number}. {word}  {reply.covers}")
-    return lines
-
-
-def mode_note(report: PermissionsReport) -> str | None:
-    """After a mode change: whether the replies given earlier still apply (they do, in every
-    mode; Plan Mode refuses writes and commands before they are looked at)."""
-    count = len(report.replies)
-    if not count:
-        return None
-    one = count == 1
-    them = "your 'always'/'never' reply" if one else f"your {count} 'always'/'never' replies"
-    apply = "applies" if one else "apply"
-    if report.mode == "plan":
-        return (
-            f"In Plan Mode writes and commands are refused whatever {them} "
-            f"{'says' if one else 'say'}; {'it' if one else 'they'} {apply} again when you "
-            "leave it (Shift+Tab). /permissions lists them."
-        )
-    return f"{them.capitalize()} still {apply} in this mode. /permissions lists them."
-
-
-async def _forget(number: str, broker: Address[PermissionBrokerMsg]) -> str:
-    from actors.errors import UsageError
-    from actors.protocol import ForgetReply
-
-    if not number.isdigit():
-        raise UsageError(
-            f"/permissions forget {number}".rstrip() + ": give the number of a reply",
-            remedy="Type /permissions to see your replies, numbered, then /permissions forget "
-            "<number>",
-        )
-    forgotten = await broker.ask(ForgetReply(number=int(number)))
-    if forgotten is None:
-        raise UsageError(
-            f"/permissions forget {number}: there is no reply {number}",
-            remedy="Type /permissions to see your replies, numbered",
-        )
-    word = "always" if forgotten.allowed else "never"
-    return f"Forgot '{word}' for {forgotten.covers}: Legato asks about it again."
-
-
-# ── the command ─────────────────────────────────────────────────────────────────────────────
+    from frontends.commands.permission_targets import Force
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -395,7 +160,7 @@ def run_permissions(argv: Sequence[str], *, env: Mapping[str, str] | None = None
     if args.action in _WRITES:
         project = os.path.abspath(getattr(args, "project", None) or os.getcwd())
         try:
-            return _write(project, args.action, args.rules, args.scope or "local", env)
+            return write_rules(project, args.action, args.rules, args.scope or "local", env)
         except LegatoError as error:
             return errors_out.report(error, program=f"legato permissions {args.action}")
     explaining: tuple[str, Force] | None = None  # the path or command, and what it is
@@ -439,92 +204,6 @@ def held_lines(context: ProjectContext) -> list[str]:
         f"files ({', '.join(keys)}); 'legato trust --show' lists them, 'legato trust' applies "
         "them"
     ]
-
-
-def _write(
-    project: str, action: str, rules: Sequence[str], scope: RuleScope, env: Mapping[str, str]
-) -> int:
-    """Each rule written by the memory store, which owns the settings files; what happened,
-    and what the person still has to do for it to apply."""
-    from actors.protocol import WriteRule
-    from frontends.commands.asking import ask_actors
-    from frontends.session import memory_store
-    from frontends.session_options import SessionOptions
-
-    behavior: RuleBehavior | None = None if action == "remove" else action  # type: ignore[assignment]
-    memory = memory_store(SessionOptions(project_root=project, env=env, home=env.get("HOME")))
-
-    async def writing() -> list[RuleWritten]:
-        return [
-            await memory.address.ask(WriteRule(behavior=behavior, text=rule, scope=scope))
-            for rule in rules
-        ]
-
-    for rule, written in zip(rules, ask_actors([memory], writing), strict=True):
-        shown = escape_controls(rule, newlines=True)
-        if behavior is None:
-            done = f"Removed '{shown}' from" if written.changed else f"'{shown}' is not in"
-        elif written.changed:
-            done = f"Wrote {behavior} rule '{shown}' to"
-        else:
-            done = f"The {behavior} rule '{shown}' is already in"
-        print(f"{done} {written.path}")
-        if behavior is None and not written.changed:
-            own = _own_files(project, env)
-            for file, where in _written_elsewhere(rule, written.context):
-                flag = own.get(os.path.realpath(file))
-                if flag is not None:
-                    print(f"  It is in {where}: legato permissions remove '{shown}' {flag}")
-                else:
-                    print(
-                        f"  It is in {where}, which 'legato permissions' does not write: take "
-                        "it out there"
-                    )
-        if written.excluded:
-            print(f"  (listed in {written.excluded}, so git leaves it out of commits)")
-        context = written.context
-        waiting = any(
-            item.key == "permissions.allow" and item.value == rule for item in context.trust_items
-        )
-        if behavior == "allow" and waiting and not context.trusted:
-            print(
-                "  It applies once you trust this project's settings: 'legato trust --show' "
-                "lists them, 'legato trust' trusts them."
-            )
-    return EXIT_OK
-
-
-def _written_elsewhere(rule: str, context: ProjectContext) -> list[tuple[str, str]]:
-    """``(file, where)`` for each other place ``rule`` is written (``file:line``, or the file
-    for one held until the project is trusted): most often the reference's
-    ``.claude/settings.json``."""
-    places = [
-        (r.source, f"{r.source}:{r.line}" if r.line else r.source)
-        for r in context.permission_rules
-        if r.text == rule
-    ]
-    # A trusted project's rule is in both lists; the first, with its line, names it.
-    places += [
-        (item.source, item.source)
-        for item in context.trust_items
-        if item.key.startswith("permissions.") and item.value == rule and item.source
-    ]
-    by_file: dict[str, str] = {}
-    for file, where in places:
-        by_file.setdefault(file, where)
-    return [(file, escape_controls(where, newlines=True)) for file, where in by_file.items()]
-
-
-def _own_files(project: str, env: Mapping[str, str]) -> dict[str, str]:
-    """The files this command writes (the memory store's three), by real path, with the flag
-    that names each."""
-    home = env.get("HOME") or os.path.expanduser("~")
-    files = {
-        os.path.join(project, ".legato", "settings.local.json"): "--local",
-        os.path.join(project, ".legato", "settings.json"): "--project",
-        os.path.join(home, ".config", "legato", "config.json"): "--user",
-    }
-    return {os.path.realpath(path): flag for path, flag in files.items()}
 
 
 def _ask(

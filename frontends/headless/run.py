@@ -49,12 +49,9 @@ from frontends.commands.mcp_notes import not_started
 from frontends.errors_out import report
 from frontends.headless import session_commands
 from frontends.headless.denials import DenialTally, writes_denied_warning
-from frontends.headless.render import (
-    HeadlessRenderer,
-    StreamJsonRenderer,
-    TextRenderer,
-    renderer_for,
-)
+from frontends.headless.output_formats import renderer_for
+from frontends.headless.render_stream_json import StreamJsonRenderer
+from frontends.headless.render_text import TextRenderer
 from frontends.headless.sdk_session import SdkOptions, init_line
 from frontends.session import assemble
 from frontends.skills.command_run import running
@@ -63,6 +60,7 @@ from runtime import ActorCrashed, first_error, supervise
 
 if TYPE_CHECKING:
     from actors.protocol import Block, SkillPrompt
+    from frontends.headless.render import HeadlessRenderer
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 

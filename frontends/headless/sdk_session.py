@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from actors.protocol import AskUser
     from frontends.headless.control import ControlChannel
-    from frontends.headless.render import StreamJsonRenderer
+    from frontends.headless.render_stream_json import StreamJsonRenderer
     from frontends.session import Session
     from frontends.session_options import SessionOptions
 

@@ -6,13 +6,13 @@ Lines in: ``user`` messages (queued, run one after another in the same conversat
 ``get_context_usage``, ``mcp_status``; anything else gets an error response), and the
 ``control_response``s that answer Legato's own requests (``can_use_tool`` with
 ``--permission-prompt-tool stdio``, ``hook_callback`` for the hooks ``initialize`` registered).
-Lines out: stream-json (frontends/headless/render.py), control responses among them.
+Lines out: stream-json (frontends/headless/render_stream_json.py), control responses among them.
 
 End of input finishes the queued prompts and exits: 0, or 1 when the last prompt failed.
 ``interrupt`` stops the running prompt the way Esc does and the next one runs; SIGINT and
 SIGTERM stop the running prompt and exit. A line that is not JSON, or not a message Legato
 knows, is answered with a ``system`` ``notice`` line and skipped. A reader that closes stdout
-ends the run (exit 141); one that is slow delays only the output (frontends/headless/render.py).
+ends the run (exit 141); one that is slow delays only the output (frontends/headless/guarded.py).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from actors.protocol import (
 )
 from frontends.errors_out import report
 from frontends.headless.control import ControlChannel, ControlError
-from frontends.headless.render import OutputClosed, StreamJsonRenderer
+from frontends.headless.guarded import OutputClosed
+from frontends.headless.render_stream_json import StreamJsonRenderer
 from frontends.headless.requests import Requests, prompt_text
 from frontends.headless.run import STOP_GRACE, STOP_WAIT
 from frontends.headless.sdk_session import assemble_for_sdk, init_line

@@ -54,7 +54,7 @@ from actors.protocol import (
     Usage,
 )
 from actors.visible import escape_controls
-from frontends.commands.permissions import mode_note, session_text
+from frontends.commands.permission_session import mode_note, session_text
 from frontends.errors_out import report
 from frontends.interactive import slash_commands
 from frontends.interactive.completion import MAX_FILES, LegatoCompleter

@@ -27,6 +27,10 @@ COMMANDS = (
     "commands/arguments",
     "commands/listings",
     "commands/permissions",
+    "commands/permission_targets",
+    "commands/permission_lines",
+    "commands/permission_session",
+    "commands/permission_writes",
     "commands/asking",
 )
 

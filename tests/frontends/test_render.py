@@ -17,7 +17,8 @@ from actors.protocol import (
     ToolStarted,
     Usage,
 )
-from frontends.headless.render import StreamJsonRenderer, TextRenderer
+from frontends.headless.render_stream_json import StreamJsonRenderer
+from frontends.headless.render_text import TextRenderer
 
 if TYPE_CHECKING:
     from actors.protocol import ToolEvent, UiEvent

@@ -34,7 +34,8 @@ from actors.protocol import (
 from actors.visible import VisibleStream, escape_controls, printed_visibly, shown_for_approval
 from frontends.commands.listings import hook_lines
 from frontends.commands.mcp_notes import error_lines
-from frontends.headless.render import JsonRenderer, TextRenderer
+from frontends.headless.render_json import JsonRenderer
+from frontends.headless.render_text import TextRenderer
 from frontends.interactive.mcp import listing as mcp_listing
 from frontends.interactive.slash_commands import Listing
 from frontends.interactive.tasks import listing, status_lines

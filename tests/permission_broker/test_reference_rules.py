@@ -353,7 +353,8 @@ def test_a_bare_read_deny_covers_the_tools_that_read(root: str) -> None:
 
 def test_explain_names_the_file_line_and_rule_that_decided(root: str) -> None:
     from actors.permission_broker.explain import report
-    from frontends.commands.permissions import decision_lines, requests_for, rule_lines
+    from frontends.commands.permission_lines import decision_lines, rule_lines
+    from frontends.commands.permission_targets import requests_for
 
     p = policy(
         root,
