@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from actors.permission_broker.actor import PermissionBroker
 
 if TYPE_CHECKING:
-    from actors.permission_broker.policy import Policy, Question
+    from actors.permission_broker.policy import Policy
+    from actors.permission_broker.questions import Question
     from actors.permission_broker.rules import Judgement, Rules
     from actors.permission_broker.shell import CommandLine, SimpleCommand, parse_command_line
 
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 _SHELL_NAMES = frozenset({"CommandLine", "SimpleCommand", "parse_command_line"})
-_POLICY_NAMES = frozenset({"Policy", "Question"})
+_POLICY_NAMES = frozenset({"Policy"})
 _RULES_NAMES = frozenset({"Judgement", "Rules"})
 
 
@@ -41,6 +42,10 @@ def __getattr__(name: str) -> object:
         from actors.permission_broker import policy
 
         return getattr(policy, name)
+    if name == "Question":
+        from actors.permission_broker import questions
+
+        return questions.Question
     if name in _RULES_NAMES:
         from actors.permission_broker import rules
 

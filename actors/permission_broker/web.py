@@ -16,7 +16,7 @@ its brackets. The order, in every mode:
 4. Anything else is a question per host (y / n / always / never): bypass mode allows it;
    dontAsk and a headless run deny it, naming the rule that would allow it.
 
-An ask rule (``policy._ask_rule``) then puts what these allow to a person, each time.
+An ask rule (``Policy._ask_rule``) then puts what these allow to a person, each time.
 
 A search has no host: bare ``WebSearch`` rules and tool entries decide, and otherwise the same
 question, where ``always`` covers every web search of the session.
@@ -30,17 +30,18 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from actors.permission_broker.answers import SEARCH_KEY, remembered
+from actors.permission_broker.questions import FULL_CHOICES, Question, blocked
 from actors.permission_broker.rules import Judgement
 from actors.protocol import Decision
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from actors.permission_broker.policy import Policy, Question
+    from actors.permission_broker.grounds import PolicyGrounds
     from actors.protocol import PermissionRequest
 
 # What a host may hold once normalised: a DNS name's letters, or an IP address.
 _HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|[0-9a-f:.]*:[0-9a-f:.]*")
-SEARCH_KEY = ("search", "the web")
 
 
 def with_host(request: PermissionRequest) -> PermissionRequest:
@@ -84,13 +85,13 @@ def fetch_rule(host: str) -> str:
     return f"WebFetch(domain:{f'[{host}]' if ':' in host else host})"
 
 
-def assess_web(policy: Policy, request: PermissionRequest) -> Decision | Question:
-    """A fetch or a search, once blockedTools and the deny rules have let it through."""
-    from actors.permission_broker.policy import FULL_CHOICES, Question
-
-    judgement = policy.verdict(request)
+def assess_web(
+    policy: PolicyGrounds, request: PermissionRequest, judgement: Judgement
+) -> Decision | Question:
+    """A fetch or a search, once blockedTools and the deny rules have let it through;
+    ``judgement`` is the rules' verdict on it (``Policy.verdict``)."""
     if judgement.verdict == "blocked":
-        return policy._blocked(judgement)
+        return blocked(policy.settings_file, judgement)
     if request.kind == "fetch":
         host = request.host or ""
         if not host:
@@ -106,9 +107,9 @@ def assess_web(policy: Policy, request: PermissionRequest) -> Decision | Questio
         rule = fetch_rule(host)
     else:
         keys, scope, rule = (SEARCH_KEY,), "searching the web", "WebSearch"
-    remembered = policy._remembered(keys)
-    if remembered is not None:
-        return remembered
+    earlier = remembered(policy._answers, keys)
+    if earlier is not None:
+        return earlier
     if judgement.verdict == "allowed":
         return Decision(True, judgement.reason)
     verb = "fetching" if request.kind == "fetch" else "searching"
@@ -122,7 +123,7 @@ def assess_web(policy: Policy, request: PermissionRequest) -> Decision | Questio
     )
 
 
-def _local(policy: Policy, request: PermissionRequest, host: str) -> Decision:
+def _local(policy: PolicyGrounds, request: PermissionRequest, host: str) -> Decision:
     """A host on this machine or its networks: only an allow rule naming it exactly."""
     address = escape_controls(request.local_address or "", newlines=True)
     where = f"{_shown(request)} resolves to {address}, an address on this machine or its network"

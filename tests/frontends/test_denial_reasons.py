@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actors.permission_broker.policy import LEAVE_PLAN
+from actors.permission_broker.questions import LEAVE_PLAN
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 
 if TYPE_CHECKING:

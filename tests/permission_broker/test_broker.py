@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.policy import FORGET_NEVER, LEAVE_PLAN
+from actors.permission_broker.answers import FORGET_NEVER
+from actors.permission_broker.questions import LEAVE_PLAN
 from actors.protocol import (
     AskUser,
     CheckPermission,

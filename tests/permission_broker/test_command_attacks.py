@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import pytest
 
-from actors.permission_broker.policy import FORGET_NEVER, LEAVE_PLAN, ONCE_CHOICES, Policy, Question
+from actors.permission_broker.answers import FORGET_NEVER
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import LEAVE_PLAN, ONCE_CHOICES, Question
 from actors.protocol import (
     Decision,
     GlobalConfig,

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from actors.permission_broker.answers import FORGET_NEVER
 from actors.permission_broker.explain import assess_quietly
-from actors.permission_broker.policy import FORGET_NEVER, FULL_CHOICES, LEAVE_PLAN, Policy, Question
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import FULL_CHOICES, LEAVE_PLAN, Question
 from actors.protocol import (
     CheckPermission,
     Decision,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from actors.permission_broker.policy import Question
+from actors.permission_broker.questions import Question
 from actors.protocol import Decision, PermissionRequest, ProjectSettings
 from tests.permission_broker.test_reference_rules import outcome, policy, root, run
 

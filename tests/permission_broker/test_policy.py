@@ -7,13 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.policy import (
-    FORGET_NEVER,
-    FULL_CHOICES,
-    ONCE_CHOICES,
-    Policy,
-    Question,
-)
+from actors.permission_broker.answers import FORGET_NEVER
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import FULL_CHOICES, ONCE_CHOICES, Question
 from actors.protocol import (
     Decision,
     GlobalConfig,

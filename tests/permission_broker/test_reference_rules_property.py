@@ -11,7 +11,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from actors.permission_broker.policy import Policy, Question
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import Question
 from actors.protocol import (
     Decision,
     GlobalConfig,

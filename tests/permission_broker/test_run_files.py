@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.policy import ONCE_CHOICES, Policy, Question
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import ONCE_CHOICES, Question
 from actors.protocol import (
     Decision,
     GlobalConfig,

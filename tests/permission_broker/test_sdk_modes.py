@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from actors.errors import UsageError
-from actors.permission_broker.policy import LEAVE_PLAN
+from actors.permission_broker.questions import LEAVE_PLAN
 from actors.permission_modes import SDK_MODES, from_sdk, to_sdk
 from actors.protocol import (
     AskUser,

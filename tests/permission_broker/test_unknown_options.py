@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from actors.permission_broker.policy import Policy, Question
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import Question
 from actors.protocol import GlobalConfig, PermissionRequest, ProjectContext, ProjectSettings
 from actors.settings.rules import PermissionRule
 

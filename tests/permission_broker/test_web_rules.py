@@ -14,7 +14,8 @@ import pytest
 from rich.console import Console
 
 from actors.memory_store.loader import load_context
-from actors.permission_broker.policy import Policy, Question
+from actors.permission_broker.policy import Policy
+from actors.permission_broker.questions import Question
 from actors.permission_broker.web import with_host
 from actors.protocol import (
     Decision,
