@@ -10,6 +10,9 @@ pastes.py           pasted images and files as [Image #N] tokens in the input
 surface.py          the session as !cmd, #text and /export see it
 screen.py           prompt_toolkit: input, keys, live part, status line, questions
 view.py             rich: what a turn looks like (markdown, tools, diffs, prompts)
+transcript_render.py  rich's markdown, code and diffs as the transcript draws them
+running_call.py     a tool call while it runs: its clock and its output's tail
+request_words.py    a permission request's header and target, in words
 markdown_stream.py  cutting the streamed answer into finished blocks
 renderer.py         the UI actor's renderer: events to the view, questions to the screen
 status.py           model, modes, tokens and cost
