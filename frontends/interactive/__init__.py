@@ -1,8 +1,18 @@
 """The interactive terminal session: ``legato`` and ``legato <project_path>``.
 
-app.py              the session: actors, screen, the prompt loop, commands, Plan Mode
+app.py              the session: actors, screen, the banner, the prompt loop
+command_dispatch.py what a typed line does: !cmd, #text, the slash commands, a skill's /name
+prompt_turn.py      a prompt run as a turn (Esc stops it), and Plan Mode's end
+session_switch.py   /resume: the session on the screen swapped for a saved one
+questions.py        a yes or no, or one of a few typed choices, put to the person
+watchers.py         the tasks beside the loop: the app, completions, signals, background lines
+pastes.py           pasted images and files as [Image #N] tokens in the input
+surface.py          the session as !cmd, #text and /export see it
 screen.py           prompt_toolkit: input, keys, live part, status line, questions
 view.py             rich: what a turn looks like (markdown, tools, diffs, prompts)
+transcript_render.py  rich's markdown, code and diffs as the transcript draws them
+running_call.py     a tool call while it runs: its clock and its output's tail
+request_words.py    a permission request's header and target, in words
 markdown_stream.py  cutting the streamed answer into finished blocks
 renderer.py         the UI actor's renderer: events to the view, questions to the screen
 status.py           model, modes, tokens and cost

@@ -13,14 +13,14 @@ from actors.protocol import GetConversation
 from frontends.export import conversation_markdown, export_target, write_export
 
 if TYPE_CHECKING:
-    from frontends.interactive.app import InteractiveSession
+    from frontends.interactive.surface import SessionSurface
 
 # What ``/export`` alone offers, the digit typed picks one.
 _CHOICES = ("1", "2")
 DEFAULT_NAME = "conversation.md"
 
 
-async def export(session: InteractiveSession, argument: str) -> None:
+async def export(session: SessionSurface, argument: str) -> None:
     view = session.view
     messages = await session.session.conductor.address.ask(GetConversation())
     if not messages:
@@ -48,7 +48,7 @@ async def export(session: InteractiveSession, argument: str) -> None:
     await _save(session, name, text)
 
 
-async def _save(session: InteractiveSession, name: str, text: str) -> None:
+async def _save(session: SessionSurface, name: str, text: str) -> None:
     view = session.view
     try:
         target, exists = await anyio.to_thread.run_sync(
@@ -67,7 +67,7 @@ async def _save(session: InteractiveSession, name: str, text: str) -> None:
     view.say(Text(f"Exported the conversation to {target.shown} ({lines} lines).", "legato.good"))
 
 
-async def _copy(session: InteractiveSession, text: str) -> None:
+async def _copy(session: SessionSurface, text: str) -> None:
     from frontends.interactive import clipboard
 
     view = session.view

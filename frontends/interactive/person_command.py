@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from actors.protocol import ToolEvent
-    from frontends.interactive.app import InteractiveSession
+    from frontends.interactive.surface import SessionSurface
 
 # A command's output on screen: whole up to SHOWN_LINES, else its first and last lines.
 SHOWN_LINES = 200
@@ -63,7 +63,7 @@ def memory_of(text: str) -> str | None:
     return text[1:].strip() if text.startswith("#") else None
 
 
-async def run_command(session: InteractiveSession, command: str) -> None:
+async def run_command(session: SessionSurface, command: str) -> None:
     """Run ``!command``; its output on screen and, once it ends, in the conversation."""
     view = session.view
     if not command:
@@ -119,9 +119,7 @@ async def run_command(session: InteractiveSession, command: str) -> None:
         await session.session.conductor.address.ask(AddNote(text=command_note(command, output)))
 
 
-async def _follow(
-    session: InteractiveSession, events: AsyncIterator[ToolEvent]
-) -> ToolFinished | None:
+async def _follow(session: SessionSurface, events: AsyncIterator[ToolEvent]) -> ToolFinished | None:
     """The command's progress onto the screen as it comes; its ``ToolFinished``, or None if
     the stream ended without one."""
     async for event in events:
@@ -133,7 +131,7 @@ async def _follow(
 
 
 def _show(
-    session: InteractiveSession, mark: str, style: str, command: str, note: str, output: str
+    session: SessionSurface, mark: str, style: str, command: str, note: str, output: str
 ) -> None:
     """``✓ ! ls  0.1 s`` and the whole output under it, as the person asked to see it."""
     view = session.view
@@ -160,7 +158,7 @@ def _show(
         view.say(Padding(Text(body, style="legato.muted"), (0, 0, 0, 4)))
 
 
-async def remember(session: InteractiveSession, text: str) -> None:
+async def remember(session: SessionSurface, text: str) -> None:
     """``#text``: saved to the file the person picks; Esc saves nothing."""
     view = session.view
     if not text:

@@ -8,15 +8,11 @@ elapsed times). Both are rendered with rich to ANSI text; the screen decides whe
 
 from __future__ import annotations
 
-import functools
 import re
 import time
-from collections import deque
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING
 
 from rich.console import Group
-from rich.markdown import Heading, ImageItem, Markdown
 from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Span, Text
@@ -36,105 +32,35 @@ from actors.protocol import (
 )
 from actors.visible import (
     argument_lines,
-    call_target,
     escape_controls,
     one_line,
     project_relative,
     shown_for_approval,
 )
 from frontends.interactive.markdown_stream import Code, MarkdownStream, Piece, Prose
+from frontends.interactive.request_words import request_header, request_target
+from frontends.interactive.running_call import Running, call_text
+from frontends.interactive.transcript_render import (
+    TranscriptMarkdown,
+    diff_text,
+    lexer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
-    from rich.markdown import MarkdownElement
+    from rich.console import Console, RenderableType
+    from rich.markdown import Markdown
 
     from actors.protocol import Block, HowItRuns, PermissionRequest, UiEvent
     from frontends.interactive.theme import Palette
 
-TAIL_LINES = 4  # output lines shown under a running tool
-DIFF_LINES = 40  # diff lines shown for an edit before "… more"
 # The live part is a few rows above the prompt: a running call's target and the question's
 # one-line summary are cut there, saying so; the whole is in the lines printed above them.
 LIVE_TARGET = 40
 SUMMARY_TARGET = 60
 MCP_PREFIX = "mcp__"  # an MCP tool's name: mcp__<server>__<tool>
 _PADDING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
-_HEADERS = {
-    "read": "Read file",
-    "write": "Write file",
-    "create": "Create file",
-    "run": "Run command",
-    "call": "Call MCP tool",
-    "fetch": "Fetch",
-    "search": "Search the web for",
-}
-
-
-class _LeftHeading(Heading):
-    # rich centres a level-1 heading; in a terminal transcript every other line starts at the
-    # left edge, and a centred title reads as part of some other program's output.
-    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
-
-
-class _Image(ImageItem):
-    # rich shows an image as its title alone when links are off; a link shows its address
-    # after its text, and so does an image: the person sees where each points.
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        title = self.text or Text(self.destination.strip("/").rsplit("/", 1)[-1])
-        yield Text.assemble("🌆 ", title, f" ({self.destination}) ", end="")
-
-
-class _Markdown(Markdown):
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **Markdown.elements,
-        "heading_open": _LeftHeading,
-        "image": _Image,
-    }
-
-    def __init__(self, markup: str, **options: Any) -> None:
-        super().__init__(markup, **options)
-        # rich draws nothing for HTML, so a comment (<!-- ... -->) or a tag's contents would be
-        # text the model wrote and the person never sees. A terminal draws no HTML: it is
-        # shown as written, a block as a code block.
-        for token in self.parsed:
-            if token.type == "html_block":
-                token.type = "code_block"
-            for child in token.children or ():
-                if child.type == "html_inline":
-                    child.type = "text"
-
-
-@dataclass
-class _Running:
-    name: str
-    summary: str
-    started: float
-    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
-    partial: str = ""
-    # While its question waits for the person, and how long earlier ones did: the time shown
-    # is the call's own, as its ✓ line's is.
-    asked_since: float | None = None
-    waited: float = 0.0
-
-    def elapsed(self, now: float) -> float:
-        asking = 0.0 if self.asked_since is None else now - self.asked_since
-        return now - self.started - self.waited - asking
-
-    def add(self, text: str) -> None:
-        head, *rest = (self.partial + text).split("\n")
-        if rest:
-            self.tail.append(head)
-            self.tail.extend(rest[:-1])
-            self.partial = rest[-1]
-        else:
-            self.partial = head
-
-    def lines(self) -> list[str]:
-        lines = [*self.tail, self.partial] if self.partial else list(self.tail)
-        return lines[-TAIL_LINES:]
-
 
 _THOUGHT = ("thinking", "redacted_thinking")
 
@@ -155,7 +81,7 @@ class TurnView:
         self.clock = clock
         self.root = ""  # the project's folder, left out of the paths in tool results
         self.stream = MarkdownStream()
-        self.running: dict[str, _Running] = {}
+        self.running: dict[str, Running] = {}
         self.thinking = False
         self._thinking_since: float | None = None  # when the block being thought began
         self._printed: list[Piece | RenderableType] = []  # rendered in take_printed
@@ -186,7 +112,7 @@ class TurnView:
                 self.thinking = False
                 self._thinking_since = self.clock()
             case ToolStarted(id=call_id, name=name, summary=summary):
-                self.running[call_id] = _Running(one_line(name), one_line(summary), self.clock())
+                self.running[call_id] = Running(one_line(name), one_line(summary), self.clock())
             case ToolOutput(id=call_id, text=text):
                 if call_id in self.running:
                     self.running[call_id].add(escape_controls(text))
@@ -202,7 +128,7 @@ class TurnView:
                 agent = self.running.get(parent)
                 if agent is not None:
                     agent.tail.clear()
-                    agent.partial = one_line(_call(name, s))
+                    agent.partial = one_line(call_text(name, s))
             case _:
                 pass
 
@@ -247,14 +173,14 @@ class TurnView:
         lines has them as ``\\n``. A long target keeps its start and its end, where a command's
         last word is, and says it was cut: the question printed above holds it all, and this
         line is drawn where a wider one would be cut at the screen's edge."""
-        target = _target(request).replace("\n", "\\n").replace("\t", "\\t")
+        target = request_target(request).replace("\n", "\\n").replace("\t", "\\t")
         if len(target) > SUMMARY_TARGET:
             head, tail = target[: SUMMARY_TARGET // 2], target[-SUMMARY_TARGET // 2 :]
             cut = f"{head}…{tail}"
             # A path's middle is folders; a command's can be what it runs: say how much.
             length = counted(len(target), "character")
             target = f"{cut}  ({length}, all above)" if request.kind == "run" else cut
-        return f"{_header(request)}  {target}"
+        return f"{request_header(request)}  {target}"
 
     def question(
         self,
@@ -270,7 +196,7 @@ class TurnView:
         if run is not None and run.asked_since is None:
             run.asked_since = self.clock()
         header = Text.assemble(
-            ("? ", "legato.warn"), (_header(request), "bold"), f"  {_target(request)}"
+            ("? ", "legato.warn"), (request_header(request), "bold"), f"  {request_target(request)}"
         )
         tool = escape_controls(request.tool, newlines=True)
         agent = request.agent
@@ -297,7 +223,7 @@ class TurnView:
             # The diff shows what the model would write: tabs stay spacing, the rest is escaped,
             # and a long run of blanks (rich wraps at spaces, not at a blank Braille pattern)
             # is counted.
-            lines.append(self._diff(shown_for_approval(request.preview.replace("\t", "    "))))
+            lines.append(diff_text(shown_for_approval(request.preview.replace("\t", "    "))))
         for line in lines:
             self._print(line)
 
@@ -444,13 +370,13 @@ class TurnView:
                 Text(f"    {line}", style="legato.muted", no_wrap=True, overflow="ellipsis")
             )
         if event.diff:
-            self._print(self._diff(escape_controls(event.diff)))
+            self._print(diff_text(escape_controls(event.diff)))
 
     def _first_line(self, text: str) -> str:
         return escape_controls(_first_line(project_relative(text, self.root)), newlines=True)
 
     def _tool_line(
-        self, mark: str, style: str, run: _Running, note: str, *, cut: int | None = None
+        self, mark: str, style: str, run: Running, note: str, *, cut: int | None = None
     ) -> Text:
         """``✓ Bash(make test)  0.4 s``; ``cut``: the target at most that long, for the live
         part (a command of thousands of characters would fill the screen and push its own
@@ -458,7 +384,7 @@ class TurnView:
         summary = run.summary
         if cut is not None and len(summary) > cut:
             summary = summary[: cut - 1] + "…"
-        name, target = run.name, _call("", summary)
+        name, target = run.name, call_text("", summary)
         if name.startswith(MCP_PREFIX) and summary:
             # The executor's summary names the server and the tool (``toy: shout {...}``):
             # shown in place of mcp__toy__shout, which would name the tool twice.
@@ -467,34 +393,13 @@ class TurnView:
             (f"{mark} ", style), (name, "bold"), f"{target}  ", (note, "legato.muted")
         )
 
-    def _diff(self, diff: str) -> Text:
-        lines = diff.rstrip("\n").split("\n")
-        text = Text()
-        for line in lines[:DIFF_LINES]:
-            if line.startswith(("+++", "---")):
-                style = "bold"
-            elif line.startswith("+"):
-                style = "legato.added"
-            elif line.startswith("-"):
-                style = "legato.removed"
-            elif line.startswith("@@"):
-                style = "legato.hunk"
-            else:
-                style = ""
-            text.append(f"    {line}\n", style=style)
-        if len(lines) > DIFF_LINES:
-            more = counted(len(lines) - DIFF_LINES, "more line")
-            text.append(f"    … {more}\n", style="legato.muted")
-        text.rstrip()
-        return text
-
     def _markdown(self, source: str) -> Markdown:
-        return _Markdown(source, code_theme=self.palette.code_theme, hyperlinks=False)
+        return TranscriptMarkdown(source, code_theme=self.palette.code_theme, hyperlinks=False)
 
     def _code(self, lines: tuple[str, ...], language: str) -> Syntax:
         return Syntax(
             "\n".join(lines),
-            _lexer(language),
+            lexer(language),
             theme=self.palette.code_theme,
             background_color="default",
             word_wrap=True,
@@ -513,17 +418,6 @@ class TurnView:
         # rich pads lines to the full width; in the scrollback that padding would wrap into
         # blank lines once the terminal gets narrower, so it goes.
         return _PADDING.sub(r"\1", capture.get())
-
-
-@functools.cache
-def _lexer(language: str) -> Any:
-    # Looking a lexer up by name costs more than highlighting a line: once per language.
-    return Syntax("", language or "text").lexer or "text"
-
-
-def _call(name: str, target: str) -> str:
-    """``Edit(src/x.py)``, or the name alone when nothing in the call's input names a target."""
-    return f"{name}({target})" if target else name
 
 
 def _visible(text: Text) -> Text:
@@ -545,26 +439,3 @@ def _visible(text: Text) -> Text:
 def _first_line(text: str) -> str:
     line = text.strip().split("\n", 1)[0]
     return line if len(line) <= 200 else line[:199] + "…"
-
-
-def _header(request: PermissionRequest) -> str:
-    # A search walks a folder: asking to "read file" src/ would misname what is read.
-    return "Read folder" if request.kind == "read" and request.folder else _HEADERS[request.kind]
-
-
-def _target(request: PermissionRequest) -> str:
-    """What a question is about: the command, the paths, or the MCP tool and its server."""
-    if request.kind == "call":
-        return call_target(request)
-    # A URL and a query come from the model, which may have read them on a hostile page.
-    if request.kind == "fetch":
-        return escape_controls(request.url or "", newlines=True)
-    if request.kind == "search":
-        query = (request.arguments or {}).get("query")
-        return f"'{escape_controls(query if isinstance(query, str) else '', newlines=True)}'"
-    # A file's name comes from the repository or the model, a command from the model: neither
-    # may reach the terminal as control sequences.
-    if request.kind == "run":
-        return shown_for_approval(request.command or "")
-    paths = [p.rstrip("/") + "/" for p in request.paths] if request.folder else request.paths
-    return escape_controls(", ".join(paths), newlines=True)

@@ -18,7 +18,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from actors.conductor.prompt import PLAN_MODE_NOTE
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
-from frontends.interactive.app import PLAN_APPROVED, InteractiveSession, history_file
+from frontends.interactive.app import InteractiveSession, history_file
+from frontends.interactive.prompt_turn import PLAN_APPROVED
 from frontends.session_options import SessionOptions
 
 if TYPE_CHECKING:
