@@ -21,7 +21,7 @@ import msgspec
 
 from actors import telemetry
 from actors.conductor import compaction, structured
-from actors.conductor.agents import Subagents, Tally, agent_types
+from actors.conductor.agents import Subagents, agent_types
 from actors.conductor.budget import (
     BudgetReached,
     Cached,
@@ -31,8 +31,9 @@ from actors.conductor.budget import (
     unpriced,
 )
 from actors.conductor.caching import with_breakpoints
-from actors.conductor.calls import ConductorCalls, Display, TurnCalls
+from actors.conductor.calls import ConductorCalls, TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.display import Display
 from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
@@ -46,6 +47,7 @@ from actors.conductor.rewind import Rewinder, still_running
 from actors.conductor.search_results import combined
 from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.structured import StructuredOutput
+from actors.conductor.tally import Tally
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError, UsageError
