@@ -23,9 +23,10 @@ from actors import telemetry
 from actors.conductor import compaction, structured
 from actors.conductor.agents import Subagents, agent_types
 from actors.conductor.budget import (
+    MAIN,
     BudgetReached,
     Cached,
-    check_budget,
+    Spending,
     overloaded,
     unavailable,
     unpriced,
@@ -103,8 +104,6 @@ from actors.tool_names import (
 )
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
-
-MAIN = "main"  # the main conversation's request, among those held against the budget
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -186,16 +185,7 @@ class Conductor(Actor[ConductorMsg]):
         self._reasoning = reasoning
         self._reasoning_told: set[str] = set()  # models told what of it they do not take
         self._model_given = model_given
-        self._budget = max_budget_usd
-        self._spent: float | None = 0.0  # by the prompts that ended, for the budget
-        # What the main conversation's last answered request left in the prompt cache, and
-        # when the latest request went: the budget prices a cache read at its own rate.
-        self._cached: Cached | None = None
-        self._sent_at = 0.0
-        # The input of each request sent and not yet answered ("main", or a subagent's request
-        # by id), held against the budget until its usage is counted: a subagent's request
-        # and the tools' go while the main answer streams, and subagents run side by side.
-        self._reserved: dict[object, float] = {}
+        self._spending = Spending(max_budget_usd)
         self._fallback = fallback_model
         self._fell_back_from: str | None = None  # the model the session left for the fallback
         self._memory = memory
@@ -416,7 +406,7 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
                 chosen = resolve_model(name)  # UsageError goes back to the caller
-                if self._budget is not None and chosen.prices is None:
+                if self._spending.budget is not None and chosen.prices is None:
                     # Refused now, the session going on with its model, rather than at the
                     # next prompt, which the budget would stop.
                     raise UsageError(unpriced(chosen))
@@ -497,9 +487,9 @@ class Conductor(Actor[ConductorMsg]):
         run = _PromptRun(self, started=time.monotonic())
         if self._search is not None:
             self._search.new_prompt()
-            if self._budget is not None:  # a search's own requests are the run's too
-                self._search.check = lambda r: self._reserve(run, r)
-                self._search.settle = lambda r: self._reserved.pop(id(r), None)
+            if self._spending.budget is not None:  # a search's own requests are the run's too
+                self._search.check = lambda r: self._spending.reserve(self._spent_by(run), r)
+                self._search.settle = self._spending.settle
         schema = prompt.output_schema
         self._structured = None if schema is None else StructuredOutput(schema)
         exported = telemetry.current
@@ -515,17 +505,14 @@ class Conductor(Actor[ConductorMsg]):
             raise
         finally:
             self._structured = None
-            self._reserved.clear()  # requests that failed or were stopped: not spent
-            # Interrupted too: what it spent was spent.
-            total = self._spent_by(run)
-            self._spent = None if self._spent is None or total is None else self._spent + total
+            self._spending.prompt_ended(self._spent_by(run))
             if exported is not None:
                 took = round((time.monotonic() - run.started) * 1000)
                 exported.prompt_finished(outcome, took)
 
     async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
-        if self._budget is not None and resolve_model(self._model_id).prices is None:
+        if self._spending.budget is not None and resolve_model(self._model_id).prices is None:
             # The settings chose a model the flag's check could not see.
             return self._outcome(
                 run, "error_during_execution", SessionError(unpriced(resolve_model(self._model_id)))
@@ -653,36 +640,13 @@ class Conductor(Actor[ConductorMsg]):
                 await self._mcp.refresh()
         await self._reasoning_notice()
         request = self._request()
-        self._sent_at = anyio.current_time()
-        if self._budget is not None:
-            self._reserved.pop(MAIN, None)  # a request that failed: not spent
-            self._reserved[MAIN] = self._check_budget(run, request, cached=self._cached)
+        self._spending.sent_at = anyio.current_time()
+        if self._spending.budget is not None:
+            self._spending.reserved.pop(MAIN, None)  # a request that failed: not spent
+            self._spending.reserved[MAIN] = self._spending.check(
+                self._spent_by(run), request, cached=self._spending.cached
+            )
         return request
-
-    def _check_budget(
-        self, run: _PromptRun, request: ModelRequest, cached: Cached | None = None
-    ) -> float:
-        """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
-        would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
-        assert self._budget is not None
-        spent = self._spent_by(run)
-        held = sum(self._reserved.values())
-        before = None if spent is None or self._spent is None else spent + self._spent + held
-        return check_budget(self._budget, before, request, cached, anyio.current_time())
-
-    def _reserve(self, run: _PromptRun, request: ModelRequest) -> None:
-        """A subagent's or a search's request checked against the budget, and held until it
-        is answered."""
-        self._reserved[id(request)] = self._check_budget(run, request)
-
-    def _spend_left(self, run: _PromptRun) -> float | None:
-        """What the session may still spend under ``--max-budget-usd``; None: no budget."""
-        if self._budget is None:
-            return None
-        spent = self._spent_by(run)
-        if spent is None or self._spent is None:
-            return 0.0  # part of it at unknown prices: nothing can be said to be left
-        return max(0.0, self._budget - self._spent - spent - sum(self._reserved.values()))
 
     def _check_reasoning(self) -> None:
         """A setting the session's model does not take is refused before any request (the
@@ -725,16 +689,20 @@ class Conductor(Actor[ConductorMsg]):
                 parent_model=self._model_id,
                 tally=run.agents,
                 planning=self._planning,
-                check=None if self._budget is None else lambda r: self._reserve(run, r),
-                settle=lambda r: self._reserved.pop(id(r), None),
-                spend_left=lambda: self._spend_left(run),
+                check=(
+                    None
+                    if self._spending.budget is None
+                    else lambda r: self._spending.reserve(self._spent_by(run), r)
+                ),
+                settle=self._spending.settle,
+                spend_left=lambda: self._spending.left(self._spent_by(run)),
             )
         return TurnCalls(
             tools=self._tools,
             keeper=self._keeper,
             display=display,
             record=record,
-            spend_left=lambda: self._spend_left(run),
+            spend_left=lambda: self._spending.left(self._spent_by(run)),
             agents=ConductorCalls(
                 agents,
                 self._mcp,
@@ -761,8 +729,8 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
         self._measured = True
-        self._cached = Cached.of(request, finished.usage, self._sent_at)
-        self._reserved.pop(MAIN, None)  # counted in run.cost now
+        self._spending.cached = Cached.of(request, finished.usage, self._spending.sent_at)
+        self._spending.reserved.pop(MAIN, None)  # counted in run.cost now
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told
@@ -906,8 +874,9 @@ class Conductor(Actor[ConductorMsg]):
         await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
         ledger = self._keeper.ledger
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
-        if run is not None and self._budget is not None:
-            self._check_budget(run, request)  # the summary is a request of the run's too
+        if run is not None and self._spending.budget is not None:
+            # The summary is a request of the run's too.
+            self._spending.check(self._spent_by(run), request)
         summary, usage = await compaction.summarise(self._model, request)
         self._usage = self._usage + usage
         self._keeper.count(usage, request.model)
