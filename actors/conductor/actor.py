@@ -34,7 +34,6 @@ from actors.conductor.budget import (
 from actors.conductor.caching import with_breakpoints
 from actors.conductor.calls import ConductorCalls, TurnCalls
 from actors.conductor.conversation import Conversation
-from actors.conductor.display import Display
 from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
@@ -44,6 +43,7 @@ from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.prompt_run import PromptRun
 from actors.conductor.rewind import Rewinder, still_running
 from actors.conductor.search_results import combined
 from actors.conductor.skill_tool import SkillOffer
@@ -108,13 +108,13 @@ from runtime import Actor, KernelError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.conductor.display import Display
     from actors.conductor.turn import Ending
     from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
         AgentTypes,
         Block,
-        HookEvent,
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
@@ -484,7 +484,19 @@ class Conductor(Actor[ConductorMsg]):
         return self._fast and resolve_model(self._model_id).fast_mode
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
-        run = _PromptRun(self, started=time.monotonic())
+        run = PromptRun(
+            model=self._model,
+            hooks=self._hooks,
+            dialogue=Dialogue(self.conversation, self._guides),
+            ui=self._ui,
+            background=self._background,
+            started=time.monotonic(),
+            next_request=self._next_request,
+            calls=self._calls,
+            answered=self._finished,
+            used=self._used,
+            save=lambda: self._keeper.save(self.conversation.messages),
+        )
         if self._search is not None:
             self._search.new_prompt()
             if self._spending.budget is not None:  # a search's own requests are the run's too
@@ -510,7 +522,7 @@ class Conductor(Actor[ConductorMsg]):
                 took = round((time.monotonic() - run.started) * 1000)
                 exported.prompt_finished(outcome, took)
 
-    async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
+    async def _run_prompt(self, run: PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
         if self._spending.budget is not None and resolve_model(self._model_id).prices is None:
             # The settings chose a model the flag's check could not see.
@@ -571,7 +583,7 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", note)))
         return self._outcome(run, "success")
 
-    async def _dialogue(self, run: _PromptRun, max_turns: int) -> Ending:
+    async def _dialogue(self, run: PromptRun, max_turns: int) -> Ending:
         """The prompt's dialogue, gone on with on the fallback model (for the rest of the
         session) when the model is overloaded past the model client's retries."""
         while True:
@@ -615,14 +627,14 @@ class Conductor(Actor[ConductorMsg]):
                 )
                 await self._ui.tell(Show(Notice("warning", note, model=fallback)))
 
-    def _spent_by(self, run: _PromptRun) -> float | None:
+    def _spent_by(self, run: PromptRun) -> float | None:
         """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
         its own model's price; None once part of it was at unknown prices."""
         searched = self._search.used if self._search is not None else Tally()
         parts = (run.cost, run.agents.cost, searched.cost)
         return None if None in parts else sum(p for p in parts if p is not None)
 
-    async def _next_request(self, run: _PromptRun) -> ModelRequest:
+    async def _next_request(self, run: PromptRun) -> ModelRequest:
         """The conversation made ready for the next answer (compacted when nearly full, told
         the background's news), and the request for it."""
         if (
@@ -680,7 +692,7 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", f"{refusal}: sent without it")))
 
     def _calls(
-        self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
+        self, run: PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
     ) -> TurnCalls:
         agents = None
         if self._agents is not None:
@@ -713,7 +725,7 @@ class Conductor(Actor[ConductorMsg]):
         )
 
     async def _finished(
-        self, run: _PromptRun, request: ModelRequest, finished: MessageFinished
+        self, run: PromptRun, request: ModelRequest, finished: MessageFinished
     ) -> None:
         self._usage = self._usage + finished.usage
         self._keeper.count(finished.usage, request.model)
@@ -858,7 +870,7 @@ class Conductor(Actor[ConductorMsg]):
             report = msgspec.structs.replace(report, text=f"{report.text}\n{running}")
         return report
 
-    async def _compact(self, run: _PromptRun | None, *, forced: bool) -> str:
+    async def _compact(self, run: PromptRun | None, *, forced: bool) -> str:
         """Replace the older turns by a summary, the ledger beside it (``/compact`` or full)."""
         messages = list(self.conversation.messages)
         # On request, only the latest exchange stays as it is; when full, a little more.
@@ -905,83 +917,17 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("info", text)))
         return text
 
-    def _outcome(
-        self, run: _PromptRun, subtype: str, error: Exception | None = None
-    ) -> TurnOutcome:
+    def _outcome(self, run: PromptRun, subtype: str, error: Exception | None = None) -> TurnOutcome:
         # The subagents' answers and the searches' count with the prompt's, each at its own
         # model's price.
-        searched = self._search.used if self._search is not None else Tally()
-        total = self._spent_by(run)
-        return TurnOutcome(
-            result=run.dialogue.last_text,
-            is_error=subtype != "success",
-            subtype=subtype,  # type: ignore[arg-type]
-            num_turns=run.dialogue.turns,
-            duration_ms=round((time.monotonic() - run.started) * 1000),
-            duration_api_ms=round(run.dialogue.api_seconds * 1000),
-            usage=run.usage + run.agents.usage + searched.usage,
-            total_cost_usd=total,
+        return run.outcome(
+            subtype,
+            error,
+            searched=self._search.used if self._search is not None else Tally(),
+            total=self._spent_by(run),
             session_id=self.session_id,
-            permission_denials=(*run.denials, *run.agents.denials),
-            error=_describe(error),
-            structured_output=self._structured.value if self._structured is not None else None,
+            structured=self._structured.value if self._structured is not None else None,
         )
-
-
-class _PromptRun:
-    """One prompt while it runs: its bookkeeping, and the main conversation's side of each of
-    its turns (``turn.Seat``): events go to the UI as they are, the session counts every
-    answer, and the conversation is saved as it grows."""
-
-    def __init__(self, conductor: Conductor, *, started: float) -> None:
-        self._conductor = conductor
-        self.model = conductor._model
-        hooks = conductor._hooks
-        self.stop_hooks: tuple[HookEvent, ConversationHooks] | None = (
-            None if hooks is None else ("Stop", hooks)
-        )
-        self.dialogue = Dialogue(conductor.conversation, conductor._guides)
-        self.started = started
-        self.usage = Usage()
-        self.cost: float | None = 0.0  # its own answers', each at its model's price
-        self.denials: list[Block] = []
-        self.agents = Tally()  # what its subagents, and its tools' own requests, used
-
-    async def request(self) -> ModelRequest:
-        return await self._conductor._next_request(self)
-
-    def display(self) -> Display:
-        return Display(self._conductor._ui)
-
-    def calls(self, display: Display, record: Callable[[ToolCall, ToolResult], None]) -> TurnCalls:
-        return self._conductor._calls(self, display, record)
-
-    @property
-    def background(self) -> BackgroundCommands:
-        return self._conductor._background
-
-    def record(self, call: ToolCall, result: ToolResult) -> None:
-        if result.denied:
-            self.denials.append(
-                {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
-            )
-        for model, usage in result.spent:  # a tool's own requests: the session's, and this prompt's
-            self._conductor._used(model, usage)
-            self.agents.add(model, usage)
-
-    async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
-        await self._conductor._finished(self, request, finished)
-
-    async def changed(self) -> None:
-        await self._conductor._keeper.save(self._conductor.conversation.messages)
-
-
-def _describe(error: Exception | None) -> str | None:
-    if error is None:
-        return None
-    if isinstance(error, LegatoError):
-        return error.describe()
-    return str(error)
 
 
 def _turns(count: int) -> str:
