@@ -27,8 +27,6 @@ from actors.conductor.budget import (
     BudgetReached,
     Cached,
     Spending,
-    overloaded,
-    unavailable,
     unpriced,
 )
 from actors.conductor.caching import with_breakpoints
@@ -42,6 +40,7 @@ from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
+from actors.conductor.model_choice import ModelChoice
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.conductor.prompt_run import PromptRun
 from actors.conductor.rewind import Rewinder, still_running
@@ -52,7 +51,7 @@ from actors.conductor.tally import Tally
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError, UsageError
-from actors.models import cost_usd, resolve_model, same_provider, speed_notice
+from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
     AddDirectory,
     AddNote,
@@ -85,13 +84,6 @@ from actors.protocol import (
     Undo,
     UndoRewind,
     Usage,
-)
-from actors.reasoning import (
-    Reasoning,
-    chosen_effort,
-    request_fields,
-    with_settings_effort,
-    without_unthought_turn,
 )
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
@@ -130,6 +122,7 @@ if TYPE_CHECKING:
         ToolResult,
         UiMsg,
     )
+    from actors.reasoning import Reasoning
     from runtime import Address, Reply
 
 DEFAULT_MAX_TOKENS = 16_384
@@ -182,12 +175,13 @@ class Conductor(Actor[ConductorMsg]):
         fallback_model: str | None = None,
     ) -> None:
         super().__init__()
-        self._reasoning = reasoning
-        self._reasoning_told: set[str] = set()  # models told what of it they do not take
-        self._model_given = model_given
+        self._choice = ModelChoice(
+            reasoning=reasoning,
+            given=model_given,
+            fallback=fallback_model,
+            max_tokens=max_tokens,
+        )
         self._spending = Spending(max_budget_usd)
-        self._fallback = fallback_model
-        self._fell_back_from: str | None = None  # the model the session left for the fallback
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -202,7 +196,6 @@ class Conductor(Actor[ConductorMsg]):
         self._prompt_hooks = PromptHooks()
         self.session_id = session_id
         self._headless = headless
-        self._max_tokens = max_tokens
         self.conversation = Conversation()
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
         self._tool_specs: list[Block] = []  # the executor's (ListTools)
@@ -214,8 +207,6 @@ class Conductor(Actor[ConductorMsg]):
         self._searches = False  # whether it does: WebSearch is offered only then
         self._system = ""
         self._project: ProjectContext | None = None  # what the system prompt is made from
-        self._model_id = ""
-        self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
         self._planning = False
         # The session file, the ledger and the checkpoints; the context's size.
         self._keeper = SessionKeeper(sessions, tools)
@@ -236,8 +227,7 @@ class Conductor(Actor[ConductorMsg]):
         context: ProjectContext = await self._memory.ask(GetContext())
         if telemetry.current is not None:
             telemetry.current.session_started(self.session_id)
-        self._model_id = context.model
-        self._reasoning = with_settings_effort(self._reasoning, context.effort_level)
+        self._choice.start(context)
         self._project = context
         self._system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.
@@ -262,8 +252,8 @@ class Conductor(Actor[ConductorMsg]):
         await self._resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
-        self._check_reasoning()
-        self._check_fallback()
+        self._choice.check_reasoning()
+        self._choice.check_fallback()
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -281,7 +271,7 @@ class Conductor(Actor[ConductorMsg]):
             tool_specs=specs,
             environment=agent_context(context),
             guides=self._new_guides,
-            max_tokens=self._max_tokens,
+            max_tokens=self._choice.max_tokens,
             on_usage=self._used,
             mcp_specs=self._mcp_specs_for_agents,
             commands=self._background,
@@ -326,18 +316,18 @@ class Conductor(Actor[ConductorMsg]):
             broker=self._broker,
             ui=self._ui,
             settings=combined(context.config.web_search, context.settings.web_search),
-            model_id=lambda: self._model_id,
+            model_id=lambda: self._choice.model_id,
             on_usage=self._used,
         )
         await self._provider_searches()
 
     async def _provider_searches(self) -> None:
         """Ask the model client, once per model, whether its provider searches the web."""
-        if self._search is None or self._search_for == self._model_id:
+        if self._search is None or self._search_for == self._choice.model_id:
             return
-        self._search_for = self._model_id
+        self._search_for = self._choice.model_id
         try:
-            report = await self._model.ask(DescribeProvider(model=self._model_id))
+            report = await self._model.ask(DescribeProvider(model=self._choice.model_id))
         except LegatoError:
             # A set-up the first request will report (a bad address): no search is offered
             # until it is fixed, and the session's own error says what to fix.
@@ -410,13 +400,11 @@ class Conductor(Actor[ConductorMsg]):
                     # Refused now, the session going on with its model, rather than at the
                     # next prompt, which the budget would stop.
                     raise UsageError(unpriced(chosen))
-                self._model_id = chosen.id
-                await self._keeper.choose_model(self._model_id)
-                await reply.answer(msg, self._model_id)
+                self._choice.model_id = chosen.id
+                await self._keeper.choose_model(self._choice.model_id)
+                await reply.answer(msg, self._choice.model_id)
             case SetEffort(level=level):
-                model = resolve_model(self._model_id)
-                self._reasoning, said = chosen_effort(self._reasoning, level, model)
-                await reply.answer(msg, said)
+                await reply.answer(msg, self._choice.set_effort(level))
             case _:
                 async with self._in_order.turn(msg):
                     await self._handle_in_order(msg, reply)
@@ -442,8 +430,8 @@ class Conductor(Actor[ConductorMsg]):
                     await self._save_after_prompt()
                 await reply.answer(msg, outcome)
             case SetFast(fast=fast):
-                self._fast = fast
-                await reply.answer(msg, self._fast_now())
+                self._choice.fast = fast
+                await reply.answer(msg, self._choice.fast_now())
             case ClearConversation():
                 self.conversation = Conversation()
                 if self._guides is not None:
@@ -479,9 +467,6 @@ class Conductor(Actor[ConductorMsg]):
                 self._project = msgspec.structs.replace(self._project, add_dirs=folders)
                 self._system = system_prompt(self._project, headless=self._headless)
                 await reply.answer(msg, folders)
-
-    def _fast_now(self) -> bool:
-        return self._fast and resolve_model(self._model_id).fast_mode
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = PromptRun(
@@ -524,10 +509,15 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _run_prompt(self, run: PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
-        if self._spending.budget is not None and resolve_model(self._model_id).prices is None:
+        if (
+            self._spending.budget is not None
+            and resolve_model(self._choice.model_id).prices is None
+        ):
             # The settings chose a model the flag's check could not see.
             return self._outcome(
-                run, "error_during_execution", SessionError(unpriced(resolve_model(self._model_id)))
+                run,
+                "error_during_execution",
+                SessionError(unpriced(resolve_model(self._choice.model_id))),
             )
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
@@ -590,42 +580,8 @@ class Conductor(Actor[ConductorMsg]):
             try:
                 return await run_dialogue(run.dialogue, run, max_turns=max_turns)
             except LegatoError as error:
-                fallback = self._fallback
-                same = fallback is not None and resolve_model(self._model_id).id == fallback
-                if same and self._fell_back_from is not None and overloaded(error):
-                    # The fallback failed too: the usual remedy (a smaller model) may name the
-                    # very model that just failed, and the person should know both did.
-                    error.message = (
-                        f"the fallback model {fallback} failed too, after "
-                        f"{self._fell_back_from}: {error.message}"
-                    )
-                    error.remedy = "Wait a minute and try again, or name another --fallback-model"
+                if not await self._choice.fall_back(error, run.dialogue, self._ui):
                     raise
-                if fallback is None or same or not unavailable(error):
-                    raise
-                # Only a failure before any of the answer: the conversation still ends with
-                # what the request carried, and the same request goes to the fallback. Part of
-                # an answer kept would be answered again, by another model.
-                last = self.conversation.messages[-1] if self.conversation.messages else None
-                if last is None or last.role != "user":
-                    raise
-                if not same_provider(fallback, self._model_id):
-                    # The settings chose a model of another provider than the flag's check saw.
-                    note = (
-                        f"--fallback-model {fallback} is not used: it is served by another "
-                        f"provider than {self._model_id}, and a run does not change provider"
-                    )
-                    await self._ui.tell(Show(Notice("warning", note)))
-                    raise
-                run.dialogue.turns -= 1
-                primary, self._model_id = self._model_id, fallback
-                self._fell_back_from = primary
-                why = error.describe().splitlines()[0]
-                note = (
-                    f"{primary} failed past the retries: {why}; going on with the fallback "
-                    f"model {fallback} for the rest of this run"
-                )
-                await self._ui.tell(Show(Notice("warning", note, model=fallback)))
 
     def _spent_by(self, run: PromptRun) -> float | None:
         """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
@@ -650,7 +606,7 @@ class Conductor(Actor[ConductorMsg]):
             self._mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
                 await self._mcp.refresh()
-        await self._reasoning_notice()
+        await self._choice.reasoning_notice(self._ui)
         request = self._request()
         self._spending.sent_at = anyio.current_time()
         if self._spending.budget is not None:
@@ -660,37 +616,6 @@ class Conductor(Actor[ConductorMsg]):
             )
         return request
 
-    def _check_reasoning(self) -> None:
-        """A setting the session's model does not take is refused before any request (the
-        model of the settings or of a resumed session; --model was checked with the flags)."""
-        if self._reasoning is None:
-            return
-        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
-        if fields.refused:
-            raise fields.refused[0]
-
-    def _check_fallback(self) -> None:
-        """A --fallback-model that is the session's own model (the default, the settings' or a
-        resumed session's; --model was checked with the flags) is refused before any request,
-        as it could never be switched to."""
-        if self._fallback is not None and resolve_model(self._model_id).id == self._fallback:
-            other = "sonnet" if "haiku" in self._fallback else "haiku"
-            raise UsageError(
-                f"--fallback-model {self._fallback} is the session's own model",
-                remedy=f"Name another model to fall back to, such as --fallback-model {other}",
-            )
-
-    async def _reasoning_notice(self) -> None:
-        """What the model does not take is left out of its requests, and said once for that
-        model: after a switch of model (/model, the SDK's set_model), or asked for by a
-        variable rather than a flag."""
-        if self._reasoning is None or self._model_id in self._reasoning_told:
-            return
-        self._reasoning_told.add(self._model_id)
-        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
-        for refusal in (*fields.refused, *fields.unsent):
-            await self._ui.tell(Show(Notice("warning", f"{refusal}: sent without it")))
-
     def _calls(
         self, run: PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
     ) -> TurnCalls:
@@ -698,7 +623,7 @@ class Conductor(Actor[ConductorMsg]):
         if self._agents is not None:
             agents = self._agents.runner(
                 depth=0,
-                parent_model=self._model_id,
+                parent_model=self._choice.model_id,
                 tally=run.agents,
                 planning=self._planning,
                 check=(
@@ -756,22 +681,18 @@ class Conductor(Actor[ConductorMsg]):
             self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
 
     def _request(self) -> ModelRequest:
-        thinking = output_config = None
-        max_tokens = self._max_tokens
-        if self._reasoning is not None:
-            fields = request_fields(self._reasoning, resolve_model(self._model_id), max_tokens)
-            thinking, output_config = fields.thinking, fields.output_config
-            thinking = without_unthought_turn(thinking, self.conversation.messages)
-            max_tokens = fields.max_tokens
+        thinking, output_config, max_tokens = self._choice.request_fields(
+            self.conversation.messages
+        )
         request = ModelRequest(
-            model=self._model_id,
+            model=self._choice.model_id,
             max_tokens=max_tokens,
             thinking=thinking,
             output_config=output_config,
             messages=list(self.conversation.messages),
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
             tools=self._offered_tools(),
-            speed="fast" if self._fast_now() else None,
+            speed="fast" if self._choice.fast_now() else None,
         )
         return with_breakpoints(request) if self.prompt_caching else request
 
@@ -779,14 +700,7 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _resume(self) -> None:
         messages = await self._keeper.restore()
-        if self._keeper.model and not self._model_given:
-            try:
-                self._model_id = resolve_model(self._keeper.model).id
-            except UsageError:  # a session file edited, or from a store, naming no model
-                raise UsageError(
-                    f"the resumed session's model '{self._keeper.model}' is not a model",
-                    remedy="Choose one with --model (an alias such as sonnet, or a model id)",
-                ) from None
+        self._choice.resumed(self._keeper.model)
         if not messages:
             return
         self.conversation.messages = messages
@@ -830,7 +744,7 @@ class Conductor(Actor[ConductorMsg]):
     def _window(self) -> int:
         if self.context_window is not None:
             return self.context_window
-        return resolve_model(self._model_id).context_window
+        return resolve_model(self._choice.model_id).context_window
 
     async def _undo(self) -> str:
         text, undone = await self._keeper.undo()
