@@ -30,7 +30,7 @@ from actors.conductor.budget import (
     unpriced,
 )
 from actors.conductor.caching import with_breakpoints
-from actors.conductor.calls import ConductorCalls, TurnCalls
+from actors.conductor.calls import TurnCalls
 from actors.conductor.conversation import Conversation
 from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
@@ -41,15 +41,12 @@ from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.model_choice import ModelChoice
+from actors.conductor.offers import Offers
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
 from actors.conductor.prompt_run import PromptRun
 from actors.conductor.rewind import Rewinder, still_running
-from actors.conductor.search_results import combined
-from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.structured import StructuredOutput
-from actors.conductor.tally import Tally
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
-from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError, UsageError
 from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
@@ -59,14 +56,12 @@ from actors.protocol import (
     Compact,
     ConductorMsg,
     ContextFill,
-    DescribeProvider,
     GetContext,
     GetContextFill,
     GetConversation,
     GetUsage,
     ListAgents,
     ListBackgroundAgents,
-    ListModelSkills,
     ListOfferedTools,
     ListRewindPoints,
     ListTools,
@@ -88,11 +83,8 @@ from actors.protocol import (
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
-    SKILL_TOOL,
     STRUCTURED_OUTPUT,
     TASK_TOOLS,
-    TOOL_SEARCH,
-    WEB_SEARCH,
 )
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
@@ -190,7 +182,6 @@ class Conductor(Actor[ConductorMsg]):
         self._broker = broker
         self._agents: Subagents | None = None  # the Agent tool, once started
         self._mcp_client = mcp
-        self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
         self._hooks_runner = hooks
         self._hooks: ConversationHooks | None = None  # once started, when hooks are configured
         self._prompt_hooks = PromptHooks()
@@ -198,13 +189,7 @@ class Conductor(Actor[ConductorMsg]):
         self._headless = headless
         self.conversation = Conversation()
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
-        self._tool_specs: list[Block] = []  # the executor's (ListTools)
-        self._agent_tool: Block | None = None  # Agent, when the session offers it
-        self._skill_offer: SkillOffer | None = None  # Skill, when there are skills to load
-        self._structured: StructuredOutput | None = None  # the prompt's, when it has a schema
-        self._search: WebSearchOffer | None = None  # WebSearch, unless the session leaves it out
-        self._search_for = ""  # the model whose provider was asked whether it searches
-        self._searches = False  # whether it does: WebSearch is offered only then
+        self._offers = Offers()  # the tools beside the executor's, and who answers them
         self._system = ""
         self._project: ProjectContext | None = None  # what the system prompt is made from
         self._planning = False
@@ -234,10 +219,10 @@ class Conductor(Actor[ConductorMsg]):
         self._new_guides = nested_guides(context)
         self._guides = self._new_guides()
         tools = await self._tools.ask(ListTools())
-        self._tool_specs = tools.definitions
+        self._offers.tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
         if self._mcp_client is not None and context.mcp_servers:
-            self._mcp = McpOffer(
+            self._offers.mcp = McpOffer(
                 self._mcp_client,
                 window=self._window(),
                 removed=removed_mcp_tools(context.permission_rules),
@@ -247,8 +232,15 @@ class Conductor(Actor[ConductorMsg]):
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
             self._prompt_hooks.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
-        await self._offer_skills(context)
-        await self._offer_search(context)
+        await self._offers.offer_skills(context, self._skills, self._broker)
+        await self._offers.offer_search(
+            context,
+            model=self._model,
+            broker=self._broker,
+            ui=self._ui,
+            model_id=lambda: self._choice.model_id,
+            on_usage=self._used,
+        )
         await self._resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
@@ -273,7 +265,7 @@ class Conductor(Actor[ConductorMsg]):
             guides=self._new_guides,
             max_tokens=self._choice.max_tokens,
             on_usage=self._used,
-            mcp_specs=self._mcp_specs_for_agents,
+            mcp_specs=self._offers.mcp_specs_for_agents,
             commands=self._background,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
             refused=frozenset(
@@ -284,56 +276,8 @@ class Conductor(Actor[ConductorMsg]):
             ),
         )
         if self._agents.enabled and self._agents.types and AGENT_TOOL not in self._agents.refused:
-            self._agent_tool = self._agents.definition()
+            self._offers.agent_tool = self._agents.definition()
         await self.tasks.start(self._agents.background.serve)
-
-    async def _offer_skills(self, context: ProjectContext) -> None:
-        """The Skill tool, when there are skills the model may load and the session's tool
-        list (``--tools``, ``--disallowedTools``) does not leave it out."""
-        if self._skills is None:
-            return
-        if context.offered_tools is not None and SKILL_TOOL not in context.offered_tools:
-            return
-        if SKILL_TOOL in context.refused_tools:
-            return
-        skills = await self._skills.ask(ListModelSkills())
-        if skills:
-            self._skill_offer = SkillOffer(
-                self._skills, skills, broker=self._broker, home=context.home
-            )
-
-    async def _offer_search(self, context: ProjectContext) -> None:
-        """WebSearch, unless the session's tool list leaves it out; offered while the model's
-        provider has the API's own web search (``_provider_searches``)."""
-        if self._broker is None:
-            return  # nobody to ask first: a search is never unasked
-        if context.offered_tools is not None and WEB_SEARCH not in context.offered_tools:
-            return
-        if WEB_SEARCH in context.refused_tools:
-            return
-        self._search = WebSearchOffer(
-            model=self._model,
-            broker=self._broker,
-            ui=self._ui,
-            settings=combined(context.config.web_search, context.settings.web_search),
-            model_id=lambda: self._choice.model_id,
-            on_usage=self._used,
-        )
-        await self._provider_searches()
-
-    async def _provider_searches(self) -> None:
-        """Ask the model client, once per model, whether its provider searches the web."""
-        if self._search is None or self._search_for == self._choice.model_id:
-            return
-        self._search_for = self._choice.model_id
-        try:
-            report = await self._model.ask(DescribeProvider(model=self._choice.model_id))
-        except LegatoError:
-            # A set-up the first request will report (a bad address): no search is offered
-            # until it is fixed, and the session's own error says what to fix.
-            self._searches = False
-            return
-        self._searches = report.web_search
 
     def close_inbox(self) -> None:
         # The session is ending: background agents are the one work of the conductor that
@@ -358,23 +302,6 @@ class Conductor(Actor[ConductorMsg]):
         if not isinstance(msg, _AT_ONCE):
             self._in_order.arrived(msg)
 
-    def _mcp_specs_for_agents(self) -> list[Block]:
-        if self._mcp is None:
-            return []
-        return [spec for spec in self._mcp.specs() if spec["name"] != TOOL_SEARCH]
-
-    def _offered_tools(self, *, with_mcp: bool = True) -> list[Block]:
-        """The main conversation's tools: the executor's and Agent, fixed at start, then the
-        MCP tools offered now (``with_mcp``)."""
-        mcp = self._mcp.specs() if with_mcp and self._mcp is not None else ()
-        skill = self._skill_offer.definition() if self._skill_offer is not None else None
-        search = self._search.definition() if self._search and self._searches else None
-        offered = offered_tools(
-            self._tool_specs, agent=self._agent_tool, mcp=mcp, skill=skill, search=search
-        )
-        # Last, after the fixed tools: only a prompt with a schema offers it.
-        return offered if self._structured is None else [*offered, self._structured.definition()]
-
     def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
         self._usage = self._usage + usage
@@ -392,7 +319,7 @@ class Conductor(Actor[ConductorMsg]):
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
-                names = (spec["name"] for spec in self._offered_tools(with_mcp=False))
+                names = (spec["name"] for spec in self._offers.offered(with_mcp=False))
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
                 chosen = resolve_model(name)  # UsageError goes back to the caller
@@ -482,13 +409,13 @@ class Conductor(Actor[ConductorMsg]):
             used=self._used,
             save=lambda: self._keeper.save(self.conversation.messages),
         )
-        if self._search is not None:
-            self._search.new_prompt()
+        if self._offers.search is not None:
+            self._offers.search.new_prompt()
             if self._spending.budget is not None:  # a search's own requests are the run's too
-                self._search.check = lambda r: self._spending.reserve(self._spent_by(run), r)
-                self._search.settle = self._spending.settle
+                self._offers.search.check = lambda r: self._spending.reserve(self._spent_by(run), r)
+                self._offers.search.settle = self._spending.settle
         schema = prompt.output_schema
-        self._structured = None if schema is None else StructuredOutput(schema)
+        self._offers.structured = None if schema is None else StructuredOutput(schema)
         exported = telemetry.current
         if exported is not None:
             exported.prompt_started(len(prompt.typed if prompt.typed is not None else prompt.text))
@@ -501,7 +428,7 @@ class Conductor(Actor[ConductorMsg]):
             outcome = "error"
             raise
         finally:
-            self._structured = None
+            self._offers.structured = None
             self._spending.prompt_ended(self._spent_by(run))
             if exported is not None:
                 took = round((time.monotonic() - run.started) * 1000)
@@ -536,10 +463,14 @@ class Conductor(Actor[ConductorMsg]):
         await self._keeper.save(self.conversation.messages)
         try:
             ending = await self._dialogue(run, prompt.max_turns)
-            while ending == "answered" and self._structured and not self._structured.exhausted:
+            while (
+                ending == "answered"
+                and self._offers.structured
+                and not self._offers.structured.exhausted
+            ):
                 # An answer without the value: the model is told to give it.
-                self._structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
-                if self._structured.exhausted:
+                self._offers.structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
+                if self._offers.structured.exhausted:
                     break
                 self.conversation.add_user_text(structured.NUDGE)
                 ending = await self._dialogue(run, prompt.max_turns)
@@ -555,7 +486,7 @@ class Conductor(Actor[ConductorMsg]):
                 "error_max_turns",
                 SessionError(f"stopped after {_turns(prompt.max_turns)} (--max-turns)"),
             )
-        shaped = self._structured
+        shaped = self._offers.structured
         if shaped is not None and not shaped.given and (ending == "answered" or shaped.exhausted):
             # Off-schema values (or none) until the tries ran out: the last problems, in words.
             return self._outcome(
@@ -586,7 +517,7 @@ class Conductor(Actor[ConductorMsg]):
     def _spent_by(self, run: PromptRun) -> float | None:
         """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
         its own model's price; None once part of it was at unknown prices."""
-        searched = self._search.used if self._search is not None else Tally()
+        searched = self._offers.searched()
         parts = (run.cost, run.agents.cost, searched.cost)
         return None if None in parts else sum(p for p in parts if p is not None)
 
@@ -601,11 +532,12 @@ class Conductor(Actor[ConductorMsg]):
         ):
             await self._compact(run, forced=False)
         await self._background_news()
-        await self._provider_searches()  # /model may have changed the provider
-        if self._mcp is not None:
-            self._mcp.window = self._window()  # /model may have changed it
+        # /model may have changed the provider.
+        await self._offers.provider_searches(self._model, self._choice.model_id)
+        if self._offers.mcp is not None:
+            self._offers.mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
-                await self._mcp.refresh()
+                await self._offers.mcp.refresh()
         await self._choice.reasoning_notice(self._ui)
         request = self._request()
         self._spending.sent_at = anyio.current_time()
@@ -640,13 +572,7 @@ class Conductor(Actor[ConductorMsg]):
             display=display,
             record=record,
             spend_left=lambda: self._spending.left(self._spent_by(run)),
-            agents=ConductorCalls(
-                agents,
-                self._mcp,
-                self._skill_offer,
-                self._search if self._searches else None,
-                self._structured,
-            ),
+            agents=self._offers.conductor_calls(agents),
         )
 
     async def _finished(
@@ -691,7 +617,7 @@ class Conductor(Actor[ConductorMsg]):
             output_config=output_config,
             messages=list(self.conversation.messages),
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=self._offered_tools(),
+            tools=self._offers.offered(),
             speed="fast" if self._choice.fast_now() else None,
         )
         return with_breakpoints(request) if self.prompt_caching else request
@@ -722,18 +648,21 @@ class Conductor(Actor[ConductorMsg]):
 
     def _estimate_context(self) -> int:
         """Until an answer measures it: the conversation, the tools and the system prompt."""
-        tools = self._offered_tools(with_mcp=False)
+        tools = self._offers.offered(with_mcp=False)
         fixed = len(msgspec.json.encode(tools)) + len(self._system.encode())
         return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
 
     def _fill(self) -> ContextFill:
         """The next request's parts, as ``_request`` would build it now."""
-        mcp = self._mcp.specs() if self._mcp is not None else []
-        search = self._search.definition() if self._search and self._searches else None
+        mcp = self._offers.mcp.specs() if self._offers.mcp is not None else []
         return context_fill(
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=offered_tools(self._tool_specs, agent=self._agent_tool, search=search),
-            skill=self._skill_offer.definition() if self._skill_offer is not None else None,
+            tools=offered_tools(
+                self._offers.tool_specs,
+                agent=self._offers.agent_tool,
+                search=self._offers.search_definition(),
+            ),
+            skill=self._offers.skill_definition(),
             mcp=mcp,
             messages=self.conversation.messages,
             window=self._window(),
@@ -837,10 +766,12 @@ class Conductor(Actor[ConductorMsg]):
         return run.outcome(
             subtype,
             error,
-            searched=self._search.used if self._search is not None else Tally(),
+            searched=self._offers.searched(),
             total=self._spent_by(run),
             session_id=self.session_id,
-            structured=self._structured.value if self._structured is not None else None,
+            structured=self._offers.structured.value
+            if self._offers.structured is not None
+            else None,
         )
 
 
