@@ -8,6 +8,13 @@ again before the conductor lets go of a cancelled prompt (see ``Conversation.clo
 
 It handles its messages one at a time, in order (``InOrder``), but for the questions about
 background agents, answered at once even while a prompt runs (``/tasks`` is asked then).
+
+What it keeps for the session is kept by parts it holds: the prompt while it runs
+(``prompt_run.PromptRun``, the main conversation's seat at the turns), the model and how it is
+asked (``model_choice.ModelChoice``, with the way on to ``--fallback-model``), the spend under
+``--max-budget-usd`` (``budget.Spending``), the tools offered beside the executor's
+(``offers.Offers``), the session file and checkpoints (``keeper.SessionKeeper``) and
+``/rewind`` (``rewind.Rewinder``).
 """
 
 from __future__ import annotations
