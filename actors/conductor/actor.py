@@ -8,6 +8,13 @@ again before the conductor lets go of a cancelled prompt (see ``Conversation.clo
 
 It handles its messages one at a time, in order (``InOrder``), but for the questions about
 background agents, answered at once even while a prompt runs (``/tasks`` is asked then).
+
+What it keeps for the session is kept by parts it holds: the prompt while it runs
+(``prompt_run.PromptRun``, the main conversation's seat at the turns), the model and how it is
+asked (``model_choice.ModelChoice``, with the way on to ``--fallback-model``), the spend under
+``--max-budget-usd`` (``budget.Spending``), the tools offered beside the executor's
+(``offers.Offers``), the session file and checkpoints (``keeper.SessionKeeper``) and
+``/rewind`` (``rewind.Rewinder``).
 """
 
 from __future__ import annotations
@@ -21,17 +28,16 @@ import msgspec
 
 from actors import telemetry
 from actors.conductor import compaction, structured
-from actors.conductor.agents import Subagents, Tally, agent_types
+from actors.conductor.agents import Subagents, agent_types
 from actors.conductor.budget import (
+    MAIN,
     BudgetReached,
     Cached,
-    check_budget,
-    overloaded,
-    unavailable,
+    Spending,
     unpriced,
 )
 from actors.conductor.caching import with_breakpoints
-from actors.conductor.calls import ConductorCalls, Display, TurnCalls
+from actors.conductor.calls import TurnCalls
 from actors.conductor.conversation import Conversation
 from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
@@ -41,15 +47,15 @@ from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.ledger import merge as merge_ledger
 from actors.conductor.mcp_tools import McpOffer
+from actors.conductor.model_choice import ModelChoice
+from actors.conductor.offers import Offers
 from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.prompt_run import PromptRun
 from actors.conductor.rewind import Rewinder, still_running
-from actors.conductor.search_results import combined
-from actors.conductor.skill_tool import SkillOffer
 from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
-from actors.conductor.web_search import WebSearchOffer
 from actors.errors import LegatoError, SessionError, UsageError
-from actors.models import cost_usd, resolve_model, same_provider, speed_notice
+from actors.models import cost_usd, resolve_model, speed_notice
 from actors.protocol import (
     AddDirectory,
     AddNote,
@@ -57,14 +63,12 @@ from actors.protocol import (
     Compact,
     ConductorMsg,
     ContextFill,
-    DescribeProvider,
     GetContext,
     GetContextFill,
     GetConversation,
     GetUsage,
     ListAgents,
     ListBackgroundAgents,
-    ListModelSkills,
     ListOfferedTools,
     ListRewindPoints,
     ListTools,
@@ -83,37 +87,25 @@ from actors.protocol import (
     UndoRewind,
     Usage,
 )
-from actors.reasoning import (
-    Reasoning,
-    chosen_effort,
-    request_fields,
-    with_settings_effort,
-    without_unthought_turn,
-)
 from actors.settings.rule_check import denied_agents, removed_mcp_tools
 from actors.tool_names import (
     AGENT_TOOL,
-    SKILL_TOOL,
     STRUCTURED_OUTPUT,
     TASK_TOOLS,
-    TOOL_SEARCH,
-    WEB_SEARCH,
 )
 from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
-MAIN = "main"  # the main conversation's request, among those held against the budget
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from actors.conductor.display import Display
     from actors.conductor.turn import Ending
     from actors.instructions import NestedGuides
     from actors.protocol import (
         AgentId,
         AgentTypes,
         Block,
-        HookEvent,
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
@@ -129,6 +121,7 @@ if TYPE_CHECKING:
         ToolResult,
         UiMsg,
     )
+    from actors.reasoning import Reasoning
     from runtime import Address, Reply
 
 DEFAULT_MAX_TOKENS = 16_384
@@ -181,21 +174,13 @@ class Conductor(Actor[ConductorMsg]):
         fallback_model: str | None = None,
     ) -> None:
         super().__init__()
-        self._reasoning = reasoning
-        self._reasoning_told: set[str] = set()  # models told what of it they do not take
-        self._model_given = model_given
-        self._budget = max_budget_usd
-        self._spent: float | None = 0.0  # by the prompts that ended, for the budget
-        # What the main conversation's last answered request left in the prompt cache, and
-        # when the latest request went: the budget prices a cache read at its own rate.
-        self._cached: Cached | None = None
-        self._sent_at = 0.0
-        # The input of each request sent and not yet answered ("main", or a subagent's request
-        # by id), held against the budget until its usage is counted: a subagent's request
-        # and the tools' go while the main answer streams, and subagents run side by side.
-        self._reserved: dict[object, float] = {}
-        self._fallback = fallback_model
-        self._fell_back_from: str | None = None  # the model the session left for the fallback
+        self._choice = ModelChoice(
+            reasoning=reasoning,
+            given=model_given,
+            fallback=fallback_model,
+            max_tokens=max_tokens,
+        )
+        self._spending = Spending(max_budget_usd)
         self._memory = memory
         self._model = model
         self._tools = tools
@@ -204,26 +189,16 @@ class Conductor(Actor[ConductorMsg]):
         self._broker = broker
         self._agents: Subagents | None = None  # the Agent tool, once started
         self._mcp_client = mcp
-        self._mcp: McpOffer | None = None  # once started, when MCP servers are configured
         self._hooks_runner = hooks
         self._hooks: ConversationHooks | None = None  # once started, when hooks are configured
         self._prompt_hooks = PromptHooks()
         self.session_id = session_id
         self._headless = headless
-        self._max_tokens = max_tokens
         self.conversation = Conversation()
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
-        self._tool_specs: list[Block] = []  # the executor's (ListTools)
-        self._agent_tool: Block | None = None  # Agent, when the session offers it
-        self._skill_offer: SkillOffer | None = None  # Skill, when there are skills to load
-        self._structured: StructuredOutput | None = None  # the prompt's, when it has a schema
-        self._search: WebSearchOffer | None = None  # WebSearch, unless the session leaves it out
-        self._search_for = ""  # the model whose provider was asked whether it searches
-        self._searches = False  # whether it does: WebSearch is offered only then
+        self._offers = Offers()  # the tools beside the executor's, and who answers them
         self._system = ""
         self._project: ProjectContext | None = None  # what the system prompt is made from
-        self._model_id = ""
-        self._fast = False  # /fast: only models with fast_mode run faster (actors/models.py)
         self._planning = False
         # The session file, the ledger and the checkpoints; the context's size.
         self._keeper = SessionKeeper(sessions, tools)
@@ -244,18 +219,17 @@ class Conductor(Actor[ConductorMsg]):
         context: ProjectContext = await self._memory.ask(GetContext())
         if telemetry.current is not None:
             telemetry.current.session_started(self.session_id)
-        self._model_id = context.model
-        self._reasoning = with_settings_effort(self._reasoning, context.effort_level)
+        self._choice.start(context)
         self._project = context
         self._system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.
         self._new_guides = nested_guides(context)
         self._guides = self._new_guides()
         tools = await self._tools.ask(ListTools())
-        self._tool_specs = tools.definitions
+        self._offers.tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
         if self._mcp_client is not None and context.mcp_servers:
-            self._mcp = McpOffer(
+            self._offers.mcp = McpOffer(
                 self._mcp_client,
                 window=self._window(),
                 removed=removed_mcp_tools(context.permission_rules),
@@ -265,13 +239,20 @@ class Conductor(Actor[ConductorMsg]):
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
             self._prompt_hooks.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
-        await self._offer_skills(context)
-        await self._offer_search(context)
+        await self._offers.offer_skills(context, self._skills, self._broker)
+        await self._offers.offer_search(
+            context,
+            model=self._model,
+            broker=self._broker,
+            ui=self._ui,
+            model_id=lambda: self._choice.model_id,
+            on_usage=self._used,
+        )
         await self._resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
-        self._check_reasoning()
-        self._check_fallback()
+        self._choice.check_reasoning()
+        self._choice.check_fallback()
 
     async def _start_agents(self, context: ProjectContext, specs: list[Block]) -> None:
         user: AgentTypes | None = None
@@ -289,9 +270,9 @@ class Conductor(Actor[ConductorMsg]):
             tool_specs=specs,
             environment=agent_context(context),
             guides=self._new_guides,
-            max_tokens=self._max_tokens,
+            max_tokens=self._choice.max_tokens,
             on_usage=self._used,
-            mcp_specs=self._mcp_specs_for_agents,
+            mcp_specs=self._offers.mcp_specs_for_agents,
             commands=self._background,
             hooks=self._hooks if self._hooks and "SubagentStop" in self._hooks.events else None,
             refused=frozenset(
@@ -302,56 +283,8 @@ class Conductor(Actor[ConductorMsg]):
             ),
         )
         if self._agents.enabled and self._agents.types and AGENT_TOOL not in self._agents.refused:
-            self._agent_tool = self._agents.definition()
+            self._offers.agent_tool = self._agents.definition()
         await self.tasks.start(self._agents.background.serve)
-
-    async def _offer_skills(self, context: ProjectContext) -> None:
-        """The Skill tool, when there are skills the model may load and the session's tool
-        list (``--tools``, ``--disallowedTools``) does not leave it out."""
-        if self._skills is None:
-            return
-        if context.offered_tools is not None and SKILL_TOOL not in context.offered_tools:
-            return
-        if SKILL_TOOL in context.refused_tools:
-            return
-        skills = await self._skills.ask(ListModelSkills())
-        if skills:
-            self._skill_offer = SkillOffer(
-                self._skills, skills, broker=self._broker, home=context.home
-            )
-
-    async def _offer_search(self, context: ProjectContext) -> None:
-        """WebSearch, unless the session's tool list leaves it out; offered while the model's
-        provider has the API's own web search (``_provider_searches``)."""
-        if self._broker is None:
-            return  # nobody to ask first: a search is never unasked
-        if context.offered_tools is not None and WEB_SEARCH not in context.offered_tools:
-            return
-        if WEB_SEARCH in context.refused_tools:
-            return
-        self._search = WebSearchOffer(
-            model=self._model,
-            broker=self._broker,
-            ui=self._ui,
-            settings=combined(context.config.web_search, context.settings.web_search),
-            model_id=lambda: self._model_id,
-            on_usage=self._used,
-        )
-        await self._provider_searches()
-
-    async def _provider_searches(self) -> None:
-        """Ask the model client, once per model, whether its provider searches the web."""
-        if self._search is None or self._search_for == self._model_id:
-            return
-        self._search_for = self._model_id
-        try:
-            report = await self._model.ask(DescribeProvider(model=self._model_id))
-        except LegatoError:
-            # A set-up the first request will report (a bad address): no search is offered
-            # until it is fixed, and the session's own error says what to fix.
-            self._searches = False
-            return
-        self._searches = report.web_search
 
     def close_inbox(self) -> None:
         # The session is ending: background agents are the one work of the conductor that
@@ -376,23 +309,6 @@ class Conductor(Actor[ConductorMsg]):
         if not isinstance(msg, _AT_ONCE):
             self._in_order.arrived(msg)
 
-    def _mcp_specs_for_agents(self) -> list[Block]:
-        if self._mcp is None:
-            return []
-        return [spec for spec in self._mcp.specs() if spec["name"] != TOOL_SEARCH]
-
-    def _offered_tools(self, *, with_mcp: bool = True) -> list[Block]:
-        """The main conversation's tools: the executor's and Agent, fixed at start, then the
-        MCP tools offered now (``with_mcp``)."""
-        mcp = self._mcp.specs() if with_mcp and self._mcp is not None else ()
-        skill = self._skill_offer.definition() if self._skill_offer is not None else None
-        search = self._search.definition() if self._search and self._searches else None
-        offered = offered_tools(
-            self._tool_specs, agent=self._agent_tool, mcp=mcp, skill=skill, search=search
-        )
-        # Last, after the fixed tools: only a prompt with a schema offers it.
-        return offered if self._structured is None else [*offered, self._structured.definition()]
-
     def _used(self, model: str, usage: Usage) -> None:
         """A subagent's answer: counted in the session's usage."""
         self._usage = self._usage + usage
@@ -410,21 +326,19 @@ class Conductor(Actor[ConductorMsg]):
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
-                names = (spec["name"] for spec in self._offered_tools(with_mcp=False))
+                names = (spec["name"] for spec in self._offers.offered(with_mcp=False))
                 await reply.answer(msg, tuple(names))
             case SetModel(model=name):
                 chosen = resolve_model(name)  # UsageError goes back to the caller
-                if self._budget is not None and chosen.prices is None:
+                if self._spending.budget is not None and chosen.prices is None:
                     # Refused now, the session going on with its model, rather than at the
                     # next prompt, which the budget would stop.
                     raise UsageError(unpriced(chosen))
-                self._model_id = chosen.id
-                await self._keeper.choose_model(self._model_id)
-                await reply.answer(msg, self._model_id)
+                self._choice.model_id = chosen.id
+                await self._keeper.choose_model(self._choice.model_id)
+                await reply.answer(msg, self._choice.model_id)
             case SetEffort(level=level):
-                model = resolve_model(self._model_id)
-                self._reasoning, said = chosen_effort(self._reasoning, level, model)
-                await reply.answer(msg, said)
+                await reply.answer(msg, self._choice.set_effort(level))
             case _:
                 async with self._in_order.turn(msg):
                     await self._handle_in_order(msg, reply)
@@ -450,8 +364,8 @@ class Conductor(Actor[ConductorMsg]):
                     await self._save_after_prompt()
                 await reply.answer(msg, outcome)
             case SetFast(fast=fast):
-                self._fast = fast
-                await reply.answer(msg, self._fast_now())
+                self._choice.fast = fast
+                await reply.answer(msg, self._choice.fast_now())
             case ClearConversation():
                 self.conversation = Conversation()
                 if self._guides is not None:
@@ -488,18 +402,27 @@ class Conductor(Actor[ConductorMsg]):
                 self._system = system_prompt(self._project, headless=self._headless)
                 await reply.answer(msg, folders)
 
-    def _fast_now(self) -> bool:
-        return self._fast and resolve_model(self._model_id).fast_mode
-
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
-        run = _PromptRun(self, started=time.monotonic())
-        if self._search is not None:
-            self._search.new_prompt()
-            if self._budget is not None:  # a search's own requests are the run's too
-                self._search.check = lambda r: self._reserve(run, r)
-                self._search.settle = lambda r: self._reserved.pop(id(r), None)
+        run = PromptRun(
+            model=self._model,
+            hooks=self._hooks,
+            dialogue=Dialogue(self.conversation, self._guides),
+            ui=self._ui,
+            background=self._background,
+            started=time.monotonic(),
+            next_request=self._next_request,
+            calls=self._calls,
+            answered=self._finished,
+            used=self._used,
+            save=lambda: self._keeper.save(self.conversation.messages),
+        )
+        if self._offers.search is not None:
+            self._offers.search.new_prompt()
+            if self._spending.budget is not None:  # a search's own requests are the run's too
+                self._offers.search.check = lambda r: self._spending.reserve(self._spent_by(run), r)
+                self._offers.search.settle = self._spending.settle
         schema = prompt.output_schema
-        self._structured = None if schema is None else StructuredOutput(schema)
+        self._offers.structured = None if schema is None else StructuredOutput(schema)
         exported = telemetry.current
         if exported is not None:
             exported.prompt_started(len(prompt.typed if prompt.typed is not None else prompt.text))
@@ -512,21 +435,23 @@ class Conductor(Actor[ConductorMsg]):
             outcome = "error"
             raise
         finally:
-            self._structured = None
-            self._reserved.clear()  # requests that failed or were stopped: not spent
-            # Interrupted too: what it spent was spent.
-            total = self._spent_by(run)
-            self._spent = None if self._spent is None or total is None else self._spent + total
+            self._offers.structured = None
+            self._spending.prompt_ended(self._spent_by(run))
             if exported is not None:
                 took = round((time.monotonic() - run.started) * 1000)
                 exported.prompt_finished(outcome, took)
 
-    async def _run_prompt(self, run: _PromptRun, prompt: RunPrompt) -> TurnOutcome:
+    async def _run_prompt(self, run: PromptRun, prompt: RunPrompt) -> TurnOutcome:
         self._planning = prompt.plan
-        if self._budget is not None and resolve_model(self._model_id).prices is None:
+        if (
+            self._spending.budget is not None
+            and resolve_model(self._choice.model_id).prices is None
+        ):
             # The settings chose a model the flag's check could not see.
             return self._outcome(
-                run, "error_during_execution", SessionError(unpriced(resolve_model(self._model_id)))
+                run,
+                "error_during_execution",
+                SessionError(unpriced(resolve_model(self._choice.model_id))),
             )
         refused = await self._prompt_hooks.refusal(prompt.text)
         if refused is not None:
@@ -545,10 +470,14 @@ class Conductor(Actor[ConductorMsg]):
         await self._keeper.save(self.conversation.messages)
         try:
             ending = await self._dialogue(run, prompt.max_turns)
-            while ending == "answered" and self._structured and not self._structured.exhausted:
+            while (
+                ending == "answered"
+                and self._offers.structured
+                and not self._offers.structured.exhausted
+            ):
                 # An answer without the value: the model is told to give it.
-                self._structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
-                if self._structured.exhausted:
+                self._offers.structured.missed([f"the answer did not call {STRUCTURED_OUTPUT}"])
+                if self._offers.structured.exhausted:
                     break
                 self.conversation.add_user_text(structured.NUDGE)
                 ending = await self._dialogue(run, prompt.max_turns)
@@ -564,7 +493,7 @@ class Conductor(Actor[ConductorMsg]):
                 "error_max_turns",
                 SessionError(f"stopped after {_turns(prompt.max_turns)} (--max-turns)"),
             )
-        shaped = self._structured
+        shaped = self._offers.structured
         if shaped is not None and not shaped.given and (ending == "answered" or shaped.exhausted):
             # Off-schema values (or none) until the tries ran out: the last problems, in words.
             return self._outcome(
@@ -582,58 +511,24 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", note)))
         return self._outcome(run, "success")
 
-    async def _dialogue(self, run: _PromptRun, max_turns: int) -> Ending:
+    async def _dialogue(self, run: PromptRun, max_turns: int) -> Ending:
         """The prompt's dialogue, gone on with on the fallback model (for the rest of the
         session) when the model is overloaded past the model client's retries."""
         while True:
             try:
                 return await run_dialogue(run.dialogue, run, max_turns=max_turns)
             except LegatoError as error:
-                fallback = self._fallback
-                same = fallback is not None and resolve_model(self._model_id).id == fallback
-                if same and self._fell_back_from is not None and overloaded(error):
-                    # The fallback failed too: the usual remedy (a smaller model) may name the
-                    # very model that just failed, and the person should know both did.
-                    error.message = (
-                        f"the fallback model {fallback} failed too, after "
-                        f"{self._fell_back_from}: {error.message}"
-                    )
-                    error.remedy = "Wait a minute and try again, or name another --fallback-model"
+                if not await self._choice.fall_back(error, run.dialogue, self._ui):
                     raise
-                if fallback is None or same or not unavailable(error):
-                    raise
-                # Only a failure before any of the answer: the conversation still ends with
-                # what the request carried, and the same request goes to the fallback. Part of
-                # an answer kept would be answered again, by another model.
-                last = self.conversation.messages[-1] if self.conversation.messages else None
-                if last is None or last.role != "user":
-                    raise
-                if not same_provider(fallback, self._model_id):
-                    # The settings chose a model of another provider than the flag's check saw.
-                    note = (
-                        f"--fallback-model {fallback} is not used: it is served by another "
-                        f"provider than {self._model_id}, and a run does not change provider"
-                    )
-                    await self._ui.tell(Show(Notice("warning", note)))
-                    raise
-                run.dialogue.turns -= 1
-                primary, self._model_id = self._model_id, fallback
-                self._fell_back_from = primary
-                why = error.describe().splitlines()[0]
-                note = (
-                    f"{primary} failed past the retries: {why}; going on with the fallback "
-                    f"model {fallback} for the rest of this run"
-                )
-                await self._ui.tell(Show(Notice("warning", note, model=fallback)))
 
-    def _spent_by(self, run: _PromptRun) -> float | None:
+    def _spent_by(self, run: PromptRun) -> float | None:
         """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
         its own model's price; None once part of it was at unknown prices."""
-        searched = self._search.used if self._search is not None else Tally()
+        searched = self._offers.searched()
         parts = (run.cost, run.agents.cost, searched.cost)
         return None if None in parts else sum(p for p in parts if p is not None)
 
-    async def _next_request(self, run: _PromptRun) -> ModelRequest:
+    async def _next_request(self, run: PromptRun) -> ModelRequest:
         """The conversation made ready for the next answer (compacted when nearly full, told
         the background's news), and the request for it."""
         if (
@@ -644,106 +539,51 @@ class Conductor(Actor[ConductorMsg]):
         ):
             await self._compact(run, forced=False)
         await self._background_news()
-        await self._provider_searches()  # /model may have changed the provider
-        if self._mcp is not None:
-            self._mcp.window = self._window()  # /model may have changed it
+        # /model may have changed the provider.
+        await self._offers.provider_searches(self._model, self._choice.model_id)
+        if self._offers.mcp is not None:
+            self._offers.mcp.window = self._window()  # /model may have changed it
             with contextlib.suppress(KernelError):  # the client is gone: the session is ending
-                await self._mcp.refresh()
-        await self._reasoning_notice()
+                await self._offers.mcp.refresh()
+        await self._choice.reasoning_notice(self._ui)
         request = self._request()
-        self._sent_at = anyio.current_time()
-        if self._budget is not None:
-            self._reserved.pop(MAIN, None)  # a request that failed: not spent
-            self._reserved[MAIN] = self._check_budget(run, request, cached=self._cached)
+        self._spending.sent_at = anyio.current_time()
+        if self._spending.budget is not None:
+            self._spending.reserved.pop(MAIN, None)  # a request that failed: not spent
+            self._spending.reserved[MAIN] = self._spending.check(
+                self._spent_by(run), request, cached=self._spending.cached
+            )
         return request
 
-    def _check_budget(
-        self, run: _PromptRun, request: ModelRequest, cached: Cached | None = None
-    ) -> float:
-        """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
-        would take the session's spend over ``--max-budget-usd`` (budget.py says the rule)."""
-        assert self._budget is not None
-        spent = self._spent_by(run)
-        held = sum(self._reserved.values())
-        before = None if spent is None or self._spent is None else spent + self._spent + held
-        return check_budget(self._budget, before, request, cached, anyio.current_time())
-
-    def _reserve(self, run: _PromptRun, request: ModelRequest) -> None:
-        """A subagent's or a search's request checked against the budget, and held until it
-        is answered."""
-        self._reserved[id(request)] = self._check_budget(run, request)
-
-    def _spend_left(self, run: _PromptRun) -> float | None:
-        """What the session may still spend under ``--max-budget-usd``; None: no budget."""
-        if self._budget is None:
-            return None
-        spent = self._spent_by(run)
-        if spent is None or self._spent is None:
-            return 0.0  # part of it at unknown prices: nothing can be said to be left
-        return max(0.0, self._budget - self._spent - spent - sum(self._reserved.values()))
-
-    def _check_reasoning(self) -> None:
-        """A setting the session's model does not take is refused before any request (the
-        model of the settings or of a resumed session; --model was checked with the flags)."""
-        if self._reasoning is None:
-            return
-        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
-        if fields.refused:
-            raise fields.refused[0]
-
-    def _check_fallback(self) -> None:
-        """A --fallback-model that is the session's own model (the default, the settings' or a
-        resumed session's; --model was checked with the flags) is refused before any request,
-        as it could never be switched to."""
-        if self._fallback is not None and resolve_model(self._model_id).id == self._fallback:
-            other = "sonnet" if "haiku" in self._fallback else "haiku"
-            raise UsageError(
-                f"--fallback-model {self._fallback} is the session's own model",
-                remedy=f"Name another model to fall back to, such as --fallback-model {other}",
-            )
-
-    async def _reasoning_notice(self) -> None:
-        """What the model does not take is left out of its requests, and said once for that
-        model: after a switch of model (/model, the SDK's set_model), or asked for by a
-        variable rather than a flag."""
-        if self._reasoning is None or self._model_id in self._reasoning_told:
-            return
-        self._reasoning_told.add(self._model_id)
-        fields = request_fields(self._reasoning, resolve_model(self._model_id), self._max_tokens)
-        for refusal in (*fields.refused, *fields.unsent):
-            await self._ui.tell(Show(Notice("warning", f"{refusal}: sent without it")))
-
     def _calls(
-        self, run: _PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
+        self, run: PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
     ) -> TurnCalls:
         agents = None
         if self._agents is not None:
             agents = self._agents.runner(
                 depth=0,
-                parent_model=self._model_id,
+                parent_model=self._choice.model_id,
                 tally=run.agents,
                 planning=self._planning,
-                check=None if self._budget is None else lambda r: self._reserve(run, r),
-                settle=lambda r: self._reserved.pop(id(r), None),
-                spend_left=lambda: self._spend_left(run),
+                check=(
+                    None
+                    if self._spending.budget is None
+                    else lambda r: self._spending.reserve(self._spent_by(run), r)
+                ),
+                settle=self._spending.settle,
+                spend_left=lambda: self._spending.left(self._spent_by(run)),
             )
         return TurnCalls(
             tools=self._tools,
             keeper=self._keeper,
             display=display,
             record=record,
-            spend_left=lambda: self._spend_left(run),
-            agents=ConductorCalls(
-                agents,
-                self._mcp,
-                self._skill_offer,
-                self._search if self._searches else None,
-                self._structured,
-            ),
+            spend_left=lambda: self._spending.left(self._spent_by(run)),
+            agents=self._offers.conductor_calls(agents),
         )
 
     async def _finished(
-        self, run: _PromptRun, request: ModelRequest, finished: MessageFinished
+        self, run: PromptRun, request: ModelRequest, finished: MessageFinished
     ) -> None:
         self._usage = self._usage + finished.usage
         self._keeper.count(finished.usage, request.model)
@@ -759,8 +599,8 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("warning", slow)))
         self._context_tokens = finished.usage.context_tokens
         self._measured = True
-        self._cached = Cached.of(request, finished.usage, self._sent_at)
-        self._reserved.pop(MAIN, None)  # counted in run.cost now
+        self._spending.cached = Cached.of(request, finished.usage, self._spending.sent_at)
+        self._spending.reserved.pop(MAIN, None)  # counted in run.cost now
 
     async def _background_news(self) -> None:
         """Background commands and agents that ended since the model last heard: it is told
@@ -774,22 +614,18 @@ class Conductor(Actor[ConductorMsg]):
             self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
 
     def _request(self) -> ModelRequest:
-        thinking = output_config = None
-        max_tokens = self._max_tokens
-        if self._reasoning is not None:
-            fields = request_fields(self._reasoning, resolve_model(self._model_id), max_tokens)
-            thinking, output_config = fields.thinking, fields.output_config
-            thinking = without_unthought_turn(thinking, self.conversation.messages)
-            max_tokens = fields.max_tokens
+        thinking, output_config, max_tokens = self._choice.request_fields(
+            self.conversation.messages
+        )
         request = ModelRequest(
-            model=self._model_id,
+            model=self._choice.model_id,
             max_tokens=max_tokens,
             thinking=thinking,
             output_config=output_config,
             messages=list(self.conversation.messages),
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=self._offered_tools(),
-            speed="fast" if self._fast_now() else None,
+            tools=self._offers.offered(),
+            speed="fast" if self._choice.fast_now() else None,
         )
         return with_breakpoints(request) if self.prompt_caching else request
 
@@ -797,14 +633,7 @@ class Conductor(Actor[ConductorMsg]):
 
     async def _resume(self) -> None:
         messages = await self._keeper.restore()
-        if self._keeper.model and not self._model_given:
-            try:
-                self._model_id = resolve_model(self._keeper.model).id
-            except UsageError:  # a session file edited, or from a store, naming no model
-                raise UsageError(
-                    f"the resumed session's model '{self._keeper.model}' is not a model",
-                    remedy="Choose one with --model (an alias such as sonnet, or a model id)",
-                ) from None
+        self._choice.resumed(self._keeper.model)
         if not messages:
             return
         self.conversation.messages = messages
@@ -826,18 +655,21 @@ class Conductor(Actor[ConductorMsg]):
 
     def _estimate_context(self) -> int:
         """Until an answer measures it: the conversation, the tools and the system prompt."""
-        tools = self._offered_tools(with_mcp=False)
+        tools = self._offers.offered(with_mcp=False)
         fixed = len(msgspec.json.encode(tools)) + len(self._system.encode())
         return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
 
     def _fill(self) -> ContextFill:
         """The next request's parts, as ``_request`` would build it now."""
-        mcp = self._mcp.specs() if self._mcp is not None else []
-        search = self._search.definition() if self._search and self._searches else None
+        mcp = self._offers.mcp.specs() if self._offers.mcp is not None else []
         return context_fill(
             system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=offered_tools(self._tool_specs, agent=self._agent_tool, search=search),
-            skill=self._skill_offer.definition() if self._skill_offer is not None else None,
+            tools=offered_tools(
+                self._offers.tool_specs,
+                agent=self._offers.agent_tool,
+                search=self._offers.search_definition(),
+            ),
+            skill=self._offers.skill_definition(),
             mcp=mcp,
             messages=self.conversation.messages,
             window=self._window(),
@@ -848,7 +680,7 @@ class Conductor(Actor[ConductorMsg]):
     def _window(self) -> int:
         if self.context_window is not None:
             return self.context_window
-        return resolve_model(self._model_id).context_window
+        return resolve_model(self._choice.model_id).context_window
 
     async def _undo(self) -> str:
         text, undone = await self._keeper.undo()
@@ -888,7 +720,7 @@ class Conductor(Actor[ConductorMsg]):
             report = msgspec.structs.replace(report, text=f"{report.text}\n{running}")
         return report
 
-    async def _compact(self, run: _PromptRun | None, *, forced: bool) -> str:
+    async def _compact(self, run: PromptRun | None, *, forced: bool) -> str:
         """Replace the older turns by a summary, the ledger beside it (``/compact`` or full)."""
         messages = list(self.conversation.messages)
         # On request, only the latest exchange stays as it is; when full, a little more.
@@ -904,8 +736,9 @@ class Conductor(Actor[ConductorMsg]):
         await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
         ledger = self._keeper.ledger
         request = compaction.summary_request(self._request(), messages[:cut], ledger)
-        if run is not None and self._budget is not None:
-            self._check_budget(run, request)  # the summary is a request of the run's too
+        if run is not None and self._spending.budget is not None:
+            # The summary is a request of the run's too.
+            self._spending.check(self._spent_by(run), request)
         summary, usage = await compaction.summarise(self._model, request)
         self._usage = self._usage + usage
         self._keeper.count(usage, request.model)
@@ -934,83 +767,19 @@ class Conductor(Actor[ConductorMsg]):
             await self._ui.tell(Show(Notice("info", text)))
         return text
 
-    def _outcome(
-        self, run: _PromptRun, subtype: str, error: Exception | None = None
-    ) -> TurnOutcome:
+    def _outcome(self, run: PromptRun, subtype: str, error: Exception | None = None) -> TurnOutcome:
         # The subagents' answers and the searches' count with the prompt's, each at its own
         # model's price.
-        searched = self._search.used if self._search is not None else Tally()
-        total = self._spent_by(run)
-        return TurnOutcome(
-            result=run.dialogue.last_text,
-            is_error=subtype != "success",
-            subtype=subtype,  # type: ignore[arg-type]
-            num_turns=run.dialogue.turns,
-            duration_ms=round((time.monotonic() - run.started) * 1000),
-            duration_api_ms=round(run.dialogue.api_seconds * 1000),
-            usage=run.usage + run.agents.usage + searched.usage,
-            total_cost_usd=total,
+        return run.outcome(
+            subtype,
+            error,
+            searched=self._offers.searched(),
+            total=self._spent_by(run),
             session_id=self.session_id,
-            permission_denials=(*run.denials, *run.agents.denials),
-            error=_describe(error),
-            structured_output=self._structured.value if self._structured is not None else None,
+            structured=self._offers.structured.value
+            if self._offers.structured is not None
+            else None,
         )
-
-
-class _PromptRun:
-    """One prompt while it runs: its bookkeeping, and the main conversation's side of each of
-    its turns (``turn.Seat``): events go to the UI as they are, the session counts every
-    answer, and the conversation is saved as it grows."""
-
-    def __init__(self, conductor: Conductor, *, started: float) -> None:
-        self._conductor = conductor
-        self.model = conductor._model
-        hooks = conductor._hooks
-        self.stop_hooks: tuple[HookEvent, ConversationHooks] | None = (
-            None if hooks is None else ("Stop", hooks)
-        )
-        self.dialogue = Dialogue(conductor.conversation, conductor._guides)
-        self.started = started
-        self.usage = Usage()
-        self.cost: float | None = 0.0  # its own answers', each at its model's price
-        self.denials: list[Block] = []
-        self.agents = Tally()  # what its subagents, and its tools' own requests, used
-
-    async def request(self) -> ModelRequest:
-        return await self._conductor._next_request(self)
-
-    def display(self) -> Display:
-        return Display(self._conductor._ui)
-
-    def calls(self, display: Display, record: Callable[[ToolCall, ToolResult], None]) -> TurnCalls:
-        return self._conductor._calls(self, display, record)
-
-    @property
-    def background(self) -> BackgroundCommands:
-        return self._conductor._background
-
-    def record(self, call: ToolCall, result: ToolResult) -> None:
-        if result.denied:
-            self.denials.append(
-                {"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
-            )
-        for model, usage in result.spent:  # a tool's own requests: the session's, and this prompt's
-            self._conductor._used(model, usage)
-            self.agents.add(model, usage)
-
-    async def answered(self, request: ModelRequest, finished: MessageFinished) -> None:
-        await self._conductor._finished(self, request, finished)
-
-    async def changed(self) -> None:
-        await self._conductor._keeper.save(self._conductor.conversation.messages)
-
-
-def _describe(error: Exception | None) -> str | None:
-    if error is None:
-        return None
-    if isinstance(error, LegatoError):
-        return error.describe()
-    return str(error)
 
 
 def _turns(count: int) -> str:

@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from actors.conductor.calls import Display, TurnCalls
+from actors.conductor.calls import TurnCalls
 from actors.conductor.conversation import Conversation
+from actors.conductor.display import Display
 from actors.conductor.turn import Dialogue, run_dialogue
 from actors.errors import LegatoError
 from actors.protocol import (

@@ -23,7 +23,7 @@ import msgspec
 from actors.conductor.background_agents import BackgroundAgents
 from actors.conductor.prompt import PLAN_MODE_NOTE
 from actors.errors import UsageError
-from actors.models import cost_usd, resolve_model, same_provider
+from actors.models import resolve_model, same_provider
 from actors.protocol import AgentScope, AgentType, ToolResult, Usage
 from actors.tool_names import AGENT_TOOL, TASK_TOOLS
 from actors.tool_routes import AgentJobCall, offered_tools, route
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from actors.conductor.background_agents import AgentJob
     from actors.conductor.hooks import ConversationHooks
     from actors.conductor.keeper import SessionKeeper
+    from actors.conductor.tally import Tally
     from actors.conductor.turn import BackgroundCommands
     from actors.instructions import NestedGuides
     from actors.protocol import (
@@ -74,19 +75,6 @@ when it ends.
 
 Available agent types (subagent_type):
 """
-
-
-class Tally(msgspec.Struct):
-    """What the subagents of one prompt used, for its outcome: usage, cost, denials."""
-
-    usage: Usage = msgspec.field(default_factory=Usage)
-    cost: float | None = 0.0  # None once one agent's model has no known price
-    denials: list[Block] = msgspec.field(default_factory=list)
-
-    def add(self, model_id: str, usage: Usage) -> None:
-        self.usage = self.usage + usage
-        cost = cost_usd(resolve_model(model_id), usage)
-        self.cost = None if self.cost is None or cost is None else self.cost + cost
 
 
 @dataclass

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
 import msgspec
 
 from actors.conductor.compaction import estimate_tokens
@@ -80,6 +81,61 @@ class Cached:
             if old is not new and _unmarked(old) != _unmarked(new):
                 return None
         return count
+
+
+MAIN = "main"  # the main conversation's request, among those held against the budget
+
+
+class Spending:
+    """The session's spend under ``--max-budget-usd``: what the prompts that ended spent, and
+    the requests sent and not yet answered. A prompt's own spend so far (``spent``: its answers,
+    its subagents' and its searches', each at its own model's price; None once part of it was at
+    unknown prices) is the conductor's to count, and given to each check."""
+
+    def __init__(self, budget: float | None) -> None:
+        self.budget = budget
+        self.spent: float | None = 0.0  # by the prompts that ended, for the budget
+        # What the main conversation's last answered request left in the prompt cache, and
+        # when the latest request went: the budget prices a cache read at its own rate.
+        self.cached: Cached | None = None
+        self.sent_at = 0.0
+        # The input of each request sent and not yet answered ("main", or a subagent's request
+        # by id), held against the budget until its usage is counted: a subagent's request
+        # and the tools' go while the main answer streams, and subagents run side by side.
+        self.reserved: dict[object, float] = {}
+
+    def check(
+        self, spent: float | None, request: ModelRequest, cached: Cached | None = None
+    ) -> float:
+        """Raise ``BudgetReached`` when ``request``, the main conversation's or a subagent's,
+        would take the session's spend over ``--max-budget-usd`` (``check_budget`` says the
+        rule)."""
+        assert self.budget is not None
+        held = sum(self.reserved.values())
+        before = None if spent is None or self.spent is None else spent + self.spent + held
+        return check_budget(self.budget, before, request, cached, anyio.current_time())
+
+    def reserve(self, spent: float | None, request: ModelRequest) -> None:
+        """A subagent's or a search's request checked against the budget, and held until it
+        is answered."""
+        self.reserved[id(request)] = self.check(spent, request)
+
+    def settle(self, request: ModelRequest) -> None:
+        """A request ``reserve`` let go was answered: its usage is counted now."""
+        self.reserved.pop(id(request), None)
+
+    def left(self, spent: float | None) -> float | None:
+        """What the session may still spend under ``--max-budget-usd``; None: no budget."""
+        if self.budget is None:
+            return None
+        if spent is None or self.spent is None:
+            return 0.0  # part of it at unknown prices: nothing can be said to be left
+        return max(0.0, self.budget - self.spent - spent - sum(self.reserved.values()))
+
+    def prompt_ended(self, spent: float | None) -> None:
+        """A prompt ended, ``spent`` its whole spend (interrupted too: what it spent was spent)."""
+        self.reserved.clear()  # requests that failed or were stopped: not spent
+        self.spent = None if self.spent is None or spent is None else self.spent + spent
 
 
 def check_budget(

@@ -15,12 +15,10 @@ TaskStop of a background agent (an ``agent_N`` id): the conductor owns agents; t
 answers those tools for background commands. ``actors/tool_routes.py`` is the table of who
 answers which call.
 
-``Display`` is the way to the UI for those events: a call's ``ToolFinished`` is held until the
-message that carries its ``tool_use`` has been shown (``release``), so every frontend shows a
-result after the call it answers, and a result is never drawn in the middle of streaming text.
-A call's ``ToolStarted`` and ``ToolOutput`` go to the UI at once: the session's executor tells
-the UI itself (one hop, not two), and one without the UI's address sends them here, to be
-passed on as they come.
+``Display`` (``display.py``) is the way to the UI for those events, each result held until its
+call is shown. A call's ``ToolStarted`` and ``ToolOutput`` go to the UI at once: the session's
+executor tells the UI itself (one hop, not two), and one without the UI's address sends them
+here, to be passed on as they come.
 """
 
 from __future__ import annotations
@@ -36,7 +34,6 @@ from actors.conductor.interrupt import collect_interrupted
 from actors.protocol import (
     Notice,
     RunTools,
-    Show,
     ToolCall,
     ToolFinished,
     ToolResult,
@@ -52,12 +49,13 @@ if TYPE_CHECKING:
 
     from anyio.abc import TaskGroup, TaskStatus
 
+    from actors.conductor.display import Display
     from actors.conductor.keeper import SessionKeeper
     from actors.conductor.mcp_tools import McpOffer
     from actors.conductor.skill_tool import SkillOffer
     from actors.conductor.structured import StructuredOutput
     from actors.conductor.web_search import WebSearchOffer
-    from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg, UiEvent, UiMsg
+    from actors.protocol import AgentScope, ToolEvent, ToolExecutorMsg
     from runtime import Address
 
 
@@ -132,60 +130,6 @@ class ConductorCalls:
             return self._structured.run(call)
         assert self._agents is not None
         return await self._agents.run(call)
-
-
-class Display:
-    """Events on their way to the UI, tool results held until their message is shown."""
-
-    def __init__(
-        self,
-        ui: Address[UiMsg],
-        wrap: Callable[[UiEvent], UiEvent] | None = None,
-        *,
-        sink: Callable[[UiEvent], None] | None = None,  # instead of the UI: a background agent
-    ) -> None:
-        self._ui = ui
-        self._wrap = wrap  # a subagent's events are shown as its own (``AgentEvent``)
-        self._sink = sink
-        self._held: list[UiEvent] | None = []  # None once released
-
-    @property
-    def released(self) -> bool:
-        return self._held is None
-
-    async def show(self, event: UiEvent) -> None:
-        if self._held is not None and isinstance(event, ToolFinished):
-            self._held.append(event)
-        elif self._sink is not None:
-            self._sink(self._show(event).event)
-        else:
-            await self._ui.tell(self._show(event))
-
-    def _show(self, event: UiEvent) -> Show:
-        return Show(event if self._wrap is None else self._wrap(event))
-
-    def show_nowait(self, event: UiEvent) -> None:
-        """For an interrupt: a stalled renderer must not hold it up, so the UI gets what fits
-        (what does not is dropped from the display, never from the conversation)."""
-        if self._held is not None and isinstance(event, ToolFinished):
-            self._held.append(event)
-            return
-        if self._sink is not None:
-            self._sink(self._show(event).event)
-            return
-        with contextlib.suppress(anyio.WouldBlock, KernelError):
-            self._ui.tell_nowait(self._show(event))
-
-    async def release(self) -> None:
-        """The message is shown: the results held so far go now, and later ones at once."""
-        held, self._held = self._held or [], None
-        for event in held:
-            await self.show(event)
-
-    def release_nowait(self) -> None:
-        held, self._held = self._held or [], None
-        for event in held:
-            self.show_nowait(event)
 
 
 class TurnCalls:

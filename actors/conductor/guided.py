@@ -22,7 +22,7 @@ from actors.protocol import Notice
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from actors.conductor.calls import Display
+    from actors.conductor.display import Display
     from actors.protocol import ProjectContext, ToolCall, ToolResult
 
 

@@ -45,8 +45,9 @@ from runtime import release_collector
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from actors.conductor.calls import Display, TurnCalls
+    from actors.conductor.calls import TurnCalls
     from actors.conductor.conversation import Conversation
+    from actors.conductor.display import Display
     from actors.conductor.hooks import ConversationHooks
     from actors.instructions import NestedGuides
     from actors.protocol import Block, HookEvent, ModelClientMsg, ModelEvent, ModelRequest

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actors.conductor.agents import Tally
 from actors.conductor.budget import BudgetReached
 from actors.conductor.search_results import (
     domain_list,
@@ -32,6 +31,7 @@ from actors.conductor.search_results import (
     listing,
     search_domains,
 )
+from actors.conductor.tally import Tally
 from actors.counts import counted
 from actors.errors import LegatoError, PermissionDenied, ToolFailure
 from actors.protocol import (
