@@ -1,4 +1,4 @@
-"""The table of actors and messages in docs/architecture.md, generated from ``actors/protocol.py``.
+"""The table of actors and messages in docs/architecture.md, generated from ``actors/protocol/``.
 
 Every module-level tagged union whose name ends in ``Msg`` is one actor's inbox
 (``ToolExecutorMsg`` is the tool executor's); each member becomes a row saying how it is answered

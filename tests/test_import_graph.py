@@ -373,7 +373,7 @@ def write(root: Path, files: dict[str, str]) -> None:
             "an actor imports a frontend",
         ),
         (
-            "actors/protocol.py",
+            "actors/protocol/__init__.py",
             "from actors.conductor import Conductor",
             "a module the actors share imports an actor package",
         ),
@@ -389,7 +389,7 @@ def test_the_checker_finds_each_kind_of_violation(
             "actors/conductor/__init__.py": "",
             "actors/conductor/compaction.py": "",
             "actors/ui/__init__.py": "",
-            "actors/protocol.py": "",
+            "actors/protocol/__init__.py": "",
             "runtime/mailbox.py": "",
             "frontends/cli.py": "",
             module: source,
@@ -409,7 +409,7 @@ def test_the_checker_lets_the_allowed_imports_through(tmp_path: Path) -> None:
             "actors/conductor/compaction.py": "from actors.protocol import Usage",
             "actors/ui/__init__.py": "",
             "actors/process_groups.py": "",
-            "actors/protocol.py": "from runtime import Ask",
+            "actors/protocol/__init__.py": "from runtime import Ask",
             "frontends/session.py": "from actors.conductor import Conductor",
             "frontends/status.py": "from actors.protocol import Usage\n"
             "from runtime import supervise",
