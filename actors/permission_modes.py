@@ -2,7 +2,7 @@
 
 A frontend that speaks the SDK's control protocol reads the SDK's name of a mode (its
 ``permission_mode`` option, ``set_permission_mode``) and reports the session's mode in the SDK's
-words; the broker knows only Legato's (``PermissionMode`` in ``actors/protocol.py``).
+words; the broker knows only Legato's (``PermissionMode`` in ``actors/protocol/``).
 """
 
 from __future__ import annotations

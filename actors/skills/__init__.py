@@ -1,7 +1,7 @@
 """The skill library: skills and patterns, run as ``/<name> [args]``.
 
 ``SkillLibrary`` is the actor; frontends ask it ``ListCommands``, ``PrepareCommand``,
-``CheckCommand`` and ``GetPatternStats`` (actors/protocol.py).
+``CheckCommand`` and ``GetPatternStats`` (actors/protocol/).
 
 Why an actor of its own rather than messages to the memory store: the two hold different
 things and live differently. The memory store reads the configuration once, at start, and a
