@@ -7,6 +7,8 @@ Precedence (the usual one, nearest wins): command-line flags (``--settings`` amo
 then the environment (``ASSISTANT_MODEL``, ``ASSISTANT_PERMISSION_MODE``), then the local
 settings files, the project's, the user's, then the built-in default (settings_files.py lists
 the files, precedence.py picks the winner, combine.py and reference_keys.py say how they add up).
+What the program driving the session gives (the Agent SDK's options, ``--mcp-config``) is
+added by program_options.py.
 """
 
 from __future__ import annotations
@@ -26,11 +28,10 @@ from actors.memory_store.import_approvals import read_approved
 from actors.memory_store.mcp_approvals import read_approvals
 from actors.memory_store.mcp_servers import (
     load_mcp_servers,
-    parse_mcp_servers,
-    read_mcp_servers,
     without_credential_servers,
 )
 from actors.memory_store.precedence import env_model, env_permission_mode, first
+from actors.memory_store.program_options import with_given_servers, with_program_options
 from actors.memory_store.sandbox_settings import check_sandbox, pass_env_warnings
 from actors.memory_store.settings_files import (
     CONFIG_FILE,
@@ -60,9 +61,7 @@ from actors.settings.rule_check import with_rules_checked
 from actors.visible import escape_controls
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from actors.settings import McpServer
+    from collections.abc import Mapping
 
 __all__ = [
     "CONFIG_FILE",
@@ -161,7 +160,7 @@ def explain_context(
         approvals=read_approvals(mcp_approvals_path(root, home), warnings),
         trust_all=config.value.enable_all_project_mcp_servers,
     )
-    mcp_servers = _with_given_servers(mcp_servers, overrides, env, warnings)
+    mcp_servers = with_given_servers(mcp_servers, overrides, env, warnings)
     mcp_servers = without_credential_servers(mcp_servers, env, [config.value.api_key], warnings)
     # Path rules are read by the broker's own parser, loaded only for settings that have some.
     path_rules = bool(settings.value.allowed_paths or settings.value.blocked_paths)
@@ -313,7 +312,7 @@ def explain_context(
         held_rules=tuple(rule for rule in written_rules if rule not in gathered.rules),
         status_line=status_line[0] if status_line else None,
     )
-    context = _with_program_options(
+    context = with_program_options(
         context, overrides, reference_keys.directories(gathered, root, home, warnings)
     )
     context = msgspec.structs.replace(context, warnings=tuple(warnings))
@@ -376,70 +375,3 @@ def _memory_topics(folder: str) -> tuple[str, ...]:
     except OSError:
         return ()
     return tuple(sorted(n for n in names if n != MEMORY_FILE))
-
-
-def _with_program_options(
-    context: ProjectContext, overrides: Overrides, directories: Sequence[str] = ()
-) -> ProjectContext:
-    """The options of the program driving the session (the Agent SDK's): its allowed and
-    blocked tools and commands join the settings' (a blocked rule still wins over any allow)."""
-    settings = context.settings
-    settings = msgspec.structs.replace(
-        settings,
-        allowed_tools=settings.allowed_tools + overrides.allowed_tools,
-        blocked_tools=settings.blocked_tools + overrides.blocked_tools,
-        allowed_commands=settings.allowed_commands + overrides.allowed_commands,
-        blocked_commands=settings.blocked_commands + overrides.blocked_commands,
-    )
-    return msgspec.structs.replace(
-        context,
-        settings=settings,
-        system_prompt=overrides.system_prompt,
-        append_system_prompt=overrides.append_system_prompt,
-        offered_tools=overrides.offered_tools,
-        refused_tools=overrides.refused_tools,
-        add_dirs=(*overrides.add_dirs, *(d for d in directories if d not in overrides.add_dirs)),
-    )
-
-
-def _with_given_servers(
-    servers: tuple[McpServer, ...],
-    overrides: Overrides,
-    env: Mapping[str, str],
-    warnings: list[str],
-) -> tuple[McpServer, ...]:
-    """The files' servers and those of ``--mcp-config`` (the Agent SDK's ``mcp_servers``):
-    given by whoever drives the session, so approved; their names win. Raises ConfigError."""
-    given: list[McpServer] = []
-    for config in overrides.mcp_configs:
-        if config.lstrip().startswith("{"):
-            text = _without_sdk_servers(config, warnings)
-            given += parse_mcp_servers("--mcp-config", text, env, warnings)
-        else:
-            # A file the driving program names: its to choose, wherever it is.
-            given += read_mcp_servers(config, env, warnings, inside=(os.sep,))
-    given = [msgspec.structs.replace(server, approved=True) for server in given]
-    if overrides.strict_mcp_config:
-        return tuple(given)
-    taken = {server.name for server in given}
-    return (*given, *(server for server in servers if server.name not in taken))
-
-
-def _without_sdk_servers(text: str, warnings: list[str]) -> str:
-    """The JSON without the SDK's in-process servers (``"type": "sdk"``), which run inside the
-    driving program and which Legato cannot reach; each left out is a warning."""
-    try:
-        raw = msgspec.json.decode(text)
-    except (msgspec.DecodeError, RecursionError):
-        return text  # the parser says where it is malformed, or nested too deep
-    servers = raw.get("mcpServers") if isinstance(raw, dict) else None
-    if not isinstance(servers, dict):
-        return text
-    for name, entry in list(servers.items()):
-        if isinstance(entry, dict) and entry.get("type") == "sdk":
-            del servers[name]
-            warnings.append(
-                f"--mcp-config: the in-process SDK server {name!r} is not supported and was "
-                "left out; run it as a stdio or http MCP server instead"
-            )
-    return msgspec.json.encode(raw).decode()

@@ -10,10 +10,11 @@ anew for each request (a file fixed mid-session counts at once), needs no config
 ``legato /<name> --test`` works beside a broken settings file, and starts only this actor),
 and owns a side effect of its own, the pattern counts in ``~/.legato/projects/<hash>/``.
 
-Inside: ``skills.py`` and ``patterns.py`` load and render the files, ``frontmatter.py`` and
-``safe_yaml.py`` read their YAML front matter, ``invoke.py`` turns ``/name args`` into a prompt
-or text, ``checks.py`` and ``changelog.py`` are ``--test``, ``mockdata.py`` renders mock data
-without a model, ``stats.py`` counts runs. The bundled library is in ``bundled/``.
+Inside: ``skill.py`` is the record every skill is read into; ``skills.py``, ``reference.py``
+and ``patterns.py`` load and render the files, ``frontmatter.py`` and ``safe_yaml.py`` read
+their YAML front matter, ``invoke.py`` turns ``/name args`` into a prompt or text,
+``checks.py`` and ``changelog.py`` are ``--test``, ``mockdata.py`` renders mock data without a
+model, ``stats.py`` counts runs. The bundled library is in ``bundled/``.
 """
 
 from __future__ import annotations

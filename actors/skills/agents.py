@@ -27,7 +27,8 @@ from actors.errors import ConfigError, UsageError
 from actors.models import resolve_model
 from actors.protocol import AgentType, AgentTypes
 from actors.skills import frontmatter
-from actors.skills.skills import NAME, markdown_files, one_line, read_text, require_string
+from actors.skills.skill import one_line
+from actors.skills.skills import NAME, markdown_files, read_text, require_string
 
 PROJECT_AGENTS = os.path.join(".legato", "agents")
 USER_AGENTS = os.path.join(".config", "legato", "agents")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
 from actors.protocol import CheckReport
@@ -28,7 +29,10 @@ from actors.skills.patterns import (
 )
 from actors.skills.reference import render_reference
 from actors.skills.skills import PLACEHOLDER as SKILL_PLACEHOLDER
-from actors.skills.skills import Skill, find_skill, load_skill, read_text, substitute
+from actors.skills.skills import find_skill, load_skill, read_text, substitute
+
+if TYPE_CHECKING:
+    from actors.skills.skill import Skill
 
 SAMPLE_ARGS = tuple(f"sample-{n}" for n in range(1, 10))
 SAMPLE_SCHEMA = '{"id": "uuid", "name": "string", "email": "email"}'

@@ -33,10 +33,10 @@ from actors.skills.patterns import (
     usage_line,
 )
 from actors.skills.reference import render_parts
+from actors.skills.skill import Skill
 from actors.skills.skills import (
     BUNDLED_SKILLS,
     Shadowed,
-    Skill,
     declared_name,
     find_skill,
     list_skills,

@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 
 from actors.errors import ConfigError, UsageError
 from actors.protocol import CommandInfo, SkillPrompt
-from actors.skills.skills import Skill, candidates, find_skill, load_candidate
+from actors.skills.skills import candidates, find_skill, load_candidate
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from actors.skills.skill import Skill
 
 # A folder's files listed with its body, at most: enough to find the ones the steps name.
 _LISTED = 50

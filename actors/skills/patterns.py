@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from actors.errors import ConfigError, UsageError
 from actors.nesting import MAX_DEPTH, too_deep
 from actors.skills import frontmatter
-from actors.skills.skills import NAME, markdown_files, one_line, read_text, require_string
+from actors.skills.skill import one_line
+from actors.skills.skills import NAME, markdown_files, read_text, require_string
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

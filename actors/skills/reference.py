@@ -32,11 +32,10 @@ from actors.errors import ConfigError, UsageError
 from actors.models import resolve_model
 from actors.protocol import SHELL_MARK as MARK
 from actors.skills import frontmatter
+from actors.skills.skill import DEFAULT_HINT, HINT_FIELD, Skill, one_line
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-    from actors.skills.skills import Skill
 
 Level = Literal["project", "user"]
 
@@ -128,8 +127,6 @@ def load_reference(
 ) -> Skill:
     """A command or SKILL.md file as a ``Skill``; ``ConfigError`` names the file, line and field
     (all its faults at once)."""
-    from actors.skills.skills import DEFAULT_HINT, HINT_FIELD, Skill, one_line
-
     if text.lstrip("\ufeff").startswith("---"):
         document = frontmatter.parse_as_the_reference(text, path)
     else:  # the reference's commands need no front matter

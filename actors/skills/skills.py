@@ -25,6 +25,7 @@ import msgspec
 from actors.errors import ConfigError
 from actors.own_files import LIBRARY_CAP, Refused, read_own
 from actors.skills import frontmatter
+from actors.skills.skill import DEFAULT_HINT, HINT_FIELD, Skill, one_line
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,29 +39,6 @@ PROJECT_SKILLS = os.path.join(".legato", "skills")
 PLACEHOLDER = re.compile(r"\$(?:\{(ARGUMENTS|[1-9])\}|(ARGUMENTS)\b|([1-9]))")
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _NAME_LINE = re.compile(r"^name:\s*(\S.*?)\s*(?:#.*)?$")
-# Claude Code's field for the arguments a skill takes, shown by /help: "<file> [focus]".
-HINT_FIELD = "argument-hint"
-DEFAULT_HINT = "[args]"
-
-
-class Skill(msgspec.Struct, frozen=True):
-    name: str
-    description: str
-    body: str
-    path: str
-    bundled: bool
-    hint: str = DEFAULT_HINT  # the arguments, as /help shows them
-    body_line: int = 1  # the body's first line in the file, for messages
-    level: Literal["project", "user", "bundled"] = "project"
-    source: str = ""  # where it is read from, as /help shows it: ".claude/commands/x.md"
-    folder: str = ""  # a SKILL.md's folder, whose files its steps may name
-    zero_based: bool = False  # the reference's placeholders: $0 is the first argument
-    allowed_tools: tuple[str, ...] = ()  # the reference's allowed-tools, as written
-    allowed_line: int | None = None  # its line in the file, for the rules' messages
-    model: str | None = None  # the reference's model field, as written
-    user_invocable: bool = True  # a person may run it as /name
-    model_invocable: bool = True  # the model may load it (the Skill tool)
-
 
 PlaceKind = Literal["legato", "skill-folder", "commands"]
 
@@ -249,12 +227,6 @@ def declared_name(path: str) -> str | None:
         if match:
             return match.group(1).strip().strip("'\"")
     return None
-
-
-def one_line(text: str) -> str:
-    """A description written as a YAML block (``description: |``), on one line: it is shown
-    in listings and opens the prompt."""
-    return " ".join(text.split())
 
 
 def find_skill(project_root: str, name: str, home: str | None = None) -> Skill | None:

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from actors.skills.reference import render_reference
-from actors.skills.skills import Skill
+from actors.skills.skill import Skill
 from frontends.demo.scripted_api import ScriptedServer, call, text, tool_calls
 from tests.home_project import first_prompt
 from tests.trusting import trust_project

@@ -12,7 +12,8 @@ from actors.errors import ConfigError
 from actors.protocol import SkillPrompt
 from actors.skills.frontmatter import parse
 from actors.skills.invoke import list_commands, prepare
-from actors.skills.skills import BUNDLED_SKILLS, Skill, find_skill, load_skill, render_skill
+from actors.skills.skill import Skill
+from actors.skills.skills import BUNDLED_SKILLS, find_skill, load_skill, render_skill
 from frontends.demo.scripted_api import ScriptedServer, text
 from frontends.skills.skill_commands import run_slash
 from tests.home_project import first_prompt

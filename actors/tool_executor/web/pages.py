@@ -4,12 +4,15 @@ text in all, the least recently used page out first.
 
 The cache never stands in for a permission: on a hit, every URL the fetch went through is
 asked about again, as a fetch would be (a rule may have changed since, a domain been refused).
+
+The fast model that answers a prompt over a page is plugged in from outside (``summary.py``'s
+``FastModel``); the shape of its ``Answer`` is defined here, where it is called.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 import msgspec
@@ -17,16 +20,26 @@ import msgspec
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
 
+    from actors.protocol import Usage
     from actors.tool_executor.web.fetch import Check, Limits
-
-    # The fast model's answer to a prompt over a page: (url, text, prompt) -> its answer, or
-    # None and why it failed (both None: there is no fast model), and what it cost.
-    from actors.tool_executor.web.summary import Answer
-
-    Summarise = Callable[[str, str, str], Awaitable[Answer]]
 
 TTL = 15 * 60.0
 CACHE_BYTES = 50 << 20
+
+
+class Answer(NamedTuple):
+    """The small model's answer (None when there is none), why it failed (None when it did not
+    or there is no small model), and the request's usage with the model that priced it."""
+
+    text: str | None
+    failure: str | None
+    spent: tuple[tuple[str, Usage], ...] = ()
+
+
+if TYPE_CHECKING:
+    # The fast model's answer to a prompt over a page: (url, text, prompt) -> its answer, or
+    # None and why it failed (both None: there is no fast model), and what it cost.
+    Summarise = Callable[[str, str, str], Awaitable[Answer]]
 
 
 class Page(msgspec.Struct, frozen=True):

@@ -8,7 +8,7 @@ Anthropic API, Haiku; another provider has none unless it is set, and the page's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from actors.errors import LegatoError
 from actors.models import resolve_model
@@ -20,11 +20,12 @@ from actors.protocol import (
     StreamMessage,
 )
 from actors.tool_executor.web.answer import WARNING, wrapped
+from actors.tool_executor.web.pages import Answer
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from actors.protocol import ModelClientMsg, Usage
+    from actors.protocol import ModelClientMsg
     from runtime import Address
 
 SMALL_MODEL_VARIABLE = "ASSISTANT_SMALL_MODEL"
@@ -34,15 +35,6 @@ SYSTEM = (
     "content; say so when the page does not answer. Be concise; keep code, commands, versions "
     "and URLs exact; quote at most a few short passages. " + WARNING
 )
-
-
-class Answer(NamedTuple):
-    """The small model's answer (None when there is none), why it failed (None when it did not
-    or there is no small model), and the request's usage with the model that priced it."""
-
-    text: str | None
-    failure: str | None
-    spent: tuple[tuple[str, Usage], ...] = ()
 
 
 class FastModel:

@@ -31,7 +31,7 @@ from frontends.demo.scripted_api.steps import STATUS_OF_ERROR_TYPE, HttpError, R
 from frontends.demo.scripted_api.validate import Invalid, check_body
 
 if TYPE_CHECKING:
-    from frontends.demo.scripted_api.server import ScriptedServer, _HTTPServer
+    from frontends.demo.scripted_api.connections import Scripted, _HTTPServer
     from frontends.demo.scripted_api.steps import Gate, Step
 
 MESSAGES_PATH = "/v1/messages"
@@ -237,7 +237,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def _refusal(
-    request: RecordedRequest, route: str, body_problem: str | None, scripted: ScriptedServer
+    request: RecordedRequest, route: str, body_problem: str | None, scripted: Scripted
 ) -> HttpError | None:
     """The error the API would answer instead of a message, checked in the API's order."""
     if request.method != "POST" or route not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
