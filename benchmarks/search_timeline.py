@@ -124,10 +124,8 @@ def marked(argv: list[str]) -> None:
         lambda module: _wrap_async_method(module.AsyncClient, "send", mark, "request", "answer"),
     )
     when_loaded(
-        "actors.tool_executor.scheduler",
-        lambda module: _wrap_async_method(
-            module.Scheduler, "_attempt", mark, "tool start", "tool end"
-        ),
+        "actors.tool_executor.outcomes",
+        lambda module: _wrap_async_function(module, "attempt", mark, "tool start", "tool end"),
     )
     when_loaded(
         "actors.tool_executor.context",

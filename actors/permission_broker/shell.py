@@ -19,35 +19,43 @@ known only at run time (``> $OUT``, ``> *.log``, ``> ~user/x``) is ``None``. Var
 sets are listed too, both those set for one command (``FOO=1 make``) and those set in the
 shell (``export FOO=1``).
 
-The parser is built on first use, not at import: ``import actors.permission_broker`` must stay
-cheap for ``legato --version``.
+How tree-sitter-bash is run, and a line that does not parse explained, is ``shell_syntax.py``;
+what shells and builtins such as ``eval`` and ``read`` do with their words is
+``shell_builtins.py``.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from actors.permission_broker.evaluated import evaluated, names_evaluated
+from actors.permission_broker.shell_builtins import (
+    CHANGES_DIRECTORY,
+    RUNS_A_STRING,
+    SHELLS,
+    sets_allexport,
+    shell_script,
+    string_script,
+    variables_read_into,
+)
+from actors.permission_broker.shell_syntax import (
+    only_read_write_redirects,
+    parse_problem,
+    shorten,
+    skipped_text,
+    syntax_tree,
+)
 from actors.permission_broker.words import expands, node_text, word_pattern, word_value
 from actors.permission_broker.wrappers import Inner, Script, Unclear, Writes, what_it_runs
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-# Builtins that run a string as shell code. The string is checked like a script; when it is
-# only known at run time, so is what they run.
-RUNS_A_STRING = frozenset({"eval", "trap"})
-# Builtins that change the shell's working folder, from where relative paths are taken.
-CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 MAX_NESTING = 4  # bash -c "bash -c '...'": deeper than this is treated as unknowable
-_SHOWN_CHARS = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,38 +128,19 @@ class CommandLine:
             stack.extend((run.command, command) for run in reversed(command.runs))
 
 
-# The broker parses in worker threads; a parser must not be used by two threads at once.
-_parser_lock = threading.Lock()
-
-
-@functools.cache
-def _parser() -> Parser:
-    import tree_sitter
-    import tree_sitter_bash
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-
-
 def parse_command_line(line: str) -> CommandLine:
     result = CommandLine(line)
     _collect(line, result, depth=0)
     return result
 
 
-def shorten(text: str) -> str:
-    """One line, at most 80 characters: how a command is quoted in a message."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _SHOWN_CHARS else flat[: _SHOWN_CHARS - 3] + "..."
-
-
 def _collect(line: str, out: CommandLine, depth: int) -> None:
     source = line.encode("utf-8", errors="surrogateescape")
-    with _parser_lock:
-        root = _parser().parse(source).root_node
-    if root.has_error and not _only_read_write_redirects(root):
+    root = syntax_tree(source)
+    if root.has_error and not only_read_write_redirects(root):
         # Keep walking: a blocked command in a broken line should still read as blocked.
-        out.problems.append(_parse_problem(root, source))
-    skipped = _skipped_text(root, source)
+        out.problems.append(parse_problem(root, source))
+    skipped = skipped_text(root, source)
     if skipped is not None:
         out.problems.append(skipped)
     # Commands and assignments, handled after the walk in the order they are written, once
@@ -267,20 +256,20 @@ def _build(
     if name in RUNS_A_STRING:
         # Unlike 'bash -c', these need allowing themselves as well: they are rare, and listing
         # 'eval' or 'trap' is a deliberate choice.
-        runs_script, script = _string_script(name, words)
+        runs_script, script = string_script(name, words)
         if runs_script:
             scripts.append((text, script))
         return command
     if base in SHELLS:
-        runs_script, script = _shell_script(words)
+        runs_script, script = shell_script(words)
         if runs_script:
             # The script's commands stand for the shell: 'bash -c "make"' needs 'make' allowed.
             scripts.append((text, script))
             return SimpleCommand(words, text, assignments, (), patterns, launches=True)
     if names_evaluated(words):
         out.problems.append(_evaluates(text))
-    out.assignments.extend(Assignment(n, text) for n in _variables_read_into(words))
-    if name == "set" and _sets_allexport(words):
+    out.assignments.extend(Assignment(n, text) for n in variables_read_into(words))
+    if name == "set" and sets_allexport(words):
         out.exports_all = True
     runs: list[Run] = []
     for item in what_it_runs(words):
@@ -297,50 +286,6 @@ def _build(
     return SimpleCommand(words, text, assignments, tuple(runs), patterns)
 
 
-def _variables_read_into(words: tuple[str | None, ...]) -> list[str]:
-    """Variables that read, printf -v, mapfile and getopts set in the shell."""
-    name = words[0]
-    args = [word for word in words[1:] if word is not None]
-    if name == "read":
-        # Its operands are variable names, and so is the value of -a (an array).
-        names: list[str] = []
-        index = 0
-        while index < len(args):
-            word = args[index]
-            index += 1
-            if not word.startswith("-") or word == "-":
-                names.append(word)
-                continue
-            for position, letter in enumerate(word[1:], start=2):
-                if letter in "adinNptu":
-                    value = word[position:] or (args[index] if index < len(args) else "")
-                    index += 0 if word[position:] else 1
-                    names += [value] if letter == "a" else []
-                    break
-        return names
-    if name == "printf" and "-v" in args:
-        index = args.index("-v")
-        return args[index + 1 : index + 2]
-    if name in ("mapfile", "readarray"):
-        operands = [word for word in args if not word.startswith("-")]
-        return operands[-1:]
-    if name == "getopts":
-        return args[1:2]
-    return []
-
-
-def _sets_allexport(words: tuple[str | None, ...]) -> bool:
-    """'set -a', 'set -ea', 'set -o allexport' (a word only known at run time might too)."""
-    for index, word in enumerate(words[1:], start=1):
-        if word is None:
-            return True
-        if word.startswith("-") and not word.startswith("--") and "a" in word:
-            return True
-        if word == "-o" and words[index + 1 : index + 2] in (("allexport",), (None,)):
-            return True
-    return False
-
-
 def _run_script(text: str, script: str | None, out: CommandLine, depth: int) -> None:
     """Collect the commands of the script that the command ``text`` runs."""
     if script is None:
@@ -349,45 +294,6 @@ def _run_script(text: str, script: str | None, out: CommandLine, depth: int) -> 
         out.problems.append(f"'{text}' nests shells too deeply to check")
     else:
         _collect(script, out, depth + 1)
-
-
-def _string_script(name: str, words: tuple[str | None, ...]) -> tuple[bool, str | None]:
-    """What ``eval args...`` or ``trap action signals...`` runs, like ``_shell_script``.
-
-    eval joins its arguments with spaces. trap runs its first argument when a signal name
-    follows it; a lone argument, '-' and '' (ignore the signal) run nothing; -p/-l list.
-    """
-    args = [word for word in words[1:] if word not in ("--", "-p", "-l", "-pl", "-lp")]
-    if name == "eval":
-        if None in args:
-            return True, None
-        return True, " ".join(word for word in args if word is not None)
-    if len(args) < 2 or args[0] == "-":
-        return False, None
-    return True, args[0]
-
-
-def _shell_script(words: tuple[str | None, ...]) -> tuple[bool, str | None]:
-    """For ``bash [options] -c script``: (True, the script, or None when it is unknown).
-
-    Bash reads the script from the first argument that is not an option (``-o`` and ``-O``
-    take a value of their own). Without ``-c`` the answer is (False, None).
-    """
-    takes_value = False
-    has_c = False
-    for word in words[1:]:
-        if takes_value:
-            takes_value = False
-        elif word is None:
-            return has_c, None
-        elif word.startswith("--"):
-            continue  # "--" ends the options; long options (--norc, --login) take no value
-        elif word[:1] in ("-", "+") and len(word) > 1:
-            has_c = has_c or "c" in word[1:]
-            takes_value = word[1:] in ("o", "O")
-        else:
-            return has_c, word if has_c else None
-    return False, None
 
 
 def _declaration(node: Node, source: bytes, out: CommandLine) -> SimpleCommand:
@@ -473,66 +379,3 @@ def _target(target: str | None) -> str | None:
     if target.startswith("~") and target != "~" and not target.startswith("~/"):
         return None
     return target
-
-
-def _only_read_write_redirects(root: Node) -> bool:
-    """Whether the only parse errors are '<>' (read and write), which the grammar lacks."""
-    stack = [root]
-    errors = 0
-    while stack:
-        node = stack.pop()
-        if node.is_missing:
-            return False
-        if node.type == "ERROR":
-            parent = node.parent
-            lone = node.child_count == 1 and node.children[0].type == ">"
-            previous = node.prev_sibling
-            if not (
-                lone
-                and parent is not None
-                and parent.type == "file_redirect"
-                and previous is not None
-                and previous.type == "<"
-                and previous.end_byte == node.start_byte
-            ):
-                return False
-            errors += 1
-            continue
-        stack.extend(node.children)
-    return errors > 0
-
-
-def _skipped_text(root: Node, source: bytes) -> str | None:
-    """Text of the line that no part of the parsed tree holds, in words; None when there is
-    none. The grammar can pass over a word without an error ('make -f - <<EOF' reads as
-    'make -f'), and a word the rules never see is a word they cannot judge."""
-    covered = bytearray(len(source))
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.child_count == 0 or node.type in ("heredoc_body", "comment"):
-            covered[node.start_byte : node.end_byte] = b"\x01" * (node.end_byte - node.start_byte)
-            continue
-        stack.extend(node.children)
-    text = bytes(byte for byte, held in zip(source, covered, strict=True) if not held).replace(
-        b"\\\n", b""
-    )
-    if not text.strip():
-        return None
-    near = shorten(text.strip().decode("utf-8", errors="replace"))[:30]
-    return f"the line does not parse as shell near '{near}'"
-
-
-def _parse_problem(root: Node, source: bytes) -> str:
-    """Where the line stops parsing, in words."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.is_missing:
-            before = shorten(source[: node.start_byte].decode("utf-8", errors="replace"))
-            return f"the line is incomplete after '{before}'"
-        if node.type == "ERROR":
-            near = shorten(source[node.start_byte :].decode("utf-8", errors="replace"))[:30]
-            return f"the line does not parse as shell near '{near}'"
-        stack.extend(reversed(node.children))
-    return "the line does not parse as shell"

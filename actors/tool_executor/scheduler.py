@@ -17,6 +17,9 @@ scope of its own, and when that scope is cancelled the call still ends with a ``
 saying it was interrupted, after how long, with the output captured so far, so the model is
 told exactly what happened. Cancelling a whole ``run`` (its caller went away) ends its calls
 with no result at all, since nobody is listening.
+
+What a call is planned into, and which calls must wait for which, is ``plans.py``; how one
+attempt of a plan, or a call stopped early, becomes its outcome is ``outcomes.py``.
 """
 
 from __future__ import annotations
@@ -28,10 +31,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from actors import door, telemetry
-from actors.errors import LegatoError, PermissionDenied
+from actors import telemetry
 from actors.protocol import (
-    DENIED_PREFIX,
     AgentEvent,
     Show,
     ToolFinished,
@@ -39,12 +40,10 @@ from actors.protocol import (
     ToolResult,
     ToolStarted,
 )
-from actors.tool_executor.context import Access, CallContext, InputUpdated, ToolOutcome
-from actors.tool_executor.files import shown_path
-from actors.tool_executor.schemas import decode
-from actors.tool_executor.tools import mcp
+from actors.tool_executor.context import CallContext, InputUpdated, ToolOutcome
+from actors.tool_executor.outcomes import attempt, interrupted, outcome_word, withdrawn
+from actors.tool_executor.plans import make_plan, ordered, replan
 from actors.tool_names import UNCHECKED_TOOLS
-from actors.visible import escape_controls
 from runtime import KernelError
 
 if TYPE_CHECKING:
@@ -62,25 +61,12 @@ if TYPE_CHECKING:
     from actors.tool_executor.context import Confining, Tool
     from actors.tool_executor.files import FilesRead
     from actors.tool_executor.hooks import ToolHooks
+    from actors.tool_executor.plans import Plan
     from actors.tool_executor.process import Confinement
     from actors.tool_executor.web.pages import WebPages
     from runtime import Address
 
     Send = Callable[[ToolEvent], Awaitable[None]]
-
-
-# The input fields that name what a call works on, most telling first.
-_PATH_KEYS = ("file_path", "notebook_path", "path")
-_TARGET_KEYS = (*_PATH_KEYS, "command", "pattern", "task_id")
-
-
-class _Plan(msgspec.Struct, frozen=True):
-    call: ToolCall
-    tool: Tool[Any] | None
-    args: Any
-    failure: str | None  # the input was unusable: this is the result
-    access: Access | None  # with the real path, for ordering
-    summary: str
 
 
 class _Slot(msgspec.Struct, eq=False):
@@ -95,7 +81,7 @@ class _Slot(msgspec.Struct, eq=False):
     # as the answer streams, and what they do first before asking takes different times).
     checked: anyio.Event = msgspec.field(default_factory=anyio.Event)
     done: anyio.Event = msgspec.field(default_factory=anyio.Event)
-    plan: _Plan | None = None
+    plan: Plan | None = None
     ctx: CallContext | None = None  # once it holds a slot: whether it waits for permission
     withdrawn: bool = False  # stopped by ``withdraw``: it was not run
 
@@ -208,69 +194,11 @@ class Scheduler:
             else:  # its RunTools has not arrived yet (the two messages raced) or is over
                 self._interrupted.add(call_id)
 
-    async def _plan(self, call: ToolCall, agent: AgentScope | None) -> _Plan:
-        tool = self._tools.get(call.name)
-        if tool is None and self.mcp is not None and mcp.is_mcp(call.name):
-            return await self._plan_mcp(self.mcp, call, agent)
-        allowed = [name for name in self._tools if agent is None or _may_use(agent, name)]
-        if tool is not None and agent is not None and not _may_use(agent, call.name):
-            # What a subagent may use is decided here, whatever the model was offered: a
-            # model that names a tool it was not given gets nothing done.
-            failure = (
-                f"The tool {call.name!r} is not available to the agent {agent.name!r}; "
-                f"its tools are: {', '.join(allowed) or 'none'}. Nothing was done."
-            )
-            return _Plan(call, None, None, failure, None, self._raw_summary(call))
-        if tool is None:
-            failure = f"Unknown tool {call.name!r}. The available tools are: {', '.join(allowed)}."
-            return _Plan(call, None, None, failure, None, self._raw_summary(call))
-        try:
-            args = decode(tool.name, call.input, tool.input_type)
-            access = tool.access(args, self._root)
-            if access is not None:
-                real = await anyio.to_thread.run_sync(door.real_path, access.path)
-                access = Access(real, access.writes)
-            return _Plan(call, tool, args, None, access, tool.summary(args, self._root))
-        except LegatoError as exc:  # a NUL byte in a path, too: it is no name at all
-            return _Plan(call, tool, None, exc.describe(), None, self._raw_summary(call))
-        except (ValueError, OSError) as exc:
-            failure = f"Invalid input for {tool.name}: {exc}"
-            return _Plan(call, tool, None, failure, None, self._raw_summary(call))
-
-    def _raw_summary(self, call: ToolCall) -> str:
-        """What a call that could not be planned was aimed at, from its input as sent: the
-        failure line then names the file or command, not the tool a second time."""
-        for key in _TARGET_KEYS:
-            value = call.input.get(key)
-            if isinstance(value, str) and value.strip():
-                if key in _PATH_KEYS and "\0" not in value:
-                    value = shown_path(value, self._root)
-                return escape_controls(value, newlines=True)
-        return ""
-
-    async def _plan_mcp(
-        self, client: Address[McpClientMsg], call: ToolCall, agent: AgentScope | None
-    ) -> _Plan:
-        if agent is not None and not _may_use(agent, call.name):
-            failure = (
-                f"The tool {call.name!r} is not available to the agent {agent.name!r}. "
-                "Nothing was done."
-            )
-            return _Plan(call, None, None, failure, None, self._raw_summary(call))
-        try:
-            tool = await mcp.plan_call(client, call)
-        except KernelError:  # the client is gone: the session is ending
-            tool = f"The MCP servers are not running; {call.name} was not called."
-        if isinstance(tool, str):
-            return _Plan(call, None, None, tool, None, self._raw_summary(call))
-        args = mcp.McpInput(arguments=call.input)
-        return _Plan(call, tool, args, None, None, tool.summary(args, self._root))
-
     async def _run_one(
         self, slot: _Slot, send: Send, agent: AgentScope | None = None, by_person: bool = False
     ) -> None:
         call = slot.call
-        plan = slot.plan = await self._plan(call, agent)
+        plan = slot.plan = await make_plan(call, agent, self._tools, self._root, self.mcp)
         slot.planned.set()
 
         async def progress(event: ToolStarted | ToolOutput) -> None:
@@ -314,7 +242,7 @@ class Scheduler:
             with slot.scope:
                 for earlier in slot.earlier:
                     await earlier.planned.wait()
-                    if earlier.plan is not None and _ordered(earlier.plan, plan):
+                    if earlier.plan is not None and ordered(earlier.plan, plan):
                         slot.checked.set()  # waiting for a call to end: not for the person
                         await earlier.done.wait()
                 for earlier in slot.earlier:
@@ -352,9 +280,9 @@ class Scheduler:
             elapsed = max(0.0, took - ctx.waited)  # the call's own time, not the person's
             stopped = outcome is None
             if outcome is None and slot.withdrawn and (started is None or ctx.asking):
-                outcome = _withdrawn(ctx)
+                outcome = withdrawn(ctx)
             elif outcome is None:  # interrupted (or withdrawn just as its permission came)
-                outcome = _interrupted(plan, ctx, started is not None, took)
+                outcome = interrupted(plan, ctx, started is not None, took)
             result = ToolResult(
                 tool_use_id=call.id,
                 content=outcome.content,
@@ -371,7 +299,7 @@ class Scheduler:
         finally:
             if exported is not None and span is not None:
                 took_ms = 0.0 if started is None else (anyio.current_time() - started) * 1000
-                word = "interrupted" if stopped else _outcome_word(outcome)
+                word = "interrupted" if stopped else outcome_word(outcome)
                 exported.tool_finished(span, call.name, word, round(took_ms))
             if holding:
                 self._limiter.release()
@@ -402,8 +330,8 @@ class Scheduler:
             with contextlib.suppress(KernelError):
                 await self._ui.tell(Show(shown))
 
-    async def _execute(self, plan: _Plan, ctx: CallContext, *, hooks: bool = True) -> ToolOutcome:
-        outcome = await self._attempt(plan, ctx)
+    async def _execute(self, plan: Plan, ctx: CallContext, *, hooks: bool = True) -> ToolOutcome:
+        outcome = await attempt(plan, ctx)
         # Other input, from an allow answer or a PreToolUse hook: the tool runs with it, and
         # checks it again. The hook runs once, and an answer's input is checked without asking,
         # so at most: an answer's, the hook's, and an answer's to the question that one asks.
@@ -411,14 +339,14 @@ class Scheduler:
             if not isinstance(outcome, InputUpdated):
                 break
             call = msgspec.structs.replace(plan.call, input=outcome.input)
-            plan = await self._replan(plan, call, outcome.source)
+            plan = await replan(plan, call, outcome.source, self._tools, self._root, self.mcp)
             ctx.input = call.input
             ctx.answered = outcome.answered
             if ctx.pre_tool is not None and self.hooks is not None:
                 ctx.pre_tool = self.hooks.pre(
                     call, self._permissions, ctx.trace_context
                 )  # it sees the new input
-            outcome = await self._attempt(plan, ctx)
+            outcome = await attempt(plan, ctx)
         if isinstance(outcome, InputUpdated):
             return ToolOutcome(
                 f"The input was replaced {_REPLACEMENTS} times, the last by {outcome.source}; "
@@ -431,91 +359,6 @@ class Scheduler:
             )
         return outcome
 
-    async def _replan(self, plan: _Plan, call: ToolCall, source: str) -> _Plan:
-        if plan.tool is not None and plan.tool.input_type is mcp.McpInput:
-            args = mcp.McpInput(arguments=call.input)
-            return _Plan(call, plan.tool, args, None, None, plan.summary)
-        planned = await self._plan(call, None)
-        if planned.failure is not None:
-            failure = f"The input {source} gave is unusable, so nothing was done: {planned.failure}"
-            planned = msgspec.structs.replace(planned, failure=failure)
-        return msgspec.structs.replace(planned, summary=plan.summary)
-
-    async def _attempt(self, plan: _Plan, ctx: CallContext) -> ToolOutcome | InputUpdated:
-        if plan.failure is not None or plan.tool is None:
-            return ToolOutcome(plan.failure or "", is_error=True)
-        name = plan.tool.name
-        try:
-            return await plan.tool.run(plan.args, ctx)
-        except InputUpdated as updated:
-            return updated
-        except PermissionDenied as exc:
-            if exc.remedy:
-                content = f"{DENIED_PREFIX}{exc.message.rstrip('.')}. {exc.remedy}"
-            else:  # an answerer's own words (``refusal``): as they are
-                content = f"{DENIED_PREFIX}{exc.message}"
-            return ToolOutcome(content, is_error=True, denied=True)
-        except LegatoError as exc:
-            return ToolOutcome(exc.describe(), is_error=True)
-        except OSError as exc:
-            where = f": {exc.filename}" if exc.filename else ""
-            return ToolOutcome(f"{name} failed: {exc.strerror or exc}{where}", is_error=True)
-        except (
-            Exception
-        ) as exc:  # a bug or a broken broker: the model hears of it, the turn goes on
-            return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
-
-
-def _outcome_word(outcome: ToolOutcome | None) -> str:
-    if outcome is None:
-        return "interrupted"
-    if outcome.denied:
-        return "denied"
-    return "error" if outcome.is_error else "success"
-
 
 # Replacements of a call's input that are run (see ``_execute``).
 _REPLACEMENTS = 3
-
-
-def _withdrawn(ctx: CallContext) -> ToolOutcome:
-    """The result of a call whose answer broke off before it started."""
-    when = "while it waited for the user's permission" if ctx.asking else "before it started"
-    return ToolOutcome(
-        f"Not run: the answer that asked for this call broke off {when}; nothing was done.",
-        is_error=True,
-    )
-
-
-def _interrupted(plan: _Plan, ctx: CallContext, began: bool, elapsed: float) -> ToolOutcome:
-    """The result of a call stopped by an interrupt: how far it got, and what it printed."""
-    if not began:
-        return ToolOutcome("Interrupted before it started; nothing was done.", is_error=True)
-    if ctx.asking:
-        return ToolOutcome(
-            f"Interrupted after {elapsed:.1f} s while waiting for the user's permission; "
-            "nothing was done.",
-            is_error=True,
-        )
-    if plan.tool is not None and plan.tool.name == "Bash":
-        note = (
-            f"Interrupted after {elapsed:.1f} s, before it finished; the command and every "
-            "process it started were stopped."
-        )
-        output = ctx.output_so_far().rstrip("\n")
-        if output.strip():
-            return ToolOutcome(f"{note} Output so far:\n{output}", is_error=True)
-        return ToolOutcome(f"{note} It had printed nothing.", is_error=True)
-    return ToolOutcome(f"Interrupted after {elapsed:.1f} s, before it finished.", is_error=True)
-
-
-def _may_use(agent: AgentScope, name: str) -> bool:
-    return agent.tools is None or name in agent.tools
-
-
-def _ordered(earlier: _Plan, later: _Plan) -> bool:
-    """Whether ``later`` must wait for ``earlier``: same path or nested, and one of them writes."""
-    a, b = earlier.access, later.access
-    if a is None or b is None or not (a.writes or b.writes):
-        return False
-    return door.within(a.path, b.path) or door.within(b.path, a.path)
