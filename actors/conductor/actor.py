@@ -14,8 +14,10 @@ What it keeps for the session is kept by parts it holds: the prompt while it run
 asked (``model_choice.ModelChoice``, with the way on to ``--fallback-model``), the spend under
 ``--max-budget-usd`` (``budget.Spending``), the tools offered beside the executor's
 (``offers.Offers``), the session file and checkpoints (``keeper.SessionKeeper``),
-``/rewind`` (``rewind.Rewinder``), and the conversation itself with how full it leaves the
-context window, resumed, undone, rewound and compacted (``main_conversation.MainConversation``).
+``/rewind`` (``rewind.Rewinder``), the conversation itself with how full it leaves the
+context window, resumed, undone, rewound and compacted (``main_conversation.MainConversation``),
+and each request a turn sends, built, held to the budget and counted
+(``main_requests.MainRequests``).
 """
 
 from __future__ import annotations
@@ -31,29 +33,26 @@ from actors import telemetry
 from actors.conductor import structured
 from actors.conductor.agents import Subagents, agent_types
 from actors.conductor.budget import (
-    MAIN,
     BudgetReached,
-    Cached,
     Spending,
     unpriced,
 )
-from actors.conductor.caching import with_breakpoints
-from actors.conductor.calls import TurnCalls
 from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
 from actors.conductor.keeper import SessionKeeper
 from actors.conductor.main_conversation import MainConversation
+from actors.conductor.main_requests import MainRequests
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.model_choice import ModelChoice
 from actors.conductor.offers import Offers
-from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.prompt import agent_context, system_prompt
 from actors.conductor.prompt_run import PromptRun
 from actors.conductor.rewind import Rewinder, still_running
 from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError, UsageError
-from actors.models import cost_usd, resolve_model, speed_notice
+from actors.models import resolve_model
 from actors.protocol import (
     AddDirectory,
     AddNote,
@@ -69,7 +68,6 @@ from actors.protocol import (
     ListOfferedTools,
     ListRewindPoints,
     ListTools,
-    ModelRequest,
     Notice,
     Rewind,
     RunPrompt,
@@ -78,7 +76,6 @@ from actors.protocol import (
     SetModel,
     Show,
     StopBackgroundAgent,
-    TakeBackgroundNews,
     TurnOutcome,
     Undo,
     UndoRewind,
@@ -96,7 +93,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from actors.conductor.conversation import Conversation
-    from actors.conductor.display import Display
     from actors.conductor.turn import Ending
     from actors.instructions import NestedGuides
     from actors.protocol import (
@@ -106,16 +102,13 @@ if TYPE_CHECKING:
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
-        MessageFinished,
         ModelClientMsg,
         PermissionBrokerMsg,
         ProjectContext,
         RewindReport,
         SessionStoreMsg,
         SkillLibraryMsg,
-        ToolCall,
         ToolExecutorMsg,
-        ToolResult,
         UiMsg,
     )
     from actors.reasoning import Reasoning
@@ -194,7 +187,6 @@ class Conductor(Actor[ConductorMsg]):
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
         self._offers = Offers()  # the tools beside the executor's, and who answers them
         self._project: ProjectContext | None = None  # what the system prompt is made from
-        self._planning = False
         # The session file, the ledger and the checkpoints.
         self._keeper = SessionKeeper(sessions, tools)
         self._rewinder = Rewinder(self._keeper, tools)
@@ -208,8 +200,20 @@ class Conductor(Actor[ConductorMsg]):
             ui=ui,
             context_window=context_window,
         )
-        self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
         self._background = BackgroundCommands()  # shared with the subagents
+        # Each request built, held to the budget and counted.
+        self._requests = MainRequests(
+            main=self._main,
+            choice=self._choice,
+            offers=self._offers,
+            spending=self._spending,
+            keeper=self._keeper,
+            model=model,
+            tools=tools,
+            ui=ui,
+            background=self._background,
+            used=self._used,
+        )
         self._in_order = InOrder()
         # How a subagent gets its own sub-folders' instruction files (guided.py).
         self._new_guides: Callable[[], NestedGuides] | None = None
@@ -227,6 +231,15 @@ class Conductor(Actor[ConductorMsg]):
     @context_window.setter
     def context_window(self, window: int | None) -> None:
         self._main.context_window = window
+
+    @property
+    def prompt_caching(self) -> bool:
+        """Whether requests carry cache_control breakpoints (benchmarks turn them off)."""
+        return self._requests.prompt_caching
+
+    @prompt_caching.setter
+    def prompt_caching(self, caching: bool) -> None:
+        self._requests.prompt_caching = caching
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
@@ -251,6 +264,7 @@ class Conductor(Actor[ConductorMsg]):
         if self._hooks_runner is not None and events:
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
             self._prompt_hooks.hooks = self._hooks
+            self._requests.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
         await self._offers.offer_skills(context, self._skills, self._broker)
         await self._offers.offer_search(
@@ -297,6 +311,7 @@ class Conductor(Actor[ConductorMsg]):
         )
         if self._agents.enabled and self._agents.types and AGENT_TOOL not in self._agents.refused:
             self._offers.agent_tool = self._agents.definition()
+        self._requests.agents = self._agents
         await self.tasks.start(self._agents.background.serve)
 
     def close_inbox(self) -> None:
@@ -335,7 +350,7 @@ class Conductor(Actor[ConductorMsg]):
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
             case GetContextFill():
-                await reply.answer(msg, self._main.fill(planning=self._planning))
+                await reply.answer(msg, self._main.fill(planning=self._requests.planning))
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
@@ -396,7 +411,7 @@ class Conductor(Actor[ConductorMsg]):
                 await reply.answer(msg, self._rewinder.points(self.conversation.messages))
             case Compact():
                 await self._rewinder.settle()
-                await reply.answer(msg, await self._compact(None, forced=True))
+                await reply.answer(msg, await self._requests.compact(None, forced=True))
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
             case AddDirectory(path=path) if self._project is not None:
@@ -414,16 +429,18 @@ class Conductor(Actor[ConductorMsg]):
             ui=self._ui,
             background=self._background,
             started=time.monotonic(),
-            next_request=self._next_request,
-            calls=self._calls,
-            answered=self._finished,
+            next_request=self._requests.next_request,
+            calls=self._requests.calls,
+            answered=self._requests.answered,
             used=self._used,
             save=self._main.save,
         )
         if self._offers.search is not None:
             self._offers.search.new_prompt()
             if self._spending.budget is not None:  # a search's own requests are the run's too
-                self._offers.search.check = lambda r: self._spending.reserve(self._spent_by(run), r)
+                self._offers.search.check = lambda r: self._spending.reserve(
+                    self._requests.spent_by(run), r
+                )
                 self._offers.search.settle = self._spending.settle
         schema = prompt.output_schema
         self._offers.structured = None if schema is None else StructuredOutput(schema)
@@ -440,13 +457,13 @@ class Conductor(Actor[ConductorMsg]):
             raise
         finally:
             self._offers.structured = None
-            self._spending.prompt_ended(self._spent_by(run))
+            self._spending.prompt_ended(self._requests.spent_by(run))
             if exported is not None:
                 took = round((time.monotonic() - run.started) * 1000)
                 exported.prompt_finished(outcome, took)
 
     async def _run_prompt(self, run: PromptRun, prompt: RunPrompt) -> TurnOutcome:
-        self._planning = prompt.plan
+        self._requests.planning = prompt.plan
         if (
             self._spending.budget is not None
             and resolve_model(self._choice.model_id).prices is None
@@ -525,110 +542,6 @@ class Conductor(Actor[ConductorMsg]):
                 if not await self._choice.fall_back(error, run.dialogue, self._ui):
                     raise
 
-    def _spent_by(self, run: PromptRun) -> float | None:
-        """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
-        its own model's price; None once part of it was at unknown prices."""
-        searched = self._offers.searched()
-        parts = (run.cost, run.agents.cost, searched.cost)
-        return None if None in parts else sum(p for p in parts if p is not None)
-
-    async def _next_request(self, run: PromptRun) -> ModelRequest:
-        """The conversation made ready for the next answer (compacted when nearly full, told
-        the background's news), and the request for it."""
-        if self._main.needs_compaction():
-            await self._compact(run, forced=False)
-        await self._background_news()
-        # /model may have changed the provider.
-        await self._offers.provider_searches(self._model, self._choice.model_id)
-        if self._offers.mcp is not None:
-            self._offers.mcp.window = self._main.window()  # /model may have changed it
-            with contextlib.suppress(KernelError):  # the client is gone: the session is ending
-                await self._offers.mcp.refresh()
-        await self._choice.reasoning_notice(self._ui)
-        request = self._request()
-        self._spending.sent_at = anyio.current_time()
-        if self._spending.budget is not None:
-            self._spending.reserved.pop(MAIN, None)  # a request that failed: not spent
-            self._spending.reserved[MAIN] = self._spending.check(
-                self._spent_by(run), request, cached=self._spending.cached
-            )
-        return request
-
-    def _calls(
-        self, run: PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
-    ) -> TurnCalls:
-        agents = None
-        if self._agents is not None:
-            agents = self._agents.runner(
-                depth=0,
-                parent_model=self._choice.model_id,
-                tally=run.agents,
-                planning=self._planning,
-                check=(
-                    None
-                    if self._spending.budget is None
-                    else lambda r: self._spending.reserve(self._spent_by(run), r)
-                ),
-                settle=self._spending.settle,
-                spend_left=lambda: self._spending.left(self._spent_by(run)),
-            )
-        return TurnCalls(
-            tools=self._tools,
-            keeper=self._keeper,
-            display=display,
-            record=record,
-            spend_left=lambda: self._spending.left(self._spent_by(run)),
-            agents=self._offers.conductor_calls(agents),
-        )
-
-    async def _finished(
-        self, run: PromptRun, request: ModelRequest, finished: MessageFinished
-    ) -> None:
-        self._usage = self._usage + finished.usage
-        self._keeper.count(finished.usage, request.model)
-        run.usage = run.usage + finished.usage
-        # At the model that answered: a run that fell back is priced at both.
-        cost = cost_usd(resolve_model(request.model), finished.usage, fast=request.speed == "fast")
-        run.cost = None if run.cost is None or cost is None else run.cost + cost
-        # Fast mode may silently run at standard speed: usage.speed says so.
-        slow = speed_notice(
-            resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
-        )
-        if slow is not None:
-            await self._ui.tell(Show(Notice("warning", slow)))
-        self._main.measure(finished.usage.context_tokens)
-        self._spending.cached = Cached.of(request, finished.usage, self._spending.sent_at)
-        self._spending.reserved.pop(MAIN, None)  # counted in run.cost now
-
-    async def _background_news(self) -> None:
-        """Background commands and agents that ended since the model last heard: it is told
-        here, once, in the user content of the request about to go (each is given once)."""
-        news: tuple[str, ...] = ()
-        if self._background.started:
-            news = await self._tools.ask(TakeBackgroundNews())
-        if self._agents is not None:
-            news = (*news, *self._agents.background.news())
-        if news:
-            self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
-
-    def _request(self) -> ModelRequest:
-        thinking, output_config, max_tokens = self._choice.request_fields(
-            self.conversation.messages
-        )
-        request = ModelRequest(
-            model=self._choice.model_id,
-            max_tokens=max_tokens,
-            thinking=thinking,
-            output_config=output_config,
-            messages=list(self.conversation.messages),
-            system=f"{self._main.system}\n\n{PLAN_MODE_NOTE}"
-            if self._planning
-            else self._main.system,
-            tools=self._offers.offered(),
-            speed="fast" if self._choice.fast_now() else None,
-        )
-        return with_breakpoints(request) if self.prompt_caching else request
-
     async def _rewind(self, ask: Rewind | UndoRewind) -> RewindReport:
         """``/rewind`` and its undo, and what still runs in the background, which a rewind
         does not stop."""
@@ -639,28 +552,6 @@ class Conductor(Actor[ConductorMsg]):
             report = msgspec.structs.replace(report, text=f"{report.text}\n{running}")
         return report
 
-    async def _compact(self, run: PromptRun | None, *, forced: bool) -> str:
-        """Compaction (``main_conversation.py``), its summary counted and held to the budget
-        as the run's own requests are."""
-        return await self._main.compact(
-            forced=forced,
-            request=self._request,
-            hooks=self._hooks,
-            check=None
-            if run is None or self._spending.budget is None
-            else lambda r: self._spending.check(self._spent_by(run), r),
-            count=lambda request, usage: self._summarised(run, request, usage),
-        )
-
-    def _summarised(self, run: PromptRun | None, request: ModelRequest, usage: Usage) -> None:
-        """A compaction's summary: counted in the session's usage, and the run's."""
-        self._usage = self._usage + usage
-        self._keeper.count(usage, request.model)
-        if run is not None:
-            run.usage = run.usage + usage
-            cost = cost_usd(resolve_model(request.model), usage, fast=request.speed == "fast")
-            run.cost = None if run.cost is None or cost is None else run.cost + cost
-
     def _outcome(self, run: PromptRun, subtype: str, error: Exception | None = None) -> TurnOutcome:
         # The subagents' answers and the searches' count with the prompt's, each at its own
         # model's price.
@@ -668,7 +559,7 @@ class Conductor(Actor[ConductorMsg]):
             subtype,
             error,
             searched=self._offers.searched(),
-            total=self._spent_by(run),
+            total=self._requests.spent_by(run),
             session_id=self.session_id,
             structured=self._offers.structured.value
             if self._offers.structured is not None
