@@ -13,8 +13,11 @@ What it keeps for the session is kept by parts it holds: the prompt while it run
 (``prompt_run.PromptRun``, the main conversation's seat at the turns), the model and how it is
 asked (``model_choice.ModelChoice``, with the way on to ``--fallback-model``), the spend under
 ``--max-budget-usd`` (``budget.Spending``), the tools offered beside the executor's
-(``offers.Offers``), the session file and checkpoints (``keeper.SessionKeeper``) and
-``/rewind`` (``rewind.Rewinder``).
+(``offers.Offers``), the session file and checkpoints (``keeper.SessionKeeper``),
+``/rewind`` (``rewind.Rewinder``), the conversation itself with how full it leaves the
+context window, resumed, undone, rewound and compacted (``main_conversation.MainConversation``),
+and each request a turn sends, built, held to the budget and counted
+(``main_requests.MainRequests``).
 """
 
 from __future__ import annotations
@@ -27,42 +30,35 @@ import anyio
 import msgspec
 
 from actors import telemetry
-from actors.conductor import compaction, structured
+from actors.conductor import structured
 from actors.conductor.agents import Subagents, agent_types
 from actors.conductor.budget import (
-    MAIN,
     BudgetReached,
-    Cached,
     Spending,
     unpriced,
 )
-from actors.conductor.caching import with_breakpoints
-from actors.conductor.calls import TurnCalls
-from actors.conductor.conversation import Conversation
-from actors.conductor.fill import context_fill
 from actors.conductor.guided import nested_guides
 from actors.conductor.hooks import ConversationHooks, PromptHooks
 from actors.conductor.in_order import InOrder
-from actors.conductor.interrupt import INTERRUPT_WAIT
 from actors.conductor.keeper import SessionKeeper
-from actors.conductor.ledger import merge as merge_ledger
+from actors.conductor.main_conversation import MainConversation
+from actors.conductor.main_requests import MainRequests
 from actors.conductor.mcp_tools import McpOffer
 from actors.conductor.model_choice import ModelChoice
 from actors.conductor.offers import Offers
-from actors.conductor.prompt import PLAN_MODE_NOTE, agent_context, system_prompt
+from actors.conductor.prompt import agent_context, system_prompt
 from actors.conductor.prompt_run import PromptRun
 from actors.conductor.rewind import Rewinder, still_running
 from actors.conductor.structured import StructuredOutput
 from actors.conductor.turn import BackgroundCommands, Dialogue, run_dialogue
 from actors.errors import LegatoError, SessionError, UsageError
-from actors.models import cost_usd, resolve_model, speed_notice
+from actors.models import resolve_model
 from actors.protocol import (
     AddDirectory,
     AddNote,
     ClearConversation,
     Compact,
     ConductorMsg,
-    ContextFill,
     GetContext,
     GetContextFill,
     GetConversation,
@@ -72,7 +68,6 @@ from actors.protocol import (
     ListOfferedTools,
     ListRewindPoints,
     ListTools,
-    ModelRequest,
     Notice,
     Rewind,
     RunPrompt,
@@ -81,7 +76,6 @@ from actors.protocol import (
     SetModel,
     Show,
     StopBackgroundAgent,
-    TakeBackgroundNews,
     TurnOutcome,
     Undo,
     UndoRewind,
@@ -93,13 +87,12 @@ from actors.tool_names import (
     STRUCTURED_OUTPUT,
     TASK_TOOLS,
 )
-from actors.tool_routes import offered_tools
 from runtime import Actor, KernelError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from actors.conductor.display import Display
+    from actors.conductor.conversation import Conversation
     from actors.conductor.turn import Ending
     from actors.instructions import NestedGuides
     from actors.protocol import (
@@ -109,16 +102,13 @@ if TYPE_CHECKING:
         HookRunnerMsg,
         McpClientMsg,
         MemoryStoreMsg,
-        MessageFinished,
         ModelClientMsg,
         PermissionBrokerMsg,
         ProjectContext,
         RewindReport,
         SessionStoreMsg,
         SkillLibraryMsg,
-        ToolCall,
         ToolExecutorMsg,
-        ToolResult,
         UiMsg,
     )
     from actors.reasoning import Reasoning
@@ -194,26 +184,62 @@ class Conductor(Actor[ConductorMsg]):
         self._prompt_hooks = PromptHooks()
         self.session_id = session_id
         self._headless = headless
-        self.conversation = Conversation()
         self._usage = Usage()  # every request's, for the session's whole life (GetUsage)
         self._offers = Offers()  # the tools beside the executor's, and who answers them
-        self._system = ""
         self._project: ProjectContext | None = None  # what the system prompt is made from
-        self._planning = False
-        # The session file, the ledger and the checkpoints; the context's size.
+        # The session file, the ledger and the checkpoints.
         self._keeper = SessionKeeper(sessions, tools)
         self._rewinder = Rewinder(self._keeper, tools)
-        self.context_window = context_window  # None: the model's own (actors/models.py)
-        self._context_tokens = 0  # what the latest answer measured, or an estimate
-        self._measured = False  # whether the latest answer measured it (/context says which)
-        self._compacted_at = -1  # the conversation's length after the latest compaction
-        self.prompt_caching = True  # cache_control breakpoints (benchmarks turn them off)
+        # The conversation, its instruction files and the context's size.
+        self._main = MainConversation(
+            keeper=self._keeper,
+            rewinder=self._rewinder,
+            offers=self._offers,
+            choice=self._choice,
+            model=model,
+            ui=ui,
+            context_window=context_window,
+        )
         self._background = BackgroundCommands()  # shared with the subagents
+        # Each request built, held to the budget and counted.
+        self._requests = MainRequests(
+            main=self._main,
+            choice=self._choice,
+            offers=self._offers,
+            spending=self._spending,
+            keeper=self._keeper,
+            model=model,
+            tools=tools,
+            ui=ui,
+            background=self._background,
+            used=self._used,
+        )
         self._in_order = InOrder()
-        # The sub-folders' instruction files: the main conversation's record (once a session),
-        # and how a subagent gets its own (guided.py).
-        self._guides: NestedGuides | None = None
+        # How a subagent gets its own sub-folders' instruction files (guided.py).
         self._new_guides: Callable[[], NestedGuides] | None = None
+
+    @property
+    def conversation(self) -> Conversation:
+        """The main conversation, as ``MainConversation`` keeps it."""
+        return self._main.conversation
+
+    @property
+    def context_window(self) -> int | None:
+        """The window compaction aims at; None: the model's own (tests set a small one)."""
+        return self._main.context_window
+
+    @context_window.setter
+    def context_window(self, window: int | None) -> None:
+        self._main.context_window = window
+
+    @property
+    def prompt_caching(self) -> bool:
+        """Whether requests carry cache_control breakpoints (benchmarks turn them off)."""
+        return self._requests.prompt_caching
+
+    @prompt_caching.setter
+    def prompt_caching(self, caching: bool) -> None:
+        self._requests.prompt_caching = caching
 
     async def on_start(self) -> None:
         context: ProjectContext = await self._memory.ask(GetContext())
@@ -221,23 +247,24 @@ class Conductor(Actor[ConductorMsg]):
             telemetry.current.session_started(self.session_id)
         self._choice.start(context)
         self._project = context
-        self._system = system_prompt(context, headless=self._headless)
+        self._main.system = system_prompt(context, headless=self._headless)
         # The main conversation's, for the whole session; each subagent gets its own.
         self._new_guides = nested_guides(context)
-        self._guides = self._new_guides()
+        self._main.guides = self._new_guides()
         tools = await self._tools.ask(ListTools())
         self._offers.tool_specs = tools.definitions
         self._keeper.read_only = tools.read_only
         if self._mcp_client is not None and context.mcp_servers:
             self._offers.mcp = McpOffer(
                 self._mcp_client,
-                window=self._window(),
+                window=self._main.window(),
                 removed=removed_mcp_tools(context.permission_rules),
             )
         events = frozenset(group.event for group in context.hooks)
         if self._hooks_runner is not None and events:
             self._hooks = ConversationHooks(self._hooks_runner, events, self._ui)
             self._prompt_hooks.hooks = self._hooks
+            self._requests.hooks = self._hooks
         await self._start_agents(context, tools.definitions)
         await self._offers.offer_skills(context, self._skills, self._broker)
         await self._offers.offer_search(
@@ -248,7 +275,7 @@ class Conductor(Actor[ConductorMsg]):
             model_id=lambda: self._choice.model_id,
             on_usage=self._used,
         )
-        await self._resume()
+        await self._main.resume()
         if self.conversation.messages:
             self._prompt_hooks.source = "resume"
         self._choice.check_reasoning()
@@ -284,6 +311,7 @@ class Conductor(Actor[ConductorMsg]):
         )
         if self._agents.enabled and self._agents.types and AGENT_TOOL not in self._agents.refused:
             self._offers.agent_tool = self._agents.definition()
+        self._requests.agents = self._agents
         await self.tasks.start(self._agents.background.serve)
 
     def close_inbox(self) -> None:
@@ -322,7 +350,7 @@ class Conductor(Actor[ConductorMsg]):
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
             case GetContextFill():
-                await reply.answer(msg, self._fill())
+                await reply.answer(msg, self._main.fill(planning=self._requests.planning))
             case GetUsage():
                 await reply.answer(msg, self._usage)
             case ListOfferedTools():
@@ -361,65 +389,58 @@ class Conductor(Actor[ConductorMsg]):
                 try:
                     outcome = await self._run(msg)
                 finally:
-                    await self._save_after_prompt()
+                    await self._main.save_after_prompt()
                 await reply.answer(msg, outcome)
             case SetFast(fast=fast):
                 self._choice.fast = fast
                 await reply.answer(msg, self._choice.fast_now())
             case ClearConversation():
-                self.conversation = Conversation()
-                if self._guides is not None:
-                    self._guides.forget()
-                self._context_tokens = 0
-                self._measured = False
                 self._prompt_hooks.source = "clear"
-                await self._rewinder.settle()
-                await self._keeper.clear()
+                await self._main.clear()
                 await reply.answer(msg, None)
             case Undo() if self._keeper.rewind is not None:
                 await reply.answer(msg, (await self._rewind(UndoRewind())).text)
             case AddNote(text=text):
-                # A user message now goes out with the next prompt (the two are merged), and
-                # a session that ends here resumes with it.
-                self.conversation.add_user_text(text)
-                await self._keeper.save(self.conversation.messages)
+                await self._main.add_note(text)
                 await reply.answer(msg, None)
             case Undo():
-                await reply.answer(msg, await self._undo())
+                await reply.answer(msg, await self._main.undo())
             case Rewind() | UndoRewind():
                 await reply.answer(msg, await self._rewind(msg))
             case ListRewindPoints():
                 await reply.answer(msg, self._rewinder.points(self.conversation.messages))
             case Compact():
                 await self._rewinder.settle()
-                await reply.answer(msg, await self._compact(None, forced=True))
+                await reply.answer(msg, await self._requests.compact(None, forced=True))
             case GetConversation():
                 await reply.answer(msg, list(self.conversation.messages))
             case AddDirectory(path=path) if self._project is not None:
                 # Named with the others from the next request on, as --add-dir's are.
                 folders = (*self._project.add_dirs, path)
                 self._project = msgspec.structs.replace(self._project, add_dirs=folders)
-                self._system = system_prompt(self._project, headless=self._headless)
+                self._main.system = system_prompt(self._project, headless=self._headless)
                 await reply.answer(msg, folders)
 
     async def _run(self, prompt: RunPrompt) -> TurnOutcome:
         run = PromptRun(
             model=self._model,
             hooks=self._hooks,
-            dialogue=Dialogue(self.conversation, self._guides),
+            dialogue=Dialogue(self.conversation, self._main.guides),
             ui=self._ui,
             background=self._background,
             started=time.monotonic(),
-            next_request=self._next_request,
-            calls=self._calls,
-            answered=self._finished,
+            next_request=self._requests.next_request,
+            calls=self._requests.calls,
+            answered=self._requests.answered,
             used=self._used,
-            save=lambda: self._keeper.save(self.conversation.messages),
+            save=self._main.save,
         )
         if self._offers.search is not None:
             self._offers.search.new_prompt()
             if self._spending.budget is not None:  # a search's own requests are the run's too
-                self._offers.search.check = lambda r: self._spending.reserve(self._spent_by(run), r)
+                self._offers.search.check = lambda r: self._spending.reserve(
+                    self._requests.spent_by(run), r
+                )
                 self._offers.search.settle = self._spending.settle
         schema = prompt.output_schema
         self._offers.structured = None if schema is None else StructuredOutput(schema)
@@ -436,13 +457,13 @@ class Conductor(Actor[ConductorMsg]):
             raise
         finally:
             self._offers.structured = None
-            self._spending.prompt_ended(self._spent_by(run))
+            self._spending.prompt_ended(self._requests.spent_by(run))
             if exported is not None:
                 took = round((time.monotonic() - run.started) * 1000)
                 exported.prompt_finished(outcome, took)
 
     async def _run_prompt(self, run: PromptRun, prompt: RunPrompt) -> TurnOutcome:
-        self._planning = prompt.plan
+        self._requests.planning = prompt.plan
         if (
             self._spending.budget is not None
             and resolve_model(self._choice.model_id).prices is None
@@ -467,7 +488,7 @@ class Conductor(Actor[ConductorMsg]):
         )
         for note in self._prompt_hooks.take_context():
             self.conversation.add_user_text(note)
-        await self._keeper.save(self.conversation.messages)
+        await self._main.save()
         try:
             ending = await self._dialogue(run, prompt.max_turns)
             while (
@@ -521,251 +542,15 @@ class Conductor(Actor[ConductorMsg]):
                 if not await self._choice.fall_back(error, run.dialogue, self._ui):
                     raise
 
-    def _spent_by(self, run: PromptRun) -> float | None:
-        """What ``run`` has spent so far: its answers, its subagents' and its searches', each at
-        its own model's price; None once part of it was at unknown prices."""
-        searched = self._offers.searched()
-        parts = (run.cost, run.agents.cost, searched.cost)
-        return None if None in parts else sum(p for p in parts if p is not None)
-
-    async def _next_request(self, run: PromptRun) -> ModelRequest:
-        """The conversation made ready for the next answer (compacted when nearly full, told
-        the background's news), and the request for it."""
-        if (
-            compaction.needs_compaction(self._context_tokens, self._window())
-            # Not again before the conversation has grown: a kept turn too large to fit
-            # would otherwise be summarised over and over.
-            and len(self.conversation.messages) != self._compacted_at
-        ):
-            await self._compact(run, forced=False)
-        await self._background_news()
-        # /model may have changed the provider.
-        await self._offers.provider_searches(self._model, self._choice.model_id)
-        if self._offers.mcp is not None:
-            self._offers.mcp.window = self._window()  # /model may have changed it
-            with contextlib.suppress(KernelError):  # the client is gone: the session is ending
-                await self._offers.mcp.refresh()
-        await self._choice.reasoning_notice(self._ui)
-        request = self._request()
-        self._spending.sent_at = anyio.current_time()
-        if self._spending.budget is not None:
-            self._spending.reserved.pop(MAIN, None)  # a request that failed: not spent
-            self._spending.reserved[MAIN] = self._spending.check(
-                self._spent_by(run), request, cached=self._spending.cached
-            )
-        return request
-
-    def _calls(
-        self, run: PromptRun, display: Display, record: Callable[[ToolCall, ToolResult], None]
-    ) -> TurnCalls:
-        agents = None
-        if self._agents is not None:
-            agents = self._agents.runner(
-                depth=0,
-                parent_model=self._choice.model_id,
-                tally=run.agents,
-                planning=self._planning,
-                check=(
-                    None
-                    if self._spending.budget is None
-                    else lambda r: self._spending.reserve(self._spent_by(run), r)
-                ),
-                settle=self._spending.settle,
-                spend_left=lambda: self._spending.left(self._spent_by(run)),
-            )
-        return TurnCalls(
-            tools=self._tools,
-            keeper=self._keeper,
-            display=display,
-            record=record,
-            spend_left=lambda: self._spending.left(self._spent_by(run)),
-            agents=self._offers.conductor_calls(agents),
-        )
-
-    async def _finished(
-        self, run: PromptRun, request: ModelRequest, finished: MessageFinished
-    ) -> None:
-        self._usage = self._usage + finished.usage
-        self._keeper.count(finished.usage, request.model)
-        run.usage = run.usage + finished.usage
-        # At the model that answered: a run that fell back is priced at both.
-        cost = cost_usd(resolve_model(request.model), finished.usage, fast=request.speed == "fast")
-        run.cost = None if run.cost is None or cost is None else run.cost + cost
-        # Fast mode may silently run at standard speed: usage.speed says so.
-        slow = speed_notice(
-            resolve_model(request.model), asked_fast=request.speed == "fast", usage=finished.usage
-        )
-        if slow is not None:
-            await self._ui.tell(Show(Notice("warning", slow)))
-        self._context_tokens = finished.usage.context_tokens
-        self._measured = True
-        self._spending.cached = Cached.of(request, finished.usage, self._spending.sent_at)
-        self._spending.reserved.pop(MAIN, None)  # counted in run.cost now
-
-    async def _background_news(self) -> None:
-        """Background commands and agents that ended since the model last heard: it is told
-        here, once, in the user content of the request about to go (each is given once)."""
-        news: tuple[str, ...] = ()
-        if self._background.started:
-            news = await self._tools.ask(TakeBackgroundNews())
-        if self._agents is not None:
-            news = (*news, *self._agents.background.news())
-        if news:
-            self.conversation.add_user_text("(Note: " + " ".join(news) + ")")
-
-    def _request(self) -> ModelRequest:
-        thinking, output_config, max_tokens = self._choice.request_fields(
-            self.conversation.messages
-        )
-        request = ModelRequest(
-            model=self._choice.model_id,
-            max_tokens=max_tokens,
-            thinking=thinking,
-            output_config=output_config,
-            messages=list(self.conversation.messages),
-            system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=self._offers.offered(),
-            speed="fast" if self._choice.fast_now() else None,
-        )
-        return with_breakpoints(request) if self.prompt_caching else request
-
-    # ── saving, resuming, undo, compaction ───────────────────────────────────────────────
-
-    async def _resume(self) -> None:
-        messages = await self._keeper.restore()
-        self._choice.resumed(self._keeper.model)
-        if not messages:
-            return
-        self.conversation.messages = messages
-        # Killed while tools ran: their calls get the interrupted notice, as after Ctrl-C.
-        if self.conversation.pending_tool_uses():
-            self.conversation.close_interrupted([], {})
-            await self._keeper.save(self.conversation.messages)
-        self._context_tokens = self._estimate_context()
-
-    async def _save_after_prompt(self) -> None:
-        # An interrupted prompt's conversation was just closed: save that too. Shielded and
-        # bounded like every cleanup; a session store already stopped has nothing to save to.
-        with (
-            anyio.CancelScope(shield=True),
-            anyio.move_on_after(INTERRUPT_WAIT),
-            contextlib.suppress(KernelError),
-        ):
-            await self._keeper.save(self.conversation.messages)
-
-    def _estimate_context(self) -> int:
-        """Until an answer measures it: the conversation, the tools and the system prompt."""
-        tools = self._offers.offered(with_mcp=False)
-        fixed = len(msgspec.json.encode(tools)) + len(self._system.encode())
-        return compaction.estimate_tokens(self.conversation.messages) + fixed // 4
-
-    def _fill(self) -> ContextFill:
-        """The next request's parts, as ``_request`` would build it now."""
-        mcp = self._offers.mcp.specs() if self._offers.mcp is not None else []
-        return context_fill(
-            system=f"{self._system}\n\n{PLAN_MODE_NOTE}" if self._planning else self._system,
-            tools=offered_tools(
-                self._offers.tool_specs,
-                agent=self._offers.agent_tool,
-                search=self._offers.search_definition(),
-            ),
-            skill=self._offers.skill_definition(),
-            mcp=mcp,
-            messages=self.conversation.messages,
-            window=self._window(),
-            tokens=self._context_tokens,
-            measured=self._measured,
-        )
-
-    def _window(self) -> int:
-        if self.context_window is not None:
-            return self.context_window
-        return resolve_model(self._choice.model_id).context_window
-
-    async def _undo(self) -> str:
-        text, undone = await self._keeper.undo()
-        if undone and self.conversation.messages:
-            # The conversation still says the files were changed: tell the model otherwise.
-            # A user message now goes out with the next prompt (the two are merged).
-            self.conversation.add_user_text(
-                f"(Note: the user ran /undo, which put back the files the previous prompt "
-                f"changed:\n{text})"
-            )
-            await self._keeper.save(self.conversation.messages)
-        return text
-
     async def _rewind(self, ask: Rewind | UndoRewind) -> RewindReport:
-        """``/rewind`` and its undo: the files through the executor, the conversation here."""
-        messages = self.conversation.messages
-        if isinstance(ask, Rewind):
-            after, report = await self._rewinder.rewind(ask, messages)
-        else:
-            after, report = await self._rewinder.undo(messages)
-        with anyio.CancelScope(shield=True):  # the files are back: the conversation follows
-            if after is not None:
-                # As it was then: the model is told nothing (a sub-folder's instructions it
-                # had read may be gone with the cut, so they may come again).
-                self.conversation.messages = after
-                if self._guides is not None:
-                    self._guides.forget()
-                self._context_tokens = self._estimate_context()
-            elif self.conversation.messages:
-                # Only the files went back: the conversation still says they were changed.
-                what = "rewound the files" if isinstance(ask, Rewind) else "undid a rewind"
-                self.conversation.add_user_text(f"(Note: the user {what}:\n{report.text})")
-            await self._keeper.save(self.conversation.messages)
+        """``/rewind`` and its undo, and what still runs in the background, which a rewind
+        does not stop."""
+        report = await self._main.rewind(ask)
         agents = () if self._agents is None else self._agents.background.listing()
         running = await still_running(self._tools, agents)
         if running:
             report = msgspec.structs.replace(report, text=f"{report.text}\n{running}")
         return report
-
-    async def _compact(self, run: PromptRun | None, *, forced: bool) -> str:
-        """Replace the older turns by a summary, the ledger beside it (``/compact`` or full)."""
-        messages = list(self.conversation.messages)
-        # On request, only the latest exchange stays as it is; when full, a little more.
-        cut = compaction.split_point(messages, keep=2 if forced else compaction.KEEP_MESSAGES)
-        if cut is None:
-            return "Nothing to compact yet: the conversation is too short."
-        before = self._context_tokens
-        reason = "on request" if forced else "the context window is nearly full"
-        if self._hooks is not None:
-            await self._hooks.run(
-                "PreCompact", trigger="manual" if forced else "auto", custom_instructions=""
-            )
-        await self._ui.tell(Show(Notice("info", f"Compacting the conversation ({reason})…")))
-        ledger = self._keeper.ledger
-        request = compaction.summary_request(self._request(), messages[:cut], ledger)
-        if run is not None and self._spending.budget is not None:
-            # The summary is a request of the run's too.
-            self._spending.check(self._spent_by(run), request)
-        summary, usage = await compaction.summarise(self._model, request)
-        self._usage = self._usage + usage
-        self._keeper.count(usage, request.model)
-        if run is not None:
-            run.usage = run.usage + usage
-            cost = cost_usd(resolve_model(request.model), usage, fast=request.speed == "fast")
-            run.cost = None if run.cost is None or cost is None else run.cost + cost
-        await self._keeper.save_ledger(merge_ledger(ledger, summary.decisions, summary.open_steps))
-        kept = messages[cut:]
-        said = summary.text + compaction.media_note(messages[:cut])
-        self.conversation.messages = compaction.compacted(said, self._keeper.ledger, kept)
-        if self._guides is not None:
-            self._guides.forget()  # a summary does not carry a sub-folder's instructions
-        await self._keeper.save(self.conversation.messages)
-        self._context_tokens = self._estimate_context()
-        self._measured = False
-        self._compacted_at = len(self.conversation.messages)
-        text = (
-            f"Compacted {cut} earlier message{'s' if cut > 1 else ''} into a summary; the task "
-            "ledger is kept. "
-            f"Context: {ContextFill(before, self._window()).describe()} before, about "
-            f"{ContextFill(self._context_tokens, self._window()).describe()} now."
-        )
-        if not forced:
-            # /compact's asker says the result itself; shown here too, it would be said twice.
-            await self._ui.tell(Show(Notice("info", text)))
-        return text
 
     def _outcome(self, run: PromptRun, subtype: str, error: Exception | None = None) -> TurnOutcome:
         # The subagents' answers and the searches' count with the prompt's, each at its own
@@ -774,7 +559,7 @@ class Conductor(Actor[ConductorMsg]):
             subtype,
             error,
             searched=self._offers.searched(),
-            total=self._spent_by(run),
+            total=self._requests.spent_by(run),
             session_id=self.session_id,
             structured=self._offers.structured.value
             if self._offers.structured is not None
