@@ -44,6 +44,7 @@ def compile_pattern(
     flags = regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0)
     if multiline:
         flags |= regex.MULTILINE | regex.DOTALL
+    _check_nesting(pattern)
     read_as_re, added = _braces_as_re_reads(pattern)
     try:
         return regex.compile(read_as_re, flags)
@@ -57,8 +58,42 @@ def compile_pattern(
         raise BadPattern(f"{getattr(exc, 'msg', exc)} at position {place}") from None
     except ValueError as exc:  # flags that exclude each other: (?a) with (?u) or (?L)
         raise BadPattern(str(exc)) from None
-    except RecursionError:
+    except RecursionError:  # _check_nesting lets through nothing this deep: a safety net
         raise BadPattern("groups nested too deeply to read") from None
+
+
+# Both parsers read groups by recursion: a pattern nested thousands deep would exhaust the
+# interpreter's stack (or, where the recursion limit was raised, the C stack). rg's own limit
+# is 250; no pattern a person writes comes near this one.
+MAX_NESTING = 100
+
+
+def _check_nesting(pattern: str) -> None:
+    """Raise BadPattern where ``pattern``'s groups nest more than MAX_NESTING deep."""
+    depth = deepest = 0
+    index, size, in_class = 0, len(pattern), False
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            index += 1
+            # A "]" first in a class ("[]]", "[^]]") is itself.
+            index += pattern.startswith("^", index)
+            index += pattern.startswith("]", index)
+            continue
+        elif char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        index += 1
+    if deepest > MAX_NESTING:
+        raise BadPattern(f"groups nested {deepest} deep (at most {MAX_NESTING})")
 
 
 # A count, as ``re`` reads one: {m}, {m,}, {,n}, {m,n}. Any other "{" is itself to ``re``.
@@ -103,6 +138,7 @@ def check_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool = 
     own ``re`` (loaded already) reads the pattern: ``regex`` reads every pattern ``re`` does but
     those of ``_READ_APART``. A Grep that ripgrep answers needs no more than this
     (``test_pattern_check.py`` holds the two to the same answer)."""
+    _check_nesting(pattern)
     if not _READ_APART.search(pattern):
         flags = (re.IGNORECASE if ignore_case else 0) | (
             re.MULTILINE | re.DOTALL if multiline else 0

@@ -5,6 +5,7 @@ pattern the Python search calls invalid (or the other way round)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -115,3 +116,18 @@ async def test_a_brace_that_starts_no_count_is_itself_as_re_reads_it(
             assert not result.is_error, result.content
             shown = [line.split(":", 2)[2] for line in result.content.splitlines()]
             assert shown == found, (pattern, path, result.content)
+
+
+def test_groups_nested_too_deep_are_refused_whatever_the_recursion_limit() -> None:
+    # Both parsers read groups by recursion. Where something in the process raised the limit
+    # (mypy run in-process sets 16,384), a deep pattern was read, or would exhaust the C stack.
+    deep = "(" * 5000 + "a" + ")" * 5000
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(20_000)
+        for check in (regexes.check_pattern, regexes.compile_pattern):
+            assert _verdict(check, deep) == "groups nested 5000 deep (at most 100)"
+            assert _verdict(check, "(" * 100 + "a" + ")" * 100) is None
+            assert _verdict(check, "[(]" * 500) is None  # in a class, "(" is itself
+    finally:
+        sys.setrecursionlimit(limit)
