@@ -23,30 +23,6 @@ class Questions:
     view: TurnView
     screen: Screen
 
-    async def _pick(self, choices: tuple[str, ...], label: str) -> str | None:
-        """One of ``choices``, typed; None when Esc or Ctrl-C lets the question go."""
-        self.screen.changed()
-        with anyio.CancelScope() as scope:
-            self.screen.busy = scope
-            try:
-                return await self.screen.ask(choices, label=label)
-            finally:
-                self.screen.busy = None
-        return None
-
-    async def _yes(self, question: str) -> bool:
-        """Ask ``question``; Esc or Ctrl-C is a no."""
-        self.view.say(Text(question))
-        self.screen.changed()
-        answer = "n"
-        with anyio.CancelScope() as scope:
-            self.screen.busy = scope
-            try:
-                answer = await self.screen.ask(("y", "n"))
-            finally:
-                self.screen.busy = None
-        return answer == "y"
-
     async def choose(self, choices: tuple[str, ...], *, label: str) -> str | None:
         """Wait for one of ``choices`` (a picker's digits), asked as ``label``; Esc or Ctrl-C:
         None."""
@@ -59,3 +35,12 @@ class Questions:
             finally:
                 self.screen.busy = None
         return answer
+
+    async def _pick(self, choices: tuple[str, ...], label: str) -> str | None:
+        """``choose``, for an asker that gives the label in place (``/resume``'s picker)."""
+        return await self.choose(choices, label=label)
+
+    async def _yes(self, question: str) -> bool:
+        """Ask ``question``; Esc or Ctrl-C is a no."""
+        self.view.say(Text(question))
+        return await self.choose(("y", "n"), label="Allow?") == "y"
