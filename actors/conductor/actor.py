@@ -177,7 +177,6 @@ class Conductor(Actor[ConductorMsg]):
         self._ui = ui
         self._skills = skills
         self._broker = broker
-        self._agents: Subagents | None = None  # the Agent tool, once started
         self._mcp_client = mcp
         self._hooks_runner = hooks
         self._hooks: ConversationHooks | None = None  # once started, when hooks are configured
@@ -285,7 +284,7 @@ class Conductor(Actor[ConductorMsg]):
         user: AgentTypes | None = None
         if self._skills is not None:
             user = await self._skills.ask(ListAgents())
-        self._agents = Subagents(
+        agents = Subagents(
             model=self._model,
             tools=self._tools,
             ui=self._ui,
@@ -309,21 +308,21 @@ class Conductor(Actor[ConductorMsg]):
                 or name in context.refused_tools
             ),
         )
-        if self._agents.enabled and self._agents.types and AGENT_TOOL not in self._agents.refused:
-            self._offers.agent_tool = self._agents.definition()
-        self._requests.agents = self._agents
-        await self.tasks.start(self._agents.background.serve)
+        if agents.enabled and agents.types and AGENT_TOOL not in agents.refused:
+            self._offers.agent_tool = agents.definition()
+        self._requests.agents = agents  # the one holder: the turn's calls run them
+        await self.tasks.start(agents.background.serve)
 
     def close_inbox(self) -> None:
         # The session is ending: background agents are the one work of the conductor that
         # would not end by itself, and the actor ends only when all its tasks have.
         super().close_inbox()
-        if self._agents is not None:
-            self._agents.background.close()
+        if self._requests.agents is not None:
+            self._requests.agents.background.close()
 
     async def on_stop(self) -> None:
-        if self._agents is not None:  # also when the actor ends without its inbox closed
-            self._agents.background.close()
+        if self._requests.agents is not None:  # also when the actor ends without its inbox closed
+            self._requests.agents.background.close()
         if self._hooks is not None and "SessionEnd" in self._hooks.events:
             # Bounded: a hook must not hold up the end (its tree is killed when cut short).
             with (
@@ -345,7 +344,8 @@ class Conductor(Actor[ConductorMsg]):
     async def handle(self, msg: ConductorMsg, reply: Reply) -> None:
         match msg:
             case ListBackgroundAgents():
-                listing = () if self._agents is None else self._agents.background.listing()
+                agents = self._requests.agents
+                listing = () if agents is None else agents.background.listing()
                 await reply.answer(msg, listing)
             case StopBackgroundAgent(id=job_id):
                 await reply.answer(msg, await self._stop_agent(job_id))
@@ -372,9 +372,9 @@ class Conductor(Actor[ConductorMsg]):
                     await self._handle_in_order(msg, reply)
 
     async def _stop_agent(self, job_id: AgentId) -> str:
-        if self._agents is None:
+        if self._requests.agents is None:
             return f"No background agent {str(job_id)!r}: this session runs no agents."
-        background = self._agents.background
+        background = self._requests.agents.background
         job = background.find(job_id)
         if isinstance(job, str):
             return job
@@ -546,7 +546,7 @@ class Conductor(Actor[ConductorMsg]):
         """``/rewind`` and its undo, and what still runs in the background, which a rewind
         does not stop."""
         report = await self._main.rewind(ask)
-        agents = () if self._agents is None else self._agents.background.listing()
+        agents = () if self._requests.agents is None else self._requests.agents.background.listing()
         running = await still_running(self._tools, agents)
         if running:
             report = msgspec.structs.replace(report, text=f"{report.text}\n{running}")
